@@ -1,0 +1,89 @@
+"""The ladder of bids and the price table [Code 2.2.2, 3.3].
+
+Bids are written ``6S 6C 6D 6H 6NT ... 10NT``, ``misere``, ``pass``, ``here``.
+A ``Level`` is a bid that can win the auction or be declared: a suit contract or
+the misère; its ``rank`` orders the ladder.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SUITS = ("S", "C", "D", "H", "NT")
+MISERE = "misere"
+PASS = "pass"
+HERE = "here"
+
+# price p, tricks needed L, defenders' obligation O [Code 2.2.2, 3.8.2]
+PRICE = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
+OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
+MISERE_PRICE = 10
+
+
+class Level(NamedTuple):
+    """A rung of the ladder: ``level`` 6-10 and a suit, or the misère (level 0)."""
+
+    rank: int
+    level: int
+    suit: str
+
+    @property
+    def is_misere(self) -> bool:
+        return self.level == 0
+
+    @property
+    def price(self) -> int:
+        return MISERE_PRICE if self.is_misere else PRICE[self.level]
+
+    @property
+    def needed(self) -> int:
+        return 0 if self.is_misere else self.level
+
+    @property
+    def obligation(self) -> int:
+        return 0 if self.is_misere else OBLIGATION[self.level]
+
+    def __str__(self) -> str:
+        return MISERE if self.is_misere else f"{self.level}{self.suit}"
+
+
+def _ladder() -> dict[str, Level]:
+    ladder: dict[str, Level] = {}
+    rank = 0
+    for level in (6, 7, 8):
+        for suit in SUITS:
+            ladder[f"{level}{suit}"] = Level(rank, level, suit)
+            rank += 1
+    ladder[MISERE] = Level(rank, 0, "")
+    rank += 1
+    for level in (9, 10):
+        for suit in SUITS:
+            ladder[f"{level}{suit}"] = Level(rank, level, suit)
+            rank += 1
+    return ladder
+
+
+LADDER = _ladder()
+BY_RANK = sorted(LADDER.values())
+LEVELS_TEXT = "6S 6C 6D 6H 6NT ... 10NT, misere"
+
+
+def parse_level(text: str) -> Level | None:
+    """The ladder rung for a bid or contract, accepting any case; None if not one."""
+    key = text.strip()
+    key = key.lower() if key.lower() in (MISERE, "misère") else key.upper()
+    if key == "MISÈRE" or key == "misère":
+        key = MISERE
+    return LADDER.get(key)
+
+
+def lowest(min_level: int) -> Level:
+    return LADDER[f"{min_level}S"]
+
+
+def next_step(level: Level) -> Level | None:
+    """The next rung above, skipping the misère (which is never a step of the ladder)."""
+    for candidate in BY_RANK[level.rank + 1 :]:
+        if not candidate.is_misere:
+            return candidate
+    return None

@@ -1,0 +1,193 @@
+"""The events of a pulka: immutable, tagged msgspec structs and their one decoder.
+
+Every line of a pulka log (see the README, "The log format") is one of these
+structs, told apart by its ``type`` field. Events are facts: nothing here judges
+them (that is ``ledger.commands``) or scores them (that is ``projections``).
+
+New fields always get defaults, so that logs written before they existed still load.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from ledger.rules import RuleSet
+
+
+class Event(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag_field="type",
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+):
+    """Fields every event carries.
+
+    ``at``: ISO 8601 time with offset; the ledger stamps it when a file leaves it out.
+    ``by``: who recorded the event (a player, or ``arbiter:NAME``); the ledger fills
+    in the default of rules.md / event-log.md when a file leaves it out.
+    ``deal``: the deal the event belongs to; filled in by the ledger, required in a
+    file only for a late record of an earlier deal.
+    """
+
+    at: str | None = None
+    by: str | None = None
+    deal: int | None = None
+
+
+class GameStarted(Event, tag="game_started"):
+    game: str
+    players: tuple[str, ...]
+    pulya: int
+    convention: str = "sochi"
+    rules: dict[str, Any] = {}
+    stake: str | None = None
+    first_dealer: str | None = None
+    # The complete rule set the pulka is played by, resolved from ``convention`` and
+    # ``rules`` when the game was stored; replay uses it, so a later change to a
+    # preset never changes an old pulka.
+    rule_set: RuleSet | None = None
+
+
+class Bid(Event, tag="bid"):
+    player: str
+    bid: str
+
+
+class Contract(Event, tag="contract"):
+    player: str
+    contract: str
+
+
+class Defence(Event, tag="defence"):
+    player: str
+    call: Literal["whist", "pass", "half_whist"]
+    open: bool | None = None
+
+
+class Tricks(Event, tag="tricks"):
+    tricks: dict[str, int]
+
+
+Column = Literal["pulya", "gora", "whists"]
+
+
+class Entry(Event, tag="entry"):
+    player: str
+    column: Column
+    amount: int
+    on: str | None = None
+
+
+class PencilDown(Event, tag="pencil_down"):
+    player: str
+
+
+class Correction(Event, tag="correction"):
+    target: int
+    replacement: dict[str, Any]
+    penalty: Literal["waived"] | None = None
+
+
+class Objection(Event, tag="objection"):
+    player: str
+    target: int | None = None
+
+
+class Penalty(Event, tag="penalty"):
+    player: str
+    column: Column
+    amount: int
+    reason: str
+    on: str | None = None
+
+
+class Abandoned(Event, tag="abandoned"):
+    agreed_by: tuple[str, ...]
+
+
+class Annulled(Event, tag="annulled"):
+    reason: str = ""
+
+
+AnyEvent = (
+    GameStarted
+    | Bid
+    | Contract
+    | Defence
+    | Tricks
+    | Entry
+    | PencilDown
+    | Correction
+    | Objection
+    | Penalty
+    | Abandoned
+    | Annulled
+)
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in (
+        GameStarted,
+        Bid,
+        Contract,
+        Defence,
+        Tricks,
+        Entry,
+        PencilDown,
+        Correction,
+        Objection,
+        Penalty,
+        Abandoned,
+        Annulled,
+    )
+}
+
+_decoder: msgspec.json.Decoder[AnyEvent] = msgspec.json.Decoder(AnyEvent)
+_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+class EventFormatError(ValueError):
+    """A line that is not an event of the log format (bad JSON, unknown field...)."""
+
+
+def decode_event(line: bytes | str) -> AnyEvent:
+    """Decode one JSON line into its event struct, or raise EventFormatError."""
+    try:
+        return _decoder.decode(line)
+    except msgspec.DecodeError as exc:  # ValidationError is a subclass
+        raise EventFormatError(_explain_decode_error(str(exc))) from None
+
+
+def event_from_dict(data: dict[str, Any]) -> AnyEvent:
+    """Build an event from a mapping (used to merge a correction into its target)."""
+    try:
+        return msgspec.convert(data, AnyEvent)
+    except msgspec.ValidationError as exc:
+        raise EventFormatError(_explain_decode_error(str(exc))) from None
+
+
+def encode_event(event: AnyEvent) -> bytes:
+    """The canonical JSON of an event: deterministic key order, defaults omitted."""
+    return _encoder.encode(event)
+
+
+def event_to_dict(event: AnyEvent) -> dict[str, Any]:
+    result: dict[str, Any] = msgspec.to_builtins(event, order="deterministic")
+    return result
+
+
+def event_type(event: AnyEvent) -> str:
+    tag: str = type(event).__struct_config__.tag  # type: ignore[assignment]
+    return tag
+
+
+def _explain_decode_error(message: str) -> str:
+    if "Invalid value" in message and "$.type" in message:
+        return f"{message}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    if "Object contains unknown field" in message:
+        return f"{message}; see event-log.md for each event's fields"
+    return message

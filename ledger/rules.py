@@ -106,6 +106,27 @@ PRESETS: dict[str, RuleSet] = {
 }
 ALIASES: dict[str, str] = {"piter": "leningrad", "peter": "leningrad"}
 
+MEANING: dict[str, str] = {
+    "gora_whist_multiplier": "whists and gora are multiplied by this (Leningrad 2)",
+    "consolation": 'whists per undertrick each other player writes on a failed declarer: "price" = p x multiplier, or a fixed number',
+    "single_whist_split": "one whister, one passer, remiz: greedy (passer writes only consolation) or gentleman (split equally)",
+    "defence_responsibility": "gora per trick the defence lacks: full (1 x p), half (1/2 x p), half_until_closed (Classic)",
+    "raspasy_model": "raspasy tricks go to gora, or (whists) the fewest-tricks player writes whists (Rostov)",
+    "raspasy_progression": "multiplier of consecutive raspasy; the last value repeats",
+    "raspasy_whist_price": "whists per trick on the Rostov raspasy",
+    "raspasy_zero_pulya": 'pulya for a player taking no trick on raspasy: "price" (k x multiplier), points, or 0',
+    "raspasy_amnesty": "subtract the smallest trick count from everyone's before writing raspasy",
+    "raspasy_talon": "with 4 players the dealer plays the talon cards on raspasy",
+    "raspasy_dealer_pulya": "pulya of the sitting-out dealer on raspasy with 4 players (Rostov 1)",
+    "raspasy_exit": "the lowest contract in the deal after raspasy",
+    "raspasy_same_dealer": "the same dealer deals again after raspasy",
+    "help": "a closed player helps the others; false: pulyas grow freely, end at players x target",
+    "pulya_to_gora": "gora points per pulya point over or under the target at the end",
+    "half_whist_levels": "levels on which a defender may half-whist",
+    "ten_checked": "a 10 is checked without calls and carries no obligation",
+    "jump_bids": "any bid above the current one is legal; false enforces one step",
+}
+
 PARAMETERS: tuple[str, ...] = tuple(f for f in RuleSet.__struct_fields__ if f != "convention")
 
 

@@ -1,0 +1,51 @@
+"""Rule-set arguments of the command line: ``--rule KEY=VALUE``, ``--rules-file``,
+and the table that ``pulka rules NAME`` prints."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from typing import Any
+
+import click
+
+from ledger.rules import MEANING, PARAMETERS, RuleSet, rule_set_to_dict
+
+
+def parse_value(text: str) -> Any:
+    """A value as JSON when it is JSON (7, true, [1,2,3], "price"), else the bare word;
+    ``1,2,3`` is a list."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        if "," in text:
+            return [parse_value(part) for part in text.split(",")]
+        return text
+
+
+def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    if rules_file is not None:
+        try:
+            with open(rules_file, "rb") as f:
+                data = tomllib.load(f)
+        except tomllib.TOMLDecodeError as exc:
+            raise click.ClickException(f"{rules_file}: not valid TOML: {exc}") from None
+        overrides.update(data.get("rules", data))
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.ClickException(f"--rule takes KEY=VALUE, not {item!r}; keys: {', '.join(PARAMETERS)}")
+        overrides[key.strip()] = parse_value(value.strip())
+    return overrides
+
+
+def describe_rules(rules: RuleSet) -> str:
+    values = rule_set_to_dict(rules)
+    lines = [f"convention {rules.convention}"]
+    width = max(len(k) for k in PARAMETERS)
+    for key in PARAMETERS:
+        value = values[key]
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else json.dumps(value)
+        lines.append(f"  {key:<{width}}  {shown:<12}  {MEANING[key]}")
+    return "\n".join(lines) + "\n"

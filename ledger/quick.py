@@ -1,0 +1,82 @@
+"""A whole deal in one line, the way a scorer calls it at the table.
+
+    pulka deal GAME "6S pass pass | 6S | whist pass | 6 3 1"
+
+Sections are separated by ``|``: the bids in turn order, the contract, the defence
+calls in their order (``whist:open`` for an open whist), and the tricks of the
+players in the deal in turn order from the forehand. On raspasy the line is bids,
+then tricks (``pass pass pass | 2 3 5``; with 4 players the dealer's talon tricks
+may come last). After two passes the third hand may give a contract without
+bidding: ``pass pass | 7S | whist pass | 7 2 1``. Who speaks is never typed: the auction decides it, which is the
+point. Each event is judged like any other before anything is stored.
+"""
+
+from __future__ import annotations
+
+from ledger.commands import Refused, decide
+from ledger.events import AnyEvent, Bid, Contract, Defence, Tricks
+from projections.game import GameState
+
+
+def deal_events(state: GameState, line: str) -> list[AnyEvent]:
+    """The events a deal line stands for, judged on a scratch copy of ``state``."""
+    scratch = GameState.start(state.started)
+    for event in state.events[1:]:
+        scratch.apply(event)
+    sections = [s.split() for s in line.split("|")]
+    out: list[AnyEvent] = []
+
+    def push(event: AnyEvent) -> None:
+        judged = decide(scratch, event)
+        scratch.apply(judged)
+        out.append(judged)
+
+    names = state.players
+    for token in sections.pop(0) if sections else []:
+        deal = scratch.current
+        opened = deal is not None and deal.annulled_at is None and not deal.resolved
+        deal = deal if opened else scratch.next_deal()
+        turn = deal.turn() if deal is not None else None
+        if turn is None:
+            raise Refused("3.3", f"the auction is over; {token!r} has nobody to bid it")
+        push(Bid(player=names[turn], bid=token))
+    deal = scratch.current
+    if deal is None:
+        raise Refused("3.3", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
+    turn = deal.turn()
+    if deal.bidding_closed_at is None and not (turn is not None and deal.third_hand_may_take_talon(turn)):
+        raise Refused("3.3", f"the auction of deal {deal.number} is not over", "more bids")
+    if not deal.raspasy:
+        contract = sections.pop(0) if sections else []
+        if len(contract) != 1:
+            raise Refused("3.4", "the second section is the contract, one word", "e.g. 6S or misere")
+        declarer = deal.declarer if deal.declarer is not None else deal.turn()
+        assert declarer is not None
+        push(Contract(player=names[declarer], contract=contract[0]))
+        for token in sections.pop(0) if sections else []:
+            call, _, flag = token.partition(":")
+            expect = scratch.current.defence().expect if scratch.current and not scratch.current.no_defence else None
+            if expect is None:
+                raise Refused("3.8", f"no defence call is expected here, got {token!r}")
+            push(Defence(player=names[expect[0]], call=call, open=True if flag == "open" else None))  # type: ignore[arg-type]
+    if sections:
+        counts = sections.pop(0)
+        deal = scratch.current
+        assert deal is not None
+        seats = list(deal.active)
+        if deal.raspasy and len(counts) == len(names) and len(seats) < len(names):
+            seats = list(range(len(names)))
+            seats = seats[deal.dealer + 1 :] + seats[: deal.dealer + 1]
+        elif deal.contract is not None and deal.contract.is_misere and len(counts) == 1:
+            assert deal.declarer is not None
+            seats = [deal.declarer]
+        if len(counts) != len(seats):
+            raise Refused("3.5", f"expected {len(seats)} trick counts, for {', '.join(names[s] for s in seats)}")
+        try:
+            tricks = {names[s]: int(c) for s, c in zip(seats, counts)}
+        except ValueError:
+            raise Refused("3.5", f"trick counts are whole numbers, not {' '.join(counts)!r}") from None
+        push(Tricks(tricks=tricks))
+    if sections:
+        raise Refused("event-log", f"unexpected text after the deal: {' | '.join(' '.join(s) for s in sections)!r}")
+    return out

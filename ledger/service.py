@@ -1,0 +1,175 @@
+"""Recording events: read a log, judge every line, store all of it or nothing.
+
+``Ledger`` joins the command side (``ledger.commands``) to the event store
+(``ledger.store``). A refused line stops the whole import before anything is
+written; a concurrent writer is caught by the store's optimistic concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from datetime import datetime, timezone
+
+import msgspec
+
+from ledger.commands import Refused, decide, start
+from ledger.events import AnyEvent, EventFormatError, GameStarted, decode_event
+from projections.game import GameState
+
+if TYPE_CHECKING:
+    from ledger.store import Store, StoredEvent
+
+Progress = Callable[[int, int], None]
+
+
+def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
+    """The events of a JSON Lines log with their line numbers; blank lines are skipped."""
+    events = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            events.append((number, decode_event(line)))
+        except EventFormatError as exc:
+            refused = Refused("event-log", str(exc))
+            refused.line = number
+            raise refused from None
+    if not events:
+        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
+    return events
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    game: str
+    created: bool
+    stored: list[StoredEvent]
+
+
+def same_start(a: GameStarted, b: GameStarted) -> bool:
+    """A file that appends must begin with the stored game's own game_started."""
+    keys = ("game", "players", "pulya", "stake", "first_dealer", "rule_set")
+    return all(getattr(a, k) == getattr(b, k) for k in keys)
+
+
+class Ledger:
+    def __init__(self, store: Store, clock: Callable[[], str] = now_iso) -> None:
+        self.store = store
+        self.clock = clock
+
+    def events(self, game: str) -> list[StoredEvent]:
+        stored = self.store.load(game)
+        if not stored:
+            known = self.store.games()
+            hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
+            raise Refused("event-log", f"no game named {game!r}{hint}")
+        return stored
+
+    def state(self, game: str) -> GameState:
+        from projections.game import replay
+
+        return replay([s.event for s in self.events(game)])
+
+    def record_lines(
+        self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
+    ) -> Recorded:
+        """Judge and store a whole log: a new game, or events appended to one."""
+        first_line, first = lines[0]
+        try:
+            started = start(first)
+        except Refused as exc:
+            exc.line = first_line
+            raise
+        stored = self.store.load(started.game)
+        if stored:
+            existing = stored[0].event
+            assert isinstance(existing, GameStarted)
+            if not same_start(existing, started):
+                err = Refused(
+                    "event-log",
+                    f"game {started.game!r} is stored with a different game_started line; a file that "
+                    "appends must begin with the stored one (see `pulka export`)",
+                )
+                err.line = first_line
+                raise err
+            state = GameState.start(existing)
+            for s in stored[1:]:
+                state.apply(s.event)
+            new: list[AnyEvent] = []
+        else:
+            if started.at is None:
+                started = msgspec.structs.replace(started, at=self.clock())
+            state = GameState.start(started)
+            new = [started]
+        self._judge_into(state, lines[1:], new, progress, self.clock)
+        if not new:
+            return Recorded(started.game, False, [])
+        result = self.store.append(started.game, new, expected=len(stored))
+        return Recorded(started.game, not stored, result)
+
+    def append(self, game: str, events: Iterable[AnyEvent]) -> list[StoredEvent]:
+        """Judge and store events for a stored game (the scorer's commands)."""
+        stored = self.events(game)
+        state = GameState.start(stored[0].event)  # type: ignore[arg-type]
+        for s in stored[1:]:
+            state.apply(s.event)
+        new: list[AnyEvent] = []
+        self._judge_into(state, list(enumerate(events, start=1)), new, None, self.clock, lines_known=False)
+        return self.store.append(game, new, expected=len(stored))
+
+    @staticmethod
+    def _judge_into(
+        state: GameState,
+        lines: Sequence[tuple[int, AnyEvent]],
+        out: list[AnyEvent],
+        progress: Progress | None,
+        clock: Callable[[], str],
+        lines_known: bool = True,
+    ) -> None:
+        """Judge each event in turn, folding it in, so the next is judged on the new state."""
+        stamp = clock()
+        total = len(lines)
+        last_at = _last_time(state)
+        for i, (line, event) in enumerate(lines, start=1):
+            if event.at is None:
+                later = last_at is None or datetime.fromisoformat(stamp) >= datetime.fromisoformat(last_at)
+                event = msgspec.structs.replace(event, at=stamp if later else last_at)
+            try:
+                event = decide(state, event)
+            except Refused as exc:
+                if lines_known:
+                    exc.line = line
+                raise
+            state.apply(event)
+            out.append(event)
+            last_at = event.at
+            if progress is not None and (i % 500 == 0 or i == total):
+                progress(i, total)
+
+
+def check_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
+    """Judge a whole log without a store: the events as they would be stored."""
+    first_line, first = lines[0]
+    try:
+        started = start(first)
+    except Refused as exc:
+        exc.line = first_line
+        raise
+    if started.at is None:
+        started = msgspec.structs.replace(started, at=clock())
+    out: list[AnyEvent] = [started]
+    Ledger._judge_into(GameState.start(started), lines[1:], out, None, clock)
+    return out
+
+
+def _last_time(state: GameState) -> str | None:
+    for event in reversed(state.events):
+        if event.at is not None:
+            return event.at
+    return None

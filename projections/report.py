@@ -1,0 +1,192 @@
+"""What the command line shows: the JSON documents of event-log.md and the
+readable sheet, and the points in time they can be taken at (``--at``, ``--deal``,
+``--time``). Pure functions from events to data; ``cli`` only prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from ledger.events import AnyEvent, GameStarted
+from projections.game import GameState, replay
+from projections.settlement import Settlement, settle
+from projections.sheet import Sheet
+
+
+class PointError(ValueError):
+    """A point in time that the log does not have (``--at 99`` on a 40-event log)."""
+
+
+@dataclass(frozen=True)
+class Point:
+    at: int | None = None
+    deal: int | None = None
+    time: str | None = None
+
+    def describe(self) -> str:
+        if self.at is not None:
+            return f"as of event {self.at}"
+        if self.deal is not None:
+            return f"as of the end of deal {self.deal}"
+        if self.time is not None:
+            return f"as of {self.time}"
+        return "now"
+
+
+def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
+    """The events recorded up to a point: event N, the end of deal K, or time T."""
+    given = [x for x in (point.at, point.deal, point.time) if x is not None]
+    if len(given) > 1:
+        raise PointError("give only one of --at, --deal and --time")
+    if point.at is not None:
+        if not 1 <= point.at <= len(events):
+            raise PointError(f"the game has events 1 to {len(events)}; there is no event {point.at}")
+        return events[: point.at]
+    if point.deal is not None:
+        deals = max((e.deal or 0) for e in events)
+        if not 0 <= point.deal <= deals:
+            raise PointError(f"the game has deals 1 to {deals}; there is no deal {point.deal}")
+        for i, e in enumerate(events):
+            if i and (e.deal or 0) > point.deal:
+                return events[:i]
+        return events
+    if point.time is not None:
+        when = _time(point.time)
+        kept = [e for e in events if e.at is None or _time(e.at) <= when]
+        if not kept or not isinstance(kept[0], GameStarted):
+            raise PointError(f"the game was started after {point.time}")
+        return events[: len(kept)]
+    return events
+
+
+def _time(text: str) -> datetime:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise PointError(f"{text!r} is not an ISO 8601 time (e.g. 2026-11-30T20:14:03+01:00)") from None
+    if when.tzinfo is None:
+        raise PointError(f"time {text!r} needs an offset (e.g. +01:00 or Z)")
+    return when
+
+
+def number(x: Fraction | int) -> int | float:
+    """Whole values as integers, others as the nearest float (event-log.md)."""
+    x = Fraction(x)
+    return x.numerator if x.denominator == 1 else float(x)
+
+
+def sheet_doc(sheet: Sheet) -> dict[str, Any]:
+    return {
+        p: {
+            "pulya": number(sheet.pulya[p]),
+            "gora": number(sheet.gora[p]),
+            "whists": {q: number(sheet.whists[p][q]) for q in sheet.players if q != p},
+        }
+        for p in sheet.players
+    }
+
+
+def settlement_of(state: GameState) -> Settlement:
+    return settle(state.sheet(), state.started.stake)
+
+
+def settlement_doc(state: GameState) -> dict[str, Any]:
+    sheet = state.sheet()
+    s = settlement_of(state)
+    doc: dict[str, Any] = {
+        "game": state.started.game,
+        "convention": state.rules.convention,
+        "players": list(state.players),
+        "finished": sheet.finished,
+        "abandoned": state.abandoned_at is not None,
+        "sheet": sheet_doc(sheet),
+        "result": {p: number(s.result[p]) for p in s.players},
+        "rounded": dict(s.rounded),
+    }
+    if s.money is not None:
+        doc["money"] = {p: str(v) for p, v in s.money.items()}
+    return doc
+
+
+def state_at(events: list[AnyEvent], point: Point) -> GameState:
+    return replay(cut(events, point))
+
+
+# -- for people -----------------------------------------------------------------------
+
+
+def fmt(x: Fraction | int) -> str:
+    x = Fraction(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    whole, rest = divmod(abs(x.numerator), x.denominator)
+    sign = "-" if x < 0 else ""
+    if rest * 2 == x.denominator:
+        return f"{sign}{whole}½" if whole else f"{sign}½"
+    return f"{sign}{abs(x.numerator)}/{x.denominator}"
+
+
+def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> str:
+    total = Fraction(0)
+    marks = []
+    for w in sheet.writes:
+        if w.player == player and w.column == column and w.on == on:
+            total += w.amount
+            marks.append(fmt(total))
+    return ".".join(marks) if marks else "-"
+
+
+def render_sheet(state: GameState, point: Point) -> str:
+    sheet = state.sheet()
+    r = state.rules
+    status = "abandoned" if state.abandoned_at is not None else ("finished" if sheet.finished else "in play")
+    lines = [
+        f"pulka {state.started.game}: {r.convention}, pulya to {state.started.pulya}, "
+        f"{len(state.players)} players; {state.current_deal_number} deals, {status} ({point.describe()}, "
+        f"event {state.number})",
+        "",
+    ]
+    width = max(len(p) for p in state.players) + len("whists on ")
+    for p in state.players:
+        lines.append(f"{p}")
+        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(sheet.pulya[p])}")
+        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(sheet.gora[p])}")
+        for q in state.players:
+            if q != p:
+                label = f"whists on {q}"
+                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(sheet.whists[p][q])}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_settlement(state: GameState, point: Point) -> str:
+    sheet = state.sheet()
+    s = settlement_of(state)
+    status = "abandoned" if state.abandoned_at is not None else (
+        "finished" if sheet.finished else "not finished: settled as if abandoned now")
+    lines = [f"settlement of {state.started.game} ({r_name(state)}, {point.describe()}): {status}", ""]
+    head = f"{'player':<12}{'pulya':>7}{'gora':>8}{'gora*':>8}{'exact':>12}{'rounded':>9}"
+    if s.money is not None:
+        head += f"{'money':>10}"
+    lines.append(head)
+    for p in s.players:
+        row = (f"{p:<12}{fmt(sheet.pulya[p]):>7}{fmt(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
+               f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
+        if s.money is not None:
+            row += f"{str(s.money[p]):>10}"
+        lines.append(row)
+    lines.append("")
+    lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
+    if s.adjusted is not None:
+        verb = "raised" if s.adjustment > 0 else "lowered"
+        lines.append(f"Rule 4.2.12: {s.adjusted}'s gora {verb} by one point so that it divides; "
+                     f"{10 // len(s.players)} whists {'from' if s.adjustment > 0 else 'to'} each other player.")
+    lines.append("Both methods of rule 4.2.14 agree; the results sum to zero.")
+    return "\n".join(lines) + "\n"
+
+
+def r_name(state: GameState) -> str:
+    return state.rules.convention

@@ -1,0 +1,157 @@
+"""Settlement of a pulka in whists and money [Code 4.2.3, 4.2.12-4.2.14; rules.md §6-§7].
+
+Both methods of rule 4.2.14 are computed in exact arithmetic and must agree:
+variant 1 (amnesty of the gora, each gora x 10 / N paid to every other player,
+then pairwise netting) and variant 2 (the mean gora). Rule 4.2.12 then turns the
+exact results into integers.
+
+Which player 4.2.12 adjusts: the one with the smallest gora after the pulya
+adjustment (the "amnesty holder", who by custom computes the mean gora), the first
+in seat order on a tie. The gora total is moved by one point to the nearer
+multiple that makes 10 x total divisible by N: lowered when the remainder is at
+most half the modulus, else raised. Lowered: each other player writes
+floor(10 / N) whists on him; raised: he writes them on each other player.
+Whists that are still halves after that (the Rostov raspasy tie, a checked 10)
+are settled pair by pair rounding the net toward zero, so the rounded results
+stay antisymmetric and sum to zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from math import floor, gcd
+
+from ledger.rules import RuleSet
+from projections.sheet import Sheet
+
+
+class SettlementMismatch(AssertionError):
+    """The two methods of 4.2.14 disagree: a bug, never a user's mistake."""
+
+
+@dataclass(frozen=True)
+class Settlement:
+    players: tuple[str, ...]
+    gora: dict[str, Fraction]  # after the pulya adjustment
+    amnestied: dict[str, Fraction]
+    result: dict[str, Fraction]  # exact
+    rounded: dict[str, int]
+    adjusted: str | None  # the player rule 4.2.12 adjusted
+    adjustment: int  # +1 raised, -1 lowered, 0 none
+    money: dict[str, Decimal] | None
+
+
+def adjusted_gora(sheet: Sheet) -> dict[str, Fraction]:
+    """Gora after bringing every pulya to the target [Code 4.2.3, 4.2.3.3].
+
+    Short of the target: the missing points go to gora x pulya_to_gora (an abandoned
+    or unfinished pulka). Over it, without help: written off gora the same way.
+    """
+    rules: RuleSet = sheet.rules
+    factor = rules.pulya_to_gora
+    gora = {}
+    for p in sheet.players:
+        diff = sheet.target - sheet.pulya[p]
+        if diff < 0 and rules.help:
+            diff = Fraction(0)
+        gora[p] = sheet.gora[p] + diff * factor
+    return gora
+
+
+def variant_mean(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]]) -> dict[str, Fraction]:
+    """4.2.14, variant 2: 10 x (mean gora - own gora) plus the whist balances."""
+    n = len(gora)
+    mean = sum(gora.values(), Fraction(0)) / n
+    return {p: 10 * (mean - gora[p]) + _whist_balance(p, whists) for p in gora}
+
+
+def variant_amnesty(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]]) -> dict[str, Fraction]:
+    """4.2.14, variant 1: amnesty, each gora x 10 / N written on its owner by every
+    other player, then the whists compared pair by pair."""
+    n = len(gora)
+    low = min(gora.values())
+    written = {p: dict(w) for p, w in whists.items()}
+    for owner, g in gora.items():
+        each = (g - low) * 10 / n
+        for other in gora:
+            if other != owner:
+                written[other][owner] = written[other].get(owner, Fraction(0)) + each
+    return {p: _whist_balance(p, written) for p in gora}
+
+
+def _whist_balance(p: str, whists: dict[str, dict[str, Fraction]]) -> Fraction:
+    return sum(
+        (whists[p].get(q, Fraction(0)) - whists[q].get(p, Fraction(0)) for q in whists if q != p),
+        Fraction(0),
+    )
+
+
+def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
+    players = sheet.players
+    n = len(players)
+    gora = adjusted_gora(sheet)
+    whists = sheet.whists
+    exact = variant_mean(gora, whists)
+    check = variant_amnesty(gora, whists)
+    if exact != check:
+        raise SettlementMismatch(f"4.2.14 variants disagree: {exact} vs {check}")
+    if sum(exact.values()) != 0:
+        raise SettlementMismatch(f"settlement does not sum to zero: {exact}")
+
+    low = min(gora.values())
+    amnestied = {p: g - low for p, g in gora.items()}
+    rounded_gora = dict(gora)
+    extra = {p: {q: Fraction(0) for q in players if q != p} for p in players}
+    adjusted: str | None = None
+    adjustment = 0
+    modulus = n // gcd(10, n)
+    total = sum(gora.values(), Fraction(0))
+    if total.denominator == 1 and total.numerator % modulus:
+        remainder = total.numerator % modulus
+        adjustment = -1 if 2 * remainder <= modulus else 1
+        adjusted = min(players, key=lambda p: (gora[p], players.index(p)))
+        rounded_gora[adjusted] += adjustment
+        per = Fraction(10 // n)
+        for q in players:
+            if q == adjusted:
+                continue
+            if adjustment < 0:
+                extra[q][adjusted] += per
+            else:
+                extra[adjusted][q] += per
+    mean = sum(rounded_gora.values(), Fraction(0)) / n
+    rounded: dict[str, int] = {}
+    for p in players:
+        value = 10 * (mean - rounded_gora[p])
+        for q in players:
+            if q == p:
+                continue
+            net = whists[p][q] + extra[p][q] - whists[q][p] - extra[q][p]
+            value += _toward_zero(net)
+        rounded[p] = _toward_zero(value)
+    # 10 x (mean - g) is whole after the adjustment; what could remain fractional is
+    # only a gora total that is itself a fraction, which no rule produces.
+    drift = sum(rounded.values())
+    if drift:
+        rounded[players[0]] -= drift
+    money = None
+    if stake is not None:
+        unit = Decimal(stake)
+        quantum = Decimal(1).scaleb(unit.as_tuple().exponent) if isinstance(unit.as_tuple().exponent, int) else Decimal(1)
+        money = {p: (unit * rounded[p]).quantize(quantum, rounding=ROUND_HALF_EVEN) for p in players}
+    return Settlement(
+        players=players,
+        gora=gora,
+        amnestied=amnestied,
+        result=exact,
+        rounded=rounded,
+        adjusted=adjusted,
+        adjustment=adjustment,
+        money=money,
+    )
+
+
+def _toward_zero(x: Fraction) -> int:
+    return floor(x) if x >= 0 else -floor(-x)

@@ -104,6 +104,7 @@ def start(event: AnyEvent) -> GameStarted:
 def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     """Judge one event against ``state`` and return it as it will be stored."""
     _check_time(state, event)
+    _check_by(state, event.by)
     match event:
         case GameStarted():
             raise Refused("event-log", "a game has only one game_started line")
@@ -191,8 +192,9 @@ def _deal_for_bid(state: GameState) -> DealState:
     if current is not None and current.annulled_at is None and not current.resolved:
         if current.bidding_closed_at is None:
             return current
-        raise Refused("3.3", f"the auction of deal {current.number} is over; the deal waits for "
-                      f"{_waiting_for(state, current)}", _waiting_for(state, current))
+        if current.phase != "play":
+                raise Refused("3.3", f"the auction of deal {current.number} is over; the deal waits for "
+                          f"{_waiting_for(state, current)}", _waiting_for(state, current))
     _no_new_deal_after_end(state)
     return state.next_deal()
 
@@ -230,7 +232,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
         if seat in deal.passed:
             raise Refused("3.3.10", f"{event.player} has passed and is out of the auction",
                           f"a bid by {names[turn]}" if turn is not None else None)
-        raise Refused("3.3", f"not {event.player}'s turn to bid in deal {deal.number}",
+        raise Refused("3.3.2", f"not {event.player}'s turn to bid in deal {deal.number}",
                       f"a bid by {names[turn]}" if turn is not None else None)
     text = event.bid.strip()
     if text.lower() == PASS:
@@ -254,7 +256,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
             rule = "3.7 (raspasy exit)" if deal.min_level > 6 else "3.3"
             raise Refused(rule, f"the lowest bid in deal {deal.number} is {deal.min_level}", allowed)
         if deal.highest is not None and level.rank <= deal.highest.rank:
-            raise Refused("3.3", f"{level} is not above the current bid {deal.highest}", allowed)
+            raise Refused("3.3.7", f"{level} is not above the current bid {deal.highest}", allowed)
         if not deal.rules.jump_bids:
             expected = _one_step(deal)
             if expected is not None and level != expected:
@@ -345,7 +347,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
         if not level.is_misere:
             raise Refused("3.4.4", f"{event.player} bid misère and must declare the misère", MISERE)
     elif level.is_misere:
-        raise Refused("3.3.9", f"{event.player} did not bid misère and cannot declare one",
+        raise Refused("3.4.4", f"{event.player} did not bid misère and cannot declare one",
                       f"{bid} or higher" if bid else None)
     elif bid is not None and level.rank < bid.rank:
         raise Refused("3.4.3", f"the contract {level} is below {event.player}'s bid {bid}", f"{bid} or higher")
@@ -399,6 +401,14 @@ def _tricks(state: GameState, event: Tricks) -> AnyEvent:
     for name in event.tricks:
         _player(state, name)
     deal = state.current
+    if event.deal is not None and event.deal != state.current_deal_number:
+        if not 1 <= event.deal < state.current_deal_number:
+            raise Refused("4.2.10", f"there is no deal {event.deal} before this one",
+                          f"1 to {state.current_deal_number - 1}")
+        deal = state.deals[event.deal - 1]
+        if deal.phase != "play":
+            raise Refused("4.2.10", f"deal {deal.number} is not waiting for its tricks; "
+                          "a recorded result is changed with a correction")
     if deal is None or deal.annulled_at is not None or deal.phase != "play":
         if deal is not None and deal.annulled_at is None and deal.phase == "done":
             raise Refused("3.5", f"deal {deal.number} has its result already", "a bid of the next deal")
@@ -425,24 +435,24 @@ def _tricks(state: GameState, event: Tricks) -> AnyEvent:
             raise Refused("3.7", f"raspasy tricks must name every player: {', '.join(names[s] for s in sorted(missing))} missing",
                           ", ".join(names[s] for s in deal.active))
         if total != 10:
-            raise Refused("3.5", f"tricks add up to {total}, not 10", "counts that add up to 10")
+            raise Refused("3.5", f"tricks sum to {total}, not 10", "counts that sum to 10")
         by = event.by or names[deal.dealer]
-        return _fill(state, event, by=by)
+        return _fill(state, event, by=by, deal=deal.number)
     assert deal.declarer is not None and deal.contract is not None
     extra = set(seats) - participants
     if extra:
-        raise Refused("3.5", f"{', '.join(names[s] for s in sorted(extra))} sits out deal {deal.number} and takes no tricks",
+        raise Refused("3.5", f"{', '.join(names[s] for s in sorted(extra))} sits out deal {deal.number} as the dealer and takes no tricks",
                       ", ".join(names[s] for s in deal.active))
     if deal.contract.is_misere and set(seats) == {deal.declarer}:
-        return _fill(state, event, by=event.by or names[deal.declarer])
+        return _fill(state, event, by=event.by or names[deal.declarer], deal=deal.number)
     missing = participants - set(seats)
     if missing:
         raise Refused("3.5", f"tricks must name the declarer and both defenders: "
                       f"{', '.join(names[s] for s in sorted(missing))} missing",
                       ", ".join(names[s] for s in deal.active))
     if total != 10:
-        raise Refused("3.5", f"tricks add up to {total}, not 10", "counts that add up to 10")
-    return _fill(state, event, by=event.by or names[deal.declarer])
+        raise Refused("3.5", f"tricks sum to {total}, not 10", "counts that sum to 10")
+    return _fill(state, event, by=event.by or names[deal.declarer], deal=deal.number)
 
 
 # -- records by hand, penalties, the end ---------------------------------------------------

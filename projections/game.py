@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ledger.bids import parse_level
 from ledger.events import (
@@ -31,7 +32,10 @@ from ledger.events import (
 from ledger.rules import RuleSet, resolve
 from projections.deal import DealState, first_bidders
 from projections.scoring import score_deal
-from projections.sheet import Sheet
+from projections.sheet import Sheet, Write
+
+if TYPE_CHECKING:
+    from projections.recording import Effect
 
 
 def rules_of(started: GameStarted) -> RuleSet:
@@ -52,6 +56,13 @@ class GameState:
     committed: Sheet | None = None  # the sheet through the last finished deal
     committed_deals: int = 0
     abandoned_at: int | None = None
+    # What the recording rules decided [rules.md §8]: merged corrections, late records
+    # without effect, penalty writes of corrections, and a verdict for each attempt.
+    overrides: dict[int, AnyEvent] = field(default_factory=dict)
+    void: set[int] = field(default_factory=set)
+    penalties: dict[int, list[Write]] = field(default_factory=dict)
+    effects: dict[int, Effect] = field(default_factory=dict)
+    warned: set[str] = field(default_factory=set)
     _sheet_cache: tuple[int, Sheet] | None = None
 
     @classmethod
@@ -130,42 +141,101 @@ class GameState:
 
     # -- evolve --------------------------------------------------------------------
 
+    def content(self, number: int) -> AnyEvent:
+        """Event ``number`` as it stands: with any effective correction merged in."""
+        return self.overrides.get(number) or self.events[number - 1]
+
     def apply(self, event: AnyEvent) -> None:
-        """Fold one more event in; ``event.deal`` and ``event.by`` are as stored."""
+        """Fold one more stored event in; what a correction, an objection or a late
+        record does is decided by the recording rules (``projections.recording``)."""
+        from projections import recording
+
         self.events.append(event)
         number = len(self.events)
         self._sheet_cache = None
         match event:
+            case Correction():
+                recording.apply_correction(self, number, event)
+            case Objection():
+                recording.apply_objection(self, number, event)
+            case Entry() | Tricks() if recording.is_late(self, event):
+                recording.apply_late(self, number, event)
+            case _:
+                self._fold(number, event)
+
+    def fold_plain(self, event: AnyEvent, judged: bool = True) -> None:
+        """Append an event and apply its content as it stands, without the recording
+        rules (for checking that a corrected log is still valid)."""
+        self.events.append(event)
+        if judged:
+            self._fold(len(self.events), event)
+        self._sheet_cache = None
+
+    def _fold(self, number: int, event: AnyEvent) -> None:
+        """Apply an event's content to the deals and the sheet, judging nothing."""
+        self._sheet_cache = None
+        match event:
             case Bid():
-                if self.current is None or (self.current.resolved or self.current.annulled_at is not None):
-                    self._open_deal()
+                self._open_deal_for(event.deal)
                 deal = self.deals[-1]
                 deal.apply_bid(self.seat(event.player), _bid_key(event.bid), number)
             case Contract():
-                deal = self.deals[-1]
-                deal.apply_contract(self.seat(event.player), event.contract, number)
+                self.deals[-1].apply_contract(self.seat(event.player), event.contract, number)
             case Defence():
-                deal = self.deals[-1]
-                deal.apply_call(self.seat(event.player), event.call, event.open, number)
+                self.deals[-1].apply_call(self.seat(event.player), event.call, event.open, number)
             case Tricks():
-                deal = self.deals[-1]
+                deal = self.deals[event.deal - 1] if event.deal else self.deals[-1]
                 deal.apply_tricks({self.seat(p): t for p, t in event.tricks.items()}, number)
+                if deal.number <= self.committed_deals:
+                    self._recommit()
             case Annulled():
-                if self.current is None or self.current.resolved or self.current.annulled_at is not None:
-                    self._open_deal()
+                self._open_deal_for(event.deal)
                 self.deals[-1].apply_annulled(number)
             case Entry() | Penalty():
-                k = event.deal if event.deal is not None else self.current_deal_number
-                if k == 0:
-                    self.preamble.append(number)
-                else:
-                    self.items.setdefault(k, []).append(number)
-                if k < self.committed_deals:
-                    self._recommit()
+                self._add_item(number, event.deal if event.deal is not None else self.current_deal_number)
             case Abandoned():
                 self.abandoned_at = number
             case PencilDown() | Correction() | Objection() | GameStarted():
                 pass
+
+    def _add_item(self, number: int, k: int) -> None:
+        """A write by hand (entry, penalty, a correction's penalty) at the end of deal k so far."""
+        self._sheet_cache = None
+        if k == 0:
+            self.preamble.append(number)
+        else:
+            self.items.setdefault(k, []).append(number)
+        if k < self.committed_deals or (k == 0 and self.committed_deals):
+            self._recommit()
+
+    def _open_deal_for(self, deal_number: int | None) -> None:
+        """A bid or an annulment opens the next deal unless its deal is already open."""
+        current = self.current
+        if deal_number is not None:
+            if deal_number > len(self.deals):
+                self._open_deal()
+            return
+        if current is None or current.annulled_at is not None or current.bidding_closed_at is not None:
+            self._open_deal()
+
+    def refold(self) -> None:
+        """Rebuild deals and sheet from the stored events and the decided effects."""
+        self.deals = []
+        self.preamble = []
+        self.items = {}
+        self.committed = self._empty_sheet()
+        self.committed_deals = 0
+        self.abandoned_at = None
+        self._sheet_cache = None
+        for number in range(2, len(self.events) + 1):
+            event = self.events[number - 1]
+            if number in self.void:
+                continue
+            if isinstance(event, Correction):
+                if self.penalties.get(number):
+                    self._add_item(number, event.deal or 0)
+                continue
+            self._fold(number, self.content(number))
 
     def _open_deal(self) -> None:
         deal = self.next_deal()
@@ -207,7 +277,11 @@ class GameState:
             score_deal(sheet, deal)
 
     def _apply_item(self, sheet: Sheet, number: int, deal: int) -> None:
-        event = self.events[number - 1]
+        event = self.content(number)
+        if isinstance(event, Correction):
+            for w in self.penalties.get(number, []):
+                sheet.add(w)
+            return
         assert isinstance(event, (Entry, Penalty))
         why = "entry" if isinstance(event, Entry) else f"penalty: {event.reason}"
         sheet.write(number, deal, event.player, event.column, Fraction(event.amount), event.on, why)

@@ -75,6 +75,14 @@ def test_fixture(path: Path) -> None:
             for player, value in delta.items():
                 moved = settlement.result[player] - against.result[player]
                 assert moved == Fraction(value), f"{where}.result_delta.{player}: expected {value}, got {moved}"
+        for n, want in check.get("effects", {}).items():
+            effect = state.effects.get(int(n))
+            assert effect is not None, f"{where}: no verdict recorded for event {n}"
+            for key, value in want.items():
+                if key == "reason_contains":
+                    assert value.lower() in effect.reason.lower(), f"{where}: event {n}: {effect.reason!r}"
+                else:
+                    assert getattr(effect, key) == value, f"{where}: event {n}.{key}: {effect}"
         # Whatever the fixture states, these hold at every point.
         assert sum(settlement.result.values()) == 0
         assert sum(settlement.rounded.values()) == 0

@@ -171,12 +171,13 @@ def import_(file: Any, db: str) -> None:
 @click.argument("game")
 @db_option
 def export(game: str, db: str) -> None:
-    """Print the game's log as JSON Lines, with what the ledger filled in."""
-    from ledger.events import encode_event
+    """Print the game's log as JSON Lines, with what the ledger filled in and each
+    event's chain digest (check a copy with `pulka verify --file`)."""
+    from ledger.service import export_line
 
     with opened(db) as ledger:
         for stored in ledger.events(game):
-            click.echo(encode_event(stored.event).decode())
+            click.echo(export_line(stored.event, stored.digest))
 
 
 @main.command()
@@ -346,6 +347,169 @@ def annul(game: str, reason: str, by: str | None, db: str) -> None:
 def abandon(game: str, agreed_by: str, by: str | None, db: str) -> None:
     """Stop the pulka early by agreement of all players (rule 4.2.3)."""
     record(db, game, Abandoned(agreed_by=tuple(p.strip() for p in agreed_by.split(",")), by=by))
+
+
+# -- the audit trail, time travel, tamper evidence ----------------------------------------
+
+
+def parse_point(text: str) -> Point:
+    """``12`` (event 12), ``deal:3`` (end of deal 3) or an ISO 8601 time."""
+    if text.isdigit():
+        return Point(at=int(text))
+    if text.startswith("deal:") and text[5:].isdigit():
+        return Point(deal=int(text[5:]))
+    return Point(time=text)
+
+
+@main.command("log")
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True)
+@point_options
+@db_option
+def log_(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
+    """Every event with its number, time, recorder, what it did to the sheet and,
+    for a correction, objection or late record, the rule and the verdict."""
+    from projections.audit import audit, render_audit, row_doc
+    from projections.report import cut
+
+    with opened(db) as ledger:
+        events = cut([s.event for s in ledger.events(game)], Point(at, deal, time_))
+        rows = audit(events)
+        if as_json:
+            emit({"game": game, "events": [row_doc(r) for r in rows]})
+        else:
+            click.echo(render_audit(rows), nl=False)
+
+
+@main.command()
+@click.argument("game")
+@click.argument("number", metavar="PLAYER.COLUMN[.ON]")
+@click.option("--json", "as_json", is_flag=True)
+@point_options
+@db_option
+def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
+            db: str) -> None:
+    """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
+    from projections.audit import explain as explain_cell
+    from projections.audit import parse_cell, render_explain
+
+    with opened(db) as ledger:
+        state = state_at([s.event for s in ledger.events(game)], Point(at, deal, time_))
+        try:
+            cell = parse_cell(number, state.players)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        rows = explain_cell(state, cell)
+        if as_json:
+            emit({"game": game, "number": number, "writes": rows})
+        else:
+            click.echo(render_explain(cell, rows), nl=False)
+
+
+@main.command()
+@click.argument("game")
+@click.argument("from_", metavar="FROM")
+@click.argument("to", metavar="TO")
+@click.option("--json", "as_json", is_flag=True)
+@db_option
+def diff(game: str, from_: str, to: str, as_json: bool, db: str) -> None:
+    """What changed between two points (event N, deal:K, or a time), and which events did it."""
+    from projections.audit import diff as diff_points
+    from projections.audit import render_diff
+
+    with opened(db) as ledger:
+        doc = diff_points([s.event for s in ledger.events(game)], parse_point(from_), parse_point(to))
+        if as_json:
+            emit(doc)
+        else:
+            click.echo(render_diff(doc), nl=False)
+
+
+@main.command()
+@click.argument("game", required=False)
+@click.option("--file", "file", type=click.File("r", encoding="utf-8"), help="Check an export instead.")
+@db_option
+def verify(game: str | None, file: Any, db: str) -> None:
+    """Check the hash chain of one game or of every game; exit 1 naming the first bad event."""
+    from ledger.chain import verify_chain
+    from ledger.service import parse_export
+
+    if file is not None:
+        lines = parse_export(file.read())
+        first = lines[0][1]
+        name = first.game if isinstance(first, GameStarted) else "?"
+        rows = [(i, event, digest or "") for i, (_, event, digest) in enumerate(lines, start=1)]
+        problem = verify_chain(name, rows)
+        if problem is not None:
+            raise UserError(f"export of {name}: {problem}")
+        click.echo(f"export of {name}: {len(rows)} events, chain intact")
+        return
+    with opened(db) as ledger:
+        names = [game] if game else ledger.store.games()
+        if game and not ledger.store.count(game):
+            ledger.events(game)  # refuses with the list of stored games
+        failed = []
+        for name in names:
+            problem = ledger.store.verify(name)
+            if problem is None:
+                click.echo(f"{name}: {ledger.store.count(name)} events, chain intact")
+            else:
+                failed.append(name)
+                click.echo(f"{name}: TAMPERED: {problem}")
+        if failed:
+            raise UserError(f"the chain of {', '.join(failed)} does not check out")
+
+
+@main.command()
+@click.argument("game")
+@click.argument("target", type=int)
+@click.argument("fields", nargs=-1, required=True, metavar="FIELD=VALUE...")
+@click.option("--by", help="Who asks for the correction (default: the record's recorder).")
+@click.option("--waive", is_flag=True, help="The wronged partner waives the penalty whists.")
+@db_option
+def correct(game: str, target: int, fields: tuple[str, ...], by: str | None, waive: bool, db: str) -> None:
+    """Correct event TARGET: amount=6, tricks='{"Anna":6,"Boris":3,"Vera":1}', contract=7S."""
+    from cli.rulesarg import parse_value
+    from ledger.events import Correction
+
+    replacement: dict[str, Any] = {}
+    for item in fields:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UserError(f"refused: {item!r} is not FIELD=VALUE")
+        replacement[key] = parse_value(value)
+    record(db, game, Correction(target=target, replacement=replacement, by=by,
+                                penalty="waived" if waive else None))
+
+
+@main.command("object")
+@click.argument("game")
+@click.argument("player")
+@click.argument("deal_no", type=int, metavar="DEAL")
+@click.option("--target", type=int, help="The late record objected to.")
+@db_option
+def object_(game: str, player: str, deal_no: int, target: int | None, db: str) -> None:
+    """A partner refuses a late record of DEAL (rule 4.2.10)."""
+    from ledger.events import Objection
+
+    record(db, game, Objection(player=player, deal=deal_no, target=target))
+
+
+@main.command()
+@click.argument("game")
+@click.argument("player")
+@click.argument("column", type=click.Choice(["pulya", "gora", "whists"]))
+@click.argument("amount", type=int)
+@click.option("--on", help="For whists: on whom.")
+@click.option("--reason", required=True)
+@click.option("--by", required=True, help="arbiter:NAME")
+@db_option
+def penalty(game: str, player: str, column: str, amount: int, on: str | None, reason: str, by: str,
+            db: str) -> None:
+    """An arbiter's ruling written on the sheet (rule 4.2.16)."""
+    from ledger.events import Penalty
+
+    record(db, game, Penalty(player=player, column=column, amount=amount, on=on, reason=reason, by=by))  # type: ignore[arg-type]
 
 
 # -- rule sets --------------------------------------------------------------------------------

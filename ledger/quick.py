@@ -6,9 +6,11 @@ Sections are separated by ``|``: the bids in turn order, the contract, the defen
 calls in their order (``whist:open`` for an open whist), and the tricks of the
 players in the deal in turn order from the forehand. On raspasy the line is bids,
 then tricks (``pass pass pass | 2 3 5``; with 4 players the dealer's talon tricks
-may come last). After two passes the third hand may give a contract without
-bidding: ``pass pass | 7S | whist pass | 7 2 1``. Who speaks is never typed: the auction decides it, which is the
-point. Each event is judged like any other before anything is stored.
+may come last). A misère has no calls: ``misere pass pass | misere | 0``. After two
+passes the third hand may give a contract without bidding:
+``pass pass | 7S | whist pass | 7 2 1``. Who speaks is never typed: the auction
+decides it, which is the point. Each event is judged like any other before
+anything is stored.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ def deal_events(state: GameState, line: str) -> list[AnyEvent]:
         declarer = deal.declarer if deal.declarer is not None else deal.turn()
         assert declarer is not None
         push(Contract(player=names[declarer], contract=contract[0]))
-        for token in sections.pop(0) if sections else []:
+        no_defence = scratch.current is not None and scratch.current.no_defence
+        for token in [] if no_defence else (sections.pop(0) if sections else []):
             call, _, flag = token.partition(":")
             expect = scratch.current.defence().expect if scratch.current and not scratch.current.no_defence else None
             if expect is None:

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import msgspec
 
 from ledger.commands import Refused, decide, start
-from ledger.events import AnyEvent, EventFormatError, GameStarted, decode_event
+from ledger.events import AnyEvent, EventFormatError, GameStarted, decode_event, event_from_dict, event_to_dict
 from projections.game import GameState
 
 if TYPE_CHECKING:
@@ -26,19 +26,40 @@ Progress = Callable[[int, int], None]
 
 def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
     """The events of a JSON Lines log with their line numbers; blank lines are skipped."""
+    return [(line, event) for line, event, _ in parse_export(text)]
+
+
+def parse_export(text: str) -> list[tuple[int, AnyEvent, str | None]]:
+    """Like ``parse_log``, keeping the ``digest`` an export writes beside each event."""
     events = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        digest = None
         try:
-            events.append((number, decode_event(line)))
-        except EventFormatError as exc:
+            if '"digest"' in line:
+                data = msgspec.json.decode(line)
+                if not isinstance(data, dict):
+                    raise EventFormatError("a line must be a JSON object")
+                digest = data.pop("digest", None)
+                event = event_from_dict(data)
+            else:
+                event = decode_event(line)
+        except (EventFormatError, msgspec.DecodeError) as exc:
             refused = Refused("event-log", str(exc))
             refused.line = number
             raise refused from None
+        events.append((number, event, digest if isinstance(digest, str) else None))
     if not events:
         raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
     return events
+
+
+def export_line(event: AnyEvent, digest: str) -> str:
+    """One line of ``pulka export``: the event as stored, and its chain digest."""
+    data = event_to_dict(event)
+    data["digest"] = digest
+    return msgspec.json.encode(data).decode()
 
 
 def now_iso() -> str:

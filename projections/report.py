@@ -130,12 +130,18 @@ def fmt(x: Fraction | int) -> str:
 
 
 def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> str:
+    """Running totals as a paper sheet shows them: one mark per event that wrote."""
     total = Fraction(0)
-    marks = []
+    marks: list[str] = []
+    last_event = None
     for w in sheet.writes:
         if w.player == player and w.column == column and w.on == on:
             total += w.amount
-            marks.append(fmt(total))
+            if w.event == last_event:
+                marks[-1] = fmt(total)
+            else:
+                marks.append(fmt(total))
+            last_event = w.event
     return ".".join(marks) if marks else "-"
 
 
@@ -181,9 +187,12 @@ def render_settlement(state: GameState, point: Point) -> str:
     lines.append("")
     lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
     if s.adjusted is not None:
-        verb = "raised" if s.adjustment > 0 else "lowered"
-        lines.append(f"Rule 4.2.12: {s.adjusted}'s gora {verb} by one point so that it divides; "
-                     f"{10 // len(s.players)} whists {'from' if s.adjustment > 0 else 'to'} each other player.")
+        per = 10 // len(s.players)
+        if s.adjustment > 0:
+            how = f"raised by one point so that it divides; {s.adjusted} writes {per} whists on each other player"
+        else:
+            how = f"lowered by one point so that it divides; each other player writes {per} whists on {s.adjusted}"
+        lines.append(f"Rule 4.2.12: {s.adjusted}'s gora {how}.")
     lines.append("Both methods of rule 4.2.14 agree; the results sum to zero.")
     return "\n".join(lines) + "\n"
 

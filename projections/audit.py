@@ -1,0 +1,272 @@
+"""The audit trail: every event with what it did to the sheet, and why.
+
+``audit`` replays a game event by event and records, for each one, its number,
+time, recorder, a one-line description, the change it made to the sheet, and the
+verdict of the recording rules for corrections, objections and late records.
+``explain`` traces one number of the sheet back to the writes and events behind
+it; ``diff`` compares two points in time. These are how an arbiter reconstructs
+a dispute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ledger.events import (
+    Abandoned,
+    Annulled,
+    AnyEvent,
+    Bid,
+    Contract,
+    Correction,
+    Defence,
+    Entry,
+    GameStarted,
+    Objection,
+    PencilDown,
+    Penalty,
+    Tricks,
+    event_type,
+)
+from projections.game import GameState
+from projections.report import Point, fmt, number, settlement_of, state_at
+from projections.sheet import Sheet
+
+Cell = tuple[str, str, str | None]  # player, column, on
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    number: int
+    at: str | None
+    by: str | None
+    type: str
+    deal: int | None
+    text: str
+    changes: dict[Cell, Fraction]
+    effective: bool | None  # None: not a record the recording rules judge
+    rule: str | None
+    reason: str | None
+
+
+def totals(sheet: Sheet) -> dict[Cell, Fraction]:
+    cells: dict[Cell, Fraction] = {}
+    for p in sheet.players:
+        cells[(p, "pulya", None)] = sheet.pulya[p]
+        cells[(p, "gora", None)] = sheet.gora[p]
+        for q, v in sheet.whists[p].items():
+            cells[(p, "whists", q)] = v
+    return cells
+
+
+def changes(before: dict[Cell, Fraction], after: dict[Cell, Fraction]) -> dict[Cell, Fraction]:
+    return {cell: after[cell] - before.get(cell, Fraction(0)) for cell in after if after[cell] != before.get(cell, 0)}
+
+
+def describe(event: AnyEvent) -> str:
+    match event:
+        case GameStarted():
+            return f"game {event.game} started: {', '.join(event.players)}; {event.convention}, pulya to {event.pulya}"
+        case Bid():
+            return f"{event.player} bids {event.bid}"
+        case Contract():
+            return f"{event.player} declares {event.contract}"
+        case Defence():
+            return f"{event.player}: {event.call.replace('_', '-')}" + (" (open)" if event.open else "")
+        case Tricks():
+            return "tricks " + ", ".join(f"{p} {t}" for p, t in event.tricks.items())
+        case Entry():
+            on = f" on {event.on}" if event.on else ""
+            return f"entry: {event.player} {event.column}{on} {event.amount:+d}"
+        case Penalty():
+            on = f" on {event.on}" if event.on else ""
+            return f"penalty: {event.player} {event.column}{on} {event.amount:+d} ({event.reason})"
+        case PencilDown():
+            return f"{event.player} puts the pencil down"
+        case Correction():
+            fields = ", ".join(f"{k}={v}" for k, v in event.replacement.items())
+            waived = " (penalty waived)" if event.penalty == "waived" else ""
+            return f"correction of event {event.target}: {fields}{waived}"
+        case Objection():
+            what = f"event {event.target}" if event.target else f"late records of deal {event.deal}"
+            return f"{event.player} objects to {what}"
+        case Abandoned():
+            return f"abandoned by agreement of {', '.join(event.agreed_by)}"
+        case Annulled():
+            return "deal annulled" + (f": {event.reason}" if event.reason else "")
+    return event_type(event)  # pragma: no cover
+
+
+def audit(events: list[AnyEvent]) -> list[AuditRow]:
+    first = events[0]
+    assert isinstance(first, GameStarted)
+    state = GameState.start(first)
+    before = totals(state.sheet())
+    rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
+    for event in events[1:]:
+        state.apply(event)
+        after = totals(state.sheet())
+        rows.append(_row(state, state.number, event, changes(before, after)))
+        before = after
+    # Verdicts can change later (an objection withdraws a late record): show the final ones.
+    return [_final(state, row) for row in rows]
+
+
+def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction]) -> AuditRow:
+    effect = state.effects.get(n)
+    return AuditRow(
+        n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
+        effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
+    )
+
+
+def _final(state: GameState, row: AuditRow) -> AuditRow:
+    effect = state.effects.get(row.number)
+    if effect is None:
+        return row
+    return AuditRow(row.number, row.at, row.by, row.type, row.deal, row.text, row.changes,
+                    effect.effective, effect.rule, effect.reason)
+
+
+def cell_text(cell: Cell) -> str:
+    player, column, on = cell
+    return f"{player} {column} on {on}" if on else f"{player} {column}"
+
+
+def row_doc(row: AuditRow) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "number": row.number,
+        "at": row.at,
+        "by": row.by,
+        "type": row.type,
+        "deal": row.deal,
+        "text": row.text,
+        "changes": [
+            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "amount": number(v)}
+            for c, v in row.changes.items()
+        ],
+    }
+    if row.effective is not None:
+        doc["effective"] = row.effective
+        doc["rule"] = row.rule
+        doc["reason"] = row.reason
+    return doc
+
+
+def render_audit(rows: list[AuditRow]) -> str:
+    lines = []
+    for row in rows:
+        when = (row.at or "")[:19].replace("T", " ")
+        deal = f"d{row.deal}" if row.deal else "  "
+        head = f"{row.number:>4}  {when:<19}  {deal:>4}  {row.by or '':<14}  {row.text}"
+        lines.append(head)
+        if row.changes:
+            shown = ", ".join(f"{cell_text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
+            lines.append(f"{'':>33}-> {shown}")
+        if row.effective is not None:
+            mark = "effective" if row.effective else "NO EFFECT"
+            lines.append(f"{'':>33}{mark} [rule {row.rule}]: {row.reason}")
+    return "\n".join(lines) + "\n"
+
+
+# -- explain ---------------------------------------------------------------------------------
+
+
+def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
+    """``Anna.pulya``, ``Anna.gora`` or ``Anna.whists.Boris``."""
+    parts = text.split(".")
+    if len(parts) == 2 and parts[1] in ("pulya", "gora") and parts[0] in players:
+        return parts[0], parts[1], None
+    if len(parts) == 3 and parts[1] == "whists" and parts[0] in players and parts[2] in players and parts[0] != parts[2]:
+        return parts[0], "whists", parts[2]
+    raise ValueError(
+        f"{text!r} is not a number of the sheet; write PLAYER.pulya, PLAYER.gora or PLAYER.whists.OTHER "
+        f"with players {', '.join(players)}"
+    )
+
+
+def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
+    """Every write behind one number, with the event, its recorder and any correction of it."""
+    player, column, on = cell
+    corrected_by: dict[int, list[int]] = {}
+    for n, e in enumerate(state.events, start=1):
+        if isinstance(e, Correction) and state.effects.get(n) and state.effects[n].effective:
+            corrected_by.setdefault(e.target, []).append(n)
+    out = []
+    total = Fraction(0)
+    for w in state.sheet().writes:
+        if (w.player, w.column, w.on) != cell:
+            continue
+        total += w.amount
+        event = state.events[w.event - 1]
+        out.append({
+            "event": w.event,
+            "deal": w.deal,
+            "amount": number(w.amount),
+            "total": number(total),
+            "why": w.why,
+            "recorded_by": event.by,
+            "at": event.at,
+            "event_text": describe(state.content(w.event)),
+            "corrected_by": corrected_by.get(w.event, []),
+        })
+    return out
+
+
+def render_explain(cell: Cell, rows: list[dict[str, Any]]) -> str:
+    lines = [f"{cell_text(cell)}: {fmt(Fraction(rows[-1]['total'])) if rows else 0}"]
+    for r in rows:
+        corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
+        lines.append(
+            f"  {r['amount']:>+6}  = {r['total']:<6} event {r['event']} (deal {r['deal']}, {r['event_text']}, "
+            f"recorded by {r['recorded_by']} at {r['at']}): {r['why']}{corr}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# -- diff ------------------------------------------------------------------------------------
+
+
+def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
+    """What changed on the sheet and in the settlement between two points, and which
+    events changed it."""
+    sa, sb = state_at(events, a), state_at(events, b)
+    ta, tb = totals(sa.sheet()), totals(sb.sheet())
+    ra, rb = settlement_of(sa), settlement_of(sb)
+    rows = audit(events)
+    lo, hi = sorted((sa.number, sb.number))
+    between = [row_doc(r) for r in rows[lo:hi] if r.changes or r.effective is not None]
+    return {
+        "from": {"point": a.describe(), "event": sa.number},
+        "to": {"point": b.describe(), "event": sb.number},
+        "sheet": [
+            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "from": number(ta[c]),
+             "to": number(tb[c]), "change": number(tb[c] - ta[c])}
+            for c in tb if tb[c] != ta[c]
+        ],
+        "result": {p: number(rb.result[p] - ra.result[p]) for p in rb.players},
+        "rounded": {p: rb.rounded[p] - ra.rounded[p] for p in rb.players},
+        "events": between,
+    }
+
+
+def render_diff(doc: dict[str, Any]) -> str:
+    lines = [f"from {doc['from']['point']} (event {doc['from']['event']}) to {doc['to']['point']} "
+             f"(event {doc['to']['event']})", "", "sheet:"]
+    for c in doc["sheet"]:
+        on = f" on {c['on']}" if "on" in c else ""
+        lines.append(f"  {c['player']} {c['column']}{on}: {c['from']} -> {c['to']} ({c['change']:+})")
+    if not doc["sheet"]:
+        lines.append("  no change")
+    lines.append("settlement (exact, rounded):")
+    for p, v in doc["result"].items():
+        lines.append(f"  {p}: {v:+} ({doc['rounded'][p]:+})")
+    lines.append("events that changed it:")
+    for e in doc["events"]:
+        effect = ""
+        if "effective" in e:
+            effect = f" [{'effective' if e['effective'] else 'no effect'}: {e['reason']}]"
+        lines.append(f"  {e['number']}: {e['text']} (by {e['by']}){effect}")
+    return "\n".join(lines) + "\n"

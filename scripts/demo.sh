@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The demo of `make demo`: a Sochi pulka recorded deal by deal into a fresh embedded
+# SQLite store, then shown, settled, audited and checked for tampering.
+set -euo pipefail
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pulka-demo.XXXXXX")
+export PULKA_DB="$dir/pulka.db"
+say() { printf '\n$ %s\n' "$*"; "$@"; }
+
+echo "pulka demo: store $PULKA_DB"
+say pulka new demo --players Anna,Boris,Vera --pulya 10 --stake 0.10 --by Vera
+# One line a deal: bids in turn order | contract | defence calls | tricks from the forehand.
+say pulka deal demo "6S pass pass | 6S | whist whist | 6 2 2"
+say pulka deal demo "7H pass pass | 7H | whist pass | 7 2 1"
+say pulka deal demo "pass pass pass | 2 5 3"
+say pulka deal demo "misere pass pass | misere | 0"
+say pulka deal demo "6D 7S pass pass | 7S | whist whist | 3 6 1"
+say pulka deal demo "pass 6NT pass | 6NT | pass pass"
+say pulka deal demo "pass pass 8S | 8S | pass pass"
+say pulka deal demo "pass 6H pass | 6H | whist pass | 3 6 1"
+say pulka sheet demo --deal 8
+say pulka deal demo "7D pass pass | 7D | pass pass"
+say pulka sheet demo
+say pulka settle demo
+say pulka settle demo --json
+echo
+echo "A bid after the end of the pulka is refused (exit status 1), and nothing is stored:"
+say pulka bid demo Anna 6S || echo "(exit status $?)"
+echo "pulka demo: done; the store is $PULKA_DB"

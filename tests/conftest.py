@@ -1,0 +1,254 @@
+"""Shared fixtures: the two stores every store test runs on, a sample pulka, raw SQL access.
+
+``store_url`` runs a test once on SQLite (a file in the test's tmp_path) and once on
+PostgreSQL, at the address in ``PULKA_TEST_POSTGRES``, in a schema of its own that is
+dropped afterwards. Without that variable the PostgreSQL half is skipped, and says so;
+``.ci/run`` always sets it.
+
+``raw`` reaches past the ledger to the events table itself, as someone with database
+access would: the tamper tests use it to edit, delete, insert and reorder rows.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import Any
+from uuid import uuid4
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from ledger.events import (
+    Abandoned,
+    AnyEvent,
+    Annulled,
+    Bid,
+    Contract,
+    Correction,
+    Defence,
+    Entry,
+    GameStarted,
+    Objection,
+    PencilDown,
+    Penalty,
+    Tricks,
+)
+from ledger.rules import SOCHI
+from ledger.store import Store, game_id, is_postgres_url, parse_postgres_url
+
+POSTGRES_ENV = "PULKA_TEST_POSTGRES"
+POSTGRES_SKIP = (
+    f"PostgreSQL half skipped: set {POSTGRES_ENV} to a postgresql:// address "
+    "(.ci/run starts a server and sets it)"
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "postgres: runs against the PostgreSQL store")
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL address whose schema is new for this test and dropped after it."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        pytest.skip(POSTGRES_SKIP)
+    address = parse_postgres_url(base)
+    schema = f"pulka_test_{uuid4().hex[:12]}"
+    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    yield base + ("&" if "?" in base else "?") + f"schema={schema}"
+    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """A fresh, empty store address: SQLite, then PostgreSQL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "pulka.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    """An open Store on ``store_url``, closed after the test."""
+    with Store(store_url) as opened:
+        yield opened
+
+
+def every_event(game: str) -> list[AnyEvent]:
+    """A short pulka that uses every event type once or more, game_started first."""
+    players = ("Anna", "Boris", "Vera")
+    return [
+        GameStarted(
+            game=game,
+            players=players,
+            pulya=20,
+            convention="sochi",
+            rules={"jump_bids": False},
+            stake="0.10",
+            first_dealer="Vera",
+            rule_set=SOCHI,
+            at="2024-03-01T19:00:00+03:00",
+            by="Anna",
+        ),
+        Bid(player="Anna", bid="6S", at="2024-03-01T19:01:00+03:00", deal=1),
+        Bid(player="Boris", bid="pass", deal=1),
+        Bid(player="Vera", bid="pass", deal=1),
+        Contract(player="Anna", contract="6S", deal=1),
+        Defence(player="Boris", call="whist", deal=1),
+        Defence(player="Vera", call="pass", open=True, deal=1),
+        Tricks(tricks={"Anna": 6, "Boris": 3, "Vera": 1}, deal=1, by="Anna"),
+        Entry(player="Vera", column="whists", amount=-4, on="Anna", by="Vera"),
+        PencilDown(player="Boris"),
+        Correction(target=8, replacement={"tricks": {"Anna": 7, "Boris": 2, "Vera": 1}}, penalty="waived", by="Anna"),
+        Objection(player="Vera", deal=1, target=9),
+        Penalty(player="Boris", column="gora", amount=10, on=None, reason="bid out of turn", by="arbiter:Oleg"),
+        Annulled(reason="misdeal", deal=2),
+        Abandoned(agreed_by=players),
+    ]
+
+
+@pytest.fixture
+def sample_events() -> Callable[[str], list[AnyEvent]]:
+    """``sample_events(game)``: a pulka of 15 events covering every event type."""
+    return every_event
+
+
+class RawEvents:
+    """Direct SQL on the store's events table, bypassing pulka and eventsourcing.
+
+    Table and columns are eventsourcing's: SQLite ``stored_events``, PostgreSQL
+    ``<schema>.pulka_events``; ``originator_id`` (the game's stream), ``originator_version``
+    (the event number), ``topic`` and ``state`` (msgspec JSON of event and digest).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.postgres = is_postgres_url(url)
+        if self.postgres:
+            address = parse_postgres_url(url)
+            self.schema = address.schema or "public"
+            self.pg = psycopg.connect(**address.connect_kwargs(), autocommit=True)
+            self.table = f'"{self.schema}"."pulka_events"'
+        else:
+            self.lite = sqlite3.connect(url, isolation_level=None)
+            self.table = "stored_events"
+
+    def _stream(self, game: str) -> Any:
+        stream = game_id(game)
+        return stream if self.postgres else stream.hex
+
+    def execute(self, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement written with ``?`` placeholders and ``{table}``."""
+        statement = statement.format(table=self.table)
+        if self.postgres:
+            cursor = self.pg.execute(statement.replace("?", "%s").encode(), params)
+            return list(cursor.fetchall()) if cursor.description else []
+        return self.lite.execute(statement, params).fetchall()
+
+    def versions(self, game: str) -> list[int]:
+        rows = self.execute(
+            "SELECT originator_version FROM {table} WHERE originator_id = ? ORDER BY originator_version",
+            (self._stream(game),),
+        )
+        return [row[0] for row in rows]
+
+    def row(self, game: str, version: int) -> tuple[str, bytes]:
+        """The topic and state of one stored event."""
+        rows = self.execute(
+            "SELECT topic, state FROM {table} WHERE originator_id = ? AND originator_version = ?",
+            (self._stream(game), version),
+        )
+        assert len(rows) == 1, rows
+        topic, state = rows[0]
+        return topic, bytes(state)
+
+    def set(self, game: str, version: int, *, state: bytes | None = None, topic: str | None = None) -> None:
+        if state is not None:
+            self.execute(
+                "UPDATE {table} SET state = ? WHERE originator_id = ? AND originator_version = ?",
+                (state, self._stream(game), version),
+            )
+        if topic is not None:
+            self.execute(
+                "UPDATE {table} SET topic = ? WHERE originator_id = ? AND originator_version = ?",
+                (topic, self._stream(game), version),
+            )
+
+    def delete(self, game: str, version: int) -> None:
+        self.execute(
+            "DELETE FROM {table} WHERE originator_id = ? AND originator_version = ?",
+            (self._stream(game), version),
+        )
+
+    def insert(self, game: str, version: int, topic: str, state: bytes) -> None:
+        self.execute(
+            "INSERT INTO {table} (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+            (self._stream(game), version, topic, state),
+        )
+
+    def renumber(self, game: str, from_version: int, by: int) -> None:
+        """Shift the numbers of events ``from_version`` onwards by ``by``.
+
+        Through negative numbers, so that the primary key holds at every row.
+        """
+        stream = self._stream(game)
+        self.execute(
+            "UPDATE {table} SET originator_version = -(originator_version + ?) "
+            "WHERE originator_id = ? AND originator_version >= ?",
+            (by, stream, from_version),
+        )
+        self.execute(
+            "UPDATE {table} SET originator_version = -originator_version "
+            "WHERE originator_id = ? AND originator_version < 0",
+            (stream,),
+        )
+
+    def swap(self, game: str, first: int, second: int) -> None:
+        """Exchange the contents (topic and state) of two stored events."""
+        one, two = self.row(game, first), self.row(game, second)
+        self.set(game, first, topic=two[0], state=two[1])
+        self.set(game, second, topic=one[0], state=one[1])
+
+    def refuse_insert_of(self, version: int) -> None:
+        """Make the database itself refuse to store event number ``version`` (a trigger)."""
+        if self.postgres:
+            function = sql.Identifier(self.schema, "pulka_test_refuse")
+            self.pg.execute(
+                sql.SQL(
+                    "CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                    "IF NEW.originator_version = {version} THEN "
+                    "RAISE EXCEPTION 'refused by the test trigger'; END IF; RETURN NEW; END $$"
+                ).format(function=function, version=sql.Literal(version))
+            )
+            self.pg.execute(
+                sql.SQL(
+                    "CREATE TRIGGER pulka_test_refuse BEFORE INSERT ON {table} "
+                    "FOR EACH ROW EXECUTE FUNCTION {function}()"
+                ).format(table=sql.Identifier(self.schema, "pulka_events"), function=function)
+            )
+        else:
+            self.lite.execute(
+                f"CREATE TRIGGER pulka_test_refuse BEFORE INSERT ON stored_events "
+                f"WHEN NEW.originator_version = {int(version)} "
+                "BEGIN SELECT RAISE(ABORT, 'refused by the test trigger'); END"
+            )
+
+    def close(self) -> None:
+        if self.postgres:
+            self.pg.close()
+        else:
+            self.lite.close()
+
+
+@pytest.fixture
+def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
+    """Raw SQL on the events table of ``store`` (which has created the table)."""
+    tamperer = RawEvents(store_url)
+    yield tamperer
+    tamperer.close()

@@ -253,8 +253,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
             raise Refused("3.3.9", f"misère cannot follow {deal.highest}", allowed)
     else:
         if level.level < deal.min_level:
-            rule = "3.7 (raspasy exit)" if deal.min_level > 6 else "3.3"
-            raise Refused(rule, f"the lowest bid in deal {deal.number} is {deal.min_level}", allowed)
+            raise _below_minimum(deal, "bid", allowed)
         if deal.highest is not None and level.rank <= deal.highest.rank:
             raise Refused("3.3.7", f"{level} is not above the current bid {deal.highest}", allowed)
         if not deal.rules.jump_bids:
@@ -264,6 +263,15 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
                               allowed)
     return _fill(state, msgspec.structs.replace(event, bid=str(level)), by=event.by or event.player,
                  deal=deal.number)
+
+
+def _below_minimum(deal: DealState, what: str, allowed: str) -> Refused:
+    """A bid or contract under the minimum: 6 [Code 3.3.5], or the exit from raspasy
+    that the rule set asks for after a raspasy (raspasy_exit) [Code 3.7.8]."""
+    if deal.min_level > 6:
+        return Refused("3.7.8", f"the lowest {what} in deal {deal.number}, after raspasy, is {deal.min_level} "
+                       f"(raspasy_exit)", allowed)
+    return Refused("3.3.5", f"the lowest {what} is 6", allowed)
 
 
 def _one_step(deal: DealState) -> Level | None:
@@ -321,8 +329,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
             raise Refused("3.3.15", "taking the talon without bidding obliges a contract, not a misère",
                           f"{deal.min_level}S or higher")
         if level.level < deal.min_level:
-            raise Refused("3.3.15", f"the lowest contract in deal {deal.number} is {deal.min_level}",
-                          f"{deal.min_level}S or higher")
+            raise _below_minimum(deal, "contract", f"{deal.min_level}S or higher")
         return _fill(state, msgspec.structs.replace(event, contract=str(level)), by=event.by or event.player)
     if deal is None or deal.annulled_at is not None or deal.bidding_closed_at is None:
         raise Refused("3.4", "no auction has ended with a declarer",
@@ -370,6 +377,9 @@ def _defence(state: GameState, event: Defence) -> AnyEvent:
         raise Refused("3.8", f"deal {deal.number} has been played", "a bid of the next deal")
     view = deal.defence()
     if view.expect is None:
+        if event.call == "half_whist" and len(deal.calls) == 2 and deal.calls[0] == (seat, "whist"):
+            raise Refused("3.8.14", f"{event.player} may half-whist after his own whist only under the "
+                          "gentleman's whist (single_whist_split) and on the half_whist_levels", "the tricks")
         raise Refused("3.8", f"the defence of deal {deal.number} is complete", _waiting_for(state, deal))
     expect_seat, calls = view.expect
     allowed = f"{' or '.join(sorted(calls))} by {names[expect_seat]}"

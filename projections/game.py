@@ -205,7 +205,7 @@ class GameState:
             self.preamble.append(number)
         else:
             self.items.setdefault(k, []).append(number)
-        if k < self.committed_deals or (k == 0 and self.committed_deals):
+        if 0 < k <= self.committed_deals or (k == 0 and self.committed_deals):
             self._recommit()
 
     def _open_deal_for(self, deal_number: int | None) -> None:

@@ -67,15 +67,24 @@ def is_late(state: GameState, event: Entry | Tricks) -> bool:
     return event.deal is not None and 0 < event.deal < state.current_deal_number
 
 
+def next_game(state: GameState, deal: int) -> int:
+    """The deal after ``deal`` that was actually played: an annulled deal orders no game,
+    so the redeal is "the next game" of rule 4.2.9."""
+    k = deal + 1
+    while k <= len(state.deals) and state.deals[k - 1].annulled_at is not None:
+        k += 1
+    return k
+
+
 def deadline(state: GameState, deal: int) -> int | None:
-    """The event at which the bidding of the deal after ``deal`` ended (None: not yet)."""
-    return state.bidding_end(deal + 1)
+    """The event at which the bidding of the next game after ``deal`` ended (None: not yet)."""
+    return state.bidding_end(next_game(state, deal))
 
 
 def too_late_reason(state: GameState, deal: int, end: int) -> str:
     at = state.events[end - 1].at
     when = f" ({at})" if at else ""
-    return f"too late: the bidding of deal {deal + 1} closed at event {end}{when}"
+    return f"too late: the bidding of deal {next_game(state, deal)} closed at event {end}{when}"
 
 
 def _variant(state: GameState, number: int, overrides: dict[int, AnyEvent], void: set[int]) -> GameState:

@@ -1,0 +1,76 @@
+"""Speed figures: judge, import and replay a long pulka on the embedded SQLite store.
+
+Prints events per second for each stage; asserts nothing (timing belongs here, not
+in the tests). Run with ``make bench`` or ``python bench/bench.py [DEALS]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ledger.events import GameStarted, encode_event
+from ledger.quick import deal_events
+from ledger.service import Ledger, check_log, parse_log
+from ledger.store import Store
+from projections.audit import audit
+from projections.game import GameState, replay
+from projections.report import Point, settlement_doc, state_at
+
+LINES = [
+    "6S pass pass | 6S | whist whist | 6 2 2",
+    "pass pass pass | 4 3 3",
+    "7H pass pass | 7H | whist pass | 6 3 1",
+    "misere pass pass | misere | 1",
+    "pass 6NT pass | 6NT | pass pass",
+]
+
+
+def long_log(deals: int) -> str:
+    """A legal Sochi pulka of ``deals`` deals whose target is never reached."""
+    started = GameStarted(game="bench", players=("Anna", "Boris", "Vera"), pulya=100000, stake="0.10")
+    state = GameState.start(check_log([(1, started)])[0])  # type: ignore[arg-type]
+    for k in range(deals):
+        for event in deal_events(state, LINES[k % len(LINES)]):
+            state.apply(event)
+    return "\n".join(encode_event(e).decode() for e in state.events) + "\n"
+
+
+def timed(label: str, events: int, fn):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    result = fn()
+    elapsed = time.perf_counter() - start
+    print(f"{label:<44} {events:>7} events  {elapsed:8.3f} s  {events / elapsed:>10,.0f} events/s")
+    return result
+
+
+def main() -> None:
+    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    text = long_log(deals)
+    lines = parse_log(text)
+    n = len(lines)
+    print(f"a Sochi pulka of {deals} deals: {n} events")
+    timed("parse JSON Lines", n, lambda: parse_log(text))
+    judged = timed("judge every event (no store)", n, lambda: check_log(lines))
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "bench.db")
+        with Store(db) as store:
+            timed("import into SQLite (judge + store)", n, lambda: Ledger(store).record_lines(lines))
+        with Store(db) as store:
+            stored = timed("load from SQLite", n, lambda: store.load("bench"))
+            events = [s.event for s in stored]
+            timed("replay to a settlement", n, lambda: settlement_doc(replay(events)))
+            timed("load + replay + settle (pulka settle)", n,
+                  lambda: settlement_doc(replay([s.event for s in store.load("bench")])))
+            timed("time travel to the middle (--at)", n // 2,
+                  lambda: settlement_doc(state_at(events, Point(at=n // 2))))
+            timed("verify the hash chain", n, lambda: store.verify("bench"))
+            if n <= 30000:
+                timed("audit trail (pulka log)", n, lambda: audit(events))
+    assert len(judged) == n
+
+
+if __name__ == "__main__":
+    main()

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from ledger.commands import Refused, decide
 from ledger.events import AnyEvent, Bid, Contract, Defence, Tricks
-from projections.game import GameState
+from projections.game import GameState  # noqa: TC001
 
 
 def deal_events(state: GameState, line: str) -> list[AnyEvent]:
-    """The events a deal line stands for, judged on a scratch copy of ``state``."""
-    scratch = GameState.start(state.started)
-    for event in state.events[1:]:
-        scratch.apply(event)
+    """The events a deal line stands for, each judged and folded into ``state`` in turn
+    (pass a state you may change: on a refusal it holds the events before it)."""
+    scratch = state
     sections = [s.split() for s in line.split("|")]
     out: list[AnyEvent] = []
 

@@ -9,7 +9,6 @@ points nobody can take [Code 4.2.3, 4.1.1].
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
@@ -39,7 +38,11 @@ class Sheet:
     pulya: dict[str, Fraction] = field(default_factory=dict)
     gora: dict[str, Fraction] = field(default_factory=dict)
     whists: dict[str, dict[str, Fraction]] = field(default_factory=dict)
-    writes: list[Write] = field(default_factory=list)
+    # The writes are the committed sheet's list up to a length, then this sheet's own:
+    # copying a sheet to score the deal in progress must not copy the whole history.
+    _shared: list[Write] = field(default_factory=list)
+    _shared_len: int = 0
+    _own: list[Write] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for p in self.players:
@@ -47,7 +50,20 @@ class Sheet:
             self.gora.setdefault(p, Fraction(0))
             self.whists.setdefault(p, {q: Fraction(0) for q in self.players if q != p})
 
+    @property
+    def writes(self) -> list[Write]:
+        """Every write, oldest first."""
+        return self._shared[: self._shared_len] + self._own
+
     def copy(self) -> Sheet:
+        """An independent sheet with the same numbers, sharing the history of writes."""
+        if self._shared_len == 0:
+            shared, length = self._own, len(self._own)
+        elif not self._own:
+            shared, length = self._shared, self._shared_len
+        else:
+            shared = self.writes
+            length = len(shared)
         return Sheet(
             players=self.players,
             target=self.target,
@@ -55,7 +71,8 @@ class Sheet:
             pulya=dict(self.pulya),
             gora=dict(self.gora),
             whists={p: dict(w) for p, w in self.whists.items()},
-            writes=list(self.writes),
+            _shared=shared,
+            _shared_len=length,
         )
 
     # -- writing ---------------------------------------------------------------------
@@ -70,7 +87,7 @@ class Sheet:
         else:
             assert w.on is not None
             self.whists[w.player][w.on] += w.amount
-        self.writes.append(w)
+        self._own.append(w)
 
     def write(
         self,
@@ -128,6 +145,3 @@ class Sheet:
         if self.rules.help:
             return all(self.closed(p) for p in self.players)
         return sum(self.pulya.values()) >= self.target * len(self.players)
-
-    def clone(self) -> Sheet:
-        return copy.copy(self).copy()

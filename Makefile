@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 
 # PYTEST_ARGS passes options through, e.g. make test PYTEST_ARGS='-k tamper -x'.
 test: $(STAMP)
+	$(PY) -m mypy
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 demo: $(STAMP)

@@ -526,8 +526,8 @@ def rules(name: str | None, as_json: bool) -> None:
         if as_json:
             emit(sorted(PRESETS))
         else:
-            for preset in PRESETS:
-                click.echo(preset)
+            for preset_name in PRESETS:
+                click.echo(preset_name)
         return
     try:
         preset = find_preset(name)

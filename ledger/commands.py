@@ -9,6 +9,7 @@ stored events without judging them, so an old log always replays.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import assert_never
 
 import msgspec
 
@@ -131,7 +132,8 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
             return _correction(state, event)
         case Objection():
             return _objection(state, event)
-    raise Refused("event-log", f"unknown event {event!r}")  # pragma: no cover
+        case _:
+            assert_never(event)
 
 
 # -- helpers ----------------------------------------------------------------------------

@@ -38,7 +38,7 @@ class Event(
     deal: int | None = None
 
 
-class GameStarted(Event, tag="game_started"):
+class GameStarted(Event, frozen=True, tag="game_started"):
     game: str
     players: tuple[str, ...]
     pulya: int
@@ -52,52 +52,52 @@ class GameStarted(Event, tag="game_started"):
     rule_set: RuleSet | None = None
 
 
-class Bid(Event, tag="bid"):
+class Bid(Event, frozen=True, tag="bid"):
     player: str
     bid: str
 
 
-class Contract(Event, tag="contract"):
+class Contract(Event, frozen=True, tag="contract"):
     player: str
     contract: str
 
 
-class Defence(Event, tag="defence"):
+class Defence(Event, frozen=True, tag="defence"):
     player: str
     call: Literal["whist", "pass", "half_whist"]
     open: bool | None = None
 
 
-class Tricks(Event, tag="tricks"):
+class Tricks(Event, frozen=True, tag="tricks"):
     tricks: dict[str, int]
 
 
 Column = Literal["pulya", "gora", "whists"]
 
 
-class Entry(Event, tag="entry"):
+class Entry(Event, frozen=True, tag="entry"):
     player: str
     column: Column
     amount: int
     on: str | None = None
 
 
-class PencilDown(Event, tag="pencil_down"):
+class PencilDown(Event, frozen=True, tag="pencil_down"):
     player: str
 
 
-class Correction(Event, tag="correction"):
+class Correction(Event, frozen=True, tag="correction"):
     target: int
     replacement: dict[str, Any]
     penalty: Literal["waived"] | None = None
 
 
-class Objection(Event, tag="objection"):
+class Objection(Event, frozen=True, tag="objection"):
     player: str
     target: int | None = None
 
 
-class Penalty(Event, tag="penalty"):
+class Penalty(Event, frozen=True, tag="penalty"):
     player: str
     column: Column
     amount: int
@@ -105,11 +105,11 @@ class Penalty(Event, tag="penalty"):
     on: str | None = None
 
 
-class Abandoned(Event, tag="abandoned"):
+class Abandoned(Event, frozen=True, tag="abandoned"):
     agreed_by: tuple[str, ...]
 
 
-class Annulled(Event, tag="annulled"):
+class Annulled(Event, frozen=True, tag="annulled"):
     reason: str = ""
 
 
@@ -165,7 +165,8 @@ def decode_event(line: bytes | str) -> AnyEvent:
 def event_from_dict(data: dict[str, Any]) -> AnyEvent:
     """Build an event from a mapping (used to merge a correction into its target)."""
     try:
-        return msgspec.convert(data, AnyEvent)
+        event: AnyEvent = msgspec.convert(data, AnyEvent)
+        return event
     except msgspec.ValidationError as exc:
         raise EventFormatError(_explain_decode_error(str(exc))) from None
 

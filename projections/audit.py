@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 from ledger.events import (
     Abandoned,
@@ -96,7 +96,8 @@ def describe(event: AnyEvent) -> str:
             return f"abandoned by agreement of {', '.join(event.agreed_by)}"
         case Annulled():
             return "deal annulled" + (f": {event.reason}" if event.reason else "")
-    return event_type(event)  # pragma: no cover
+        case _:
+            assert_never(event)
 
 
 def audit(events: list[AnyEvent]) -> list[AuditRow]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from ledger.bids import parse_level
 from ledger.events import (
@@ -197,6 +197,8 @@ class GameState:
                 self.abandoned_at = number
             case PencilDown() | Correction() | Objection() | GameStarted():
                 pass
+            case _:
+                assert_never(event)
 
     def _add_item(self, number: int, k: int) -> None:
         """A write by hand (entry, penalty, a correction's penalty) at the end of deal k so far."""

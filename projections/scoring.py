@@ -149,9 +149,9 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
     if len(whisters) == 1:
         shortfall[whisters[0]] = lack
     elif c.level in (6, 7):
-        half = obligation // 2
+        each = obligation // 2  # each answers for half the obligation [Code 3.8.6]
         for s in whisters:
-            shortfall[s] = min(max(0, half - tricks.get(s, 0)), lack)
+            shortfall[s] = min(max(0, each - tricks.get(s, 0)), lack)
     else:
         shortfall[whisters[1]] = lack
     for s, missing in shortfall.items():

@@ -131,15 +131,16 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
             net = whists[p][q] + extra[p][q] - whists[q][p] - extra[q][p]
             value += _toward_zero(net)
         rounded[p] = _toward_zero(value)
-    # 10 x (mean - g) is whole after the adjustment; what could remain fractional is
-    # only a gora total that is itself a fraction, which no rule produces.
-    drift = sum(rounded.values())
-    if drift:
-        rounded[players[0]] -= drift
+    # 10 x (mean - g) is whole after the adjustment and the whist nets are rounded
+    # pair by pair, so the rounded results sum to zero unless a gora is a fraction,
+    # which no rule produces.
+    if sum(rounded.values()) != 0:
+        raise SettlementMismatch(f"rounded results do not sum to zero: {rounded}")
     money = None
     if stake is not None:
         unit = Decimal(stake)
-        quantum = Decimal(1).scaleb(unit.as_tuple().exponent) if isinstance(unit.as_tuple().exponent, int) else Decimal(1)
+        exponent = unit.as_tuple().exponent
+        quantum = Decimal(1).scaleb(exponent) if isinstance(exponent, int) else Decimal(1)
         money = {p: (unit * rounded[p]).quantize(quantum, rounding=ROUND_HALF_EVEN) for p in players}
     return Settlement(
         players=players,

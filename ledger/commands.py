@@ -318,7 +318,13 @@ def _allowed_bids(deal: DealState, seat: int) -> str:
 # -- the contract [Code 3.4] ------------------------------------------------------------
 
 
+def _not_abandoned(state: GameState) -> None:
+    if state.abandoned_at is not None:
+        raise Refused("4.2.3", f"the pulka was abandoned at event {state.abandoned_at}; its deals are closed")
+
+
 def _contract(state: GameState, event: Contract) -> AnyEvent:
+    _not_abandoned(state)
     seat = _player(state, event.player)
     names = state.players
     deal = state.current
@@ -367,6 +373,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
 
 
 def _defence(state: GameState, event: Defence) -> AnyEvent:
+    _not_abandoned(state)
     seat = _player(state, event.player)
     names = state.players
     deal = state.current
@@ -409,6 +416,7 @@ def _defence(state: GameState, event: Defence) -> AnyEvent:
 
 
 def _tricks(state: GameState, event: Tricks) -> AnyEvent:
+    _not_abandoned(state)
     names = state.players
     for name in event.tricks:
         _player(state, name)

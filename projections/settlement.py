@@ -11,9 +11,9 @@ in seat order on a tie. The gora total is moved by one point to the nearer
 multiple that makes 10 x total divisible by N: lowered when the remainder is at
 most half the modulus, else raised. Lowered: each other player writes
 floor(10 / N) whists on him; raised: he writes them on each other player.
-Whists that are still halves after that (the Rostov raspasy tie, a checked 10)
-are settled pair by pair rounding the net toward zero, so the rounded results
-stay antisymmetric and sum to zero.
+When whists are fractions (a Rostov raspasy tie, a checked 10), 4.2.12 cannot make
+the results whole; then the exact results are rounded by largest remainder, which
+keeps them zero-sum and within one whist.
 """
 
 from __future__ import annotations
@@ -122,18 +122,18 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
             else:
                 extra[adjusted][q] += per
     mean = sum(rounded_gora.values(), Fraction(0)) / n
-    rounded: dict[str, int] = {}
-    for p in players:
-        value = 10 * (mean - rounded_gora[p])
-        for q in players:
-            if q == p:
-                continue
-            net = whists[p][q] + extra[p][q] - whists[q][p] - extra[q][p]
-            value += _toward_zero(net)
-        rounded[p] = _toward_zero(value)
-    # 10 x (mean - g) is whole after the adjustment and the whist nets are rounded
-    # pair by pair, so the rounded results sum to zero unless a gora is a fraction,
-    # which no rule produces.
+    after_4_2_12 = {
+        p: 10 * (mean - rounded_gora[p])
+        + sum((whists[p][q] + extra[p][q] - whists[q][p] - extra[q][p] for q in players if q != p), Fraction(0))
+        for p in players
+    }
+    if all(v.denominator == 1 for v in after_4_2_12.values()):
+        rounded = {p: v.numerator for p, v in after_4_2_12.items()}
+    else:
+        # Fractions of a whist (a Rostov raspasy tie, a checked 10) are beyond what
+        # 4.2.12 settles: round the exact results by largest remainder instead.
+        rounded = largest_remainder(exact, players)
+        adjusted, adjustment = None, 0
     if sum(rounded.values()) != 0:
         raise SettlementMismatch(f"rounded results do not sum to zero: {rounded}")
     money = None
@@ -154,5 +154,13 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
     )
 
 
-def _toward_zero(x: Fraction) -> int:
-    return floor(x) if x >= 0 else -floor(-x)
+def largest_remainder(exact: dict[str, Fraction], players: tuple[str, ...]) -> dict[str, int]:
+    """Integers within one whist of zero-sum exact values, still summing to zero: every
+    value rounded down, then one more to those with the largest remainders (seat order
+    on a tie)."""
+    rounded = {p: floor(exact[p]) for p in players}
+    short = -sum(rounded.values())
+    by_remainder = sorted(players, key=lambda p: (-(exact[p] - rounded[p]), players.index(p)))
+    for p in by_remainder[:short]:
+        rounded[p] += 1
+    return rounded

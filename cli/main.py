@@ -9,7 +9,6 @@ and exits with status 1; it never shows a traceback.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -44,6 +43,7 @@ from projections.report import (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+PROGRESS_FROM = 2000  # events: a long import reports its progress on standard error
 
 
 class UserError(click.ClickException):
@@ -156,7 +156,7 @@ def import_(file: Any, db: str) -> None:
     text = file.read()
     with opened(db) as ledger:
         lines = parse_log(text)
-        show = len(lines) > 2000 and sys.stderr.isatty() or len(lines) > 2000
+        show = len(lines) >= PROGRESS_FROM
 
         def progress(done: int, total: int) -> None:
             if show:

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cli.main import main
-from ledger.events import Bid
+from ledger.events import Bid, GameStarted
 from ledger.service import Ledger
 from ledger.store import ConcurrentWriteError, Store
 
@@ -257,3 +257,23 @@ def test_rules_command_and_custom_rule_sets(store_url: str, tmp_path: Path) -> N
     assert "raspasy_progression" in refused(store_url, "new", "c3", "--players", "A,B,C",
                                             "--rule", "raspasy_progression=[]")
 
+
+
+def test_long_import_shows_progress(tmp_path: Path) -> None:
+    from cli.main import PROGRESS_FROM
+    from ledger.events import encode_event
+    from ledger.quick import deal_events
+    from ledger.service import check_log
+    from projections.game import GameState
+
+    started = check_log([(1, GameStarted(game="long", players=("A", "B", "C"), pulya=100000))])[0]
+    assert isinstance(started, GameStarted)
+    state = GameState.start(started)
+    while state.number < PROGRESS_FROM + 10:
+        deal_events(state, "6S pass pass | 6S | whist whist | 6 2 2")
+    log = "\n".join(encode_event(e).decode() for e in state.events) + "\n"
+    db = str(tmp_path / "long.db")
+    result = run(db, "import", write(tmp_path, "long.jsonl", log))
+    assert result.exit_code == 0
+    assert f"judged {state.number - 1}/{state.number - 1} events" in result.stderr
+    assert f"created long: {state.number} events stored" in result.stdout

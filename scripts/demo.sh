@@ -12,6 +12,11 @@ say pulka new demo --players Anna,Boris,Vera --pulya 10 --stake 0.10 --by Vera
 # One line a deal: bids in turn order | contract | defence calls | tricks from the forehand.
 say pulka deal demo "6S pass pass | 6S | whist whist | 6 2 2"
 say pulka deal demo "7H pass pass | 7H | whist pass | 7 2 1"
+# Vera transcribes a house bonus from the paper sheet, 4 whists on Boris (event 16),
+# puts her pencil down, and Boris points out it was 2: her first error, a warning [Code 4.2.7].
+say pulka entry demo Vera whists 4 --on Boris
+say pulka pencil demo Vera
+say pulka correct demo 16 amount=2 --by Boris
 say pulka deal demo "pass pass pass | 2 5 3"
 say pulka deal demo "misere pass pass | misere | 0"
 say pulka deal demo "6D 7S pass pass | 7S | whist whist | 3 6 1"
@@ -23,6 +28,9 @@ say pulka deal demo "7D pass pass | 7D | pass pass"
 say pulka sheet demo
 say pulka settle demo
 say pulka settle demo --json
+say pulka explain demo Anna.whists.Boris
+say pulka log demo --deal 2
+say pulka verify demo
 echo
 echo "A bid after the end of the pulka is refused (exit status 1), and nothing is stored:"
 say pulka bid demo Anna 6S || echo "(exit status $?)"

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from datetime import datetime, timezone
 
 import msgspec
 
 from ledger.commands import Refused, decide, start
 from ledger.events import AnyEvent, EventFormatError, GameStarted, decode_event, event_from_dict, event_to_dict
-from projections.game import GameState
+from projections.game import GameState, replay
 
 if TYPE_CHECKING:
     from ledger.store import Store, StoredEvent
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 
 def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
@@ -79,12 +80,61 @@ def same_start(a: GameStarted, b: GameStarted) -> bool:
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
+def _at_line(line: int, judge: Callable[[], T]) -> T:
+    """Run a judgement, naming the file's line in a refusal."""
+    try:
+        return judge()
+    except Refused as exc:
+        exc.line = line
+        raise
+
+
+def _judge_into(
+    state: GameState,
+    lines: Sequence[tuple[int, AnyEvent]],
+    out: list[AnyEvent],
+    clock: Callable[[], str],
+    progress: Progress | None = None,
+    lines_known: bool = True,
+) -> None:
+    """Judge each event in turn, folding it in, so the next is judged on the new state.
+    An event without a time gets the clock's, or the previous event's when that is later."""
+    stamp = clock()
+    total = len(lines)
+    last_at = _last_time(state)
+    for i, (line, event) in enumerate(lines, start=1):
+        if event.at is None:
+            later = last_at is None or datetime.fromisoformat(stamp) >= datetime.fromisoformat(last_at)
+            event = msgspec.structs.replace(event, at=stamp if later else last_at)
+        if lines_known:
+            judged = _at_line(line, lambda: decide(state, event))
+        else:
+            judged = decide(state, event)
+        state.apply(judged)
+        out.append(judged)
+        last_at = judged.at
+        if progress is not None and (i % 500 == 0 or i == total):
+            progress(i, total)
+
+
+def check_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
+    """Judge a whole log without a store: the events as they would be stored."""
+    first_line, first = lines[0]
+    started = _at_line(first_line, lambda: start(first))
+    if started.at is None:
+        started = msgspec.structs.replace(started, at=clock())
+    out: list[AnyEvent] = [started]
+    _judge_into(GameState.start(started), lines[1:], out, clock)
+    return out
+
+
 class Ledger:
     def __init__(self, store: Store, clock: Callable[[], str] = now_iso) -> None:
         self.store = store
         self.clock = clock
 
     def events(self, game: str) -> list[StoredEvent]:
+        """The stored events of a game, or a refusal naming the stored games."""
         stored = self.store.load(game)
         if not stored:
             known = self.store.games()
@@ -93,8 +143,6 @@ class Ledger:
         return stored
 
     def state(self, game: str) -> GameState:
-        from projections.game import replay
-
         return replay([s.event for s in self.events(game)])
 
     def record_lines(
@@ -102,33 +150,27 @@ class Ledger:
     ) -> Recorded:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
-        try:
-            started = start(first)
-        except Refused as exc:
-            exc.line = first_line
-            raise
+        started = _at_line(first_line, lambda: start(first))
         stored = self.store.load(started.game)
         if stored:
             existing = stored[0].event
             assert isinstance(existing, GameStarted)
             if not same_start(existing, started):
-                err = Refused(
+                refused = Refused(
                     "event-log",
                     f"game {started.game!r} is stored with a different game_started line; a file that "
                     "appends must begin with the stored one (see `pulka export`)",
                 )
-                err.line = first_line
-                raise err
-            state = GameState.start(existing)
-            for s in stored[1:]:
-                state.apply(s.event)
+                refused.line = first_line
+                raise refused
+            state = replay([s.event for s in stored])
             new: list[AnyEvent] = []
         else:
             if started.at is None:
                 started = msgspec.structs.replace(started, at=self.clock())
             state = GameState.start(started)
             new = [started]
-        self._judge_into(state, lines[1:], new, progress, self.clock)
+        _judge_into(state, lines[1:], new, self.clock, progress)
         if not new:
             return Recorded(started.game, False, [])
         result = self.store.append(started.game, new, expected=len(stored))
@@ -137,56 +179,10 @@ class Ledger:
     def append(self, game: str, events: Iterable[AnyEvent]) -> list[StoredEvent]:
         """Judge and store events for a stored game (the scorer's commands)."""
         stored = self.events(game)
-        state = GameState.start(stored[0].event)  # type: ignore[arg-type]
-        for s in stored[1:]:
-            state.apply(s.event)
         new: list[AnyEvent] = []
-        self._judge_into(state, list(enumerate(events, start=1)), new, None, self.clock, lines_known=False)
+        state = replay([s.event for s in stored])
+        _judge_into(state, list(enumerate(events, start=1)), new, self.clock, lines_known=False)
         return self.store.append(game, new, expected=len(stored))
-
-    @staticmethod
-    def _judge_into(
-        state: GameState,
-        lines: Sequence[tuple[int, AnyEvent]],
-        out: list[AnyEvent],
-        progress: Progress | None,
-        clock: Callable[[], str],
-        lines_known: bool = True,
-    ) -> None:
-        """Judge each event in turn, folding it in, so the next is judged on the new state."""
-        stamp = clock()
-        total = len(lines)
-        last_at = _last_time(state)
-        for i, (line, event) in enumerate(lines, start=1):
-            if event.at is None:
-                later = last_at is None or datetime.fromisoformat(stamp) >= datetime.fromisoformat(last_at)
-                event = msgspec.structs.replace(event, at=stamp if later else last_at)
-            try:
-                event = decide(state, event)
-            except Refused as exc:
-                if lines_known:
-                    exc.line = line
-                raise
-            state.apply(event)
-            out.append(event)
-            last_at = event.at
-            if progress is not None and (i % 500 == 0 or i == total):
-                progress(i, total)
-
-
-def check_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
-    """Judge a whole log without a store: the events as they would be stored."""
-    first_line, first = lines[0]
-    try:
-        started = start(first)
-    except Refused as exc:
-        exc.line = first_line
-        raise
-    if started.at is None:
-        started = msgspec.structs.replace(started, at=clock())
-    out: list[AnyEvent] = [started]
-    Ledger._judge_into(GameState.start(started), lines[1:], out, None, clock)
-    return out
 
 
 def _last_time(state: GameState) -> str | None:

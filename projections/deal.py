@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ledger.bids import HERE, MISERE, PASS, Level, parse_level
+from ledger.bids import HERE, PASS, Level, parse_level
 from ledger.rules import RuleSet
 
 Phase = Literal["auction", "contract", "defence", "play", "done", "void"]
@@ -299,5 +299,3 @@ def first_bidders(dealer: int, n_players: int) -> tuple[int, ...]:
         seats = seats[:3]
     return tuple(seats)
 
-
-MISERE_TEXT = MISERE

@@ -173,7 +173,7 @@ def render_settlement(state: GameState, point: Point) -> str:
     s = settlement_of(state)
     status = "abandoned" if state.abandoned_at is not None else (
         "finished" if sheet.finished else "not finished: settled as if abandoned now")
-    lines = [f"settlement of {state.started.game} ({r_name(state)}, {point.describe()}): {status}", ""]
+    lines = [f"settlement of {state.started.game} ({state.rules.convention}, {point.describe()}): {status}", ""]
     head = f"{'player':<12}{'pulya':>7}{'gora':>8}{'gora*':>8}{'exact':>12}{'rounded':>9}"
     if s.money is not None:
         head += f"{'money':>10}"
@@ -195,7 +195,3 @@ def render_settlement(state: GameState, point: Point) -> str:
         lines.append(f"Rule 4.2.12: {s.adjusted}'s gora {how}.")
     lines.append("Both methods of rule 4.2.14 agree; the results sum to zero.")
     return "\n".join(lines) + "\n"
-
-
-def r_name(state: GameState) -> str:
-    return state.rules.convention

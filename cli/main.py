@@ -139,7 +139,7 @@ def new(
             first_dealer=first_dealer,
             by=by,
         )
-        recorded = ledger.record_lines([(1, started)])
+        recorded = ledger.create(started)
         if not recorded.created:
             raise UserError(f"game {game!r} exists already")
         stored = recorded.stored[0].event

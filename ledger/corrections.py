@@ -27,6 +27,8 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
     from ledger.commands import Refused, _check_by, _fill, decide
 
     number = state.number + 1
+    if number <= 2:
+        raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
     if not 2 <= c.target < number:
         raise Refused("4.2.7", f"there is no event {c.target} to correct", f"2 to {number - 1}")
     target = state.content(c.target)

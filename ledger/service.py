@@ -151,6 +151,19 @@ class Ledger:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
         started = _at_line(first_line, lambda: start(first))
+        return self._record(started, first_line, lines[1:], progress)
+
+    def create(self, event: GameStarted) -> Recorded:
+        """Start a game from the command line (no file, so no line numbers)."""
+        return self._record(start(event), None, [], None)
+
+    def _record(
+        self,
+        started: GameStarted,
+        first_line: int | None,
+        rest: Sequence[tuple[int, AnyEvent]],
+        progress: Progress | None,
+    ) -> Recorded:
         stored = self.store.load(started.game)
         if stored:
             existing = stored[0].event
@@ -170,7 +183,7 @@ class Ledger:
                 started = msgspec.structs.replace(started, at=self.clock())
             state = GameState.start(started)
             new = [started]
-        _judge_into(state, lines[1:], new, self.clock, progress)
+        _judge_into(state, rest, new, self.clock, progress)
         if not new:
             return Recorded(started.game, False, [])
         result = self.store.append(started.game, new, expected=len(stored))

@@ -28,6 +28,7 @@ from ledger.events import (
     PencilDown,
     Penalty,
     Tricks,
+    event_type,
 )
 from ledger.rules import RuleSetError, resolve
 from projections.deal import DealState
@@ -139,8 +140,18 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _fill(state: GameState, event: AnyEvent, *, by: str | None, deal: int | None = None) -> AnyEvent:
-    k = deal if deal is not None else (event.deal if event.deal is not None else state.current_deal_number)
+def _fill(
+    state: GameState, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False
+) -> AnyEvent:
+    """The event as stored: its recorder and its deal filled in. A ``deal`` given in the
+    input must be the deal the event belongs to, except for a record by hand (an entry
+    or an arbiter's penalty), which may name an earlier deal: a late record [4.2.10]."""
+    k = deal if deal is not None else state.current_deal_number
+    if event.deal is not None and event.deal != k:
+        if not late_ok:
+            raise Refused("event-log", f"this {event_type(event)} belongs to deal {k}, not deal {event.deal}",
+                          f'"deal": {k}, or no deal')
+        k = event.deal
     return msgspec.structs.replace(event, by=by, deal=k)
 
 
@@ -494,17 +505,21 @@ def _column_check(state: GameState, player: str, column: str, on: str | None) ->
 
 def _entry(state: GameState, event: Entry) -> AnyEvent:
     _column_check(state, event.player, event.column, event.on)
-    _check_by(state, event.by)
-    if event.deal is not None and not 0 <= event.deal <= state.current_deal_number:
-        raise Refused("4.2.10", f"there is no deal {event.deal} yet", f"0 to {state.current_deal_number}")
-    return _fill(state, event, by=event.by or event.player)
+    _check_deal_exists(state, event.deal)
+    return _fill(state, event, by=event.by or event.player, late_ok=True)
+
+
+def _check_deal_exists(state: GameState, deal: int | None) -> None:
+    if deal is not None and not 0 <= deal <= state.current_deal_number:
+        raise Refused("4.2.10", f"there is no deal {deal} yet", f"0 to {state.current_deal_number}")
 
 
 def _penalty(state: GameState, event: Penalty) -> AnyEvent:
     _column_check(state, event.player, event.column, event.on)
     if event.by is None or not event.by.startswith("arbiter:") or event.by == "arbiter:":
         raise Refused("4.2.16", "a penalty is an arbiter's ruling: `by` must be arbiter:NAME")
-    return _fill(state, event, by=event.by)
+    _check_deal_exists(state, event.deal)
+    return _fill(state, event, by=event.by, late_ok=True)
 
 
 def _abandoned(state: GameState, event: Abandoned) -> AnyEvent:

@@ -30,7 +30,7 @@ from ledger.events import (
     event_to_dict,
 )
 from ledger.rules import PRESETS, RuleSetError, find_preset
-from ledger.service import Ledger, parse_log
+from ledger.service import Ledger, parse_export
 from ledger.store import ConcurrentWriteError, Store, StoreError
 from projections.report import (
     Point,
@@ -153,9 +153,13 @@ def new(
 @db_option
 def import_(file: Any, db: str) -> None:
     """Store a log (a new game, or events appended to a stored game). All or nothing."""
+    from ledger.service import check_export
+
     text = file.read()
     with opened(db) as ledger:
-        lines = parse_log(text)
+        exported = parse_export(text)
+        check_export(exported)
+        lines = [(line, event) for line, event, _ in exported]
         show = len(lines) >= PROGRESS_FROM
 
         def progress(done: int, total: int) -> None:

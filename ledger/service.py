@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 import msgspec
 
+from ledger.chain import verify_chain
 from ledger.commands import Refused, decide, start
 from ledger.events import AnyEvent, EventFormatError, GameStarted, decode_event, event_from_dict, event_to_dict
 from projections.game import GameState, replay
@@ -54,6 +55,21 @@ def parse_export(text: str) -> list[tuple[int, AnyEvent, str | None]]:
     if not events:
         raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
     return events
+
+
+def check_export(lines: Sequence[tuple[int, AnyEvent, str | None]]) -> None:
+    """An export whose every line carries its digest must still form an unbroken chain:
+    an export edited by hand is refused, naming the first line that does not check out."""
+    if not lines or any(digest is None for _, _, digest in lines):
+        return
+    first = lines[0][1]
+    game = first.game if isinstance(first, GameStarted) else ""
+    problem = verify_chain(game, [(i, e, d or "") for i, (_, e, d) in enumerate(lines, start=1)])
+    if problem is not None:
+        refused = Refused("event-log", f"the export's digest chain breaks here: {problem}",
+                          "an export as `pulka export` wrote it, or the log without its digest fields")
+        refused.line = lines[problem.number - 1][0]
+        raise refused
 
 
 def export_line(event: AnyEvent, digest: str) -> str:

@@ -277,3 +277,15 @@ def test_long_import_shows_progress(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert f"judged {state.number - 1}/{state.number - 1} events" in result.stderr
     assert f"created long: {state.number} events stored" in result.stdout
+
+
+def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:
+    db, copy = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    ok(db, "import", write(tmp_path, "club7.jsonl", CLUB7))
+    lines = ok(db, "export", "club-7").splitlines()
+    lines[4] = lines[4].replace('"9S"', '"10S"')  # line 5: Anna's bid, as if she had bid a ten
+    err = refused(copy, "import", write(tmp_path, "edited.jsonl", "\n".join(lines) + "\n"))
+    assert "line 5" in err and "digest chain" in err
+    assert "event 5" in refused(copy, "verify", "--file", str(tmp_path / "edited.jsonl"))
+    with Store(copy) as store:
+        assert store.games() == []

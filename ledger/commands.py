@@ -9,6 +9,7 @@ stored events without judging them, so an old log always replays.
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
 from typing import assert_never
 
 import msgspec
@@ -31,6 +32,7 @@ from ledger.events import (
     event_type,
 )
 from ledger.rules import RuleSetError, resolve
+from ledger.rules import check as check_rules
 from projections.deal import DealState
 from projections.game import GameState
 
@@ -76,31 +78,34 @@ def start(event: AnyEvent) -> GameStarted:
     if event.first_dealer is not None and event.first_dealer not in players:
         raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player",
                       ", ".join(players))
-    if event.stake is not None:
-        try:
-            from decimal import Decimal, InvalidOperation
-
-            if Decimal(event.stake) < 0:
-                raise InvalidOperation
-        except (InvalidOperation, ValueError):
-            raise Refused("4.2.13", f"stake must be a decimal number like \"0.10\", not {event.stake!r}") from None
+    if event.stake is not None and not _is_stake(event.stake):
+        raise Refused("4.2.13", f'stake must be a decimal number like "0.10", not {event.stake!r}')
     try:
         resolved = resolve(event.convention, event.rules)
+        if event.rule_set is not None and event.rule_set != resolved:
+            # An exported game carries its full rule set; it is what replay uses.
+            check_rules(event.rule_set)
+            resolved = event.rule_set
     except RuleSetError as exc:
         raise Refused("rules.md §9", str(exc)) from None
-    if event.rule_set is not None and event.rule_set != resolved:
-        # An exported game carries its full rule set; it is what replay uses.
-        try:
-            from ledger.rules import check
-
-            check(event.rule_set)
-        except RuleSetError as exc:
-            raise Refused("rules.md §9", str(exc)) from None
-        resolved = event.rule_set
+    if event.by is not None and event.by not in players and not _is_arbiter(event.by):
+        raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
     fd = event.first_dealer if event.first_dealer is not None else players[-1]
     return msgspec.structs.replace(
         event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None
     )
+
+
+def _is_stake(text: str) -> bool:
+    try:
+        stake = Decimal(text)
+    except InvalidOperation:
+        return False
+    return stake.is_finite() and stake >= 0
+
+
+def _is_arbiter(by: str) -> bool:
+    return by.startswith("arbiter:") and len(by) > len("arbiter:")
 
 
 def decide(state: GameState, event: AnyEvent) -> AnyEvent:
@@ -162,9 +167,7 @@ def _player(state: GameState, name: str) -> int:
 
 
 def _check_by(state: GameState, by: str | None) -> None:
-    if by is None or by in state.players:
-        return
-    if by.startswith("arbiter:") and len(by) > len("arbiter:"):
+    if by is None or by in state.players or _is_arbiter(by):
         return
     raise Refused("event-log", f"unknown recorder {by!r}", f"a player ({', '.join(state.players)}) or arbiter:NAME")
 
@@ -516,7 +519,7 @@ def _check_deal_exists(state: GameState, deal: int | None) -> None:
 
 def _penalty(state: GameState, event: Penalty) -> AnyEvent:
     _column_check(state, event.player, event.column, event.on)
-    if event.by is None or not event.by.startswith("arbiter:") or event.by == "arbiter:":
+    if event.by is None or not _is_arbiter(event.by):
         raise Refused("4.2.16", "a penalty is an arbiter's ruling: `by` must be arbiter:NAME")
     _check_deal_exists(state, event.deal)
     return _fill(state, event, by=event.by, late_ok=True)

@@ -209,8 +209,11 @@ def _deal_for_bid(state: GameState) -> DealState:
         if current.bidding_closed_at is None:
             return current
         if current.phase != "play":
-                raise Refused("3.3", f"the auction of deal {current.number} is over; the deal waits for "
-                          f"{_waiting_for(state, current)}", _waiting_for(state, current))
+            waiting = _waiting_for(state, current)
+            raise Refused("3.3", f"the auction of deal {current.number} is over; the deal waits for {waiting}",
+                          waiting)
+        # Played, but its result not recorded: the next deal may begin, and the tricks
+        # may still come as a forgotten record with their deal number [Code 4.2.10].
     _no_new_deal_after_end(state)
     return state.next_deal()
 

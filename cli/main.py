@@ -296,9 +296,10 @@ def defence(game: str, player: str, call: str, open_: bool, by: str | None, db: 
 @main.command()
 @click.argument("game")
 @click.argument("counts", nargs=-1, required=True, metavar="NAME=N...")
+@click.option("--deal", "deal_no", type=int, help="The forgotten result of an earlier deal (rule 4.2.10).")
 @click.option("--by")
 @db_option
-def tricks(game: str, counts: tuple[str, ...], by: str | None, db: str) -> None:
+def tricks(game: str, counts: tuple[str, ...], deal_no: int | None, by: str | None, db: str) -> None:
     """Tricks taken: Anna=6 Boris=3 Vera=1."""
     result: dict[str, int] = {}
     for item in counts:
@@ -306,7 +307,7 @@ def tricks(game: str, counts: tuple[str, ...], by: str | None, db: str) -> None:
         if not sep or not n.strip().lstrip("-").isdigit():
             raise UserError(f"refused: {item!r} is not NAME=N")
         result[name] = int(n)
-    record(db, game, Tricks(tricks=result, by=by))
+    record(db, game, Tricks(tricks=result, deal=deal_no, by=by))
 
 
 @main.command()

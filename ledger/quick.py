@@ -35,8 +35,8 @@ def deal_events(state: GameState, line: str) -> list[AnyEvent]:
     names = state.players
     for token in sections.pop(0) if sections else []:
         deal = scratch.current
-        opened = deal is not None and deal.annulled_at is None and not deal.resolved
-        deal = deal if opened else scratch.next_deal()
+        in_auction = deal is not None and deal.annulled_at is None and deal.bidding_closed_at is None
+        deal = deal if in_auction else scratch.next_deal()
         turn = deal.turn() if deal is not None else None
         if turn is None:
             raise Refused("3.3", f"the auction is over; {token!r} has nobody to bid it")

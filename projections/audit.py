@@ -10,7 +10,7 @@ a dispute.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, assert_never
 
@@ -49,6 +49,7 @@ class AuditRow:
     effective: bool | None  # None: not a record the recording rules judge
     rule: str | None
     reason: str | None
+    note: str | None = None  # e.g. a deal left without its result
 
 
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
@@ -107,9 +108,14 @@ def audit(events: list[AnyEvent]) -> list[AuditRow]:
     before = totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
+        previous = state.current
         state.apply(event)
         after = totals(state.sheet())
-        rows.append(_row(state, state.number, event, changes(before, after)))
+        row = _row(state, state.number, event, changes(before, after))
+        if previous is not None and state.current is not previous and previous.phase == "play":
+            row = replace(row, note=f"deal {previous.number} was played but its result is not recorded; "
+                                    "it may still be added as a forgotten record [Code 4.2.10]")
+        rows.append(row)
         before = after
     # Verdicts can change later (an objection withdraws a late record): show the final ones.
     return [_final(state, row) for row in rows]
@@ -127,8 +133,7 @@ def _final(state: GameState, row: AuditRow) -> AuditRow:
     effect = state.effects.get(row.number)
     if effect is None:
         return row
-    return AuditRow(row.number, row.at, row.by, row.type, row.deal, row.text, row.changes,
-                    effect.effective, effect.rule, effect.reason)
+    return replace(row, effective=effect.effective, rule=effect.rule, reason=effect.reason)
 
 
 def cell_text(cell: Cell) -> str:
@@ -153,6 +158,8 @@ def row_doc(row: AuditRow) -> dict[str, Any]:
         doc["effective"] = row.effective
         doc["rule"] = row.rule
         doc["reason"] = row.reason
+    if row.note is not None:
+        doc["note"] = row.note
     return doc
 
 
@@ -169,6 +176,8 @@ def render_audit(rows: list[AuditRow]) -> str:
         if row.effective is not None:
             mark = "effective" if row.effective else "NO EFFECT"
             lines.append(f"{'':>33}{mark} [rule {row.rule}]: {row.reason}")
+        if row.note is not None:
+            lines.append(f"{'':>33}note: {row.note}")
     return "\n".join(lines) + "\n"
 
 

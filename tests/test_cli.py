@@ -289,3 +289,29 @@ def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:
     assert "event 5" in refused(copy, "verify", "--file", str(tmp_path / "edited.jsonl"))
     with Store(copy) as store:
         assert store.games() == []
+
+
+def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None:
+    ok(store_url, "new", "f", "--players", "A,B,C")
+    ok(store_url, "deal", "f", "6S pass pass | 6S | whist whist")  # played, tricks forgotten
+    ok(store_url, "deal", "f", "pass pass pass | 3 3 4")  # the next deal goes on
+    log = json.loads(ok(store_url, "log", "f", "--json"))["events"]
+    assert "not recorded" in log[7]["note"] and log[7]["number"] == 8
+    before = json.loads(ok(store_url, "sheet", "f", "--json"))
+    assert before["A"]["pulya"] == 0
+    # The deadline for deal 1 has passed (deal 2's bidding closed at event 10): no effect.
+    ok(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "1")
+    after = json.loads(ok(store_url, "log", "f", "--json"))["events"][-1]
+    assert after["effective"] is False and "too late" in after["reason"] and after["rule"] == "4.2.10"
+    assert json.loads(ok(store_url, "sheet", "f", "--json")) == before
+    assert "not waiting for its tricks" in refused(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "2")
+
+
+def test_a_forgotten_result_in_time_counts(store_url: str) -> None:
+    ok(store_url, "new", "g", "--players", "A,B,C")
+    ok(store_url, "deal", "g", "6S pass pass | 6S | whist whist")
+    ok(store_url, "bid", "g", "B", "pass")  # deal 2's auction has begun, not ended
+    ok(store_url, "tricks", "g", "A=6", "B=2", "C=2", "--deal", "1")
+    sheet = json.loads(ok(store_url, "sheet", "g", "--json"))
+    assert sheet["A"]["pulya"] == 2 and sheet["B"]["whists"]["A"] == 4
+    assert "accepted" in json.loads(ok(store_url, "log", "g", "--json"))["events"][-1]["reason"]

@@ -304,7 +304,7 @@ def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None
     after = json.loads(ok(store_url, "log", "f", "--json"))["events"][-1]
     assert after["effective"] is False and "too late" in after["reason"] and after["rule"] == "4.2.10"
     assert json.loads(ok(store_url, "sheet", "f", "--json")) == before
-    assert "not waiting for its tricks" in refused(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "2")
+    assert "deal 2 has its result already" in refused(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "2")
 
 
 def test_a_forgotten_result_in_time_counts(store_url: str) -> None:

@@ -149,7 +149,7 @@ def new(
 
 
 @main.command("import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("r", encoding="utf-8-sig"))
 @db_option
 def import_(file: Any, db: str) -> None:
     """Store a log (a new game, or events appended to a stored game). All or nothing."""
@@ -432,7 +432,7 @@ def diff(game: str, from_: str, to: str, as_json: bool, db: str) -> None:
 
 @main.command()
 @click.argument("game", required=False)
-@click.option("--file", "file", type=click.File("r", encoding="utf-8"), help="Check an export instead.")
+@click.option("--file", "file", type=click.File("r", encoding="utf-8-sig"), help="Check an export instead.")
 @db_option
 def verify(game: str | None, file: Any, db: str) -> None:
     """Check the hash chain of one game or of every game; exit 1 naming the first bad event."""

@@ -14,7 +14,7 @@ from typing import assert_never
 
 import msgspec
 
-from ledger.bids import HERE, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level
+from ledger.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level
 from ledger.events import (
     Abandoned,
     Annulled,
@@ -266,10 +266,10 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
         raise Refused("2.2.2", f"{event.bid!r} is not a bid", f"pass, here, {LEVELS_TEXT}")
     allowed = _allowed_bids(deal, seat)
     if level.is_misere:
-        if seat in deal.spoken:
-            raise Refused("3.3.9", f"misère must be {event.player}'s first bid", allowed)
-        if deal.highest is not None and deal.highest.rank >= level.rank:
-            raise Refused("3.3.9", f"misère cannot follow {deal.highest}", allowed)
+        if not _misere_open(deal, seat):
+            reason = f"misère must be {event.player}'s first bid" if seat in deal.spoken else (
+                f"misère cannot follow {deal.highest}")
+            raise Refused("3.3.9", reason, allowed)
     else:
         if level.level < deal.min_level:
             raise _below_minimum(deal, "bid", allowed)
@@ -313,21 +313,26 @@ def _here(state: GameState, deal: DealState, seat: int) -> None:
         raise Refused("3.6.4", "nobody may answer a misère with here", _allowed_bids(deal, seat))
 
 
+def _misere_open(deal: DealState, seat: int) -> bool:
+    """Misère only as a player's first bid, while the highest bid is below it [Code 3.3.9]."""
+    return seat not in deal.spoken and (deal.highest is None or deal.highest.rank < LADDER[MISERE].rank)
+
+
 def _allowed_bids(deal: DealState, seat: int) -> str:
-    options = ["pass"]
     if deal.misere_bidder == seat:
         return "pass"
-    if deal.highest is None:
-        options.append(f"{deal.min_level}S or higher" if deal.rules.jump_bids else f"{deal.min_level}S")
-    else:
-        step = _one_step(deal)
-        if step is not None:
-            options.append(f"{step} or higher" if deal.rules.jump_bids else str(step))
-        if seat == deal.bidders[0] and deal.highest_by != seat and not deal.highest.is_misere:
-            options.append("here")
-    if seat not in deal.spoken and (deal.highest is None or not deal.highest.is_misere) and (
-        deal.highest is None or deal.highest.level < 9
+    options = ["pass"]
+    step = _one_step(deal)
+    if step is not None:
+        options.append(f"{step} or higher" if deal.rules.jump_bids else str(step))
+    if (
+        seat == deal.bidders[0]
+        and deal.highest is not None
+        and deal.highest_by != seat
+        and not deal.highest.is_misere
     ):
+        options.append("here")
+    if _misere_open(deal, seat):
         options.append(MISERE)
     return ", ".join(options)
 

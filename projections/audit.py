@@ -245,8 +245,8 @@ def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
     sa, sb = state_at(events, a), state_at(events, b)
     ta, tb = totals(sa.sheet()), totals(sb.sheet())
     ra, rb = settlement_of(sa), settlement_of(sb)
-    rows = audit(events)
     lo, hi = sorted((sa.number, sb.number))
+    rows = audit(events[:hi])  # verdicts as they stood at the later point
     between = [row_doc(r) for r in rows[lo:hi] if r.changes or r.effective is not None]
     return {
         "from": {"point": a.describe(), "event": sa.number},

@@ -63,6 +63,7 @@ class GameState:
     penalties: dict[int, list[Write]] = field(default_factory=dict)
     effects: dict[int, Effect] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set)
+    _commit_on_open: bool = True
     _sheet_cache: tuple[int, Sheet] | None = None
 
     @classmethod
@@ -229,19 +230,27 @@ class GameState:
         self.committed_deals = 0
         self.abandoned_at = None
         self._sheet_cache = None
-        for number in range(2, len(self.events) + 1):
-            event = self.events[number - 1]
-            if number in self.void:
-                continue
-            if isinstance(event, Correction):
-                if self.penalties.get(number):
-                    self._add_item(number, event.deal or 0)
-                continue
-            self._fold(number, self.content(number))
+        # Fold the whole log first and score once at the end: committing deal by deal
+        # would score every finished deal again at each late record on the way.
+        self._commit_on_open = False
+        try:
+            for number in range(2, len(self.events) + 1):
+                event = self.events[number - 1]
+                if number in self.void:
+                    continue
+                if isinstance(event, Correction):
+                    if self.penalties.get(number):
+                        self._add_item(number, event.deal or 0)
+                    continue
+                self._fold(number, self.content(number))
+        finally:
+            self._commit_on_open = True
+        self._commit_through(len(self.deals) - 1)
 
     def _open_deal(self) -> None:
         deal = self.next_deal()
-        self._commit_through(len(self.deals))
+        if self._commit_on_open:
+            self._commit_through(len(self.deals))
         self.deals.append(deal)
 
     def _empty_sheet(self) -> Sheet:

@@ -35,7 +35,6 @@ class SettlementMismatch(AssertionError):
 class Settlement:
     players: tuple[str, ...]
     gora: dict[str, Fraction]  # after the pulya adjustment
-    amnestied: dict[str, Fraction]
     result: dict[str, Fraction]  # exact
     rounded: dict[str, int]
     adjusted: str | None  # the player rule 4.2.12 adjusted
@@ -100,8 +99,6 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
     if sum(exact.values()) != 0:
         raise SettlementMismatch(f"settlement does not sum to zero: {exact}")
 
-    low = min(gora.values())
-    amnestied = {p: g - low for p, g in gora.items()}
     rounded_gora = dict(gora)
     extra = {p: {q: Fraction(0) for q in players if q != p} for p in players}
     adjusted: str | None = None
@@ -145,7 +142,6 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
     return Settlement(
         players=players,
         gora=gora,
-        amnestied=amnestied,
         result=exact,
         rounded=rounded,
         adjusted=adjusted,

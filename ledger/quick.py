@@ -17,31 +17,30 @@ from __future__ import annotations
 
 from ledger.commands import Refused, decide
 from ledger.events import AnyEvent, Bid, Contract, Defence, Tricks
-from projections.game import GameState  # noqa: TC001
+from projections.game import GameState
 
 
 def deal_events(state: GameState, line: str) -> list[AnyEvent]:
     """The events a deal line stands for, each judged and folded into ``state`` in turn
     (pass a state you may change: on a refusal it holds the events before it)."""
-    scratch = state
     sections = [s.split() for s in line.split("|")]
     out: list[AnyEvent] = []
 
     def push(event: AnyEvent) -> None:
-        judged = decide(scratch, event)
-        scratch.apply(judged)
+        judged = decide(state, event)
+        state.apply(judged)
         out.append(judged)
 
     names = state.players
     for token in sections.pop(0) if sections else []:
-        deal = scratch.current
+        deal = state.current
         in_auction = deal is not None and deal.annulled_at is None and deal.bidding_closed_at is None
-        deal = deal if in_auction else scratch.next_deal()
+        deal = deal if in_auction else state.next_deal()
         turn = deal.turn() if deal is not None else None
         if turn is None:
             raise Refused("3.3", f"the auction is over; {token!r} has nobody to bid it")
         push(Bid(player=names[turn], bid=token))
-    deal = scratch.current
+    deal = state.current
     if deal is None:
         raise Refused("3.3", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
     turn = deal.turn()
@@ -54,16 +53,16 @@ def deal_events(state: GameState, line: str) -> list[AnyEvent]:
         declarer = deal.declarer if deal.declarer is not None else deal.turn()
         assert declarer is not None
         push(Contract(player=names[declarer], contract=contract[0]))
-        no_defence = scratch.current is not None and scratch.current.no_defence
+        no_defence = state.current is not None and state.current.no_defence
         for token in [] if no_defence else (sections.pop(0) if sections else []):
             call, _, flag = token.partition(":")
-            expect = scratch.current.defence().expect if scratch.current and not scratch.current.no_defence else None
+            expect = state.current.defence().expect if state.current else None
             if expect is None:
                 raise Refused("3.8", f"no defence call is expected here, got {token!r}")
             push(Defence(player=names[expect[0]], call=call, open=True if flag == "open" else None))  # type: ignore[arg-type]
     if sections:
         counts = sections.pop(0)
-        deal = scratch.current
+        deal = state.current
         assert deal is not None
         seats = list(deal.active)
         if deal.raspasy and len(counts) == len(names) and len(seats) < len(names):

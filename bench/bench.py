@@ -11,10 +11,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from ledger.events import GameStarted, encode_event
-from ledger.quick import deal_events
-from ledger.service import Ledger, check_log, parse_log
-from ledger.store import Store
+from ledger.vocabulary.events import GameStarted, encode_event
+from ledger.command.dealline import deal_events
+from ledger.command.judge import judge_into
+from ledger.command.application import Ledger
+from ledger.command.judge import judge_log as check_log
+from ledger.vocabulary.logfile import parse_log
+from ledger.command.store import Store
 from projections.audit import audit
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
@@ -33,7 +36,8 @@ def long_log(deals: int) -> str:
     started = GameStarted(game="bench", players=("Anna", "Boris", "Vera"), pulya=100000, stake="0.10")
     state = GameState.start(check_log([(1, started)])[0])  # type: ignore[arg-type]
     for k in range(deals):
-        deal_events(state, LINES[k % len(LINES)])
+        line = LINES[k % len(LINES)]
+        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
     return "\n".join(encode_event(e).decode() for e in state.events) + "\n"
 
 

@@ -1,0 +1,1 @@
+"""Floor 3: the ``pulka`` command line: argument parsing and printing only."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, assert_never
 
-from ledger.events import (
+from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
     AnyEvent,

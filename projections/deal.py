@@ -2,7 +2,7 @@
 
 ``DealState`` is folded from the deal's events without judging them: it records
 what happened and derives what the deal is waiting for. The command side
-(``ledger.commands``) asks it who may speak next and what would be allowed; the
+(``ledger.command.judge``) asks it who may speak next and what would be allowed; the
 scoring (``projections.scoring``) asks it who declared, who whisted and what was
 taken. Seats are indexes into the ``players`` list, which is the clockwise order.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ledger.bids import HERE, PASS, Level, parse_level
-from ledger.rules import RuleSet
+from ledger.vocabulary.bids import HERE, PASS, Level, parse_level
+from ledger.vocabulary.rules import RuleSet
 
 Phase = Literal["auction", "contract", "defence", "play", "done", "void"]
 

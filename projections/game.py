@@ -1,7 +1,7 @@
 """The game projection: a fold of a pulka's events into deals and a sheet.
 
 ``GameState.apply`` takes the events of one game in order and never judges them
-(``ledger.commands`` does that before an event is stored), so a log that was valid
+(``ledger.command.judge`` does that before an event is stored), so a log that was valid
 when written always replays. The state is incremental, so that judging a long
 import stays linear: finished deals are scored onto ``committed``; the deal in
 progress is scored on a copy whenever the sheet is asked for.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, assert_never
+from typing import assert_never
 
-from ledger.bids import parse_level
-from ledger.events import (
+from ledger.vocabulary.bids import parse_level
+from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
     AnyEvent,
@@ -29,13 +29,11 @@ from ledger.events import (
     Penalty,
     Tricks,
 )
-from ledger.rules import RuleSet, resolve
+from ledger.vocabulary.rules import RuleSet, resolve
 from projections.deal import DealState, first_bidders
+from projections.recording import Effect, describe_write, equal_for_equal, exact_result, merge
 from projections.scoring import score_deal
 from projections.sheet import Sheet, Write
-
-if TYPE_CHECKING:
-    from projections.recording import Effect
 
 
 def rules_of(started: GameStarted) -> RuleSet:
@@ -127,6 +125,23 @@ class GameState:
             rules=rules,
         )
 
+    @property
+    def in_auction(self) -> DealState | None:
+        """The current deal while its auction is open: a bid belongs to it. Otherwise the
+        next bid opens a new deal."""
+        d = self.current
+        if d is not None and d.annulled_at is None and d.bidding_closed_at is None:
+            return d
+        return None
+
+    @property
+    def last_time(self) -> str | None:
+        """The time of the latest event that has one."""
+        for event in reversed(self.events):
+            if event.at is not None:
+                return event.at
+        return None
+
     def deal_in_progress(self) -> DealState | None:
         """The current deal when it has started and has no result yet."""
         d = self.current
@@ -149,18 +164,16 @@ class GameState:
     def apply(self, event: AnyEvent) -> None:
         """Fold one more stored event in; what a correction, an objection or a late
         record does is decided by the recording rules (``projections.recording``)."""
-        from projections import recording
-
         self.events.append(event)
         number = len(self.events)
         self._sheet_cache = None
         match event:
             case Correction():
-                recording.apply_correction(self, number, event)
+                self._apply_correction(number, event)
             case Objection():
-                recording.apply_objection(self, number, event)
-            case Entry() | Tricks() if recording.is_late(self, event):
-                recording.apply_late(self, number, event)
+                self._apply_objection(number, event)
+            case Entry() | Tricks() if self.is_late(event):
+                self._apply_late(number, event)
             case _:
                 self._fold(number, event)
 
@@ -213,12 +226,11 @@ class GameState:
 
     def _open_deal_for(self, deal_number: int | None) -> None:
         """A bid or an annulment opens the next deal unless its deal is already open."""
-        current = self.current
         if deal_number is not None:
             if deal_number > len(self.deals):
                 self._open_deal()
             return
-        if current is None or current.annulled_at is not None or current.bidding_closed_at is not None:
+        if self.in_auction is None:
             self._open_deal()
 
     def refold(self) -> None:
@@ -296,6 +308,134 @@ class GameState:
         assert isinstance(event, (Entry, Penalty))
         why = "entry" if isinstance(event, Entry) else f"penalty: {event.reason}"
         sheet.write(number, deal, event.player, event.column, Fraction(event.amount), event.on, why)
+
+
+    # -- the recording rules [Code 4.2.7-4.2.10]: what corrections, objections and late records do
+
+    def is_late(self, event: Entry | Tricks) -> bool:
+        """A record of an earlier deal than the one in play: a forgotten record (4.2.10)."""
+        return event.deal is not None and event.deal < self.current_deal_number
+
+
+    def next_game(self, deal: int) -> int:
+        """The deal after ``deal`` that was actually played: an annulled deal orders no game,
+        so the redeal is "the next game" of rule 4.2.9."""
+        k = deal + 1
+        while k <= len(self.deals) and self.deals[k - 1].annulled_at is not None:
+            k += 1
+        return k
+
+
+    def deadline(self, deal: int) -> int | None:
+        """The event at which the bidding of the next game after ``deal`` ended (None: not yet)."""
+        return self.bidding_end(self.next_game(deal))
+
+
+    def too_late_reason(self, deal: int, end: int) -> str:
+        at = self.events[end - 1].at
+        when = f" ({at})" if at else ""
+        return f"too late: the bidding of deal {self.next_game(deal)} closed at event {end}{when}"
+
+
+    def _variant(self, number: int, overrides: dict[int, AnyEvent], void: set[int]) -> GameState:
+        """The same game through event ``number`` - 1 with other decisions: for comparing."""
+        other = GameState(started=self.started, rules=self.rules)
+        other.events = self.events[: number - 1]
+        other.overrides = overrides
+        other.void = void
+        other.penalties = self.penalties
+        other.refold()
+        return other
+
+    def _apply_correction(self, number: int, c: Correction) -> None:
+        target_no = c.target
+        target = self.content(target_no)
+        recorder = target.by or ""
+        k = target.deal or 0
+        merged = merge(target, c.replacement)
+        wrong = self.sheet()
+        right_state = self._variant(number, {**self.overrides, target_no: merged}, self.void)
+        right = right_state.sheet()
+        end = self.deadline(k)
+        rule = "4.2.7"
+        if end is not None and end < number:
+            reason = self.too_late_reason(k, end)
+            if c.by != recorder:
+                self.effects[number] = Effect(number, False, reason + "; only the recorder may still correct it", "4.2.9")
+                return
+            if recorder in self.players and exact_result(right)[recorder] > exact_result(wrong)[recorder]:
+                self.effects[number] = Effect(
+                    number, False,
+                    reason + "; after that the recorder may correct his own record only when it does not "
+                    "improve his own position", "4.2.9",
+                )
+                return
+            rule = "4.2.9"
+        in_hand = all(
+            isinstance(self.events[i - 1], Correction) and self.events[i - 1].target == target_no  # type: ignore[union-attr]
+            for i in range(target_no + 1, number)
+        )
+        self.overrides[target_no] = merged
+        if in_hand:
+            effect = Effect(number, True, "corrected while the record was in hand: no penalty", "4.2.8", free=True)
+        elif recorder not in self.players:
+            effect = Effect(number, True, f"corrected; the record was {recorder}'s: no penalty", rule)
+        elif recorder not in self.warned:
+            self.warned.add(recorder)
+            effect = Effect(number, True, f"corrected; {recorder}'s first counted error: a warning", rule, warning=True)
+        else:
+            writes = equal_for_equal(wrong, right, recorder, number, self.current_deal_number)
+            if c.penalty == "waived":
+                writes = [w for w in writes if w.column != "whists"]
+            self.penalties[number] = writes
+            shown = "; ".join(describe_write(w) for w in writes) or "the error gave no advantage"
+            waived = " (the wronged partner waived the whists)" if c.penalty == "waived" else ""
+            effect = Effect(number, True, f"corrected; equal for equal: {shown}{waived}", rule)
+        self.effects[number] = effect
+        self.refold()
+
+    def _apply_objection(self, number: int, o: Objection) -> None:
+        k = o.deal or 0
+        end = self.deadline(k)
+        if end is not None and end < number:
+            self.effects[number] = Effect(number, False, self.too_late_reason(k, end) + ": the record stands", "4.2.10")
+            return
+        voided = []
+        for late_no, effect in list(self.effects.items()):
+            late = self.events[late_no - 1]
+            if (
+                isinstance(late, (Entry, Tricks))
+                and effect.effective
+                and late.deal == k
+                and late_no not in self.void
+                and (o.target is None or o.target == late_no)
+                and late.by != o.player
+            ):
+                self.void.add(late_no)
+                self.effects[late_no] = Effect(late_no, False, f"forgotten record withdrawn: {o.player} objected at event {number}", "4.2.10")
+                voided.append(late_no)
+        if voided:
+            self.effects[number] = Effect(number, True, f"late record(s) {', '.join(map(str, voided))} withdrawn", "4.2.10")
+            self.refold()
+        else:
+            self.effects[number] = Effect(number, True, f"no late record of deal {k} may be added while {o.player} objects", "4.2.10")
+
+
+    def _apply_late(self, number: int, event: Entry | Tricks) -> None:
+        k = event.deal or 0
+        end = self.deadline(k)
+        if end is not None and end < number:
+            self.void.add(number)
+            self.effects[number] = Effect(number, False, self.too_late_reason(k, end) + ": a forgotten record has no effect", "4.2.10")
+            return
+        for i in range(2, number):
+            o = self.events[i - 1]
+            if isinstance(o, Objection) and o.deal == k and o.target in (None, number) and o.player != event.by:
+                self.void.add(number)
+                self.effects[number] = Effect(number, False, f"{o.player} objected at event {i}: the forgotten record is refused", "4.2.10")
+                return
+        self.effects[number] = Effect(number, True, f"forgotten record of deal {k}, accepted before the deadline", "4.2.10")
+        self.refold()
 
     # -- read ----------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from ledger.events import AnyEvent, GameStarted
+from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.game import GameState, replay
 from projections.settlement import Settlement, settle
 from projections.sheet import Sheet

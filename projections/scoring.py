@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from ledger.bids import MISERE_PRICE
-from ledger.rules import RuleSet
+from ledger.vocabulary.bids import MISERE_PRICE
+from ledger.vocabulary.rules import RuleSet
 from projections.deal import DealState
 from projections.sheet import Sheet
 

@@ -23,7 +23,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from math import floor, gcd
 
-from ledger.rules import RuleSet
+from ledger.vocabulary.rules import RuleSet
 from projections.sheet import Sheet
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from ledger.rules import RuleSet
+from ledger.vocabulary.rules import RuleSet
 
 ColumnName = Literal["pulya", "gora", "whists"]
 HELP_WHISTS = 10  # whists per helped point [Code 4.2.3]

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from ledger.events import (
+from ledger.vocabulary.events import (
     Abandoned,
     AnyEvent,
     Annulled,
@@ -36,8 +36,8 @@ from ledger.events import (
     Penalty,
     Tricks,
 )
-from ledger.rules import SOCHI
-from ledger.store import Store, game_id, is_postgres_url, parse_postgres_url
+from ledger.vocabulary.rules import SOCHI
+from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
 
 POSTGRES_ENV = "PULKA_TEST_POSTGRES"
 POSTGRES_SKIP = (

@@ -3,7 +3,7 @@
 ``legal_logs`` walks a game with the real command side: at every step it looks at
 the current ``GameState``, draws one of the events the rules allow next (a bid, a
 contract, a defence call, the tricks, an entry, an annulment, the abandonment), has
-``ledger.commands.decide`` judge it and folds the judged event in with
+``ledger.command.judge.decide`` judge it and folds the judged event in with
 ``GameState.apply``. The log is therefore legal by construction, and when ``decide``
 refuses an event the generator believed legal, the ``Refused`` propagates: the
 generator and the command side disagree about the rules, which is a bug in one of
@@ -11,7 +11,7 @@ them (hypothesis shrinks it to a minimal game).
 
 The generator reads only the facts of the projection (whose turn, the highest bid,
 the defence automaton's expected call); what is legal is derived here from
-rules.md, independently of the checks in ``ledger.commands``.
+rules.md, independently of the checks in ``ledger.command.judge``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from ledger.bids import BY_RANK, LADDER, MISERE, Level
-from ledger.commands import Refused, decide, start
-from ledger.events import (
+from ledger.vocabulary.bids import BY_RANK, LADDER, MISERE, Level
+from ledger.command.judge import Refused, decide, start
+from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
     AnyEvent,
@@ -39,7 +39,7 @@ from ledger.events import (
     Penalty,
     Tricks,
 )
-from ledger.rules import PRESETS
+from ledger.vocabulary.rules import PRESETS
 from projections.deal import DealState
 from projections.game import GameState
 

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cli.main import main
-from ledger.events import Bid, GameStarted
-from ledger.service import Ledger
-from ledger.store import ConcurrentWriteError, Store
+from ledger.vocabulary.events import Bid, GameStarted
+from ledger.command.application import Ledger
+from ledger.command.store import ConcurrentWriteError, Store
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -231,7 +231,7 @@ def test_concurrent_writers_are_caught(store_url: str) -> None:
     ok(store_url, "new", "race", "--players", "A,B,C")
     with Store(store_url) as one, Store(store_url) as two:
         stale = len(two.load("race"))
-        Ledger(one).append("race", [Bid(player="A", bid="6S")])
+        Ledger(one).execute("race", lambda state: [Bid(player="A", bid="6S")])
         with pytest.raises(ConcurrentWriteError):
             two.append("race", [Bid(player="A", bid="7S", by="A", deal=1)], expected=stale)
     events = [json.loads(line) for line in ok(store_url, "export", "race").splitlines()]
@@ -260,17 +260,19 @@ def test_rules_command_and_custom_rule_sets(store_url: str, tmp_path: Path) -> N
 
 
 def test_long_import_shows_progress(tmp_path: Path) -> None:
-    from cli.main import PROGRESS_FROM
-    from ledger.events import encode_event
-    from ledger.quick import deal_events
-    from ledger.service import check_log
+    from cli.record import PROGRESS_FROM
+    from ledger.command.dealline import deal_events
+    from ledger.command.judge import judge_into
+    from ledger.command.judge import judge_log as check_log
+    from ledger.vocabulary.events import encode_event
     from projections.game import GameState
 
     started = check_log([(1, GameStarted(game="long", players=("A", "B", "C"), pulya=100000))])[0]
     assert isinstance(started, GameStarted)
     state = GameState.start(started)
     while state.number < PROGRESS_FROM + 10:
-        deal_events(state, "6S pass pass | 6S | whist whist | 6 2 2")
+        line = "6S pass pass | 6S | whist whist | 6 2 2"
+        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
     log = "\n".join(encode_event(e).decode() for e in state.events) + "\n"
     db = str(tmp_path / "long.db")
     result = run(db, "import", write(tmp_path, "long.jsonl", log))

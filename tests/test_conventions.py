@@ -12,11 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger import rules as rules_module
-from ledger.events import AnyEvent, GameStarted, encode_event
-from ledger.rules import PRESETS, resolve
-from ledger.service import Ledger, check_log, parse_log
-from ledger.store import Store
+from ledger.vocabulary import rules as rules_module
+from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
+from ledger.vocabulary.rules import PRESETS, resolve
+from ledger.command.application import Ledger
+from ledger.command.judge import judge_log as check_log
+from ledger.vocabulary.logfile import parse_log
+from ledger.command.store import Store
 from projections.audit import diff
 from projections.game import replay
 from projections.report import Point, settlement_doc, settlement_of, state_at

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from ledger.commands import Refused
-from ledger.events import AnyEvent
-from ledger.service import check_log, parse_log
+from ledger.command.judge import Refused
+from ledger.vocabulary.events import AnyEvent
+from ledger.command.judge import judge_log as check_log
+from ledger.vocabulary.logfile import parse_log
 from projections.report import Point, settlement_doc, settlement_of, state_at
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

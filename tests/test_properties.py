@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.commands import Refused, decide
-from ledger.events import (
+from ledger.command.judge import Refused, decide
+from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
     AnyEvent,
@@ -36,7 +36,8 @@ from ledger.events import (
     Tricks,
     encode_event,
 )
-from ledger.service import check_log, parse_log
+from ledger.command.judge import judge_log as check_log
+from ledger.vocabulary.logfile import parse_log
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, settlement_of, state_at
 from projections.settlement import adjusted_gora, settle, variant_amnesty, variant_mean

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 import pytest
-from ledger.chain import chain_digests
-from ledger.events import EVENT_TYPES, AnyEvent, Bid, Entry, GameStarted, encode_event
-from ledger.store import (
+from ledger.vocabulary.chain import chain_digests
+from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, GameStarted, encode_event
+from ledger.command.store import (
     ConcurrentWriteError,
     Store,
     StoreError,

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.chain import GENESIS, ChainProblem, chain_digests, link, verify_chain, verify_export
-from ledger.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
-from ledger.store import Store, UnreadableEventError
+from ledger.vocabulary.chain import GENESIS, ChainProblem, chain_digests, link, verify_chain, verify_export
+from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
+from ledger.command.store import Store, UnreadableEventError
 
 if TYPE_CHECKING:
     from conftest import RawEvents

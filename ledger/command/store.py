@@ -7,7 +7,7 @@ unique originator id and version) makes an append all or nothing and refuses a w
 that read a stale count.
 
 Each stored record is a frozen msgspec struct (``Recorded``) holding the event and its
-hash-chain digest (``ledger.chain``); the stored state is the msgspec JSON of both. The
+hash-chain digest (``ledger.vocabulary.chain``); the stored state is the msgspec JSON of both. The
 released eventsourcing 9.5.6 has no msgspec mapper, so ``MsgspecMapper`` is ours,
 selected with ``MAPPER_TOPIC``.
 
@@ -37,8 +37,8 @@ from eventsourcing.persistence import (
 from eventsourcing.persistence import StoredEvent as Row
 from eventsourcing.utils import Environment, EnvType, get_topic
 
-from ledger.chain import GENESIS, ChainProblem, Unreadable, chain_digests, verify_chain
-from ledger.events import AnyEvent, GameStarted
+from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_digests, verify_chain
+from ledger.vocabulary.events import AnyEvent, GameStarted
 
 __all__ = [
     "NAMESPACE",
@@ -123,8 +123,12 @@ class _State(msgspec.Struct, frozen=True):
     digest: str
 
 
-_RECORD_TYPES: dict[str, type[Recorded]] = {get_topic(cls): cls for cls in (Recorded, Opened)}
-OPENED_TOPIC = get_topic(Opened)
+# The topics written into the store's ``topic`` column. Fixed strings, not derived from
+# where the classes live, so that moving a module never makes stored games unreadable.
+RECORDED_TOPIC = "ledger.store:Recorded"
+OPENED_TOPIC = "ledger.store:Opened"
+_RECORD_TYPES: dict[str, type[Recorded]] = {RECORDED_TOPIC: Recorded, OPENED_TOPIC: Opened}
+_TOPICS: dict[type[Recorded], str] = {cls: topic for topic, cls in _RECORD_TYPES.items()}
 
 _state_encoder = msgspec.json.Encoder(order="deterministic")
 _state_decoder = msgspec.json.Decoder(_State)
@@ -148,7 +152,7 @@ class MsgspecMapper(Mapper[UUID]):
         return Row(
             originator_id=domain_event.originator_id,
             originator_version=domain_event.originator_version,
-            topic=get_topic(type(domain_event)),
+            topic=_TOPICS[type(domain_event)],
             state=state,
         )
 

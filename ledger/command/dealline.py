@@ -9,40 +9,38 @@ then tricks (``pass pass pass | 2 3 5``; with 4 players the dealer's talon trick
 may come last). A misère has no calls: ``misere pass pass | misere | 0``. After two
 passes the third hand may give a contract without bidding:
 ``pass pass | 7S | whist pass | 7 2 1``. Who speaks is never typed: the auction
-decides it, which is the point. Each event is judged like any other before
-anything is stored.
+decides it, which is the point.
+
+``deal_events`` yields the events of a line one at a time; whoever consumes it
+(``judge.judge_into``) judges each and folds it into the state before asking for the
+next, so that each event is worked out from the state it will be applied to.
 """
 
 from __future__ import annotations
 
-from ledger.commands import Refused, decide
-from ledger.events import AnyEvent, Bid, Contract, Defence, Tricks
+from collections.abc import Iterator
+
+from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
+from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 
 
-def deal_events(state: GameState, line: str) -> list[AnyEvent]:
-    """The events a deal line stands for, each judged and folded into ``state`` in turn
-    (pass a state you may change: on a refusal it holds the events before it)."""
+def deal_events(state: GameState, line: str) -> Iterator[AnyEvent]:
+    """The events a deal line stands for, each made once the one before it has been
+    judged and folded into ``state``."""
     sections = [s.split() for s in line.split("|")]
-    out: list[AnyEvent] = []
-
-    def push(event: AnyEvent) -> None:
-        judged = decide(state, event)
-        state.apply(judged)
-        out.append(judged)
 
     names = state.players
     for token in sections.pop(0) if sections else []:
-        deal = state.current
-        in_auction = deal is not None and deal.annulled_at is None and deal.bidding_closed_at is None
-        deal = deal if in_auction else state.next_deal()
-        turn = deal.turn() if deal is not None else None
+        deal = state.in_auction or state.next_deal()
+        turn = deal.turn()
         if turn is None:
             raise Refused("3.3", f"the auction is over; {token!r} has nobody to bid it")
-        push(Bid(player=names[turn], bid=token))
-    deal = state.current
-    if deal is None:
+        yield Bid(player=names[turn], bid=token)
+    current = state.current
+    if current is None:
         raise Refused("3.3", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
+    deal = current
     turn = deal.turn()
     if deal.bidding_closed_at is None and not (turn is not None and deal.third_hand_may_take_talon(turn)):
         raise Refused("3.3", f"the auction of deal {deal.number} is not over", "more bids")
@@ -52,18 +50,19 @@ def deal_events(state: GameState, line: str) -> list[AnyEvent]:
             raise Refused("3.4", "the second section is the contract, one word", "e.g. 6S or misere")
         declarer = deal.declarer if deal.declarer is not None else deal.turn()
         assert declarer is not None
-        push(Contract(player=names[declarer], contract=contract[0]))
+        yield Contract(player=names[declarer], contract=contract[0])
         no_defence = state.current is not None and state.current.no_defence
         for token in [] if no_defence else (sections.pop(0) if sections else []):
             call, _, flag = token.partition(":")
             expect = state.current.defence().expect if state.current else None
             if expect is None:
                 raise Refused("3.8", f"no defence call is expected here, got {token!r}")
-            push(Defence(player=names[expect[0]], call=call, open=True if flag == "open" else None))  # type: ignore[arg-type]
+            yield Defence(player=names[expect[0]], call=call, open=True if flag == "open" else None)  # type: ignore[arg-type]
     if sections:
         counts = sections.pop(0)
-        deal = state.current
-        assert deal is not None
+        played = state.current
+        assert played is not None
+        deal = played
         seats = list(deal.active)
         if deal.raspasy and len(counts) == len(names) and len(seats) < len(names):
             seats = list(range(len(names)))
@@ -77,7 +76,6 @@ def deal_events(state: GameState, line: str) -> list[AnyEvent]:
             tricks = {names[s]: int(c) for s, c in zip(seats, counts)}
         except ValueError:
             raise Refused("3.5", f"trick counts are whole numbers, not {' '.join(counts)!r}") from None
-        push(Tricks(tricks=tricks))
+        yield Tricks(tricks=tricks)
     if sections:
         raise Refused("event-log", f"unexpected text after the deal: {' | '.join(' '.join(s) for s in sections)!r}")
-    return out

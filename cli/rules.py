@@ -1,5 +1,5 @@
-"""Rule-set arguments of the command line: ``--rule KEY=VALUE``, ``--rules-file``,
-and the table that ``pulka rules NAME`` prints."""
+"""Rule sets on the command line: the arguments ``--rule KEY=VALUE`` and ``--rules-file``,
+and ``pulka rules [NAME]``, which lists the presets or every parameter of one."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from ledger.rules import MEANING, PARAMETERS, RuleSet, rule_set_to_dict
+from cli.common import UserError, emit
+from ledger.vocabulary.rules import MEANING, PARAMETERS, PRESETS, RuleSet, RuleSetError, find_preset, rule_set_to_dict
 
 
 def parse_value(text: str) -> Any:
@@ -49,3 +50,26 @@ def describe_rules(rules: RuleSet) -> str:
         shown = ", ".join(map(str, value)) if isinstance(value, list) else json.dumps(value)
         lines.append(f"  {key:<{width}}  {shown:<12}  {MEANING[key]}")
     return "\n".join(lines) + "\n"
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True)
+def rules(name: str | None, as_json: bool) -> None:
+    """List the presets, or show every parameter of one."""
+    if name is None:
+        if as_json:
+            emit(sorted(PRESETS))
+        else:
+            for preset_name in PRESETS:
+                click.echo(preset_name)
+        return
+    try:
+        preset = find_preset(name)
+    except RuleSetError as exc:
+        raise UserError(str(exc)) from None
+    if as_json:
+        emit(rule_set_to_dict(preset))
+    else:
+        click.echo(describe_rules(preset), nl=False)
+

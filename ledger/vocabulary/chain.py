@@ -6,7 +6,7 @@ Every stored event carries a digest chained to the one before it in the same gam
     digest_n = sha256(digest_{n-1} "\\n" n "\\n" json(game) "\\n" canonical(event_n)).hexdigest()
 
 where ``n`` is the event number in decimal, ``json(game)`` the game name as a JSON
-string and ``canonical`` is ``ledger.events.encode_event`` (deterministic msgspec JSON).
+string and ``canonical`` is ``ledger.vocabulary.events.encode_event`` (deterministic msgspec JSON).
 No part holds a raw newline, so the hashed bytes split one way only. Binding the number
 catches reordering and renumbering, binding the game catches an event spliced in from
 another game, and chaining catches an edit, a deletion or an insertion anywhere before
@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from ledger.events import AnyEvent, GameStarted, encode_event
+from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
 
 GENESIS = "0" * 64
 

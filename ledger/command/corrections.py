@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger.events import (
+from ledger.vocabulary.refusal import Refused
+from ledger.command.checks import check_recorder, filled, seat_of
+from ledger.command.play import judge_play
+from ledger.vocabulary.events import (
     AnyEvent,
     Correction,
     Entry,
@@ -24,8 +27,6 @@ from projections.recording import CORRECTABLE, merge
 
 
 def judge_correction(state: GameState, c: Correction) -> AnyEvent:
-    from ledger.commands import Refused, _check_by, _fill, decide
-
     number = state.number + 1
     if number <= 2:
         raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
@@ -43,7 +44,7 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
     if bad:
         raise Refused("4.2.7", f"a correction of a {kind} cannot change {', '.join(bad)} "
                       "(type, by, player and deal never change)", ", ".join(fields))
-    _check_by(state, c.by)
+    check_recorder(state, c.by)
     try:
         merged = merge(target, c.replacement)
     except EventFormatError as exc:
@@ -59,19 +60,17 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
         content = overrides.get(i, event)
         if i >= c.target:
             try:
-                decide(scratch, content)
+                judge_play(scratch, content)  # type: ignore[arg-type]
             except Refused as exc:
                 what = "the corrected event" if i == c.target else f"event {i}"
                 raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
                               f"{exc.reason} [rule {exc.rule}]") from None
         scratch.fold_plain(content)
-    return _fill(state, c, by=c.by or target.by)
+    return filled(state, c, by=c.by or target.by)
 
 
 def judge_objection(state: GameState, o: Objection) -> AnyEvent:
-    from ledger.commands import Refused, _fill, _player
-
-    _player(state, o.player)
+    seat_of(state, o.player)
     if o.deal is None:
         raise Refused("4.2.10", "an objection names the deal whose late record it refuses", "deal: K")
     if not 1 <= o.deal <= state.current_deal_number:
@@ -84,4 +83,4 @@ def judge_objection(state: GameState, o: Objection) -> AnyEvent:
             raise Refused("4.2.10", f"event {o.target} is not a record of deal {o.deal}")
         if late.by == o.player:
             raise Refused("4.2.10", f"{o.player} cannot object to his own record")
-    return _fill(state, msgspec.structs.replace(o, by=o.by or o.player), by=o.by or o.player, deal=o.deal)
+    return filled(state, msgspec.structs.replace(o, by=o.by or o.player), by=o.by or o.player, deal=o.deal)

@@ -2,7 +2,7 @@
 
 Every line of a pulka log (see the README, "The log format") is one of these
 structs, told apart by its ``type`` field. Events are facts: nothing here judges
-them (that is ``ledger.commands``) or scores them (that is ``projections``).
+them (that is ``ledger.command.judge``) or scores them (that is ``projections``).
 
 New fields always get defaults, so that logs written before they existed still load.
 """
@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from ledger.rules import RuleSet
+from ledger.vocabulary.rules import RuleSet
 
 
 class Event(

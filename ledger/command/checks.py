@@ -1,0 +1,68 @@
+"""The small checks that every judgement of the command side shares: look up players
+and recorders, check times, and fill in what the ledger records for an event (its
+recorder and its deal). A failed check raises ``Refused``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+
+from ledger.vocabulary.events import AnyEvent, event_type
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
+from projections.game import GameState
+
+ARBITER = "arbiter:"
+
+
+def is_arbiter(by: str) -> bool:
+    return by.startswith(ARBITER) and len(by) > len(ARBITER)
+
+
+def seat_of(state: GameState, name: str) -> int:
+    """The seat of a player of the game, or a refusal listing the players."""
+    if name not in state.players:
+        raise Refused("event-log", f"unknown player {name!r}", ", ".join(state.players))
+    return state.seat(name)
+
+
+def check_recorder(state: GameState, by: str | None) -> None:
+    """``by`` must be a player of the game or an arbiter."""
+    if by is None or by in state.players or is_arbiter(by):
+        return
+    raise Refused("event-log", f"unknown recorder {by!r}", f"a player ({', '.join(state.players)}) or arbiter:NAME")
+
+
+def check_time(state: GameState, event: AnyEvent) -> None:
+    """An event's time must carry an offset and may not go back [event-log.md]."""
+    if event.at is None:
+        return
+    now = time_of(event.at)
+    last = state.last_time
+    if last is not None and now < time_of(last):
+        raise Refused("event-log", f"time {event.at} is before the previous event's {last}",
+                      f"a time at or after {last}")
+
+
+def time_of(text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except TimeFormatError as exc:
+        raise Refused("event-log", str(exc), f"e.g. {EXAMPLE}") from None
+
+
+def filled(
+    state: GameState, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False
+) -> AnyEvent:
+    """The event as stored: its recorder and its deal filled in. A ``deal`` given in the
+    input must be the deal the event belongs to, except for a record by hand (an entry
+    or an arbiter's penalty), which may name an earlier deal: a late record [4.2.10]."""
+    k = deal if deal is not None else state.current_deal_number
+    if event.deal is not None and event.deal != k:
+        if not late_ok:
+            raise Refused("event-log", f"this {event_type(event)} belongs to deal {k}, not deal {event.deal}",
+                          f'"deal": {k}, or no deal')
+        k = event.deal
+    return msgspec.structs.replace(event, by=by, deal=k)

@@ -1,0 +1,138 @@
+"""The command side's judgement: every event is judged against the game so far before
+it is stored, and stored as judged (with its recorder and deal filled in).
+
+- ``start`` judges a ``game_started`` and records the complete rule set in it;
+- ``decide`` judges any later event: play (``play``), corrections and objections
+  (``corrections``), after the checks all events share (``checks``);
+- ``judge_into`` is the one loop that judges a batch of events, each against the
+  state the one before it left, folding each into that state as it goes.
+
+The projections apply stored events without judging them, so an old log always replays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal, InvalidOperation
+
+import msgspec
+
+from ledger.vocabulary.refusal import Refused
+from ledger.command.checks import check_recorder, check_time, is_arbiter, time_of
+from ledger.command.corrections import judge_correction, judge_objection
+from ledger.command.play import judge_play
+from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Objection
+from ledger.vocabulary.rules import RuleSetError, resolve
+from ledger.vocabulary.rules import check as check_rules
+from ledger.vocabulary.times import now_iso
+from projections.game import GameState
+
+Progress = Callable[[int, int], None]
+
+
+def start(event: AnyEvent) -> GameStarted:
+    """Judge a ``game_started`` and return it with the resolved rule set recorded."""
+    if not isinstance(event, GameStarted):
+        raise Refused("event-log", f"a log must begin with game_started, not {type(event).__name__}",
+                      "a game_started line first")
+    players = event.players
+    if len(players) not in (3, 4):
+        raise Refused("1.2", f"a pulka is played by 3 or 4 players, not {len(players)}")
+    if len(set(players)) != len(players) or any(not p.strip() for p in players):
+        raise Refused("event-log", "player names must be distinct and not empty")
+    if any(p.startswith("arbiter:") for p in players):
+        raise Refused("event-log", "a player's name may not begin with 'arbiter:'")
+    if not event.game.strip():
+        raise Refused("event-log", "the game needs a name")
+    if event.pulya < 1:
+        raise Refused("4.2.2", f"the pulya target must be a positive number of points, not {event.pulya}")
+    if event.first_dealer is not None and event.first_dealer not in players:
+        raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player",
+                      ", ".join(players))
+    if event.stake is not None and not _is_stake(event.stake):
+        raise Refused("4.2.13", f'stake must be a decimal number like "0.10", not {event.stake!r}')
+    try:
+        resolved = resolve(event.convention, event.rules)
+        if event.rule_set is not None and event.rule_set != resolved:
+            # An exported game carries its full rule set; it is what replay uses.
+            check_rules(event.rule_set)
+            resolved = event.rule_set
+    except RuleSetError as exc:
+        raise Refused("rules.md §9", str(exc)) from None
+    if event.by is not None and event.by not in players and not is_arbiter(event.by):
+        raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
+    fd = event.first_dealer if event.first_dealer is not None else players[-1]
+    return msgspec.structs.replace(
+        event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None
+    )
+
+
+def _is_stake(text: str) -> bool:
+    try:
+        stake = Decimal(text)
+    except InvalidOperation:
+        return False
+    return stake.is_finite() and stake >= 0
+
+
+
+def decide(state: GameState, event: AnyEvent) -> AnyEvent:
+    """Judge one event against ``state`` and return it as it will be stored."""
+    check_time(state, event)
+    check_recorder(state, event.by)
+    if isinstance(event, GameStarted):
+        raise Refused("event-log", "a game has only one game_started line")
+    if isinstance(event, Correction):
+        return judge_correction(state, event)
+    if isinstance(event, Objection):
+        return judge_objection(state, event)
+    return judge_play(state, event)
+
+
+def judge_into(
+    state: GameState,
+    events: Iterable[tuple[int | None, AnyEvent]],
+    clock: Callable[[], str],
+    progress: Progress | None = None,
+    total: int = 0,
+) -> list[AnyEvent]:
+    """Judge each event against ``state`` and fold it in, so that the next one is judged
+    on the state it will be applied to; return the events as they will be stored.
+
+    Each event comes with the line of its file (None for the command line), which a
+    refusal then names. ``events`` is read one at a time, after the one before it was
+    folded in: a generator may look at ``state`` to make the next event. An event without a time gets the clock's, or the previous
+    event's when that is later (times never go back within a game).
+    """
+    out: list[AnyEvent] = []
+    stamp = clock()
+    stamp_time = time_of(stamp)
+    for i, (line, event) in enumerate(events, start=1):
+        if event.at is None:
+            last = state.last_time
+            later = last is None or stamp_time >= time_of(last)
+            event = msgspec.structs.replace(event, at=stamp if later else last)
+        try:
+            judged = decide(state, event)
+        except Refused as exc:
+            exc.line = line
+            raise
+        state.apply(judged)
+        out.append(judged)
+        if progress is not None and (i % 500 == 0 or i == total):
+            progress(i, total)
+    return out
+
+
+def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
+    """Judge a whole log without a store: the events as they would be stored."""
+    first_line, first = lines[0]
+    try:
+        started = start(first)
+    except Refused as exc:
+        exc.line = first_line
+        raise
+    if started.at is None:
+        started = msgspec.structs.replace(started, at=clock())
+    state = GameState.start(started)
+    return [started, *judge_into(state, lines[1:], clock, total=len(lines) - 1)]

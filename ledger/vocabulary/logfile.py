@@ -1,0 +1,90 @@
+"""The pulka log as a file: JSON Lines in, JSON Lines out, and the digests of an export.
+
+``parse_export`` reads a log (a hand-written one, or an export with a ``digest`` on each
+line) into events with their line numbers; a line that is not an event is refused with
+its number. ``export_problem`` checks the digests of an export as ``verify`` checks the
+store; ``check_export`` refuses an export whose digests do not chain. ``export_line``
+writes one line of ``pulka export``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import msgspec
+
+from ledger.vocabulary.chain import ChainProblem, verify_chain
+from ledger.vocabulary.events import AnyEvent, EventFormatError, GameStarted, decode_event, event_from_dict, event_to_dict
+from ledger.vocabulary.refusal import Refused
+
+
+class LogLine(NamedTuple):
+    """One event of a log file: its line number, the event, and the digest an export gave it."""
+
+    line: int
+    event: AnyEvent
+    digest: str | None
+
+
+def parse_export(text: str) -> list[LogLine]:
+    """The events of a JSON Lines log with their line numbers; blank lines are skipped."""
+    events = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        digest = None
+        try:
+            if '"digest"' in line:
+                data = msgspec.json.decode(line)
+                if not isinstance(data, dict):
+                    raise EventFormatError("a line must be a JSON object")
+                digest = data.pop("digest", None)
+                event = event_from_dict(data)
+            else:
+                event = decode_event(line)
+        except (EventFormatError, msgspec.DecodeError) as exc:
+            refused = Refused("event-log", str(exc))
+            refused.line = number
+            raise refused from None
+        events.append(LogLine(number, event, digest if isinstance(digest, str) else None))
+    if not events:
+        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
+    return events
+
+
+def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
+    """Like ``parse_export``, without the digests."""
+    return [(line.line, line.event) for line in parse_export(text)]
+
+
+def game_of(lines: Sequence[LogLine]) -> str:
+    """The game a log is of: the name in its first line, "?" when that is not a game_started."""
+    first = lines[0].event
+    return first.game if isinstance(first, GameStarted) else "?"
+
+
+def export_problem(lines: Sequence[LogLine]) -> ChainProblem | None:
+    """Check the digests of an export as the store's chain is checked; None when intact.
+    The problem's number is the event's number in the log (1 for the first event)."""
+    return verify_chain(game_of(lines), [(i, line.event, line.digest or "") for i, line in enumerate(lines, start=1)])
+
+
+def check_export(lines: Sequence[LogLine]) -> None:
+    """An export whose every line carries its digest must still form an unbroken chain:
+    an export edited by hand is refused, naming the first line that does not check out."""
+    if not lines or any(line.digest is None for line in lines):
+        return
+    problem = export_problem(lines)
+    if problem is not None:
+        refused = Refused("event-log", f"the export's digest chain breaks here: {problem}",
+                          "an export as `pulka export` wrote it, or the log without its digest fields")
+        refused.line = lines[problem.number - 1].line
+        raise refused
+
+
+def export_line(event: AnyEvent, digest: str) -> str:
+    """One line of ``pulka export``: the event as stored, and its chain digest."""
+    data = event_to_dict(event)
+    data["digest"] = digest
+    return msgspec.json.encode(data).decode()

@@ -1,0 +1,30 @@
+"""A refusal: the rule a line or a command breaks, why, and what would be allowed.
+
+Every floor may refuse: the log reader a line that is not an event, the command side
+an event the rules forbid. The command line prints the refusal with the line of the
+file it came from, and the store is left as it was.
+"""
+
+from __future__ import annotations
+
+
+class Refused(ValueError):
+    """An event the rules do not allow: the rule, the reason, and what would be allowed."""
+
+    def __init__(self, rule: str, reason: str, allowed: str | None = None) -> None:
+        self.rule = rule
+        self.reason = reason
+        self.allowed = allowed
+        self.line: int | None = None
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        text = f"{self.reason} [rule {self.rule}]"
+        if self.allowed:
+            text += f"; allowed: {self.allowed}"
+        return text
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return where + self.message

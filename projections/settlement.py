@@ -160,3 +160,49 @@ def largest_remainder(exact: dict[str, Fraction], players: tuple[str, ...]) -> d
     for p in by_remainder[:short]:
         rounded[p] += 1
     return rounded
+
+
+def transfers(balances: dict[str, int]) -> list[tuple[str, str, int]]:
+    """Who pays whom: the fewest payments that settle zero-sum ``balances`` (a positive
+    balance receives), as ``(payer, payee, amount)``.
+
+    A group of players whose balances sum to zero settles within itself with one payment
+    fewer than its size, so the fewest payments come from splitting the players into as
+    many zero-sum groups as possible; with 3 or 4 players every split is tried. Within a
+    group the largest debtor pays the largest creditor first; ties go in seat order.
+    """
+    players = [p for p in balances if balances[p] != 0]
+    if sum(balances.values()) != 0:
+        raise ValueError(f"balances do not sum to zero: {balances}")
+    best = _zero_sum_groups(players, balances)
+    order = list(balances)
+    payments: list[tuple[str, str, int]] = []
+    for group in best:
+        left = {p: balances[p] for p in group}
+        while any(left.values()):
+            payer = min(left, key=lambda p: (left[p], order.index(p)))
+            payee = max(left, key=lambda p: (left[p], -order.index(p)))
+            amount = min(-left[payer], left[payee])
+            payments.append((payer, payee, amount))
+            left[payer] += amount
+            left[payee] -= amount
+    return payments
+
+
+def _zero_sum_groups(players: list[str], balances: dict[str, int]) -> list[list[str]]:
+    """The split of ``players`` into the most groups that each sum to zero."""
+    if not players:
+        return []
+    first, rest = players[0], players[1:]
+    best: list[list[str]] | None = None
+    # The group holding the first player: every subset of the rest that closes it to zero.
+    for mask in range(1 << len(rest)):
+        group = [first] + [p for i, p in enumerate(rest) if mask >> i & 1]
+        if sum(balances[p] for p in group) != 0:
+            continue
+        others = [p for p in rest if p not in group]
+        split = [group, *_zero_sum_groups(others, balances)]
+        if best is None or len(split) > len(best):
+            best = split
+    assert best is not None  # the whole set sums to zero
+    return best

@@ -32,8 +32,9 @@ def parse_point(text: str) -> Point:
 def log_(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
     """Every event with its number, time, recorder, what it did to the sheet and,
     for a correction, objection or late record, the rule and the verdict."""
+    point = Point(at, deal, time_)
     with opened(db) as ledger:
-        events = cut([s.event for s in ledger.events(game)], Point(at, deal, time_))
+        events = cut(ledger.read(game, point).events, point)
         rows = audit(events)
         if as_json:
             emit({"game": game, "events": [row_doc(r) for r in rows]})
@@ -50,8 +51,9 @@ def log_(game: str, as_json: bool, at: int | None, deal: int | None, time_: str 
 def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
             db: str) -> None:
     """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
+    point = Point(at, deal, time_)
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], Point(at, deal, time_))
+        state = state_at(ledger.read(game, point).events, point)
         try:
             cell = parse_cell(number, state.players)
         except ValueError as exc:
@@ -72,7 +74,7 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
 def diff(game: str, from_: str, to: str, as_json: bool, db: str) -> None:
     """What changed between two points (event N, deal:K, or a time), and which events did it."""
     with opened(db) as ledger:
-        doc = diff_points([s.event for s in ledger.events(game)], parse_point(from_), parse_point(to))
+        doc = diff_points(ledger.read(game).events, parse_point(from_), parse_point(to))
         if as_json:
             emit(doc)
         else:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ledger.command.application import Ledger
+from ledger.command.application import Ledger, bulk
 from ledger.command.store import ConcurrentWriteError, Store, StoreError
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
@@ -57,7 +57,7 @@ def opened(db: str) -> Iterator[Ledger]:
     except StoreError as exc:
         raise UserError(f"cannot open the store {db!r}: {exc}") from None
     try:
-        with refusals():
+        with refusals(), bulk():
             yield Ledger(store)
     finally:
         store.close()

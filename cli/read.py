@@ -17,7 +17,7 @@ def export(game: str, db: str) -> None:
     """Print the game's log as JSON Lines, with what the ledger filled in and each
     event's chain digest (check a copy with `pulka verify --file`)."""
     with opened(db) as ledger:
-        for stored in ledger.events(game):
+        for stored in ledger.read(game).stored:
             click.echo(export_line(stored.event, stored.digest))
 
 
@@ -39,7 +39,7 @@ def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str
     """The pulka: pulya, gora and whists per player, with running entries."""
     point = Point(at, deal, time_)
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], point)
+        state = state_at(ledger.read(game, point).events, point)
         if as_json:
             emit(sheet_doc(state.sheet()))
         else:
@@ -55,7 +55,7 @@ def settle(game: str, as_json: bool, at: int | None, deal: int | None, time_: st
     """The settlement [Code 4.2.14]; an unfinished pulka settles as if abandoned now."""
     point = Point(at, deal, time_)
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], point)
+        state = state_at(ledger.read(game, point).events, point)
         if as_json:
             emit(settlement_doc(state))
         else:

@@ -78,15 +78,6 @@ def test_games_lists_each_game_once_sorted(store: Store) -> None:
     assert store.games() == ["Anna", "club-7", "vera's table"]
 
 
-def test_games_reads_every_page(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    names = [f"game-{i}" for i in range(7)]
-    for name in names:
-        store.append(name, [started(name), Bid(player="Anna", bid="pass")], expected=0)
-    monkeypatch.setattr(store, "GAMES_PAGE", 2)
-
-    assert store.games() == names
-
-
 def test_stale_expected_raises_and_stores_nothing(store: Store) -> None:
     store.append("club-7", [started("club-7"), Bid(player="Anna", bid="6S")], expected=0)
     before = store.load("club-7")

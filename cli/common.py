@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 
 import click
 
-from ledger.command.application import Ledger, bulk
-from ledger.command.store import ConcurrentWriteError, Store, StoreError
+from ledger.command.application import BrokenChainError, ImpossibleEventError, Ledger, bulk
+from ledger.command.storage import mask
+from ledger.command.store import ConcurrentWriteError, Reading, Store, StoreError, UnreadableEventError
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
 from projections.report import PointError
@@ -49,18 +50,48 @@ def point_options(f: F) -> F:
     return f
 
 
+def read_anyway_option(f: F) -> F:
+    return click.option(
+        "--read-anyway",
+        is_flag=True,
+        help="Show a game whose hash chain is broken (the break is named on standard error).",
+    )(f)
+
+
 @contextmanager
-def opened(db: str) -> Iterator[Ledger]:
-    """The ledger on the store ``db``; every refusal inside becomes a UserError."""
+def opened(db: str, *, write: bool = False) -> Iterator[Ledger]:
+    """The ledger on the store ``db``; every refusal inside becomes a UserError, and
+    no message shows the address's password.
+
+    Only a command that records (``write``) creates the store's table when it is
+    missing; a reading command never changes the database.
+    """
     try:
-        store = Store(db)
-    except StoreError as exc:
-        raise UserError(f"cannot open the store {db!r}: {exc}") from None
-    try:
-        with refusals(), bulk():
-            yield Ledger(store)
-    finally:
-        store.close()
+        try:
+            store = Store(db, create=write)
+        except StoreError as exc:
+            raise UserError(f"store error: {exc}") from None
+        try:
+            with refusals(), bulk():
+                yield Ledger(store)
+        finally:
+            store.close()
+    except click.ClickException as exc:
+        masked = mask(exc.message, db)
+        if masked == exc.message:
+            raise
+        raise UserError(masked) from None
+
+
+def sound(reading: Reading, game: str, anyway: bool) -> Reading:
+    """What a reading command shows: a game whose chain is broken is refused, or,
+    with ``--read-anyway``, shown with the break named on standard error."""
+    if reading.problem is not None:
+        broken = BrokenChainError(game, reading.problem)
+        if not anyway:
+            raise UserError(f"refused: {broken}; --read-anyway shows it regardless")
+        click.echo(f"pulka: warning: {broken}; shown because of --read-anyway", err=True)
+    return reading
 
 
 @contextmanager
@@ -74,6 +105,8 @@ def refusals() -> Iterator[None]:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
+    except (BrokenChainError, ImpossibleEventError, UnreadableEventError) as exc:
+        raise UserError(f"refused: {exc}") from None
     except StoreError as exc:
         raise UserError(f"store error: {exc}") from None
 

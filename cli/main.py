@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "object": ("cli.record:object_", 'A partner refuses a late record of DEAL (rule 4.2.10).'),
     "penalty": ("cli.record:penalty", "An arbiter's ruling written on the sheet (rule 4.2.16)."),
     "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
+    "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
     "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`)."),
     "games": ("cli.read:games", 'List the stored games.'),
     "sheet": ("cli.read:sheet", 'The pulka: pulya, gora and whists per player, with running entries.'),
@@ -39,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("cli.audit:explain", 'Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events.'),
     "diff": ("cli.audit:diff", 'What changed between two points (event N, deal:K, or a time), and which events did it.'),
     "verify": ("cli.audit:verify", 'Check the hash chain of one game or of every game; exit 1 naming the first bad event.'),
+    "head": ("cli.audit:head", "Print the game's head digest (its last event's number and digest), to keep elsewhere and check later with `pulka verify GAME --against HEAD`."),
     "rules": ("cli.rules:rules", 'List the presets, or show every parameter of one.'),
 }
 

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import click
 
-from cli.common import db_option, emit, opened, point_options
+from cli.common import db_option, emit, opened, point_options, read_anyway_option, sound
 from ledger.vocabulary.logfile import export_line
-from projections.report import Point, render_settlement, render_sheet, settlement_doc, sheet_doc, state_at
+from projections.report import Point, cut, render_settlement, render_sheet, settlement_doc, sheet_doc
 
 
 @click.command()
 @click.argument("game")
+@read_anyway_option
 @db_option
-def export(game: str, db: str) -> None:
+def export(game: str, read_anyway: bool, db: str) -> None:
     """Print the game's log as JSON Lines, with what the ledger filled in and each
     event's chain digest (check a copy with `pulka verify --file`)."""
     with opened(db) as ledger:
-        for stored in ledger.read(game).stored:
+        for stored in sound(ledger.read(game), game, read_anyway).stored:
             click.echo(export_line(stored.event, stored.digest))
 
 
@@ -34,12 +35,14 @@ def games(db: str) -> None:
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="The sheet object of event-log.md.")
 @point_options
+@read_anyway_option
 @db_option
-def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
+def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, read_anyway: bool,
+          db: str) -> None:
     """The pulka: pulya, gora and whists per player, with running entries."""
     point = Point(at, deal, time_)
     with opened(db) as ledger:
-        state = state_at(ledger.read(game, point).events, point)
+        state = ledger.replayed(game, cut(sound(ledger.read(game, point), game, read_anyway).events, point))
         if as_json:
             emit(sheet_doc(state.sheet()))
         else:
@@ -50,12 +53,14 @@ def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="The settlement object of event-log.md.")
 @point_options
+@read_anyway_option
 @db_option
-def settle(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
+def settle(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, read_anyway: bool,
+           db: str) -> None:
     """The settlement [Code 4.2.14]; an unfinished pulka settles as if abandoned now."""
     point = Point(at, deal, time_)
     with opened(db) as ledger:
-        state = state_at(ledger.read(game, point).events, point)
+        state = ledger.replayed(game, cut(sound(ledger.read(game, point), game, read_anyway).events, point))
         if as_json:
             emit(settlement_doc(state))
         else:

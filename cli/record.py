@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from cli.common import UserError, db_option, opened
+from ledger.command.store import Store
 from cli.rules import parse_overrides, parse_value
 from ledger.command.dealline import deal_events
 from ledger.command.store import StoredEvent
@@ -37,6 +38,14 @@ PROGRESS_FROM = 2000  # events: a long import reports its progress on standard e
 
 
 @click.command()
+@db_option
+def init(db: str) -> None:
+    """Create the store (its table), once; recording commands also do it when needed."""
+    with opened(db, write=True) as ledger:
+        click.echo(f"store ready: {ledger.store.description}")
+
+
+@click.command()
 @click.argument("game")
 @click.option("--players", required=True, help="Comma-separated, clockwise: Anna,Boris,Vera")
 @click.option("--convention", default="sochi", show_default=True, help="sochi, leningrad (piter), rostov, classic")
@@ -52,7 +61,7 @@ def new(
     overrides: tuple[str, ...], rules_file: str | None, by: str | None, db: str,
 ) -> None:
     """Start a pulka."""
-    with opened(db) as ledger:
+    with opened(db, write=True) as ledger:
         rules = parse_overrides(overrides, rules_file)
         started = GameStarted(
             game=game,
@@ -79,7 +88,7 @@ def new(
 def import_(file: Any, db: str) -> None:
     """Store a log (a new game, or events appended to a stored game). All or nothing."""
     text = file.read()
-    with opened(db) as ledger:
+    with opened(db, write=True) as ledger:
         exported = parse_export(text)
         check_export(exported)
         lines = [(line, event) for line, event, _ in exported]
@@ -98,7 +107,7 @@ def import_(file: Any, db: str) -> None:
 
 
 def record(db: str, game: str, *events: AnyEvent) -> None:
-    with opened(db) as ledger:
+    with opened(db, write=True) as ledger:
         show(ledger.execute(game, lambda state: events).stored)
 
 
@@ -120,7 +129,7 @@ def deal(game: str, line: str, db: str) -> None:
     raspasy: "pass pass pass | 2 3 5". Bids and calls in turn order; tricks in turn
     order from the forehand.
     """
-    with opened(db) as ledger:
+    with opened(db, write=True) as ledger:
         stored = ledger.execute(game, lambda state: deal_events(state, line)).stored
         show(stored)
 

@@ -15,12 +15,15 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
+
+import msgspec
 
 import psycopg
 import pytest
 from psycopg import sql
 
+from ledger.vocabulary.chain import GENESIS, link
 from ledger.vocabulary.events import (
     Abandoned,
     AnyEvent,
@@ -35,6 +38,7 @@ from ledger.vocabulary.events import (
     PencilDown,
     Penalty,
     Tricks,
+    decode_event,
 )
 from ledger.vocabulary.rules import SOCHI
 from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
@@ -208,6 +212,30 @@ class RawEvents:
             "WHERE originator_id = ? AND originator_version < 0",
             (stream,),
         )
+
+    def move(self, game: str, stream: UUID) -> None:
+        """Move every row of a game into another stream."""
+        self.execute(
+            "UPDATE {table} SET originator_id = ? WHERE originator_id = ?",
+            (stream if self.postgres else stream.hex, self._stream(game)),
+        )
+
+    def rechain(self, game: str, start: int, edit: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Rewrite a game's rows from event ``start`` on, as someone who knows the chain
+        could: ``edit`` changes event ``start`` (as JSON), then every digest and link
+        from there on is computed anew, so that the chain checks out."""
+        previous = GENESIS
+        for version in self.versions(game):
+            topic, state = self.row(game, version)
+            record = msgspec.json.decode(state)
+            if version == start and edit is not None:
+                edit(record["event"])
+            if version >= start:
+                event = decode_event(msgspec.json.encode(record["event"]))
+                record["digest"] = link(previous, game, version, event)
+                record["link"] = previous[:16]
+                self.set(game, version, state=msgspec.json.encode(record))
+            previous = record["digest"]
 
     def swap(self, game: str, first: int, second: int) -> None:
         """Exchange the contents (topic and state) of two stored events."""

@@ -170,7 +170,9 @@ def test_stored_row_is_the_record_as_msgspec_json(store: Store, raw: RawEvents) 
     assert msgspec.json.decode(state) == {
         "event": {"type": "bid", "player": "Anna", "bid": "6S"},
         "digest": stored[1].digest,
+        "link": stored[0].digest[:16],
     }
+    assert msgspec.json.decode(raw.row("g", 1)[1])["link"] == "0" * 16
 
 
 def test_a_game_starts_with_its_game_started_only(store: Store) -> None:

@@ -19,22 +19,49 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 import msgspec
 
 from ledger.command.judge import Progress, judge_into, start
 from ledger.command.store import Reading, Store, StoredEvent
-from ledger.vocabulary.chain import GENESIS
+from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections.game import GameState, replay
-from projections.report import Point
+from projections.report import Point, settlement_of
 
 # What a recording command decides: given the game as it stands, the events to record,
 # each computed once the one before it has been judged and folded in (a generator may
 # read the state between events, as a deal line does).
 Command = Callable[[GameState], Iterable[AnyEvent]]
+
+
+T = TypeVar("T")
+
+
+class BrokenChainError(Exception):
+    """A game whose hash chain does not check out: nothing is recorded onto it, and
+    reading it needs the reader's explicit consent."""
+
+    def __init__(self, game: str, problem: ChainProblem) -> None:
+        self.game = game
+        self.problem = problem
+        super().__init__(f"the hash chain of game {game!r} is broken: {problem}; see `pulka verify {game}`")
+
+
+class ImpossibleEventError(Exception):
+    """A stored event that the projections cannot take (eleven tricks, an unknown
+    player): one the ledger would never have recorded, so it was written around it."""
+
+    def __init__(self, game: str, number: int, cause: Exception) -> None:
+        self.game = game
+        self.number = number
+        super().__init__(
+            f"event {number} of game {game!r} cannot be replayed ({type(cause).__name__}: {cause}): the store "
+            "holds an event the ledger would not have recorded (written outside pulka? see `pulka verify`)"
+        )
 
 
 @dataclass(frozen=True)
@@ -93,15 +120,40 @@ class Ledger:
         return Refused("event-log", f"no game named {game!r}{hint}")
 
     def state(self, game: str) -> GameState:
-        return replay([s.event for s in self.events(game)])
+        return self.replayed(game, self.read(game).events)
+
+    def sound(self, game: str) -> list[StoredEvent]:
+        """All events of a game whose chain checks out (what recording continues from)."""
+        reading = self.store.read(game)
+        if reading.problem is not None:
+            raise BrokenChainError(game, reading.problem)
+        return reading.stored
+
+    def replayed(self, game: str, events: list[AnyEvent]) -> GameState:
+        """The game after ``events``, which must replay and settle; an event that makes
+        them fail is refused by number (``ImpossibleEventError``)."""
+        return self.guarded(game, events, _settled)
+
+    def guarded(self, game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
+        """``show(events)``; when that fails, the first event whose replay fails is
+        named (found by halving, replaying prefixes; only on that path)."""
+        try:
+            return show(events)
+        except Exception as exc:
+            number = _first_failing(events, _settled)
+            if number is None:
+                raise
+            raise ImpossibleEventError(game, number, exc) from exc
 
     # -- recording: load, decide, save ---------------------------------------------------
 
     def execute(self, game: str, command: Command) -> Outcome:
         """Record what ``command`` decides on the stored game: one load, one replay, each
         new event judged once, one save."""
-        stored = self.events(game)
-        state = replay([s.event for s in stored])
+        stored = self.sound(game)
+        if not stored:
+            raise self.unknown(game)
+        state = self.replayed(game, [s.event for s in stored])
         new = judge_into(state, ((None, e) for e in command(state)), self.clock)
         saved = self.store.append(game, new, expected=len(stored), previous=stored[-1].digest) if new else []
         return Outcome(game, False, saved, state)
@@ -129,7 +181,7 @@ class Ledger:
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
     ) -> Outcome:
-        stored = self.store.load(started.game)
+        stored = self.sound(started.game)
         if stored:
             existing = stored[0].event
             assert isinstance(existing, GameStarted)
@@ -141,7 +193,7 @@ class Ledger:
                 )
                 refused.line = first_line
                 raise refused
-            state = replay([s.event for s in stored])
+            state = self.replayed(started.game, [s.event for s in stored])
             new: list[AnyEvent] = []
         else:
             if started.at is None:
@@ -152,6 +204,34 @@ class Ledger:
         previous = stored[-1].digest if stored else GENESIS
         saved = self.store.append(started.game, new, expected=len(stored), previous=previous) if new else []
         return Outcome(started.game, not stored, saved, state)
+
+
+def _settled(events: list[AnyEvent]) -> GameState:
+    state = replay(events)
+    settlement_of(state)
+    return state
+
+
+def _first_failing(events: list[AnyEvent], probe: Callable[[list[AnyEvent]], object]) -> int | None:
+    """The number of the first event after which ``probe`` of the events so far fails;
+    None when it does not fail on them all."""
+    def fails(count: int) -> bool:
+        try:
+            probe(events[:count])
+        except Exception:
+            return True
+        return False
+
+    if not events or not fails(len(events)):
+        return None
+    low, high = 1, len(events)  # probe fails on the first ``high`` events
+    while low < high:
+        middle = (low + high) // 2
+        if fails(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 @contextmanager

@@ -30,6 +30,7 @@ __all__ = [
     "StoreError",
     "describe",
     "is_postgres_url",
+    "mask",
     "parse_postgres_url",
     "reason",
 ]
@@ -87,9 +88,10 @@ class Backend(ABC):
         """The stream and state of every row numbered 1, whatever its topic says."""
 
     @abstractmethod
-    def streams(self) -> list[UUID | str]:
-        """Every stream that has a row in the events table, whatever its rows say (an
-        id that is not a UUID, which only an edit can make, as it is stored)."""
+    def streams(self) -> list[tuple[UUID | str, int]]:
+        """Every stream that has a row in the events table, whatever its rows say, with
+        its number of rows (an id that is not a UUID, which only an edit can make, is
+        given as it is stored)."""
 
     @abstractmethod
     def insert(self, rows: Sequence[Row]) -> None:
@@ -144,6 +146,18 @@ def describe(db: str) -> str:
     host = parts.netloc.rpartition("@")[2]
     user = parts.username or ""
     return parts._replace(netloc=f"{user}:***@{host}").geturl()
+
+
+def mask(text: str, db: str) -> str:
+    """``text`` with the password of the address ``db`` (as given, and as decoded)
+    replaced by ``***``."""
+    if not is_postgres_url(db):
+        return text
+    password = urlsplit(db).password
+    for secret in {password, unquote(password or "")}:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
 
 
 def parse_postgres_url(url: str) -> PostgresAddress:

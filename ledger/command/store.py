@@ -40,7 +40,7 @@ from ledger.command.storage import (
     topic_of,
 )
 from ledger.command.store_sqlite import SQLiteBackend
-from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_digests, verify_chain
+from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_digests, link_of, verify_chain
 from ledger.vocabulary.events import AnyEvent, GameStarted
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "StoreError",
     "StoredEvent",
     "UnreadableEventError",
+    "Verified",
     "describe",
     "game_id",
     "is_postgres_url",
@@ -89,6 +90,15 @@ class Reading(NamedTuple):
         return [s.event for s in self.stored]
 
 
+class Verified(NamedTuple):
+    """The check of one stream: the game (or the stream, when no game owns it), how
+    many events it holds, and the first problem of its chain (None when intact)."""
+
+    name: str
+    events: int
+    problem: ChainProblem | None
+
+
 class UnreadableEventError(StoreError):
     """A stored event no longer decodes (the database was edited); see ``Store.verify``."""
 
@@ -106,11 +116,13 @@ class ConcurrentWriteError(Exception):
         )
 
 
-class _State(msgspec.Struct, frozen=True):
-    """A row's stored state: the event and its chain digest."""
+class _State(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A row's stored state: the event, its chain digest, and the link to the digest
+    before it (``chain.link_of``; absent from rows written before links were kept)."""
 
     event: AnyEvent
     digest: str
+    link: str | None = None
 
 
 _state_encoder = msgspec.json.Encoder(order="deterministic")
@@ -156,10 +168,12 @@ class Store:
         belongs to a later deal (included), read a page at a time, so that the end of
         deal K costs what it reads. A row that does not decode raises
         UnreadableEventError naming it; any other break of the chain is the reading's
-        ``problem``.
+        ``problem``. The event after the last one returned is checked too (when there
+        is one): an edit of the last event shown, with its digest computed anew, breaks
+        the link that the next event records.
         """
         if through_deal is None:
-            decoded = self._decoded(game, self._rows(game, upto=upto))
+            decoded = self._decoded(game, self._rows(game, upto=None if upto is None else upto + 1))
         else:
             decoded = []
             after = 0
@@ -176,11 +190,12 @@ class Store:
                     break
                 after = page[-1][0]
         stored = [StoredEvent(n, state.event, state.digest) for n, _, state in decoded]
+        links = {n: state.link for n, _, state in decoded if state.link is not None}
         problem = _first(
-            verify_chain(game, stored),
+            verify_chain(game, stored, links),
             _topic_problem((n, topic) for n, topic, _ in decoded),
         )
-        return Reading(stored, problem)
+        return Reading(stored if upto is None else stored[:upto], problem)
 
     def count(self, game: str) -> int:
         """How many events the game has (the number of its last event; 0 if unknown)."""
@@ -215,6 +230,7 @@ class Store:
         """
         rows: list[tuple[int, AnyEvent | Unreadable, str]] = []
         topics: list[tuple[int, str]] = []
+        links: dict[int, str] = {}
         for number, topic, state in self._rows(game):
             topics.append((number, topic))
             try:
@@ -223,7 +239,35 @@ class Store:
                 rows.append((number, Unreadable(str(exc)), ""))
             else:
                 rows.append((number, decoded.event, decoded.digest))
-        return _first(verify_chain(game, rows), _topic_problem(topics))
+                if decoded.link is not None:
+                    links[number] = decoded.link
+        return _first(verify_chain(game, rows, links), _topic_problem(topics))
+
+    def verify_all(self) -> list[Verified]:
+        """Check every stream in the events table, found by itself (not by a topic or
+        a first row, which an edit could hide): each game's chain, and every stream
+        that no game owns, sorted by name."""
+        if not self._backend.present:
+            return []
+        owners: dict[UUID, str] = {}
+        for first, state in self._backend.first_rows():
+            try:
+                event = _state_decoder.decode(state).event
+            except msgspec.DecodeError:
+                continue
+            if isinstance(event, GameStarted) and game_id(event.game) == first:
+                owners[first] = event.game
+        found = []
+        for stream, count in self._backend.streams():
+            name = owners.get(stream) if isinstance(stream, UUID) else None
+            if name is not None:
+                found.append(Verified(name, count, self.verify(name)))
+                continue
+            label = f"stream {stream}"
+            found.append(Verified(label, count, ChainProblem(
+                1, f"{label} holds {count} events but no game_started of its own as event 1: "
+                   "its first event was deleted, edited or moved, or its rows were moved here (tampered?)")))
+        return sorted(found)
 
     # writing
 
@@ -270,14 +314,15 @@ class Store:
             )
         ]
         encode = _state_encoder.encode
+        links = [link_of(d) for d in [previous, *digests[:-1]]]
         rows = [
             Row(
                 originator_id=stream,
                 originator_version=s.number,
                 topic=topic_of(s.number),
-                state=encode(_State(s.event, s.digest)),
+                state=encode(_State(s.event, s.digest, link)),
             )
-            for s in stored
+            for s, link in zip(stored, links, strict=True)
         ]
         if not self._backend.present:
             raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")

@@ -45,7 +45,8 @@ LOCK_TIMEOUT = 10  # seconds a writer waits for the table lock another writer ho
 IDLE_TIMEOUT = 5  # seconds the server keeps a session idle inside a transaction
 CREATE_LOCK_TIMEOUT = 60  # seconds to wait for another command creating the store
 
-# Keepalives let the client notice a server (or a network) that went away.
+# How every connection is made: keepalives let the client notice a server (or a network)
+# that went away, and the server's view of connections names pulka.
 _CONNECT: dict[str, Any] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
     "connect_timeout": CONNECT_TIMEOUT, "application_name": "pulka",
@@ -99,10 +100,10 @@ class PostgresBackend(Backend):
                 autocommit=True, **address.connect_kwargs(), **_CONNECT
             )
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to {self.description}: {reason(exc)}") from None
+            raise StoreError(f"cannot connect to {self.description}: {_explain(exc)}") from None
         try:
             self.present = self._table_exists()
-            if not create:
+            if not create or self.present:
                 self._close_probe()
             self.datastore = PostgresDatastore(
                 dbname=address.dbname,
@@ -177,8 +178,9 @@ class PostgresBackend(Backend):
         statement = sql.SQL("SELECT originator_id, state FROM {} WHERE originator_version = 1").format(self._table())
         return self._fetch(statement, [])
 
-    def streams(self) -> list[UUID | str]:
-        return [stream for (stream,) in self._fetch(sql.SQL("SELECT DISTINCT originator_id FROM {}").format(self._table()), [])]
+    def streams(self) -> list[tuple[UUID | str, int]]:
+        statement = sql.SQL("SELECT originator_id, COUNT(*) FROM {} GROUP BY originator_id").format(self._table())
+        return [(stream, count) for stream, count in self._fetch(statement, [])]
 
     def insert(self, rows: Sequence[Row]) -> None:
         try:

@@ -110,11 +110,11 @@ class SQLiteBackend(Backend):
         firsts = ((_uuid(text), state) for text, state in found)
         return [(stream, state) for stream, state in firsts if stream is not None]
 
-    def streams(self) -> list[UUID | str]:
+    def streams(self) -> list[tuple[UUID | str, int]]:
         with self._cursor() as cursor:
-            cursor.execute(f"SELECT DISTINCT originator_id FROM {TABLE}")
+            cursor.execute(f"SELECT originator_id, COUNT(*) FROM {TABLE} GROUP BY originator_id")
             found = cursor.fetchall()
-        return [_uuid(stream) or stream for (stream,) in found]
+        return [(_uuid(stream) or stream, count) for stream, count in found]
 
     def insert(self, rows: Sequence[Row]) -> None:
         assert self.recorder is not None

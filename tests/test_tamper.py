@@ -177,7 +177,7 @@ def test_forged_but_rehashed_start_is_named(store: Store, raw: RawEvents) -> Non
     raw.insert(GAME, 1, "ledger.store:Opened", msgspec.json.encode(record))
 
     problem = store.verify(GAME)
-    assert problem == ChainProblem(1, f"event 1 is not the game_started of {GAME!r} (forged?)")
+    assert problem == ChainProblem(1, f"event 1 is not the start of {GAME!r} (forged?)")
 
 
 # --- exports: the same verifier on (number, event, digest) lines --------------------------

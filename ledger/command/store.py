@@ -38,7 +38,7 @@ from eventsourcing.persistence import StoredEvent as Row
 from eventsourcing.utils import Environment, EnvType, get_topic
 
 from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_digests, verify_chain
-from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.events import AnyEvent, StreamStart
 
 __all__ = [
     "NAMESPACE",
@@ -365,7 +365,7 @@ class Store:
                 # Only a stream's true first record names it; a copied or moved one
                 # is left to verify.
                 if (
-                    isinstance(event, GameStarted)
+                    isinstance(event, StreamStart)
                     and record.originator_version == 1
                     and record.originator_id == game_id(event.game)
                 ):
@@ -402,11 +402,11 @@ class Store:
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
         for number, event in enumerate(events, start=expected + 1):
-            if (number == 1) != isinstance(event, GameStarted):
+            if (number == 1) != isinstance(event, StreamStart):
                 if number == 1:
                     raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
                 raise ValueError(f"game_started can only be event 1 of game {game!r}, not event {number}")
-            if isinstance(event, GameStarted) and event.game != game:
+            if isinstance(event, StreamStart) and event.game != game:
                 raise ValueError(f"game_started of {event.game!r} cannot start game {game!r}")
         if not events:
             return []

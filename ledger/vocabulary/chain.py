@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
+from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
 
 GENESIS = "0" * 64
 
@@ -108,9 +108,9 @@ def verify_chain(game: str, stored: Sequence[Row]) -> ChainProblem | None:
             return ChainProblem(number, f"event {number} cannot be read (edited?): {event.error}")
         if link(previous, game, number, event) != digest:
             return ChainProblem(number, _diagnose(game, rows, index, previous))
-        if number == 1 and not (isinstance(event, GameStarted) and event.game == game):
+        if number == 1 and not (isinstance(event, StreamStart) and event.game == game):
             # The digest checks out, so the chain was rebuilt around a forged start.
-            return ChainProblem(1, f"event 1 is not the game_started of {game!r} (forged?)")
+            return ChainProblem(1, f"event 1 is not the start of {game!r} (forged?)")
         previous = digest
         expected += 1
     return None

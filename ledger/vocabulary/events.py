@@ -38,8 +38,15 @@ class Event(
     deal: int | None = None
 
 
-class GameStarted(Event, frozen=True, tag="game_started"):
+class StreamStart(Event, frozen=True):
+    """The first event of a stream: a game of Preferans (``GameStarted``), or any other
+    kind of stream the ledger keeps. ``game`` names the stream; the store derives the
+    stream's id from it, and the hash chain binds it."""
+
     game: str
+
+
+class GameStarted(StreamStart, frozen=True, tag="game_started"):
     players: tuple[str, ...]
     pulya: int
     convention: str = "sochi"

@@ -294,7 +294,7 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
         walk.record(Objection(player=player, deal=k, target=target))
         return
     targets = [
-        i for i in range(2, state.number + 1)
+        i for i in range(2, state.folded + 1)
         if isinstance(state.content(i), (Entry, Penalty, Tricks))
     ]
     if not targets:

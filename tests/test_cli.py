@@ -270,15 +270,15 @@ def test_long_import_shows_progress(tmp_path: Path) -> None:
     started = check_log([(1, GameStarted(game="long", players=("A", "B", "C"), pulya=100000))])[0]
     assert isinstance(started, GameStarted)
     state = GameState.start(started)
-    while state.number < PROGRESS_FROM + 10:
+    while state.folded < PROGRESS_FROM + 10:
         line = "6S pass pass | 6S | whist whist | 6 2 2"
         judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
     log = "\n".join(encode_event(e).decode() for e in state.events) + "\n"
     db = str(tmp_path / "long.db")
     result = run(db, "import", write(tmp_path, "long.jsonl", log))
     assert result.exit_code == 0
-    assert f"judged {state.number - 1}/{state.number - 1} events" in result.stderr
-    assert f"created long: {state.number} events stored" in result.stdout
+    assert f"judged {state.folded - 1}/{state.folded - 1} events" in result.stderr
+    assert f"created long: {state.folded} events stored" in result.stdout
 
 
 def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:

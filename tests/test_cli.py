@@ -223,8 +223,9 @@ def test_verify_finds_an_edited_row(tmp_path: Path) -> None:
         rowid, state = rows[0]
         conn.execute(f"update {table} set state = ? where rowid = ?",
                      (bytes(state).replace(b'"9S"', b'"10S"'), rowid))
-    err = refused(db, "verify")
-    assert "event 5" in err or "event 5" in run(db, "verify").stdout
+    result = run(db, "verify")
+    assert result.exit_code == 1 and "club-7" in result.stderr
+    assert "club-7: TAMPERED: event 5" in result.stdout
 
 
 def test_concurrent_writers_are_caught(store_url: str) -> None:

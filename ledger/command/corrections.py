@@ -40,6 +40,9 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
         raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
     if not 2 <= c.target < number:
         raise Refused("4.2.7", f"there is no event {c.target} to correct", f"2 to {number - 1}")
+    withdrawn = state.effects.get(c.target)
+    if withdrawn is not None and withdrawn.rule == "4.2.8" and not withdrawn.effective:
+        raise Refused("4.2.8", f"event {c.target} was withdrawn; record it again instead of correcting it")
     target = state.content(c.target)
     kind = event_type(target)
     fields = CORRECTABLE.get(kind)

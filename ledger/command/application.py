@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-import msgspec
 
-from ledger.command.judge import Progress, judge_into, start
+from ledger.command.judge import Progress, judge_into, start_log
 from ledger.command.store import Store, StoredEvent
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.refusal import Refused
@@ -82,16 +81,11 @@ class Ledger:
     ) -> Outcome:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
-        try:
-            started = start(first)
-        except Refused as exc:
-            exc.line = first_line
-            raise
-        return self._record(started, first_line, lines[1:], progress)
+        return self._record(start_log(first_line, first, self.clock), first_line, lines[1:], progress)
 
     def create(self, event: GameStarted) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
-        return self._record(start(event), None, [], None)
+        return self._record(start_log(None, event, self.clock), None, [], None)
 
     def _record(
         self,
@@ -115,8 +109,6 @@ class Ledger:
             state = replay([s.event for s in stored])
             new: list[AnyEvent] = []
         else:
-            if started.at is None:
-                started = msgspec.structs.replace(started, at=self.clock())
             state = GameState.start(started)
             new = [started]
         new += judge_into(state, rest, self.clock, progress, total=len(rest))

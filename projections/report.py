@@ -14,7 +14,7 @@ from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
 from projections.settlement import Settlement, settle
 from projections.numbers import fmt, number
-from projections.sheet import Sheet, exact
+from projections.sheet import Sheet, exact, shown
 
 
 class PointError(ValueError):
@@ -119,9 +119,9 @@ def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> s
         if w.player == player and w.column == column and w.on == on:
             total += w.amount
             if w.event == last_event:
-                marks[-1] = fmt(exact(total))
+                marks[-1] = shown(total)
             else:
-                marks.append(fmt(exact(total)))
+                marks.append(shown(total))
             last_event = w.event
     return ".".join(marks) if marks else "-"
 
@@ -139,12 +139,12 @@ def render_sheet(state: GameState, point: Point) -> str:
     width = max(len(p) for p in state.players) + len("whists on ")
     for p in state.players:
         lines.append(f"{p}")
-        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(exact(sheet.pulya[p]))}")
-        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(exact(sheet.gora[p]))}")
+        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
+        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
         for q in state.players:
             if q != p:
                 label = f"whists on {q}"
-                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(exact(sheet.whists[p][q]))}")
+                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {shown(sheet.whists[p][q])}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -160,7 +160,7 @@ def render_settlement(state: GameState, point: Point) -> str:
         head += f"{'money':>10}"
     lines.append(head)
     for p in s.players:
-        row = (f"{p:<12}{fmt(exact(sheet.pulya[p])):>7}{fmt(exact(sheet.gora[p])):>8}{fmt(s.gora[p]):>8}"
+        row = (f"{p:<12}{shown(sheet.pulya[p]):>7}{shown(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
                f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
         if s.money is not None:
             row += f"{str(s.money[p]):>10}"

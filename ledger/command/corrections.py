@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.refusal import Refused, cite
 from ledger.command.checks import check_recorder, filled, seat_of
 from ledger.command.play import judge_play
 from ledger.vocabulary.events import (
@@ -64,7 +64,7 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
             except Refused as exc:
                 what = "the corrected event" if i == c.target else f"event {i}"
                 raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
-                              f"{exc.reason} [rule {exc.rule}]") from None
+                              f"{exc.reason} [{cite(exc.rule)}]") from None
         scratch.fold_plain(content)
     return filled(state, c, by=c.by or target.by)
 

@@ -104,7 +104,21 @@ PRESETS: dict[str, RuleSet] = {
     "rostov": ROSTOV,
     "classic": CLASSIC,
 }
-ALIASES: dict[str, str] = {"piter": "leningrad", "peter": "leningrad"}
+# Other names a preset answers to, in English and Russian, in any case.
+ALIASES: dict[str, str] = {
+    "piter": "leningrad",
+    "peter": "leningrad",
+    "moscow": "rostov",
+    "сочи": "sochi",
+    "сочинка": "sochi",
+    "ленинградка": "leningrad",
+    "питер": "leningrad",
+    "ростов": "rostov",
+    "ростовка": "rostov",
+    "московская": "rostov",
+    "москва": "rostov",
+    "классика": "classic",
+}
 
 MEANING: dict[str, str] = {
     "gora_whist_multiplier": "whists and gora are multiplied by this (Leningrad 2)",
@@ -136,12 +150,14 @@ class RuleSetError(ValueError):
 
 def find_preset(name: str) -> RuleSet:
     """The preset of that name (aliases allowed), or RuleSetError listing the valid ones."""
-    key = ALIASES.get(name.lower(), name.lower())
+    key = ALIASES.get(name.strip().lower(), name.strip().lower())
     try:
         return PRESETS[key]
     except KeyError:
-        valid = ", ".join(list(PRESETS) + list(ALIASES))
-        raise RuleSetError(f"unknown convention: {name!r}; the presets are {valid}") from None
+        others = ", ".join(f"{alias} ({preset})" for alias, preset in ALIASES.items())
+        raise RuleSetError(
+            f"unknown convention: {name!r}; the presets are {', '.join(PRESETS)}; also known as: {others}"
+        ) from None
 
 
 def resolve(convention: str, overrides: dict[str, Any] | None = None) -> RuleSet:

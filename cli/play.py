@@ -119,7 +119,7 @@ def play(game: str | None, db: str | None) -> None:
             words = text.split()
             flags = [w for w in words if w in FLAGS]
             args = ["deal", *flags, "--", " ".join(w for w in words if w not in FLAGS)]
-        before = state.number
+        before = state.folded
         run(args, obj)
         try:
             with opened(address) as ledger:
@@ -127,7 +127,7 @@ def play(game: str | None, db: str | None) -> None:
         except UserError as exc:
             exc.show()
             return
-        if state.number != before:
+        if state.folded != before:
             click.echo(f"sheet: {sheet_line(state)}")
     click.echo()
     click.echo(render_settlement(state, Point()), nl=False)

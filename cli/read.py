@@ -27,11 +27,12 @@ from cli.common import (
     shown,
 )
 from ledger.vocabulary.logfile import export_line
+from projections.audit import totals
+from projections.numbers import fmt
 from projections.deals import deal_table
 from projections.game import GameState, replay
 from projections.report import (
     Point,
-    fmt,
     money_text,
     render_settlement,
     render_sheet,
@@ -80,7 +81,7 @@ def game_doc(name: str, state: GameState) -> dict[str, Any]:
         "players": list(state.players),
         "convention": state.rules.convention,
         "pulya": state.started.pulya,
-        "events": state.number,
+        "events": state.folded,
         "deals": state.current_deal_number,
         "status": status_of(state),
         "first": times[0] if times else None,
@@ -183,13 +184,13 @@ def spreadsheet(state: GameState, *, settlement: bool, deals: bool) -> str:
     the settlement, who pays whom."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    sheet = state.sheet()
+    sheet = totals(state.sheet())
     if deals:
         w.writerow(["sheet"])
         w.writerow(["player", "pulya", "gora", *[f"whists on {q}" for q in state.players]])
         for p in state.players:
-            w.writerow([p, cell(sheet.pulya[p]), cell(sheet.gora[p]),
-                        *["" if q == p else cell(sheet.whists[p][q]) for q in state.players]])
+            w.writerow([p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]),
+                        *["" if q == p else cell(sheet[(p, "whists", q)]) for q in state.players]])
         w.writerow([])
         head, rows = deal_table(state)
         w.writerow(["deals"])
@@ -203,7 +204,7 @@ def spreadsheet(state: GameState, *, settlement: bool, deals: bool) -> str:
         w.writerow(["player", "pulya", "gora", "gora after pulya", "result", "result exact", "rounded",
                     *(["money"] if s.money is not None else [])])
         for p in s.players:
-            w.writerow([p, cell(sheet.pulya[p]), cell(sheet.gora[p]), cell(s.gora[p]),
+            w.writerow([p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]), cell(s.gora[p]),
                         fmt_decimal(s.result[p]), str(s.result[p]), s.rounded[p],
                         *([money_text(s.money[p])] if s.money is not None else [])])
         w.writerow([])

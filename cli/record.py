@@ -34,7 +34,7 @@ from cli.common import (
 from cli.rules import parse_overrides, parse_value
 from ledger.command.application import Command, Outcome
 from ledger.command.dealline import deal_events
-from ledger.command.scorer import Said, guarded, said
+from ledger.command.scorer import Said, guarded, said, undo_from
 from ledger.command.words import (
     bid_word,
     call_word,
@@ -57,6 +57,7 @@ from ledger.vocabulary.events import (
     PencilDown,
     Penalty,
     Tricks,
+    Withdrawn,
     event_to_dict,
     event_type,
 )
@@ -66,7 +67,8 @@ from ledger.vocabulary.rules import find_preset
 from projections.audit import cell_text, describe
 from projections.game import GameState
 from projections.recording import CORRECTABLE, merge
-from projections.report import exact_fields, fmt
+from projections.numbers import fmt
+from projections.report import exact_fields
 
 # -- what a command did -------------------------------------------------------------------
 
@@ -126,7 +128,7 @@ def tell(s: Said, *, quiet: bool = False, as_json: bool = False, line: bool = Fa
         for text in writes_text(s):
             click.echo(text)
         for v in s.verdicts:
-            if not v.loud:
+            if not v.loud and (v.new or v.kind != "withdrawn"):
                 click.echo("verdict on " + verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason))
         click.echo(s.next)
     for v in s.verdicts:
@@ -472,7 +474,7 @@ def replacement_of(state: GameState, target: int, changes: tuple[str, ...]) -> d
     (a player left out keeps his count, or takes what makes 10 when he is the only
     one), a bid or contract ``6H``, a call ``pass``, an amount ``5`` or ``-4``, or any
     ``FIELD=VALUE``."""
-    if not 2 <= target <= state.number or event_type(state.events[target - 1]) not in CORRECTABLE:
+    if not 2 <= target <= state.folded or event_type(state.events[target - 1]) not in CORRECTABLE:
         return {}  # the judge refuses it, saying what may be corrected
     old = state.content(target)
     players = state.players
@@ -633,8 +635,35 @@ def correct(game: str, target: int, changes: tuple[str, ...], by: str | None, wa
 
 @click.command(cls=GameCommand)
 @game_argument
+@click.option("--from", "first", type=int, metavar="N", help="Withdraw the events from N to the last.")
+@by_option
 @report_options
 @db_option
-def undo(game: str, quiet: bool, as_json: bool, db: str | None) -> None:
-    """Withdraw the last record, or the last deal line, while it is in hand [Code 4.2.8]."""
-    raise UserError("undo is not available yet")
+def undo(game: str, first: int | None, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """Withdraw the last record while it is still in hand [Code 4.2.8]: the last deal
+    line (the events of play of the last deal since anything else was recorded), or
+    the last record when it is something else. Nothing is deleted: a `withdrawn` event
+    is stored, free of penalty, and `pulka log` shows what it took back. A record no
+    longer in hand is changed with `pulka correct`."""
+    name = game_name(game, db)
+    taken: list[int] = []
+
+    def command(state: GameState) -> Iterable[AnyEvent]:
+        last = state.events[state.folded - 1]
+        if first is None and isinstance(last, Withdrawn):
+            raise Refused("4.2.8", f"the last event, {state.folded}, is an undo; an undo is not undone",
+                          "record the withdrawn events again")
+        start = first if first is not None else undo_from(state)
+        taken.append(start)
+        return [Withdrawn(first=start, by=by_in(state, by))]
+
+    with opened(db) as ledger:
+        try:
+            outcome = ledger.execute(name, command)
+        except Refused as exc:
+            if exc.rule != "4.2.8" or not taken:
+                raise
+            raise Refused("4.2.8", f"{exc.reason}; nothing was withdrawn: a record out of hand is corrected "
+                          "instead (Code 4.2.7)",
+                          "pulka correct N CHANGE… (`pulka log` shows the numbers)") from None
+    tell(said(outcome), quiet=quiet, as_json=as_json)

@@ -30,13 +30,15 @@ from ledger.vocabulary.events import (
     PencilDown,
     Penalty,
     Tricks,
+    Withdrawn,
     event_type,
 )
 from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState
-from projections.report import Point, exact, exact_fields, fmt, number, settlement_of, state_at
-from projections.sheet import Sheet
+from projections.numbers import exact_text, fmt, number
+from projections.report import Point, exact_fields, settlement_of, state_at
+from projections.sheet import Sheet, exact
 
 Cell = tuple[str, str, str | None]  # player, column, on
 
@@ -59,10 +61,10 @@ class AuditRow:
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
     cells: dict[Cell, Fraction] = {}
     for p in sheet.players:
-        cells[(p, "pulya", None)] = sheet.pulya[p]
-        cells[(p, "gora", None)] = sheet.gora[p]
+        cells[(p, "pulya", None)] = exact(sheet.pulya[p])
+        cells[(p, "gora", None)] = exact(sheet.gora[p])
         for q, v in sheet.whists[p].items():
-            cells[(p, "whists", q)] = v
+            cells[(p, "whists", q)] = exact(v)
     return cells
 
 
@@ -101,6 +103,8 @@ def describe(event: AnyEvent) -> str:
             return f"abandoned by agreement of {', '.join(event.agreed_by)}"
         case Annulled():
             return "deal annulled" + (f": {event.reason}" if event.reason else "")
+        case Withdrawn():
+            return f"withdrawn while in hand: events from {event.first} on"
         case _:
             assert_never(event)
 
@@ -113,12 +117,12 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
     before = totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
-        if progress is not None and state.number % 500 == 0:
-            progress(state.number)
+        if progress is not None and state.folded % 500 == 0:
+            progress(state.folded)
         previous = state.current
         state.apply(event)
         after = totals(state.sheet())
-        row = _row(state, state.number, event, changes(before, after))
+        row = _row(state, state.folded, event, changes(before, after))
         if previous is not None and state.current is not previous and previous.phase == "play":
             row = replace(row, note=f"deal {previous.number} was played but its result is not recorded; "
                                     "it may still be added as a forgotten record [Code 4.2.10]")
@@ -261,12 +265,12 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
     for w in state.sheet().writes:
         if (w.player, w.column, w.on) != cell:
             continue
-        total += w.amount
+        total += w.exact
         event = state.events[w.event - 1]
         out.append({
             "event": w.event,
             "deal": w.deal,
-            **exact_fields("amount", w.amount),
+            **exact_fields("amount", w.exact),
             **exact_fields("total", total),
             "why": w.why,
             "recorded_by": event.by,
@@ -308,12 +312,12 @@ def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
     sa, sb = state_at(events, a), state_at(events, b)
     ta, tb = totals(sa.sheet()), totals(sb.sheet())
     ra, rb = settlement_of(sa), settlement_of(sb)
-    lo, hi = sorted((sa.number, sb.number))
+    lo, hi = sorted((sa.folded, sb.folded))
     rows = audit(events[:hi])  # verdicts as they stood at the later point
     between = [row_doc(r) for r in rows[lo:hi] if r.changes or r.effective is not None]
     return {
-        "from": {"point": a.describe(), "event": sa.number},
-        "to": {"point": b.describe(), "event": sb.number},
+        "from": {"point": a.describe(), "event": sa.folded},
+        "to": {"point": b.describe(), "event": sb.folded},
         "sheet": [
             {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), **exact_fields("from", ta[c]),
              **exact_fields("to", tb[c]), **exact_fields("change", tb[c] - ta[c])}
@@ -322,7 +326,7 @@ def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
         "result": {p: number(rb.result[p] - ra.result[p]) for p in rb.players},
         "rounded": {p: rb.rounded[p] - ra.rounded[p] for p in rb.players},
         "events": between,
-        "result_exact": {p: exact(rb.result[p] - ra.result[p]) for p in rb.players},
+        "result_exact": {p: exact_text(rb.result[p] - ra.result[p]) for p in rb.players},
     }
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ledger.vocabulary.events import Bid, Contract, Defence, Tricks
-from projections.audit import Cell, cell_text
+from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Defence, Tricks
+from projections.audit import Cell, cell_text, totals
 from projections.deal import DealState
 from projections.game import GameState
-from projections.report import fmt, settlement_of
+from projections.numbers import fmt
+from projections.report import settlement_of
 
 
 def tricks_order(deal: DealState, tricks: dict[int, int]) -> list[int]:
@@ -25,7 +26,29 @@ def tricks_order(deal: DealState, tricks: dict[int, int]) -> list[int]:
     return seats
 
 
-def line_sections(state: GameState, deal: DealState) -> list[list[tuple[str, str]]]:
+PLAY = (Bid, Contract, Defence, Tricks, Annulled)
+
+
+def play_of(state: GameState, event: AnyEvent) -> bool:
+    """An event of play: what a deal line records."""
+    return isinstance(event, PLAY)
+
+
+def deal_events(state: GameState, first_deal: int = 1) -> dict[int, list[AnyEvent]]:
+    """The events of play of each deal from ``first_deal`` on, as they stand (corrections
+    merged in, records without effect left out), in the order they were recorded."""
+    out: dict[int, list[AnyEvent]] = {}
+    begin = state.starts[first_deal - 1] if 1 <= first_deal <= len(state.starts) else state.folded + 1
+    for number in range(begin, state.folded + 1):
+        if number in state.void:
+            continue
+        event = state.content(number)
+        if isinstance(event, PLAY) and event.deal is not None and event.deal >= first_deal:
+            out.setdefault(event.deal, []).append(event)
+    return out
+
+
+def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> list[list[tuple[str, str]]]:
     """The sections of the deal line that records ``deal`` as it stands (corrections
     merged in): bids, contract, calls, tricks; each a list of (player, word)."""
     names = state.players
@@ -33,8 +56,9 @@ def line_sections(state: GameState, deal: DealState) -> list[list[tuple[str, str
     contract: list[tuple[str, str]] = []
     calls: list[tuple[str, str]] = []
     counts: list[tuple[str, str]] = []
-    for number in deal.events:
-        event = state.content(number)
+    if events is None:
+        events = deal_events(state, deal.number).get(deal.number, [])
+    for event in events:
         match event:
             case Bid():
                 bids.append((event.player, event.bid))
@@ -63,12 +87,23 @@ def deal_line(state: GameState, deal: DealState) -> str:
     return " | ".join(" ".join(word for _, word in section) for section in line_sections(state, deal))
 
 
-def deal_story(state: GameState, deal: DealState) -> str:
+def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> str:
     """The deal with the names of who spoke: ``Anna 6S, Boris pass, Vera pass | Anna 6S | …``."""
     if deal.annulled_at is not None:
         return "annulled"
     return " | ".join(", ".join(f"{who} {word}" for who, word in section)
-                      for section in line_sections(state, deal))
+                      for section in line_sections(state, deal, events))
+
+
+def game_name(state: GameState, deal: DealState) -> str:
+    """What the deal was: ``6S by Anna``, ``misere by Boris``, ``raspasy``, ``annulled``."""
+    if deal.annulled_at is not None:
+        return "annulled"
+    if deal.raspasy:
+        return "raspasy"
+    if deal.declarer is None:
+        return "auction"
+    return f"{deal.contract or '?'} by {state.players[deal.declarer]}"
 
 
 def seats_of(state: GameState, deal: DealState) -> tuple[str, str]:
@@ -90,9 +125,10 @@ def next_deal_text(state: GameState) -> str:
 def sheet_line(state: GameState) -> str:
     """The sheet in one line: each player's pulya and gora, and what he would get if the
     pulka were settled now: ``Anna 2/0 (+9) · Boris 0/0 (-5) · Vera 0/0 (-4)``."""
-    sheet = state.sheet()
+    sheet = totals(state.sheet())
     rounded = settlement_of(state).rounded
-    return " · ".join(f"{p} {fmt(sheet.pulya[p])}/{fmt(sheet.gora[p])} ({rounded[p]:+d})" for p in state.players)
+    return " · ".join(f"{p} {fmt(sheet[(p, 'pulya', None)])}/{fmt(sheet[(p, 'gora', None)])} ({rounded[p]:+d})"
+                      for p in state.players)
 
 
 def cells(state: GameState) -> list[Cell]:
@@ -114,13 +150,14 @@ def deal_table(state: GameState) -> tuple[list[str], list[list[Any]]]:
     for w in state.sheet().writes:
         per = written.setdefault(w.deal, {})
         cell = (w.player, w.column, w.on)
-        per[cell] = per.get(cell, Fraction(0)) + w.amount
+        per[cell] = per.get(cell, Fraction(0)) + w.exact
     rows: list[list[Any]] = []
     if 0 in written:
         rows.append([0, "", "", "written by hand", "", *[written[0].get(c, "") for c in columns]])
+    played = deal_events(state)
     for deal in state.deals:
         dealer, forehand = seats_of(state, deal)
         per = written.get(deal.number, {})
-        rows.append([deal.number, dealer, forehand, deal.describe(state.players), deal_story(state, deal),
-                     *[per.get(c, "") for c in columns]])
+        rows.append([deal.number, dealer, forehand, game_name(state, deal),
+                     deal_story(state, deal, played.get(deal.number, [])), *[per.get(c, "") for c in columns]])
     return head, rows

@@ -40,7 +40,7 @@ from ledger.command.judge import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, settlement_of, state_at
-from projections.settlement import adjusted_gora, settle, variant_amnesty, variant_mean
+from projections.settlement import adjusted_gora, exact_whists, settle, variant_amnesty, variant_mean
 from projections.sheet import Sheet
 from strategies import CONVENTIONS, legal_logs, pending_return
 
@@ -88,14 +88,15 @@ def mean_formula(sheet: Sheet) -> dict[str, Fraction]:
     rules = sheet.rules
     g: dict[str, Fraction] = {}
     for p in sheet.players:
-        short = sheet.target - sheet.pulya[p]
+        short = sheet.target - sheet.value(p, "pulya")
         if short < 0 and rules.help:
             short = Fraction(0)
-        g[p] = sheet.gora[p] + short * rules.pulya_to_gora
+        g[p] = sheet.value(p, "gora") + short * rules.pulya_to_gora
     mean = sum(g.values(), Fraction(0)) / len(g)
     return {
         p: 10 * (mean - g[p])
-        + sum((sheet.whists[p][q] - sheet.whists[q][p] for q in sheet.players if q != p), Fraction(0))
+        + sum((sheet.value(p, "whists", q) - sheet.value(q, "whists", p) for q in sheet.players if q != p),
+              Fraction(0))
         for p in sheet.players
     }
 
@@ -121,8 +122,9 @@ def test_both_methods_of_4_2_14_agree_with_the_formula(events: list[AnyEvent]) -
     for point in (Point(), Point(deal=max(0, last_deal(events) - 1))):
         sheet = state_at(events, point).sheet()
         gora = adjusted_gora(sheet)
-        mean = variant_mean(gora, sheet.whists)
-        assert variant_amnesty(gora, sheet.whists) == mean
+        whists = exact_whists(sheet)
+        mean = variant_mean(gora, whists)
+        assert variant_amnesty(gora, whists) == mean
         assert mean == mean_formula(sheet)
         assert settle(sheet).result == mean
 
@@ -184,7 +186,7 @@ def test_every_event_is_a_point_to_travel_to(events: list[AnyEvent]) -> None:
         if n > 1:
             folded.apply(events[n - 1])
         state = state_at(events, Point(at=n))
-        assert state.number == n
+        assert state.folded == n
         docs[n] = settlement_doc(state)
         assert docs[n] == settlement_doc(folded), n
         assert state.sheet().writes == folded.sheet().writes, n
@@ -204,18 +206,18 @@ def test_every_sheet_number_is_the_sum_of_its_writes(events: list[AnyEvent]) -> 
     state = replay(events)
     sheet = state.sheet()
     players = sheet.players
-    total: dict[tuple[str, str, str | None], Fraction] = {}
+    total: dict[tuple[str, str, str | None], int] = {}
     for w in sheet.writes:
         key = (w.player, w.column, w.on)
-        total[key] = total.get(key, Fraction(0)) + w.amount
+        total[key] = total.get(key, 0) + w.amount
         # every write names the event that caused it: a deal's result, a number by
         # hand (as corrected), or the penalty of a correction
         cause = state.content(w.event)
         assert w.event not in state.void, w
         assert isinstance(cause, (Tricks, Defence, Entry, Penalty, Correction)), (w, cause)
         if isinstance(cause, (Entry, Penalty)):
-            assert (cause.player, cause.column, cause.on, Fraction(cause.amount)) == (
-                w.player, w.column, w.on, w.amount)
+            assert (cause.player, cause.column, cause.on, cause.amount) == (
+                w.player, w.column, w.on, w.exact)
         if isinstance(cause, Correction):
             assert w in state.penalties[w.event], w
     for p in players:
@@ -239,9 +241,9 @@ def test_with_help_no_pulya_exceeds_the_target_unless_entries_put_it_there(event
             continue
         by_hand = isinstance(events[w.event - 1], (Entry, Penalty, Correction))
         if not by_hand:
-            assert w.amount > 0, w
-            assert pulya[w.player] + w.amount <= sheet.target, (w, pulya)
-        pulya[w.player] += w.amount
+            assert w.exact > 0, w
+            assert pulya[w.player] + w.exact <= sheet.target, (w, pulya)
+        pulya[w.player] += w.exact
 
 
 # -- the end ----------------------------------------------------------------------------------------

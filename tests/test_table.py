@@ -248,3 +248,40 @@ def test_the_current_game_and_the_store_before_the_command(store_url: str, tmp_p
     assert result.exit_code == 0  # the one after the command wins
     result = CliRunner().invoke(main, ["--db", other, "games", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout) == []
+
+
+def test_undo_while_in_hand(store_url: str) -> None:
+    ok(store_url, "new", "u", "--players", "A,B,C")
+    empty = sheet_of(store_url)
+    ok(store_url, "deal", "6S pass pass | 6S | whist whist | 6 2 2")
+    out = ok(store_url, "undo")
+    assert "event 9: withdrawn" in out and "events 2-8 withdrawn while in hand" in out
+    assert "A pulya -2" in out and "next: deal 1: C deals, A leads" in out
+    assert sheet_of(store_url) == empty
+    events = [json.loads(line) for line in ok(store_url, "export").splitlines()]
+    assert len(events) == 9 and events[-1]["type"] == "withdrawn" and events[-1]["first"] == 2  # nothing deleted
+    # The deal is recorded again, as deal 1; then a number by hand is undone alone.
+    assert "deal 1 (events 10-16)" in ok(store_url, "deal", "6S pass pass | 6S | whist whist | 6 3 1")
+    after_deal = sheet_of(store_url)
+    ok(store_url, "entry", "B", "gora", "2")
+    assert "event 17 withdrawn" in ok(store_url, "undo")
+    assert sheet_of(store_url) == after_deal
+    assert "is an undo" in refused(store_url, "undo")
+    # A deal entered event by event so far is undone as a whole; --from takes back less.
+    ok(store_url, "bid", "B", "pass")
+    ok(store_url, "bid", "C", "6S")
+    assert "events 19-20 withdrawn" in ok(store_url, "undo")
+    ok(store_url, "deal", "pass pass 7H | 7H | whist whist | 3 1 6")
+    n = len(ok(store_url, "export").splitlines())
+    assert "deal 2 waits for its tricks" in ok(store_url, "undo", "--from", str(n))
+    log = json.loads(ok(store_url, "log", "--json", "--verdicts"))["events"]
+    withdrawn = [e["number"] for e in log if e["effective"] is False]
+    assert withdrawn == [2, 3, 4, 5, 6, 7, 8, 17, 19, 20, n]
+    assert all(e["rule"] == "4.2.8" for e in log)
+    # Once the pencil is down the records are out of hand: undo says so, and names correct.
+    ok(store_url, "tricks", "B=3", "C=1", "A=6")
+    ok(store_url, "pencil", "C")
+    before = ok(store_url, "export")
+    err = refused(store_url, "undo")
+    assert "pencil" in err and "pulka correct" in err and "4.2.8" in err
+    assert ok(store_url, "export") == before

@@ -64,6 +64,12 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     assert "deal line" in t.expect(r"deal 3: Boris deals, Vera leads > ")
     t.send("pass pass pass | 2 5 3")
     t.expect(r"deal 4: Vera deals, Anna leads > ")
+    # A wrong line, taken back at once.
+    t.send("pass 6NT pass | 6NT | whist pass | 3 6 1")
+    t.expect(r"deal 5: Anna deals, Boris leads > ")
+    t.send("u")
+    shown = t.expect(r"deal 4: Vera deals, Anna leads > ")
+    assert "events 23-29 withdrawn while in hand" in shown and "Anna pulya -2" in shown
     # The last deal: Vera's seven closes every pulya, and the session settles the pulka.
     t.send("pass 6NT pass | 6NT | pass pass")
     t.expect(r"deal 5: Anna deals, Boris leads > ")
@@ -72,7 +78,8 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     assert "the pulka has ended" in shown and "settlement of demo" in shown
     assert t.finish() == 0
     events = exported(tmp_path, store_url, "demo")
-    assert len(events) == 35 and events[17]["type"] == "correction" and events[17]["replacement"] == {"amount": 2}
+    assert len(events) == 43 and events[17]["type"] == "correction" and events[17]["replacement"] == {"amount": 2}
+    assert events[29] == {**events[29], "type": "withdrawn", "first": 23}
 
 
 def test_a_session_ends_on_request_with_the_settlement(store_url: str, tmp_path: Path) -> None:
@@ -100,7 +107,7 @@ def long_log(game: str, events: int) -> str:
     started = judge_log([(1, GameStarted(game=game, players=("A", "B", "C"), pulya=100000))])[0]
     assert isinstance(started, GameStarted)
     state = GameState.start(started)
-    while state.number < events:
+    while state.folded < events:
         line = "6S pass pass | 6S | whist whist | 6 2 2"
         judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
     return "\n".join(encode_event(e).decode() for e in state.events) + "\n"

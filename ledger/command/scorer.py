@@ -23,11 +23,11 @@ from fractions import Fraction
 from ledger.command.application import Outcome
 from ledger.command.play import waiting_for
 from ledger.command.store import StoredEvent
-from ledger.vocabulary.events import AnyEvent, Bid, Correction, Entry, Objection, Tricks
+from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.audit import Cell, changes, totals
 from projections.deal import DealState
-from projections.deals import deal_line, deal_story, next_deal_text
+from projections.deals import deal_line, deal_story, next_deal_text, play_of
 from projections.game import GameState
 from projections.recording import Effect
 
@@ -36,7 +36,8 @@ from projections.recording import Effect
 class Verdict:
     """The recording rules' verdict on one record: ``kind`` is one of ``free``,
     ``accepted``, ``effective``, ``warning``, ``counted`` (an error counted against its
-    recorder: a penalty, equal for equal) or ``no effect``."""
+    recorder: a penalty, equal for equal), ``withdrawn`` (taken back in hand) or
+    ``no effect``."""
 
     number: int
     effect: Effect
@@ -65,7 +66,7 @@ class Said:
 
 def kind_of(event: AnyEvent, effect: Effect) -> str:
     if not effect.effective:
-        return "no effect"
+        return "withdrawn" if effect.free else "no effect"
     if effect.free:
         return "free"
     if effect.warning:
@@ -112,15 +113,14 @@ def left_open(state: GameState) -> DealState | None:
 
 def said(outcome: Outcome) -> Said:
     state = outcome.state
-    first = outcome.stored[0].number if outcome.stored else state.number + 1
+    first = outcome.stored[0].number if outcome.stored else state.folded + 1
     delta = changes(outcome.totals_before, totals(state.sheet())) if outcome.totals_before else {}
-    done = sorted({s.event.deal for s in outcome.stored
-                   if s.event.deal and not isinstance(s.event, (Correction, Objection))})
+    # The deals whose play this command recorded, and which are over now.
+    done = sorted({s.event.deal for s in outcome.stored if s.event.deal and play_of(state, s.event)})
     deals = []
     for k in done:
         deal = state.deals[k - 1] if 0 < k <= len(state.deals) else None
-        if deal is not None and (deal.resolved or deal.annulled_at is not None) and deal.events \
-                and deal.events[-1] >= first:
+        if deal is not None and (deal.resolved or deal.annulled_at is not None):
             deals.append((k, deal_story(state, deal)))
     opened = left_open(state)
     return Said(
@@ -166,3 +166,26 @@ def guarded(
             "typed twice?",
             "--again when the same deal really was played again",
         )
+
+
+# -- undo -------------------------------------------------------------------------------------
+
+UNDONE = (Bid, Contract, Defence, Tricks, Annulled)  # what a deal line records
+
+
+def undo_from(state: GameState) -> int:
+    """Where ``pulka undo`` begins: the last record alone, or, when it is an event of
+    play (what a deal line records), the whole run of events of play of its deal that
+    ends the log: the last deal line, or the deal so far when it was entered event by
+    event. Whether they are still in hand is for the judge to say [Code 4.2.8]."""
+    last = state.folded
+    event = state.events[last - 1]
+    if not isinstance(event, UNDONE) or (isinstance(event, Tricks) and state.is_late(event)):
+        return last  # the last record alone (a late record of an earlier deal too)
+    first = last
+    while first > 2:
+        before = state.events[first - 2]
+        if not isinstance(before, UNDONE) or before.deal != event.deal or (first - 1) in state.void:
+            break
+        first -= 1
+    return first

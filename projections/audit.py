@@ -93,7 +93,10 @@ def describe(event: AnyEvent) -> str:
         case PencilDown():
             return f"{event.player} puts the pencil down"
         case Correction():
-            fields = ", ".join(f"{k}={v}" for k, v in event.replacement.items())
+            fields = ", ".join(
+                f"{k} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict) else f"{k}={v}"
+                for k, v in event.replacement.items()
+            )
             waived = " (penalty waived)" if event.penalty == "waived" else ""
             return f"correction of event {event.target}: {fields}{waived}"
         case Objection():

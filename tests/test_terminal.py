@@ -5,6 +5,8 @@ the exit statuses. Every wait is for something the program prints."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,20 @@ def test_a_correction_not_confirmed_is_not_stored(tmp_path: Path, answer: str) -
     assert t.finish() == 1
     assert "not stored" in t.seen
     assert len(exported(tmp_path, db, "c")) == 8
+
+
+def test_make_demo_records_the_sample_evening_without_test_tools(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    venv = tmp_path / "venv"
+    plan = subprocess.run(["make", "-n", "demo", f"VENV={venv}"], cwd=root, capture_output=True, text=True,
+                          timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    installs = [line for line in plan.stdout.splitlines() if "pip install" in line]
+    assert installs and all("[test]" not in line and "install -e ." in line for line in installs)
+    # The demo itself: the README's evening, settled and audited, with the pulka this test runs.
+    env = environment(tmp_path, PATH=f"{Path(PULKA[0]).parent}:{os.environ['PATH']}", TMPDIR=str(tmp_path))
+    done = subprocess.run(["bash", str(root / "scripts" / "demo.sh")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Boris pays Anna 38 whists = 3.80" in done.stdout and "demo: 69 events, chain intact" in done.stdout
+    assert "the line of deal 3 again" in done.stderr and "Traceback" not in done.stderr

@@ -10,7 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from helpers import FLOAT_ARTEFACT, ok, refused, run
+from helpers import FLOAT_ARTEFACT, ok, refused, run, write
 
 PLAYERS = ("Anna", "Boris", "Vera")
 
@@ -285,3 +285,27 @@ def test_undo_while_in_hand(store_url: str) -> None:
     err = refused(store_url, "undo")
     assert "pencil" in err and "pulka correct" in err and "4.2.8" in err
     assert ok(store_url, "export") == before
+
+
+LIBRARY_WORDS = ("Expected", "`int`", "`str`", "$.", "Traceback", "msgspec", "NoneType", "Object ")
+
+
+def test_refusals_speak_the_logs_words(store_url: str, tmp_path: Path) -> None:
+    start = '{"type":"game_started","game":"w","players":["A","B","C"],"pulya":10}'
+    cases = {
+        '{"type":"bid","player":"A","bid":6}': "`bid` must be text in quotes, not a whole number",
+        '{"type":"bid","player":"A"}': "the field `bid` is missing",
+        '{"type":"tricks","tricks":{"A":"x"}}': "`tricks` must be a whole number, not text in quotes",
+        '{"type":"bogus"}': "unknown event type 'bogus'",
+        '{"type":"bid","player":"A","bid":"6S","x":1}': "unknown field `x`",
+        "[1]": "a line must be one JSON object",
+        "{bad": "not valid JSON",
+        '{"type":"defence","player":"A","call":"maybe"}': "'maybe' is not a value `call` may take",
+        '{"type":"entry","player":"A","column":"pulya","amount":1.5}': "`amount` must be a whole number",
+    }
+    for n, (line, words) in enumerate(cases.items()):
+        err = refused(store_url, "import", write(tmp_path, f"bad{n}.jsonl", f"{start}\n{line}\n"))
+        assert "line 2" in err and words in err, (line, err)
+        assert not any(w in err for w in LIBRARY_WORDS), err
+    err = refused(store_url, "new", "r", "--players", "A,B,C", "--rule", "help=maybe")
+    assert "`help` must be true or false" in err and not any(w in err for w in LIBRARY_WORDS)

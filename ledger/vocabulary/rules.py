@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary.wording import plain
+
 
 class RuleSet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     # Name of the preset the set was resolved from (informational; scoring never reads it).
@@ -175,7 +177,7 @@ def resolve(convention: str, overrides: dict[str, Any] | None = None) -> RuleSet
     try:
         rules = msgspec.convert(merged, RuleSet)
     except msgspec.ValidationError as exc:
-        raise RuleSetError(f"bad rule value: {exc}") from None
+        raise RuleSetError(f"bad rule value: {plain(str(exc))}") from None
     check(rules)
     return rules
 

@@ -5,15 +5,18 @@ readable sheet, and the points in time they can be taken at (``--at``, ``--deal`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
-from projections.settlement import Settlement, settle
-from projections.numbers import fmt, number
+from projections.numbers import exact_text, fmt, number
+from projections.settlement import Settlement, settle, transfers
 from projections.sheet import Sheet, exact, shown
 
 
@@ -70,15 +73,36 @@ def _time(text: str) -> datetime:
         raise PointError(str(exc)) from None
 
 
+def exact_fields(key: str, x: Fraction | int) -> dict[str, Any]:
+    """``{key: number}``, and ``{key_exact: "n/d"}`` beside it when the number is not whole
+    (the JSON number is then the nearest float; the string is exact)."""
+    x = Fraction(x)
+    doc: dict[str, Any] = {key: number(x)}
+    if x.denominator != 1:
+        doc[f"{key}_exact"] = exact_text(x)
+    return doc
+
+
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
-    return {
-        p: {
-            "pulya": number(exact(sheet.pulya[p])),
-            "gora": number(exact(sheet.gora[p])),
-            "whists": {q: number(exact(sheet.whists[p][q])) for q in sheet.players if q != p},
+    doc: dict[str, Any] = {}
+    for p in sheet.players:
+        others = [q for q in sheet.players if q != p]
+        pulya, gora = exact(sheet.pulya[p]), exact(sheet.gora[p])
+        whists = {q: exact(sheet.whists[p][q]) for q in others}
+        player: dict[str, Any] = {
+            "pulya": number(pulya),
+            "gora": number(gora),
+            "whists": {q: number(v) for q, v in whists.items()},
         }
-        for p in sheet.players
-    }
+        # Exact values of the numbers that are not whole (a Rostov raspasy tie, a checked 10).
+        for key, value in (("pulya", pulya), ("gora", gora)):
+            if value.denominator != 1:
+                player[f"{key}_exact"] = exact_text(value)
+        fractional = {q: exact_text(v) for q, v in whists.items() if v.denominator != 1}
+        if fractional:
+            player["whists_exact"] = fractional
+        doc[p] = player
+    return doc
 
 
 def settlement_of(state: GameState) -> Settlement:
@@ -100,11 +124,38 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
     }
     if s.money is not None:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
+    doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
+    doc["transfers"] = transfers_doc(state)
     return doc
 
 
-def state_at(events: list[AnyEvent], point: Point) -> GameState:
-    return replay(cut(events, point))
+def transfers_doc(state: GameState) -> list[dict[str, Any]]:
+    """Who pays whom, in the fewest payments: whists, and money when a stake is set
+    (stake x whists, exact)."""
+    stake = state.started.stake
+    out = []
+    for payer, payee, whists in transfers(settlement_of(state).rounded):
+        row: dict[str, Any] = {"from": payer, "to": payee, "whists": whists}
+        if stake is not None:
+            row["money"] = str(Decimal(stake) * whists)
+        out.append(row)
+    return out
+
+
+def state_at(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> GameState:
+    """The game as of a point; ``progress(done)`` is told how many events are folded."""
+    kept = cut(events, point)
+    if progress is None:
+        return replay(kept)
+    first = kept[0]
+    assert isinstance(first, GameStarted)
+    state = GameState.start(first)
+    for done, event in enumerate(kept[1:], start=2):
+        state.apply(event)
+        if done % 500 == 0:
+            progress(done)
+    progress(len(kept))
+    return state
 
 
 # -- for people -----------------------------------------------------------------------
@@ -149,6 +200,14 @@ def render_sheet(state: GameState, point: Point) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def money_text(amount: Decimal) -> str:
+    """Money as people read it: at least two decimals (``4.50``, ``-3.80``, ``0.125``)."""
+    exponent = amount.as_tuple().exponent
+    if isinstance(exponent, int) and exponent > -2:
+        amount = amount.quantize(Decimal("0.01"))
+    return str(amount)
+
+
 def render_settlement(state: GameState, point: Point) -> str:
     sheet = state.sheet()
     s = settlement_of(state)
@@ -163,8 +222,18 @@ def render_settlement(state: GameState, point: Point) -> str:
         row = (f"{p:<12}{shown(sheet.pulya[p]):>7}{shown(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
                f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
         if s.money is not None:
-            row += f"{str(s.money[p]):>10}"
+            row += f"{money_text(s.money[p]):>10}"
         lines.append(row)
+    lines.append("")
+    payments = transfers_doc(state)
+    if payments:
+        lines.append("Who pays whom (the fewest payments):")
+        for t in payments:
+            money = f" = {money_text(Decimal(t['money']))}" if "money" in t else ""
+            unit = "whist" if t["whists"] == 1 else "whists"
+            lines.append(f"  {t['from']} pays {t['to']} {t['whists']} {unit}{money}")
+    else:
+        lines.append("Nobody pays anybody.")
     lines.append("")
     lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
     if s.adjusted is not None:

@@ -17,25 +17,28 @@ import click
 # ``pulka --help``, which prints the help from here without importing any command
 # (a test keeps each line equal to the command's own).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "new": ("cli.record:new", 'Start a pulka.'),
+    "new": ("cli.record:new", 'Start a pulka; it becomes the current game.'),
+    "use": ("cli.record:use", 'Choose the current game of the store (or show it): commands then take GAME as optional.'),
+    "play": ("cli.play:play", 'An interactive session for the scorer: prompts with the dealer and the leader, takes deal lines and commands, shows the writes and the sheet after each deal, offers undo, and ends with the settlement.'),
     "deal": ("cli.record:deal", 'Record a whole deal: "BIDS | CONTRACT | CALLS | TRICKS".'),
     "bid": ("cli.record:bid", 'A bid: 6S ...'),
     "contract": ("cli.record:contract", "The declarer's contract (again to change it before anyone whists)."),
-    "defence": ("cli.record:defence", "A defender's call: whist, pass or half_whist."),
+    "defence": ("cli.record:defence", "A defender's call: whist, pass or half_whist (вист, пас, полвиста)."),
     "tricks": ("cli.record:tricks", 'Tricks taken: Anna=6 Boris=3 Vera=1.'),
-    "entry": ("cli.record:entry", 'A number written by hand (transcribing a paper sheet, a house rule).'),
-    "pencil": ("cli.record:pencil", 'The recorder puts his pencil down (rule 4.2.8).'),
-    "annul": ("cli.record:annul", 'The current deal is void; the same dealer deals again.'),
-    "abandon": ("cli.record:abandon", 'Stop the pulka early by agreement of all players (rule 4.2.3).'),
-    "correct": ("cli.record:correct", 'Correct event TARGET: amount=6, tricks=\'{"Anna":6,"Boris":3,"Vera":1}\', contract=7S.'),
-    "object": ("cli.record:object_", 'A partner refuses a late record of DEAL (rule 4.2.10).'),
-    "penalty": ("cli.record:penalty", "An arbiter's ruling written on the sheet (rule 4.2.16)."),
+    "entry": ("cli.record:entry", 'A number written by hand: COLUMN is pulya, gora or whists (пуля, гора, висты); AMOUNT may be negative (entry Vera whists -4 --on Boris).'),
+    "pencil": ("cli.record:pencil", 'The recorder puts his pencil down [Code 4.2.8]: his records are no longer in hand.'),
+    "annul": ("cli.record:annul", 'The current deal is void (a misdeal, a wrong number of cards): the same dealer deals again, and nothing of the deal is written.'),
+    "abandon": ("cli.record:abandon", 'Stop the pulka early by agreement of all players [Code 4.2.3].'),
+    "undo": ("cli.record:undo", 'Withdraw the last record while it is still in hand [Code 4.2.8]: the last deal line (the events of play of the last deal since anything else was recorded), or the last record when it is something else.'),
+    "correct": ("cli.record:correct", "Correct event TARGET [Code 4.2.7-4.2.9], in the table's words:"),
+    "object": ("cli.record:object_", 'A partner refuses a late record of DEAL [Code 4.2.10].'),
+    "penalty": ("cli.record:penalty", "An arbiter's ruling written on the sheet [Code 4.2.16]."),
     "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
     "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
-    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`)."),
-    "games": ("cli.read:games", 'List the stored games.'),
+    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals and settlement."),
+    "games": ("cli.read:games", 'List the stored games: players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
     "sheet": ("cli.read:sheet", 'The pulka: pulya, gora and whists per player, with running entries.'),
-    "settle": ("cli.read:settle", 'The settlement [Code 4.2.14]; an unfinished pulka settles as if abandoned now.'),
+    "settle": ("cli.read:settle", 'The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as if abandoned now.'),
     "log": ("cli.audit:log_", 'Every event with its number, time, recorder, what it did to the sheet and, for a correction, objection or late record, the rule and the verdict.'),
     "explain": ("cli.audit:explain", 'Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events.'),
     "diff": ("cli.audit:diff", 'What changed between two points (event N, deal:K, or a time), and which events did it.'),
@@ -63,18 +66,36 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of ``--help``, from the table: no command module is imported."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
         with formatter.section("Commands"):
-            formatter.write_dl([(name, text) for name, (_, text) in COMMANDS.items()])
+            formatter.write_dl([(name, shortened(text, limit)) for name, (_, text) in COMMANDS.items()])
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` cut at a word to fit ``limit`` characters, as click shortens a help."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar="PULKA_DB", metavar="ADDRESS",
+              help="The store of every command: a SQLite file (default pulka.db) or a postgresql:// address.")
 @click.version_option(package_name="pulka")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context, db: str | None) -> None:
     """pulka: an event-sourced ledger for Preferans scores.
 
     Record a pulka as immutable events, show its sheet, settle it, and replay it
-    to any point in time.
+    to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
+    has chosen the current game.
+
+    Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line
+    that cannot be parsed.
     """
+    ctx.ensure_object(dict)
+    if db:
+        ctx.obj.setdefault("db", db)
 
 
 if __name__ == "__main__":  # pragma: no cover

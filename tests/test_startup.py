@@ -48,7 +48,7 @@ def test_the_table_holds_each_commands_own_help() -> None:
         assert command.get_short_help_str(limit=1000) == text, name
 
 
-def test_recording_a_deal_loads_no_audit_and_no_postgres_driver(tmp_path: Path) -> None:
+def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
     db = str(tmp_path / "p.db")
     subprocess.run([sys.executable, "-m", "cli.main", "new", "g", "--players", "A,B,C", "--db", db],
                    check=True, capture_output=True)
@@ -56,5 +56,4 @@ def test_recording_a_deal_loads_no_audit_and_no_postgres_driver(tmp_path: Path) 
     assert "ledger.command.store_sqlite" in modules  # the probe saw the command run
     assert not {m for m in modules if m.startswith("psycopg")}
     assert "ledger.command.store_postgres" not in modules
-    assert "projections.audit" not in modules
     assert "eventsourcing.application" not in modules

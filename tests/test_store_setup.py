@@ -67,7 +67,7 @@ def has_table(db: str) -> bool:
 def test_reads_never_create_the_store(store_url: str) -> None:
     for args in READING:
         run(store_url, *args)
-    assert ok(store_url, "games") == ""
+    assert ok(store_url, "games") == "no games stored yet; start one with `pulka new`\n"
     assert "no game named 'ex10_sochi_sixes'; the store has no games yet" in refused(store_url, "sheet", GAME)
     assert not has_table(store_url)
     if not store_url.startswith("postgresql://"):
@@ -80,11 +80,13 @@ def test_init_creates_the_store_once(store_url: str) -> None:
     assert ok(store_url, "init").startswith("store ready: ")
     ok(store_url, "import", str(FIXTURES / f"{GAME}.jsonl"))
     ok(store_url, "init")
-    assert ok(store_url, "games") == f"{GAME}\n"
+    assert ok(store_url, "games").startswith(f"{GAME}: A, B, C; sochi, pulya to 20; 211 events, 30 deals")
 
 
 def test_a_store_that_cannot_keep_anything_is_refused(tmp_path: Path) -> None:
-    for address in [":memory:", "file::memory:?cache=shared", "file:x?mode=memory", "file:/x?vfs=memdb", ""]:
+    with pytest.raises(StoreError, match="in-memory"):
+        Store("")  # (on the command line, --db "" is the default store)
+    for address in [":memory:", "file::memory:?cache=shared", "file:x?mode=memory", "file:/x?vfs=memdb"]:
         with pytest.raises(StoreError, match="in-memory"):
             Store(address)
         for args in (["games"], ["new", "g", "--players", "A,B,C"]):

@@ -18,18 +18,19 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TypeVar
 
-import msgspec
-
-from ledger.command.judge import Progress, judge_into, start
-from ledger.command.store import Reading, Store, StoredEvent
+from ledger.command.judge import Progress, judge_into, start_log
+from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
+from projections.audit import Cell, totals
 from projections.game import GameState, replay
+from projections.recording import Effect
 from projections.report import Point, settlement_of
 
 # What a recording command decides: given the game as it stands, the events to record,
@@ -66,12 +67,15 @@ class ImpossibleEventError(Exception):
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a recording command stored: the game, whether it was created, the events."""
+    """What a recording command stored: the game, whether it was created, the events,
+    and the game before them (its sheet totals and verdicts), to say what they did."""
 
     game: str
     created: bool
     stored: list[StoredEvent]
     state: GameState  # the game after the new events
+    totals_before: dict[Cell, Fraction] = field(default_factory=dict)
+    effects_before: dict[int, Effect] = field(default_factory=dict)
 
 
 def same_start(a: GameStarted, b: GameStarted) -> bool:
@@ -132,47 +136,46 @@ class Ledger:
     def replayed(self, game: str, events: list[AnyEvent]) -> GameState:
         """The game after ``events``, which must replay and settle; an event that makes
         them fail is refused by number (``ImpossibleEventError``)."""
-        return self.guarded(game, events, _settled)
-
-    def guarded(self, game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
-        """``show(events)``; when that fails, the first event whose replay fails is
-        named (found by halving, replaying prefixes; only on that path)."""
-        try:
-            return show(events)
-        except Exception as exc:
-            number = _first_failing(events, _settled)
-            if number is None:
-                raise
-            raise ImpossibleEventError(game, number, exc) from exc
+        return guarded(game, events, _settled)
 
     # -- recording: load, decide, save ---------------------------------------------------
 
-    def execute(self, game: str, command: Command) -> Outcome:
+    def execute(self, game: str, command: Command, expected: int | None = None) -> Outcome:
         """Record what ``command`` decides on the stored game: one load, one replay, each
-        new event judged once, one save."""
+        new event judged once, one save. ``expected``: the number of events the caller
+        saw (in a preview); when the game has more by now, nothing is stored."""
+        return self._decide(game, command, expected, save=True)
+
+    def preview(self, game: str, command: Command) -> Outcome:
+        """What ``execute`` would record, judged and folded by the same judge and
+        projection, without saving: the events numbered as they would be, no digests."""
+        return self._decide(game, command, None, save=False)
+
+    def _decide(self, game: str, command: Command, expected: int | None, save: bool) -> Outcome:
         stored = self.sound(game)
         if not stored:
             raise self.unknown(game)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(game, expected, len(stored))
         state = self.replayed(game, [s.event for s in stored])
+        before, effects = totals(state.sheet()), dict(state.effects)
         new = judge_into(state, ((None, e) for e in command(state)), self.clock)
-        saved = self.store.append(game, new, expected=len(stored), previous=stored[-1].digest) if new else []
-        return Outcome(game, False, saved, state)
+        if save:
+            saved = self.store.append(game, new, expected=len(stored), previous=stored[-1].digest) if new else []
+        else:
+            saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
+        return Outcome(game, False, saved, state, before, effects)
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
     ) -> Outcome:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
-        try:
-            started = start(first)
-        except Refused as exc:
-            exc.line = first_line
-            raise
-        return self._record(started, first_line, lines[1:], progress)
+        return self._record(start_log(first_line, first, self.clock), first_line, lines[1:], progress)
 
     def create(self, event: GameStarted) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
-        return self._record(start(event), None, [], None)
+        return self._record(start_log(None, event, self.clock), None, [], None)
 
     def _record(
         self,
@@ -196,14 +199,25 @@ class Ledger:
             state = self.replayed(started.game, [s.event for s in stored])
             new: list[AnyEvent] = []
         else:
-            if started.at is None:
-                started = msgspec.structs.replace(started, at=self.clock())
             state = GameState.start(started)
             new = [started]
         new += judge_into(state, rest, self.clock, progress, total=len(rest))
         previous = stored[-1].digest if stored else GENESIS
         saved = self.store.append(started.game, new, expected=len(stored), previous=previous) if new else []
         return Outcome(started.game, not stored, saved, state)
+
+
+def guarded(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
+    """``show(events)``; when that fails, and replaying some first events of the game
+    fails too, the event that makes it fail is refused by number (found by halving,
+    only on that path). Any other failure is raised as it is."""
+    try:
+        return show(events)
+    except Exception as exc:
+        number = _first_failing(events, _settled)
+        if number is None:
+            raise
+        raise ImpossibleEventError(game, number, exc) from exc
 
 
 def _settled(events: list[AnyEvent]) -> GameState:

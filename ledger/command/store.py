@@ -41,7 +41,7 @@ from ledger.command.storage import (
 )
 from ledger.command.store_sqlite import SQLiteBackend
 from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_digests, link_of, verify_chain
-from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.events import AnyEvent, StreamStart
 
 __all__ = [
     "NAMESPACE",
@@ -217,7 +217,7 @@ class Store:
                 event = _state_decoder.decode(state).event
             except msgspec.DecodeError:
                 continue
-            if isinstance(event, GameStarted) and game_id(event.game) == stream:
+            if isinstance(event, StreamStart) and game_id(event.game) == stream:
                 names.add(event.game)
         return sorted(names)
 
@@ -255,7 +255,7 @@ class Store:
                 event = _state_decoder.decode(state).event
             except msgspec.DecodeError:
                 continue
-            if isinstance(event, GameStarted) and game_id(event.game) == first:
+            if isinstance(event, StreamStart) and game_id(event.game) == first:
                 owners[first] = event.game
         found = []
         for stream, count in self._backend.streams():
@@ -285,11 +285,11 @@ class Store:
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
         for number, event in enumerate(events, start=expected + 1):
-            if (number == 1) != isinstance(event, GameStarted):
+            if (number == 1) != isinstance(event, StreamStart):
                 if number == 1:
                     raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
                 raise ValueError(f"game_started can only be event 1 of game {game!r}, not event {number}")
-            if isinstance(event, GameStarted) and event.game != game:
+            if isinstance(event, StreamStart) and event.game != game:
                 raise ValueError(f"game_started of {event.game!r} cannot start game {game!r}")
         if not events:
             return []

@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
+from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
 
 GENESIS = "0" * 64
 LINK_LENGTH = 16  # hex digits of the previous digest an event records (64 bits)
@@ -130,9 +130,9 @@ def verify_chain(
             return ChainProblem(number, f"event {number} cannot be read (edited?): {event.error}")
         if link(previous, game, number, event) != digest:
             return _diagnose(game, rows, index, previous, links)
-        if number == 1 and not (isinstance(event, GameStarted) and event.game == game):
+        if number == 1 and not (isinstance(event, StreamStart) and event.game == game):
             # The digest checks out, so the chain was rebuilt around a forged start.
-            return ChainProblem(1, f"event 1 is not the game_started of {game!r} (forged?)")
+            return ChainProblem(1, f"event 1 is not the start of {game!r} (forged?)")
         recorded = links.get(number)
         if recorded is not None and recorded != link_of(previous):
             return ChainProblem(number, f"event {number}: the link it records to the event before it "

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from ledger.vocabulary.rules import RuleSet
+from ledger.vocabulary.wording import plain
 
 
 class Event(
@@ -38,8 +39,15 @@ class Event(
     deal: int | None = None
 
 
-class GameStarted(Event, frozen=True, tag="game_started"):
+class StreamStart(Event, frozen=True):
+    """The first event of a stream: a game of Preferans (``GameStarted``), or any other
+    kind of stream the ledger keeps. ``game`` names the stream; the store derives the
+    stream's id from it, and the hash chain binds it."""
+
     game: str
+
+
+class GameStarted(StreamStart, frozen=True, tag="game_started"):
     players: tuple[str, ...]
     pulya: int
     convention: str = "sochi"
@@ -113,6 +121,14 @@ class Annulled(Event, frozen=True, tag="annulled"):
     reason: str = ""
 
 
+class Withdrawn(Event, frozen=True, tag="withdrawn"):
+    """Records taken back while still in hand [Code 4.2.8]: the events numbered ``first``
+    up to the one before this are withdrawn, free of penalty. The log keeps them; the
+    game is folded as if they had never been recorded."""
+
+    first: int
+
+
 AnyEvent = (
     GameStarted
     | Bid
@@ -126,6 +142,7 @@ AnyEvent = (
     | Penalty
     | Abandoned
     | Annulled
+    | Withdrawn
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -143,6 +160,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Penalty,
         Abandoned,
         Annulled,
+        Withdrawn,
     )
 }
 
@@ -187,8 +205,10 @@ def event_type(event: AnyEvent) -> str:
 
 
 def _explain_decode_error(message: str) -> str:
-    if "Invalid value" in message and "$.type" in message:
-        return f"{message}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
-    if "Object contains unknown field" in message:
-        return f"{message}; see event-log.md for each event's fields"
-    return message
+    """The decoder's message in the words of docs/event-log.md."""
+    if message.startswith("Object missing required field `type`"):
+        return f"the line has no `type`; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    if message.startswith("Invalid value") and "`$.type`" in message:
+        value = message.split(" ")[2]
+        return f"unknown event type {value}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    return plain(message)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import msgspec
 
 from ledger.vocabulary.chain import ChainProblem, verify_chain
-from ledger.vocabulary.events import AnyEvent, EventFormatError, GameStarted, decode_event, event_from_dict, event_to_dict
+from ledger.vocabulary.events import AnyEvent, EventFormatError, StreamStart, decode_event, event_from_dict, event_to_dict
 from ledger.vocabulary.refusal import Refused
 
 
@@ -61,7 +61,7 @@ def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
 def game_of(lines: Sequence[LogLine]) -> str:
     """The game a log is of: the name in its first line, "?" when that is not a game_started."""
     first = lines[0].event
-    return first.game if isinstance(first, GameStarted) else "?"
+    return first.game if isinstance(first, StreamStart) else "?"
 
 
 def export_problem(lines: Sequence[LogLine]) -> ChainProblem | None:

@@ -177,9 +177,9 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
             count = ledger.store.count(game)
             if not count:
                 raise ledger.unknown(game)
-            results = [(game, count, ledger.store.verify(game))]
+            results = [(game, count, ledger.verify(game))]
         else:
-            results = [(v.name, v.events, v.problem) for v in ledger.store.verify_all()]
+            results = [(v.name, v.events, v.problem) for v in ledger.verify_all()]
         failed = []
         with progress("verifying", sum(n for _, n, _ in results) if len(results) > 1 else 0) as update:
             done = 0

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import TypeVar
 
 from ledger.command.judge import Progress, judge_into, start_log
-from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent
+from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent, Verified
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.refusal import Refused
@@ -132,6 +132,28 @@ class Ledger:
         if reading.problem is not None:
             raise BrokenChainError(game, reading.problem)
         return reading.stored
+
+    def verify(self, game: str) -> ChainProblem | None:
+        """The first problem of a stored game: a break of its hash chain, or, when the
+        chain is intact, an event that cannot be replayed (one the ledger would not have
+        recorded, written with its digests computed anew); None when it is sound."""
+        problem = self.store.verify(game)
+        if problem is not None:
+            return problem
+        try:
+            self.replayed(game, [s.event for s in self.store.load(game)])
+        except ImpossibleEventError as exc:
+            return ChainProblem(exc.number, str(exc))
+        return None
+
+    def verify_all(self) -> list[Verified]:
+        """Every stream of the store checked as ``verify`` checks a game."""
+        checked = []
+        for v in self.store.verify_all():
+            if v.problem is None:
+                v = v._replace(problem=self.verify(v.name))
+            checked.append(v)
+        return checked
 
     def replayed(self, game: str, events: list[AnyEvent]) -> GameState:
         """The game after ``events``, which must replay and settle; an event that makes

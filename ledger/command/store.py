@@ -6,8 +6,9 @@ eventsourcing's application recorder of the backend (``store_sqlite``,
 ``store_postgres``) in one transaction; its unique (stream, version) key makes an
 append all or nothing and refuses a writer that read a stale count.
 
-Each row's state is the msgspec JSON of the event and its hash-chain digest
-(``ledger.vocabulary.chain``); its topic is fixed by its number (``storage.topic_of``).
+Each row's state is the msgspec JSON of the event, its hash-chain digest and its link
+to the digest before it (``ledger.vocabulary.chain``); its topic is fixed by its
+number (``storage.topic_of``), and ``verify`` checks it.
 Reading selects only the columns it needs and decodes each state with one msgspec
 decoder: no domain-event object, no mapper, nothing else per row.
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import msgspec
@@ -68,15 +68,20 @@ class Unreadable(NamedTuple):
 
 def link(previous: str, game: str, number: int, event: AnyEvent) -> str:
     """The digest of event ``number`` of ``game``, given the digest of the event before it."""
-    hashed = b"\n".join(
-        (
-            previous.encode("ascii", "replace"),  # a digest read from a file may be anything
-            str(number).encode("ascii"),
-            msgspec.json.encode(game),
-            encode_event(event),
-        )
-    )
-    return hashlib.sha256(hashed).hexdigest()
+    return linker(game)(previous, number, event)
+
+
+def linker(game: str) -> Callable[[str, int, AnyEvent], str]:
+    """``link`` for one game, its name encoded once: what a walk along a chain calls."""
+    name = msgspec.json.encode(game)
+    sha256 = hashlib.sha256
+
+    def link_in_game(previous: str, number: int, event: AnyEvent) -> str:
+        # A digest read from a file may be anything: it is hashed as ASCII, "?" for the rest.
+        hashed = b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name, encode_event(event))
+        return sha256(hashed).hexdigest()
+
+    return link_in_game
 
 
 def link_of(previous: str) -> str:
@@ -98,8 +103,9 @@ def chain_digests(
         raise ValueError(f"event numbers start at 1, not {start_number}")
     digests: list[str] = []
     previous = start_digest
+    link_in_game = linker(game)
     for number, event in enumerate(events, start=start_number):
-        previous = link(previous, game, number, event)
+        previous = link_in_game(previous, number, event)
         digests.append(previous)
     return digests
 
@@ -121,6 +127,7 @@ def verify_chain(
     """
     rows = list(stored)
     links = links or {}
+    link_in_game = linker(game)
     previous = GENESIS
     expected = 1
     for index, (number, event, digest) in enumerate(rows):
@@ -128,7 +135,7 @@ def verify_chain(
             return _misnumbered(number, expected)
         if isinstance(event, Unreadable):
             return ChainProblem(number, f"event {number} cannot be read (edited?): {event.error}")
-        if link(previous, game, number, event) != digest:
+        if link_in_game(previous, number, event) != digest:
             return _diagnose(game, rows, index, previous, links)
         if number == 1 and not (isinstance(event, StreamStart) and event.game == game):
             # The digest checks out, so the chain was rebuilt around a forged start.

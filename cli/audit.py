@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from cli.common import UserError, db_option, emit, opened, point_options, refusals
-from ledger.vocabulary.logfile import export_problem, game_of, parse_export
+from ledger.vocabulary.logfile import export_problem, game_of, parse_export, split_streams
 from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc
 from projections.audit import diff as diff_points
 from projections.audit import explain as explain_cell
@@ -87,12 +87,17 @@ def verify(game: str | None, file: Any, db: str) -> None:
     """Check the hash chain of one game or of every game; exit 1 naming the first bad event."""
     if file is not None:
         with refusals():
-            lines = parse_export(file.read())
-        name = game_of(lines)
-        problem = export_problem(lines)
-        if problem is not None:
-            raise UserError(f"export of {name}: {problem}")
-        click.echo(f"export of {name}: {len(lines)} events, chain intact")
+            streams = split_streams(parse_export(file.read()))
+        bad = []
+        for lines in streams:  # a tournament's export holds several streams
+            name = game_of(lines)
+            problem = export_problem(lines)
+            if problem is None:
+                click.echo(f"export of {name}: {len(lines)} events, chain intact")
+            else:
+                bad.append(f"export of {name}: {problem}")
+        if bad:
+            raise UserError("; ".join(bad))
         return
     with opened(db) as ledger:
         names = [game] if game else ledger.store.games()

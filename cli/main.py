@@ -38,6 +38,11 @@ COMMANDS: dict[str, str] = {
     "diff": "cli.audit:diff",
     "verify": "cli.audit:verify",
     "rules": "cli.rules:rules",
+    "players": "cli.players:players",
+    "player": "cli.players:player",
+    "alias": "cli.players:alias",
+    "tournament": "cli.tournament:tournament",
+    "views": "cli.players:views",
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from cli.common import db_option, emit, opened, point_options
+from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.logfile import export_line
 from projections.report import Point, render_settlement, render_sheet, settlement_doc, sheet_doc, state_at
 
@@ -24,9 +25,9 @@ def export(game: str, db: str) -> None:
 @click.command()
 @db_option
 def games(db: str) -> None:
-    """List the stored games."""
+    """List the stored games (tournaments: `pulka tournament list`)."""
     with opened(db) as ledger:
-        for name in ledger.store.games():
+        for name in ledger.store.games(GameStarted):
             click.echo(name)
 
 

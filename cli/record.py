@@ -31,7 +31,9 @@ from ledger.vocabulary.events import (
     Tricks,
     event_to_dict,
 )
-from ledger.vocabulary.logfile import check_export, parse_export
+from ledger.command.tournament import import_streams
+from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.logfile import check_export, parse_export, split_streams
 
 PROGRESS_FROM = 2000  # events: a long import reports its progress on standard error
 
@@ -81,6 +83,12 @@ def import_(file: Any, db: str) -> None:
     text = file.read()
     with opened(db) as ledger:
         exported = parse_export(text)
+        streams = split_streams(exported)
+        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted):
+            # A tournament with its games, or several games.
+            for item in import_streams(ledger, streams):
+                click.echo(f"created {item.stream}: {item.events} events stored")
+            return
         check_export(exported)
         lines = [(line, event) for line, event, _ in exported]
         show = len(lines) >= PROGRESS_FROM

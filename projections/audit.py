@@ -23,6 +23,7 @@ from ledger.vocabulary.events import (
     Correction,
     Defence,
     Entry,
+    ForeignEvent,
     GameStarted,
     Objection,
     PencilDown,
@@ -97,6 +98,8 @@ def describe(event: AnyEvent) -> str:
             return f"abandoned by agreement of {', '.join(event.agreed_by)}"
         case Annulled():
             return "deal annulled" + (f": {event.reason}" if event.reason else "")
+        case ForeignEvent():
+            return f"{type(event).__name__} (not an event of a game)"
         case _:
             assert_never(event)
 

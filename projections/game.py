@@ -23,6 +23,7 @@ from ledger.vocabulary.events import (
     Correction,
     Defence,
     Entry,
+    ForeignEvent,
     GameStarted,
     Objection,
     PencilDown,
@@ -209,7 +210,7 @@ class GameState:
                 self._add_item(number, event.deal if event.deal is not None else self.current_deal_number)
             case Abandoned():
                 self.abandoned_at = number
-            case PencilDown() | Correction() | Objection() | GameStarted():
+            case PencilDown() | Correction() | Objection() | GameStarted() | ForeignEvent():
                 pass
             case _:
                 assert_never(event)

@@ -17,7 +17,10 @@ import msgspec
 
 from ledger.command.judge import Progress, judge_into, start
 from ledger.command.store import Store, StoredEvent
+from ledger.command.tables import check_table_game
+from ledger.command.views import ensure_views
 from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections.game import GameState, replay
@@ -44,6 +47,13 @@ def same_start(a: GameStarted, b: GameStarted) -> bool:
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
+def not_a_game(name: str, first: AnyEvent) -> Refused:
+    """A command for games named a stream of another kind (a tournament, the register)."""
+    kind = "a tournament" if isinstance(first, TournamentStarted) else "not a game"
+    return Refused("event-log", f"{name!r} is {kind}, not a game of Preferans",
+                   "pulka tournament … for a tournament" if kind == "a tournament" else "a game's name")
+
+
 class Ledger:
     def __init__(self, store: Store, clock: Callable[[], str] = now_iso) -> None:
         self.store = store
@@ -56,6 +66,8 @@ class Ledger:
         stored = self.store.load(game)
         if not stored:
             raise self.unknown(game)
+        if not isinstance(stored[0].event, GameStarted):
+            raise not_a_game(game, stored[0].event)
         return stored
 
     def unknown(self, game: str) -> Refused:
@@ -74,6 +86,7 @@ class Ledger:
         stored = self.events(game)
         state = replay([s.event for s in stored])
         new = judge_into(state, ((None, e) for e in command(state)), self.clock)
+        check_table_game(self.store, game, state, new)
         saved = self.store.append(game, new, expected=len(stored)) if new else []
         return Outcome(game, False, saved, state)
 
@@ -103,7 +116,10 @@ class Ledger:
         stored = self.store.load(started.game)
         if stored:
             existing = stored[0].event
-            assert isinstance(existing, GameStarted)
+            if not isinstance(existing, GameStarted):
+                refused = not_a_game(started.game, existing)
+                refused.line = first_line
+                raise refused
             if not same_start(existing, started):
                 refused = Refused(
                     "event-log",
@@ -120,5 +136,8 @@ class Ledger:
             state = GameState.start(started)
             new = [started]
         new += judge_into(state, rest, self.clock, progress, total=len(rest))
+        check_table_game(self.store, started.game, state, new)
+        if not stored:
+            ensure_views(self.store)
         saved = self.store.append(started.game, new, expected=len(stored)) if new else []
         return Outcome(started.game, not stored, saved, state)

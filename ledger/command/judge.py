@@ -21,7 +21,7 @@ from ledger.vocabulary.refusal import Refused
 from ledger.command.checks import check_recorder, check_time, is_arbiter, time_of
 from ledger.command.corrections import judge_correction, judge_objection
 from ledger.command.play import judge_play
-from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Objection
+from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, event_type
 from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
 from ledger.vocabulary.times import now_iso
@@ -82,6 +82,9 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     check_recorder(state, event.by)
     if isinstance(event, GameStarted):
         raise Refused("event-log", "a game has only one game_started line")
+    if isinstance(event, ForeignEvent):
+        raise Refused("event-log", f"a {event_type(event)} event is not an event of a game",
+                      "the events of a game (see event-log.md)")
     if isinstance(event, Correction):
         return judge_correction(state, event)
     if isinstance(event, Objection):

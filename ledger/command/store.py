@@ -43,6 +43,7 @@ from ledger.vocabulary.events import AnyEvent, StreamStart
 __all__ = [
     "NAMESPACE",
     "ConcurrentWriteError",
+    "LedgerApplication",
     "MsgspecMapper",
     "Opened",
     "PostgresAddress",
@@ -180,7 +181,7 @@ class MsgspecMapper(Mapper[UUID]):
         )
 
 
-class _LedgerApplication(Application[UUID]):
+class LedgerApplication(Application[UUID]):
     # The name prefixes eventsourcing's PostgreSQL table: "pulka_events".
     name = "Pulka"
 
@@ -314,8 +315,10 @@ class Store:
             self.description = db
             env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db})
         self._closed = False
+        # How the store was configured, for readers of the same events (the views).
+        self.env = dict(env)
         try:
-            self._app = _LedgerApplication(env=env)
+            self._app = LedgerApplication(env=env)
         except StoreError:
             raise
         except Exception as exc:
@@ -340,8 +343,9 @@ class Store:
         last = self._select(game, desc=True, limit=1)
         return last[0].originator_version if last else 0
 
-    def games(self) -> list[str]:
-        """The names of all stored games, sorted.
+    def games(self, kind: type[StreamStart] = StreamStart) -> list[str]:
+        """The names of all stored streams whose first event is a ``kind``, sorted
+        (every stream by default; ``GameStarted`` for the games alone).
 
         Read from each stream's first record in the notification log. A first record
         that no longer decodes is left out; ``verify`` on that game says why.
@@ -365,7 +369,7 @@ class Store:
                 # Only a stream's true first record names it; a copied or moved one
                 # is left to verify.
                 if (
-                    isinstance(event, StreamStart)
+                    isinstance(event, kind)
                     and record.originator_version == 1
                     and record.originator_id == game_id(event.game)
                 ):

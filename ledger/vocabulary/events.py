@@ -13,37 +13,22 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary.club import ClubStarted, PlayerAliased
 from ledger.vocabulary.rules import RuleSet
-
-
-class Event(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    tag_field="type",
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-):
-    """Fields every event carries.
-
-    ``at``: ISO 8601 time with offset; the ledger stamps it when a file leaves it out.
-    ``by``: who recorded the event (a player, or ``arbiter:NAME``); the ledger fills
-    in the default of rules.md / event-log.md when a file leaves it out.
-    ``deal``: the deal the event belongs to; filled in by the ledger, required in a
-    file only for a late record of an earlier deal.
-    """
-
-    at: str | None = None
-    by: str | None = None
-    deal: int | None = None
-
-
-class StreamStart(Event, frozen=True):
-    """The first event of a stream: a game of Preferans (``GameStarted``), or any other
-    kind of stream the ledger keeps. ``game`` names the stream; the store derives the
-    stream's id from it, and the hash chain binds it."""
-
-    game: str
+# The fields every event carries, and the kinds of stream, live in ``stream`` so that the
+# events of other kinds of stream (``tournament``, ``club``) can derive from them too.
+from ledger.vocabulary.stream import Event as Event
+from ledger.vocabulary.stream import ForeignEvent as ForeignEvent
+from ledger.vocabulary.stream import StreamStart as StreamStart
+from ledger.vocabulary.tournament import (
+    CutMade,
+    Disqualified,
+    Removed,
+    Seated,
+    TourClosed,
+    TournamentStarted,
+    YellowCard,
+)
 
 
 class GameStarted(StreamStart, frozen=True, tag="game_started"):
@@ -133,6 +118,16 @@ AnyEvent = (
     | Penalty
     | Abandoned
     | Annulled
+    # The events of the other kinds of stream (tournaments, the club's register).
+    | ClubStarted
+    | PlayerAliased
+    | TournamentStarted
+    | Seated
+    | TourClosed
+    | YellowCard
+    | Removed
+    | Disqualified
+    | CutMade
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -150,6 +145,15 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Penalty,
         Abandoned,
         Annulled,
+        ClubStarted,
+        PlayerAliased,
+        TournamentStarted,
+        Seated,
+        TourClosed,
+        YellowCard,
+        Removed,
+        Disqualified,
+        CutMade,
     )
 }
 

@@ -6,7 +6,7 @@ in time of the projections and the import all accept and refuse the same texts.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 EXAMPLE = "2026-11-30T20:14:03+01:00"
 
@@ -29,3 +29,12 @@ def parse_time(text: str) -> datetime:
 def now_iso() -> str:
     """The time now, in UTC, to the second: what the ledger stamps on an event without one."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def utc_micros(text: str) -> int:
+    """A time of the log as whole microseconds since 1970 UTC: comparable across offsets,
+    and what the read models store to answer "as of time T"; raises TimeFormatError."""
+    return (parse_time(text) - EPOCH) // timedelta(microseconds=1)

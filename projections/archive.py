@@ -68,19 +68,23 @@ def result_of(state: GameState, deal_cap: int | None = None) -> GameResult:
     return GameResult(status, done, dict(settlement.rounded), money)
 
 
-def may_change_result(event: AnyEvent, state: GameState) -> bool:
-    """Whether ``event``, just folded into ``state``, can have changed ``result_of``.
+def may_change_result(event: AnyEvent, state: GameState, done_before: int) -> bool:
+    """Whether ``event``, just folded into ``state``, can have changed ``result_of``;
+    ``done_before`` is ``deals_done`` of the state before it.
 
-    A bid, a contract or a defence call writes nothing while its deal is still being
-    played; the sheet changes when a deal is resolved (tricks, or the call that ends
-    it), and by every record by hand, correction, objection and abandonment. The
-    archive settles only after events that may change the result (settling is what
-    costs); ``tests/test_archive.py`` checks this against every prefix of real logs.
+    A bid, a contract or a defence call that leaves a deal in progress and the count of
+    deals done as it was writes nothing: it continues an auction or a defence, or opens
+    the next deal after one resolved. Every other event may change the sheet: one that
+    resolves a deal, reopens one (a return after a half-whist), opens a deal after one
+    left without its result, and every record by hand, correction, objection and
+    abandonment. The archive settles only after events that may change the result
+    (settling is what costs); ``tests/test_archive.py`` checks this rule against every
+    prefix of the fixture logs.
     """
     if isinstance(event, ForeignEvent):
         return False
     if isinstance(event, Bid | Contract | Defence):
-        return state.deal_in_progress() is None
+        return state.deal_in_progress() is None or deals_done(state) != done_before
     return True
 
 

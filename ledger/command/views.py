@@ -55,7 +55,7 @@ from ledger.vocabulary.club import PlayerAliased
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
-from projections.archive import Alias, GameResult, PulkaRow, may_change_result, result_of
+from projections.archive import Alias, GameResult, PulkaRow, deals_done, may_change_result, result_of
 from projections.game import GameState, replay
 
 __all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "Views", "ViewsMissing", "ensure_views"]
@@ -228,17 +228,17 @@ class _ArchiveSQL:
 
 
 class _Progress:
-    """Wakes a waiter in this process as soon as the view's position reaches its target
-    (eventsourcing's ``TrackingRecorder.wait`` polls the database with back-off)."""
+    """Wakes a waiter in this process as soon as the view's position moves (eventsourcing's
+    ``TrackingRecorder.wait`` polls the database with a back-off of up to 0.8 s); the
+    position itself is always read from the database."""
 
     def __init__(self) -> None:
         self.condition = threading.Condition()
-        self.position: int | None = None
+        self.moves = 0
 
-    def moved(self, position: int) -> None:
+    def moved(self) -> None:
         with self.condition:
-            if self.position is None or position > self.position:
-                self.position = position
+            self.moves += 1
             self.condition.notify_all()
 
     def wait(self, recorder: TrackingRecorder, application_name: str, notification_id: int | None,
@@ -246,9 +246,7 @@ class _Progress:
         deadline = monotonic() + timeout
         while True:
             with self.condition:
-                if notification_id is None or (self.position is not None and self.position >= notification_id):
-                    return
-            # Another process may have moved the view: ask the database now and then.
+                seen = self.moves
             if recorder.has_tracking_id(application_name, notification_id):
                 return
             if interrupt is not None and interrupt.is_set():
@@ -257,7 +255,8 @@ class _Progress:
             if remaining < 0:
                 raise TimeoutError(f"timed out waiting for event {notification_id} to reach the views")
             with self.condition:
-                self.condition.wait(min(remaining, 0.1))
+                # Another process may move the view too: look again at least every 0.1 s.
+                self.condition.wait_for(lambda: self.moves != seen, min(remaining, 0.1))
 
 
 class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
@@ -288,7 +287,7 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
             for change in changes:
                 for statement, params in self.write_statements(change):
                     c.execute(statement, params)
-        self.progress.moved(tracking.notification_id)
+        self.progress.moved()
 
     def clear(self) -> None:
         with self.datastore.transaction(commit=True) as c:
@@ -345,7 +344,7 @@ class PostgresArchiveView(_ArchiveSQL, PostgresTrackingRecorder):
             for change in changes:
                 for statement, params in self.write_statements(change):
                     c.execute(statement.encode(), params)
-        self.progress.moved(tracking.notification_id)
+        self.progress.moved()
 
     def clear(self) -> None:
         with self.datastore.transaction(commit=True) as c:
@@ -423,8 +422,9 @@ class ArchiveProjection(Projection[Any]):
         state = stream.state
         if state is None:
             return []
+        done_before = deals_done(state)
         state.apply(event)
-        if not may_change_result(event, state):
+        if not may_change_result(event, state, done_before):
             return []
         result = result_of(state, stream.cap)
         if result == stream.result:

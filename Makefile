@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench venv
+.PHONY: test demo bench bench-archive bench-load venv
 
 venv: $(STAMP)
 
@@ -25,3 +25,11 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/bench.py
+
+# The archive of 1,000 pulkas (BENCH_ARGS=--quick for 100) and thirty scorers at once
+# (PostgreSQL: PULKA_TEST_POSTGRES or BENCH_ARGS=--db postgresql://...).
+bench-archive: $(STAMP)
+	$(PY) bench/archive.py $(BENCH_ARGS)
+
+bench-load: $(STAMP)
+	$(PY) bench/load.py $(BENCH_ARGS)

@@ -227,7 +227,7 @@ def standings(name: str, as_json: bool, tour: int | None, time_: str | None, rep
         if as_json:
             emit(standings_doc(table))
         else:
-            point = f"after tour {tour}" if tour is not None else (f"as of {time_}" if time_ else "now")
+            point = "replayed to its close" if tour is not None else (f"as of {time_}" if time_ else "now")
             click.echo(render_standings(table, state, point), nl=False)
 
 

@@ -67,7 +67,7 @@ def filters(f: F) -> F:
 @filters
 @db_option
 def players(as_json: bool, date_from: str | None, date_to: str | None, convention: str | None,
-            time_: str | None, db: str) -> None:
+            time_: str | None, db: str | None) -> None:
     """Every player across the stored pulkas: pulkas played (finished and abandoned),
     total whists and money from the rounded settlements, average, best and worst."""
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
@@ -87,7 +87,7 @@ def players(as_json: bool, date_from: str | None, date_to: str | None, conventio
 @filters
 @db_option
 def player(name: str, as_json: bool, date_from: str | None, date_to: str | None, convention: str | None,
-           time_: str | None, db: str) -> None:
+           time_: str | None, db: str | None) -> None:
     """One player's pulkas, one line each (date, game, convention, seat, result), with a
     running total."""
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
@@ -110,7 +110,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
 @click.argument("same_as")
 @click.option("--by", help="The arbiter who records it (arbiter:NAME).")
 @db_option
-def alias(name: str, same_as: str, by: str | None, db: str) -> None:
+def alias(name: str, same_as: str, by: str | None, db: str | None) -> None:
     """Record that NAME is written for the player SAME_AS (one person, two spellings)."""
     with opened(db) as ledger, caught_up(ledger) as views:
         record_alias(ledger.store, name, same_as, views.aliases(), views.rows(), ledger.clock(), by)
@@ -153,7 +153,7 @@ def views_rebuild(db: str) -> None:
 @views.command("follow")
 @click.option("--for", "seconds", type=float, default=None, help="Stop after this many seconds.")
 @db_option
-def views_follow(seconds: float | None, db: str) -> None:
+def views_follow(seconds: float | None, db: str | None) -> None:
     """Keep the views current as events are stored, until interrupted (PostgreSQL is
     notified of new events; SQLite is polled)."""
     with opened(db) as ledger:

@@ -93,7 +93,7 @@ def new(
     name: str, players: str, convention: str, pulya: int, tours: int | None, deal_cap: int | None,
     table_size: int, overrides: tuple[str, ...], rules_file: str | None, cutoff: str | None,
     tie_breaks: str | None, removal_below: int | None, cards: int, cuts: tuple[str, ...],
-    final_table: int | None, by: str | None, db: str,
+    final_table: int | None, by: str | None, db: str | None,
 ) -> None:
     """Start a tournament: its rules are recorded in its first event."""
     event = TournamentStarted(
@@ -138,7 +138,7 @@ def list_(db: str) -> None:
 @click.option("--by", help="The arbiter (arbiter:NAME).")
 @db_option
 def seat(name: str, tour: int, table: int | None, players: str | None, auto: bool, seed: str | None,
-         by: str | None, db: str) -> None:
+         by: str | None, db: str | None) -> None:
     """Seat table TABLE of tour TOUR (PLAYERS comma-separated, clockwise), or the whole
     tour with --auto."""
     with opened(db) as ledger:
@@ -161,7 +161,7 @@ def seat(name: str, tour: int, table: int | None, players: str | None, auto: boo
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
 @db_option
-def start(name: str, tour: int, by: str | None, db: str) -> None:
+def start(name: str, tour: int, by: str | None, db: str | None) -> None:
     """Start the game T/R/K of every seated table of tour TOUR, under the tournament's rules."""
     with opened(db) as ledger:
         started = Tournaments(ledger).start_tables(name, tour, by)
@@ -178,7 +178,7 @@ def start(name: str, tour: int, by: str | None, db: str) -> None:
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
 @db_option
-def close(name: str, tour: int, by: str | None, db: str) -> None:
+def close(name: str, tour: int, by: str | None, db: str | None) -> None:
     """Close tour TOUR once every table's pulka is over: each table's result is recorded,
     with the cards, removals and cuts it brings."""
     with opened(db) as ledger:
@@ -195,7 +195,7 @@ def close(name: str, tour: int, by: str | None, db: str) -> None:
 @click.option("--reason", required=True)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
 @db_option
-def card(name: str, player: str, reason: str, by: str | None, db: str) -> None:
+def card(name: str, player: str, reason: str, by: str | None, db: str | None) -> None:
     """An arbiter's yellow card to PLAYER in the current tour (the last card disqualifies)."""
     with opened(db) as ledger:
         tournaments = Tournaments(ledger)
@@ -212,7 +212,7 @@ def card(name: str, player: str, reason: str, by: str | None, db: str) -> None:
 @click.option("--time", "time_", metavar="T", help="As they stood at this ISO 8601 time.")
 @click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
 @db_option
-def standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool, db: str) -> None:
+def standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool, db: str | None) -> None:
     """The standings after the tours closed, with the tables still in play beside them."""
     with opened(db) as ledger:
         tournaments = Tournaments(ledger)
@@ -235,7 +235,7 @@ def standings(name: str, as_json: bool, tour: int | None, time_: str | None, rep
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True)
 @db_option
-def log_(name: str, as_json: bool, db: str) -> None:
+def log_(name: str, as_json: bool, db: str | None) -> None:
     """Every event of the tournament with its effect."""
     with opened(db) as ledger:
         rows = log_rows([s.event for s in Tournaments(ledger).events(name)])
@@ -249,7 +249,7 @@ def log_(name: str, as_json: bool, db: str) -> None:
 @tournament.command()
 @click.argument("name")
 @db_option
-def export(name: str, db: str) -> None:
+def export(name: str, db: str | None) -> None:
     """Print the tournament's events and every table's game as JSON Lines (import the
     file with `pulka import`, check it with `pulka verify --file`)."""
     with opened(db) as ledger:

@@ -25,7 +25,8 @@ from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, ForeignEv
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.rules import ALIASES
 from projections.game import GameState
-from projections.report import number, settlement_of
+from projections.numbers import number
+from projections.report import settlement_of
 
 Status = Literal["playing", "finished", "abandoned", "capped"]
 OVER: frozenset[str] = frozenset({"finished", "abandoned", "capped"})

@@ -5,15 +5,19 @@ readable sheet, and the points in time they can be taken at (``--at``, ``--deal`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
-from projections.settlement import Settlement, settle
-from projections.sheet import Sheet
+from projections.numbers import exact_text, fmt, number
+from projections.settlement import Settlement, settle, transfers
+from projections.sheet import Sheet, exact, shown
 
 
 class PointError(ValueError):
@@ -64,29 +68,41 @@ def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
 
 def _time(text: str) -> datetime:
     try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise PointError(f"{text!r} is not an ISO 8601 time (e.g. 2026-11-30T20:14:03+01:00)") from None
-    if when.tzinfo is None:
-        raise PointError(f"time {text!r} needs an offset (e.g. +01:00 or Z)")
-    return when
+        return parse_time(text)
+    except TimeFormatError as exc:
+        raise PointError(str(exc)) from None
 
 
-def number(x: Fraction | int) -> int | float:
-    """Whole values as integers, others as the nearest float (event-log.md)."""
+def exact_fields(key: str, x: Fraction | int) -> dict[str, Any]:
+    """``{key: number}``, and ``{key_exact: "n/d"}`` beside it when the number is not whole
+    (the JSON number is then the nearest float; the string is exact)."""
     x = Fraction(x)
-    return x.numerator if x.denominator == 1 else float(x)
+    doc: dict[str, Any] = {key: number(x)}
+    if x.denominator != 1:
+        doc[f"{key}_exact"] = exact_text(x)
+    return doc
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
-    return {
-        p: {
-            "pulya": number(sheet.pulya[p]),
-            "gora": number(sheet.gora[p]),
-            "whists": {q: number(sheet.whists[p][q]) for q in sheet.players if q != p},
+    doc: dict[str, Any] = {}
+    for p in sheet.players:
+        others = [q for q in sheet.players if q != p]
+        pulya, gora = exact(sheet.pulya[p]), exact(sheet.gora[p])
+        whists = {q: exact(sheet.whists[p][q]) for q in others}
+        player: dict[str, Any] = {
+            "pulya": number(pulya),
+            "gora": number(gora),
+            "whists": {q: number(v) for q, v in whists.items()},
         }
-        for p in sheet.players
-    }
+        # Exact values of the numbers that are not whole (a Rostov raspasy tie, a checked 10).
+        for key, value in (("pulya", pulya), ("gora", gora)):
+            if value.denominator != 1:
+                player[f"{key}_exact"] = exact_text(value)
+        fractional = {q: exact_text(v) for q, v in whists.items() if v.denominator != 1}
+        if fractional:
+            player["whists_exact"] = fractional
+        doc[p] = player
+    return doc
 
 
 def settlement_of(state: GameState) -> Settlement:
@@ -108,39 +124,55 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
     }
     if s.money is not None:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
+    doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
+    doc["transfers"] = transfers_doc(state)
     return doc
 
 
-def state_at(events: list[AnyEvent], point: Point) -> GameState:
-    return replay(cut(events, point))
+def transfers_doc(state: GameState) -> list[dict[str, Any]]:
+    """Who pays whom, in the fewest payments: whists, and money when a stake is set
+    (stake x whists, exact)."""
+    stake = state.started.stake
+    out = []
+    for payer, payee, whists in transfers(settlement_of(state).rounded):
+        row: dict[str, Any] = {"from": payer, "to": payee, "whists": whists}
+        if stake is not None:
+            row["money"] = str(Decimal(stake) * whists)
+        out.append(row)
+    return out
+
+
+def state_at(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> GameState:
+    """The game as of a point; ``progress(done)`` is told how many events are folded."""
+    kept = cut(events, point)
+    if progress is None:
+        return replay(kept)
+    first = kept[0]
+    assert isinstance(first, GameStarted)
+    state = GameState.start(first)
+    for done, event in enumerate(kept[1:], start=2):
+        state.apply(event)
+        if done % 500 == 0:
+            progress(done)
+    progress(len(kept))
+    return state
 
 
 # -- for people -----------------------------------------------------------------------
 
 
-def fmt(x: Fraction | int) -> str:
-    x = Fraction(x)
-    if x.denominator == 1:
-        return str(x.numerator)
-    whole, rest = divmod(abs(x.numerator), x.denominator)
-    sign = "-" if x < 0 else ""
-    if rest * 2 == x.denominator:
-        return f"{sign}{whole}½" if whole else f"{sign}½"
-    return f"{sign}{abs(x.numerator)}/{x.denominator}"
-
-
 def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> str:
     """Running totals as a paper sheet shows them: one mark per event that wrote."""
-    total = Fraction(0)
+    total = 0
     marks: list[str] = []
     last_event = None
     for w in sheet.writes:
         if w.player == player and w.column == column and w.on == on:
             total += w.amount
             if w.event == last_event:
-                marks[-1] = fmt(total)
+                marks[-1] = shown(total)
             else:
-                marks.append(fmt(total))
+                marks.append(shown(total))
             last_event = w.event
     return ".".join(marks) if marks else "-"
 
@@ -152,20 +184,28 @@ def render_sheet(state: GameState, point: Point) -> str:
     lines = [
         f"pulka {state.started.game}: {r.convention}, pulya to {state.started.pulya}, "
         f"{len(state.players)} players; {state.current_deal_number} deals, {status} ({point.describe()}, "
-        f"event {state.number})",
+        f"event {state.folded})",
         "",
     ]
     width = max(len(p) for p in state.players) + len("whists on ")
     for p in state.players:
         lines.append(f"{p}")
-        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(sheet.pulya[p])}")
-        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(sheet.gora[p])}")
+        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
+        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
         for q in state.players:
             if q != p:
                 label = f"whists on {q}"
-                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(sheet.whists[p][q])}")
+                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {shown(sheet.whists[p][q])}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def money_text(amount: Decimal) -> str:
+    """Money as people read it: at least two decimals (``4.50``, ``-3.80``, ``0.125``)."""
+    exponent = amount.as_tuple().exponent
+    if isinstance(exponent, int) and exponent > -2:
+        amount = amount.quantize(Decimal("0.01"))
+    return str(amount)
 
 
 def render_settlement(state: GameState, point: Point) -> str:
@@ -179,11 +219,21 @@ def render_settlement(state: GameState, point: Point) -> str:
         head += f"{'money':>10}"
     lines.append(head)
     for p in s.players:
-        row = (f"{p:<12}{fmt(sheet.pulya[p]):>7}{fmt(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
+        row = (f"{p:<12}{shown(sheet.pulya[p]):>7}{shown(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
                f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
         if s.money is not None:
-            row += f"{str(s.money[p]):>10}"
+            row += f"{money_text(s.money[p]):>10}"
         lines.append(row)
+    lines.append("")
+    payments = transfers_doc(state)
+    if payments:
+        lines.append("Who pays whom (the fewest payments):")
+        for t in payments:
+            money = f" = {money_text(Decimal(t['money']))}" if "money" in t else ""
+            unit = "whist" if t["whists"] == 1 else "whists"
+            lines.append(f"  {t['from']} pays {t['to']} {t['whists']} {unit}{money}")
+    else:
+        lines.append("Nobody pays anybody.")
     lines.append("")
     lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
     if s.adjusted is not None:

@@ -37,7 +37,8 @@ from ledger.vocabulary.tournament import (
 )
 from projections.archive import GameResult
 from ledger.vocabulary.times import TimeFormatError, utc_micros
-from projections.report import PointError, fmt, number
+from projections.numbers import fmt, number
+from projections.report import PointError
 
 
 def rules_of(started: TournamentStarted) -> RuleSet:

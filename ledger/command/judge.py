@@ -19,9 +19,9 @@ import msgspec
 
 from ledger.vocabulary.refusal import Refused
 from ledger.command.checks import check_recorder, check_time, is_arbiter, time_of
-from ledger.command.corrections import judge_correction, judge_objection
+from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play
-from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, event_type
+from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
 from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
 from ledger.vocabulary.times import now_iso
@@ -89,6 +89,8 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
         return judge_correction(state, event)
     if isinstance(event, Objection):
         return judge_objection(state, event)
+    if isinstance(event, Withdrawn):
+        return judge_withdrawal(state, event)
     return judge_play(state, event)
 
 
@@ -127,15 +129,21 @@ def judge_into(
     return out
 
 
-def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
-    """Judge a whole log without a store: the events as they would be stored."""
-    first_line, first = lines[0]
+def start_log(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> GameStarted:
+    """Judge the first line of a log (``start``), naming the line in a refusal, and give
+    it the clock's time when it has none."""
     try:
-        started = start(first)
+        started = start(event)
     except Refused as exc:
-        exc.line = first_line
+        exc.line = line
         raise
     if started.at is None:
         started = msgspec.structs.replace(started, at=clock())
+    return started
+
+
+def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
+    """Judge a whole log without a store: the events as they would be stored."""
+    started = start_log(*lines[0], clock)
     state = GameState.start(started)
     return [started, *judge_into(state, lines[1:], clock, total=len(lines) - 1)]

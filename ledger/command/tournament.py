@@ -37,6 +37,7 @@ from ledger.vocabulary.logfile import LogLine, check_export, export_line
 from ledger.vocabulary.names import colliding, name_key
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError, check, resolve
+from ledger.vocabulary.times import now_iso
 from ledger.vocabulary.tournament import (
     TIE_BREAKS,
     CutMade,
@@ -507,6 +508,16 @@ class Imported:
     events: int
 
 
+def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> None:
+    """Judge a file of several streams as ``import_streams`` would, storing nothing."""
+    for stream in streams:
+        check_export(stream)
+    starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
+    if len(starts) > 1:
+        raise Refused("event-log", "a file holds one tournament at most")
+    _dry_run(_plan(streams, starts[0] if starts else None), clock)
+
+
 def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list[Imported]:
     """Store a file of several streams into a store that has none of them: a tournament
     with its table games (``pulka tournament export``), or several games.
@@ -514,8 +525,7 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
     Everything is judged first, in the order of the tournament (each tour's games before
     its close, whose recorded results must match them), and only then stored, in that
     same order, each part judged again against the store as any command is."""
-    for stream in streams:
-        check_export(stream)
+    judge_streams(streams, ledger.clock)
     names = [_name(stream) for stream in streams]
     for stream, name in zip(streams, names, strict=True):
         if ledger.store.count(name):
@@ -524,10 +534,7 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
             refused.line = stream[0].line
             raise refused
     starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
-    if len(starts) > 1:
-        raise Refused("event-log", "a file holds one tournament at most")
     plan = _plan(streams, starts[0] if starts else None)
-    _dry_run(plan, ledger.clock)
     done: list[Imported] = []
     tournaments = Tournaments(ledger)
     for step in plan:

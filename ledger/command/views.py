@@ -456,7 +456,7 @@ class ArchiveProjection(Projection[Any]):
         kept = self.streams.get(stream_id)
         if kept is not None:
             self.streams.move_to_end(stream_id)
-            if kept.state is None or kept.state.number == version - 1:
+            if kept.state is None or len(kept.state.events) == version - 1:
                 return kept
         events = self.source.load(stream_id, version - 1)
         first = events[0]

@@ -29,6 +29,7 @@ from ledger.vocabulary.tournament import (
     TournamentStarted,
     YellowCard,
 )
+from ledger.vocabulary.wording import plain
 
 
 class GameStarted(StreamStart, frozen=True, tag="game_started"):
@@ -105,6 +106,14 @@ class Annulled(Event, frozen=True, tag="annulled"):
     reason: str = ""
 
 
+class Withdrawn(Event, frozen=True, tag="withdrawn"):
+    """Records taken back while still in hand [Code 4.2.8]: the events numbered ``first``
+    up to the one before this are withdrawn, free of penalty. The log keeps them; the
+    game is folded as if they had never been recorded."""
+
+    first: int
+
+
 AnyEvent = (
     GameStarted
     | Bid
@@ -118,6 +127,7 @@ AnyEvent = (
     | Penalty
     | Abandoned
     | Annulled
+    | Withdrawn
     # The events of the other kinds of stream (tournaments, the club's register).
     | ClubStarted
     | PlayerAliased
@@ -145,6 +155,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Penalty,
         Abandoned,
         Annulled,
+        Withdrawn,
         ClubStarted,
         PlayerAliased,
         TournamentStarted,
@@ -198,8 +209,10 @@ def event_type(event: AnyEvent) -> str:
 
 
 def _explain_decode_error(message: str) -> str:
-    if "Invalid value" in message and "$.type" in message:
-        return f"{message}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
-    if "Object contains unknown field" in message:
-        return f"{message}; see event-log.md for each event's fields"
-    return message
+    """The decoder's message in the words of docs/event-log.md."""
+    if message.startswith("Object missing required field `type`"):
+        return f"the line has no `type`; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    if message.startswith("Invalid value") and "`$.type`" in message:
+        value = message.split(" ")[2]
+        return f"unknown event type {value}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    return plain(message)

@@ -33,7 +33,7 @@ from ledger.command.store import (
     parse_postgres_url,
 )
 from ledger.vocabulary.chain import chain_digests
-from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.logfile import check_export, game_of, parse_export
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
@@ -259,7 +259,7 @@ def complete_game(ctx: click.Context, param: click.Parameter, incomplete: str) -
     left out and the next argument is a player, the current game's players too."""
     try:
         with Store(store_address(_completion_db(ctx))) as store:
-            names = [g for g in store.games() if g.startswith(incomplete)]
+            names = [g for g in store.games(GameStarted) if g.startswith(incomplete)]
     except Exception:  # completion must never break the shell
         return []
     arguments = [p for p in ctx.command.params if isinstance(p, click.Argument)]

@@ -10,7 +10,7 @@ from datetime import date
 
 import click
 
-from cli.common import F, UserError, db_option, emit, opened
+from cli.common import F, UserError, db_option, emit, opened, user_time
 from ledger.command.application import Ledger
 from ledger.command.club import alias as record_alias
 from ledger.command.views import Views, ViewsMissing
@@ -55,7 +55,8 @@ def describe(date_from: str | None, date_to: str | None, convention: str | None,
 
 
 def filters(f: F) -> F:
-    f = click.option("--time", "time_", metavar="T", help="What the archive said at this ISO 8601 time.")(f)
+    f = click.option("--time", "time_", metavar="T",
+                     help="What the archive said then: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
     f = click.option("--convention", metavar="C", help="Only pulkas under this convention.")(f)
     f = click.option("--to", "date_to", metavar="D", help="Only pulkas started on or before this date.")(f)
     f = click.option("--from", "date_from", metavar="D", help="Only pulkas started on or after this date.")(f)
@@ -71,6 +72,7 @@ def players(as_json: bool, date_from: str | None, date_to: str | None, conventio
     """Every player across the stored pulkas: pulkas played (finished and abandoned),
     total whists and money from the rounded settlements, average, best and worst."""
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
+    time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger, caught_up(ledger) as views:
         as_of = point_micros(time_) if time_ else None
         rows = select(views.rows(as_of), start, end, convention)
@@ -91,6 +93,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
     """One player's pulkas, one line each (date, game, convention, seat, result), with a
     running total."""
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
+    time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger, caught_up(ledger) as views:
         as_of = point_micros(time_) if time_ else None
         rows = select(views.rows(as_of), start, end, convention)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import click
 
-from cli.common import UserError, db_option, emit, opened
+from cli.common import UserError, db_option, emit, opened, user_time
 from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.command.tournament import Tournaments
@@ -209,11 +209,13 @@ def card(name: str, player: str, reason: str, by: str | None, db: str | None) ->
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--tour", type=int, metavar="R", help="As they stood after tour R was closed.")
-@click.option("--time", "time_", metavar="T", help="As they stood at this ISO 8601 time.")
+@click.option("--time", "time_", metavar="T",
+              help="As they stood then: local ('2026-12-01 20:14', a date: its end) or with an offset.")
 @click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
 @db_option
 def standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool, db: str | None) -> None:
     """The standings after the tours closed, with the tables still in play beside them."""
+    time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger:
         tournaments = Tournaments(ledger)
 

@@ -75,7 +75,7 @@ class Ledger:
         return stored
 
     def unknown(self, game: str) -> Refused:
-        known = self.store.games()
+        known = self.store.games(GameStarted)
         hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
         return Refused("event-log", f"no game named {game!r}{hint}")
 

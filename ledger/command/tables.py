@@ -58,7 +58,7 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
     closed = tournament.closed.get(tour)
     if closed is not None:
         raise Refused("tournament.closed", f"tour {tour} of {tournament.name} was closed at {closed.at}: "
-                      f"nothing more is recorded in {game}", "a correction before the tour is closed")
+                      f"nothing more is recorded in {game}")
     started = next((e for e in new if isinstance(e, GameStarted)), None)
     if started is not None:
         judge_start(tournament, tour, table, started)

@@ -20,7 +20,7 @@ from cli.main import main
 from ledger.command import views as views_module
 from ledger.command.application import Ledger
 from ledger.command.dealline import deal_events
-from ledger.command.store import Store
+from ledger.command.store import Store, StoreError
 from ledger.command.views import Views
 from ledger.vocabulary.events import Abandoned, EVENT_TYPES, ForeignEvent, GameStarted, decode_event, encode_event
 from ledger.vocabulary.logfile import parse_log
@@ -260,7 +260,7 @@ def test_views_incremental_equal_rebuilt_and_a_crash_resumes_where_it_stopped(
 
         monkeypatch.setattr(views.view, "write", counting_write)
         monkeypatch.setattr(views.view, "write_statements", failing_statements)
-        with pytest.raises(RuntimeError, match="power went out"):
+        with pytest.raises(StoreError, match="power went out"):
             views.catch_up()
         position, dump = saved[-1]
         assert len(saved) == 3 and views.position() == position > first
@@ -292,3 +292,15 @@ def test_sqlite_view_tables_sit_beside_the_events(tmp_path: Path) -> None:
     ok(db, "players")
     tables = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"stored_events", "tracking", "archive_games", "archive_results"} <= tables
+
+
+def test_an_event_changed_behind_the_ledgers_back_stops_the_views_with_a_message(
+    store: Store, store_url: str, raw: Any
+) -> None:
+    record(store_url, "one", ("Anna", "Boris", "Vera"), day(1))
+    topic, state = raw.row("one", 2)  # Anna's first bid
+    assert b'"bid":' in state
+    raw.set("one", 2, state=state.replace(b'"bid":', b'"bid!":', 1))  # no longer an event
+    err = refused(store_url, "players")
+    assert "player views stopped after position" in err and "pulka verify" in err
+    assert "TAMPERED" in cli(store_url, "verify", "one").stdout

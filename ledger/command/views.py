@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from time import monotonic
 from typing import Any, Protocol
 from uuid import UUID
+from weakref import WeakKeyDictionary
 
 from eventsourcing.persistence import (
     ApplicationRecorder,
@@ -588,6 +589,15 @@ class Views:
         try:
             with ArchiveRunner(self.projection, self.view, self.env) as runner:
                 runner.wait(head, timeout=timeout)
+        except (StoreError, TimeoutError):
+            raise
+        except Exception as exc:
+            # An event the projection cannot take in: a store changed behind the ledger's
+            # back (verify names the event). The views keep what they had saved.
+            raise StoreError(
+                f"the player views stopped after position {self.position()} of {head}: "
+                f"{type(exc).__name__}: {exc}; `pulka verify` checks the stored events"
+            ) from None
         finally:
             self.projection.batch, self.projection.flush_at = 1, None
         return self.projection.processed - before
@@ -660,12 +670,12 @@ def _row(r: tuple[Any, ...]) -> PulkaRow:
 
 
 def ensure_views(store: Store) -> None:
-    """Make the views' tables when a stream is created (once per store and process)."""
-    if store.description in _MADE:
+    """Make the views' tables when a stream is created (once per open store)."""
+    if store in _MADE:
         return
     with Views(store) as views:
         views.create()
-    _MADE.add(store.description)
+    _MADE[store] = True
 
 
-_MADE: set[str] = set()
+_MADE: WeakKeyDictionary[Store, bool] = WeakKeyDictionary()

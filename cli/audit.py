@@ -7,12 +7,10 @@ from typing import Any
 
 import click
 
-from cli.common import UserError, db_option, emit, opened, point_options, refusals
+from cli.common import UserError, db_option, emit, opened, point_options, refusals, stream
 from ledger.vocabulary.logfile import export_problem, game_of, parse_export
-from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc
-from projections.audit import diff as diff_points
-from projections.audit import explain as explain_cell
-from projections.report import Point, cut, state_at
+from projections.points import Point, cut
+from projections.trail import render_audit, render_diff, render_explain, row_doc
 
 
 def parse_point(text: str) -> Point:
@@ -33,34 +31,36 @@ def log_(game: str, as_json: bool, at: int | None, deal: int | None, time_: str 
     """Every event with its number, time, recorder, what it did to the sheet and,
     for a correction, objection or late record, the rule and the verdict."""
     with opened(db) as ledger:
-        events = cut([s.event for s in ledger.events(game)], Point(at, deal, time_))
-        rows = audit(events)
+        kind, events = stream(ledger, game)
+        rows = kind.audit(cut(events, Point(at, deal, time_)))
         if as_json:
-            emit({"game": game, "events": [row_doc(r) for r in rows]})
+            emit({"game": game, "events": [row_doc(r, kind.cells) for r in rows]})
         else:
-            click.echo(render_audit(rows), nl=False)
+            click.echo(render_audit(rows, kind.cells), nl=False)
 
 
 @click.command()
 @click.argument("game")
-@click.argument("number", metavar="PLAYER.COLUMN[.ON]")
+@click.argument("number", metavar="CELL")
 @click.option("--json", "as_json", is_flag=True)
 @point_options
 @db_option
 def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
             db: str) -> None:
-    """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
+    """Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora,
+    Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."""
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], Point(at, deal, time_))
+        kind, events = stream(ledger, game)
+        view = kind.view(events, Point(at, deal, time_))
         try:
-            cell = parse_cell(number, state.players)
+            cell = view.parse_cell(number)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        rows = explain_cell(state, cell)
+        rows = view.explain(cell)
         if as_json:
             emit({"game": game, "number": number, "writes": rows})
         else:
-            click.echo(render_explain(cell, rows), nl=False)
+            click.echo(render_explain(cell, rows, kind.cells), nl=False)
 
 
 @click.command()
@@ -72,11 +72,12 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
 def diff(game: str, from_: str, to: str, as_json: bool, db: str) -> None:
     """What changed between two points (event N, deal:K, or a time), and which events did it."""
     with opened(db) as ledger:
-        doc = diff_points([s.event for s in ledger.events(game)], parse_point(from_), parse_point(to))
+        kind, events = stream(ledger, game)
+        doc = kind.diff(events, parse_point(from_), parse_point(to))
         if as_json:
             emit(doc)
         else:
-            click.echo(render_diff(doc), nl=False)
+            click.echo(render_diff(doc, kind.cells), nl=False)
 
 
 @click.command()

@@ -1,5 +1,6 @@
 """What every command of ``pulka`` shares: the store option, the points in time, opening
-the ledger, turning refusals into messages, and printing JSON.
+the ledger, turning refusals into messages, printing JSON, and a stored game of any kind
+folded to a point in time (``view_at``: dispatched on the game's first event).
 
 A refused input prints ``pulka: <reason>`` on standard error and exits with status 1;
 it never shows a traceback.
@@ -16,9 +17,11 @@ import click
 
 from ledger.command.application import Ledger
 from ledger.command.store import ConcurrentWriteError, Store, StoreError
+from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
-from projections.report import PointError
+from projections.kinds import Kind, UnknownKind, View, kind_of
+from projections.points import Point, PointError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -70,7 +73,7 @@ def refusals() -> Iterator[None]:
         yield
     except Refused as exc:
         raise UserError(f"refused: {exc}") from None
-    except (PointError, RuleSetError) as exc:
+    except (PointError, RuleSetError, UnknownKind) as exc:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
@@ -80,3 +83,15 @@ def refusals() -> Iterator[None]:
 
 def emit(doc: Any) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False))
+
+
+def stream(ledger: Ledger, game: str) -> tuple[Kind, list[AnyEvent]]:
+    """A stored game's kind (told by its first event) and its events."""
+    events = [s.event for s in ledger.events(game)]
+    return kind_of(events[0]), events
+
+
+def view_at(ledger: Ledger, game: str, point: Point) -> View:
+    """A stored game of any kind, folded to a point in time, with its documents."""
+    kind, events = stream(ledger, game)
+    return kind.view(events, point)

@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "diff": "cli.audit:diff",
     "verify": "cli.audit:verify",
     "rules": "cli.rules:rules",
+    "bridge": "cli.bridge:bridge",
 }
 
 
@@ -61,10 +62,10 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="pulka")
 def main() -> None:
-    """pulka: an event-sourced ledger for Preferans scores.
+    """pulka: an event-sourced ledger for Preferans scores, and for rubber bridge.
 
-    Record a pulka as immutable events, show its sheet, settle it, and replay it
-    to any point in time.
+    Record a pulka (or a rubber: pulka bridge ...) as immutable events, show its
+    sheet, settle it, and replay it to any point in time.
     """
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import click
 
-from cli.common import db_option, emit, opened, point_options
+from cli.common import db_option, emit, opened, point_options, view_at
 from ledger.vocabulary.logfile import export_line
-from projections.report import Point, render_settlement, render_sheet, settlement_doc, sheet_doc, state_at
+from projections.points import Point
 
 
 @click.command()
@@ -36,14 +36,14 @@ def games(db: str) -> None:
 @point_options
 @db_option
 def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
-    """The pulka: pulya, gora and whists per player, with running entries."""
-    point = Point(at, deal, time_)
+    """The sheet: a pulka's pulya, gora and whists per player, with running entries; a
+    rubber's МЫ/ВЫ sheet above and below the line."""
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], point)
+        view = view_at(ledger, game, Point(at, deal, time_))
         if as_json:
-            emit(sheet_doc(state.sheet()))
+            emit(view.sheet_doc())
         else:
-            click.echo(render_sheet(state, point), nl=False)
+            click.echo(view.sheet_text(), nl=False)
 
 
 @click.command()
@@ -52,14 +52,14 @@ def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str
 @point_options
 @db_option
 def settle(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
-    """The settlement [Code 4.2.14]; an unfinished pulka settles as if abandoned now."""
-    point = Point(at, deal, time_)
+    """The settlement [Code 4.2.14]; an unfinished pulka settles as if abandoned now, an
+    unfinished rubber as if stopped now [Law 80]."""
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], point)
+        view = view_at(ledger, game, Point(at, deal, time_))
         if as_json:
-            emit(settlement_doc(state))
+            emit(view.settlement_doc())
         else:
-            click.echo(render_settlement(state, point), nl=False)
+            click.echo(view.settlement_text(), nl=False)
 
 
 # -- recording at the table ----------------------------------------------------------------

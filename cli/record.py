@@ -14,6 +14,7 @@ import click
 from cli.common import UserError, db_option, opened
 from cli.rules import parse_overrides, parse_value
 from ledger.command.dealline import deal_events
+from ledger.command.kinds import PULKA
 from ledger.command.store import StoredEvent
 from ledger.vocabulary.events import (
     Abandoned,
@@ -121,7 +122,7 @@ def deal(game: str, line: str, db: str) -> None:
     order from the forehand.
     """
     with opened(db) as ledger:
-        stored = ledger.execute(game, lambda state: deal_events(state, line)).stored
+        stored = ledger.execute(game, lambda state: deal_events(state, line), kind=PULKA).stored
         show(stored)
 
 

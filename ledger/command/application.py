@@ -1,31 +1,37 @@
 """The ledger application: every command is one load, one decision, one save.
 
-``Ledger`` joins the command side (``judge``) to the event store (``store``). Each
-recording command, whether a table command, a deal line, a correction or a whole
-imported file, goes through ``Ledger.execute``: the game's events are read once and
-replayed once, each new event is judged once against the state it will be applied to
-(``judge.judge_into``), and all of them are stored in one transaction, or none. A
-concurrent writer is caught by the store's optimistic concurrency.
+``Ledger`` joins the command side (``judge``, ``rubber``) to the event store
+(``store``). Each recording command, whether a table command, a deal line, a
+correction or a whole imported file, goes through ``Ledger.execute``: the game's
+events are read once and replayed once, each new event is judged once against the
+state it will be applied to (``judging.judge_events``, with the ``decide`` of the
+stream's kind: ``kinds.judging_of`` its first event), and all of them are stored in
+one transaction, or none. A concurrent writer is caught by the store's optimistic
+concurrency.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
-from ledger.command.judge import Progress, judge_into, start
+from ledger.command.judge import same_start as same_start
+from ledger.command.judging import Progress, judge_events
+from ledger.command.kinds import Judging, Start, judging_of
 from ledger.command.store import Store, StoredEvent
-from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.events import AnyEvent, event_type
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
-from projections.game import GameState, replay
 
 # What a recording command decides: given the game as it stands, the events to record,
 # each computed once the one before it has been judged and folded in (a generator may
-# read the state between events, as a deal line does).
-Command = Callable[[GameState], Iterable[AnyEvent]]
+# read the state between events, as a deal line does). The state is the stream's own
+# (a ``GameState`` for a pulka, a ``RubberState`` for a rubber): a command that reads
+# it names the kind it expects (``execute(..., kind=PULKA)``).
+Command = Callable[[Any], Iterable[AnyEvent]]
 
 
 @dataclass(frozen=True)
@@ -35,13 +41,7 @@ class Outcome:
     game: str
     created: bool
     stored: list[StoredEvent]
-    state: GameState  # the game after the new events
-
-
-def same_start(a: GameStarted, b: GameStarted) -> bool:
-    """A file that appends must begin with the stored game's own game_started."""
-    keys = ("game", "players", "pulya", "stake", "first_dealer", "rule_set")
-    return all(getattr(a, k) == getattr(b, k) for k in keys)
+    state: Any  # the game after the new events: a GameState, a RubberState
 
 
 class Ledger:
@@ -63,17 +63,25 @@ class Ledger:
         hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
         return Refused("event-log", f"no game named {game!r}{hint}")
 
-    def state(self, game: str) -> GameState:
-        return replay([s.event for s in self.events(game)])
+    def state(self, game: str) -> Any:
+        """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
+        stored = [s.event for s in self.events(game)]
+        return judging_of(stored[0]).fold(stored)
 
     # -- recording: load, decide, save ---------------------------------------------------
 
-    def execute(self, game: str, command: Command) -> Outcome:
+    def execute(self, game: str, command: Command, kind: Judging[Any] | None = None) -> Outcome:
         """Record what ``command`` decides on the stored game: one load, one replay, each
-        new event judged once, one save."""
+        new event judged once, one save. A command that reads the state names its
+        ``kind``; it is refused on a stream of another kind."""
         stored = self.events(game)
-        state = replay([s.event for s in stored])
-        new = judge_into(state, ((None, e) for e in command(state)), self.clock)
+        judging = judging_of(stored[0].event)
+        if kind is not None and judging is not kind:
+            raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
+                          "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
+                          else "the commands of a pulka")
+        state = judging.fold([s.event for s in stored])
+        new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
         saved = self.store.append(game, new, expected=len(stored)) if new else []
         return Outcome(game, False, saved, state)
 
@@ -83,19 +91,22 @@ class Ledger:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
         try:
-            started = start(first)
+            judging = judging_of(first)
+            started = judging.start(first)
         except Refused as exc:
             exc.line = first_line
             raise
-        return self._record(started, first_line, lines[1:], progress)
+        return self._record(judging, started, first_line, lines[1:], progress)
 
-    def create(self, event: GameStarted) -> Outcome:
+    def create(self, event: Start) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
-        return self._record(start(event), None, [], None)
+        judging = judging_of(event)
+        return self._record(judging, judging.start(event), None, [], None)
 
     def _record(
         self,
-        started: GameStarted,
+        judging: Judging[Any],
+        started: Start,
         first_line: int | None,
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
@@ -103,22 +114,21 @@ class Ledger:
         stored = self.store.load(started.game)
         if stored:
             existing = stored[0].event
-            assert isinstance(existing, GameStarted)
-            if not same_start(existing, started):
+            if not isinstance(existing, type(started)) or not judging.same_start(existing, started):
                 refused = Refused(
                     "event-log",
-                    f"game {started.game!r} is stored with a different game_started line; a file that "
+                    f"game {started.game!r} is stored with a different {event_type(existing)} line; a file that "
                     "appends must begin with the stored one (see `pulka export`)",
                 )
                 refused.line = first_line
                 raise refused
-            state = replay([s.event for s in stored])
+            state = judging.fold([s.event for s in stored])
             new: list[AnyEvent] = []
         else:
             if started.at is None:
                 started = msgspec.structs.replace(started, at=self.clock())
-            state = GameState.start(started)
+            state = judging.fold([started])
             new = [started]
-        new += judge_into(state, rest, self.clock, progress, total=len(rest))
+        new += judge_events(state, judging.decide, rest, self.clock, progress, total=len(rest))
         saved = self.store.append(started.game, new, expected=len(stored)) if new else []
         return Outcome(started.game, not stored, saved, state)

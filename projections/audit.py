@@ -5,12 +5,14 @@ time, recorder, a one-line description, the change it made to the sheet, and the
 verdict of the recording rules for corrections, objections and late records.
 ``explain`` traces one number of the sheet back to the writes and events behind
 it; ``diff`` compares two points in time. These are how an arbiter reconstructs
-a dispute. What does not depend on Preferans (the rows, their documents and text,
-the comparison of two points) is shared with the other kinds of stream in ``trail``.
+a dispute. What does not depend on Preferans (the rows, their documents, text and
+selection, the comparison of two points) is shared with the other kinds of stream in
+``trail``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, assert_never
@@ -34,19 +36,23 @@ from ledger.vocabulary.events import (
     event_type,
 )
 from projections.game import GameState
-from projections.numbers import number
+from projections.numbers import exact_fields
+from projections.numbers import exact_of as exact_of
+from projections.numbers import signed as signed
 from projections.report import Point, settlement_of, state_at
 from projections.sheet import Sheet, exact
 # The parts of the audit trail every kind of stream shares live in ``trail``.
 from projections.trail import AuditRow as AuditRow
 from projections.trail import Cell as Cell
-from projections.trail import Numbers, changes
+from projections.trail import Numbers
+from projections.trail import changes as changes
 from projections.trail import diff as diff_numbers
-from projections.trail import player_cell_text as cell_text
+from projections.trail import cell_text as cell_text
 from projections.trail import render_audit as render_audit
 from projections.trail import render_diff as render_diff
 from projections.trail import render_explain as render_explain
 from projections.trail import row_doc as row_doc
+from projections.trail import select as select
 
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
     cells: dict[Cell, Fraction] = {}
@@ -79,7 +85,10 @@ def describe(event: AnyEvent) -> str:
         case PencilDown():
             return f"{event.player} puts the pencil down"
         case Correction():
-            fields = ", ".join(f"{k}={v}" for k, v in event.replacement.items())
+            fields = ", ".join(
+                f"{k} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict) else f"{k}={v}"
+                for k, v in event.replacement.items()
+            )
             waived = " (penalty waived)" if event.penalty == "waived" else ""
             return f"correction of event {event.target}: {fields}{waived}"
         case Objection():
@@ -97,13 +106,16 @@ def describe(event: AnyEvent) -> str:
             assert_never(event)
 
 
-def audit(events: list[AnyEvent]) -> list[AuditRow]:
+def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
+    """Every event with what it did; ``progress(done)`` is told how far the replay is."""
     first = events[0]
     assert isinstance(first, GameStarted)
     state = GameState.start(first)
     before = totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
+        if progress is not None and state.folded % 500 == 0:
+            progress(state.folded)
         previous = state.current
         state.apply(event)
         after = totals(state.sheet())
@@ -165,8 +177,8 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
         out.append({
             "event": w.event,
             "deal": w.deal,
-            "amount": number(w.exact),
-            "total": number(total),
+            **exact_fields("amount", w.exact),
+            **exact_fields("total", total),
             "why": w.why,
             "recorded_by": event.by,
             "at": event.at,

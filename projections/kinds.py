@@ -35,6 +35,9 @@ from projections.trail import PLAYER_CELLS, AuditRow, Cell, CellNames, Numbers
 from projections.trail import diff as diff_numbers
 
 
+Progress = Callable[[int], None]  # told how many events are folded so far
+
+
 class View(Protocol):
     """A stream folded to a point in time: what the command line shows of it."""
 
@@ -62,14 +65,14 @@ class Kind:
 
     name: str  # "pulka", "rubber"
     start: type[StreamStart]  # the type of its first event
-    view: Callable[[list[AnyEvent], Point], View]
-    audit: Callable[[list[AnyEvent]], list[AuditRow]]
+    view: Callable[[list[AnyEvent], Point, Progress | None], View]
+    audit: Callable[[list[AnyEvent], Progress | None], list[AuditRow]]
     numbers_at: Callable[[list[AnyEvent], Point], Numbers]
     cells: CellNames
 
     def diff(self, events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
         """What changed between two points, and which events changed it."""
-        return diff_numbers(events, a, b, self.numbers_at, self.audit, self.cells)
+        return diff_numbers(events, a, b, self.numbers_at, lambda kept: self.audit(kept, None), self.cells)
 
 
 PULKA = Kind("pulka", GameStarted, pulka_view, audit_pulka, pulka_numbers, PLAYER_CELLS)

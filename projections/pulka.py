@@ -7,6 +7,7 @@ sheet and the settlement) and ``audit`` (explain).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,5 +48,5 @@ class PulkaView:
         return explain(self.state, cell)
 
 
-def pulka_view(events: list[AnyEvent], point: Point) -> PulkaView:
-    return PulkaView(state_at(events, point), point)
+def pulka_view(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> PulkaView:
+    return PulkaView(state_at(events, point, progress), point)

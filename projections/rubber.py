@@ -56,19 +56,35 @@ class BridgeWrite(NamedTuple):
 
 
 class RubberSheet:
-    """The sheet of a rubber: the writes, the games won, the current game's trick points."""
+    """The sheet of a rubber: the writes, the games won, the current game's trick points.
 
-    def __init__(self) -> None:
-        self.writes: list[BridgeWrite] = []
-        self.games: list[tuple[Side, int]] = []  # each finished game: its winner and its last deal
-        self.below: dict[Side, int] = {"NS": 0, "EW": 0}  # trick points in the game in play
+    A copy shares the writes of the sheet it was copied from (its parent) and keeps only
+    its own, so a checkpoint per deal costs what the deal wrote; a sheet that has been
+    copied is never written on again. Totals per side and line are kept as they grow.
+    """
+
+    def __init__(self, parent: RubberSheet | None = None) -> None:
+        self._parent = parent
+        self.own: list[BridgeWrite] = []  # the writes made on this sheet since it was copied
+        self.games: list[tuple[Side, int]] = list(parent.games) if parent else []  # winner, last deal
+        self._won: dict[Side, int] = dict(parent._won) if parent else {"NS": 0, "EW": 0}
+        self.below: dict[Side, int] = dict(parent.below) if parent else {"NS": 0, "EW": 0}  # the game in play
+        self._totals: dict[tuple[Side, Line], int] = (
+            dict(parent._totals) if parent else {(s, line): 0 for s in SIDES for line in ("above", "below")}
+        )
 
     def copy(self) -> RubberSheet:
-        other = RubberSheet()
-        other.writes = list(self.writes)
-        other.games = list(self.games)
-        other.below = dict(self.below)
-        return other
+        return RubberSheet(self)
+
+    @property
+    def writes(self) -> list[BridgeWrite]:
+        """Every write on the sheet, oldest first."""
+        chunks = []
+        sheet: RubberSheet | None = self
+        while sheet is not None:
+            chunks.append(sheet.own)
+            sheet = sheet._parent
+        return [w for chunk in reversed(chunks) for w in chunk]
 
     @property
     def game_number(self) -> int:
@@ -76,7 +92,14 @@ class RubberSheet:
         return min(len(self.games) + 1, 3) if not self.over else len(self.games)
 
     def won(self, side: Side) -> int:
-        return sum(1 for winner, _ in self.games if winner == side)
+        return self._won[side]
+
+    def win(self, side: Side, deal: int) -> None:
+        """A game to ``side`` in deal ``deal``: the line is drawn and both sides start the
+        next game from nothing [seed 003; Law 73]."""
+        self.games.append((side, deal))
+        self._won[side] += 1
+        self.below = {"NS": 0, "EW": 0}
 
     def vulnerable(self, side: Side) -> bool:
         """A side that has won a game is vulnerable ("in the zone") [seed 003]."""
@@ -84,7 +107,8 @@ class RubberSheet:
 
     @property
     def winner(self) -> Side | None:
-        return next((s for s in SIDES if self.won(s) >= GAMES_TO_WIN), None)
+        won = self._won
+        return "NS" if won["NS"] >= GAMES_TO_WIN else "EW" if won["EW"] >= GAMES_TO_WIN else None
 
     @property
     def over(self) -> bool:
@@ -92,12 +116,15 @@ class RubberSheet:
         return self.winner is not None
 
     def write(self, event: int, deal: int, score: Score) -> None:
-        self.writes.append(BridgeWrite(event, deal, score.side, score.line, score.points, score.why, self.game_number))
+        self.own.append(BridgeWrite(event, deal, score.side, score.line, score.points, score.why, self.game_number))
+        self._totals[(score.side, score.line)] += score.points
         if score.line == "below":
             self.below[score.side] += score.points
 
     def total(self, side: Side, line: Line | None = None) -> int:
-        return sum(w.points for w in self.writes if w.side == side and (line is None or w.line == line))
+        if line is None:
+            return self._totals[(side, "above")] + self._totals[(side, "below")]
+        return self._totals[(side, line)]
 
 
 class RubberState:
@@ -117,6 +144,21 @@ class RubberState:
         self.overrides: dict[int, AnyEvent] = {}  # effective corrections merged into their targets
         self.effects: dict[int, Effect] = {}  # the verdict on each correction [Law 77]
         self._last_time: str | None = started.at
+
+    def fork(self) -> RubberState:
+        """A copy to fold further without changing this one (to try a correction): the
+        checkpoints are shared, as they are never changed once stored."""
+        other = RubberState(self.started, self.rules)
+        other.events = list(self.events)
+        other.folded = self.folded
+        other.deals = list(self.deals)
+        other.items = [list(items) for items in self.items]
+        other.sheets = list(self.sheets)
+        other.abandoned_at = self.abandoned_at
+        other.overrides = dict(self.overrides)
+        other.effects = dict(self.effects)
+        other._last_time = self._last_time
+        return other
 
     @classmethod
     def start(cls, started: RubberStarted) -> RubberState:
@@ -219,10 +261,9 @@ class RubberState:
         for score in score_deal(side, deal.contract, deal.double, deal.tricks, vulnerable, honours):
             sheet.write(number, k, score)
         if sheet.below[side] >= GAME:
-            # A game: the line is drawn and both sides start the next game from nothing;
-            # the losers' part score does not count towards it [seed 003; Law 73].
-            sheet.games.append((side, k))
-            sheet.below = {"NS": 0, "EW": 0}
+            # A game: the losers' part score does not count towards the next one
+            # [seed 003; Law 73].
+            sheet.win(side, k)
             if sheet.won(side) == GAMES_TO_WIN:
                 sheet.write(number, k, rubber_bonus(side, sheet.won(other(side))))
 
@@ -263,12 +304,13 @@ class RubberState:
         for score in unfinished_bonuses(games, dict(sheet.below), self.rules):
             sheet.write(number, len(self.deals), score)
 
-    def first_after_end(self) -> int | None:
-        """The first deal, or agreed end, that the log records after the rubber was won;
-        None when there is none (what a correction must not bring about)."""
-        for k, number in enumerate(self.deals, start=1):
+    def first_after_end(self, since: int = 1) -> int | None:
+        """The first deal from deal ``since`` on, or the agreed end, that the log records
+        after the rubber was won; None when there is none (what a correction must not
+        bring about)."""
+        for k in range(max(1, since), len(self.deals) + 1):
             if self._checkpoint(k - 1).over:
-                return number
+                return self.deals[k - 1]
         if self.abandoned_at is not None and self._checkpoint(len(self.deals)).over:
             return self.abandoned_at
         return None
@@ -285,8 +327,9 @@ class RubberState:
 
 
 def _course(sheet: RubberSheet) -> tuple[object, ...]:
-    """What a deal's trick score decides: the points below the line and the games."""
-    return tuple((w.side, w.points) for w in sheet.writes if w.line == "below"), tuple(sheet.games)
+    """What a deal's trick score decides: the points it wrote below the line (the sheet
+    is a copy on which only that deal was scored) and the games."""
+    return tuple((w.side, w.points) for w in sheet.own if w.line == "below"), tuple(sheet.games)
 
 
 def replay_rubber(events: list[AnyEvent]) -> RubberState:

@@ -9,6 +9,7 @@ their documents and the comparison of two points are the shared ones of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -95,13 +96,16 @@ def parse_cell(text: str) -> Cell:
     return side, line, None
 
 
-def audit(events: list[AnyEvent]) -> list[AuditRow]:
+def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
+    """Every event of a rubber with what it did; ``progress(done)`` is told how far it is."""
     first = events[0]
     assert isinstance(first, RubberStarted)
     state = RubberState.start(first)
     before = totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, event_type(first), None, describe(state, first), {}, None, None, None)]
     for event in events[1:]:
+        if progress is not None and state.folded % 500 == 0:
+            progress(state.folded)
         state.apply(event)
         after = totals(state.sheet())
         n = state.folded
@@ -216,6 +220,23 @@ def settlement_doc(state: RubberState) -> dict[str, Any]:
     return doc
 
 
+def summary_doc(name: str, state: RubberState) -> dict[str, Any]:
+    """A rubber as ``pulka games`` lists it."""
+    times = [e.at for e in state.events if e.at]
+    sheet = state.sheet()
+    return {
+        "game": name,
+        "kind": "rubber",
+        "players": list(state.players),
+        "events": state.folded,
+        "deals": state.current_deal_number,
+        "games": {s: sheet.won(s) for s in SIDES},
+        "status": "abandoned" if state.abandoned_at is not None else ("finished" if sheet.over else "playing"),
+        "first": times[0] if times else None,
+        "last": times[-1] if times else None,
+    }
+
+
 # -- for people -----------------------------------------------------------------------------
 
 WIDTH = 12
@@ -321,5 +342,9 @@ class RubberView:
         return explain(self.state, cell)
 
 
-def rubber_view(events: list[AnyEvent], point: Point) -> RubberView:
-    return RubberView(rubber_at(events, point), point)
+def rubber_view(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> RubberView:
+    """A rubber as of a point; a rubber is short, so ``progress`` is told only the end."""
+    state = rubber_at(events, point)
+    if progress is not None:
+        progress(state.folded)
+    return RubberView(state, point)

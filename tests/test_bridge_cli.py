@@ -60,7 +60,7 @@ def test_a_rubber_recorded_deal_by_deal(store_url: str) -> None:
     assert "МЫ" in text and "ВЫ" in text and "game 1: МЫ" in text and "1200" in text
     assert "N–S win by 1200 points" in ok(store_url, "settle", "r1")
     err = refused(store_url, "bridge", "deal", "r1", "1C E 7")
-    assert "rule Law 74" in err and "the rubber is over" in err and "allowed:" in err
+    assert "[Law 74]" in err and "the rubber is over" in err and "allowed:" in err
 
 
 def test_points_in_time_log_explain_and_diff(store_url: str) -> None:
@@ -89,12 +89,13 @@ def test_corrections_abandon_and_the_time_point(store_url: str) -> None:
     ok(store_url, "bridge", "new", "r2", "--players", "Anna,Boris,Vera,Gleb")
     ok(store_url, "bridge", "deal", "r2", "4S N 10")
     ok(store_url, "bridge", "deal", "r2", "2C E 8")
-    ok(store_url, "correct", "r2", "3", "tricks=9", "--by", "Boris")
+    assert "pulka bridge" in refused(store_url, "correct", "r2", "3", "tricks=9", "--yes")
+    ok(store_url, "bridge", "correct", "r2", "3", "tricks=9", "--by", "Boris")
     assert json.loads(ok(store_url, "sheet", "r2", "--json"))["they"]["above_total"] == 20
-    assert "effective [rule Law 77]" in ok(store_url, "log", "r2")
-    assert "not a record of the score" in refused(store_url, "correct", "r2", "4", "tricks=8")
-    assert "all four players" in refused(store_url, "abandon", "r2", "--agreed-by", "Anna,Boris")
-    ok(store_url, "abandon", "r2", "--agreed-by", "Anna,Boris,Vera,Gleb")
+    assert "effective [Law 77]" in ok(store_url, "log", "r2")
+    assert "not a record of the score" in refused(store_url, "bridge", "correct", "r2", "4", "tricks=8")
+    assert "all four players" in refused(store_url, "bridge", "abandon", "r2", "--agreed-by", "Anna,Boris")
+    ok(store_url, "bridge", "abandon", "r2", "--agreed-by", "anna,boris,vera,gleb")
     doc = json.loads(ok(store_url, "settle", "r2", "--json"))
     # Stopped with N-S one game up and E-W the only part score: 300 and 100 [Law 80].
     assert doc["abandoned"] is True and doc["totals"] == {"NS": 120 + 300, "EW": 40 + 20 + 100}
@@ -139,16 +140,16 @@ def test_refusals_name_the_line_and_the_rule_and_store_nothing(store_url: str, t
     path = tmp_path / "bad.jsonl"
     path.write_text(bad, encoding="utf-8")
     err = refused(store_url, "import", str(path))
-    assert "line 3" in err and "rule seed 003" in err and "allowed: 0 to 13" in err
+    assert "line 3" in err and "[seed 003]" in err and "allowed: 0 to 13" in err
     with Store(store_url) as store:
         assert store.games() == []
     ok(store_url, "bridge", "new", "r1", "--players", "Anna,Boris,Vera,Gleb")
     ok(store_url, "bridge", "deal", "r1", "2D N 8")
     before = ok(store_url, "export", "r1")
-    assert "rule Law 18" in refused(store_url, "bridge", "deal", "r1", "8S N 13")
+    assert "[Law 18]" in refused(store_url, "bridge", "deal", "r1", "8S N 13")
     assert "allowed: 0 to 13" in refused(store_url, "bridge", "deal", "r1", "7NT N +1")
     assert "is a rubber, not a pulka" in refused(store_url, "deal", "r1", "6S pass pass | 6S | pass pass")
-    assert "not an event of a rubber" in refused(store_url, "bid", "r1", "Anna", "6S")
+    assert "is a rubber, not a pulka" in refused(store_url, "bid", "r1", "Anna", "6S")
     assert "four players" in refused(store_url, "bridge", "new", "r9", "--players", "Anna,Boris,Vera")
     assert ok(store_url, "export", "r1") == before
     ok(store_url, "new", "p1", "--players", "Anna,Boris,Vera")
@@ -157,13 +158,16 @@ def test_refusals_name_the_line_and_the_rule_and_store_nothing(store_url: str, t
 
 def test_the_deal_line(store_url: str) -> None:
     ok(store_url, "bridge", "new", "r3", "--players", "Anna,Boris,Vera,Gleb", "--first-dealer", "Boris")
-    out = ok(store_url, "bridge", "deal", "r3", "pass")
-    assert '"type": "passed_out"' in out and '"by": "Boris"' in out  # the dealer records a passed-out deal
-    out = ok(store_url, "bridge", "deal", "r3", "3NTXX S -2 hon W 150")
-    event = json.loads(out.split(": ", 1)[1])
-    assert event == {"type": "bridge_deal", "declarer": "Vera", "contract": "3NT", "tricks": 7, "double": "XX",
-                     "honours": {"player": "Gleb", "points": 150}, "by": "Vera", "deal": 2}
-    assert "rule Law 81" in refused(store_url, "bridge", "deal", "r3", "4H E = hon W 120")
+    assert ok(store_url, "bridge", "deal", "r3", "pass") == "event 2: passed out (dealt by Boris)\ndeal 2: Vera deals\n"
+    said = json.loads(ok(store_url, "bridge", "deal", "r3", "3NTXX S -2 hon W 150", "--json"))
+    event = said["events"][0]
+    del event["at"]
+    assert event == {"number": 3, "type": "bridge_deal", "declarer": "Vera", "contract": "3NT", "tricks": 7,
+                     "double": "XX", "honours": {"player": "Gleb", "points": 150}, "by": "Vera", "deal": 2}
+    # Two down redoubled, not vulnerable: (100 + 200) x 2 = 600 to E-W; honours 150 to E-W.
+    assert said["writes"] == [{"side": "EW", "line": "above", "amount": 750}]
+    assert said["next"] == "deal 3: Gleb deals" and said["over"] is False
+    assert "[Law 81]" in refused(store_url, "bridge", "deal", "r3", "4H E = hon W 120")
     assert "neither a seat nor a player" in refused(store_url, "bridge", "deal", "r3", "4H Q =")
     assert "not a result" in refused(store_url, "bridge", "deal", "r3", "4H E made")
     ok(store_url, "bridge", "penalty", "r3", "EW", "100", "--reason", "revoke settled by agreement", "--by", "Anna")
@@ -190,3 +194,14 @@ def test_every_rubber_event_type_round_trips_through_the_store(store: Store) -> 
     assert [s.event for s in loaded] == events and loaded == stored
     assert [encode_event(s.event) for s in loaded] == [encode_event(e) for e in events]
     assert store.verify("r") is None and store.games() == ["r"]
+
+
+def test_the_pulka_only_commands_refuse_a_rubber_plainly(store_url: str) -> None:
+    ok(store_url, "bridge", "new", "r4", "--players", "Anna,Boris,Vera,Gleb")
+    ok(store_url, "bridge", "deal", "r4", "4S N 10")
+    assert "a rubber of bridge" in refused(store_url, "play", "r4")
+    assert "--csv writes a pulka's sheet" in refused(store_url, "export", "r4", "--csv")
+    assert "--csv writes a pulka's sheet" in refused(store_url, "settle", "r4", "--csv")
+    assert "is a rubber, not a pulka" in refused(store_url, "undo", "r4")
+    listed = json.loads(ok(store_url, "games", "--json"))
+    assert listed[0]["kind"] == "rubber" and listed[0]["games"] == {"NS": 1, "EW": 0} and listed[0]["deals"] == 1

@@ -13,18 +13,19 @@ concurrency.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
-
-import msgspec
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import Judging, Start, judging_of
-from ledger.command.store import Store, StoredEvent
+from ledger.command.kinds import Judging, Start, judging_of, start_stream
+from ledger.command.store import ConcurrentWriteError, Store, StoredEvent
 from ledger.vocabulary.events import AnyEvent, event_type
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
+from projections.recording import Effect
+from projections.trail import Cell
 
 # What a recording command decides: given the game as it stands, the events to record,
 # each computed once the one before it has been judged and folded in (a generator may
@@ -36,12 +37,15 @@ Command = Callable[[Any], Iterable[AnyEvent]]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a recording command stored: the game, whether it was created, the events."""
+    """What a recording command stored: the game, whether it was created, the events,
+    and the game before them (its sheet totals and verdicts), to say what they did."""
 
     game: str
     created: bool
     stored: list[StoredEvent]
     state: Any  # the game after the new events: a GameState, a RubberState
+    totals_before: dict[Cell, Fraction] = field(default_factory=dict)
+    effects_before: dict[int, Effect] = field(default_factory=dict)
 
 
 class Ledger:
@@ -70,38 +74,50 @@ class Ledger:
 
     # -- recording: load, decide, save ---------------------------------------------------
 
-    def execute(self, game: str, command: Command, kind: Judging[Any] | None = None) -> Outcome:
+    def execute(self, game: str, command: Command, expected: int | None = None,
+                kind: Judging[Any] | None = None) -> Outcome:
         """Record what ``command`` decides on the stored game: one load, one replay, each
-        new event judged once, one save. A command that reads the state names its
-        ``kind``; it is refused on a stream of another kind."""
+        new event judged once, one save. ``expected``: the number of events the caller
+        saw (in a preview); when the game has more by now, nothing is stored. A command
+        that reads the state names its ``kind``; it is refused on a game of another kind."""
+        return self._decide(game, command, expected, save=True, kind=kind)
+
+    def preview(self, game: str, command: Command, kind: Judging[Any] | None = None) -> Outcome:
+        """What ``execute`` would record, judged and folded by the same judge and
+        projection, without saving: the events numbered as they would be, no digests."""
+        return self._decide(game, command, None, save=False, kind=kind)
+
+    def _decide(self, game: str, command: Command, expected: int | None, save: bool,
+                kind: Judging[Any] | None) -> Outcome:
         stored = self.events(game)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(game, expected, len(stored))
         judging = judging_of(stored[0].event)
         if kind is not None and judging is not kind:
             raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
                           "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
                           else "the commands of a pulka")
         state = judging.fold([s.event for s in stored])
+        before, effects = judging.cells(state), dict(state.effects)
         new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
-        saved = self.store.append(game, new, expected=len(stored)) if new else []
-        return Outcome(game, False, saved, state)
+        if save:
+            saved = self.store.append(game, new, expected=len(stored)) if new else []
+        else:
+            saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
+        return Outcome(game, False, saved, state, before, effects)
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
     ) -> Outcome:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
-        try:
-            judging = judging_of(first)
-            started = judging.start(first)
-        except Refused as exc:
-            exc.line = first_line
-            raise
+        judging, started = start_stream(first_line, first, self.clock)
         return self._record(judging, started, first_line, lines[1:], progress)
 
     def create(self, event: Start) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
-        judging = judging_of(event)
-        return self._record(judging, judging.start(event), None, [], None)
+        judging, started = start_stream(None, event, self.clock)
+        return self._record(judging, started, None, [], None)
 
     def _record(
         self,
@@ -125,8 +141,6 @@ class Ledger:
             state = judging.fold([s.event for s in stored])
             new: list[AnyEvent] = []
         else:
-            if started.at is None:
-                started = msgspec.structs.replace(started, at=self.clock())
             state = judging.fold([started])
             new = [started]
         new += judge_events(state, judging.decide, rest, self.clock, progress, total=len(rest))

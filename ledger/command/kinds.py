@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -24,7 +25,10 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections import kinds
 from projections.game import GameState, replay
+from projections.audit import totals
 from projections.rubber import RubberState, replay_rubber
+from projections.rubber_report import totals as rubber_totals
+from projections.trail import Cell
 
 S = TypeVar("S")
 # The first events of the kinds of stream below.
@@ -40,14 +44,17 @@ class Judging(Generic[S]):
     same_start: Callable[[Any, Any], bool]  # both of ``kind.start``
     fold: Callable[[list[AnyEvent]], S]  # a stored stream, first event first
     decide: Callable[[S, AnyEvent], AnyEvent]  # judge one later event
+    cells: Callable[[S], dict[Cell, Fraction]]  # every number of the state's sheet
 
     @property
     def name(self) -> str:
         return self.kind.name
 
 
-PULKA: Judging[GameState] = Judging(kinds.PULKA, judge.start, judge.same_start, replay, judge.decide)
-RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, rubber.start, rubber.same_start, replay_rubber, rubber.decide)
+PULKA: Judging[GameState] = Judging(kinds.PULKA, judge.start, judge.same_start, replay, judge.decide,
+                                    lambda state: totals(state.sheet()))
+RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, rubber.start, rubber.same_start, replay_rubber, rubber.decide,
+                                       lambda state: rubber_totals(state.sheet()))
 JUDGING: tuple[Judging[Any], ...] = (PULKA, RUBBER)
 
 FIRST_LINES = " or ".join(f"a {j.kind.start.__struct_config__.tag} line" for j in JUDGING)
@@ -62,16 +69,22 @@ def judging_of(first: AnyEvent) -> Judging[Any]:
                   FIRST_LINES + " first")
 
 
-def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
-    """Judge a whole log of any kind without a store: the events as they would be stored."""
-    first_line, first = lines[0]
+def start_stream(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> tuple[Judging[Any], Start]:
+    """Judge the first line of a log of any kind, naming the line in a refusal, and give
+    it the clock's time when it has none; with the kind it starts."""
     try:
-        judging = judging_of(first)
-        started = judging.start(first)
+        judging = judging_of(event)
+        started = judging.start(event)
     except Refused as exc:
-        exc.line = first_line
+        exc.line = line
         raise
     if started.at is None:
         started = msgspec.structs.replace(started, at=clock())
+    return judging, started
+
+
+def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
+    """Judge a whole log of any kind without a store: the events as they would be stored."""
+    judging, started = start_stream(*lines[0], clock)
     state = judging.fold([started])
     return [started, *judge_events(state, judging.decide, lines[1:], clock, total=len(lines) - 1)]

@@ -26,7 +26,7 @@ from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventForma
 from ledger.vocabulary.refusal import Refused
 from projections.bridge_scoring import other
 from projections.recording import checked_merge
-from projections.rubber import RubberState, replay_rubber
+from projections.rubber import RubberState
 
 RUBBER_EVENTS = "bridge_deal, passed_out, bridge_penalty, correction, abandoned"
 # Fields a correction may change, per event type; type, by and deal never change.
@@ -194,10 +194,10 @@ def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
     stored = filled(state, c, by=c.by or target.by)
     # What the correction would do, folded as it will be: when it takes effect, no deal
     # (and no agreed end) may come after the end of the rubber it makes.
-    trial = replay_rubber([*state.events, stored])
-    effect = trial.effects[number]
-    if effect.effective:
-        after = trial.first_after_end()
+    trial = state.fork()
+    trial.apply(stored)
+    if trial.effects[number].effective:
+        after = trial.first_after_end(since=target.deal or 1)
         if after is not None:
             raise Refused("Law 74", f"the correction of event {c.target} would end the rubber before event {after}, "
                           "which the log records after it", "a correction that keeps the rubber going until its last deal")

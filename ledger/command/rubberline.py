@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ledger.vocabulary.bridge import SEATS, BridgeDeal, ContractError, Honours, PassedOut, contract_text, needed
 from ledger.vocabulary.bridge import parse_contract
+from ledger.command.words import player_word
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
 
@@ -24,13 +25,14 @@ PASSED = ("pass", "passed", "passed-out", "-")
 
 
 def player_of(players: tuple[str, ...], word: str) -> str:
-    """A seat letter (N, E, S, W) or a player's name, as the player's name."""
+    """A seat letter (N, E, S, W) or a player's name in any case, as the player's name."""
     if word.upper() in SEATS:
         return players[SEATS.index(word.upper())]
-    if word in players:
-        return word
-    raise Refused("event-log", f"{word!r} is neither a seat nor a player",
-                  "N, E, S, W or " + ", ".join(players))
+    try:
+        return player_word(players, word)
+    except Refused:
+        raise Refused("event-log", f"{word!r} is neither a seat nor a player",
+                      "N, E, S, W or " + ", ".join(players)) from None
 
 
 def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:

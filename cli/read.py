@@ -6,7 +6,9 @@ from __future__ import annotations
 import click
 
 from cli.common import db_option, emit, opened, point_options
+from cli.picture.svg import svg_document
 from ledger.vocabulary.logfile import export_line
+from projections.picture import picture
 from projections.report import Point, render_settlement, render_sheet, settlement_doc, sheet_doc, state_at
 
 
@@ -33,13 +35,19 @@ def games(db: str) -> None:
 @click.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="The sheet object of event-log.md.")
+@click.option("--svg", "as_svg", is_flag=True, help="The sheet drawn as players know it, with the settlement.")
 @point_options
 @db_option
-def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
+def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | None, time_: str | None,
+          db: str) -> None:
     """The pulka: pulya, gora and whists per player, with running entries."""
     point = Point(at, deal, time_)
     with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], point)
+        events = [s.event for s in ledger.events(game)]
+        if as_svg:
+            click.echo(svg_document(picture(events, point)), nl=False)
+            return
+        state = state_at(events, point)
         if as_json:
             emit(sheet_doc(state.sheet()))
         else:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The demo of `make demo`: a Sochi pulka recorded deal by deal into a fresh embedded
-# SQLite store, then shown, settled, audited and checked for tampering.
+# SQLite store, then shown, settled, audited and checked for tampering, and drawn: the
+# sheet as an SVG picture and the whole pulka as an HTML report, next to the store.
 set -euo pipefail
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pulka-demo.XXXXXX")
@@ -31,6 +32,11 @@ say pulka settle demo --json
 say pulka explain demo Anna.whists.Boris
 say pulka log demo --deal 2
 say pulka verify demo
+# The pictures: the drawn sheet, and the report with a slider over every event.
+into() { local file=$1; shift; printf '\n$ %s > %s\n' "$*" "$file"; "$@" >"$file"; }
+into "$dir/demo.svg" pulka sheet demo --svg
+into "$dir/demo.html" pulka report demo
+echo "Open $dir/demo.html in a browser: the sheet, settlement and audit trail as of any event."
 echo
 echo "A bid after the end of the pulka is refused (exit status 1), and nothing is stored:"
 say pulka bid demo Anna 6S || echo "(exit status $?)"

@@ -28,11 +28,13 @@ from ledger.vocabulary.events import (
     PencilDown,
     Penalty,
     Tricks,
+    Withdrawn,
     event_type,
 )
 from projections.game import GameState
-from projections.report import Point, fmt, number, settlement_of, state_at
-from projections.sheet import Sheet
+from projections.numbers import fmt, number
+from projections.report import Point, settlement_of, state_at
+from projections.sheet import Sheet, exact
 
 Cell = tuple[str, str, str | None]  # player, column, on
 
@@ -55,10 +57,10 @@ class AuditRow:
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
     cells: dict[Cell, Fraction] = {}
     for p in sheet.players:
-        cells[(p, "pulya", None)] = sheet.pulya[p]
-        cells[(p, "gora", None)] = sheet.gora[p]
+        cells[(p, "pulya", None)] = exact(sheet.pulya[p])
+        cells[(p, "gora", None)] = exact(sheet.gora[p])
         for q, v in sheet.whists[p].items():
-            cells[(p, "whists", q)] = v
+            cells[(p, "whists", q)] = exact(v)
     return cells
 
 
@@ -97,6 +99,8 @@ def describe(event: AnyEvent) -> str:
             return f"abandoned by agreement of {', '.join(event.agreed_by)}"
         case Annulled():
             return "deal annulled" + (f": {event.reason}" if event.reason else "")
+        case Withdrawn():
+            return f"withdrawn while in hand: events from {event.first} on"
         case _:
             assert_never(event)
 
@@ -111,7 +115,7 @@ def audit(events: list[AnyEvent]) -> list[AuditRow]:
         previous = state.current
         state.apply(event)
         after = totals(state.sheet())
-        row = _row(state, state.number, event, changes(before, after))
+        row = _row(state, state.folded, event, changes(before, after))
         if previous is not None and state.current is not previous and previous.phase == "play":
             row = replace(row, note=f"deal {previous.number} was played but its result is not recorded; "
                                     "it may still be added as a forgotten record [Code 4.2.10]")
@@ -209,12 +213,12 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
     for w in state.sheet().writes:
         if (w.player, w.column, w.on) != cell:
             continue
-        total += w.amount
+        total += w.exact
         event = state.events[w.event - 1]
         out.append({
             "event": w.event,
             "deal": w.deal,
-            "amount": number(w.amount),
+            "amount": number(w.exact),
             "total": number(total),
             "why": w.why,
             "recorded_by": event.by,
@@ -245,12 +249,12 @@ def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
     sa, sb = state_at(events, a), state_at(events, b)
     ta, tb = totals(sa.sheet()), totals(sb.sheet())
     ra, rb = settlement_of(sa), settlement_of(sb)
-    lo, hi = sorted((sa.number, sb.number))
+    lo, hi = sorted((sa.folded, sb.folded))
     rows = audit(events[:hi])  # verdicts as they stood at the later point
     between = [row_doc(r) for r in rows[lo:hi] if r.changes or r.effective is not None]
     return {
-        "from": {"point": a.describe(), "event": sa.number},
-        "to": {"point": b.describe(), "event": sb.number},
+        "from": {"point": a.describe(), "event": sa.folded},
+        "to": {"point": b.describe(), "event": sb.folded},
         "sheet": [
             {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "from": number(ta[c]),
              "to": number(tb[c]), "change": number(tb[c] - ta[c])}

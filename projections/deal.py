@@ -110,7 +110,6 @@ class DealState:
     min_level: int  # the lowest contract allowed (6, or the raspasy exit)
     raspasy_before: int  # consecutive raspasy deals right before this one
     rules: RuleSet
-    events: list[int] = field(default_factory=list)
     bids: list[tuple[int, str, int]] = field(default_factory=list)  # seat, bid, event
     passed: set[int] = field(default_factory=set)
     spoken: set[int] = field(default_factory=set)
@@ -123,25 +122,29 @@ class DealState:
     raspasy: bool = False
     talon_without_bid: bool = False
     contract: Level | None = None
-    contract_events: list[int] = field(default_factory=list)
     calls: list[tuple[int, str]] = field(default_factory=list)
     call_events: list[int] = field(default_factory=list)
-    open: bool = False
     tricks: dict[int, int] | None = None
     tricks_event: int | None = None
     annulled_at: int | None = None
+    # Derived once per change of the calls or the contract (``phase`` asks often).
+    _view: DefenceView | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- derived -------------------------------------------------------------------
 
     @property
     def defenders(self) -> tuple[int, int]:
         """The two defenders, the one after the declarer (clockwise) first."""
-        assert self.declarer is not None
-        order = [s for s in self._clockwise_from(self.declarer) if s in self.bidders]
-        return order[0], order[1]
-
-    def _clockwise_from(self, seat: int) -> list[int]:
-        return [(seat + i) % self.n_players for i in range(1, self.n_players)]
+        declarer = self.declarer
+        assert declarer is not None
+        n, bidders = self.n_players, self.bidders
+        first = (declarer + 1) % n
+        if first not in bidders:
+            first = (first + 1) % n
+        second = (first + 1) % n
+        if second not in bidders:
+            second = (second + 1) % n
+        return first, second
 
     @property
     def no_defence(self) -> bool:
@@ -150,9 +153,12 @@ class DealState:
         return c is not None and (c.is_misere or (self.rules.ten_checked and c.level == 10))
 
     def defence(self) -> DefenceView:
-        assert self.contract is not None
-        d1, d2 = self.defenders
-        return defence_view(self.calls, d1, d2, self.contract, self.rules)
+        view = self._view
+        if view is None:
+            assert self.contract is not None
+            d1, d2 = self.defenders
+            view = self._view = defence_view(self.calls, d1, d2, self.contract, self.rules)
+        return view
 
     @property
     def phase(self) -> Phase:
@@ -181,10 +187,6 @@ class DealState:
         return self.phase == "done"
 
     @property
-    def started(self) -> bool:
-        return bool(self.bids) or self.annulled_at is not None
-
-    @property
     def active(self) -> tuple[int, ...]:
         """The seats that play the cards (all but a sitting-out dealer)."""
         return self.bidders
@@ -203,6 +205,17 @@ class DealState:
                 return seat
         return None
 
+    def may_say_here(self, seat: int) -> bool:
+        """The forehand may hold another player's bid, not a misère, with ``here`` [Code 3.3.8,
+        3.6.4]."""
+        highest = self.highest
+        return (
+            seat == self.bidders[0]
+            and highest is not None
+            and self.highest_by != seat
+            and not highest.is_misere
+        )
+
     def third_hand_may_take_talon(self, seat: int) -> bool:
         """After two passes the third hand may take the talon without bidding [Code 3.3.15]."""
         return (
@@ -216,7 +229,6 @@ class DealState:
     # -- evolve (no judging) ---------------------------------------------------------
 
     def apply_bid(self, seat: int, bid: str, number: int) -> None:
-        self.events.append(number)
         self.bids.append((seat, bid, number))
         self.spoken.add(seat)
         if bid == PASS:
@@ -244,7 +256,6 @@ class DealState:
             self.bidding_closed_at = number
 
     def apply_contract(self, seat: int, contract: str, number: int) -> None:
-        self.events.append(number)
         if self.bidding_closed_at is None:
             # The third hand takes the talon without bidding [Code 3.3.15].
             self.talon_without_bid = True
@@ -252,22 +263,18 @@ class DealState:
             self.spoken.add(seat)
             self.bidding_closed_at = number
         self.contract = parse_level(contract)
-        self.contract_events.append(number)
+        self._view = None
 
-    def apply_call(self, seat: int, call: str, is_open: bool | None, number: int) -> None:
-        self.events.append(number)
+    def apply_call(self, seat: int, call: str, number: int) -> None:
         self.calls.append((seat, call))
+        self._view = None
         self.call_events.append(number)
-        if is_open:
-            self.open = True
 
     def apply_tricks(self, tricks: dict[int, int], number: int) -> None:
-        self.events.append(number)
         self.tricks = dict(tricks)
         self.tricks_event = number
 
     def apply_annulled(self, number: int) -> None:
-        self.events.append(number)
         self.annulled_at = number
 
     @property
@@ -278,18 +285,6 @@ class DealState:
         if self.phase == "done" and self.call_events:
             return self.call_events[-1]
         return None
-
-    def describe(self, players: tuple[str, ...]) -> str:
-        """A short human line: '6S by Anna: 6/2/2' or 'raspasy x2'."""
-        if self.annulled_at is not None:
-            return "annulled"
-        if self.raspasy:
-            return "raspasy"
-        if self.declarer is None:
-            return "auction"
-        who = players[self.declarer]
-        what = str(self.contract) if self.contract else "?"
-        return f"{what} by {who}"
 
 
 def first_bidders(dealer: int, n_players: int) -> tuple[int, ...]:

@@ -1,10 +1,11 @@
-"""The Code's recording rules, as a projection [Code 4.2.4-4.2.10; rules.md §8].
+"""The Code's recording rules, as pure verdicts [Code 4.2.4-4.2.10; rules.md §8].
 
-The log keeps every attempt; these functions decide what each correction,
-objection and late record does, and record the verdict (``GameState.effects``)
-so that ``pulka log`` can show it with its rule and reason:
+The log keeps every attempt; ``GameState`` (``projections.game``) asks these functions
+what each correction, objection, late record and withdrawal does, and keeps the verdict
+(an ``Effect``) so that ``pulka log`` can show it with its rule and reason:
 
-- pencil rule (4.2.8): a correction while the record is still in hand is free;
+- pencil rule (4.2.8): a correction while the record is still in hand is free, and a
+  record still in hand may be withdrawn;
 - the first counted error of each player is a warning (4.2.7);
 - after that "equal for equal" (4.2.7): the advantage the wrong record gave its
   recorder is the penalty, in the same column;
@@ -14,22 +15,29 @@ so that ``pulka log`` can show it with its rule and reason:
 - forgotten records (4.2.10): a late ``entry`` or ``tricks`` counts until the bidding
   of the next deal ends, and not while a partner objects.
 
-A correction or late record changes the deal it targets, and everything after it is
-recomputed by ``GameState.refold``.
+Nothing here folds events: the game compares the sheet as recorded with the sheet as
+corrected and passes both in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from ledger.vocabulary.events import AnyEvent, Correction, Entry, Objection, Tricks, event_from_dict, event_to_dict
+from typing import Any
+
+import msgspec
+
+from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
+from projections.numbers import fmt
 from projections.settlement import settle
-from projections.sheet import Sheet, Write
+from projections.sheet import Sheet, Write, exact
 
 
 @dataclass(frozen=True)
 class Effect:
-    """What the recording rules made of one correction, objection or late record."""
+    """What the recording rules made of one correction, objection, late record or
+    withdrawal."""
 
     number: int
     effective: bool
@@ -37,6 +45,7 @@ class Effect:
     rule: str
     free: bool = False
     warning: bool = False
+
 
 # Fields a correction may change, per event type; type, by, player and deal never change.
 CORRECTABLE: dict[str, tuple[str, ...]] = {
@@ -49,9 +58,17 @@ CORRECTABLE: dict[str, tuple[str, ...]] = {
     "annulled": ("reason",),
 }
 
+EQUAL_FOR_EQUAL = "equal for equal (4.2.7)"
 
-def merge(target: AnyEvent, replacement: dict[str, object]) -> AnyEvent:
-    """The target with the replacement's fields (raises EventFormatError)."""
+
+def merge(target: AnyEvent, replacement: dict[str, Any]) -> AnyEvent:
+    """The target with the replacement's fields. The command side has checked that the
+    result is a valid event (``checked_merge``); replay only merges."""
+    return msgspec.structs.replace(target, **replacement)
+
+
+def checked_merge(target: AnyEvent, replacement: dict[str, Any]) -> AnyEvent:
+    """``merge``, checked field by field as a log line would be (raises EventFormatError)."""
     data = event_to_dict(target)
     data.update(replacement)
     return event_from_dict(data)
@@ -60,13 +77,13 @@ def merge(target: AnyEvent, replacement: dict[str, object]) -> AnyEvent:
 def equal_for_equal(wrong: Sheet, right: Sheet, recorder: str, number: int, deal: int) -> list[Write]:
     """The advantage the wrong record gave its recorder, as penalty writes [Code 4.2.7]."""
     writes: list[Write] = []
-    why = "equal for equal (4.2.7)"
+    why = EQUAL_FOR_EQUAL
     pulya = wrong.pulya[recorder] - right.pulya[recorder]
     gora = right.gora[recorder] - wrong.gora[recorder]
     if pulya > 0:
-        writes.append(Write(number, deal, recorder, "gora", pulya, None, f"{why}: pulya overstated by {pulya}"))
+        writes.append(Write(number, deal, recorder, "gora", pulya, None, f"{why}: pulya overstated by {fmt(exact(pulya))}"))
     if gora > 0:
-        writes.append(Write(number, deal, recorder, "gora", gora, None, f"{why}: gora understated by {gora}"))
+        writes.append(Write(number, deal, recorder, "gora", gora, None, f"{why}: gora understated by {fmt(exact(gora))}"))
     for q in wrong.players:
         if q == recorder:
             continue
@@ -74,20 +91,68 @@ def equal_for_equal(wrong: Sheet, right: Sheet, recorder: str, number: int, deal
         under = right.whists[q][recorder] - wrong.whists[q][recorder]
         if over > 0:
             writes.append(Write(number, deal, q, "whists", over, recorder,
-                                f"{why}: {recorder}'s whists on {q} overstated by {over}"))
+                                f"{why}: {recorder}'s whists on {q} overstated by {fmt(exact(over))}"))
         if under > 0:
             writes.append(Write(number, deal, q, "whists", under, recorder,
-                                f"{why}: {q}'s whists on {recorder} understated by {under}"))
+                                f"{why}: {q}'s whists on {recorder} understated by {fmt(exact(under))}"))
     return writes
 
 
 def describe_write(w: Write) -> str:
     if w.column == "whists":
-        return f"{w.player} writes {w.amount} whists on {w.on}"
-    return f"{w.amount} into {w.player}'s {w.column}"
+        return f"{w.player} writes {fmt(w.exact)} whists on {w.on}"
+    return f"{fmt(w.exact)} into {w.player}'s {w.column}"
 
 
 def exact_result(sheet: Sheet) -> dict[str, Fraction]:
+    """Each player's exact result if the pulka were settled on this sheet."""
     return settle(sheet, None).result
 
 
+def correction_verdict(
+    *,
+    number: int,
+    recorder: str,
+    asked_by: str | None,
+    players: tuple[str, ...],
+    too_late: str | None,
+    in_hand: bool,
+    warned: bool,
+    compare: Callable[[], tuple[Sheet, Sheet]],
+    deal: int,
+    waived: bool,
+) -> tuple[Effect, list[Write]]:
+    """What a correction does: its verdict and the penalty writes it brings.
+
+    ``too_late`` is the reason when the deadline of 4.2.9 has passed (else None);
+    ``in_hand`` whether the record was still in hand (4.2.8); ``warned`` whether the
+    recorder has had his warning already (4.2.7); ``compare()`` gives the sheet as
+    recorded and as corrected, and is called only when the verdict depends on them
+    (a late correction by the recorder himself, or equal for equal).
+    """
+    rule = "4.2.7"
+    if too_late is not None:
+        if asked_by != recorder:
+            return Effect(number, False, too_late + "; only the recorder may still correct it", "4.2.9"), []
+        if recorder in players:
+            wrong, right = compare()
+            if exact_result(right)[recorder] > exact_result(wrong)[recorder]:
+                return Effect(
+                    number, False,
+                    too_late + "; after that the recorder may correct his own record only when it does not "
+                    "improve his own position", "4.2.9",
+                ), []
+        rule = "4.2.9"
+    if in_hand:
+        return Effect(number, True, "corrected while the record was in hand: no penalty", "4.2.8", free=True), []
+    if recorder not in players:
+        return Effect(number, True, f"corrected; the record was {recorder}'s: no penalty", rule), []
+    if not warned:
+        return Effect(number, True, f"corrected; {recorder}'s first counted error: a warning", rule, warning=True), []
+    wrong, right = compare()
+    writes = equal_for_equal(wrong, right, recorder, number, deal)
+    if waived:
+        writes = [w for w in writes if w.column != "whists"]
+    shown = "; ".join(describe_write(w) for w in writes) or "the error gave no advantage"
+    note = " (the wronged partner waived the whists)" if waived else ""
+    return Effect(number, True, f"corrected; equal for equal: {shown}{note}", rule), writes

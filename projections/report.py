@@ -11,9 +11,11 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
 from projections.settlement import Settlement, settle
-from projections.sheet import Sheet
+from projections.numbers import fmt, number
+from projections.sheet import Sheet, exact
 
 
 class PointError(ValueError):
@@ -64,26 +66,17 @@ def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
 
 def _time(text: str) -> datetime:
     try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise PointError(f"{text!r} is not an ISO 8601 time (e.g. 2026-11-30T20:14:03+01:00)") from None
-    if when.tzinfo is None:
-        raise PointError(f"time {text!r} needs an offset (e.g. +01:00 or Z)")
-    return when
-
-
-def number(x: Fraction | int) -> int | float:
-    """Whole values as integers, others as the nearest float (event-log.md)."""
-    x = Fraction(x)
-    return x.numerator if x.denominator == 1 else float(x)
+        return parse_time(text)
+    except TimeFormatError as exc:
+        raise PointError(str(exc)) from None
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
     return {
         p: {
-            "pulya": number(sheet.pulya[p]),
-            "gora": number(sheet.gora[p]),
-            "whists": {q: number(sheet.whists[p][q]) for q in sheet.players if q != p},
+            "pulya": number(exact(sheet.pulya[p])),
+            "gora": number(exact(sheet.gora[p])),
+            "whists": {q: number(exact(sheet.whists[p][q])) for q in sheet.players if q != p},
         }
         for p in sheet.players
     }
@@ -118,29 +111,18 @@ def state_at(events: list[AnyEvent], point: Point) -> GameState:
 # -- for people -----------------------------------------------------------------------
 
 
-def fmt(x: Fraction | int) -> str:
-    x = Fraction(x)
-    if x.denominator == 1:
-        return str(x.numerator)
-    whole, rest = divmod(abs(x.numerator), x.denominator)
-    sign = "-" if x < 0 else ""
-    if rest * 2 == x.denominator:
-        return f"{sign}{whole}½" if whole else f"{sign}½"
-    return f"{sign}{abs(x.numerator)}/{x.denominator}"
-
-
 def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> str:
     """Running totals as a paper sheet shows them: one mark per event that wrote."""
-    total = Fraction(0)
+    total = 0
     marks: list[str] = []
     last_event = None
     for w in sheet.writes:
         if w.player == player and w.column == column and w.on == on:
             total += w.amount
             if w.event == last_event:
-                marks[-1] = fmt(total)
+                marks[-1] = fmt(exact(total))
             else:
-                marks.append(fmt(total))
+                marks.append(fmt(exact(total)))
             last_event = w.event
     return ".".join(marks) if marks else "-"
 
@@ -152,18 +134,18 @@ def render_sheet(state: GameState, point: Point) -> str:
     lines = [
         f"pulka {state.started.game}: {r.convention}, pulya to {state.started.pulya}, "
         f"{len(state.players)} players; {state.current_deal_number} deals, {status} ({point.describe()}, "
-        f"event {state.number})",
+        f"event {state.folded})",
         "",
     ]
     width = max(len(p) for p in state.players) + len("whists on ")
     for p in state.players:
         lines.append(f"{p}")
-        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(sheet.pulya[p])}")
-        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(sheet.gora[p])}")
+        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(exact(sheet.pulya[p]))}")
+        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(exact(sheet.gora[p]))}")
         for q in state.players:
             if q != p:
                 label = f"whists on {q}"
-                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(sheet.whists[p][q])}")
+                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(exact(sheet.whists[p][q]))}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -179,7 +161,7 @@ def render_settlement(state: GameState, point: Point) -> str:
         head += f"{'money':>10}"
     lines.append(head)
     for p in s.players:
-        row = (f"{p:<12}{fmt(sheet.pulya[p]):>7}{fmt(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
+        row = (f"{p:<12}{fmt(exact(sheet.pulya[p])):>7}{fmt(exact(sheet.gora[p])):>8}{fmt(s.gora[p]):>8}"
                f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
         if s.money is not None:
             row += f"{str(s.money[p]):>10}"

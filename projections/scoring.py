@@ -1,6 +1,7 @@
 """Scoring one resolved deal onto the sheet [rules.md §3-§5, Code 3.7, 3.8, 4.2].
 
-Pure arithmetic from a ``DealState`` to writes on a ``Sheet``. Where conventions
+Pure arithmetic from a ``DealState`` to writes on a ``Sheet``, in the sheet's exact
+integer sub-units (``UNIT`` to a point or a whist). Where conventions
 differ, a parameter of the rule set selects the hook (``RASPASY_MODELS``,
 ``responsibility``, the split of ``single_whist_split``); nothing here asks for a
 convention by name. Nothing here judges: the command side has done that already.
@@ -9,12 +10,11 @@ convention by name. Nothing here judges: the command side has done that already.
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
 from projections.deal import DealState
-from projections.sheet import Sheet
+from projections.sheet import UNIT, Sheet, share
 
 
 def score_deal(sheet: Sheet, deal: DealState) -> None:
@@ -29,20 +29,22 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         _score_contract(sheet, deal)
 
 
-def consolation_per_undertrick(rules: RuleSet, price: int) -> Fraction:
-    """Whists each other player writes on a failed declarer per undertrick [Code 3.8.1.2]."""
+def consolation_per_undertrick(rules: RuleSet, price: int) -> int:
+    """Whists (in sub-units) each other player writes on a failed declarer per undertrick
+    [Code 3.8.1.2]."""
     if rules.consolation == "price":
-        return Fraction(price * rules.gora_whist_multiplier)
-    return Fraction(rules.consolation)
+        return price * rules.gora_whist_multiplier * UNIT
+    return rules.consolation * UNIT
 
 
-def responsibility(rules: RuleSet, closed: bool) -> Fraction:
-    """Share of the price a defender writes to gora per trick the defence lacks [Code 3.8.11-3.8.12]."""
+def responsibility(rules: RuleSet, closed: bool) -> int:
+    """Halves of the price a defender writes to gora per trick the defence lacks
+    (2: the whole price, 1: half of it) [Code 3.8.11-3.8.12]."""
     if rules.defence_responsibility == "full":
-        return Fraction(1)
+        return 2
     if rules.defence_responsibility == "half":
-        return Fraction(1, 2)
-    return Fraction(1) if closed else Fraction(1, 2)
+        return 1
+    return 2 if closed else 1
 
 
 def _score_misere(sheet: Sheet, deal: DealState) -> None:
@@ -50,9 +52,9 @@ def _score_misere(sheet: Sheet, deal: DealState) -> None:
     name = sheet.players[deal.declarer]
     taken = deal.tricks.get(deal.declarer, 0)
     if taken == 0:
-        sheet.write_pulya(deal.resolved_at, deal.number, name, MISERE_PRICE, "misère made")
+        sheet.write_pulya(deal.resolved_at, deal.number, name, MISERE_PRICE * UNIT, "misère made")
     else:
-        amount = MISERE_PRICE * sheet.rules.gora_whist_multiplier * taken
+        amount = MISERE_PRICE * sheet.rules.gora_whist_multiplier * taken * UNIT
         sheet.write(deal.resolved_at, deal.number, name, "gora", amount, why=f"misère, {taken} taken")
 
 
@@ -63,7 +65,8 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
     names = sheet.players
     c = deal.contract
     p, need, obligation = c.price, c.needed, c.obligation
-    pm = Fraction(p * rules.gora_whist_multiplier)
+    pm = p * rules.gora_whist_multiplier * UNIT  # one trick's whists or gora, in sub-units
+    pulya = p * UNIT
     declarer = names[deal.declarer]
     label = str(c)
     d1, d2 = deal.defenders
@@ -73,13 +76,13 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
         assert deal.tricks is not None
         taken = deal.tricks.get(deal.declarer, 0)
         if taken >= need:
-            sheet.write_pulya(ev, k, declarer, p, f"{label} made")
+            sheet.write_pulya(ev, k, declarer, pulya, f"{label} made")
             return
         under = need - taken
         sheet.write(ev, k, declarer, "gora", pm * under, why=f"{label} down {under}")
         cons = consolation_per_undertrick(rules, p) * under
         for d in (d1, d2):
-            half = (deal.tricks.get(d, 0) * pm + cons) / 2
+            half = share(deal.tricks.get(d, 0) * pm + cons, 2)
             sheet.write(ev, k, names[d], "whists", half, on=declarer, why=f"checked {label}: half a whister's")
         for s in sitting_out:
             sheet.write(ev, k, names[s], "whists", cons, on=declarer, why="consolation")
@@ -87,10 +90,10 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
 
     view = deal.defence()
     if view.settled:  # both passed, or a half-whist stands [Code 4.2.3.2, 3.8.14]
-        sheet.write_pulya(ev, k, declarer, p, f"{label} unplayed")
+        sheet.write_pulya(ev, k, declarer, pulya, f"{label} unplayed")
         if view.half_whister is not None:
             sheet.write(
-                ev, k, names[view.half_whister], "whists", Fraction(obligation, 2) * pm,
+                ev, k, names[view.half_whister], "whists", share(obligation * pm, 2),
                 on=declarer, why=f"half-whist on {label}",
             )
         return
@@ -105,12 +108,12 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
     closed = {s: sheet.closed(names[s]) for s in (d1, d2)}
 
     if made:
-        sheet.write_pulya(ev, k, declarer, p, f"{label} made")
+        sheet.write_pulya(ev, k, declarer, pulya, f"{label} made")
     else:
         sheet.write(ev, k, declarer, "gora", pm * under, why=f"{label} down {under}")
     cons = consolation_per_undertrick(rules, p) * under
 
-    def whists(seat: int, amount: Fraction, why: str) -> None:
+    def whists(seat: int, amount: int, why: str) -> None:
         sheet.write(ev, k, names[seat], "whists", amount, on=declarer, why=why)
 
     whisters = view.whisters
@@ -134,9 +137,9 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
                 whists(passer, cons, "consolation")
         else:
             # Gentleman's whist: everything both would write is split equally.
-            share = (all_tricks + 2 * cons) / 2
-            whists(w, share, f"half of tricks and consolations on {label} (gentleman's)")
-            whists(passer, share, f"half of tricks and consolations on {label} (gentleman's)")
+            half = share(all_tricks + 2 * cons, 2)
+            whists(w, half, f"half of tricks and consolations on {label} (gentleman's)")
+            whists(passer, half, f"half of tricks and consolations on {label} (gentleman's)")
     for s in sitting_out:
         if under:
             whists(s, cons, "consolation")
@@ -156,9 +159,9 @@ def _score_contract(sheet: Sheet, deal: DealState) -> None:
         shortfall[whisters[1]] = lack
     for s, missing in shortfall.items():
         if missing:
-            r = responsibility(rules, closed[s])
+            halves = responsibility(rules, closed[s])
             sheet.write(
-                ev, k, names[s], "gora", r * pm * missing,
+                ev, k, names[s], "gora", share(halves * pm * missing, 2),
                 why=f"defence short {missing} on {label}",
             )
 
@@ -182,7 +185,7 @@ def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int) -> None:
     rules = sheet.rules
     assert deal.tricks is not None and deal.resolved_at is not None
     zero = rules.raspasy_zero_pulya
-    points = k * rules.gora_whist_multiplier if zero == "price" else zero
+    points = (k * rules.gora_whist_multiplier if zero == "price" else zero) * UNIT
     if points:
         for s in deal.active:
             if deal.tricks.get(s, 0) == 0:
@@ -190,7 +193,7 @@ def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int) -> None:
     if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players:
         sheet.write_pulya(
             deal.resolved_at, deal.number, sheet.players[deal.dealer],
-            rules.raspasy_dealer_pulya, "dealer on raspasy",
+            rules.raspasy_dealer_pulya * UNIT, "dealer on raspasy",
         )
 
 
@@ -205,7 +208,7 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
         written = t - amnesty
         sheet.write(
             deal.resolved_at, deal.number, sheet.players[s], "gora",
-            written * k * rules.gora_whist_multiplier,
+            written * k * rules.gora_whist_multiplier * UNIT,
             why=f"raspasy x{k}: {t} tricks" + (f", amnesty {amnesty}" if amnesty else ""),
         )
     _raspasy_pulya(sheet, deal, k)
@@ -220,14 +223,13 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
     counts = _raspasy_counts(rules, deal)
     fewest = min(counts.values())
     low = [s for s, t in counts.items() if t == fewest]
-    share = Fraction(1, len(low))
-    price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier
+    price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT
     for s in low:
         for other, t in counts.items():
             if other in low:
                 continue
             sheet.write(
-                deal.resolved_at, deal.number, sheet.players[s], "whists", t * price * share,
+                deal.resolved_at, deal.number, sheet.players[s], "whists", share(t * price, len(low)),
                 on=sheet.players[other], why=f"raspasy: fewest tricks, {t} taken by {sheet.players[other]}",
             )
     _raspasy_pulya(sheet, deal, k)

@@ -24,7 +24,7 @@ from fractions import Fraction
 from math import floor, gcd
 
 from ledger.vocabulary.rules import RuleSet
-from projections.sheet import Sheet
+from projections.sheet import Sheet, exact
 
 
 class SettlementMismatch(AssertionError):
@@ -52,11 +52,16 @@ def adjusted_gora(sheet: Sheet) -> dict[str, Fraction]:
     factor = rules.pulya_to_gora
     gora = {}
     for p in sheet.players:
-        diff = sheet.target - sheet.pulya[p]
+        diff = sheet.target - exact(sheet.pulya[p])
         if diff < 0 and rules.help:
             diff = Fraction(0)
-        gora[p] = sheet.gora[p] + diff * factor
+        gora[p] = exact(sheet.gora[p]) + diff * factor
     return gora
+
+
+def exact_whists(sheet: Sheet) -> dict[str, dict[str, Fraction]]:
+    """The whists of the sheet, exact."""
+    return {p: {q: exact(v) for q, v in w.items()} for p, w in sheet.whists.items()}
 
 
 def variant_mean(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]]) -> dict[str, Fraction]:
@@ -64,6 +69,14 @@ def variant_mean(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction
     n = len(gora)
     mean = sum(gora.values(), Fraction(0)) / n
     return {p: 10 * (mean - gora[p]) + _whist_balance(p, whists) for p in gora}
+
+
+def _balances_with(
+    gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]], extra: dict[str, dict[str, Fraction]]
+) -> dict[str, Fraction]:
+    """Variant 2 of 4.2.14 on the whists plus ``extra`` whists (those of rule 4.2.12)."""
+    merged = {p: {q: v + extra[p][q] for q, v in w.items()} for p, w in whists.items()}
+    return variant_mean(gora, merged)
 
 
 def variant_amnesty(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]]) -> dict[str, Fraction]:
@@ -91,13 +104,13 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
     players = sheet.players
     n = len(players)
     gora = adjusted_gora(sheet)
-    whists = sheet.whists
-    exact = variant_mean(gora, whists)
+    whists = exact_whists(sheet)
+    result = variant_mean(gora, whists)
     check = variant_amnesty(gora, whists)
-    if exact != check:
-        raise SettlementMismatch(f"4.2.14 variants disagree: {exact} vs {check}")
-    if sum(exact.values()) != 0:
-        raise SettlementMismatch(f"settlement does not sum to zero: {exact}")
+    if result != check:
+        raise SettlementMismatch(f"4.2.14 variants disagree: {result} vs {check}")
+    if sum(result.values()) != 0:
+        raise SettlementMismatch(f"settlement does not sum to zero: {result}")
 
     rounded_gora = dict(gora)
     extra = {p: {q: Fraction(0) for q in players if q != p} for p in players}
@@ -118,18 +131,13 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
                 extra[q][adjusted] += per
             else:
                 extra[adjusted][q] += per
-    mean = sum(rounded_gora.values(), Fraction(0)) / n
-    after_4_2_12 = {
-        p: 10 * (mean - rounded_gora[p])
-        + sum((whists[p][q] + extra[p][q] - whists[q][p] - extra[q][p] for q in players if q != p), Fraction(0))
-        for p in players
-    }
+    after_4_2_12 = _balances_with(rounded_gora, whists, extra)
     if all(v.denominator == 1 for v in after_4_2_12.values()):
         rounded = {p: v.numerator for p, v in after_4_2_12.items()}
     else:
         # Fractions of a whist (a Rostov raspasy tie, a checked 10) are beyond what
         # 4.2.12 settles: round the exact results by largest remainder instead.
-        rounded = largest_remainder(exact, players)
+        rounded = largest_remainder(result, players)
         adjusted, adjustment = None, 0
     if sum(rounded.values()) != 0:
         raise SettlementMismatch(f"rounded results do not sum to zero: {rounded}")
@@ -142,7 +150,7 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
     return Settlement(
         players=players,
         gora=gora,
-        result=exact,
+        result=result,
         rounded=rounded,
         adjusted=adjusted,
         adjustment=adjustment,

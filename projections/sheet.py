@@ -5,75 +5,132 @@ event that caused it and why, so that any total can be traced back (``pulka
 explain``) and shown as running entries, the way a paper sheet is kept.
 Pulya writes go through ``write_pulya``, which applies help and the write-off of
 points nobody can take [Code 4.2.3, 4.1.1].
+
+Amounts are exact integers in a fixed sub-unit: ``UNIT`` sub-units make one point or
+one whist. The rules split points only in halves (a half-whist, the gentleman's whist,
+half responsibility, a checked 10) and thirds (three players tied on a Rostov raspasy
+with four at the table), so 6 sub-units make every write whole; integer sums are many
+times faster than ``Fraction`` ones. ``exact`` turns sub-units back into a ``Fraction``
+for printing and settlement; ``units`` refuses an amount that does not divide.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
+
+import msgspec
 
 from ledger.vocabulary.rules import RuleSet
 
 ColumnName = Literal["pulya", "gora", "whists"]
+UNIT = 6  # sub-units per point or whist
 HELP_WHISTS = 10  # whists per helped point [Code 4.2.3]
 
 
-@dataclass(frozen=True)
-class Write:
+def exact(amount: int) -> Fraction:
+    """An amount in sub-units as the exact number it stands for."""
+    return Fraction(amount, UNIT)
+
+
+def units(amount: int | Fraction) -> int:
+    """An exact amount in sub-units; an amount finer than the sub-unit is a bug."""
+    if isinstance(amount, int):
+        return amount * UNIT
+    scaled = amount * UNIT
+    if scaled.denominator != 1:
+        raise ValueError(f"{amount} is finer than 1/{UNIT} of a point")
+    return scaled.numerator
+
+
+def share(amount: int, parts: int) -> int:
+    """One of ``parts`` equal shares of an amount in sub-units (halves and thirds)."""
+    each, rest = divmod(amount, parts)
+    if rest:
+        raise ValueError(f"{exact(amount)} does not split into {parts} equal shares of 1/{UNIT}")
+    return each
+
+
+class Write(msgspec.Struct, frozen=True, gc=False):
+    """One number written on the sheet: by which event, in which deal, where, how much, why."""
+
     event: int  # the number of the event that caused it
     deal: int
     player: str  # whose column
     column: ColumnName
-    amount: Fraction
+    amount: int  # in sub-units (see UNIT)
     on: str | None = None  # whists: on whom
     why: str = ""
 
+    @property
+    def exact(self) -> Fraction:
+        return exact(self.amount)
 
-@dataclass
+
+class _History:
+    """The writes of a sheet and of every sheet it was copied from, oldest first.
+
+    Copying a sheet must not copy its history (a long pulka has thousands of writes
+    and the game keeps a copy at the end of every deal), so the history is a chain of
+    frozen chunks shared by all copies; each sheet appends to its own open chunk.
+    """
+
+    __slots__ = ("chunk", "previous")
+
+    def __init__(self, chunk: tuple[Write, ...], previous: _History | None) -> None:
+        self.chunk = chunk
+        self.previous = previous
+
+    def flatten(self) -> list[Write]:
+        chunks: list[tuple[Write, ...]] = []
+        node: _History | None = self
+        while node is not None:
+            chunks.append(node.chunk)
+            node = node.previous
+        out: list[Write] = []
+        for chunk in reversed(chunks):
+            out.extend(chunk)
+        return out
+
+
 class Sheet:
-    players: tuple[str, ...]
-    target: int
-    rules: RuleSet
-    pulya: dict[str, Fraction] = field(default_factory=dict)
-    gora: dict[str, Fraction] = field(default_factory=dict)
-    whists: dict[str, dict[str, Fraction]] = field(default_factory=dict)
-    # The writes are the committed sheet's list up to a length, then this sheet's own:
-    # copying a sheet to score the deal in progress must not copy the whole history.
-    _shared: list[Write] = field(default_factory=list)
-    _shared_len: int = 0
-    _own: list[Write] = field(default_factory=list)
+    """Totals per player (pulya, gora, whists on each opponent) and the writes behind them."""
 
-    def __post_init__(self) -> None:
-        for p in self.players:
-            self.pulya.setdefault(p, Fraction(0))
-            self.gora.setdefault(p, Fraction(0))
-            self.whists.setdefault(p, {q: Fraction(0) for q in self.players if q != p})
+    __slots__ = ("players", "target", "rules", "pulya", "gora", "whists", "_target_units", "_history", "_own")
+
+    def __init__(self, players: tuple[str, ...], target: int, rules: RuleSet) -> None:
+        self.players = players
+        self.target = target
+        self.rules = rules
+        self._target_units = target * UNIT
+        self.pulya: dict[str, int] = dict.fromkeys(players, 0)
+        self.gora: dict[str, int] = dict.fromkeys(players, 0)
+        self.whists: dict[str, dict[str, int]] = {p: {q: 0 for q in players if q != p} for p in players}
+        self._history: _History | None = None
+        self._own: list[Write] = []
 
     @property
     def writes(self) -> list[Write]:
         """Every write, oldest first."""
-        return self._shared[: self._shared_len] + self._own
+        old = self._history.flatten() if self._history is not None else []
+        return old + self._own
 
     def copy(self) -> Sheet:
         """An independent sheet with the same numbers, sharing the history of writes."""
-        if self._shared_len == 0:
-            shared, length = self._own, len(self._own)
-        elif not self._own:
-            shared, length = self._shared, self._shared_len
-        else:
-            shared = self.writes
-            length = len(shared)
-        return Sheet(
-            players=self.players,
-            target=self.target,
-            rules=self.rules,
-            pulya=dict(self.pulya),
-            gora=dict(self.gora),
-            whists={p: dict(w) for p, w in self.whists.items()},
-            _shared=shared,
-            _shared_len=length,
-        )
+        if self._own:
+            self._history = _History(tuple(self._own), self._history)
+            self._own = []
+        other = Sheet.__new__(Sheet)
+        other.players = self.players
+        other.target = self.target
+        other.rules = self.rules
+        other._target_units = self._target_units
+        other.pulya = dict(self.pulya)
+        other.gora = dict(self.gora)
+        other.whists = {p: dict(w) for p, w in self.whists.items()}
+        other._history = self._history
+        other._own = []
+        return other
 
     # -- writing ---------------------------------------------------------------------
 
@@ -95,19 +152,22 @@ class Sheet:
         deal: int,
         player: str,
         column: ColumnName,
-        amount: Fraction | int,
+        amount: int,
         on: str | None = None,
         why: str = "",
     ) -> None:
-        self.add(Write(event, deal, player, column, Fraction(amount), on, why))
+        """Write ``amount`` sub-units."""
+        if amount:
+            self.add(Write(event, deal, player, column, amount, on, why))
 
-    def write_pulya(self, event: int, deal: int, player: str, amount: Fraction | int, why: str) -> None:
-        """Points for a contract: into the player's pulya, with help when he has closed."""
-        amount = Fraction(amount)
+    def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None:
+        """Points for a contract, in sub-units: into the player's pulya, with help when he
+        has closed."""
         if not self.rules.help:
             self.write(event, deal, player, "pulya", amount, why=why)
             return
-        room = max(Fraction(0), self.target - self.pulya[player])
+        target = self._target_units
+        room = max(0, target - self.pulya[player])
         own = min(amount, room)
         self.write(event, deal, player, "pulya", own, why=why)
         rest = amount - own
@@ -117,7 +177,7 @@ class Sheet:
                 # Points nobody can take are written off the player's own gora [Code 4.1.1].
                 self.write(event, deal, player, "gora", -rest, why=f"{why}: points nobody can take")
                 return
-            give = min(rest, self.target - self.pulya[helped])
+            give = min(rest, target - self.pulya[helped])
             self.write(event, deal, helped, "pulya", give, why=f"help from {player}")
             self.write(event, deal, player, "whists", give * HELP_WHISTS, on=helped, why=f"help to {helped}")
             rest -= give
@@ -127,7 +187,7 @@ class Sheet:
         i = self.players.index(helper)
         n = len(self.players)
         candidates = [self.players[(i + k) % n] for k in range(1, n)]
-        open_ = [p for p in candidates if self.pulya[p] < self.target]
+        open_ = [p for p in candidates if self.pulya[p] < self._target_units]
         if not open_:
             return None
         best = max(self.pulya[p] for p in open_)
@@ -135,8 +195,17 @@ class Sheet:
 
     # -- reading ---------------------------------------------------------------------
 
+    def value(self, player: str, column: ColumnName, on: str | None = None) -> Fraction:
+        """One number of the sheet, exact."""
+        if column == "pulya":
+            return exact(self.pulya[player])
+        if column == "gora":
+            return exact(self.gora[player])
+        assert on is not None
+        return exact(self.whists[player][on])
+
     def closed(self, player: str) -> bool:
-        return self.pulya[player] >= self.target
+        return self.pulya[player] >= self._target_units
 
     @property
     def finished(self) -> bool:
@@ -144,4 +213,4 @@ class Sheet:
         pulyas together at players x target [Code 4.2.3, 4.2.3.3]."""
         if self.rules.help:
             return all(self.closed(p) for p in self.players)
-        return sum(self.pulya.values()) >= self.target * len(self.players)
+        return sum(self.pulya.values()) >= self._target_units * len(self.players)

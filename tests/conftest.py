@@ -35,6 +35,7 @@ from ledger.vocabulary.events import (
     PencilDown,
     Penalty,
     Tricks,
+    Withdrawn,
 )
 from ledger.vocabulary.rules import SOCHI
 from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
@@ -110,13 +111,15 @@ def every_event(game: str) -> list[AnyEvent]:
         Objection(player="Vera", deal=1, target=9),
         Penalty(player="Boris", column="gora", amount=10, on=None, reason="bid out of turn", by="arbiter:Oleg"),
         Annulled(reason="misdeal", deal=2),
+        Entry(player="Anna", column="pulya", amount=2, by="Anna", deal=2),
+        Withdrawn(first=15, by="Anna", deal=2),
         Abandoned(agreed_by=players),
     ]
 
 
 @pytest.fixture
 def sample_events() -> Callable[[str], list[AnyEvent]]:
-    """``sample_events(game)``: a pulka of 15 events covering every event type."""
+    """``sample_events(game)``: a pulka of 17 events covering every event type."""
     return every_event
 
 

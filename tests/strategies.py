@@ -136,13 +136,61 @@ def may_change_contract(deal: DealState) -> bool:
     )
 
 
-def pending_return(deal: DealState | None) -> tuple[int, frozenset[str]] | None:
+W, P, H = "whist", "pass", "half_whist"
+
+
+def defenders_of(deal: DealState) -> tuple[int, int]:
+    """The two defenders: the bidders after the declarer, clockwise (rules.md §3)."""
+    assert deal.declarer is not None
+    n = deal.n_players
+    after = [(deal.declarer + i) % n for i in range(1, n)]
+    first, second = [s for s in after if s in deal.bidders]
+    return first, second
+
+
+def defence_options(deal: DealState) -> tuple[int, list[str], bool, str]:
+    """What rules.md §3 allows next in the defence, derived here from the rules'
+    wording and not from the projection's automaton: the seat to speak, the calls it
+    may make, whether it must speak (False: the deal may go on without it: a return,
+    or the gentleman's own half-whist), and what the calls so far amount to: "calls"
+    (more calls are due), "play" (the deal is played) or "settled" (no play)."""
+    assert deal.contract is not None
+    d1, d2 = defenders_of(deal)
+    half = deal.contract.level in deal.rules.half_whist_levels
+    gentleman = deal.rules.single_whist_split == "gentleman"
+    so_far = tuple((1 if seat == d1 else 2, call) for seat, call in deal.calls)
+    options: dict[tuple[tuple[int, str], ...], tuple[int, list[str], bool, str]] = {
+        # the first defender (after the declarer) speaks first: whist or pass
+        (): (d1, [W, P], True, "calls"),
+        # then the second; half-whist only after the first passed, on the allowed levels
+        ((1, W),): (d2, [W, P], True, "calls"),
+        ((1, P),): (d2, [W, P] + ([H] if half else []), True, "calls"),
+        ((1, W), (2, W)): (d1, [], False, "play"),
+        # one whists, one passes: played; under the gentleman's whist the first may go to
+        # half-whist himself, and the second may then return
+        ((1, W), (2, P)): (d1, [H] if gentleman and half else [], False, "play"),
+        ((1, W), (2, P), (1, H)): (d2, [W], False, "settled"),
+        ((1, W), (2, P), (1, H), (2, W)): (d2, [], False, "play"),
+        ((1, P), (2, W)): (d1, [], False, "play"),
+        ((1, P), (2, P)): (d1, [], False, "settled"),
+        # a half-whist stands unless the first defender returns with a whist
+        ((1, P), (2, H)): (d1, [W], False, "settled"),
+        ((1, P), (2, H), (1, W)): (d1, [], False, "play"),
+    }
+    assert so_far in options, f"calls the rules do not allow were recorded: {so_far}"
+    return options[so_far]
+
+
+def pending_return(deal: DealState | None) -> tuple[int, list[str]] | None:
     """A standing half-whist the other defender may still return with a whist."""
     if deal is None or deal.annulled_at is not None or deal.raspasy or deal.contract is None:
         return None
-    if deal.no_defence or deal.tricks is not None or deal.phase != "done":
+    if deal.no_defence or deal.tricks is not None:
         return None
-    return deal.defence().expect
+    seat, calls, _, outcome = defence_options(deal)
+    if deal.phase == "done":
+        assert outcome == "settled", f"deal {deal.number}: the projection ends it unplayed, the rules say {outcome}"
+    return (seat, calls) if outcome == "settled" and calls else None
 
 
 # -- drawing one event ----------------------------------------------------------------------
@@ -202,9 +250,8 @@ def defence_event(walk: Walk, deal: DealState) -> AnyEvent:
     assert deal.declarer is not None
     if may_change_contract(deal) and walk.chance(5):
         return contract_event(walk, deal)
-    expect = deal.defence().expect
-    assert expect is not None, f"deal {deal.number} is in defence but expects no call"
-    seat, calls = expect
+    seat, calls, must, outcome = defence_options(deal)
+    assert must and outcome == "calls", f"deal {deal.number} is in defence but the rules expect {outcome}"
     call = walk.draw(st.sampled_from(sorted(calls)))
     is_open = True if call == "whist" and walk.chance(20) else None
     return Defence(player=names[seat], call=call, open=is_open)
@@ -239,7 +286,7 @@ def tricks_event(walk: Walk, deal: DealState) -> AnyEvent:
             taken = max(0, min(10, need + walk.draw(st.integers(-2, 2))))
         else:
             taken = walk.draw(st.integers(0, 10))
-    d1, d2 = deal.defenders
+    d1, d2 = defenders_of(deal)
     a, b = split(walk, 10 - taken, 2)
     return Tricks(tricks={names[declarer]: taken, names[d1]: a, names[d2]: b})
 
@@ -294,7 +341,7 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
         walk.record(Objection(player=player, deal=k, target=target))
         return
     targets = [
-        i for i in range(2, state.number + 1)
+        i for i in range(2, state.folded + 1)
         if isinstance(state.content(i), (Entry, Penalty, Tricks))
     ]
     if not targets:
@@ -337,6 +384,11 @@ def deal_event(walk: Walk, deal: DealState) -> AnyEvent:
     if phase == "defence":
         return defence_event(walk, deal)
     assert phase == "play", phase
+    if deal.contract is not None and not deal.raspasy and not deal.no_defence:
+        seat, calls, _, outcome = defence_options(deal)
+        assert outcome == "play", f"deal {deal.number}: the projection plays it, the rules say {outcome}"
+        if calls and walk.chance(25):  # the gentleman's own half-whist [Code 3.8.14]
+            return Defence(player=walk.state.players[seat], call=walk.draw(st.sampled_from(calls)))
     return tricks_event(walk, deal)
 
 

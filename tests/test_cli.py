@@ -223,8 +223,9 @@ def test_verify_finds_an_edited_row(tmp_path: Path) -> None:
         rowid, state = rows[0]
         conn.execute(f"update {table} set state = ? where rowid = ?",
                      (bytes(state).replace(b'"9S"', b'"10S"'), rowid))
-    err = refused(db, "verify")
-    assert "event 5" in err or "event 5" in run(db, "verify").stdout
+    result = run(db, "verify")
+    assert result.exit_code == 1 and "club-7" in result.stderr
+    assert "club-7: TAMPERED: event 5" in result.stdout
 
 
 def test_concurrent_writers_are_caught(store_url: str) -> None:
@@ -270,15 +271,15 @@ def test_long_import_shows_progress(tmp_path: Path) -> None:
     started = check_log([(1, GameStarted(game="long", players=("A", "B", "C"), pulya=100000))])[0]
     assert isinstance(started, GameStarted)
     state = GameState.start(started)
-    while state.number < PROGRESS_FROM + 10:
+    while state.folded < PROGRESS_FROM + 10:
         line = "6S pass pass | 6S | whist whist | 6 2 2"
         judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
     log = "\n".join(encode_event(e).decode() for e in state.events) + "\n"
     db = str(tmp_path / "long.db")
     result = run(db, "import", write(tmp_path, "long.jsonl", log))
     assert result.exit_code == 0
-    assert f"judged {state.number - 1}/{state.number - 1} events" in result.stderr
-    assert f"created long: {state.number} events stored" in result.stdout
+    assert f"judged {state.folded - 1}/{state.folded - 1} events" in result.stderr
+    assert f"created long: {state.folded} events stored" in result.stdout
 
 
 def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:

@@ -7,6 +7,9 @@ fails. The chain tests check the same verifier on exported events.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -220,7 +223,10 @@ def test_chain_digests_continue_a_chain(sample_events: SampleEvents) -> None:
     whole = chain_digests(GAME, events)
     assert chain_digests(GAME, events[5:], start_digest=whole[4], start_number=6) == whole[5:]
     assert len(set(whole)) == len(whole)
-    assert all(len(d) == 64 and int(d, 16) >= 0 for d in whole)
+    # The digest of event 1 as the README defines it: SHA-256 of the previous digest (64
+    # zeros), the number, the game name as JSON and the canonical event, one per line.
+    first = hashlib.sha256(b"\n".join((b"0" * 64, b"1", json.dumps(GAME).encode(), encode_event(events[0]))))
+    assert whole[0] == first.hexdigest()
     with pytest.raises(ValueError):
         chain_digests(GAME, events, start_number=0)
 

@@ -1,37 +1,48 @@
-"""Judging corrections and objections [Code 4.2.7-4.2.10; rules.md §8].
+"""Judging corrections, objections and withdrawals [Code 4.2.7-4.2.10; rules.md §8].
 
-The command side only checks that a correction or objection is well formed and
-that a correction leaves the log valid. Whether it takes effect (in hand, too
-late, objected to) and what it costs is the projection's decision
-(``projections.recording``), so the log keeps every attempt.
+The command side only checks that a correction, objection or withdrawal is well
+formed, that a correction leaves the log valid, and that withdrawn records were still
+in hand. Whether a correction takes effect (in hand, too late, objected to) and what it
+costs is the projection's decision (``projections.recording``), so the log keeps
+every attempt.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from ledger.vocabulary.refusal import Refused
 from ledger.command.checks import check_recorder, filled, seat_of
-from ledger.command.play import judge_play
+from ledger.command.play import is_play, judge_play
 from ledger.vocabulary.events import (
+    Annulled,
     AnyEvent,
+    Bid,
+    Contract,
     Correction,
+    Defence,
     Entry,
     EventFormatError,
     Objection,
+    PencilDown,
+    Penalty,
     Tricks,
+    Withdrawn,
     event_type,
 )
+from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
-from projections.recording import CORRECTABLE, merge
+from projections.recording import CORRECTABLE, checked_merge
 
 
 def judge_correction(state: GameState, c: Correction) -> AnyEvent:
-    number = state.number + 1
+    number = state.folded + 1
     if number <= 2:
         raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
     if not 2 <= c.target < number:
         raise Refused("4.2.7", f"there is no event {c.target} to correct", f"2 to {number - 1}")
+    withdrawn = state.effects.get(c.target)
+    if withdrawn is not None and withdrawn.rule == "4.2.8" and not withdrawn.effective:
+        raise Refused("4.2.8", f"event {c.target} was withdrawn; record it again instead of correcting it")
     target = state.content(c.target)
     kind = event_type(target)
     fields = CORRECTABLE.get(kind)
@@ -46,26 +57,27 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
                       "(type, by, player and deal never change)", ", ".join(fields))
     check_recorder(state, c.by)
     try:
-        merged = merge(target, c.replacement)
+        merged = checked_merge(target, c.replacement)
     except EventFormatError as exc:
         raise Refused("event-log", f"the corrected event {c.target} would not be an event: {exc}") from None
-    # The corrected log must still be valid from the target on.
-    scratch = GameState.start(state.started)
-    overrides = {**state.overrides, c.target: merged}
-    for i in range(2, number):
-        event = state.events[i - 1]
-        if i in state.void or event_type(event) in ("correction", "objection"):
-            scratch.fold_plain(event, judged=False)
-            continue
-        content = overrides.get(i, event)
-        if i >= c.target:
-            try:
-                judge_play(scratch, content)  # type: ignore[arg-type]
-            except Refused as exc:
-                what = "the corrected event" if i == c.target else f"event {i}"
-                raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
-                              f"{exc.reason} [rule {exc.rule}]") from None
-        scratch.fold_plain(content)
+    # The corrected log must still be valid from the target on: fold it again from the
+    # target's deal with the correction merged in, judging every record from the target.
+    k = target.deal or 0
+    with state.rewound(k, {c.target: merged}) as scratch:
+        for i in range(scratch.folded + 1, number):
+            event = state.events[i - 1]
+            if i >= c.target and i not in state.void and is_play(event) and not (
+                event.deal is not None and event.deal < k
+            ):
+                content = scratch.content(i)
+                assert is_play(content)
+                try:
+                    judge_play(scratch, content)
+                except Refused as exc:
+                    what = "the corrected event" if i == c.target else f"event {i}"
+                    raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
+                                  f"{exc.reason} [rule {exc.rule}]") from None
+            scratch.replay_recorded(i)
     return filled(state, c, by=c.by or target.by)
 
 
@@ -76,7 +88,7 @@ def judge_objection(state: GameState, o: Objection) -> AnyEvent:
     if not 1 <= o.deal <= state.current_deal_number:
         raise Refused("4.2.10", f"there is no deal {o.deal} yet", f"1 to {state.current_deal_number}")
     if o.target is not None:
-        if not 2 <= o.target <= state.number:
+        if not 2 <= o.target <= state.folded:
             raise Refused("4.2.10", f"there is no event {o.target}")
         late = state.events[o.target - 1]
         if not isinstance(late, (Entry, Tricks)) or late.deal != o.deal:
@@ -84,3 +96,44 @@ def judge_objection(state: GameState, o: Objection) -> AnyEvent:
         if late.by == o.player:
             raise Refused("4.2.10", f"{o.player} cannot object to his own record")
     return filled(state, msgspec.structs.replace(o, by=o.by or o.player), by=o.by or o.player, deal=o.deal)
+
+
+# Records that can be taken back while in hand; a pencil down ends "in hand" [Code 4.2.8],
+# and corrections, objections and withdrawals are not records of the game.
+WITHDRAWABLE = (Bid, Contract, Defence, Tricks, Entry, Penalty, Annulled)
+
+
+def judge_withdrawal(state: GameState, w: Withdrawn) -> AnyEvent:
+    """Records taken back while still in hand [Code 4.2.8]: the last events of the log,
+    from ``first`` on, all records of one deal, with no pencil down among them."""
+    number = state.folded + 1
+    if not 2 <= w.first < number:
+        raise Refused("4.2.8", f"there is no event {w.first} to withdraw",
+                      f"{number - 1}" if number > 2 else "nothing: no record yet")
+    taken = state.events[w.first - 1 : state.folded]
+    for i, event in enumerate(taken, start=w.first):
+        if not isinstance(event, WITHDRAWABLE):
+            kind = event_type(event)
+            if isinstance(event, PencilDown):
+                raise Refused("4.2.8", f"event {i} puts the pencil down: the records before it are out of hand; "
+                              "correct them instead", "pulka correct")
+            raise Refused("4.2.8", f"event {i} is a {kind}, not a record that can be withdrawn",
+                          "bids, contracts, defence calls, tricks, entries, penalties, annulments")
+    deals = {event.deal for event in taken}
+    if len(deals) > 1:
+        raise Refused("4.2.8", f"events {w.first}-{number - 1} belong to more than one deal; only the last "
+                      "record, or the last deal line, is still in hand", f"{_last_line_start(state)} or later")
+    first = state.events[w.first - 1]
+    return filled(state, w, by=w.by or first.by)
+
+
+def _last_line_start(state: GameState) -> int:
+    """The first event of the last run of withdrawable events of one deal."""
+    i = state.folded
+    last = state.events[i - 1]
+    while i > 2:
+        before = state.events[i - 2]
+        if not isinstance(before, WITHDRAWABLE) or before.deal != last.deal:
+            break
+        i -= 1
+    return i

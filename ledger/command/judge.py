@@ -19,9 +19,9 @@ import msgspec
 
 from ledger.vocabulary.refusal import Refused
 from ledger.command.checks import check_recorder, check_time, is_arbiter, time_of
-from ledger.command.corrections import judge_correction, judge_objection
+from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play
-from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Objection
+from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Objection, Withdrawn
 from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
 from ledger.vocabulary.times import now_iso
@@ -86,6 +86,8 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
         return judge_correction(state, event)
     if isinstance(event, Objection):
         return judge_objection(state, event)
+    if isinstance(event, Withdrawn):
+        return judge_withdrawal(state, event)
     return judge_play(state, event)
 
 

@@ -10,7 +10,7 @@ The projections apply what was judged here without judging it again.
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import TypeGuard, assert_never
 
 import msgspec
 
@@ -33,6 +33,12 @@ from projections.deal import DealState
 from projections.game import GameState
 
 PlayEvent = Bid | Contract | Defence | Tricks | Entry | Penalty | PencilDown | Abandoned | Annulled
+PLAY_EVENTS = (Bid, Contract, Defence, Tricks, Entry, Penalty, PencilDown, Abandoned, Annulled)
+
+
+def is_play(event: AnyEvent) -> TypeGuard[PlayEvent]:
+    """An event of play (judged here), not a game_started, correction, objection or withdrawal."""
+    return isinstance(event, PLAY_EVENTS)
 
 
 def judge_play(state: GameState, event: PlayEvent) -> AnyEvent:
@@ -169,15 +175,16 @@ def _one_step(deal: DealState) -> Level | None:
 
 
 def _here(state: GameState, deal: DealState, seat: int) -> None:
+    """Explain why ``here`` is not allowed now [Code 3.3.8, 3.6.4]."""
+    if deal.may_say_here(seat):
+        return
     name = state.players[seat]
     if seat != deal.bidders[0]:
         raise Refused("3.3.8", f"only the forehand ({state.players[deal.bidders[0]]}) may say here",
                       _allowed_bids(deal, seat))
-    if deal.highest is None or deal.highest_by == seat:
-        raise Refused("3.3.8", f"{name} may say here only to hold another player's bid",
-                      _allowed_bids(deal, seat))
-    if deal.highest.is_misere:
+    if deal.highest is not None and deal.highest.is_misere:
         raise Refused("3.6.4", "nobody may answer a misère with here", _allowed_bids(deal, seat))
+    raise Refused("3.3.8", f"{name} may say here only to hold another player's bid", _allowed_bids(deal, seat))
 
 
 def _misere_open(deal: DealState, seat: int) -> bool:
@@ -192,12 +199,7 @@ def _allowed_bids(deal: DealState, seat: int) -> str:
     step = _one_step(deal)
     if step is not None:
         options.append(f"{step} or higher" if deal.rules.jump_bids else str(step))
-    if (
-        seat == deal.bidders[0]
-        and deal.highest is not None
-        and deal.highest_by != seat
-        and not deal.highest.is_misere
-    ):
+    if deal.may_say_here(seat):
         options.append("here")
     if _misere_open(deal, seat):
         options.append(MISERE)

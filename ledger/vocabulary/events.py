@@ -120,6 +120,14 @@ class Annulled(Event, frozen=True, tag="annulled"):
     reason: str = ""
 
 
+class Withdrawn(Event, frozen=True, tag="withdrawn"):
+    """Records taken back while still in hand [Code 4.2.8]: the events numbered ``first``
+    up to the one before this are withdrawn, free of penalty. The log keeps them; the
+    game is folded as if they had never been recorded."""
+
+    first: int
+
+
 AnyEvent = (
     GameStarted
     | Bid
@@ -133,6 +141,7 @@ AnyEvent = (
     | Penalty
     | Abandoned
     | Annulled
+    | Withdrawn
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -150,6 +159,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Penalty,
         Abandoned,
         Annulled,
+        Withdrawn,
     )
 }
 

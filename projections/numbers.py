@@ -1,0 +1,35 @@
+"""Exact numbers as people and the JSON documents show them.
+
+``fmt`` writes a number of the sheet for people (``12``, ``6½``, ``-40/3``); ``number``
+gives the JSON value event-log.md specifies (whole values as integers, others as the
+nearest float); ``exact_text`` the exact value as a string (``"40/3"``) for the fields
+that carry it beside a float.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+def number(x: Fraction | int) -> int | float:
+    """Whole values as integers, others as the nearest float (event-log.md)."""
+    x = Fraction(x)
+    return x.numerator if x.denominator == 1 else float(x)
+
+
+def exact_text(x: Fraction | int) -> str:
+    """The exact value as text: ``"12"``, ``"-40/3"``."""
+    return str(Fraction(x))
+
+
+def fmt(x: Fraction | int) -> str:
+    """A number for people: whole, with ½, or as a fraction."""
+    if isinstance(x, int):
+        return str(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    whole, rest = divmod(abs(x.numerator), x.denominator)
+    sign = "-" if x < 0 else ""
+    if rest * 2 == x.denominator:
+        return f"{sign}{whole}½" if whole else f"{sign}½"
+    return f"{sign}{abs(x.numerator)}/{x.denominator}"

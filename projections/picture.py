@@ -12,9 +12,9 @@ nothing here scores a deal or settles a pulka again.
   pictures shared), the explain trace of every number as of every event, the audit
   trail and the deal-by-deal table.
 
-Which events strike entries: a correction, an objection, an annulment, and a late
-record (any event the recording rules judged) can change what earlier events
-wrote; an entry whose amount such an event changed, or that it removed, is struck
+Which events strike entries: a correction, an objection, an annulment, a withdrawal
+and a late record (any event the recording rules judged) can change what earlier
+events wrote; an entry whose amount such an event changed, or that it removed, is struck
 through with that event's number. A penalty mark is any write of an arbiter's
 ``penalty`` event or of a correction itself (the 4.2.7 "equal for equal" writes).
 """
@@ -29,14 +29,15 @@ from typing import Any
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.audit import AuditRow, Cell, audit, explain, row_doc, totals
 from projections.game import GameState
-from projections.report import Point, cut, fmt, settlement_doc, settlement_of, state_at
+from projections.numbers import fmt
+from projections.report import Point, cut, settlement_doc, settlement_of, state_at
 from projections.settlement import transfers
 
 Marks = dict[Cell, list[dict[str, Any]]]
 
 # Event types whose writes are penalties, and those that can change earlier writes.
 PENALTY_TYPES = ("penalty", "correction")
-REVISING_TYPES = ("correction", "objection", "annulled")
+REVISING_TYPES = ("correction", "objection", "annulled", "withdrawn")
 
 
 def exact(x: Fraction | int | float) -> Fraction:
@@ -300,8 +301,11 @@ def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, A
     table = []
     for k in deals:
         mine = [r for r in rows if r.deal == k]
-        played = [r.text for r in mine if r.type in ("contract", "defence", "tricks", "annulled", "abandoned")
-                  or (r.type == "correction" and r.effective)]
+        # What counts: the play, and the corrections and withdrawals that changed it;
+        # records without effect (withdrawn, too late) are in the audit trail.
+        played = [r.text for r in mine
+                  if (r.type in ("contract", "defence", "tricks", "annulled", "abandoned") and r.effective is not False)
+                  or (r.type in ("correction", "withdrawn") and r.effective)]
         if not played and any(r.type == "bid" for r in mine):
             played = ["; ".join(r.text for r in mine if r.type == "bid")]
         got = by_deal.get(k, {})

@@ -180,7 +180,7 @@ def test_no_text_overlaps_on_any_fixture(path: Path) -> None:
 def test_generated_pulkas_draw_their_running_entries_without_overlap(events: list[AnyEvent]) -> None:
     doc = check_picture_against_sheet(events, Point())
     revising = {r.number for r in audit(events)
-                if r.type in ("correction", "objection", "annulled") or r.effective is not None}
+                if r.type in ("correction", "objection", "annulled", "withdrawn") or r.effective is not None}
     for cell in doc["cells"]:
         for m in cell["marks"]:
             if m["struck_by"] is not None:
@@ -238,3 +238,13 @@ def test_the_report_is_self_contained(tmp_path: Path) -> None:
     assert not re.search(r"\{\{\w+\}\}", page)  # every placeholder filled
     assert "</script" not in page.split('id="pulka-data">', 1)[1].split("</script>", 1)[0]
 
+
+
+def test_a_withdrawal_strikes_what_it_took_back() -> None:
+    doc = picture(fixture("rec_4_2_8_withdrawn_deal"), Point())
+    # A's 6S made (2 in his pulya, 4 whists each for B and C) is taken back by event 9;
+    # the deal replayed as 7H, both passing: 4 in A's pulya.
+    assert tokens(doc, "A.pulya") == [("2", 9, False), ("4", None, False)]
+    assert tokens(doc, "B.whists.A") == [("4", 9, False)]
+    table = timeline(fixture("rec_4_2_8_withdrawn_deal"))["deals"]
+    assert "tricks A 6, B 2, C 2" not in table[0]["played"]

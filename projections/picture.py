@@ -62,13 +62,21 @@ def signed(x: Fraction | int) -> str:
 # -- running entries ------------------------------------------------------------------------
 
 
-def marks_of(state: GameState, types: dict[int, str]) -> Marks:
+Traces = dict[Cell, list[dict[str, Any]]]
+
+
+def traces_of(state: GameState) -> Traces:
+    """The ``explain`` trace of every number of the sheet."""
+    return {cell: explain(state, cell) for cell in totals(state.sheet())}
+
+
+def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
     """Each cell's running entries: one per event that wrote to it, as ``pulka sheet``
     shows them, from the ``explain`` trace of the cell."""
     out: Marks = {}
-    for cell in totals(state.sheet()):
+    for cell, trace in traces.items():
         groups: list[list[dict[str, Any]]] = []
-        for w in explain(state, cell):
+        for w in trace:
             # Consecutive writes of one event make one entry (a whist and its consolation).
             if groups and groups[-1][0]["event"] == w["event"]:
                 groups[-1].append(w)
@@ -130,27 +138,24 @@ def with_struck(current: Marks, strikes: list[Marks]) -> Marks:
 # -- one point in time ----------------------------------------------------------------------
 
 
-def settlement_picture(state: GameState, started: GameStarted) -> dict[str, Any]:
-    """The settlement as a table for people, and who pays whom in the fewest payments."""
-    doc = settlement_doc(state)
-    s = settlement_of(state)
-    cells = totals(state.sheet())
-    stake = started.stake
+def settlement_picture(doc: dict[str, Any], cells: dict[Cell, Fraction], stake: str | None) -> dict[str, Any]:
+    """The settlement (``settlement_doc``) as a table for people, and who pays whom in
+    the fewest payments."""
     rows = [
         {
             "player": p,
             "pulya": fmt(cells[(p, "pulya", None)]),
             "gora": fmt(cells[(p, "gora", None)]),
-            "exact": signed(exact(s.result[p])),
-            "rounded": s.rounded[p],
-            "money": str(s.money[p]) if s.money is not None else None,
+            "exact": signed(exact(doc["result"][p])),
+            "rounded": doc["rounded"][p],
+            "money": doc["money"][p] if "money" in doc else None,
         }
-        for p in s.players
+        for p in doc["players"]
     ]
     pays = [
         {"from": payer, "to": payee, "whists": amount,
          "money": str(Decimal(stake) * amount) if stake is not None else None}
-        for payer, payee, amount in transfers(dict(s.rounded))
+        for payer, payee, amount in transfers(dict(doc["rounded"]))
     ]
     status = "abandoned" if doc["abandoned"] else ("finished" if doc["finished"] else "in play")
     return {"status": status, "stake": stake, "rows": rows, "transfers": pays}
@@ -159,9 +164,10 @@ def settlement_picture(state: GameState, started: GameStarted) -> dict[str, Any]
 def sheet_picture(state: GameState, started: GameStarted, marks: Marks) -> dict[str, Any]:
     """What the drawing needs at one point: the cells with their entries and the settlement."""
     cells = totals(state.sheet())
+    settlement = settlement_doc(state)
     return {
         "game": started.game,
-        "convention": settlement_doc(state)["convention"],
+        "convention": settlement["convention"],
         "players": list(started.players),
         "target": started.pulya,
         "cells": [
@@ -176,7 +182,7 @@ def sheet_picture(state: GameState, started: GameStarted, marks: Marks) -> dict[
             }
             for cell, value in cells.items()
         ],
-        "settlement": settlement_picture(state, started),
+        "settlement": settlement_picture(settlement, cells, started.stake),
     }
 
 
@@ -195,7 +201,7 @@ def picture(events: list[AnyEvent], point: Point) -> dict[str, Any]:
         return states[n]
 
     def marks(n: int) -> Marks:
-        return marks_of(state(n), types)
+        return marks_of(traces_of(state(n)), types)
 
     strikes = [struck(marks(k - 1), marks(k), k) for k in revising(rows)]
     doc = sheet_picture(state(len(kept)), started, with_struck(marks(len(kept)), strikes))
@@ -233,13 +239,13 @@ def timeline(events: list[AnyEvent]) -> dict[str, Any]:
     previous: Marks = {}
     for n in range(1, len(events) + 1):
         state = state_at(events, Point(at=n))
-        marks = marks_of(state, types)
+        cell_traces = traces_of(state)
+        marks = marks_of(cell_traces, types)
         if n in revisions:
             strikes.append(struck(previous, marks, n))
         previous = marks
         doc = sheet_picture(state, started, with_struck(marks, strikes))
-        trace = {cell_key(cell): [writes.index(trace_row(w)) for w in explain(state, cell)]
-                 for cell in totals(state.sheet())}
+        trace = {cell_key(cell): [writes.index(trace_row(w)) for w in rows_] for cell, rows_ in cell_traces.items()}
         points.append({**point_of(events[:n], Point(at=n)), "picture": pictures.index(doc),
                        "trace": traces.index(trace)})
     return {

@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: test demo bench venv
 
@@ -20,7 +21,13 @@ test: $(STAMP)
 	$(PY) -m mypy
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-demo: $(STAMP)
+# The demo needs pulka alone: no test tools (a venv made by `make test` has it already).
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || $(PY) -m pip install -e .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 bench: $(STAMP)

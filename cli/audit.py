@@ -1,97 +1,145 @@
-"""The arbiter's commands: the audit trail, one number traced to its events, what
-changed between two points, and the check of the hash chains."""
+"""The arbiter's commands: the audit trail with its filters, one number traced to its
+events, what changed between two points, and the check of the hash chains. Each reads
+the store, or an export directly (``--file``); times are shown in the local zone."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from cli.common import UserError, db_option, emit, opened, point_options, refusals
+from cli.common import (
+    GameCommand,
+    UserError,
+    db_option,
+    emit,
+    file_option,
+    folded,
+    game_argument,
+    local_zone,
+    opened,
+    point_options,
+    progress,
+    read_file,
+    read_game,
+    refusals,
+    shown,
+    user_time,
+    zone_name,
+)
+from ledger.vocabulary.events import EVENT_TYPES
 from ledger.vocabulary.logfile import export_problem, game_of, parse_export
-from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc
+from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc, select
 from projections.audit import diff as diff_points
 from projections.audit import explain as explain_cell
-from projections.report import Point, cut, state_at
+from projections.report import Point, cut
 
 
 def parse_point(text: str) -> Point:
-    """``12`` (event 12), ``deal:3`` (end of deal 3) or an ISO 8601 time."""
+    """``12`` (event 12), ``deal:3`` (end of deal 3) or a time (local unless it has an
+    offset; a date is its end)."""
     if text.isdigit():
         return Point(at=int(text))
     if text.startswith("deal:") and text[5:].isdigit():
         return Point(deal=int(text[5:]))
-    return Point(time=text)
+    return Point(time=user_time(text, end_of_day=True))
 
 
-@click.command("log")
-@click.argument("game")
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else user_time(value, end_of_day=False)
+
+
+def _until(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else user_time(value, end_of_day=True)
+
+
+@click.command("log", cls=GameCommand)
+@game_argument
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--only-deal", type=int, metavar="K", help="Only the events of deal K.")
+@click.option("--by", "by", metavar="NAME", help="Only the events recorded by NAME (a player or arbiter:NAME).")
+@click.option("--type", "types", multiple=True, type=click.Choice(sorted(EVENT_TYPES)), metavar="TYPE",
+              help="Only events of this type (again for more types).")
+@click.option("--verdicts", is_flag=True, help="Only events with a verdict of the recording rules or a note.")
+@click.option("--since", callback=_since, metavar="T", help="Only events recorded at or after T (a date: its start).")
+@click.option("--until", callback=_until, metavar="T", help="Only events recorded at or before T (a date: its end).")
 @point_options
+@file_option
 @db_option
-def log_(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
-    """Every event with its number, time, recorder, what it did to the sheet and,
-    for a correction, objection or late record, the rule and the verdict."""
-    with opened(db) as ledger:
-        events = cut([s.event for s in ledger.events(game)], Point(at, deal, time_))
-        rows = audit(events)
-        if as_json:
-            emit({"game": game, "events": [row_doc(r) for r in rows]})
-        else:
-            click.echo(render_audit(rows), nl=False)
+def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types: tuple[str, ...], verdicts: bool,
+         since: str | None, until: str | None, at: int | None, deal: int | None, time_: str | None,
+         file: str | None, db: str | None) -> None:
+    """Every event with its number, time, recorder, what it did to the sheet and, for
+    a correction, objection or late record, the rule and the verdict."""
+    read = read_game(game, db, file)
+    with refusals():
+        events = cut(read.events, Point(at, deal, time_))
+    with progress(f"auditing {read.game}", len(events)) as update:
+        rows = audit(events, update)
+        update(len(events))
+    rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
+    if as_json:
+        emit({"game": read.game, "events": [row_doc(r) for r in rows]})
+        return
+    zone = local_zone()
+    click.echo(f"log of {read.game}: {len(rows)} of {len(events)} events; times in {zone_name(zone)}")
+    if rows:
+        click.echo(render_audit(rows, shown), nl=False)
 
 
-@click.command()
-@click.argument("game")
+@click.command(cls=GameCommand)
+@game_argument
 @click.argument("number", metavar="PLAYER.COLUMN[.ON]")
 @click.option("--json", "as_json", is_flag=True)
 @point_options
+@file_option
 @db_option
 def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
-            db: str) -> None:
+            file: str | None, db: str | None) -> None:
     """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
-    with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], Point(at, deal, time_))
-        try:
-            cell = parse_cell(number, state.players)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        rows = explain_cell(state, cell)
-        if as_json:
-            emit({"game": game, "number": number, "writes": rows})
-        else:
-            click.echo(render_explain(cell, rows), nl=False)
+    state = folded(read_game(game, db, file), Point(at, deal, time_))
+    try:
+        cell = parse_cell(number, state.players)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    rows = explain_cell(state, cell)
+    if as_json:
+        emit({"game": state.started.game, "number": number, "writes": rows})
+    else:
+        click.echo(render_explain(cell, rows, shown), nl=False)
 
 
-@click.command()
-@click.argument("game")
+@click.command(cls=GameCommand)
+@game_argument
 @click.argument("from_", metavar="FROM")
 @click.argument("to", metavar="TO")
 @click.option("--json", "as_json", is_flag=True)
+@file_option
 @db_option
-def diff(game: str, from_: str, to: str, as_json: bool, db: str) -> None:
+def diff(game: str, from_: str, to: str, as_json: bool, file: str | None, db: str | None) -> None:
     """What changed between two points (event N, deal:K, or a time), and which events did it."""
-    with opened(db) as ledger:
-        doc = diff_points([s.event for s in ledger.events(game)], parse_point(from_), parse_point(to))
-        if as_json:
-            emit(doc)
-        else:
-            click.echo(render_diff(doc), nl=False)
+    read = read_game(game, db, file)
+    with refusals():
+        doc = diff_points(read.events, parse_point(from_), parse_point(to))
+    if as_json:
+        emit(doc)
+    else:
+        click.echo(render_diff(doc), nl=False)
 
 
 @click.command()
 @click.argument("game", required=False)
-@click.option("--file", "file", type=click.File("r", encoding="utf-8-sig"), help="Check an export instead.")
+@file_option
 @db_option
-def verify(game: str | None, file: Any, db: str) -> None:
-    """Check the hash chain of one game or of every game; exit 1 naming the first bad event."""
+def verify(game: str | None, file: str | None, db: str | None) -> None:
+    """Check the hash chain of one game or of every game; exit 1 naming the first bad
+    event. With --file, check an export against its digests and judge every event."""
     if file is not None:
-        with refusals():
-            lines = parse_export(file.read())
+        with refusals(), open(file, encoding="utf-8-sig") as f:
+            lines = parse_export(f.read())
         name = game_of(lines)
         problem = export_problem(lines)
         if problem is not None:
             raise UserError(f"export of {name}: {problem}")
+        read_file(file)  # every event judged as import would
         click.echo(f"export of {name}: {len(lines)} events, chain intact")
         return
     with opened(db) as ledger:
@@ -99,12 +147,17 @@ def verify(game: str | None, file: Any, db: str) -> None:
         if game and not ledger.store.count(game):
             ledger.events(game)  # refuses with the list of stored games
         failed = []
-        for name in names:
-            problem = ledger.store.verify(name)
-            if problem is None:
-                click.echo(f"{name}: {ledger.store.count(name)} events, chain intact")
-            else:
-                failed.append(name)
-                click.echo(f"{name}: TAMPERED: {problem}")
+        with progress("verifying", sum(ledger.store.count(n) for n in names) if len(names) > 1 else 0) as update:
+            done = 0
+            for name in names:
+                problem = ledger.store.verify(name)
+                count = ledger.store.count(name)
+                done += count
+                update(done)
+                if problem is None:
+                    click.echo(f"{name}: {count} events, chain intact")
+                else:
+                    failed.append(name)
+                    click.echo(f"{name}: TAMPERED: {problem}")
         if failed:
             raise UserError(f"the chain of {', '.join(failed)} does not check out")

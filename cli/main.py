@@ -16,6 +16,8 @@ import click
 # name -> "module:function"; the order is the order of ``pulka --help``.
 COMMANDS: dict[str, str] = {
     "new": "cli.record:new",
+    "use": "cli.record:use",
+    "play": "cli.play:play",
     "deal": "cli.record:deal",
     "bid": "cli.record:bid",
     "contract": "cli.record:contract",
@@ -25,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "pencil": "cli.record:pencil",
     "annul": "cli.record:annul",
     "abandon": "cli.record:abandon",
+    "undo": "cli.record:undo",
     "correct": "cli.record:correct",
     "object": "cli.record:object_",
     "penalty": "cli.record:penalty",
@@ -60,13 +63,23 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar="PULKA_DB", metavar="ADDRESS",
+              help="The store of every command: a SQLite file (default pulka.db) or a postgresql:// address.")
 @click.version_option(package_name="pulka")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context, db: str | None) -> None:
     """pulka: an event-sourced ledger for Preferans scores.
 
     Record a pulka as immutable events, show its sheet, settle it, and replay it
-    to any point in time.
+    to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
+    has chosen the current game.
+
+    Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line
+    that cannot be parsed.
     """
+    ctx.ensure_object(dict)
+    if db:
+        ctx.obj.setdefault("db", db)
 
 
 if __name__ == "__main__":  # pragma: no cover

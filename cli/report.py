@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import click
 
-from cli.common import db_option, opened
+from cli.common import GameCommand, db_option, file_option, game_argument, read_game, refusals
 from cli.picture.page import report_html
 from projections.picture import timeline
 
 
-@click.command()
-@click.argument("game")
+@click.command(cls=GameCommand)
+@game_argument
+@file_option
 @db_option
-def report(game: str, db: str) -> None:
+def report(game: str, file: str | None, db: str | None) -> None:
     """One HTML file, nothing fetched: the drawn sheet and settlement as of any event
     (a slider), the deal-by-deal table, the audit trail, and each number's trace."""
-    with opened(db) as ledger:
-        events = [s.event for s in ledger.events(game)]
-        click.echo(report_html(timeline(events)), nl=False)
+    read = read_game(game, db, file)
+    with refusals():
+        doc = timeline(read.events)
+    click.echo(report_html(doc), nl=False)

@@ -10,7 +10,9 @@ a dispute.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from fractions import Fraction
 from typing import Any, assert_never
 
@@ -31,9 +33,11 @@ from ledger.vocabulary.events import (
     Withdrawn,
     event_type,
 )
+from ledger.vocabulary.refusal import cite
+from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState
-from projections.numbers import fmt, number
-from projections.report import Point, settlement_of, state_at
+from projections.numbers import exact_text, fmt, number
+from projections.report import Point, exact_fields, settlement_of, state_at
 from projections.sheet import Sheet, exact
 
 Cell = tuple[str, str, str | None]  # player, column, on
@@ -89,7 +93,10 @@ def describe(event: AnyEvent) -> str:
         case PencilDown():
             return f"{event.player} puts the pencil down"
         case Correction():
-            fields = ", ".join(f"{k}={v}" for k, v in event.replacement.items())
+            fields = ", ".join(
+                f"{k} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict) else f"{k}={v}"
+                for k, v in event.replacement.items()
+            )
             waived = " (penalty waived)" if event.penalty == "waived" else ""
             return f"correction of event {event.target}: {fields}{waived}"
         case Objection():
@@ -105,13 +112,16 @@ def describe(event: AnyEvent) -> str:
             assert_never(event)
 
 
-def audit(events: list[AnyEvent]) -> list[AuditRow]:
+def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
+    """Every event with what it did; ``progress(done)`` is told how far the replay is."""
     first = events[0]
     assert isinstance(first, GameStarted)
     state = GameState.start(first)
     before = totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
+        if progress is not None and state.folded % 500 == 0:
+            progress(state.folded)
         previous = state.current
         state.apply(event)
         after = totals(state.sheet())
@@ -154,7 +164,7 @@ def row_doc(row: AuditRow) -> dict[str, Any]:
         "deal": row.deal,
         "text": row.text,
         "changes": [
-            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "amount": number(v)}
+            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), **exact_fields("amount", v)}
             for c, v in row.changes.items()
         ],
     }
@@ -167,21 +177,66 @@ def row_doc(row: AuditRow) -> dict[str, Any]:
     return doc
 
 
-def render_audit(rows: list[AuditRow]) -> str:
+def select(
+    rows: Iterable[AuditRow],
+    *,
+    deal: int | None = None,
+    by: str | None = None,
+    types: Iterable[str] = (),
+    verdicts: bool = False,
+    since: str | None = None,
+    until: str | None = None,
+) -> list[AuditRow]:
+    """The rows an arbiter asks for: of one deal, recorded by one person (any case), of
+    some event types, only those with a verdict or a note, recorded within a time span
+    (ISO 8601 with offsets; a row without a time is kept)."""
+    wanted = set(types)
+    low, high = (_when(since), _when(until))
+    out = []
+    for row in rows:
+        if deal is not None and row.deal != deal:
+            continue
+        if by is not None and (row.by or "").casefold() != by.casefold():
+            continue
+        if wanted and row.type not in wanted:
+            continue
+        if verdicts and row.effective is None and row.note is None:
+            continue
+        at = _when(row.at)
+        if at is not None and ((low is not None and at < low) or (high is not None and at > high)):
+            continue
+        out.append(row)
+    return out
+
+
+def _when(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except TimeFormatError:
+        return None
+
+
+def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None) -> str:
+    """The audit trail for people; ``when`` shows a stored time (default: as stored)."""
+    show = when or (lambda at: at[:19].replace("T", " "))
+    width = max((len(show(row.at)) for row in rows if row.at), default=19)
+    pad = " " * (4 + 2 + width + 2 + 4 + 2 + 14 + 2 - 2)
     lines = []
     for row in rows:
-        when = (row.at or "")[:19].replace("T", " ")
+        at = show(row.at) if row.at else ""
         deal = f"d{row.deal}" if row.deal else "  "
-        head = f"{row.number:>4}  {when:<19}  {deal:>4}  {row.by or '':<14}  {row.text}"
+        head = f"{row.number:>4}  {at:<{width}}  {deal:>4}  {row.by or '':<14}  {row.text}"
         lines.append(head)
         if row.changes:
-            shown = ", ".join(f"{cell_text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
-            lines.append(f"{'':>33}-> {shown}")
-        if row.effective is not None:
+            changed = ", ".join(f"{cell_text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
+            lines.append(f"{pad}-> {changed}")
+        if row.effective is not None and row.rule is not None:
             mark = "effective" if row.effective else "NO EFFECT"
-            lines.append(f"{'':>33}{mark} [rule {row.rule}]: {row.reason}")
+            lines.append(f"{pad}{mark} [{cite(row.rule)}]: {row.reason}")
         if row.note is not None:
-            lines.append(f"{'':>33}note: {row.note}")
+            lines.append(f"{pad}note: {row.note}")
     return "\n".join(lines) + "\n"
 
 
@@ -218,8 +273,8 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
         out.append({
             "event": w.event,
             "deal": w.deal,
-            "amount": number(w.exact),
-            "total": number(total),
+            **exact_fields("amount", w.exact),
+            **exact_fields("total", total),
             "why": w.why,
             "recorded_by": event.by,
             "at": event.at,
@@ -229,13 +284,24 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
     return out
 
 
-def render_explain(cell: Cell, rows: list[dict[str, Any]]) -> str:
-    lines = [f"{cell_text(cell)}: {fmt(Fraction(rows[-1]['total'])) if rows else 0}"]
+def exact_of(doc: dict[str, Any], key: str) -> Fraction:
+    """A number of a JSON document, exactly: its ``key_exact`` string when it has one."""
+    return Fraction(doc.get(f"{key}_exact", doc[key]))
+
+
+def signed(x: Fraction) -> str:
+    return ("+" if x > 0 else "") + fmt(x)
+
+
+def render_explain(cell: Cell, rows: list[dict[str, Any]], when: Callable[[str], str] | None = None) -> str:
+    show = when or (lambda at: at)
+    lines = [f"{cell_text(cell)}: {fmt(exact_of(rows[-1], 'total')) if rows else 0}"]
     for r in rows:
         corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
+        at = show(r["at"]) if r["at"] else "an unknown time"
         lines.append(
-            f"  {r['amount']:>+6}  = {r['total']:<6} event {r['event']} (deal {r['deal']}, {r['event_text']}, "
-            f"recorded by {r['recorded_by']} at {r['at']}): {r['why']}{corr}"
+            f"  {signed(exact_of(r, 'amount')):>6}  = {fmt(exact_of(r, 'total')):<6} event {r['event']} "
+            f"(deal {r['deal']}, {r['event_text']}, recorded by {r['recorded_by']} at {at}): {r['why']}{corr}"
         )
     return "\n".join(lines) + "\n"
 
@@ -256,13 +322,14 @@ def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
         "from": {"point": a.describe(), "event": sa.folded},
         "to": {"point": b.describe(), "event": sb.folded},
         "sheet": [
-            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "from": number(ta[c]),
-             "to": number(tb[c]), "change": number(tb[c] - ta[c])}
+            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), **exact_fields("from", ta[c]),
+             **exact_fields("to", tb[c]), **exact_fields("change", tb[c] - ta[c])}
             for c in tb if tb[c] != ta[c]
         ],
         "result": {p: number(rb.result[p] - ra.result[p]) for p in rb.players},
         "rounded": {p: rb.rounded[p] - ra.rounded[p] for p in rb.players},
         "events": between,
+        "result_exact": {p: exact_text(rb.result[p] - ra.result[p]) for p in rb.players},
     }
 
 
@@ -271,16 +338,17 @@ def render_diff(doc: dict[str, Any]) -> str:
              f"(event {doc['to']['event']})", "", "sheet:"]
     for c in doc["sheet"]:
         on = f" on {c['on']}" if "on" in c else ""
-        lines.append(f"  {c['player']} {c['column']}{on}: {c['from']} -> {c['to']} ({c['change']:+})")
+        lines.append(f"  {c['player']} {c['column']}{on}: {fmt(exact_of(c, 'from'))} -> {fmt(exact_of(c, 'to'))} "
+                     f"({signed(exact_of(c, 'change'))})")
     if not doc["sheet"]:
         lines.append("  no change")
     lines.append("settlement (exact, rounded):")
-    for p, v in doc["result"].items():
-        lines.append(f"  {p}: {v:+} ({doc['rounded'][p]:+})")
+    for p, v in doc["result_exact"].items():
+        lines.append(f"  {p}: {signed(Fraction(v)) or '0'} ({doc['rounded'][p]:+})")
     lines.append("events that changed it:")
     for e in doc["events"]:
         effect = ""
         if "effective" in e:
-            effect = f" [{'effective' if e['effective'] else 'no effect'}: {e['reason']}]"
+            effect = f" [{'effective' if e['effective'] else 'no effect'} ({cite(e['rule'])}): {e['reason']}]"
         lines.append(f"  {e['number']}: {e['text']} (by {e['by']}){effect}")
     return "\n".join(lines) + "\n"

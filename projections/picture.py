@@ -30,8 +30,9 @@ from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.audit import AuditRow, Cell, audit, explain, row_doc, totals
 from projections.game import GameState
 from projections.numbers import fmt
-from projections.report import Point, cut, settlement_doc, settlement_of, state_at
-from projections.settlement import transfers
+from projections.deals import cells as sheet_cells
+from projections.deals import deal_table as deals_of
+from projections.report import Point, cut, money_text, settlement_doc, settlement_of, state_at
 
 Marks = dict[Cell, list[dict[str, Any]]]
 
@@ -146,16 +147,16 @@ def settlement_picture(doc: dict[str, Any], cells: dict[Cell, Fraction], stake: 
             "player": p,
             "pulya": fmt(cells[(p, "pulya", None)]),
             "gora": fmt(cells[(p, "gora", None)]),
-            "exact": signed(exact(doc["result"][p])),
+            "exact": signed(Fraction(doc["result_exact"][p])),
             "rounded": doc["rounded"][p],
-            "money": doc["money"][p] if "money" in doc else None,
+            "money": money_text(Decimal(doc["money"][p])) if "money" in doc else None,
         }
         for p in doc["players"]
     ]
     pays = [
-        {"from": payer, "to": payee, "whists": amount,
-         "money": str(Decimal(stake) * amount) if stake is not None else None}
-        for payer, payee, amount in transfers(dict(doc["rounded"]))
+        {"from": t["from"], "to": t["to"], "whists": t["whists"],
+         "money": money_text(Decimal(t["money"])) if "money" in t else None}
+        for t in doc["transfers"]
     ]
     status = "abandoned" if doc["abandoned"] else ("finished" if doc["finished"] else "in play")
     return {"status": status, "stake": stake, "rows": rows, "transfers": pays}
@@ -293,38 +294,30 @@ def audit_entry(row: AuditRow) -> dict[str, Any]:
 
 
 def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, Any]]:
-    """One row per deal: what was played, what each player's cells got from it as the
-    sheet counts it now, and the rounded settlement as it stood at the deal's end."""
+    """The table of deals (``projections.deals``) for the report: per deal, who dealt and
+    led, the game and its line, what each player's numbers got from it as the sheet counts
+    it now, the events it spans, and the rounded settlement as it stood at its end."""
     started = events[0]
     assert isinstance(started, GameStarted)
     final = state_at(events, Point())
-    by_deal: dict[int, dict[Cell, Fraction]] = {}
-    for cell in totals(final.sheet()):
-        for w in explain(final, cell):
-            got = by_deal.setdefault(w["deal"], {})
-            got[cell] = got.get(cell, Fraction(0)) + exact(w["amount"])
-    deals = sorted({r.deal for r in rows if r.deal is not None} | set(by_deal))
-    table = []
-    for k in deals:
-        mine = [r for r in rows if r.deal == k]
-        # What counts: the play, and the corrections and withdrawals that changed it;
-        # records without effect (withdrawn, too late) are in the audit trail.
-        played = [r.text for r in mine
-                  if (r.type in ("contract", "defence", "tricks", "annulled", "abandoned") and r.effective is not False)
-                  or (r.type in ("correction", "withdrawn") and r.effective)]
-        if not played and any(r.type == "bid" for r in mine):
-            played = ["; ".join(r.text for r in mine if r.type == "bid")]
-        got = by_deal.get(k, {})
-        table.append({
-            "deal": k,
-            "first": min((r.number for r in mine), default=None),
-            "last": max((r.number for r in mine), default=None),
-            "played": played,
+    columns = sheet_cells(final)
+    _, table = deals_of(final)
+    out = []
+    for deal, dealer, leads, game, line, *written in table:
+        numbers = [r.number for r in rows if r.deal == deal]
+        out.append({
+            "deal": deal,
+            "dealer": dealer,
+            "leads": leads,
+            "game": game,
+            "line": line,
+            "first": min(numbers, default=None),
+            "last": max(numbers, default=None),
             "writes": {
                 p: [f"{column}{' on ' + on if on else ''} {signed(v)}"
-                    for (player, column, on), v in got.items() if player == p and v != 0]
+                    for (player, column, on), v in zip(columns, written) if player == p and v != "" and v != 0]
                 for p in started.players
             },
-            "rounded": dict(settlement_of(state_at(events, Point(deal=k))).rounded),
+            "rounded": dict(settlement_of(state_at(events, Point(deal=deal))).rounded),
         })
-    return table
+    return out

@@ -5,17 +5,19 @@ readable sheet, and the points in time they can be taken at (``--at``, ``--deal`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
-from projections.settlement import Settlement, settle
-from projections.numbers import fmt, number
-from projections.sheet import Sheet, exact
+from projections.numbers import exact_text, fmt, number
+from projections.settlement import Settlement, settle, transfers
+from projections.sheet import Sheet, exact, shown
 
 
 class PointError(ValueError):
@@ -71,15 +73,36 @@ def _time(text: str) -> datetime:
         raise PointError(str(exc)) from None
 
 
+def exact_fields(key: str, x: Fraction | int) -> dict[str, Any]:
+    """``{key: number}``, and ``{key_exact: "n/d"}`` beside it when the number is not whole
+    (the JSON number is then the nearest float; the string is exact)."""
+    x = Fraction(x)
+    doc: dict[str, Any] = {key: number(x)}
+    if x.denominator != 1:
+        doc[f"{key}_exact"] = exact_text(x)
+    return doc
+
+
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
-    return {
-        p: {
-            "pulya": number(exact(sheet.pulya[p])),
-            "gora": number(exact(sheet.gora[p])),
-            "whists": {q: number(exact(sheet.whists[p][q])) for q in sheet.players if q != p},
+    doc: dict[str, Any] = {}
+    for p in sheet.players:
+        others = [q for q in sheet.players if q != p]
+        pulya, gora = exact(sheet.pulya[p]), exact(sheet.gora[p])
+        whists = {q: exact(sheet.whists[p][q]) for q in others}
+        player: dict[str, Any] = {
+            "pulya": number(pulya),
+            "gora": number(gora),
+            "whists": {q: number(v) for q, v in whists.items()},
         }
-        for p in sheet.players
-    }
+        # Exact values of the numbers that are not whole (a Rostov raspasy tie, a checked 10).
+        for key, value in (("pulya", pulya), ("gora", gora)):
+            if value.denominator != 1:
+                player[f"{key}_exact"] = exact_text(value)
+        fractional = {q: exact_text(v) for q, v in whists.items() if v.denominator != 1}
+        if fractional:
+            player["whists_exact"] = fractional
+        doc[p] = player
+    return doc
 
 
 def settlement_of(state: GameState) -> Settlement:
@@ -101,11 +124,38 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
     }
     if s.money is not None:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
+    doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
+    doc["transfers"] = transfers_doc(state)
     return doc
 
 
-def state_at(events: list[AnyEvent], point: Point) -> GameState:
-    return replay(cut(events, point))
+def transfers_doc(state: GameState) -> list[dict[str, Any]]:
+    """Who pays whom, in the fewest payments: whists, and money when a stake is set
+    (stake x whists, exact)."""
+    stake = state.started.stake
+    out = []
+    for payer, payee, whists in transfers(settlement_of(state).rounded):
+        row: dict[str, Any] = {"from": payer, "to": payee, "whists": whists}
+        if stake is not None:
+            row["money"] = str(Decimal(stake) * whists)
+        out.append(row)
+    return out
+
+
+def state_at(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> GameState:
+    """The game as of a point; ``progress(done)`` is told how many events are folded."""
+    kept = cut(events, point)
+    if progress is None:
+        return replay(kept)
+    first = kept[0]
+    assert isinstance(first, GameStarted)
+    state = GameState.start(first)
+    for done, event in enumerate(kept[1:], start=2):
+        state.apply(event)
+        if done % 500 == 0:
+            progress(done)
+    progress(len(kept))
+    return state
 
 
 # -- for people -----------------------------------------------------------------------
@@ -120,9 +170,9 @@ def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> s
         if w.player == player and w.column == column and w.on == on:
             total += w.amount
             if w.event == last_event:
-                marks[-1] = fmt(exact(total))
+                marks[-1] = shown(total)
             else:
-                marks.append(fmt(exact(total)))
+                marks.append(shown(total))
             last_event = w.event
     return ".".join(marks) if marks else "-"
 
@@ -140,14 +190,22 @@ def render_sheet(state: GameState, point: Point) -> str:
     width = max(len(p) for p in state.players) + len("whists on ")
     for p in state.players:
         lines.append(f"{p}")
-        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(exact(sheet.pulya[p]))}")
-        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(exact(sheet.gora[p]))}")
+        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
+        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
         for q in state.players:
             if q != p:
                 label = f"whists on {q}"
-                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(exact(sheet.whists[p][q]))}")
+                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {shown(sheet.whists[p][q])}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def money_text(amount: Decimal) -> str:
+    """Money as people read it: at least two decimals (``4.50``, ``-3.80``, ``0.125``)."""
+    exponent = amount.as_tuple().exponent
+    if isinstance(exponent, int) and exponent > -2:
+        amount = amount.quantize(Decimal("0.01"))
+    return str(amount)
 
 
 def render_settlement(state: GameState, point: Point) -> str:
@@ -161,11 +219,21 @@ def render_settlement(state: GameState, point: Point) -> str:
         head += f"{'money':>10}"
     lines.append(head)
     for p in s.players:
-        row = (f"{p:<12}{fmt(exact(sheet.pulya[p])):>7}{fmt(exact(sheet.gora[p])):>8}{fmt(s.gora[p]):>8}"
+        row = (f"{p:<12}{shown(sheet.pulya[p]):>7}{shown(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
                f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
         if s.money is not None:
-            row += f"{str(s.money[p]):>10}"
+            row += f"{money_text(s.money[p]):>10}"
         lines.append(row)
+    lines.append("")
+    payments = transfers_doc(state)
+    if payments:
+        lines.append("Who pays whom (the fewest payments):")
+        for t in payments:
+            money = f" = {money_text(Decimal(t['money']))}" if "money" in t else ""
+            unit = "whist" if t["whists"] == 1 else "whists"
+            lines.append(f"  {t['from']} pays {t['to']} {t['whists']} {unit}{money}")
+    else:
+        lines.append("Nobody pays anybody.")
     lines.append("")
     lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
     if s.adjusted is not None:

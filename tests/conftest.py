@@ -255,3 +255,12 @@ def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
     tamperer = RawEvents(store_url)
     yield tamperer
     tamperer.close()
+
+
+@pytest.fixture(autouse=True)
+def own_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Every test keeps its current game (``pulka use``) in a directory of its own, with
+    no current game, store or time zone from the environment of the run."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    for name in ("PULKA_GAME", "PULKA_DB", "TZ"):
+        monkeypatch.delenv(name, raising=False)

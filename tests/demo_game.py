@@ -35,8 +35,11 @@ def demo_commands() -> list[list[str]]:
     return out
 
 
-def run(db: str, *args: str) -> str:
-    result = CliRunner().invoke(main, [*args, "--db", db], catch_exceptions=False)
+def run(db: str, *args: str, state: str | None = None) -> str:
+    """``pulka ARGS --db DB``; ``state``: where the current game is kept (the demo's
+    commands name the game only in ``pulka new``)."""
+    env = {"XDG_STATE_HOME": state} if state is not None else None
+    result = CliRunner().invoke(main, [*args, "--db", db], env=env, catch_exceptions=False)
     assert result.exit_code == 0, f"{args}: {result.output}"
     return result.stdout
 
@@ -46,7 +49,7 @@ def record_demo(db: str) -> str:
     with tempfile.TemporaryDirectory() as scratch:
         first = str(Path(scratch) / "pulka.db")
         for args in demo_commands():
-            run(first, *args)
+            run(first, *args, state=str(Path(scratch) / "state"))
         game = demo_commands()[0][1]
         start = datetime.fromisoformat("2026-11-30T19:00:00+01:00")
         lines = []

@@ -148,6 +148,7 @@ def test_the_deal_table() -> None:
     # Deal 2 as the sheet counts it now: A's 7S down one (4 gora), the entry of 6 on his
     # pulya corrected to 2, and three equal-for-equal penalties of 4 gora (events 20, 23).
     assert doc["deals"][1]["writes"]["A"] == ["pulya +2", "gora +16"]
+    assert doc["deals"][1]["game"] == "7S by A"
     for k, deal in enumerate(doc["deals"], start=1):
         assert deal["rounded"] == settlement_doc(state_at(events, Point(deal=k)))["rounded"]
         assert (deal["first"], deal["last"]) == (
@@ -247,4 +248,4 @@ def test_a_withdrawal_strikes_what_it_took_back() -> None:
     assert tokens(doc, "A.pulya") == [("2", 9, False), ("4", None, False)]
     assert tokens(doc, "B.whists.A") == [("4", 9, False)]
     table = timeline(fixture("rec_4_2_8_withdrawn_deal"))["deals"]
-    assert "tricks A 6, B 2, C 2" not in table[0]["played"]
+    assert table[0]["game"] == "7H by A" and table[0]["writes"]["A"] == ["pulya +4"]

@@ -80,14 +80,14 @@
   }
 
   function showDeals() {
-    var names = ["deal", "events", "played"];
+    var names = ["deal", "events", "dealt", "game", "line"];
     data.players.forEach(function (p) { names.push(p); });
     data.players.forEach(function (p) { names.push({ text: p + " after", class: "num" }); });
     var rows = [head(names)];
     data.deals.forEach(function (d) {
       var jump = el("button", { type: "button", text: d.first === null ? "" : d.first + "–" + d.last });
       if (d.last !== null) jump.addEventListener("click", function () { show(d.last); });
-      var cells = [String(d.deal), jump, d.played.join("; ")];
+      var cells = [String(d.deal), jump, d.dealer, d.game, d.line];
       data.players.forEach(function (p) { cells.push(d.writes[p].join(", ")); });
       data.players.forEach(function (p) {
         cells.push({ text: (d.rounded[p] > 0 ? "+" : "") + d.rounded[p], class: "num" });

@@ -11,16 +11,17 @@ concurrent writer is caught by the store's optimistic concurrency.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
-import msgspec
-
-from ledger.command.judge import Progress, judge_into, start
-from ledger.command.store import Store, StoredEvent
+from ledger.command.judge import Progress, judge_into, start_log
+from ledger.command.store import ConcurrentWriteError, Store, StoredEvent
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
+from projections.audit import Cell, totals
 from projections.game import GameState, replay
+from projections.recording import Effect
 
 # What a recording command decides: given the game as it stands, the events to record,
 # each computed once the one before it has been judged and folded in (a generator may
@@ -30,12 +31,15 @@ Command = Callable[[GameState], Iterable[AnyEvent]]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a recording command stored: the game, whether it was created, the events."""
+    """What a recording command stored: the game, whether it was created, the events,
+    and the game before them (its sheet totals and verdicts), to say what they did."""
 
     game: str
     created: bool
     stored: list[StoredEvent]
     state: GameState  # the game after the new events
+    totals_before: dict[Cell, Fraction] = field(default_factory=dict)
+    effects_before: dict[int, Effect] = field(default_factory=dict)
 
 
 def same_start(a: GameStarted, b: GameStarted) -> bool:
@@ -68,30 +72,40 @@ class Ledger:
 
     # -- recording: load, decide, save ---------------------------------------------------
 
-    def execute(self, game: str, command: Command) -> Outcome:
+    def execute(self, game: str, command: Command, expected: int | None = None) -> Outcome:
         """Record what ``command`` decides on the stored game: one load, one replay, each
-        new event judged once, one save."""
+        new event judged once, one save. ``expected``: the number of events the caller
+        saw (in a preview); when the game has more by now, nothing is stored."""
+        return self._decide(game, command, expected, save=True)
+
+    def preview(self, game: str, command: Command) -> Outcome:
+        """What ``execute`` would record, judged and folded by the same judge and
+        projection, without saving: the events numbered as they would be, no digests."""
+        return self._decide(game, command, None, save=False)
+
+    def _decide(self, game: str, command: Command, expected: int | None, save: bool) -> Outcome:
         stored = self.events(game)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(game, expected, len(stored))
         state = replay([s.event for s in stored])
+        before, effects = totals(state.sheet()), dict(state.effects)
         new = judge_into(state, ((None, e) for e in command(state)), self.clock)
-        saved = self.store.append(game, new, expected=len(stored)) if new else []
-        return Outcome(game, False, saved, state)
+        if save:
+            saved = self.store.append(game, new, expected=len(stored)) if new else []
+        else:
+            saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
+        return Outcome(game, False, saved, state, before, effects)
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
     ) -> Outcome:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
-        try:
-            started = start(first)
-        except Refused as exc:
-            exc.line = first_line
-            raise
-        return self._record(started, first_line, lines[1:], progress)
+        return self._record(start_log(first_line, first, self.clock), first_line, lines[1:], progress)
 
     def create(self, event: GameStarted) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
-        return self._record(start(event), None, [], None)
+        return self._record(start_log(None, event, self.clock), None, [], None)
 
     def _record(
         self,
@@ -115,8 +129,6 @@ class Ledger:
             state = replay([s.event for s in stored])
             new: list[AnyEvent] = []
         else:
-            if started.at is None:
-                started = msgspec.structs.replace(started, at=self.clock())
             state = GameState.start(started)
             new = [started]
         new += judge_into(state, rest, self.clock, progress, total=len(rest))

@@ -29,7 +29,7 @@ from ledger.vocabulary.events import (
     Withdrawn,
     event_type,
 )
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.refusal import Refused, cite
 from projections.game import GameState
 from projections.recording import CORRECTABLE, checked_merge
 
@@ -76,7 +76,7 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
                 except Refused as exc:
                     what = "the corrected event" if i == c.target else f"event {i}"
                     raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
-                                  f"{exc.reason} [rule {exc.rule}]") from None
+                                  f"{exc.reason} [{cite(exc.rule)}]") from None
             scratch.replay_recorded(i)
     return filled(state, c, by=c.by or target.by)
 

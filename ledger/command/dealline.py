@@ -9,7 +9,8 @@ then tricks (``pass pass pass | 2 3 5``; with 4 players the dealer's talon trick
 may come last). A misère has no calls: ``misere pass pass | misere | 0``. After two
 passes the third hand may give a contract without bidding:
 ``pass pass | 7S | whist pass | 7 2 1``. Who speaks is never typed: the auction
-decides it, which is the point.
+decides it, which is the point. The words may be the table's (``6♠``, ``пас``,
+``вист``, ``полвиста``, ``мизер``, ``здесь``; ``words``); the log stores the canonical ones.
 
 ``deal_events`` yields the events of a line one at a time; whoever consumes it
 (``judge.judge_into``) judges each and folds it into the state before asking for the
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ledger.command.words import bid_word, call_word, contract_word
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
@@ -36,7 +38,7 @@ def deal_events(state: GameState, line: str) -> Iterator[AnyEvent]:
         turn = deal.turn()
         if turn is None:
             raise Refused("3.3", f"the auction is over; {token!r} has nobody to bid it")
-        yield Bid(player=names[turn], bid=token)
+        yield Bid(player=names[turn], bid=bid_word(token))
     current = state.current
     if current is None:
         raise Refused("3.3", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
@@ -46,18 +48,18 @@ def deal_events(state: GameState, line: str) -> Iterator[AnyEvent]:
         raise Refused("3.3", f"the auction of deal {deal.number} is not over", "more bids")
     if not deal.raspasy:
         contract = sections.pop(0) if sections else []
-        if len(contract) != 1:
-            raise Refused("3.4", "the second section is the contract, one word", "e.g. 6S or misere")
+        if not contract:
+            raise Refused("3.4", "the second section is the contract", "e.g. 6S or misere")
         declarer = deal.declarer if deal.declarer is not None else deal.turn()
         assert declarer is not None
-        yield Contract(player=names[declarer], contract=contract[0])
+        yield Contract(player=names[declarer], contract=contract_word(" ".join(contract)))
         no_defence = state.current is not None and state.current.no_defence
         for token in [] if no_defence else (sections.pop(0) if sections else []):
-            call, _, flag = token.partition(":")
+            call, is_open = call_word(token)
             expect = state.current.defence().expect if state.current else None
             if expect is None:
                 raise Refused("3.8", f"no defence call is expected here, got {token!r}")
-            yield Defence(player=names[expect[0]], call=call, open=True if flag == "open" else None)  # type: ignore[arg-type]
+            yield Defence(player=names[expect[0]], call=call, open=True if is_open else None)  # type: ignore[arg-type]
     if sections:
         counts = sections.pop(0)
         played = state.current

@@ -126,15 +126,21 @@ def judge_into(
     return out
 
 
-def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
-    """Judge a whole log without a store: the events as they would be stored."""
-    first_line, first = lines[0]
+def start_log(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> GameStarted:
+    """Judge the first line of a log (``start``), naming the line in a refusal, and give
+    it the clock's time when it has none."""
     try:
-        started = start(first)
+        started = start(event)
     except Refused as exc:
-        exc.line = first_line
+        exc.line = line
         raise
     if started.at is None:
         started = msgspec.structs.replace(started, at=clock())
+    return started
+
+
+def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
+    """Judge a whole log without a store: the events as they would be stored."""
+    started = start_log(*lines[0], clock)
     state = GameState.start(started)
     return [started, *judge_into(state, lines[1:], clock, total=len(lines) - 1)]

@@ -15,7 +15,7 @@ from typing import TypeGuard, assert_never
 import msgspec
 
 from ledger.vocabulary.refusal import Refused
-from ledger.command.checks import check_recorder, filled, is_arbiter, seat_of
+from ledger.command.checks import filled, is_arbiter, seat_of
 from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level
 from ledger.vocabulary.events import (
     Abandoned,

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from ledger.vocabulary.rules import RuleSet
+from ledger.vocabulary.wording import plain
 
 
 class Event(
@@ -204,8 +205,10 @@ def event_type(event: AnyEvent) -> str:
 
 
 def _explain_decode_error(message: str) -> str:
-    if "Invalid value" in message and "$.type" in message:
-        return f"{message}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
-    if "Object contains unknown field" in message:
-        return f"{message}; see event-log.md for each event's fields"
-    return message
+    """The decoder's message in the words of docs/event-log.md."""
+    if message.startswith("Object missing required field `type`"):
+        return f"the line has no `type`; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    if message.startswith("Invalid value") and "`$.type`" in message:
+        value = message.split(" ")[2]
+        return f"unknown event type {value}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    return plain(message)

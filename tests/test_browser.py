@@ -202,12 +202,17 @@ def test_the_slider_shows_pulka_sheet_and_settle_as_of_every_event(browser: WebD
     slider = browser.find_element(By.ID, "slider")
     slider.send_keys(Keys.HOME)
     db, game = demo["db"], demo["game"]
+    drawn: set[str] = set()
     for n in range(1, demo["events"] + 1):
         if n > 1:
             slider.send_keys(Keys.ARROW_RIGHT)
         assert browser.find_element(By.ID, "as-of").text.startswith(f"As of event {n} of {demo['events']}")
         sheet = read_sheet(browser)
         assert running_entries(sheet) == expected_entries(pulka(db, "sheet", game, "--at", str(n))), f"event {n}"
+        seen = json.dumps([(t["text"], t["cls"], t["cell"]) for t in sheet["texts"]])
+        if seen not in drawn:  # a sheet not drawn before: its text must not overlap either
+            drawn.add(seen)
+            check_layout(sheet, ["Anna", "Boris", "Vera"])
         settle = json.loads(pulka(db, "settle", game, "--at", str(n), "--json"))
         expected = {p: (settle["rounded"][p], settle.get("money", {}).get(p)) for p in settle["players"]}
         assert settlement_rows(browser) == expected, f"event {n}"

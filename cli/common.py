@@ -40,7 +40,7 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from projections.game import GameState
-from projections.kinds import Kind, UnknownKind, View, kind_of
+from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
 from projections.points import Point, PointError
 from projections.report import state_at
 
@@ -442,3 +442,11 @@ def view(read: Read, point: Point) -> View:
     kind = read.kind
     with refusals(), progress(f"replaying {read.game}", len(read.stored)) as update:
         return kind.view(read.events, point, update)
+
+
+def only_pulka(read: Read, what: str) -> None:
+    """What only a pulka has (the spreadsheet, the drawn sheet, the report): refused for
+    a game of another kind, pointing to what it has instead."""
+    if read.kind is not PULKA:
+        raise UserError(f"{read.game!r} is a {read.kind.name}; {what} (a rubber's sheet and settlement: "
+                        "pulka sheet, pulka settle, --json)")

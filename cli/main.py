@@ -1,7 +1,7 @@
 """The ``pulka`` command: the group and the table of its subcommands.
 
 Each subcommand lives in the module of its kind (``record``, ``read``, ``audit``,
-``rules``) and is imported only when it runs, so that ``pulka --help`` and a single
+``rules``, ``report``) and is imported only when it runs, so that ``pulka --help`` and a single
 command start quickly. ``cli`` parses arguments, calls the ledger or a projection,
 and prints; it never judges or computes.
 """
@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "games": "cli.read:games",
     "sheet": "cli.read:sheet",
     "settle": "cli.read:settle",
+    "report": "cli.report:report",
     "log": "cli.audit:log_",
     "explain": "cli.audit:explain",
     "diff": "cli.audit:diff",

@@ -24,21 +24,24 @@ from cli.common import (
     file_option,
     folded,
     game_argument,
+    only_pulka,
     opened,
     point_options,
     progress,
     read_game,
+    refusals,
     shown,
     view,
 )
 from ledger.command.kinds import judging_of
 from ledger.vocabulary.events import AnyEvent
+from cli.picture.svg import svg_document
 from ledger.vocabulary.logfile import export_line
 from projections.audit import totals
 from projections.numbers import fmt
+from projections.picture import picture
 from projections.deals import deal_table
 from projections.game import GameState
-from projections.kinds import PULKA
 from projections.points import Point
 from projections.report import money_text, settlement_of, transfers_doc
 from projections.rubber import RubberState
@@ -65,7 +68,8 @@ def export(game: str, as_csv: bool, file: str | None, db: str | None) -> None:
     its sheet, deals and settlement."""
     read = read_game(game, db, file)
     if as_csv:
-        click.echo(spreadsheet(pulka_of(read), settlement=True, deals=True), nl=False)
+        only_pulka(read, "--csv writes a pulka's sheet")
+        click.echo(spreadsheet(folded(read, Point()), settlement=True, deals=True), nl=False)
         return
     with progress(f"exporting {read.game}", len(read.stored)) as update:
         for n, stored in enumerate(read.stored, start=1):
@@ -74,14 +78,6 @@ def export(game: str, as_csv: bool, file: str | None, db: str | None) -> None:
 
 
 # -- the games of a store ---------------------------------------------------------------------
-
-
-def pulka_of(read: Read) -> GameState:
-    """The spreadsheet is a pulka's: a rubber's sheet is ``pulka sheet --json``."""
-    if read.kind is not PULKA:
-        raise UserError(f"{read.game!r} is a {read.kind.name}; --csv writes a pulka's sheet "
-                        "(a rubber's sheet and settlement: --json)")
-    return folded(read, Point())
 
 
 def game_doc(name: str, state: GameState | RubberState) -> dict[str, Any]:
@@ -138,14 +134,23 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
 @click.command(cls=GameCommand)
 @game_argument
 @click.option("--json", "as_json", is_flag=True, help="The sheet object of docs/event-log.md.")
+@click.option("--svg", "as_svg", is_flag=True, help="The sheet drawn as players know it, with the settlement.")
 @point_options
 @file_option
 @db_option
-def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, file: str | None,
-          db: str | None) -> None:
+def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | None, time_: str | None,
+          file: str | None, db: str | None) -> None:
     """The sheet: a pulka's pulya, gora and whists per player, with running entries; a
     rubber's МЫ/ВЫ sheet above and below the line."""
-    shown_at = view(read_game(game, db, file), Point(at, deal, time_))
+    point = Point(at, deal, time_)
+    read = read_game(game, db, file)
+    if as_svg:
+        only_pulka(read, "--svg draws a pulka's sheet")
+        with refusals():
+            drawn = picture(read.events, point)
+        click.echo(svg_document(drawn), nl=False)
+        return
+    shown_at = view(read, point)
     if as_json:
         emit(shown_at.sheet_doc())
     else:
@@ -166,7 +171,7 @@ def settle(game: str, as_json: bool, as_csv: bool, at: int | None, deal: int | N
     read = read_game(game, db, file)
     point = Point(at, deal, time_)
     if as_csv:
-        pulka_of(read)  # refuses a rubber
+        only_pulka(read, "--csv writes a pulka's sheet")
         click.echo(spreadsheet(folded(read, point), settlement=True, deals=False), nl=False)
         return
     shown_at = view(read, point)

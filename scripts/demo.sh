@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo of `make demo`: the README's sample evening recorded into a fresh embedded
-# SQLite store, then settled, audited and checked for tampering; then a short rubber of
-# bridge on the same ledger, read with the same commands.
+# SQLite store, then settled, audited and checked for tampering, and drawn: the sheet
+# as an SVG picture and the whole pulka as an HTML report, next to the store; then a
+# short rubber of bridge on the same ledger, read with the same commands.
 set -euo pipefail
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pulka-demo.XXXXXX")
@@ -43,6 +44,11 @@ say pulka log --verdicts
 say pulka log --only-deal 5
 say pulka games
 say pulka verify demo
+# The pictures: the drawn sheet, and the report with a slider over every event.
+into() { local file=$1; shift; printf '\n$ %s > %s\n' "$*" "$file"; "$@" >"$file"; }
+into "$dir/demo.svg" pulka sheet --svg
+into "$dir/demo.html" pulka report
+echo "Open $dir/demo.html in a browser: the sheet, settlement and audit trail as of any event."
 echo
 echo "A bid after the end of the pulka is refused (exit status 1), and nothing is stored:"
 say pulka bid Anna 6S || echo "(exit status $?)"

@@ -202,6 +202,8 @@ def test_the_pulka_only_commands_refuse_a_rubber_plainly(store_url: str) -> None
     assert "a rubber of bridge" in refused(store_url, "play", "r4")
     assert "--csv writes a pulka's sheet" in refused(store_url, "export", "r4", "--csv")
     assert "--csv writes a pulka's sheet" in refused(store_url, "settle", "r4", "--csv")
+    assert "--svg draws a pulka's sheet" in refused(store_url, "sheet", "r4", "--svg")
+    assert "the report draws a pulka" in refused(store_url, "report", "r4")
     assert "is a rubber, not a pulka" in refused(store_url, "undo", "r4")
     listed = json.loads(ok(store_url, "games", "--json"))
     assert listed[0]["kind"] == "rubber" and listed[0]["games"] == {"NS": 1, "EW": 0} and listed[0]["deals"] == 1

@@ -21,6 +21,8 @@ through with that event's number. A penalty mark is any write of an arbiter's
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import json
 from decimal import Decimal
 from fractions import Fraction
@@ -32,7 +34,7 @@ from projections.game import GameState
 from projections.numbers import fmt
 from projections.deals import cells as sheet_cells
 from projections.deals import deal_table as deals_of
-from projections.report import Point, cut, money_text, settlement_doc, settlement_of, state_at
+from projections.report import Point, cut, money_text, settlement_doc, settlement_of
 
 Marks = dict[Cell, list[dict[str, Any]]]
 
@@ -194,20 +196,28 @@ def picture(events: list[AnyEvent], point: Point) -> dict[str, Any]:
     assert isinstance(started, GameStarted)
     rows = audit(kept)
     types = {r.number: r.type for r in rows}
-    states: dict[int, GameState] = {}
-
-    def state(n: int) -> GameState:
-        if n not in states:
-            states[n] = state_at(events, Point(at=n))
-        return states[n]
-
-    def marks(n: int) -> Marks:
-        return marks_of(traces_of(state(n)), types)
-
-    strikes = [struck(marks(k - 1), marks(k), k) for k in revising(rows)]
-    doc = sheet_picture(state(len(kept)), started, with_struck(marks(len(kept)), strikes))
+    revisions = revising(rows)
+    wanted = {k - 1 for k in revisions} | set(revisions)
+    marks: dict[int, Marks] = {}
+    for n, state in folded(kept):
+        if n in wanted:
+            marks[n] = marks_of(traces_of(state), types)
+    strikes = [struck(marks[k - 1], marks[k], k) for k in revisions]
+    doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes))
     doc.update(point_of(kept, point))
     return doc
+
+
+def folded(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
+    """The game as of each event in turn, folded once: ``(n, state)`` for n = 1, 2, ...;
+    the state is the same object, moved on by one event at each step."""
+    started = events[0]
+    assert isinstance(started, GameStarted)
+    state = GameState.start(started)
+    yield 1, state
+    for n, event in enumerate(events[1:], start=2):
+        state.apply(event)
+        yield n, state
 
 
 def point_of(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
@@ -238,8 +248,7 @@ def timeline(events: list[AnyEvent]) -> dict[str, Any]:
     points: list[dict[str, Any]] = []
     strikes: list[Marks] = []
     previous: Marks = {}
-    for n in range(1, len(events) + 1):
-        state = state_at(events, Point(at=n))
+    for n, state in folded(events):
         cell_traces = traces_of(state)
         marks = marks_of(cell_traces, types)
         if n in revisions:
@@ -299,7 +308,20 @@ def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, A
     it now, the events it spans, and the rounded settlement as it stood at its end."""
     started = events[0]
     assert isinstance(started, GameStarted)
-    final = state_at(events, Point())
+    # The rounded settlement at the end of each deal, folding the log once: deal K ends
+    # just before the first event of a later deal (``cut``'s --deal K).
+    rounded: dict[int, dict[str, int]] = {}
+    state = GameState.start(started)
+    deal = 0
+    for event in events[1:]:
+        if (event.deal or 0) > deal:
+            now = dict(settlement_of(state).rounded)
+            for ended in range(deal, event.deal or 0):
+                rounded[ended] = now
+            deal = event.deal or 0
+        state.apply(event)
+    rounded[deal] = dict(settlement_of(state).rounded)
+    final = state
     columns = sheet_cells(final)
     _, table = deals_of(final)
     out = []
@@ -318,6 +340,6 @@ def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, A
                     for (player, column, on), v in zip(columns, written) if player == p and v != "" and v != 0]
                 for p in started.players
             },
-            "rounded": dict(settlement_of(state_at(events, Point(deal=deal))).rounded),
+            "rounded": rounded[deal],
         })
     return out

@@ -21,6 +21,14 @@ from ledger.command.store import Store
 from projections.audit import audit
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
+from ledger.command.kinds import judge_log as judge_stream_log
+from ledger.command.rubber import start as rubber_start
+from ledger.command.rubberline import rubber_deal
+from ledger.vocabulary.bridge import RubberStarted
+from ledger.vocabulary.events import AnyEvent, Correction
+from projections.rubber import replay_rubber
+from projections.rubber_report import audit as audit_rubber
+from projections.rubber_settlement import settle_rubber
 
 LINES = [
     "6S pass pass | 6S | whist whist | 6 2 2",
@@ -73,6 +81,25 @@ def main() -> None:
             if n <= 30000:
                 timed("audit trail (pulka log)", n, lambda: audit(events))
     assert len(judged) == n
+    rubber_bench(deals)
+
+
+RUBBER_LINES = ["4S N 9", "3NT E 8", "pass", "2H S 7", "5D W 10"]
+
+
+def rubber_bench(deals: int) -> None:
+    """A rubber that never ends (every contract fails), with a correction every tenth deal."""
+    started = rubber_start(RubberStarted(game="bench-rubber", players=("Anna", "Boris", "Vera", "Gleb")))
+    lines: list[tuple[int, AnyEvent]] = [(1, started)]
+    for k in range(deals):
+        lines.append((len(lines) + 1, rubber_deal(started.players, RUBBER_LINES[k % len(RUBBER_LINES)])))
+        if k % 10 == 9:
+            lines.append((len(lines) + 1, Correction(target=len(lines) - 1, replacement={"tricks": 6})))
+    n = len(lines)
+    print(f"a rubber of {deals} deals: {n} events")
+    judged = timed("judge every event of the rubber", n, lambda: judge_stream_log(lines))
+    timed("replay the rubber to a settlement", n, lambda: settle_rubber(replay_rubber(judged)))
+    timed("audit trail of the rubber", n, lambda: audit_rubber(judged))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The arbiter's commands: the audit trail with its filters, one number traced to its
 events, what changed between two points, and the check of the hash chains. Each reads
-the store, or an export directly (``--file``); times are shown in the local zone."""
+the store, or an export directly (``--file``); times are shown in the local zone. A
+game of any kind (a pulka, a rubber) is audited, explained and compared by its kind's
+own projections (``projections.kinds``)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from cli.common import (
     db_option,
     emit,
     file_option,
-    folded,
     game_argument,
     local_zone,
     opened,
@@ -23,16 +24,15 @@ from cli.common import (
     refusals,
     shown,
     user_time,
+    view,
     zone_name,
 )
 from ledger.vocabulary.events import EVENT_TYPES
-from ledger.vocabulary.tournament import TournamentStarted
 from ledger.command.tournament import judge_streams
 from ledger.vocabulary.logfile import export_problem, game_of, parse_export, split_streams
-from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc, select
-from projections.audit import diff as diff_points
-from projections.audit import explain as explain_cell
-from projections.report import Point, cut
+from ledger.vocabulary.tournament import TournamentStarted
+from projections.points import Point, cut
+from projections.trail import render_audit, render_diff, render_explain, row_doc, select
 
 
 def parse_point(text: str) -> Point:
@@ -72,41 +72,44 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
     """Every event with its number, time, recorder, what it did to the sheet and, for
     a correction, objection or late record, the rule and the verdict."""
     read = read_game(game, db, file)
+    kind = read.kind
     with refusals():
         events = cut(read.events, Point(at, deal, time_))
     with progress(f"auditing {read.game}", len(events)) as update:
-        rows = audit(events, update)
+        rows = kind.audit(events, update)
         update(len(events))
     rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
     if as_json:
-        emit({"game": read.game, "events": [row_doc(r) for r in rows]})
+        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows]})
         return
     zone = local_zone()
     click.echo(f"log of {read.game}: {len(rows)} of {len(events)} events; times in {zone_name(zone)}")
     if rows:
-        click.echo(render_audit(rows, shown), nl=False)
+        click.echo(render_audit(rows, shown, kind.cells), nl=False)
 
 
 @click.command(cls=GameCommand)
 @game_argument
-@click.argument("number", metavar="PLAYER.COLUMN[.ON]")
+@click.argument("number", metavar="CELL")
 @click.option("--json", "as_json", is_flag=True)
 @point_options
 @file_option
 @db_option
 def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
             file: str | None, db: str | None) -> None:
-    """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
-    state = folded(read_game(game, db, file), Point(at, deal, time_))
+    """Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora,
+    Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."""
+    read = read_game(game, db, file)
+    shown_at = view(read, Point(at, deal, time_))
     try:
-        cell = parse_cell(number, state.players)
+        cell = shown_at.parse_cell(number)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    rows = explain_cell(state, cell)
+    rows = shown_at.explain(cell)
     if as_json:
-        emit({"game": state.started.game, "number": number, "writes": rows})
+        emit({"game": read.game, "number": number, "writes": rows})
     else:
-        click.echo(render_explain(cell, rows, shown), nl=False)
+        click.echo(render_explain(cell, rows, shown, read.kind.cells), nl=False)
 
 
 @click.command(cls=GameCommand)
@@ -119,12 +122,13 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
 def diff(game: str, from_: str, to: str, as_json: bool, file: str | None, db: str | None) -> None:
     """What changed between two points (event N, deal:K, or a time), and which events did it."""
     read = read_game(game, db, file)
+    kind = read.kind
     with refusals():
-        doc = diff_points(read.events, parse_point(from_), parse_point(to))
+        doc = kind.diff(read.events, parse_point(from_), parse_point(to))
     if as_json:
         emit(doc)
     else:
-        click.echo(render_diff(doc), nl=False)
+        click.echo(render_diff(doc, kind.cells), nl=False)
 
 
 @click.command()

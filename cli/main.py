@@ -1,7 +1,7 @@
 """The ``pulka`` command: the group and the table of its subcommands.
 
 Each subcommand lives in the module of its kind (``record``, ``read``, ``audit``,
-``rules``) and is imported only when it runs, so that ``pulka --help`` and a single
+``rules``, ``report``) and is imported only when it runs, so that ``pulka --help`` and a single
 command start quickly. ``cli`` parses arguments, calls the ledger or a projection,
 and prints; it never judges or computes.
 """
@@ -36,11 +36,13 @@ COMMANDS: dict[str, str] = {
     "games": "cli.read:games",
     "sheet": "cli.read:sheet",
     "settle": "cli.read:settle",
+    "report": "cli.report:report",
     "log": "cli.audit:log_",
     "explain": "cli.audit:explain",
     "diff": "cli.audit:diff",
     "verify": "cli.audit:verify",
     "rules": "cli.rules:rules",
+    "bridge": "cli.bridge:bridge",
     "players": "cli.players:players",
     "player": "cli.players:player",
     "alias": "cli.players:alias",
@@ -72,10 +74,10 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="pulka")
 @click.pass_context
 def main(ctx: click.Context, db: str | None) -> None:
-    """pulka: an event-sourced ledger for Preferans scores.
+    """pulka: an event-sourced ledger for Preferans scores, and for rubber bridge.
 
-    Record a pulka as immutable events, show its sheet, settle it, and replay it
-    to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
+    Record a pulka (or a rubber: pulka bridge ...) as immutable events, show its
+    sheet, settle it, and replay it to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
     has chosen the current game.
 
     Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line

@@ -343,9 +343,9 @@ class Store:
         last = self._select(game, desc=True, limit=1)
         return last[0].originator_version if last else 0
 
-    def games(self, kind: type[StreamStart] = StreamStart) -> list[str]:
-        """The names of all stored streams whose first event is a ``kind``, sorted
-        (every stream by default; ``GameStarted`` for the games alone).
+    def games(self, kind: type[StreamStart] | tuple[type[StreamStart], ...] = StreamStart) -> list[str]:
+        """The names of all stored streams whose first event is a ``kind`` (one type or
+        several), sorted: every stream by default.
 
         Read from each stream's first record in the notification log. A first record
         that no longer decodes is left out; ``verify`` on that game says why.

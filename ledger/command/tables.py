@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from ledger.command.store import Store
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import rule_set_to_dict
@@ -37,17 +37,22 @@ def tournament_of(store: Store, game: str) -> TournamentState | None:
     return fold(events)
 
 
-def check_table_game(store: Store, game: str, state: GameState, new: Sequence[AnyEvent]) -> None:
-    """Refuse ``new`` events of ``game`` (``state`` is the game after them) that the
-    game's tournament does not allow; nothing happens for an ordinary game."""
+def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> None:
+    """Refuse ``new`` events of ``game`` (``state`` is the pulka after them; None for a
+    stream of another kind) that the game's tournament does not allow; nothing happens
+    for an ordinary game."""
     if not new:
         return
-    if isinstance(new[0], GameStarted) and game.startswith(RESERVED_PREFIX):
+    if isinstance(new[0], StreamStart) and game.startswith(RESERVED_PREFIX):
         raise Refused("event-log", f"a game's name may not begin with {RESERVED_PREFIX!r}: {game!r}",
                       "another name")
     tournament = tournament_of(store, game)
-    if tournament is not None:
-        judge_table(tournament, game, state, new)
+    if tournament is None:
+        return
+    if state is None:
+        raise Refused("tournament.rules", f"{game} is a table of {tournament.name}: it plays a pulka",
+                      "pulka tournament start")
+    judge_table(tournament, game, state, new)
 
 
 def judge_table(tournament: TournamentState, game: str, state: GameState, new: Sequence[AnyEvent]) -> None:

@@ -1,5 +1,8 @@
 """The events of a pulka: immutable, tagged msgspec structs and their one decoder.
 
+The union ``AnyEvent`` also holds the events of the other kinds of stream (a rubber
+of bridge: ``bridge``), so that one decoder reads every log the ledger keeps.
+
 Every line of a pulka log (see the README, "The log format") is one of these
 structs, told apart by its ``type`` field. Events are facts: nothing here judges
 them (that is ``ledger.command.judge``) or scores them (that is ``projections``).
@@ -13,10 +16,11 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
 from ledger.vocabulary.club import ClubStarted, PlayerAliased
 from ledger.vocabulary.rules import RuleSet
 # The fields every event carries, and the kinds of stream, live in ``stream`` so that the
-# events of other kinds of stream (``tournament``, ``club``) can derive from them too.
+# events of other kinds of stream (``bridge``, ``tournament``, ``club``) can derive from them too.
 from ledger.vocabulary.stream import Event as Event
 from ledger.vocabulary.stream import ForeignEvent as ForeignEvent
 from ledger.vocabulary.stream import StreamStart as StreamStart
@@ -128,6 +132,11 @@ AnyEvent = (
     | Abandoned
     | Annulled
     | Withdrawn
+    # The events of a rubber of bridge (``bridge``).
+    | RubberStarted
+    | BridgeDeal
+    | PassedOut
+    | BridgePenalty
     # The events of the other kinds of stream (tournaments, the club's register).
     | ClubStarted
     | PlayerAliased
@@ -156,6 +165,10 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Abandoned,
         Annulled,
         Withdrawn,
+        RubberStarted,
+        BridgeDeal,
+        PassedOut,
+        BridgePenalty,
         ClubStarted,
         PlayerAliased,
         TournamentStarted,

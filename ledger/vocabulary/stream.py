@@ -1,11 +1,11 @@
 """What every event of every stream shares, and the kinds of stream.
 
 The ledger keeps streams of events: a game of Preferans (its events are in ``events``),
-a tournament (``tournament``) and the club's register of players (``club``). Every
-stream opens with a ``StreamStart``; the store derives the stream's id from its name
-and the hash chain binds it. Events of a stream that is not a game derive from
-``ForeignEvent``: a game's folds never meet one, and the command side refuses one in a
-game.
+a rubber of bridge (``bridge``), a tournament (``tournament``) and the club's register
+of players (``club``). Every stream opens with a ``StreamStart``; the store derives the
+stream's id from its name and the hash chain binds it. Events of a stream that is not a
+pulka derive from ``ForeignEvent``: the Preferans folds never meet one, and the
+Preferans command side refuses one in a pulka.
 """
 
 from __future__ import annotations
@@ -44,4 +44,5 @@ class StreamStart(Event, frozen=True):
 
 
 class ForeignEvent(Event, frozen=True):
-    """An event of a stream that is not a game (a tournament, the club's register)."""
+    """An event of a stream that is not a pulka (a rubber of bridge, a tournament, the
+    club's register)."""

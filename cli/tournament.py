@@ -14,16 +14,23 @@ from cli.rules import parse_overrides
 from ledger.command.tournament import Tournaments
 from ledger.vocabulary.tournament import TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
 from projections.archive import GameResult
+from cli.picture.tournament import tournament_html
+from ledger.vocabulary.tournament import table_game
+from projections.picture import picture
+from projections.points import Point
 from projections.tournament import (
     TournamentState,
     as_tournament_event,
     effect,
+    fold,
     log_rows,
     point_micros,
     render_log,
     render_standings,
     standings_doc,
+    through_tour,
 )
+from projections.tournament import standings as standings_of
 
 
 @click.group()
@@ -257,3 +264,28 @@ def export(name: str, db: str | None) -> None:
     with opened(db) as ledger:
         for line in Tournaments(ledger).export(name):
             click.echo(line)
+
+
+@tournament.command()
+@click.argument("name")
+@db_option
+def report(name: str, db: str | None) -> None:
+    """One HTML file, nothing fetched: the standings after each tour (a slider, the
+    tables in play last) and every table's sheet, drawn."""
+    with opened(db) as ledger:
+        tournaments = Tournaments(ledger)
+        events = [s.event for s in tournaments.events(name)]
+        state = fold(events)
+        docs = [standings_doc(standings_of(fold(through_tour(events, tour)))) for tour in sorted(state.closed)]
+        playing = any(tour not in state.closed for tour in state.seating)
+        if playing or not docs:
+            with caught_up(ledger) as views:
+                docs.append(standings_doc(standings_of(state, views.tables(name))))
+        sheets = {}
+        for tour, tables in sorted(state.seating.items()):
+            for table in sorted(tables):
+                game = table_game(name, tour, table)
+                stored = [s.event for s in ledger.store.load(game)]
+                if stored:
+                    sheets[game] = picture(stored, Point())
+        click.echo(tournament_html(docs, sheets), nl=False)

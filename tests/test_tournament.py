@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -301,6 +302,12 @@ def test_export_import_into_an_empty_store_reproduces_the_standings_and_verifies
     edited.write_text(export.read_text().replace('"end":"capped"', '"end":"finished"', 1))
     assert "digest chain" in refused(str(played.tmp / "other.db"), "import", str(edited))
     assert "export of cup:" in refused(played.db, "verify", "--file", str(edited))
+
+
+def test_the_tournament_page_holds_every_tour_and_every_table(played: Played) -> None:
+    page = ok(played.db, "tournament", "report", "cup")
+    assert re.findall(r'<template data-sheet="([^"]+)"', page) == ["cup/1/1", "cup/1/2", "cup/2/1", "cup/3/1"]
+    assert re.findall(r'"after_tour":\s*(\d+)', page) == ["1", "2", "3"]
 
 
 def test_the_views_kept_incrementally_equal_a_rebuild(played: Played) -> None:

@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench venv
+.PHONY: test demo bench bench-archive bench-load venv
 
 venv: $(STAMP)
 
@@ -39,3 +39,11 @@ demo: $(DEMO_STAMP)
 bench: $(STAMP)
 	$(PY) -m compileall -q ledger projections cli
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/bench.py $(BENCH_ARGS)
+
+# The player views of an archive of 1,000 pulkas (BENCH_ARGS=--quick for 100) and thirty
+# scorers at once (PostgreSQL: PULKA_TEST_POSTGRES or BENCH_ARGS=--db postgresql://...).
+bench-archive: $(STAMP)
+	$(PY) bench/archive.py $(BENCH_ARGS)
+
+bench-load: $(STAMP)
+	$(PY) bench/load.py $(BENCH_ARGS)

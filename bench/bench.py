@@ -13,7 +13,8 @@ Prints, for the embedded SQLite store and, when ``PULKA_BENCH_POSTGRES`` (or
   ``pulka`` command in a subprocess (the median of several runs);
 - a pulka with a correction on every deal against the same pulka without them,
   replayed and settled (the ratio);
-- a club archive of 1,000 pulkas in one store, settled game by game.
+- a club archive of 1,000 pulkas in one store, settled game by game;
+- a rubber of bridge: judged, replayed to a settlement, audited.
 
 Every log is made by the command side itself (``judge_into`` over ``deal_events``),
 never written by hand. Timings are the best of a few runs; nothing is asserted
@@ -49,6 +50,13 @@ from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Tricks, 
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
+from ledger.command.kinds import judge_log as judge_stream_log
+from ledger.command.rubber import start as rubber_start
+from ledger.command.rubberline import rubber_deal
+from ledger.vocabulary.bridge import RubberStarted
+from projections.rubber import replay_rubber
+from projections.rubber_report import audit as audit_rubber
+from projections.rubber_settlement import settle_rubber
 
 LINES = [
     "6S pass pass | 6S | whist whist | 6 2 2",
@@ -365,6 +373,25 @@ def archive(backends: list[Backend], pulkas: int) -> None:
             f"(stored in {built:.1f} s)")
 
 
+RUBBER_LINES = ["4S N 9", "3NT E 8", "pass", "2H S 7", "5D W 10"]
+
+
+def rubber_bench(deals: int, runs: int) -> None:
+    """A rubber that never ends (every contract fails), with a correction every tenth deal."""
+    started = rubber_start(RubberStarted(game="bench-rubber", players=("Anna", "Boris", "Vera", "Gleb")))
+    lines: list[tuple[int, AnyEvent]] = [(1, started)]
+    for k in range(deals):
+        lines.append((len(lines) + 1, rubber_deal(started.players, RUBBER_LINES[k % len(RUBBER_LINES)])))
+        if k % 10 == 9:
+            lines.append((len(lines) + 1, Correction(target=len(lines) - 1, replacement={"tricks": 6})))
+    n = len(lines)
+    judged = judge_stream_log(lines)
+    print(f"\nA rubber of bridge of {deals} deals, {n:,} events, in process (events/s, best of {runs})")
+    row("judge every event", rate(n, best(lambda: judge_stream_log(lines), runs)))
+    row("replay to a settlement", rate(n, best(lambda: settle_rubber(replay_rubber(judged)), runs)))
+    row("audit trail", rate(n, best(lambda: audit_rubber(judged), runs)))
+
+
 def machine() -> str:
     cpu = platform.processor() or "?"
     try:
@@ -410,6 +437,7 @@ def main() -> None:
         one_deal(backends, tmp, 9)
         corrections(50 if args.quick else 200, runs)
         archive(backends, pulkas)
+        rubber_bench(300 if args.quick else 2000, runs)
     print(f"\nTargets: settle in process at least {TARGETS['settle']:,} events/s, import at least "
           f"{TARGETS['import']:,} events/s, the archive in under {ARCHIVE_TARGET:.0f} s.")
 

@@ -1,7 +1,8 @@
 """The arbiter's commands: the audit trail with its filters, one number traced to its
 events, what changed between two points, the check of the hash chains, and a game's
 head digest. Each reads the store, or an export directly (``--file``); times are shown
-in the local zone."""
+in the local zone. A game of any kind (a pulka, a rubber) is audited, explained and
+compared by its kind's own projections (``projections.kinds``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from cli.common import (
     db_option,
     emit,
     file_option,
-    folded,
     game_argument,
     game_name,
     local_zone,
@@ -28,16 +28,17 @@ from cli.common import (
     refusals,
     shown,
     user_time,
+    view,
     zone_name,
 )
 from ledger.command.application import Ledger, bulk, guarded
 from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
-from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, parse_export
-from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc, select
-from projections.audit import diff as diff_points
-from projections.audit import explain as explain_cell
-from projections.report import Point, cut
+from ledger.command.tournament import judge_streams
+from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, parse_export, split_streams
+from ledger.vocabulary.tournament import TournamentStarted
+from projections.points import Point, cut
+from projections.trail import render_audit, render_diff, render_explain, row_doc, select
 
 
 def parse_point(text: str) -> Point:
@@ -79,24 +80,25 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
     a correction, objection or late record, the rule and the verdict."""
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
+    kind = read.kind
     with refusals():
         events = cut(read.events, point)
     with refusals(), bulk(), progress(f"auditing {read.game}", len(events)) as update:
-        rows = guarded(read.game, events, lambda evs: audit(evs, update))
+        rows = guarded(read.game, events, lambda evs: kind.audit(evs, update))
         update(len(events))
     rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
     if as_json:
-        emit({"game": read.game, "events": [row_doc(r) for r in rows]})
+        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows]})
         return
     zone = local_zone()
     click.echo(f"log of {read.game}: {len(rows)} of {len(events)} events; times in {zone_name(zone)}")
     if rows:
-        click.echo(render_audit(rows, shown), nl=False)
+        click.echo(render_audit(rows, shown, kind.cells), nl=False)
 
 
 @click.command(cls=GameCommand)
 @game_argument
-@click.argument("number", metavar="PLAYER.COLUMN[.ON]")
+@click.argument("number", metavar="CELL")
 @click.option("--json", "as_json", is_flag=True)
 @point_options
 @file_option
@@ -104,18 +106,20 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
 @db_option
 def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
             file: str | None, read_anyway: bool, db: str | None) -> None:
-    """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
+    """Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora,
+    Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."""
     point = Point(at, deal, time_)
-    state = folded(read_game(game, db, file, point, read_anyway), point)
+    read = read_game(game, db, file, point, read_anyway)
+    shown_at = view(read, point)
     try:
-        cell = parse_cell(number, state.players)
+        cell = shown_at.parse_cell(number)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    rows = explain_cell(state, cell)
+    rows = shown_at.explain(cell)
     if as_json:
-        emit({"game": state.started.game, "number": number, "writes": rows})
+        emit({"game": read.game, "number": number, "writes": rows})
     else:
-        click.echo(render_explain(cell, rows, shown), nl=False)
+        click.echo(render_explain(cell, rows, shown, read.kind.cells), nl=False)
 
 
 @click.command(cls=GameCommand)
@@ -129,12 +133,13 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
 def diff(game: str, from_: str, to: str, as_json: bool, file: str | None, read_anyway: bool, db: str | None) -> None:
     """What changed between two points (event N, deal:K, or a time), and which events did it."""
     read = read_game(game, db, file, anyway=read_anyway)
+    kind = read.kind
     with refusals():
-        doc = guarded(read.game, read.events, lambda events: diff_points(events, parse_point(from_), parse_point(to)))
+        doc = guarded(read.game, read.events, lambda events: kind.diff(events, parse_point(from_), parse_point(to)))
     if as_json:
         emit(doc)
     else:
-        click.echo(render_diff(doc), nl=False)
+        click.echo(render_diff(doc, kind.cells), nl=False)
 
 
 @click.command(cls=GameCommand)
@@ -162,13 +167,21 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
     with --against, compare the game with a head digest or a saved export."""
     if file is not None:
         with refusals(), open(file, encoding="utf-8-sig") as f:
-            lines = parse_export(f.read())
-        name = game_of(lines)
-        problem = export_problem(lines)
-        if problem is not None:
-            raise UserError(f"export of {name}: {problem}")
-        read_file(file)  # every event judged as import would
-        click.echo(f"export of {name}: {len(lines)} events, chain intact")
+            streams = split_streams(parse_export(f.read()))
+        bad = []
+        for lines in streams:  # a tournament's export holds several streams
+            problem = export_problem(lines)
+            if problem is not None:
+                bad.append(f"export of {game_of(lines)}: {problem}")
+        if bad:
+            raise UserError("; ".join(bad))
+        if len(streams) == 1 and not isinstance(streams[0][0].event, TournamentStarted):
+            read_file(file)  # every event judged as import would
+        else:
+            with refusals():
+                judge_streams(streams)  # a tournament and its games, judged together
+        for lines in streams:
+            click.echo(f"export of {game_of(lines)}: {len(lines)} events, chain intact")
         return
     if against is not None and game is None:
         raise UserError("--against compares one game: give its name")

@@ -1,6 +1,7 @@
 """What every command of ``pulka`` shares: the store and the current game, the points in
-time, reading a game from the store or from an export, progress bars, times in the local
-zone, turning refusals into messages, and printing JSON.
+time, reading a game from the store or from an export, a game of any kind folded to a
+point in time (``view``: dispatched on the game's first event), progress bars, times in
+the local zone, turning refusals into messages, and printing JSON.
 
 A refused input prints ``pulka: <reason>`` on standard error and exits with status 1;
 it never shows a traceback. A command line click cannot parse exits with status 2.
@@ -23,7 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from ledger.command.application import BrokenChainError, ImpossibleEventError, Ledger, bulk, guarded
-from ledger.command.judge import judge_log
+from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
     ConcurrentWriteError,
@@ -42,7 +43,9 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from projections.game import GameState
-from projections.report import Point, PointError, state_at
+from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
+from projections.points import Point, PointError
+from projections.report import state_at
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -123,7 +126,7 @@ def refusals() -> Iterator[None]:
         yield
     except Refused as exc:
         raise UserError(f"refused: {exc}") from None
-    except (PointError, RuleSetError, TimeFormatError) as exc:
+    except (PointError, RuleSetError, TimeFormatError, UnknownKind) as exc:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
@@ -276,7 +279,7 @@ def complete_game(ctx: click.Context, param: click.Parameter, incomplete: str) -
     left out and the next argument is a player, the current game's players too."""
     try:
         with Store(store_address(_completion_db(ctx)), create=False) as store:
-            names = [g for g in store.games() if g.startswith(incomplete)]
+            names = [g for g in store.games(GAME_STARTS) if g.startswith(incomplete)]
     except Exception:  # completion must never break the shell
         return []
     arguments = [p for p in ctx.command.params if isinstance(p, click.Argument)]
@@ -346,6 +349,12 @@ class Read:
     @property
     def events(self) -> list[AnyEvent]:
         return [s.event for s in self.stored]
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of the game (a pulka, a rubber), told by its first event."""
+        with refusals():
+            return kind_of(self.stored[0].event)
 
 
 def read_file(path: str, game: str = CURRENT) -> Read:
@@ -459,3 +468,20 @@ def folded(read: Read, point: Point) -> GameState:
     that cannot be replayed is refused by number."""
     with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
         return guarded(read.game, read.events, lambda events: state_at(events, point, update))
+
+
+def view(read: Read, point: Point) -> View:
+    """A game of any kind as of the point, with the documents the commands print, with a
+    progress bar for a long one; a stored event that cannot be replayed is refused by
+    number."""
+    kind = read.kind
+    with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
+        return guarded(read.game, read.events, lambda events: kind.view(events, point, update))
+
+
+def only_pulka(read: Read, what: str) -> None:
+    """What only a pulka has (the spreadsheet, the drawn sheet, the report): refused for
+    a game of another kind, pointing to what it has instead."""
+    if read.kind is not PULKA:
+        raise UserError(f"{read.game!r} is a {read.kind.name}; {what} (a rubber's sheet and settlement: "
+                        "pulka sheet, pulka settle, --json)")

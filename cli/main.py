@@ -1,7 +1,7 @@
 """The ``pulka`` command: the group and the table of its subcommands.
 
 Each subcommand lives in the module of its kind (``record``, ``read``, ``audit``,
-``rules``) and is imported only when it runs, so that ``pulka --help`` and a single
+``rules``, ``report``) and is imported only when it runs, so that ``pulka --help`` and a single
 command start quickly. ``cli`` parses arguments, calls the ledger or a projection,
 and prints; it never judges or computes.
 """
@@ -36,15 +36,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
     "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
     "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals and settlement."),
-    "games": ("cli.read:games", 'List the stored games: players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
-    "sheet": ("cli.read:sheet", 'The pulka: pulya, gora and whists per player, with running entries.'),
-    "settle": ("cli.read:settle", 'The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as if abandoned now.'),
+    "games": ("cli.read:games", 'List the stored games (tournaments: `pulka tournament list`): players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
+    "sheet": ("cli.read:sheet", "The sheet: a pulka's pulya, gora and whists per player, with running entries; a rubber's МЫ/ВЫ sheet above and below the line."),
+    "settle": ("cli.read:settle", 'The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as if abandoned now, an unfinished rubber as if stopped now [Law 80].'),
+    "report": ("cli.report:report", "One HTML file, nothing fetched: the drawn sheet and settlement as of any event (a slider), the deal-by-deal table, the audit trail, and each number's trace."),
     "log": ("cli.audit:log_", 'Every event with its number, time, recorder, what it did to the sheet and, for a correction, objection or late record, the rule and the verdict.'),
-    "explain": ("cli.audit:explain", 'Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events.'),
+    "explain": ("cli.audit:explain", "Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora, Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."),
     "diff": ("cli.audit:diff", 'What changed between two points (event N, deal:K, or a time), and which events did it.'),
     "verify": ("cli.audit:verify", 'Check the hash chain of one game or of every game; exit 1 naming the first bad event.'),
     "head": ("cli.audit:head", "Print the game's head digest (its last event's number and digest), to keep elsewhere and check later with `pulka verify GAME --against HEAD`."),
     "rules": ("cli.rules:rules", 'List the presets, or show every parameter of one.'),
+    "bridge": ("cli.bridge:bridge", 'Rubber bridge on the same ledger: start a rubber and record it deal by deal.'),
+    "players": ("cli.players:players", 'Every player across the stored pulkas: pulkas played (finished and abandoned), total whists and money from the rounded settlements, average, best and worst.'),
+    "player": ("cli.players:player", "One player's pulkas, one line each (date, game, convention, seat, result), with a running total."),
+    "alias": ("cli.players:alias", 'Record that NAME is written for the player SAME_AS (one person, two spellings).'),
+    "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
+    "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
 }
 
 
@@ -84,10 +91,10 @@ def shortened(text: str, limit: int) -> str:
 @click.version_option(package_name="pulka")
 @click.pass_context
 def main(ctx: click.Context, db: str | None) -> None:
-    """pulka: an event-sourced ledger for Preferans scores.
+    """pulka: an event-sourced ledger for Preferans scores, and for rubber bridge.
 
-    Record a pulka as immutable events, show its sheet, settle it, and replay it
-    to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
+    Record a pulka (or a rubber: pulka bridge ...) as immutable events, show its
+    sheet, settle it, and replay it to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
     has chosen the current game.
 
     Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line

@@ -82,6 +82,9 @@ def play(game: str | None, db: str | None) -> None:
         game = chosen[0]
     with opened(address) as ledger:
         state = ledger.state(game)
+    if not isinstance(state, GameState):
+        raise UserError(f"pulka play is a pulka's session; {game!r} is a rubber of bridge: record it with "
+                        "pulka bridge deal")
     obj = {"db": address, "game": game}
     r = state.rules
     click.echo(f"pulka play: {game} ({r.convention}, pulya to {state.started.pulya}): {', '.join(state.players)}")

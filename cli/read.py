@@ -1,6 +1,8 @@
 """Reading commands: the stored games, a game's log as JSON Lines or a spreadsheet, its
 sheet and its settlement, as of any point in time (``--at``, ``--deal``, ``--time``),
-from the store or straight from an export (``--file``)."""
+from the store or straight from an export (``--file``). The sheet and the settlement of
+a game of any kind (a pulka, a rubber) are its kind's own documents; the spreadsheet is
+a pulka's."""
 
 from __future__ import annotations
 
@@ -15,33 +17,36 @@ import click
 from cli.common import (
     CURRENT,
     GameCommand,
+    Read,
+    UserError,
     db_option,
     emit,
     file_option,
     folded,
     game_argument,
+    only_pulka,
     opened,
     point_options,
     progress,
     read_anyway_option,
     read_game,
+    refusals,
     shown,
+    view,
 )
+from ledger.command.kinds import GAME_STARTS, judging_of
+from ledger.vocabulary.events import AnyEvent
+from cli.picture.svg import svg_document
 from ledger.vocabulary.logfile import export_line
 from projections.audit import totals
 from projections.numbers import fmt
+from projections.picture import picture
 from projections.deals import deal_table
-from projections.game import GameState, replay
-from projections.report import (
-    Point,
-    money_text,
-    render_settlement,
-    render_sheet,
-    settlement_doc,
-    settlement_of,
-    sheet_doc,
-    transfers_doc,
-)
+from projections.game import GameState
+from projections.points import Point
+from projections.report import money_text, settlement_of, transfers_doc
+from projections.rubber import RubberState
+from projections.rubber_report import summary_doc
 
 
 def status_of(state: GameState) -> str:
@@ -65,6 +70,7 @@ def export(game: str, as_csv: bool, file: str | None, read_anyway: bool, db: str
     its sheet, deals and settlement."""
     read = read_game(game, db, file, anyway=read_anyway)
     if as_csv:
+        only_pulka(read, "--csv writes a pulka's sheet")
         click.echo(spreadsheet(folded(read, Point()), settlement=True, deals=True), nl=False)
         return
     with progress(f"exporting {read.game}", len(read.stored)) as update:
@@ -76,7 +82,9 @@ def export(game: str, as_csv: bool, file: str | None, read_anyway: bool, db: str
 # -- the games of a store ---------------------------------------------------------------------
 
 
-def game_doc(name: str, state: GameState) -> dict[str, Any]:
+def game_doc(name: str, state: GameState | RubberState) -> dict[str, Any]:
+    if isinstance(state, RubberState):
+        return summary_doc(name, state)
     times = [e.at for e in state.events if e.at]
     return {
         "game": name,
@@ -96,15 +104,16 @@ def game_doc(name: str, state: GameState) -> dict[str, Any]:
 @file_option
 @db_option
 def games(as_json: bool, file: str | None, db: str | None) -> None:
-    """List the stored games: players, convention, events, deals, status (playing,
+    """List the stored games (tournaments: `pulka tournament list`): players, convention,
+    events, deals, status (playing,
     finished, abandoned), and the times of the first and last event."""
     docs = []
     if file is not None:
         read = read_game(CURRENT, db, file)
-        docs.append(game_doc(read.game, replay(read.events)))
+        docs.append(game_doc(read.game, fold(read.events)))
     else:
         with opened(db) as ledger:
-            names = ledger.store.games()
+            names = ledger.store.games(GAME_STARTS)
             with progress("reading games", len(names)) as update:
                 for n, name in enumerate(names, start=1):
                     docs.append(game_doc(name, ledger.state(name)))
@@ -116,7 +125,8 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         click.echo("no games stored yet; start one with `pulka new`")
         return
     for d in docs:
-        click.echo(f"{d['game']}: {', '.join(d['players'])}; {d['convention']}, pulya to {d['pulya']}; "
+        what = "a rubber of bridge" if d.get("kind") == "rubber" else f"{d['convention']}, pulya to {d['pulya']}"
+        click.echo(f"{d['game']}: {', '.join(d['players'])}; {what}; "
                    f"{d['events']} events, {d['deals']} deals, {d['status']}; "
                    f"{shown(d['first'])} to {shown(d['last'])}")
 
@@ -127,19 +137,28 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
 @click.command(cls=GameCommand)
 @game_argument
 @click.option("--json", "as_json", is_flag=True, help="The sheet object of docs/event-log.md.")
+@click.option("--svg", "as_svg", is_flag=True, help="The sheet drawn as players know it, with the settlement.")
 @point_options
 @file_option
 @read_anyway_option
 @db_option
-def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, file: str | None,
-          read_anyway: bool, db: str | None) -> None:
-    """The pulka: pulya, gora and whists per player, with running entries."""
+def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | None, time_: str | None,
+          file: str | None, read_anyway: bool, db: str | None) -> None:
+    """The sheet: a pulka's pulya, gora and whists per player, with running entries; a
+    rubber's МЫ/ВЫ sheet above and below the line."""
     point = Point(at, deal, time_)
-    state = folded(read_game(game, db, file, point, read_anyway), point)
+    read = read_game(game, db, file, point, read_anyway)
+    if as_svg:
+        only_pulka(read, "--svg draws a pulka's sheet")
+        with refusals():
+            drawn = picture(read.events, point)
+        click.echo(svg_document(drawn), nl=False)
+        return
+    shown_at = view(read, point)
     if as_json:
-        emit(sheet_doc(state.sheet()))
+        emit(shown_at.sheet_doc())
     else:
-        click.echo(render_sheet(state, point), nl=False)
+        click.echo(shown_at.sheet_text(), nl=False)
 
 
 @click.command(cls=GameCommand)
@@ -153,15 +172,24 @@ def sheet(game: str, as_json: bool, at: int | None, deal: int | None, time_: str
 def settle(game: str, as_json: bool, as_csv: bool, at: int | None, deal: int | None, time_: str | None,
            file: str | None, read_anyway: bool, db: str | None) -> None:
     """The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as
-    if abandoned now."""
+    if abandoned now, an unfinished rubber as if stopped now [Law 80]."""
     point = Point(at, deal, time_)
-    state = folded(read_game(game, db, file, point, read_anyway), point)
+    read = read_game(game, db, file, point, read_anyway)
+    if as_csv:
+        only_pulka(read, "--csv writes a pulka's sheet")
+        click.echo(spreadsheet(folded(read, point), settlement=True, deals=False), nl=False)
+        return
+    shown_at = view(read, point)
     if as_json:
-        emit(settlement_doc(state))
-    elif as_csv:
-        click.echo(spreadsheet(state, settlement=True, deals=False), nl=False)
+        emit(shown_at.settlement_doc())
     else:
-        click.echo(render_settlement(state, point), nl=False)
+        click.echo(shown_at.settlement_text(), nl=False)
+
+
+def fold(events: list[AnyEvent]) -> GameState | RubberState:
+    """A game of any kind folded to its end."""
+    state: GameState | RubberState = judging_of(events[0]).fold(events)
+    return state
 
 
 # -- spreadsheets -----------------------------------------------------------------------------

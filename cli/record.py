@@ -3,6 +3,9 @@ scorer's commands at the table (a whole deal in one line, or event by event),
 corrections, objections, an arbiter's penalties, and undo. Each one is one call of
 ``Ledger.execute``: one load, one judgement of every new event, one save.
 
+These are the commands of a pulka: on a rubber of bridge they are refused (its own
+are ``pulka bridge …``, in ``cli.bridge``).
+
 Every recording command says what it did (``--quiet``: nothing; ``--json``: the events
 and their effects): the writes on the sheet, who deals and leads next, the end of the
 pulka, and every verdict of the recording rules; a verdict the scorer must not miss
@@ -33,6 +36,7 @@ from cli.common import (
 from cli.rules import parse_overrides, parse_value
 from ledger.command.application import Command, Outcome
 from ledger.command.dealline import deal_events
+from ledger.command.kinds import PULKA
 from ledger.command.scorer import Said, guarded, said, undo_from
 from ledger.command.words import (
     bid_word,
@@ -60,7 +64,8 @@ from ledger.vocabulary.events import (
     event_to_dict,
     event_type,
 )
-from ledger.vocabulary.logfile import check_export, parse_export
+from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.logfile import check_export, parse_export, split_streams
 from ledger.vocabulary.refusal import Refused, cite
 from ledger.vocabulary.rules import find_preset
 from projections.audit import cell_text, describe
@@ -144,7 +149,7 @@ def record(db: str | None, game: str, command: Command, *, quiet: bool, as_json:
     """Run one recording command on the game and say what it did."""
     name = game_name(game, db)
     with opened(db, write=True) as ledger:
-        outcome = ledger.execute(name, command)
+        outcome = ledger.execute(name, command, kind=PULKA)
     tell(said(outcome), quiet=quiet, as_json=as_json, line=line)
     if leave_open and not quiet:
         for deal in outcome.state.deals[:-1]:
@@ -274,6 +279,15 @@ def import_(file: Any, db: str | None) -> None:
     text = file.read()
     with opened(db, write=True) as ledger:
         exported = parse_export(text)
+        streams = split_streams(exported)
+        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted):
+            # A tournament with its games, or several games (tournaments load the views'
+            # machinery: only an import that needs them does).
+            from ledger.command.tournament import import_streams
+
+            for item in import_streams(ledger, streams):
+                click.echo(f"created {item.stream}: {item.events} events stored")
+            return
         check_export(exported)
         lines = [(line, event) for line, event, _ in exported]
         with progress("judging", len(lines)) as update:
@@ -614,7 +628,7 @@ def correct(game: str, target: int, changes: tuple[str, ...], by: str | None, wa
     name = game_name(game, db)
     command = correction_command(target, changes, by, waive)
     with opened(db) as ledger:
-        preview = ledger.preview(name, command)
+        preview = ledger.preview(name, command, kind=PULKA)
         seen = preview.stored[0].number - 1
     if not quiet and not as_json:
         for text in preview_text(preview):
@@ -625,7 +639,7 @@ def correct(game: str, target: int, changes: tuple[str, ...], by: str | None, wa
         if not click.confirm("store this correction?", default=False):
             raise UserError("not stored")
     with opened(db, write=True) as ledger:
-        outcome = ledger.execute(name, command, expected=seen)
+        outcome = ledger.execute(name, command, expected=seen, kind=PULKA)
     s = said(outcome)
     if as_json:
         tell(s, as_json=True)
@@ -666,7 +680,7 @@ def undo(game: str, first: int | None, by: str | None, quiet: bool, as_json: boo
 
     with opened(db, write=True) as ledger:
         try:
-            outcome = ledger.execute(name, command)
+            outcome = ledger.execute(name, command, kind=PULKA)
         except Refused as exc:
             if exc.rule != "4.2.8" or not taken:
                 raise

@@ -5,14 +5,15 @@ time, recorder, a one-line description, the change it made to the sheet, and the
 verdict of the recording rules for corrections, objections and late records.
 ``explain`` traces one number of the sheet back to the writes and events behind
 it; ``diff`` compares two points in time. These are how an arbiter reconstructs
-a dispute.
+a dispute. What does not depend on Preferans (the rows, their documents, text and
+selection, the comparison of two points) is shared with the other kinds of stream in
+``trail``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
-from datetime import datetime
+from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, assert_never
 
@@ -25,6 +26,7 @@ from ledger.vocabulary.events import (
     Correction,
     Defence,
     Entry,
+    ForeignEvent,
     GameStarted,
     Objection,
     PencilDown,
@@ -33,30 +35,24 @@ from ledger.vocabulary.events import (
     Withdrawn,
     event_type,
 )
-from ledger.vocabulary.refusal import cite
-from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState
-from projections.numbers import exact_text, fmt, number
-from projections.report import Point, exact_fields, settlement_of, state_at
+from projections.numbers import exact_fields
+from projections.numbers import exact_of as exact_of
+from projections.numbers import signed as signed
+from projections.report import Point, settlement_of, state_at
 from projections.sheet import Sheet, exact
-
-Cell = tuple[str, str, str | None]  # player, column, on
-
-
-@dataclass(frozen=True)
-class AuditRow:
-    number: int
-    at: str | None
-    by: str | None
-    type: str
-    deal: int | None
-    text: str
-    changes: dict[Cell, Fraction]
-    effective: bool | None  # None: not a record the recording rules judge
-    rule: str | None
-    reason: str | None
-    note: str | None = None  # e.g. a deal left without its result
-
+# The parts of the audit trail every kind of stream shares live in ``trail``.
+from projections.trail import AuditRow as AuditRow
+from projections.trail import Cell as Cell
+from projections.trail import Numbers
+from projections.trail import changes as changes
+from projections.trail import diff as diff_numbers
+from projections.trail import cell_text as cell_text
+from projections.trail import render_audit as render_audit
+from projections.trail import render_diff as render_diff
+from projections.trail import render_explain as render_explain
+from projections.trail import row_doc as row_doc
+from projections.trail import select as select
 
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
     cells: dict[Cell, Fraction] = {}
@@ -66,10 +62,6 @@ def totals(sheet: Sheet) -> dict[Cell, Fraction]:
         for q, v in sheet.whists[p].items():
             cells[(p, "whists", q)] = exact(v)
     return cells
-
-
-def changes(before: dict[Cell, Fraction], after: dict[Cell, Fraction]) -> dict[Cell, Fraction]:
-    return {cell: after[cell] - before.get(cell, Fraction(0)) for cell in after if after[cell] != before.get(cell, 0)}
 
 
 def describe(event: AnyEvent) -> str:
@@ -108,6 +100,8 @@ def describe(event: AnyEvent) -> str:
             return "deal annulled" + (f": {event.reason}" if event.reason else "")
         case Withdrawn():
             return f"withdrawn while in hand: events from {event.first} on"
+        case ForeignEvent():
+            return f"{event_type(event)}: not an event of a pulka"
         case _:
             assert_never(event)
 
@@ -148,96 +142,6 @@ def _final(state: GameState, row: AuditRow) -> AuditRow:
     if effect is None:
         return row
     return replace(row, effective=effect.effective, rule=effect.rule, reason=effect.reason)
-
-
-def cell_text(cell: Cell) -> str:
-    player, column, on = cell
-    return f"{player} {column} on {on}" if on else f"{player} {column}"
-
-
-def row_doc(row: AuditRow) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "number": row.number,
-        "at": row.at,
-        "by": row.by,
-        "type": row.type,
-        "deal": row.deal,
-        "text": row.text,
-        "changes": [
-            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), **exact_fields("amount", v)}
-            for c, v in row.changes.items()
-        ],
-    }
-    if row.effective is not None:
-        doc["effective"] = row.effective
-        doc["rule"] = row.rule
-        doc["reason"] = row.reason
-    if row.note is not None:
-        doc["note"] = row.note
-    return doc
-
-
-def select(
-    rows: Iterable[AuditRow],
-    *,
-    deal: int | None = None,
-    by: str | None = None,
-    types: Iterable[str] = (),
-    verdicts: bool = False,
-    since: str | None = None,
-    until: str | None = None,
-) -> list[AuditRow]:
-    """The rows an arbiter asks for: of one deal, recorded by one person (any case), of
-    some event types, only those with a verdict or a note, recorded within a time span
-    (ISO 8601 with offsets; a row without a time is kept)."""
-    wanted = set(types)
-    low, high = (_when(since), _when(until))
-    out = []
-    for row in rows:
-        if deal is not None and row.deal != deal:
-            continue
-        if by is not None and (row.by or "").casefold() != by.casefold():
-            continue
-        if wanted and row.type not in wanted:
-            continue
-        if verdicts and row.effective is None and row.note is None:
-            continue
-        at = _when(row.at)
-        if at is not None and ((low is not None and at < low) or (high is not None and at > high)):
-            continue
-        out.append(row)
-    return out
-
-
-def _when(text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    try:
-        return parse_time(text)
-    except TimeFormatError:
-        return None
-
-
-def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None) -> str:
-    """The audit trail for people; ``when`` shows a stored time (default: as stored)."""
-    show = when or (lambda at: at[:19].replace("T", " "))
-    width = max((len(show(row.at)) for row in rows if row.at), default=19)
-    pad = " " * (4 + 2 + width + 2 + 4 + 2 + 14 + 2 - 2)
-    lines = []
-    for row in rows:
-        at = show(row.at) if row.at else ""
-        deal = f"d{row.deal}" if row.deal else "  "
-        head = f"{row.number:>4}  {at:<{width}}  {deal:>4}  {row.by or '':<14}  {row.text}"
-        lines.append(head)
-        if row.changes:
-            changed = ", ".join(f"{cell_text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
-            lines.append(f"{pad}-> {changed}")
-        if row.effective is not None and row.rule is not None:
-            mark = "effective" if row.effective else "NO EFFECT"
-            lines.append(f"{pad}{mark} [{cite(row.rule)}]: {row.reason}")
-        if row.note is not None:
-            lines.append(f"{pad}note: {row.note}")
-    return "\n".join(lines) + "\n"
 
 
 # -- explain ---------------------------------------------------------------------------------
@@ -284,71 +188,17 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
     return out
 
 
-def exact_of(doc: dict[str, Any], key: str) -> Fraction:
-    """A number of a JSON document, exactly: its ``key_exact`` string when it has one."""
-    return Fraction(doc.get(f"{key}_exact", doc[key]))
-
-
-def signed(x: Fraction) -> str:
-    return ("+" if x > 0 else "") + fmt(x)
-
-
-def render_explain(cell: Cell, rows: list[dict[str, Any]], when: Callable[[str], str] | None = None) -> str:
-    show = when or (lambda at: at)
-    lines = [f"{cell_text(cell)}: {fmt(exact_of(rows[-1], 'total')) if rows else 0}"]
-    for r in rows:
-        corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
-        at = show(r["at"]) if r["at"] else "an unknown time"
-        lines.append(
-            f"  {signed(exact_of(r, 'amount')):>6}  = {fmt(exact_of(r, 'total')):<6} event {r['event']} "
-            f"(deal {r['deal']}, {r['event_text']}, recorded by {r['recorded_by']} at {at}): {r['why']}{corr}"
-        )
-    return "\n".join(lines) + "\n"
-
-
 # -- diff ------------------------------------------------------------------------------------
+
+
+def numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
+    """The pulka's numbers at a point, as ``diff`` compares them."""
+    state = state_at(events, point)
+    settlement = settlement_of(state)
+    return Numbers(state.folded, totals(state.sheet()), settlement.result, dict(settlement.rounded))
 
 
 def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
     """What changed on the sheet and in the settlement between two points, and which
     events changed it."""
-    sa, sb = state_at(events, a), state_at(events, b)
-    ta, tb = totals(sa.sheet()), totals(sb.sheet())
-    ra, rb = settlement_of(sa), settlement_of(sb)
-    lo, hi = sorted((sa.folded, sb.folded))
-    rows = audit(events[:hi])  # verdicts as they stood at the later point
-    between = [row_doc(r) for r in rows[lo:hi] if r.changes or r.effective is not None]
-    return {
-        "from": {"point": a.describe(), "event": sa.folded},
-        "to": {"point": b.describe(), "event": sb.folded},
-        "sheet": [
-            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), **exact_fields("from", ta[c]),
-             **exact_fields("to", tb[c]), **exact_fields("change", tb[c] - ta[c])}
-            for c in tb if tb[c] != ta[c]
-        ],
-        "result": {p: number(rb.result[p] - ra.result[p]) for p in rb.players},
-        "rounded": {p: rb.rounded[p] - ra.rounded[p] for p in rb.players},
-        "events": between,
-        "result_exact": {p: exact_text(rb.result[p] - ra.result[p]) for p in rb.players},
-    }
-
-
-def render_diff(doc: dict[str, Any]) -> str:
-    lines = [f"from {doc['from']['point']} (event {doc['from']['event']}) to {doc['to']['point']} "
-             f"(event {doc['to']['event']})", "", "sheet:"]
-    for c in doc["sheet"]:
-        on = f" on {c['on']}" if "on" in c else ""
-        lines.append(f"  {c['player']} {c['column']}{on}: {fmt(exact_of(c, 'from'))} -> {fmt(exact_of(c, 'to'))} "
-                     f"({signed(exact_of(c, 'change'))})")
-    if not doc["sheet"]:
-        lines.append("  no change")
-    lines.append("settlement (exact, rounded):")
-    for p, v in doc["result_exact"].items():
-        lines.append(f"  {p}: {signed(Fraction(v)) or '0'} ({doc['rounded'][p]:+})")
-    lines.append("events that changed it:")
-    for e in doc["events"]:
-        effect = ""
-        if "effective" in e:
-            effect = f" [{'effective' if e['effective'] else 'no effect'} ({cite(e['rule'])}): {e['reason']}]"
-        lines.append(f"  {e['number']}: {e['text']} (by {e['by']}){effect}")
-    return "\n".join(lines) + "\n"
+    return diff_numbers(events, a, b, numbers_at, audit)

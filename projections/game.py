@@ -32,6 +32,7 @@ from ledger.vocabulary.events import (
     Correction,
     Defence,
     Entry,
+    ForeignEvent,
     GameStarted,
     Objection,
     PencilDown,
@@ -239,7 +240,7 @@ class GameState:
                 self._add_item(number, event.deal if event.deal is not None else len(self.deals))
             case Abandoned():
                 self.abandoned_at = number
-            case PencilDown() | Correction() | Objection() | Withdrawn() | GameStarted():
+            case PencilDown() | Correction() | Objection() | Withdrawn() | GameStarted() | ForeignEvent():
                 pass
             case _:
                 assert_never(event)

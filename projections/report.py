@@ -6,81 +6,19 @@ readable sheet, and the points in time they can be taken at (``--at``, ``--deal`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
+from projections.numbers import exact_fields as exact_fields
 from projections.numbers import exact_text, fmt, number
+# Points in time are shared by every kind of stream; they live in ``points``.
+from projections.points import Point as Point
+from projections.points import PointError as PointError
+from projections.points import cut as cut
 from projections.settlement import Settlement, settle, transfers
 from projections.sheet import Sheet, exact, shown
-
-
-class PointError(ValueError):
-    """A point in time that the log does not have (``--at 99`` on a 40-event log)."""
-
-
-@dataclass(frozen=True)
-class Point:
-    at: int | None = None
-    deal: int | None = None
-    time: str | None = None
-
-    def describe(self) -> str:
-        if self.at is not None:
-            return f"as of event {self.at}"
-        if self.deal is not None:
-            return f"as of the end of deal {self.deal}"
-        if self.time is not None:
-            return f"as of {self.time}"
-        return "now"
-
-
-def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
-    """The events recorded up to a point: event N, the end of deal K, or time T."""
-    given = [x for x in (point.at, point.deal, point.time) if x is not None]
-    if len(given) > 1:
-        raise PointError("give only one of --at, --deal and --time")
-    if point.at is not None:
-        if not 1 <= point.at <= len(events):
-            raise PointError(f"the game has events 1 to {len(events)}; there is no event {point.at}")
-        return events[: point.at]
-    if point.deal is not None:
-        deals = max((e.deal or 0) for e in events)
-        if not 0 <= point.deal <= deals:
-            raise PointError(f"the game has deals 1 to {deals}; there is no deal {point.deal}")
-        for i, e in enumerate(events):
-            if i and (e.deal or 0) > point.deal:
-                return events[:i]
-        return events
-    if point.time is not None:
-        when = _time(point.time)
-        kept = [e for e in events if e.at is None or _time(e.at) <= when]
-        if not kept or not isinstance(kept[0], GameStarted):
-            raise PointError(f"the game was started after {point.time}")
-        return events[: len(kept)]
-    return events
-
-
-def _time(text: str) -> datetime:
-    try:
-        return parse_time(text)
-    except TimeFormatError as exc:
-        raise PointError(str(exc)) from None
-
-
-def exact_fields(key: str, x: Fraction | int) -> dict[str, Any]:
-    """``{key: number}``, and ``{key_exact: "n/d"}`` beside it when the number is not whole
-    (the JSON number is then the nearest float; the string is exact)."""
-    x = Fraction(x)
-    doc: dict[str, Any] = {key: number(x)}
-    if x.denominator != 1:
-        doc[f"{key}_exact"] = exact_text(x)
-    return doc
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The demo of `make demo`: the README's sample evening recorded into a fresh embedded
-# SQLite store, then settled, audited and checked for tampering.
+# SQLite store, then settled, audited and checked for tampering, and drawn: the sheet
+# as an SVG picture and the whole pulka as an HTML report, next to the store; then a
+# short rubber of bridge on the same ledger, read with the same commands.
 set -euo pipefail
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pulka-demo.XXXXXX")
@@ -42,7 +44,42 @@ say pulka log --verdicts
 say pulka log --only-deal 5
 say pulka games
 say pulka verify demo
+# The pictures: the drawn sheet, and the report with a slider over every event.
+into() { local file=$1; shift; printf '\n$ %s > %s\n' "$*" "$file"; "$@" >"$file"; }
+into "$dir/demo.svg" pulka sheet --svg
+into "$dir/demo.html" pulka report
+echo "Open $dir/demo.html in a browser: the sheet, settlement and audit trail as of any event."
 echo
 echo "A bid after the end of the pulka is refused (exit status 1), and nothing is stored:"
 say pulka bid Anna 6S || echo "(exit status $?)"
+
+echo
+echo "The same ledger keeps a rubber of bridge (seed 003 and the Laws of rubber bridge):"
+# Four players clockwise from North; N-S (Anna, Vera) are МЫ. One line a deal:
+# CONTRACT [X|XX] DECLARER RESULT [hon SEAT POINTS]; the result is the tricks taken, or =, +N, -N.
+# The new rubber becomes the current game, so the commands leave its name out.
+say pulka bridge new rubber-1 --players Anna,Boris,Vera,Gleb --stake 0.10 --by Anna
+say pulka bridge deal "2D N 8"
+say pulka bridge deal "3NT W -1"
+say pulka bridge deal "3H S = hon S 100"
+say pulka sheet
+say pulka bridge deal "4S X E ="
+say pulka bridge deal pass
+# Deal 3 (event 4) was made with an overtrick: a premium above the line, corrected in
+# time [Law 77]. Deal 1 (event 2) was 3D, not 2D: that changes the trick score, and two
+# deals have been played since, so the correction has no effect [Law 77].
+say pulka bridge correct 4 tricks=10 --by Vera
+say pulka bridge correct 2 contract=3D tricks=9 --by Anna
+say pulka bridge deal "4H N 11"
+say pulka sheet
+say pulka settle
+say pulka settle --json
+say pulka explain we.above
+say pulka diff deal:3 deal:6
+say pulka log --verdicts
+say pulka games
+say pulka verify rubber-1
+echo
+echo "A deal after the rubber is won is refused (exit status 1), and nothing is stored:"
+say pulka bridge deal "1C N 7" || echo "(exit status $?)"
 echo "pulka demo: done; the store is $PULKA_DB"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import msgspec
 import pytest
 from ledger.vocabulary.chain import chain_digests
-from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, GameStarted, encode_event
+from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, ForeignEvent, GameStarted, encode_event
 from ledger.command.store import (
     ConcurrentWriteError,
     Store,
@@ -30,7 +30,8 @@ def started(game: str) -> GameStarted:
 
 def test_every_event_type_round_trips(store: Store, sample_events: SampleEvents) -> None:
     events = sample_events("club-7")
-    assert {type(event) for event in events} == set(EVENT_TYPES.values())
+    # Every event type of a pulka; the other kinds of stream round-trip in their own tests.
+    assert {type(event) for event in events} == {t for t in EVENT_TYPES.values() if not issubclass(t, ForeignEvent)}
 
     stored = store.append("club-7", events, expected=0)
     loaded = store.load("club-7")

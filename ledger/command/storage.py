@@ -19,16 +19,23 @@ from typing import Any, NamedTuple
 from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID
 
+import msgspec
 from eventsourcing.persistence import StoredEvent as Row
 
+from ledger.vocabulary.events import AnyEvent
+
 __all__ = [
+    "MAPPER_TOPIC",
     "Backend",
     "ConflictError",
     "PostgresAddress",
     "RawRow",
     "Row",
+    "State",
     "StoreError",
+    "decode_state",
     "describe",
+    "encode_state",
     "is_postgres_url",
     "mask",
     "parse_postgres_url",
@@ -45,6 +52,23 @@ OPENED_TOPIC = "ledger.store:Opened"
 def topic_of(version: int) -> str:
     """The topic an event's row carries, which is fixed by its number."""
     return OPENED_TOPIC if version == 1 else RECORDED_TOPIC
+
+
+class State(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A row's stored state: the event, its chain digest, and the link to the digest
+    before it (``chain.link_of``; absent from rows written before links were kept)."""
+
+    event: AnyEvent
+    digest: str
+    link: str | None = None
+
+
+encode_state = msgspec.json.Encoder(order="deterministic").encode
+decode_state = msgspec.json.Decoder(State).decode
+
+# The mapper that eventsourcing's own application uses on these rows (``records``),
+# named here so that opening a store never imports it.
+MAPPER_TOPIC = "ledger.command.records:MsgspecMapper"
 
 
 class StoreError(Exception):
@@ -70,6 +94,9 @@ class Backend(ABC):
 
     description: str
     present: bool
+    # How eventsourcing's own application opens the same store (``records``): the
+    # persistence module and its settings, tables never created.
+    env: dict[str, str]
 
     @abstractmethod
     def create(self) -> None:

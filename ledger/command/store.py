@@ -34,8 +34,11 @@ from ledger.command.storage import (
     PostgresAddress,
     RawRow,
     Row,
+    State,
     StoreError,
+    decode_state,
     describe,
+    encode_state,
     is_postgres_url,
     parse_postgres_url,
     topic_of,
@@ -117,19 +120,6 @@ class ConcurrentWriteError(Exception):
         )
 
 
-class _State(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A row's stored state: the event, its chain digest, and the link to the digest
-    before it (``chain.link_of``; absent from rows written before links were kept)."""
-
-    event: AnyEvent
-    digest: str
-    link: str | None = None
-
-
-_state_encoder = msgspec.json.Encoder(order="deterministic")
-_state_decoder = msgspec.json.Decoder(_State)
-
-
 class Store:
     """The ledger's events, one stream per game, in SQLite or PostgreSQL."""
 
@@ -147,6 +137,9 @@ class Store:
             backend = SQLiteBackend(db, create=create)
         self._backend = backend
         self.description = backend.description
+        # How to open eventsourcing's own application on these events (for readers that
+        # follow the whole store through it: the views).
+        self.env = backend.env
         self._closed = False
         if create and not backend.present:
             try:
@@ -203,22 +196,23 @@ class Store:
         last = self._rows(game, desc=True, limit=1)
         return last[0][0] if last else 0
 
-    def games(self) -> list[str]:
-        """The names of all stored games, sorted.
+    def games(self, kind: type[StreamStart] | tuple[type[StreamStart], ...] = StreamStart) -> list[str]:
+        """The names of all stored streams whose first event is a ``kind`` (one type or
+        several), sorted: every stream by default.
 
-        Read from the rows numbered 1 (whatever their topic says): a row names a game
-        when it is a ``game_started`` in that game's own stream. A first row that no
-        longer decodes, or sits in another stream, is left out; ``verify`` names it.
+        Read from the rows numbered 1 (whatever their topic says): a row names a stream
+        when it is a start in that stream's own id. A first row that no longer decodes,
+        or sits in another stream, is left out; ``verify`` names it.
         """
         if not self._backend.present:
             return []
         names = set()
         for stream, state in self._backend.first_rows():
             try:
-                event = _state_decoder.decode(state).event
+                event = decode_state(state).event
             except msgspec.DecodeError:
                 continue
-            if isinstance(event, StreamStart) and game_id(event.game) == stream:
+            if isinstance(event, kind) and game_id(event.game) == stream:
                 names.add(event.game)
         return sorted(names)
 
@@ -235,7 +229,7 @@ class Store:
         for number, topic, state in self._rows(game):
             topics.append((number, topic))
             try:
-                decoded = _state_decoder.decode(state)
+                decoded = decode_state(state)
             except msgspec.DecodeError as exc:
                 rows.append((number, Unreadable(str(exc)), ""))
             else:
@@ -253,7 +247,7 @@ class Store:
         owners: dict[UUID, str] = {}
         for first, state in self._backend.first_rows():
             try:
-                event = _state_decoder.decode(state).event
+                event = decode_state(state).event
             except msgspec.DecodeError:
                 continue
             if isinstance(event, StreamStart) and game_id(event.game) == first:
@@ -314,14 +308,14 @@ class Store:
                 range(expected + 1, expected + 1 + len(events)), events, digests, strict=True
             )
         ]
-        encode = _state_encoder.encode
+        encode = encode_state
         links = [link_of(d) for d in [previous, *digests[:-1]]]
         rows = [
             Row(
                 originator_id=stream,
                 originator_version=s.number,
                 topic=topic_of(s.number),
-                state=encode(_State(s.event, s.digest, link)),
+                state=encode(State(s.event, s.digest, link)),
             )
             for s, link in zip(stored, links, strict=True)
         ]
@@ -375,8 +369,8 @@ class Store:
         stream = game_id(game)
         return self._backend.select(stream, after=after, upto=upto, limit=limit, desc=desc)
 
-    def _decoded(self, game: str, rows: Sequence[RawRow]) -> list[tuple[int, str, _State]]:
-        decode = _state_decoder.decode
+    def _decoded(self, game: str, rows: Sequence[RawRow]) -> list[tuple[int, str, State]]:
+        decode = decode_state
         try:
             return [(number, topic, decode(state)) for number, topic, state in rows]
         except msgspec.DecodeError:

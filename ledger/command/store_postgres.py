@@ -36,7 +36,7 @@ from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicatio
 from psycopg import sql
 from psycopg.rows import tuple_row
 
-from ledger.command.storage import Backend, ConflictError, PostgresAddress, RawRow, Row, StoreError, reason
+from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, PostgresAddress, RawRow, Row, StoreError, reason
 
 TABLE = "pulka_events"  # eventsourcing names it after the application: "Pulka" + "_events"
 
@@ -94,6 +94,14 @@ class PostgresBackend(Backend):
         self.description = address.display()
         self.address = address
         self.schema = address.schema or "public"
+        self.env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres", "CREATE_TABLE": "n", "MAPPER_TOPIC": MAPPER_TOPIC,
+            "POSTGRES_DBNAME": address.dbname, "POSTGRES_HOST": address.host, "POSTGRES_PORT": str(address.port),
+            "POSTGRES_USER": address.user, "POSTGRES_PASSWORD": address.password, "POSTGRES_SCHEMA": address.schema,
+            "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT), "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
+            "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": str(IDLE_TIMEOUT),
+            "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2",
+        }
         self._closed = False
         try:
             self._probe: psycopg.Connection[Any] | None = psycopg.connect(

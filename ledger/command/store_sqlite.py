@@ -23,7 +23,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError, Persiste
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
 from eventsourcing.utils import Environment
 
-from ledger.command.storage import Backend, ConflictError, RawRow, Row, StoreError, reason
+from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, RawRow, Row, StoreError, reason
 
 # How long a writer waits for another one to finish, in seconds.
 LOCK_TIMEOUT = 10
@@ -53,6 +53,10 @@ class SQLiteBackend(Backend):
         self.description = path
         self.path = path
         self.present = False
+        self.env = {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "CREATE_TABLE": "n",
+            "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT), "MAPPER_TOPIC": MAPPER_TOPIC,
+        }
         if not create and not path.startswith("file:") and not os.path.exists(path):
             # A read never makes a file; the store is simply empty.
             self.recorder: SQLiteApplicationRecorder | None = None

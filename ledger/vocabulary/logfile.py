@@ -58,6 +58,17 @@ def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
     return [(line.line, line.event) for line in parse_export(text)]
 
 
+def split_streams(lines: Sequence[LogLine]) -> list[list[LogLine]]:
+    """A log of several streams (``pulka tournament export``), cut where each stream's
+    first event begins it; a log of one game is one stream."""
+    streams: list[list[LogLine]] = []
+    for line in lines:
+        if isinstance(line.event, StreamStart) or not streams:
+            streams.append([])
+        streams[-1].append(line)
+    return streams
+
+
 def game_of(lines: Sequence[LogLine]) -> str:
     """The game a log is of: the name in its first line, "?" when that is not a game_started."""
     first = lines[0].event

@@ -20,6 +20,8 @@ def cite(rule: str) -> str:
     else the document of this repository that sets it (``docs/event-log.md``)."""
     if rule[:1].isdigit():
         return f"Code {rule}"
+    if rule.startswith(("tournament.", "club.")):  # the rules of docs/conventions.md, "Tournaments"
+        return f"{rule}, docs/conventions.md"
     return DOCS.get(rule, rule)
 
 

@@ -72,3 +72,12 @@ def show_local(text: str, zone: tzinfo) -> str:
     local = when.astimezone(zone)
     name = local.tzname() or local.strftime("%z")
     return f"{local:%Y-%m-%d %H:%M:%S} {name}"
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def utc_micros(text: str) -> int:
+    """A time of the log as whole microseconds since 1970 UTC: comparable across offsets,
+    and what the read models store to answer "as of time T"; raises TimeFormatError."""
+    return (parse_time(text) - EPOCH) // timedelta(microseconds=1)

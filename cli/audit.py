@@ -25,6 +25,7 @@ from cli.common import (
     read_anyway_option,
     read_file,
     read_game,
+    read_log,
     refusals,
     shown,
     user_time,
@@ -35,7 +36,8 @@ from ledger.command.application import Ledger, bulk, guarded
 from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.command.tournament import judge_streams
-from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, parse_export, split_streams
+from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, split_streams
+from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
@@ -166,8 +168,7 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
     event. With --file, check an export against its digests and judge every event;
     with --against, compare the game with a head digest or a saved export."""
     if file is not None:
-        with refusals(), open(file, encoding="utf-8-sig") as f:
-            streams = split_streams(parse_export(f.read()))
+        streams = split_streams(read_log(file))
         bad = []
         for lines in streams:  # a tournament's export holds several streams
             problem = export_problem(lines)
@@ -230,16 +231,14 @@ def compare(ledger: Ledger, game: str, against: str) -> None:
 
 def saved_export(path: str, game: str) -> list[LogLine]:
     """The lines of an export of ``game`` saved in ``path``, whose own chain is intact."""
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"--against {path!r} is neither a head digest (N:HEX, from `pulka head`) nor a "
-                        f"readable export: {exc}") from None
-    saved = parse_export(text)
-    if any(line.digest is None for line in saved):
-        raise UserError(f"--against {path}: not an export of pulka (a line has no digest); save one with "
-                        "`pulka export`")
+    if not os.path.isfile(path):
+        raise UserError(f"--against {excerpt(path)} is neither a head digest (N:HEX, from `pulka head`) nor "
+                        "an export's file")
+    saved = read_log(path)
+    bare = next((line for line in saved if line.digest is None), None)
+    if bare is not None:
+        raise UserError(f"--against {path}: not an export of pulka (line {bare.line} has no digest); save one "
+                        "with `pulka export`")
     check_export(saved)
     if game_of(saved) != game:
         raise UserError(f"--against {path}: the saved export is of game {game_of(saved)!r}, not {game!r}")

@@ -4,7 +4,8 @@ point in time (``view``: dispatched on the game's first event), progress bars, t
 the local zone, turning refusals into messages, and printing JSON.
 
 A refused input prints ``pulka: <reason>`` on standard error and exits with status 1;
-it never shows a traceback. A command line click cannot parse exits with status 2.
+it never shows a traceback. A command line click cannot parse exits with status 2; an
+internal error, 3 (``cli.main``, ``cli.output``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
+from cli.output import clean, uncleaned
 from ledger.command.application import BrokenChainError, ImpossibleEventError, Ledger, bulk, guarded
 from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
@@ -38,8 +40,8 @@ from ledger.command.store import (
 )
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.logfile import check_export, game_of, parse_export
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.logfile import LogLine, check_export, decode_log, game_of, parse_export
+from ledger.vocabulary.refusal import Refused, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from projections.game import GameState
@@ -50,13 +52,19 @@ from projections.report import state_at
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_DB = "pulka.db"
+MESSAGE_MAX = 4000  # characters of a refusal's message
 PROGRESS_FROM = 2000  # events (or games): shorter work shows no progress bar
 
 
 class UserError(click.ClickException):
-    """A refusal: reason on standard error, exit status 1."""
+    """A refusal: reason on standard error, exit status 1. However long what it says
+    (an input it quotes whole, a store's list of games), it says at most ``MESSAGE_MAX``
+    characters of it."""
 
     exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(bounded(message, MESSAGE_MAX))
 
     def show(self, file: Any = None) -> None:
         click.echo(f"pulka: {self.message}", err=True)
@@ -209,28 +217,15 @@ def game_name(game: str, db: str | None) -> str:
 NEGATIVE = re.compile(r"-\d+")
 
 
-class GameCommand(click.Command):
-    """A command about one game, whose first argument GAME may be left out for the
-    current game, and where a negative number is an argument, not an option
-    (``pulka entry Vera whists -4``).
-
-    Whether GAME was given is decided from the arguments alone: by default, when all
-    of them are there; ``game_given`` decides for the commands whose last argument
-    takes any number of words.
-    """
-
-    def __init__(self, *args: Any, game_given: Callable[[list[str]], bool] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.game_given = game_given
+class NumbersCommand(click.Command):
+    """A command where a negative number is an argument, not an option
+    (``pulka tournament seat T 1 -1 …`` is refused by its rule, not as an unknown
+    option): the options (with their values) are read first, then the arguments."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if ctx.resilient_parsing:  # shell completion: the words as typed
+        if ctx.resilient_parsing or not any(NEGATIVE.fullmatch(word) for word in args):
             return super().parse_args(ctx, args)
         options, positionals = self.split(ctx, args)
-        arguments = [p for p in self.get_params(ctx) if isinstance(p, click.Argument)]
-        given = self.game_given(positionals) if self.game_given else len(positionals) >= len(arguments)
-        if not given:
-            positionals = [CURRENT, *positionals]
         return super().parse_args(ctx, [*options, "--", *positionals])
 
     def split(self, ctx: click.Context, args: list[str]) -> tuple[list[str], list[str]]:
@@ -256,6 +251,31 @@ class GameCommand(click.Command):
                 continue
             positionals.append(word)
         return options, positionals
+
+
+class GameCommand(NumbersCommand):
+    """A command about one game, whose first argument GAME may be left out for the
+    current game, and where a negative number is an argument, not an option
+    (``pulka entry Vera whists -4``).
+
+    Whether GAME was given is decided from the arguments alone: by default, when all
+    of them are there; ``game_given`` decides for the commands whose last argument
+    takes any number of words.
+    """
+
+    def __init__(self, *args: Any, game_given: Callable[[list[str]], bool] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.game_given = game_given
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.resilient_parsing:  # shell completion: the words as typed
+            return click.Command.parse_args(self, ctx, args)
+        options, positionals = self.split(ctx, args)
+        arguments = [p for p in self.get_params(ctx) if isinstance(p, click.Argument)]
+        given = self.game_given(positionals) if self.game_given else len(positionals) >= len(arguments)
+        if not given:
+            positionals = [CURRENT, *positionals]
+        return click.Command.parse_args(self, ctx, [*options, "--", *positionals])
 
 
 def game_argument(f: F) -> F:
@@ -357,16 +377,31 @@ class Read:
             return kind_of(self.stored[0].event)
 
 
+def read_log(path: str) -> list[LogLine]:
+    """The lines of a log file (``import``, ``--file``, ``verify --against``): a file
+    that cannot be read, is not UTF-8 or holds a line that is not an event is refused,
+    naming the line."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with refusals():
+        return parse_export(decode_log(data))
+
+
+def read_stdin_log() -> list[LogLine]:
+    """The lines of a log given on standard input (``pulka import -``)."""
+    with refusals():
+        data = sys.stdin.buffer.read()
+        return parse_export(decode_log(data))
+
+
 def read_file(path: str, game: str = CURRENT) -> Read:
     """A log file read as the store would hold it: an export must check against its
     digests; every event is judged as ``pulka import`` would judge it; nothing is stored."""
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    lines = read_log(path)
     with refusals():
-        lines = parse_export(text)
         check_export(lines)  # an export carries a digest on every line, and they chain
         name = game_of(lines)
         if game not in (CURRENT, name):
@@ -449,7 +484,9 @@ def progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
     if total < PROGRESS_FROM or not sys.stderr.isatty():
         yield lambda done: None
         return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+    # The bar writes its own control sequences: to the terminal itself, not through
+    # ``clean``, which would show them (it never carries stored text but its label).
+    with click.progressbar(length=total, label=clean(label), file=uncleaned(sys.stderr)) as bar:
         def update(done: int) -> None:
             bar.update(done - bar.pos)
 

@@ -9,9 +9,12 @@ and prints; it never judges or computes.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
+
+from cli.output import INTERNAL_ERROR, cleaned_streams, internal_error
 
 # name -> ("module:function", its one-line help); the order is the order of
 # ``pulka --help``, which prints the help from here without importing any command
@@ -71,6 +74,24 @@ class LazyGroup(click.Group):
         command.name = cmd_name
         return command
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command line with its output cleaned (``cli.output.clean``): the one
+        exit-status contract is kept here. 0 done; 1 refused (click's ``ClickException``,
+        which every refusal becomes); 2 a command line that cannot be parsed (click's
+        usage errors); 3 anything else, a fault of pulka: a short message on standard
+        error, and the traceback in a file whose path it gives."""
+        standalone = kwargs.get("standalone_mode", True)
+        with cleaned_streams():
+            try:
+                return super().main(*args, **kwargs)
+            except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # noqa: BLE001 - the one place that catches everything
+                click.echo(internal_error(exc), err=True)
+                if standalone:
+                    sys.exit(INTERNAL_ERROR)
+                raise click.exceptions.Exit(INTERNAL_ERROR) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of ``--help``, from the table: no command module is imported."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
@@ -98,7 +119,8 @@ def main(ctx: click.Context, db: str | None) -> None:
     has chosen the current game.
 
     Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line
-    that cannot be parsed.
+    that cannot be parsed, 3 an internal error (a fault of pulka: the message names the
+    file that holds the details).
     """
     ctx.ensure_object(dict)
     if db:

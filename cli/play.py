@@ -17,6 +17,7 @@ import click
 
 from cli.common import UserError, complete_game, current_game, db_option, opened, store_address
 from cli.main import COMMANDS, main
+from cli.output import clean
 from ledger.command.scorer import next_text
 from projections.deals import next_deal_text, sheet_line
 from projections.game import GameState
@@ -96,7 +97,9 @@ def play(game: str | None, db: str | None) -> None:
         pass
     while not state.over:
         try:
-            text = input(prompt_of(state)).strip()
+            # input() may write its prompt to the terminal itself, past the cleaned
+            # standard output: the prompt (players' names) is cleaned here.
+            text = input(clean(prompt_of(state))).strip()
         except EOFError:
             click.echo()
             break

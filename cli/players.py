@@ -12,6 +12,7 @@ import click
 
 from cli.common import F, UserError, db_option, emit, opened, user_time
 from ledger.command.application import Ledger
+from ledger.vocabulary.refusal import excerpt
 from ledger.command.club import alias as record_alias
 from ledger.command.views import Views, ViewsMissing
 from projections.archive import history, history_doc, render_history, render_summaries, select, summaries, summary_doc
@@ -101,7 +102,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
         if found is None:
             known = sorted({p for row in rows for p in row.players})
             hint = f"; players: {', '.join(known)}" if known else ""
-            raise UserError(f"no pulka of {name!r} in the archive ({describe(start, end, convention, time_)}){hint}")
+            raise UserError(f"no pulka of {excerpt(name)} in the archive ({describe(start, end, convention, time_)}){hint}")
         if as_json:
             emit(history_doc(found))
         else:

@@ -39,7 +39,7 @@ from ledger.vocabulary.events import AnyEvent
 from cli.picture.svg import svg_document
 from ledger.vocabulary.logfile import export_line
 from projections.audit import totals
-from projections.numbers import fmt
+from projections.numbers import fmt, money_context
 from projections.picture import picture
 from projections.deals import deal_table
 from projections.game import GameState
@@ -249,5 +249,6 @@ def spreadsheet(state: GameState, *, settlement: bool, deals: bool) -> str:
 
 def fmt_decimal(x: Fraction) -> str:
     """A result to two decimals, for reading (the exact value stands beside it)."""
-    value = (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("0.01"))
+    with money_context():
+        value = (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("0.01"))
     return str(value) if x.denominator != 1 else fmt(x)

@@ -31,6 +31,8 @@ from cli.common import (
     game_name,
     opened,
     progress,
+    read_log,
+    read_stdin_log,
     set_current,
 )
 from cli.rules import parse_overrides, parse_value
@@ -65,7 +67,7 @@ from ledger.vocabulary.events import (
     event_type,
 )
 from ledger.vocabulary.tournament import TournamentStarted
-from ledger.vocabulary.logfile import check_export, parse_export, split_streams
+from ledger.vocabulary.logfile import check_export, split_streams
 from ledger.vocabulary.refusal import Refused, cite
 from ledger.vocabulary.rules import find_preset
 from projections.audit import cell_text, describe
@@ -272,13 +274,12 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
 
 
 @click.command("import")
-@click.argument("file", type=click.File("r", encoding="utf-8-sig"))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @db_option
-def import_(file: Any, db: str | None) -> None:
+def import_(file: str, db: str | None) -> None:
     """Store a log (a new game, or events appended to a stored game). All or nothing."""
-    text = file.read()
+    exported = read_stdin_log() if file == "-" else read_log(file)
     with opened(db, write=True) as ledger:
-        exported = parse_export(text)
         streams = split_streams(exported)
         if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted):
             # A tournament with its games, or several games (tournaments load the views'

@@ -10,6 +10,8 @@ from typing import Any
 import click
 
 from cli.common import UserError, emit
+from ledger.vocabulary.events import TOO_DEEP
+from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.rules import MEANING, PARAMETERS, PRESETS, RuleSet, RuleSetError, find_preset, rule_set_to_dict
 
 
@@ -22,23 +24,46 @@ def parse_value(text: str) -> Any:
         if "," in text:
             return [parse_value(part) for part in text.split(",")]
         return text
+    except RecursionError:
+        raise UserError(f"refused: {excerpt(text)}: {TOO_DEEP}") from None
+
+
+RULES_FILE = "a [rules] table of rule parameters, e.g. raspasy_exit = 7 (see `pulka rules sochi`)"
 
 
 def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     if rules_file is not None:
-        try:
-            with open(rules_file, "rb") as f:
-                data = tomllib.load(f)
-        except tomllib.TOMLDecodeError as exc:
-            raise click.ClickException(f"{rules_file}: not valid TOML: {exc}") from None
-        overrides.update(data.get("rules", data))
+        overrides.update(rules_of(rules_file))
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            raise click.ClickException(f"--rule takes KEY=VALUE, not {item!r}; keys: {', '.join(PARAMETERS)}")
+            raise UserError(f"--rule takes KEY=VALUE, not {item!r}; keys: {', '.join(PARAMETERS)}")
         overrides[key.strip()] = parse_value(value.strip())
     return overrides
+
+
+def rules_of(path: str) -> dict[str, Any]:
+    """The overrides of a rules file: its ``[rules]`` table (or, without one, the whole
+    file) of KEY = VALUE; a file that is not TOML, or whose rules are not a table, is
+    refused."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"refused: {path} is not a TOML file: byte 0x{exc.object[exc.start]:02x} at "
+                        f"{exc.start} is not UTF-8 text; allowed: {RULES_FILE}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"refused: {path} is not valid TOML: {exc}; allowed: {RULES_FILE}") from None
+    except RecursionError:
+        raise UserError(f"refused: {path}: {TOO_DEEP}; allowed: {RULES_FILE}") from None
+    rules = data.get("rules", data)
+    if not isinstance(rules, dict):
+        raise UserError(f"refused: in {path}, `rules` is {type(rules).__name__}, not a table of KEY = VALUE; "
+                        f"allowed: {RULES_FILE}")
+    return rules
 
 
 def describe_rules(rules: RuleSet) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import click
 
-from cli.common import UserError, db_option, emit, opened, user_time
+from cli.common import NumbersCommand, UserError, db_option, emit, opened, user_time
 from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.command.tournament import Tournaments
@@ -135,7 +135,7 @@ def list_(db: str) -> None:
             click.echo(name)
 
 
-@tournament.command()
+@tournament.command(cls=NumbersCommand)
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.argument("table", type=int, required=False)
@@ -163,7 +163,7 @@ def seat(name: str, tour: int, table: int | None, players: str | None, auto: boo
             click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
 
 
-@tournament.command()
+@tournament.command(cls=NumbersCommand)
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
@@ -180,7 +180,7 @@ def start(name: str, tour: int, by: str | None, db: str | None) -> None:
                        f" ({first.at})")
 
 
-@tournament.command()
+@tournament.command(cls=NumbersCommand)
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")

@@ -25,7 +25,7 @@ from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, ForeignEv
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.rules import ALIASES
 from projections.game import GameState
-from projections.numbers import number
+from projections.numbers import money_context, number
 from projections.report import settlement_of
 
 Status = Literal["playing", "finished", "abandoned", "capped"]
@@ -222,6 +222,8 @@ def _summary(name: str, games: list[tuple[PulkaRow, str]]) -> Summary:
     over = [(row, player) for row, player in games if row.result.over]
     results = [row.result.whists[player] for row, player in over]
     money = [Decimal(row.result.money[player]) for row, player in over if row.result.money is not None]
+    with money_context():
+        total = sum(money, Decimal(0)) if money else None
     return Summary(
         player=name,
         pulkas=len(over),
@@ -229,7 +231,7 @@ def _summary(name: str, games: list[tuple[PulkaRow, str]]) -> Summary:
         abandoned=sum(1 for row, _ in over if row.result.status != "finished"),
         in_play=len(games) - len(over),
         whists=sum(results),
-        money=sum(money, Decimal(0)) if money else None,
+        money=total,
         best=max(results) if results else None,
         worst=min(results) if results else None,
     )

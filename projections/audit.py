@@ -17,6 +17,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any, assert_never
 
+from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
@@ -155,7 +156,7 @@ def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
     if len(parts) == 3 and parts[1] == "whists" and parts[0] in players and parts[2] in players and parts[0] != parts[2]:
         return parts[0], "whists", parts[2]
     raise ValueError(
-        f"{text!r} is not a number of the sheet; write PLAYER.pulya, PLAYER.gora or PLAYER.whists.OTHER "
+        f"{excerpt(text)} is not a number of the sheet; write PLAYER.pulya, PLAYER.gora or PLAYER.whists.OTHER "
         f"with players {', '.join(players)}"
     )
 

@@ -9,8 +9,19 @@ that carry it beside a float; ``exact_fields`` puts both in a document and
 
 from __future__ import annotations
 
+from decimal import Context, localcontext
 from fractions import Fraction
 from typing import Any
+
+# Money is a stake times whists (or points), exact: decimal arithmetic with room for
+# every digit of the largest amounts the ledger admits (a stake of seven digits and
+# six decimals, results of a billion whists), which Python's default 28 would not give.
+MONEY = Context(prec=60)
+
+
+def money_context() -> Any:
+    """Decimal arithmetic exact for money (``MONEY``), meanwhile."""
+    return localcontext(MONEY)
 
 
 def number(x: Fraction | int) -> int | float:

@@ -12,7 +12,7 @@ from typing import Any
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.game import GameState, replay
 from projections.numbers import exact_fields as exact_fields
-from projections.numbers import exact_text, fmt, number
+from projections.numbers import exact_text, fmt, money_context, number
 # Points in time are shared by every kind of stream; they live in ``points``.
 from projections.points import Point as Point
 from projections.points import PointError as PointError
@@ -75,7 +75,8 @@ def transfers_doc(state: GameState) -> list[dict[str, Any]]:
     for payer, payee, whists in transfers(settlement_of(state).rounded):
         row: dict[str, Any] = {"from": payer, "to": payee, "whists": whists}
         if stake is not None:
-            row["money"] = str(Decimal(stake) * whists)
+            with money_context():
+                row["money"] = str(Decimal(stake) * whists)
         out.append(row)
     return out
 
@@ -142,7 +143,8 @@ def money_text(amount: Decimal) -> str:
     """Money as people read it: at least two decimals (``4.50``, ``-3.80``, ``0.125``)."""
     exponent = amount.as_tuple().exponent
     if isinstance(exponent, int) and exponent > -2:
-        amount = amount.quantize(Decimal("0.01"))
+        with money_context():
+            amount = amount.quantize(Decimal("0.01"))
     return str(amount)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ledger.vocabulary.bridge import SIDE_NAMES, SIDES, BridgeDeal, BridgePenalty, PassedOut, RubberStarted, Side
 from ledger.vocabulary.bridge import needed, parse_contract
+from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
 from projections.audit import describe as describe_shared
 from projections.bridge_scoring import other
@@ -91,7 +92,7 @@ def parse_cell(text: str) -> Cell:
     owner, sep, line = text.partition(".")
     side = SIDE_WORDS.get(owner.strip().lower())
     if not sep or side is None or line not in LINES:
-        raise ValueError(f"{text!r} is not a number of the sheet; write SIDE.above or SIDE.below, the side "
+        raise ValueError(f"{excerpt(text)} is not a number of the sheet; write SIDE.above or SIDE.below, the side "
                          "being NS (we, МЫ) or EW (they, ВЫ)")
     return side, line, None
 

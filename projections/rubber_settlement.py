@@ -19,6 +19,7 @@ from decimal import Decimal
 from ledger.vocabulary.bridge import SIDES, Side
 from projections.bridge_scoring import Score, unfinished_bonuses
 from projections.rubber import RubberState
+from projections.numbers import money_context
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,10 @@ def round_hundred(points: int) -> int:
 
 def money(points: int, stake: Decimal) -> Decimal:
     """``points`` at ``stake`` per 100 points, exactly, with at least the stake's decimals."""
-    value = Decimal(points) * stake / 100
-    places = max(-int(stake.as_tuple().exponent), -int(value.normalize().as_tuple().exponent), 0)
-    return value.quantize(Decimal(1).scaleb(-places))
+    with money_context():
+        value = Decimal(points) * stake / 100
+        places = max(-int(stake.as_tuple().exponent), -int(value.normalize().as_tuple().exponent), 0)
+        return value.quantize(Decimal(1).scaleb(-places))
 
 
 def settle_rubber(state: RubberState) -> RubberSettlement:

@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from ledger.vocabulary.rules import RuleSet
 from projections.sheet import UNIT, Sheet, exact
+from projections.numbers import money_context
 
 
 N = TypeVar("N", int, Fraction)
@@ -154,10 +155,11 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
         raise SettlementMismatch(f"rounded results do not sum to zero: {rounded}")
     money = None
     if stake is not None:
-        unit = Decimal(stake)
-        exponent = unit.as_tuple().exponent
-        quantum = Decimal(1).scaleb(exponent) if isinstance(exponent, int) else Decimal(1)
-        money = {p: (unit * rounded[p]).quantize(quantum, rounding=ROUND_HALF_EVEN) for p in players}
+        with money_context():
+            unit = Decimal(stake)
+            exponent = unit.as_tuple().exponent
+            quantum = Decimal(1).scaleb(exponent) if isinstance(exponent, int) else Decimal(1)
+            money = {p: (unit * rounded[p]).quantize(quantum, rounding=ROUND_HALF_EVEN) for p in players}
     return Settlement(
         players=players,
         gora={p: exact(g) for p, g in gora.items()},

@@ -1,5 +1,6 @@
 """Running ``pulka`` in tests: in process through click (``run``, ``ok``, ``refused``),
-as a real process (``pulka``), and on a real pseudo-terminal (``Terminal``).
+as a real process (``pulka``), and on a real pseudo-terminal (``Terminal``); and the
+rows of a store's events table (``stored_rows``), to show that a refusal left them alone.
 
 ``Terminal`` waits for what the program prints, never for a length of time: ``expect``
 reads until a pattern appears (a deadline only turns a hang into a failure).
@@ -11,15 +12,19 @@ import os
 import pty
 import re
 import select
+import sqlite3
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+import psycopg
 from click.testing import CliRunner, Result
+from psycopg import sql
 
 from cli.main import main
+from ledger.command.store import is_postgres_url, parse_postgres_url
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 FLOAT_ARTEFACT = re.compile(r"\d\.\d{6,}")  # 13.333333333333334 in text for people
@@ -40,6 +45,29 @@ def refused(db: str, *args: str, input: str | None = None) -> str:
     assert result.exit_code == 1, f"{args} should be refused: {result.output}"
     assert "Traceback" not in result.output
     return result.stderr
+
+
+def stored_rows(db: str) -> list[tuple[Any, ...]]:
+    """Every row of the store's events table, in order (none before the table exists):
+    what a refused command must leave exactly as it found it."""
+    if is_postgres_url(db):
+        address = parse_postgres_url(db)
+        table = sql.Identifier(address.schema or "public", "pulka_events")
+        with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+            found = conn.execute("SELECT to_regclass(%s)", (f"{address.schema or 'public'}.pulka_events",)).fetchone()
+            if found is None or found[0] is None:
+                return []
+            query = sql.SQL("SELECT originator_id::text, originator_version, topic, state FROM {} "
+                            "ORDER BY originator_id, originator_version").format(table)
+            return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
+                    for row in conn.execute(query).fetchall()]
+    if not os.path.exists(db):
+        return []
+    with sqlite3.connect(db) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'stored_events'").fetchall():
+            return []
+        return conn.execute("SELECT originator_id, originator_version, topic, state FROM stored_events "
+                            "ORDER BY originator_id, originator_version").fetchall()
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:
@@ -122,3 +150,29 @@ class Terminal:
         if self.stdout is not None:
             self.stdout.seek(0)
         return status
+
+
+def tournament_export(db: str) -> str:
+    """A small tournament recorded into ``db`` and exported whole: three players, two
+    tours, one deal a table; the loser of tour 1 is carded and removed for tour 2. Its
+    file holds a tournament's every kind of event but a cut and a disqualification,
+    with its table's game."""
+    from datetime import datetime, timedelta, timezone
+
+    from ledger.command.application import Ledger
+    from ledger.command.dealline import deal_events
+    from ledger.command.store import Store
+    from ledger.command.tournament import Tournaments
+    from ledger.vocabulary.tournament import TournamentStarted
+
+    moments = (datetime(2026, 3, 1, 18, tzinfo=timezone.utc) + timedelta(minutes=n) for n in range(1000))
+    with Store(db) as store:
+        ledger = Ledger(store, clock=lambda: next(moments).isoformat(timespec="seconds"))
+        t = Tournaments(ledger)
+        t.create(TournamentStarted(game="cup", players=("Anna", "Boris", "Vera"), pulya=6, tours=2, deal_cap=1,
+                                   table_size=3, removal_below=-1, by="arbiter:Oleg"))
+        t.seat("cup", 1, 1, ["Anna", "Boris", "Vera"], by="arbiter:Oleg")
+        t.start_tables("cup", 1)
+        ledger.execute("cup/1/1", lambda state: deal_events(state, "misere pass pass | misere | 2"))
+        t.close("cup", 1, by="arbiter:Oleg")
+        return "".join(line + "\n" for line in t.export("cup"))

@@ -5,8 +5,8 @@ recorder and its deal). A failed check raises ``Refused``.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
 import msgspec
@@ -62,13 +62,15 @@ def check_time(state: Table, event: AnyEvent) -> None:
                       f"a time at or after {last}")
 
 
+# A stake: money per whist (a rubber's: per 100 points), written plainly: at most seven
+# digits before the point and six after it ("0.10", "5", "0.0025").
+STAKE = re.compile(r"\d{1,7}(\.\d{1,6})?")
+STAKE_TEXT = 'a decimal number like "0.10": up to 9999999.999999, no exponent, no sign'
+
+
 def is_stake(text: str) -> bool:
-    """A stake is a finite decimal number, 0 or more ("0.10")."""
-    try:
-        stake = Decimal(text)
-    except InvalidOperation:
-        return False
-    return stake.is_finite() and stake >= 0
+    """A stake is a plain decimal number, 0 or more, of the size of ``STAKE``."""
+    return STAKE.fullmatch(text) is not None
 
 
 def time_of(text: str) -> datetime:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ledger.command.admission import admit
 from ledger.command.checks import is_arbiter
 from ledger.command.store import Store, StoredEvent
 from ledger.command.views import ensure_views
@@ -46,11 +47,12 @@ def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows:
           at: str, by: str | None = None) -> list[StoredEvent]:
     """Record that ``name`` is written for ``same_as``; ``aliases`` and ``rows`` are the
     archive as the command found it (caught up)."""
+    event = PlayerAliased(name=name.strip(), same_as=same_as.strip(), at=at, by=by)
+    admit(event)
     if by is not None and not is_arbiter(by):
         raise Refused("club.alias", f"the register is kept by an arbiter, not {by!r}", "arbiter:NAME")
     judge_alias(name, same_as, aliases, rows)
     count = store.count(CLUB_STREAM)
-    event = PlayerAliased(name=name.strip(), same_as=same_as.strip(), at=at, by=by)
     if count:
         return store.append(CLUB_STREAM, [event], expected=count)
     ensure_views(store)

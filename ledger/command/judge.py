@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.refusal import Refused, excerpt
+from ledger.command.admission import admit
 from ledger.command.judging import Progress as Progress
 from ledger.command.judging import judge_events
-from ledger.command.checks import check_recorder, check_time, is_arbiter, is_stake
+from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, is_arbiter, is_stake
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play
 from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
@@ -39,8 +40,8 @@ def start(event: AnyEvent) -> GameStarted:
     players = event.players
     if len(players) not in (3, 4):
         raise Refused("1.2", f"a pulka is played by 3 or 4 players, not {len(players)}")
-    if len(set(players)) != len(players) or any(not p.strip() for p in players):
-        raise Refused("event-log", "player names must be distinct and not empty")
+    # Names (distinct as players, not empty, no blanks around them) were admitted
+    # before the judge: ``admission``.
     if any(p.startswith("arbiter:") for p in players):
         raise Refused("event-log", "a player's name may not begin with 'arbiter:'")
     if not event.game.strip():
@@ -51,7 +52,7 @@ def start(event: AnyEvent) -> GameStarted:
         raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player",
                       ", ".join(players))
     if event.stake is not None and not is_stake(event.stake):
-        raise Refused("4.2.13", f'stake must be a decimal number like "0.10", not {event.stake!r}')
+        raise Refused("4.2.13", f"the stake {excerpt(event.stake)} is not money per whist", STAKE_TEXT)
     try:
         resolved = resolve(event.convention, event.rules)
         if event.rule_set is not None and event.rule_set != resolved:
@@ -104,9 +105,11 @@ def judge_into(
 
 
 def start_log(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> GameStarted:
-    """Judge the first line of a log (``start``), naming the line in a refusal, and give
-    it the clock's time when it has none."""
+    """Judge the first line of a log (admitted first: ``admission.admit``; then
+    ``start``), naming the line in a refusal, and give it the clock's time when it has
+    none."""
     try:
+        admit(event)
         started = start(event)
     except Refused as exc:
         exc.line = line

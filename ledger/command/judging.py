@@ -13,6 +13,7 @@ from typing import Protocol, TypeVar
 
 import msgspec
 
+from ledger.command.admission import admit
 from ledger.command.checks import time_of
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
@@ -47,7 +48,8 @@ def judge_events(
     refusal then names. ``events`` is read one at a time, after the one before it was
     folded in: a generator may look at ``state`` to make the next event. An event without
     a time gets the clock's, or the previous event's when that is later (times never go
-    back within a game).
+    back within a game). Every event is first admitted (``admission.admit``: its names,
+    texts, numbers and time), whatever its kind.
     """
     out: list[AnyEvent] = []
     stamp = clock()
@@ -58,6 +60,7 @@ def judge_events(
             later = last is None or stamp_time >= time_of(last)
             event = msgspec.structs.replace(event, at=stamp if later else last)
         try:
+            admit(event)
             judged = decide(state, event)
         except Refused as exc:
             exc.line = line

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from ledger.command import judge, rubber
+from ledger.command.admission import admit
 from ledger.command.judging import judge_events
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, event_type
@@ -73,9 +74,11 @@ def judging_of(first: AnyEvent) -> Judging[Any]:
 
 
 def start_stream(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> tuple[Judging[Any], Start]:
-    """Judge the first line of a log of any kind, naming the line in a refusal, and give
-    it the clock's time when it has none; with the kind it starts."""
+    """Judge the first line of a log of any kind (admitted first: ``admission.admit``),
+    naming the line in a refusal, and give it the clock's time when it has none; with
+    the kind it starts."""
     try:
+        admit(event)
         judging = judging_of(event)
         started = judging.start(event)
     except Refused as exc:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger.command.checks import check_recorder, check_time, filled, is_arbiter, is_stake
+from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, filled, is_arbiter, is_stake
 from ledger.vocabulary.bridge import SIDE_NAMES, BridgeDeal, BridgePenalty, ContractError, PassedOut, RubberStarted
 from ledger.vocabulary.bridge import parse_contract
 from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
 from ledger.vocabulary.bridge_rules import resolve_bridge
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventFormatError, event_type
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.refusal import Refused, excerpt
 from projections.bridge_scoring import other
 from projections.recording import checked_merge
 from projections.rubber import RubberState
@@ -54,8 +54,7 @@ def start(event: AnyEvent) -> RubberStarted:
     if event.first_dealer is not None and event.first_dealer not in players:
         raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player", ", ".join(players))
     if event.stake is not None and not is_stake(event.stake):
-        raise Refused("event-log", f'stake must be a decimal number of money per 100 points like "0.10", '
-                      f"not {event.stake!r}")
+        raise Refused("event-log", f"the stake {excerpt(event.stake)} is not money per 100 points", STAKE_TEXT)
     try:
         resolved = resolve_bridge("laws", event.rules)
         if event.rule_set is not None and event.rule_set != resolved:

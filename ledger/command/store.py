@@ -120,6 +120,9 @@ class ConcurrentWriteError(Exception):
         )
 
 
+LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's integers end at 2**63)
+
+
 class Store:
     """The ledger's events, one stream per game, in SQLite or PostgreSQL."""
 
@@ -166,6 +169,8 @@ class Store:
         is one): an edit of the last event shown, with its digest computed anew, breaks
         the link that the next event records.
         """
+        if upto is not None and upto > LAST_NUMBER:
+            upto = None  # beyond any stream: all of it (and beyond what a database integer holds)
         if through_deal is None:
             decoded = self._decoded(game, self._rows(game, upto=None if upto is None else upto + 1))
         else:

@@ -24,9 +24,10 @@ from fractions import Fraction
 
 import msgspec
 
+from ledger.command.admission import GAME_MAX, admit
 from ledger.command.application import Ledger, Outcome
 from ledger.command.checks import is_arbiter, time_of
-from ledger.command.judge import judge_log
+from ledger.command.kinds import judge_log, judging_of
 from ledger.command.seating import by_lot, swiss, table_sizes
 from ledger.command.store import ConcurrentWriteError, StoredEvent
 from ledger.command.tables import judge_table
@@ -34,8 +35,8 @@ from ledger.command.views import ensure_views
 from ledger.vocabulary.club import RESERVED_PREFIX
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.logfile import LogLine, check_export, export_line
-from ledger.vocabulary.names import colliding, name_key
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.names import name_key
+from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.rules import RuleSetError, check, resolve
 from ledger.vocabulary.times import now_iso
 from ledger.vocabulary.tournament import (
@@ -59,6 +60,9 @@ from projections.report import Point, cut
 from projections.tournament import Standings, TournamentState, as_of, as_tournament_event, fold, standings
 
 
+TOURNAMENT_MAX = GAME_MAX - 20  # leaves room for /TOUR/TABLE in its games' names
+
+
 @dataclass(frozen=True)
 class TableGame:
     """A table's game as the command side sees it: its state, event count and last digest."""
@@ -73,21 +77,19 @@ class TableGame:
 
 def judge_start(event: TournamentStarted) -> TournamentStarted:
     """Judge a tournament's rules and return them with the resolved rule set recorded."""
+    admit(event)
     name = event.game
     if not name.strip() or "/" in name or name.startswith(RESERVED_PREFIX):
         raise Refused("tournament.name", f"a tournament's name may not be empty, hold '/' or begin with "
                       f"{RESERVED_PREFIX!r}: {name!r}", "e.g. spring-cup")
+    if len(name) > TOURNAMENT_MAX:
+        raise Refused("tournament.name", f"a tournament's name is {len(name)} characters long",
+                      f"at most {TOURNAMENT_MAX}, so that its tables' games (NAME/TOUR/TABLE) have names too")
     players = event.players
     if len(players) < 3:
         raise Refused("tournament.players", f"a tournament needs 3 players or more, not {len(players)}")
-    if any(not p.strip() or p != p.strip() for p in players):
-        raise Refused("tournament.players", "player names may not be empty or begin or end with blanks")
     if any(p.startswith("arbiter:") for p in players):
         raise Refused("tournament.players", "a player's name may not begin with 'arbiter:'")
-    clash = colliding(players)
-    if clash is not None:
-        raise Refused("tournament.players", f"{clash[0]!r} and {clash[1]!r} are one player "
-                      "(names are compared after Unicode case folding)", "distinct names")
     if event.pulya < 1:
         raise Refused("4.2.2", f"the pulya target must be a positive number of points, not {event.pulya}")
     try:
@@ -321,6 +323,7 @@ def decide(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGam
         event, Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade
     ):
         raise Refused("event-log", f"{type(event).__name__} cannot follow tournament_started in a tournament")
+    admit(event)
     if event.by is not None and not is_arbiter(event.by):
         raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
     _check_time(state, event)
@@ -379,6 +382,8 @@ class Tournaments:
         if last is not None and time_of(at) < time_of(last):
             at = last
         events = [msgspec.structs.replace(e, at=e.at or at, by=by) for e in new]
+        for event in events:
+            admit(event)
         return self.store.append(name, events, expected=len(stored))
 
     def create(self, event: TournamentStarted) -> TournamentStarted:
@@ -510,8 +515,16 @@ class Imported:
 
 def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> None:
     """Judge a file of several streams as ``import_streams`` would, storing nothing."""
+    seen: dict[str, int] = {}
     for stream in streams:
         check_export(stream)
+        name = _name(stream)
+        if name in seen:
+            refused = Refused("event-log", f"{excerpt(name)} begins twice in the file (line {seen[name]} and here)",
+                              "each stream once, as pulka export writes it")
+            refused.line = stream[0].line
+            raise refused
+        seen[name] = stream[0].line
     starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
     if len(starts) > 1:
         raise Refused("event-log", "a file holds one tournament at most")
@@ -638,7 +651,9 @@ def _dry_run(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], st
                     raise
             continue
         judged = judge_log([(line.line, line.event) for line in step.lines], clock)
-        game_state = replay(judged)
+        game_state = judging_of(judged[0]).fold(judged)
+        if not isinstance(game_state, GameState):
+            continue  # a rubber: a game of no tournament
         if state is not None and (parse_table_game(step.name) or ("",))[0] == state.name:
             try:
                 judge_table(state, step.name, game_state, judged)

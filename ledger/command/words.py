@@ -107,7 +107,11 @@ def player_word(players: tuple[str, ...], text: str) -> str:
 
 
 def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:
-    """Who records: a player in any case, or ``arbiter:NAME`` as written."""
-    if text is None or text.startswith("arbiter:"):
+    """Who records: a player in any case, or ``arbiter:NAME`` as written (the blanks
+    around it trimmed)."""
+    if text is None:
+        return None
+    text = text.strip()
+    if text.startswith("arbiter:"):
         return text
     return player_word(players, text)

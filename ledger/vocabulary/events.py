@@ -189,12 +189,19 @@ class EventFormatError(ValueError):
     """A line that is not an event of the log format (bad JSON, unknown field...)."""
 
 
+# What the decoder says of lists and objects nested deeper than it can follow (no
+# event of the log nests more than a few levels).
+TOO_DEEP = "values nested too deeply: no field of an event nests lists or objects more than a few levels"
+
+
 def decode_event(line: bytes | str) -> AnyEvent:
     """Decode one JSON line into its event struct, or raise EventFormatError."""
     try:
         return _decoder.decode(line)
     except msgspec.DecodeError as exc:  # ValidationError is a subclass
         raise EventFormatError(_explain_decode_error(str(exc))) from None
+    except RecursionError:
+        raise EventFormatError(TOO_DEEP) from None
 
 
 def event_from_dict(data: dict[str, Any]) -> AnyEvent:
@@ -204,6 +211,8 @@ def event_from_dict(data: dict[str, Any]) -> AnyEvent:
         return event
     except msgspec.ValidationError as exc:
         raise EventFormatError(_explain_decode_error(str(exc))) from None
+    except RecursionError:
+        raise EventFormatError(TOO_DEEP) from None
 
 
 def encode_event(event: AnyEvent) -> bytes:

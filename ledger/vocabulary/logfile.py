@@ -15,8 +15,17 @@ from typing import NamedTuple
 import msgspec
 
 from ledger.vocabulary.chain import ChainProblem, verify_chain
-from ledger.vocabulary.events import AnyEvent, EventFormatError, StreamStart, decode_event, event_from_dict, event_to_dict
+from ledger.vocabulary.events import (
+    TOO_DEEP,
+    AnyEvent,
+    EventFormatError,
+    StreamStart,
+    decode_event,
+    event_from_dict,
+    event_to_dict,
+)
 from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.wording import plain
 
 
 class LogLine(NamedTuple):
@@ -27,10 +36,29 @@ class LogLine(NamedTuple):
     digest: str | None
 
 
+def decode_log(data: bytes) -> str:
+    """The text of a log file, which must be UTF-8 (a byte order mark is allowed); a
+    refusal names the line and column of the first byte that is not."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        refused = Refused("event-log", f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at column {column} "
+                          "cannot begin or continue a character", "a log written in UTF-8")
+        refused.line = line
+        raise refused from None
+
+
 def parse_export(text: str) -> list[LogLine]:
-    """The events of a JSON Lines log with their line numbers; blank lines are skipped."""
+    """The events of a JSON Lines log with their line numbers; blank lines are skipped.
+
+    Lines end at a line feed (a carriage return before it is dropped), as JSON Lines
+    says, and nowhere else: a separator that JSON allows inside a string (U+2028) does
+    not end one."""
     events = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         digest = None
@@ -40,14 +68,20 @@ def parse_export(text: str) -> list[LogLine]:
                 if not isinstance(data, dict):
                     raise EventFormatError("a line must be a JSON object")
                 digest = data.pop("digest", None)
+                if digest is not None and not isinstance(digest, str):
+                    raise EventFormatError("`digest` must be text in quotes, as pulka export writes it")
                 event = event_from_dict(data)
             else:
                 event = decode_event(line)
         except (EventFormatError, msgspec.DecodeError) as exc:
-            refused = Refused("event-log", str(exc))
+            refused = Refused("event-log", plain(str(exc)))
             refused.line = number
             raise refused from None
-        events.append(LogLine(number, event, digest if isinstance(digest, str) else None))
+        except RecursionError:
+            refused = Refused("event-log", TOO_DEEP)
+            refused.line = number
+            raise refused from None
+        events.append(LogLine(number, event, digest))
     if not events:
         raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
     return events

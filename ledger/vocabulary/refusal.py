@@ -7,6 +7,24 @@ file it came from, and the store is left as it was.
 
 from __future__ import annotations
 
+EXCERPT = 40  # characters of an input a message quotes
+LONGEST = 1000  # characters of a reason (or of what is allowed) a message carries
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """``text`` as a message quotes it: in quotes, with its control characters escaped
+    (``repr``), and cut to ``limit`` characters with its length said when it is longer,
+    so that a refusal of a huge input is not huge itself."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def bounded(text: str, limit: int = LONGEST) -> str:
+    """A part of a message cut to ``limit`` characters (a reason that quotes an input
+    it did not cut itself, a list of what is allowed that an input made long)."""
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
+
 # Where a rule that is not the Code's is written down, in the repository's own docs.
 DOCS = {
     "event-log": "docs/event-log.md",
@@ -30,8 +48,8 @@ class Refused(ValueError):
 
     def __init__(self, rule: str, reason: str, allowed: str | None = None) -> None:
         self.rule = rule
-        self.reason = reason
-        self.allowed = allowed
+        self.reason = bounded(reason)
+        self.allowed = bounded(allowed) if allowed is not None else None
         self.line: int | None = None
         super().__init__(self.message)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from datetime import time as dt_time
 
+from ledger.vocabulary.refusal import excerpt
+
 EXAMPLE = "2026-11-30T20:14:03+01:00"
 
 
@@ -21,9 +23,22 @@ def parse_time(text: str) -> datetime:
     try:
         when = datetime.fromisoformat(text)
     except (ValueError, TypeError):
-        raise TimeFormatError(f"{text!r} is not an ISO 8601 time (e.g. {EXAMPLE})") from None
+        raise TimeFormatError(f"{excerpt(text)} is not an ISO 8601 time (e.g. {EXAMPLE})") from None
     if when.tzinfo is None:
-        raise TimeFormatError(f"time {text!r} has no offset (e.g. {EXAMPLE}, or Z for UTC)")
+        raise TimeFormatError(f"time {excerpt(text)} has no offset (e.g. {EXAMPLE}, or Z for UTC)")
+    return in_range(when, text)
+
+
+# The years a time may fall in: any time of them can be shown in any zone (a day's
+# offsets either side of 1 and 9999 would not fit the calendar).
+FIRST_YEAR, LAST_YEAR = 2, 9998
+
+
+def in_range(when: datetime, text: str) -> datetime:
+    """``when``, or TimeFormatError when it lies outside the years ``FIRST_YEAR`` to
+    ``LAST_YEAR``."""
+    if not FIRST_YEAR <= when.year <= LAST_YEAR:
+        raise TimeFormatError(f"time {excerpt(text)} is outside the years {FIRST_YEAR} to {LAST_YEAR}")
     return when
 
 
@@ -48,6 +63,8 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False) -> datetim
     except ValueError:
         day = None
     if day is not None and len(given) == 10:
+        if not FIRST_YEAR <= day.year <= LAST_YEAR:
+            raise TimeFormatError(f"the date {excerpt(text)} is outside the years {FIRST_YEAR} to {LAST_YEAR}")
         start = datetime.combine(day, dt_time(0), tzinfo=zone)
         if end_of_day:
             return datetime.combine(day + timedelta(days=1), dt_time(0), tzinfo=zone) - timedelta(microseconds=1)
@@ -56,10 +73,10 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False) -> datetim
         when = datetime.fromisoformat(given)
     except ValueError:
         raise TimeFormatError(
-            f"{text!r} is not a time; write a local time {LOCAL_EXAMPLE!r}, a date '2026-12-01', "
+            f"{excerpt(text)} is not a time; write a local time {LOCAL_EXAMPLE!r}, a date '2026-12-01', "
             f"or an ISO 8601 time with its offset {EXAMPLE!r}"
         ) from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=zone)
+    return in_range(when if when.tzinfo is not None else when.replace(tzinfo=zone), text)
 
 
 def show_local(text: str, zone: tzinfo) -> str:

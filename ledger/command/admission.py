@@ -1,0 +1,196 @@
+"""What every event must be to enter the store, whatever its kind of stream: the checks
+of its form that no rule of a game makes, in one place.
+
+``admit`` is called on every event on its way in, before the judge of its kind of
+stream looks at it: the first event of a game or a rubber (``kinds.start_stream``),
+every later one (``judging.judge_events``), a tournament's events and the club
+register's (``tournament``, ``club``). It walks the event's fields, whatever the event,
+so that an event type added later is checked the same way, and refuses:
+
+- a name (of a player, a game, a recorder: ``by``, ``arbiter:NAME``, ``scorer:NAME``)
+  that is empty, longer than ``NAME_MAX`` (a game's: ``GAME_MAX``), or begins or ends
+  with blanks, and two players of one event whose names are one player
+  (``names.name_key``: "Anna", "anna" and "Ａｎｎａ");
+- any text with a control character (a newline, NUL, ESC), a format character
+  (bidirectional overrides, zero-width spaces and joiners), a lone surrogate, or a
+  line or paragraph separator: text that would act on a terminal, hide itself or
+  reorder what is printed around it; a reason longer than ``REASON_MAX``, any other
+  text longer than ``TEXT_MAX``;
+- a time (``at``) that is not ISO 8601 with an offset in the years 2 to 9998;
+- a whole number beyond ``NUMBER_MAX`` either way, a number that is not finite, and
+  lists and objects nested deeper than ``DEPTH_MAX`` or longer than ``ITEMS_MAX``.
+
+A refusal quotes at most an excerpt of what it refuses (``refusal.excerpt``). The
+command line trims the blanks around names it is given; a log is read as written,
+so a name there with blanks around it is refused rather than changed.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from typing import Any
+
+import msgspec
+
+from ledger.vocabulary.names import colliding
+from ledger.vocabulary.refusal import Refused, excerpt
+from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
+
+NAME_MAX = 64  # characters of a player's name, and of the NAME of arbiter:NAME
+GAME_MAX = 100  # characters of the name of a game, a rubber or a tournament
+REASON_MAX = 500  # characters of a reason
+TEXT_MAX = 200  # characters of any other text (a bid, a stake, a seed...)
+NUMBER_MAX = 10**9  # a whole number's size either way: no score, count or number of an event comes near
+DEPTH_MAX = 6  # lists and objects inside an event (the deepest, a tour's close with its tables' results, is 3)
+ITEMS_MAX = 1000  # items of a list or object
+
+# Fields that hold a person's name, or lists or objects of names (their keys, for the
+# objects: the trick counts, a table's results).
+NAMES = frozenset({
+    "players", "player", "on", "first_dealer", "agreed_by", "declarer", "kept", "name", "same_as",
+    "shared_with", "wronged", "demanded_by", "offender", "substitute",
+})
+NAMED_KEYS = frozenset({"tricks", "whists"})
+OFFICIALS = ("arbiter:", "scorer:")  # recorders who are not players: the NAME after the prefix is a name
+
+# Unicode categories no text of the log may hold: controls, format characters, lone
+# surrogates, line and paragraph separators.
+KINDS = {
+    "Cc": "a control character",
+    "Cf": "a format character",
+    "Cs": "a lone surrogate",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+}
+UNSAFE = frozenset(KINDS)
+
+RULE = "event-log"
+
+
+def admit(event: Any) -> None:
+    """Refuse an event whose names, texts, numbers or time are not of the form above."""
+    for field in event.__struct_fields__:
+        value = getattr(event, field)
+        if value is not None:
+            _walk(value, field, 1)
+
+
+def _walk(value: Any, role: str, depth: int) -> None:
+    if isinstance(value, str):
+        _text(value, role)
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int):
+        if not -NUMBER_MAX <= value <= NUMBER_MAX:
+            raise Refused(RULE, f"`{role}` is {_number(value)}, beyond what any record of a game holds",
+                          f"a whole number from {-NUMBER_MAX:,} to {NUMBER_MAX:,}")
+    elif isinstance(value, float):
+        if not math.isfinite(value) or abs(value) > NUMBER_MAX:
+            raise Refused(RULE, f"`{role}` is {value!r}", f"a number from {-NUMBER_MAX:,} to {NUMBER_MAX:,}")
+    elif isinstance(value, msgspec.Struct):
+        _deeper(role, depth)
+        for field in value.__struct_fields__:
+            item = getattr(value, field)
+            if item is not None:
+                _walk(item, field, depth + 1)
+    elif isinstance(value, dict):
+        _deeper(role, depth)
+        _count(value, role)
+        for key, item in value.items():
+            if not isinstance(key, str):  # pragma: no cover - JSON's keys are text
+                raise Refused(RULE, f"`{role}` has a key that is not text")
+            if role in NAMED_KEYS:
+                check_name(key, role)
+                _walk(item, role, depth + 1)
+            else:
+                _text(key, "a field's name")
+                _walk(item, key, depth + 1)
+    elif isinstance(value, list | tuple):
+        _deeper(role, depth)
+        _count(value, role)
+        for item in value:
+            if item is not None:
+                _walk(item, role, depth + 1)
+        if role == "players":
+            check_distinct(value)
+
+
+def _deeper(role: str, depth: int) -> None:
+    if depth > DEPTH_MAX:
+        raise Refused(RULE, f"`{role}` nests lists or objects {depth} deep",
+                      f"at most {DEPTH_MAX} levels (an event's fields nest a few at most)")
+
+
+def _count(items: Any, role: str) -> None:
+    if len(items) > ITEMS_MAX:
+        raise Refused(RULE, f"`{role}` holds {len(items):,} items", f"at most {ITEMS_MAX:,}")
+
+
+def _number(value: int) -> str:
+    digits = len(str(abs(value)))
+    return str(value) if digits <= 30 else f"a number of {digits:,} digits"
+
+
+def _text(text: str, role: str) -> None:
+    if role in NAMES or role in NAMED_KEYS:
+        check_name(text, role)
+    elif role == "game":
+        check_name(text, "game", GAME_MAX)
+    elif role == "by":
+        check_recorder(text)
+    elif role == "at":
+        check_time_text(text)
+    else:
+        check_text(text, role, REASON_MAX if role == "reason" else TEXT_MAX)
+
+
+def check_text(text: str, role: str, limit: int = TEXT_MAX) -> None:
+    """Text of the log: at most ``limit`` characters, none that acts on a terminal or hides."""
+    if len(text) > limit:
+        raise Refused(RULE, f"`{role}` is {len(text):,} characters long: {excerpt(text)}",
+                      f"at most {limit} characters")
+    if not text.isprintable():  # spaces other than the plain one, and the rest, looked at one by one
+        bad = next((c for c in text if unicodedata.category(c) in UNSAFE), None)
+        if bad is not None:
+            kind = KINDS[unicodedata.category(bad)]
+            name = unicodedata.name(bad, "")
+            raise Refused(RULE, f"`{role}` holds U+{ord(bad):04X}, {kind}{f' ({name})' if name else ''}: "
+                          f"{excerpt(text)}",
+                          "text without control characters, format characters (bidirectional, "
+                          "zero-width) or line breaks")
+
+
+def check_name(text: str, role: str, limit: int = NAME_MAX) -> None:
+    """A name: not empty, at most ``limit`` characters, no blanks around it, and text."""
+    what = "the game's name" if role == "game" else f"the name in `{role}`"
+    if not text.strip():
+        raise Refused(RULE, f"{what} is empty", "a name")
+    check_text(text, role, limit)
+    if text != text.strip():
+        raise Refused(RULE, f"{what} {excerpt(text)} begins or ends with blanks", excerpt(text.strip()))
+
+
+def check_recorder(by: str) -> None:
+    """``by``: a player's name, or ``arbiter:NAME`` or ``scorer:NAME``."""
+    for prefix in OFFICIALS:
+        if by.startswith(prefix):
+            check_name(by[len(prefix):], "by")
+            return
+    check_name(by, "by")
+
+
+def check_distinct(players: list[Any] | tuple[Any, ...]) -> None:
+    """No two players of one list are one player (``names.name_key``)."""
+    clash = colliding([p for p in players if isinstance(p, str)])
+    if clash is not None:
+        raise Refused(RULE, f"{excerpt(clash[0])} and {excerpt(clash[1])} are one player: names are compared "
+                      "after Unicode normalisation and case folding", "distinct names")
+
+
+def check_time_text(text: str) -> None:
+    """``at``: ISO 8601 with an offset, in the years ``times`` allows."""
+    try:
+        parse_time(text)
+    except TimeFormatError as exc:
+        raise Refused(RULE, f"`at`: {exc}", f"e.g. {EXAMPLE}") from None

@@ -1,0 +1,272 @@
+"""No traceback for any input, on SQLite and PostgreSQL: every damaged file, rules file,
+time, number, name and argument that once printed one is refused with exit status 1,
+the line and the reason, in a message of bounded length, and the store keeps exactly
+the rows it had (``stored_rows``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from conftest import every_event
+from helpers import run, stored_rows, tournament_export
+from ledger.vocabulary.chain import chain_digests
+from ledger.vocabulary.events import decode_event, event_to_dict
+from ledger.vocabulary.logfile import export_line, parse_export, split_streams
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+MESSAGE_MAX = 2000  # characters of standard error that a refusal of a huge input may take
+
+
+EVERY = Path(__file__).resolve().parent / "data" / "every_pulka_event.jsonl"
+
+
+def jsonl(lines: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+def pulka_log(game: str = "bad") -> list[dict[str, Any]]:
+    """A pulka with every event type of a pulka, as a log is written by hand (without
+    times: the ledger stamps them), named ``game``."""
+    lines = [json.loads(line) for line in EVERY.read_text(encoding="utf-8").splitlines()]
+    lines[0]["game"] = game
+    return lines
+
+
+def refused_alone(db: str, args: list[str], line: int | None, *words: str) -> str:
+    """Run ``args``; it must be refused (exit 1) naming ``line`` and ``words``, with a
+    short message and no traceback, storing nothing."""
+    before = stored_rows(db)
+    result = run(db, *args)
+    assert result.exit_code == 1, f"{args[:3]}: {result.exit_code} {result.output[:500]}"
+    err = result.stderr
+    assert "Traceback" not in result.output and len(err) < MESSAGE_MAX, err[:500]
+    if line is not None:
+        assert f"line {line}:" in err, err
+    for word in words:
+        assert word in err, err
+    assert stored_rows(db) == before
+    return err
+
+
+@pytest.fixture
+def db(store_url: str, tmp_path: Path) -> str:
+    """A store that holds one pulka already, so that "unchanged" means something."""
+    path = tmp_path / "first.jsonl"
+    path.write_text(jsonl(pulka_log("first")), encoding="utf-8")
+    assert run(store_url, "import", str(path)).exit_code == 0
+    return store_url
+
+
+def deep(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def deep_json(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+# Each case: a file's bytes, the line a refusal names, and words of its reason.
+def cases() -> dict[str, tuple[bytes, int | None, tuple[str, ...]]]:
+    good = jsonl(pulka_log())
+    lines = good.splitlines(keepends=True)
+    made: dict[str, tuple[bytes, int | None, tuple[str, ...]]] = {}
+    made["invalid UTF-8"] = ("".join(lines[:2]).encode() + b'{"type":"bid","player":"Bo\xffris","bid":"pass"}\n',
+                             3, ("not UTF-8", "0xff"))
+    made["empty"] = (b"", None, ("empty",))
+    made["blank lines"] = (b"\n\n  \n", None, ("empty",))
+    made["not JSON"] = (b"hello\n", 1, ("not valid JSON",))
+    made["a JSON list"] = (b"[1, 2]\n", 1, ("JSON object",))
+    made["deep rules"] = (good.replace('"pulya": 20', '"rules": {"x": ' + deep_json(100_000) + '}, "pulya": 20', 1).encode(),
+                          1, ("nested too deeply",))
+    correction = next(i for i, line in enumerate(lines) if '"correction"' in line)
+    assert '"replacement": {' in lines[correction]
+    deep_fix = lines[correction].replace('"replacement": {', '"replacement": {"x": ' + deep_json(100_000) + ", ", 1)
+    made["deep replacement"] = ("".join([*lines[:correction], deep_fix, *lines[correction + 1:]]).encode(),
+                                correction + 1, ("nested too deeply",))
+    made["rules 50 deep"] = (good.replace('"pulya": 20', '"rules": {"x": ' + deep_json(50) + '}, "pulya": 20', 1).encode(),
+                             1, ("nests lists or objects",))
+    for when in ("yesterday", "", "2026-12-01T20:14:03", "0001-01-01T00:00:00+00:00"):
+        data = pulka_log()
+        data[0]["at"] = when
+        made[f"game_started at {when!r}"] = (jsonl(data).encode(), 1, ("`at`",))
+        data = pulka_log()
+        data[3]["at"] = when
+        made[f"a bid at {when!r}"] = (jsonl(data).encode(), 4, ("`at`",))
+    data = pulka_log()
+    data[0]["stake"] = "123456789012345678901234567890"
+    made["absurd stake"] = (jsonl(data).encode(), 1, ("stake",))
+    data = pulka_log()
+    assert data[8]["type"] == "entry"
+    data[8]["amount"] = 10**30
+    made["absurd amount"] = (jsonl(data).encode(), 9, ("`amount`", "beyond"))
+    data = pulka_log()
+    data[2]["by"] = "B" * 10_000_000
+    made["a by of 10 MB"] = (jsonl(data).encode(), 3, ("`by`", "10,000,000 characters"))
+    data = pulka_log()
+    data[0]["players"] = ["Anna", "anna", "Vera"]
+    made["one player twice"] = (jsonl(data).encode(), 1, ("one player",))
+    return made
+
+
+CASES = cases()
+
+
+# The cases refused while the file is read, before any event is judged: ``verify
+# --file`` refuses them as ``import`` does (the others it refuses first for want of the
+# digests an export carries).
+UNREADABLE = {"invalid UTF-8", "empty", "blank lines", "not JSON", "a JSON list", "deep rules", "deep replacement"}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_damaged_log_is_refused_by_import_and_verify(db: str, tmp_path: Path, case: str) -> None:
+    data, line, words = CASES[case]
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(data)
+    refused_alone(db, ["import", str(path)], line, *words)
+    refused_alone(db, ["sheet", "--file", str(path)], line, *words)
+    if case in UNREADABLE:
+        refused_alone(db, ["verify", "--file", str(path)], line, *words)
+
+
+def test_a_non_ascii_or_missing_digest_is_refused(db: str, tmp_path: Path) -> None:
+    exported = run(db, "export", "first").stdout.splitlines()
+    for digest in ("é" * 64, "ж", 42, None):
+        edited = [json.loads(line) for line in exported]
+        edited[3]["digest"] = digest
+        path = tmp_path / "export.jsonl"
+        path.write_text(jsonl(edited), encoding="utf-8")
+        for args in (["import", str(path)], ["verify", "--file", str(path)], ["verify", "first", "--against", str(path)]):
+            refused_alone(db, args, None, "4")
+
+
+def rechained(text: str, edit: Callable[[int, dict[str, Any]], None]) -> str:
+    """An export whose line number i (from 1) was changed by ``edit(i, line)`` and whose
+    digests were computed anew, as someone who knows the chain could: the judge, not
+    the chain, has to refuse it."""
+    lines = parse_export(text)
+    out = []
+    number = 0
+    for stream in split_streams(lines):
+        events = []
+        for line in stream:
+            number += 1
+            data = event_to_dict(line.event)
+            edit(number, data)
+            events.append(decode_event(msgspec.json.encode(data)))
+        name = getattr(events[0], "game")
+        out += [export_line(e, d) for e, d in zip(events, chain_digests(name, events), strict=True)]
+    return "".join(line + "\n" for line in out)
+
+
+def test_every_time_is_checked_in_every_event_of_every_kind_of_stream(db: str, tmp_path: Path) -> None:
+    """``at`` = "yesterday" on each line in turn of a pulka with every event type, of a
+    rubber with every event type and of a tournament's file: each is refused naming
+    that line, and nothing is stored."""
+    bridge = [json.loads(line) for line in (FIXTURES / "bridge" / "laws_corrections.jsonl").read_text().splitlines()]
+    bridge += [json.loads(line) for line in
+               (FIXTURES / "bridge" / "laws_penalty_passed_out.jsonl").read_text().splitlines()[1:3]]
+    bridge.append({"type": "abandoned", "agreed_by": [*bridge[0]["players"]]})
+    types = set()
+    for log in (pulka_log(), bridge):
+        types |= {line["type"] for line in log}
+        for i in range(len(log)):
+            data = json.loads(json.dumps(log))
+            data[i]["at"] = "yesterday"
+            path = tmp_path / "at.jsonl"
+            path.write_text(jsonl(data), encoding="utf-8")
+            refused_alone(db, ["import", str(path)], i + 1, "`at`", "yesterday")
+    tournament = tournament_export(str(tmp_path / "cup.db"))
+    count = len(tournament.splitlines())
+    for i in range(1, count + 1):
+        def late(number: int, data: dict[str, Any], i: int = i) -> None:
+            if number == i:
+                data["at"] = "yesterday"
+                types.add(data["type"])
+        path = tmp_path / "cup.jsonl"
+        path.write_text(rechained(tournament, late), encoding="utf-8")
+        refused_alone(db, ["import", str(path)], i, "`at`")
+    assert {"game_started", "bid", "contract", "defence", "tricks", "entry", "pencil_down", "correction",
+            "objection", "penalty", "annulled", "withdrawn", "abandoned", "rubber_started", "bridge_deal",
+            "passed_out", "bridge_penalty", "tournament_started", "seated", "tour_closed", "yellow_card",
+            "removed"} <= types
+
+
+def test_rules_files_that_are_not_tables_of_rules(db: str, tmp_path: Path) -> None:
+    files = {
+        "not a table": (b"rules = 5\n", "not a table"),
+        "a list": (b"rules = [1, 2]\n", "not a table"),
+        "binary": (bytes(range(256)) * 4, "not UTF-8"),
+        "not TOML": (b"[rules\nx = \n", "not valid TOML"),
+        "deep": (b"[rules]\nraspasy_progression = " + deep_json(100_000).encode() + b"\n", "nested too deeply"),
+        "10 deep": (b"[rules]\nraspasy_progression = " + deep_json(10).encode() + b"\n", "nests lists"),
+    }
+    for name, (data, words) in files.items():
+        path = tmp_path / f"{name}.toml"
+        path.write_bytes(data)
+        refused_alone(db, ["new", "g", "--players", "A,B,C", "--rules-file", str(path)], None, words)
+        refused_alone(db, ["tournament", "new", "t", "--players", "A,B,C", "--pulya", "10", "--rules-file",
+                           str(path)], None, words)
+    for value in (deep_json(100_000), deep_json(10), "{" * 5000):
+        refused_alone(db, ["new", "g", "--players", "A,B,C", "--rule", f"raspasy_progression={value}"], None)
+        refused_alone(db, ["correct", "first", "9", f"amount={value}", "--yes"], None)
+        refused_alone(db, ["bridge", "new", "r", "--players", "A,B,C,D", "--rule", f"honours={value}"], None)
+
+
+def test_arguments_out_of_every_range(db: str) -> None:
+    big = "123456789012345678901234567890"
+    for args in (
+        ["new", "g", "--players", "A,B,C", "--pulya", big],
+        ["new", "g", "--players", "A,B,C", "--stake", big],
+        ["new", "g", "--players", "A,B,C", "--stake", "1e-99999"],
+        ["new", "g", "--players", "A,B,C", "--stake", "NaN"],
+        ["new", "g", "--players", "A,B,C", "--rule", f"gora_whist_multiplier={big}"],
+        ["entry", "first", "Anna", "whists", big, "--on", "Boris"],
+        ["entry", "first", "Anna", "pulya", f"-{big}"],
+        ["correct", "first", big, "5", "--yes"],
+        ["object", "first", "Anna", big],
+        ["sheet", "first", "--at", big],
+        ["explain", "first", "Anna.pulya", "--at", big],
+        ["sheet", "first", "--svg", "--deal", big],
+        ["sheet", "first", "--time", "9999-12-31"],
+        ["diff", "first", "9999-12-31", "0001-01-01"],
+        ["log", "first", "--since", "10000-01-01"],
+        ["explain", "first", "x" * 100_000],
+        ["players", "--time", "9999-12-31"],
+        ["player", "x" * 100_000],
+        ["verify", "first", "--against", f"{big}:abcdef"],
+        ["bridge", "new", "r", "--players", "A,B,C,D", "--stake", big],
+        ["tournament", "new", "t", "--players", "A,B,C", "--pulya", big],
+        ["tournament", "new", "t", "--players", "A,B,C", "--pulya", "10", "--cutoff", f"{big}:1,*:1e999999"],
+        ["tournament", "standings", "nope", "--time", "9999-12-31"],
+    ):
+        refused_alone(db, args, None)
+
+
+def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> None:
+    """A stake no ledger admits now, stored by one that did: settled to the last digit."""
+    from decimal import Decimal, localcontext
+
+    from ledger.command.store import Store
+
+    stake = "123456789012345678901234567890.5"
+    events = every_event("old")[:-1]  # a pulka still in play
+    events[0] = msgspec.structs.replace(events[0], stake=stake)
+    with Store(store_url) as store:
+        store.append("old", events, expected=0)
+    result = run(store_url, "settle", "old", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    with localcontext(prec=100):
+        for player, rounded in doc["rounded"].items():
+            assert Decimal(doc["money"][player]) == Decimal(stake) * rounded
+    assert run(store_url, "settle", "old").exit_code == 0
+    assert run(store_url, "settle", "old", "--csv").exit_code == 0

@@ -251,6 +251,12 @@ def test_arguments_out_of_every_range(db: str) -> None:
         refused_alone(db, args, None)
 
 
+def test_a_schema_that_is_not_a_plain_name_is_refused_before_connecting() -> None:
+    for schema in ("a;drop", "x y", "1a", "a" * 64, "ä"):
+        result = run(f"postgresql://anna:secret@127.0.0.1:1/club?schema={schema}", "games")
+        assert result.exit_code == 1 and "not a plain name" in result.stderr and "secret" not in result.stderr
+
+
 def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> None:
     """A stake no ledger admits now, stored by one that did: settled to the last digit."""
     from decimal import Decimal, localcontext

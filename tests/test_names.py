@@ -44,7 +44,7 @@ BAD = {
     "bell": "\x07", "newline": "\n", "carriage return": "\r", "NUL": "\x00", "escape": "\x1b[2J",
     "DEL": "\x7f", "C1 CSI": "\x9b2J", "right-to-left override": "\u202e", "left-to-right isolate": "\u2066",
     "zero-width space": "\u200b", "zero-width joiner": "\u200d", "byte order mark": "\ufeff",
-    "line separator": "\u2028", "paragraph separator": "\u2029",
+    "line separator": "\u2028", "paragraph separator": "\u2029", "noncharacter": "\uffff",
 }
 
 

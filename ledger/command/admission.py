@@ -12,9 +12,9 @@ so that an event type added later is checked the same way, and refuses:
   with blanks, and two players of one event whose names are one player
   (``names.name_key``: "Anna", "anna" and "Ａｎｎａ");
 - any text with a control character (a newline, NUL, ESC), a format character
-  (bidirectional overrides, zero-width spaces and joiners), a lone surrogate, or a
-  line or paragraph separator: text that would act on a terminal, hide itself or
-  reorder what is printed around it; a reason longer than ``REASON_MAX``, any other
+  (bidirectional overrides, zero-width spaces and joiners), a lone surrogate, a
+  line or paragraph separator, or a noncharacter: text that would act on a terminal,
+  hide itself or reorder what is printed around it; a reason longer than ``REASON_MAX``, any other
   text longer than ``TEXT_MAX``;
 - a time (``at``) that is not ISO 8601 with an offset in the years 2 to 9998;
 - a whole number beyond ``NUMBER_MAX`` either way, a number that is not finite, and
@@ -151,14 +151,21 @@ def check_text(text: str, role: str, limit: int = TEXT_MAX) -> None:
         raise Refused(RULE, f"`{role}` is {len(text):,} characters long: {excerpt(text)}",
                       f"at most {limit} characters")
     if not text.isprintable():  # spaces other than the plain one, and the rest, looked at one by one
-        bad = next((c for c in text if unicodedata.category(c) in UNSAFE), None)
+        bad = next((c for c in text if unicodedata.category(c) in UNSAFE or noncharacter(c)), None)
         if bad is not None:
-            kind = KINDS[unicodedata.category(bad)]
+            kind = "a noncharacter" if noncharacter(bad) else KINDS[unicodedata.category(bad)]
             name = unicodedata.name(bad, "")
             raise Refused(RULE, f"`{role}` holds U+{ord(bad):04X}, {kind}{f' ({name})' if name else ''}: "
                           f"{excerpt(text)}",
                           "text without control characters, format characters (bidirectional, "
                           "zero-width) or line breaks")
+
+
+def noncharacter(char: str) -> bool:
+    """One of Unicode's 66 noncharacters (U+FDD0-U+FDEF, and the last two of every
+    plane), which no text may exchange (nor XML hold: the drawn sheet, the report)."""
+    code = ord(char)
+    return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
 
 
 def check_name(text: str, role: str, limit: int = NAME_MAX) -> None:

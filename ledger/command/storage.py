@@ -13,6 +13,8 @@ A password is never shown: every message names a store by ``describe(address)``.
 
 from __future__ import annotations
 
+import re
+
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -159,6 +161,10 @@ class PostgresAddress(NamedTuple):
         return f"postgresql://{self.user}@{self.host}:{self.port}/{self.dbname}{schema}"
 
 
+# A schema's name as the store writes it into its statements, unquoted.
+SCHEMA = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
 def is_postgres_url(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
 
@@ -201,6 +207,10 @@ def parse_postgres_url(url: str) -> PostgresAddress:
             f"unknown parameter {sorted(unknown)[0]!r} in database address {shown!r}; "
             "known: schema, host"
         )
+    schema = query.get("schema", "")
+    if schema and not SCHEMA.fullmatch(schema):
+        raise StoreError(f"the schema {schema[:40]!r} in {shown!r} is not a plain name: letters, digits and _, "
+                         "63 at most, not beginning with a digit")
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname:
         raise StoreError(f"no database name in {shown!r}: use postgresql://user:pass@host:port/dbname")
@@ -214,7 +224,7 @@ def parse_postgres_url(url: str) -> PostgresAddress:
         port=port,
         user=unquote(parts.username or "postgres"),
         password=unquote(parts.password or ""),
-        schema=query.get("schema", ""),
+        schema=schema,
     )
 
 

@@ -49,7 +49,7 @@ ITEMS_MAX = 1000  # items of a list or object
 # objects: the trick counts, a table's results).
 NAMES = frozenset({
     "players", "player", "on", "first_dealer", "agreed_by", "declarer", "kept", "name", "same_as",
-    "shared_with", "wronged", "demanded_by", "offender", "substitute",
+    "shared_with", "wronged", "demanded_by", "offender", "substitute", "hand",
 })
 NAMED_KEYS = frozenset({"tricks", "whists"})
 OFFICIALS = ("arbiter:", "scorer:")  # recorders who are not players: the NAME after the prefix is a name
@@ -196,8 +196,15 @@ def check_distinct(players: list[Any] | tuple[Any, ...]) -> None:
 
 
 def check_time_text(text: str) -> None:
-    """``at``: ISO 8601 with an offset, in the years ``times`` allows."""
+    """``at``: ISO 8601 with an offset, in the years ``times`` allows. The last time
+    found good is remembered: a batch's events mostly share their time."""
+    if text == _good_time[0]:
+        return
     try:
         parse_time(text)
     except TimeFormatError as exc:
         raise Refused(RULE, f"`at`: {exc}", f"e.g. {EXAMPLE}") from None
+    _good_time[0] = text
+
+
+_good_time = [""]  # the last time check_time_text found good ("" never is)

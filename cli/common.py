@@ -42,6 +42,16 @@ def db_option(f: F) -> F:
     )(f)
 
 
+def by_option(f: F) -> F:
+    """Who records it: a player, scorer:NAME or arbiter:NAME [Code 4.2.4-4.2.7]; a
+    scorer at a club table sets PULKA_BY once."""
+    return click.option(
+        "--by",
+        envvar="PULKA_BY",
+        help="Who records it: a player, scorer:NAME or arbiter:NAME (default: PULKA_BY, else the rules' default).",
+    )(f)
+
+
 def point_options(f: F) -> F:
     f = click.option("--time", "time_", metavar="T", help="As of this ISO 8601 time.")(f)
     f = click.option("--deal", "deal", type=int, metavar="K", help="As of the end of deal K.")(f)

@@ -28,6 +28,13 @@ COMMANDS: dict[str, str] = {
     "correct": "cli.record:correct",
     "object": "cli.record:object_",
     "penalty": "cli.record:penalty",
+    # the rest of the Code: irregularities, rulings, changes of players, the talon
+    "dealt": "cli.table:dealt",
+    "ruling": "cli.table:ruling",
+    "join": "cli.table:join",
+    "leave": "cli.table:leave",
+    "substitute": "cli.table:substitute",
+    "talon": "cli.table:talon",
     "import": "cli.record:import_",
     "export": "cli.read:export",
     "games": "cli.read:games",

@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 import msgspec
 
 from ledger.vocabulary.refusal import Refused
-from ledger.command.checks import check_recorder, check_time, is_arbiter, time_of
+from ledger.command.checks import check_recorder, check_time, is_official, time_of
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play
 from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Objection, Withdrawn
@@ -40,8 +40,8 @@ def start(event: AnyEvent) -> GameStarted:
         raise Refused("1.2", f"a pulka is played by 3 or 4 players, not {len(players)}")
     if len(set(players)) != len(players) or any(not p.strip() for p in players):
         raise Refused("event-log", "player names must be distinct and not empty")
-    if any(p.startswith("arbiter:") for p in players):
-        raise Refused("event-log", "a player's name may not begin with 'arbiter:'")
+    if any(p.startswith(("arbiter:", "scorer:")) for p in players):
+        raise Refused("event-log", "a player's name may not begin with 'arbiter:' or 'scorer:'")
     if not event.game.strip():
         raise Refused("event-log", "the game needs a name")
     if event.pulya < 1:
@@ -59,8 +59,9 @@ def start(event: AnyEvent) -> GameStarted:
             resolved = event.rule_set
     except RuleSetError as exc:
         raise Refused("rules.md §9", str(exc)) from None
-    if event.by is not None and event.by not in players and not is_arbiter(event.by):
-        raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
+    if event.by is not None and event.by not in players and not is_official(event.by):
+        raise Refused("event-log", f"unknown recorder {event.by!r}",
+                      f"a player ({', '.join(players)}), arbiter:NAME or scorer:NAME")
     fd = event.first_dealer if event.first_dealer is not None else players[-1]
     return msgspec.structs.replace(
         event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None

@@ -53,7 +53,7 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
     with opened(db) as ledger:
         state = state_at([s.event for s in ledger.events(game)], Point(at, deal, time_))
         try:
-            cell = parse_cell(number, state.players)
+            cell = parse_cell(number, state.sheet().players)
         except ValueError as exc:
             raise UserError(str(exc)) from None
         rows = explain_cell(state, cell)

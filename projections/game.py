@@ -189,6 +189,12 @@ class GameState:
             if prev.names[prev.dealer] != dealer:
                 errors = 0
         min_level, before = self._run_after(prev)
+        if prev is not None and prev.annulled_at is not None:
+            exit_dark = prev.exit_dark
+        else:
+            exit_dark = prev is not None and prev.raspasy and min_level > rules.raspasy_exit and bool(
+                prev.dark_doublings
+            )
         at = seating.index(dealer)
         return DealState(
             number=len(self.deals) + 1,
@@ -202,6 +208,7 @@ class GameState:
             forced=self.forced_next(),
             out_of_turn=dealer != self.due_dealer(),
             dealer_errors_before=errors,
+            exit_dark=exit_dark,
         )
 
     def due_dealer(self) -> str:

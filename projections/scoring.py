@@ -70,6 +70,12 @@ class Scaled:
         return self.sheet.closed(player)
 
 
+def penalty_rules(deal: DealState, seat: int) -> str:
+    """The rules of a seat's penalty tricks, for the reason of a write."""
+    rules = sorted({rule for s, _, rule in deal.penalties if s == seat})
+    return f" [Code {', '.join(rules)}]" if rules else ""
+
+
 def penalty_counts(deal: DealState) -> tuple[dict[int, int], dict[int, int]]:
     """The penalty tricks of a result by seat: (lost, remiz)."""
     lost: dict[int, int] = {}
@@ -82,8 +88,15 @@ def penalty_counts(deal: DealState) -> tuple[dict[int, int], dict[int, int]]:
 
 
 def score_deal(sheet: Sheet, deal: DealState) -> None:
-    """Write the result of a resolved deal; a void or unresolved deal writes nothing."""
-    if deal.annulled_at is not None or not deal.resolved:
+    """Write the result of a resolved deal; a void or unresolved deal writes nothing, but
+    for the dealer's second error at a deal [Code 3.2.17]."""
+    if deal.annulled_at is not None:
+        if deal.passes_on and sheet.rules.dealer_error_gora:
+            sheet.write(deal.annulled_at, deal.number, deal.names[deal.dealer], "gora",
+                        sheet.rules.dealer_error_gora * UNIT,
+                        why="the dealer's second error at one deal: the agreed remiz [Code 3.2.17]")
+        return
+    if not deal.resolved:
         return
     ruling = deal.ruling
     if ruling is not None and ruling.rule == "3.3.16.3":
@@ -97,7 +110,7 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
     bombs = sheet.bombs.get(declarer, ())
     bomb = bombs[0] if bombs else 1
     dark = 2 if deal.dark_contract else 1
-    notes = ([f"x{bomb} bomb"] if bomb > 1 else []) + (["x2 dark"] if dark > 1 else [])
+    notes = ([f"x{bomb} bomb, Code 4.1.2"] if bomb > 1 else []) + (["x2 dark, Code 3.3.19"] if dark > 1 else [])
     out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})" if notes else "")
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
@@ -176,7 +189,7 @@ def _score_misere(out: Scaled, deal: DealState) -> bool:
     counted = taken + lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)
     writers = [deal.declarer] + ([deal.shared_with] if deal.shared_with is not None else [])
     parts = len(writers)
-    extra = f", {counted - taken} penalty" if counted != taken else ""
+    extra = f", {counted - taken} penalty{penalty_rules(deal, deal.declarer)}" if counted != taken else ""
     halves = " (shared in halves with the dealer, 3.6.9)" if parts > 1 else ""
     for s in writers:
         name = deal.names[s]
@@ -203,8 +216,6 @@ def _score_contract(out: Scaled, deal: DealState) -> bool:
     declarer = names[deal.declarer]
     label = str(c)
     tag = _ruled(deal)
-    d1, d2 = deal.defenders
-    so = deal.sitting_out
 
     if not deal.no_defence and deal.defence().settled:
         # Both passed, or a half-whist stands [Code 4.2.3.2, 3.8.7, 3.8.14].
@@ -221,35 +232,67 @@ def _score_contract(out: Scaled, deal: DealState) -> bool:
     taken = tricks.get(deal.declarer, 0)
     # The declarer's result counts his penalty tricks [Code 3.4.6, 3.4.9, 3.9.18]...
     under_scored = max(0, need - (taken - lost.get(deal.declarer, 0))) + remiz.get(deal.declarer, 0)
-    # ...everybody else is paid on the tricks actually taken [Code 3.9.12, 3.9.18, fn 34].
-    under = max(0, need - taken)
-    made = under == 0
     penal = ""
-    if under_scored != under or (under_scored == 0 and lost.get(deal.declarer, 0)):
-        penal = f", penalty tricks {lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)}"
+    if deal.declarer in lost or deal.declarer in remiz:
+        penal = (f", penalty tricks {lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)}"
+                 f"{penalty_rules(deal, deal.declarer)}")
     # Responsibility is judged on the sheet before this deal writes anything.
     closed = {s: out.closed(names[s]) for s in range(deal.n_players)}
-
     if under_scored == 0:
         out.write_pulya(ev, k, declarer, pulya, f"{label} made{penal}{tag}")
     else:
         out.write(ev, k, declarer, "gora", pm * under_scored, why=f"{label} down {under_scored}{penal}{tag}")
-    cons = consolation_per_undertrick(rules, p) * under
+
+    # ...and everybody else is paid on the tricks actually taken: a defender's penalty
+    # tricks count in his own writes only, never in his partner's or the declarer's
+    # [Code 3.9.12, 3.9.18 example 1, footnote 34].
+    writes = _defence_writes(deal, rules, pm, closed, {}, {})
+    for s in sorted(set(lost) | set(remiz)):
+        if s == deal.declarer:
+            continue
+        own = _defence_writes(deal, rules, pm, closed, {s: lost.get(s, 0)}, {s: remiz.get(s, 0)})
+        writes = [w for w in writes if w[0] != s] + [
+            (seat, column, amount, why + f" (own penalty tricks{penalty_rules(deal, s)})")
+            for seat, column, amount, why in own if seat == s
+        ]
+    for seat, column, amount, why in writes:
+        out.write(ev, k, names[seat], column, amount, on=declarer if column == "whists" else None,
+                  why=f"{why}{tag}")
+    return under_scored == 0
+
+
+DefenceWrite = tuple[int, ColumnName, int, str]  # seat, column, sub-units, why
+
+
+def _defence_writes(
+    deal: DealState, rules: RuleSet, pm: int, closed: dict[int, bool], lost: dict[int, int], remiz: dict[int, int]
+) -> list[DefenceWrite]:
+    """What the defence writes on a played contract, the declarer's actual tricks deciding
+    made or remiz, with the defenders' penalty tricks ``lost`` and ``remiz`` counted
+    [rules.md §4; Code 3.8.1-3.8.14, 3.9.11.2, 3.9.18]."""
+    assert deal.declarer is not None and deal.contract is not None and deal.tricks is not None
+    c = deal.contract
+    label = str(c)
+    tricks = deal.tricks
+    under = max(0, c.needed - tricks.get(deal.declarer, 0))
+    made = under == 0
+    cons = consolation_per_undertrick(rules, c.price) * under
+    so = deal.sitting_out
+    out: list[DefenceWrite] = []
 
     def counted(s: int) -> int:
         """A defender's tricks as the defence counts them: less those he lost [3.9.11.2]."""
         return tricks.get(s, 0) - lost.get(s, 0)
 
     def whists(seat: int, amount: int, why: str) -> None:
-        out.write(ev, k, names[seat], "whists", amount, on=declarer, why=why + tag)
+        out.append((seat, "whists", amount, why))
 
     if deal.no_defence:  # a checked 10 (seed 002): no calls, no obligation
-        for d in (d1, d2):
-            half = share(max(0, counted(d)) * pm + cons, 2)
-            whists(d, half, f"checked {label}: half a whister's")
+        for d in deal.defenders:
+            whists(d, share(max(0, counted(d)) * pm + cons, 2), f"checked {label}: half a whister's")
         if so is not None and under and rules.dealer_consolation:
             whists(so, cons, "consolation")
-        return under_scored == 0
+        return out
 
     view = deal.defence()
     whisters = view.whisters
@@ -280,17 +323,14 @@ def _score_contract(out: Scaled, deal: DealState) -> bool:
             half = share(all_tricks + 2 * cons, 2)
             whists(w, half, f"half of tricks and consolations on {label} (gentleman's)")
             whists(passer, half, f"half of tricks and consolations on {label} (gentleman's)")
-    else:
-        for s in passers:
-            if under:
-                whists(s, cons, "consolation")
     # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2]; a defender
     # whose cards the dealer played writes nothing for the deal.
     if so is not None and so not in whisters and under and rules.dealer_consolation:
         whists(so, cons, "consolation")
 
-    # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and remiz on the whist for penalty
-    # tricks [Code 3.9.18].
+    # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and the remiz on the whist of
+    # penalty tricks [Code 3.9.18].
+    obligation = c.obligation
     lack = obligation - defence_tricks
     shortfall: dict[int, int] = {}
     if lack > 0 and whisters:
@@ -308,12 +348,9 @@ def _score_contract(out: Scaled, deal: DealState) -> bool:
     for s, missing in shortfall.items():
         if missing:
             halves = responsibility(rules, closed[s])
-            extra = f" ({remiz[s]} penalty)" if remiz.get(s) else ""
-            out.write(
-                ev, k, names[s], "gora", share(halves * pm * missing, 2),
-                why=f"defence short {missing} on {label}{extra}{tag}",
-            )
-    return under_scored == 0
+            extra = f" ({remiz[s]} of them penalty)" if remiz.get(s) else ""
+            out.append((s, "gora", share(halves * pm * missing, 2), f"defence short {missing} on {label}{extra}"))
+    return out
 
 
 def _raspasy_multiplier(rules: RuleSet, deal: DealState) -> int:
@@ -322,7 +359,7 @@ def _raspasy_multiplier(rules: RuleSet, deal: DealState) -> int:
     return progression[min(deal.raspasy_before, len(progression) - 1)] << deal.dark_doublings
 
 
-def _raspasy_counts(rules: RuleSet, deal: DealState) -> dict[int, int]:
+def _raspasy_counts(rules: RuleSet, deal: DealState, penalties: bool = True) -> dict[int, int]:
     """Tricks of every seat that played, the 4-player dealer's talon tricks included, and
     one more for each penalty trick [Code 3.9.11.2: "as if an eleventh"]."""
     assert deal.tricks is not None
@@ -330,8 +367,9 @@ def _raspasy_counts(rules: RuleSet, deal: DealState) -> dict[int, int]:
     counts = {s: deal.tricks.get(s, 0) for s in deal.active}
     if len(deal.active) < deal.n_players and rules.raspasy_talon:
         counts[deal.dealer] = deal.tricks.get(deal.dealer, 0)
-    for s, n in lost.items():
-        counts[s] = counts.get(s, 0) + n
+    if penalties:
+        for s, n in lost.items():
+            counts[s] = counts.get(s, 0) + n
     return counts
 
 
@@ -372,13 +410,15 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     assert deal.resolved_at is not None
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
-    amnesty = min(counts.values()) if rules.raspasy_amnesty else 0
+    # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
+    # record but the offender's [Code 3.7.3, 3.9.12].
+    amnesty = min(_raspasy_counts(rules, deal, penalties=False).values()) if rules.raspasy_amnesty else 0
     for s, t in counts.items():
         written = t - amnesty
         sheet.write(
             deal.resolved_at, deal.number, deal.names[s], "gora",
             written * k * rules.gora_whist_multiplier * UNIT,
-            why=f"raspasy x{k}: {t} tricks" + (f", amnesty {amnesty}" if amnesty else ""),
+            why=f"raspasy x{k}: {t} tricks" + (f", amnesty {amnesty}" if amnesty else "") + penalty_rules(deal, s),
         )
     _raspasy_pulya(sheet, deal, k, counts)
 

@@ -367,7 +367,14 @@ def auction_event(walk: Walk, deal: DealState) -> AnyEvent:
 
 def contract_event(walk: Walk, deal: DealState) -> AnyEvent:
     assert deal.declarer is not None
-    level = pick(walk, contract_levels(deal, deal.declarer), near=2)
+    levels = contract_levels(deal, deal.declarer)
+    if deal.calls and deal.dark_last.get(deal.declarer, False):
+        # a dark six needs both defenders' whists: not after a pass [Code 3.3.19 b]
+        levels = [lv for lv in levels if lv.level != 6]
+    if deal.contract is not None:
+        # a dark game turns into a misère only before the talon is taken [Code 3.3.19 b]
+        levels = [lv for lv in levels if not lv.is_misere] or levels
+    level = pick(walk, levels, near=2)
     shared = None
     if level.is_misere and deal.rules.misere_with_dealer and deal.n_players == 4 and walk.chance(40):
         shared = deal.persons[deal.dealer]  # a misère in halves with the dealer [Code 3.6.9]
@@ -532,7 +539,11 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
         entry = by_hand_event(walk)
         if isinstance(entry, (Entry, Penalty)):
             k = current - 1 if walk.chance(70) else walk.draw(st.integers(1, current - 1))
-            walk.record(msgspec.structs.replace(entry, deal=k))
+            # a record of deal k names only players who were in the pulka then [Code 3.1.2]
+            then = state.opened_with[k].everyone
+            named = [entry.player, entry.on, entry.wronged if isinstance(entry, Penalty) else None]
+            if all(n is None or state.seat_key(n) in then for n in named):
+                walk.record(msgspec.structs.replace(entry, deal=k))
         return
     if kind == 2 and current >= 1:
         player = walk.player()

@@ -106,6 +106,10 @@ def in_deal(state: GameState, deal: DealState, name: str) -> int:
 
 def _no_new_deal_after_end(state: GameState) -> None:
     if state.abandoned_at is not None:
+        end = state.content(state.abandoned_at)
+        if isinstance(end, Abandoned) and end.demanded_by is not None:
+            raise Refused("5.4.18", f"the pulka was settled on {end.demanded_by}'s demand at event "
+                          f"{state.abandoned_at}; no deal may follow")
         raise Refused("4.2.3", f"the pulka was abandoned at event {state.abandoned_at}; no deal may follow")
     if state.finished:
         if state.rules.help:
@@ -241,9 +245,14 @@ def _below_minimum(deal: DealState, what: str, allowed: str) -> Refused:
     if floor > deal.min_level:
         return Refused("3.3.19", f"after {len(deal.dark_passers)} dark pass(es) the lowest {what} in deal "
                        f"{deal.number} is {floor}", allowed)
+    if deal.exit_dark:
+        return Refused("3.7.7", f"the lowest {what} in deal {deal.number}, after a raspasy with dark passes, is "
+                       f"{deal.min_level}", allowed)
     if deal.min_level > 6:
-        return Refused("3.7.8", f"the lowest {what} in deal {deal.number}, after raspasy, is {deal.min_level} "
-                       f"(raspasy_exit)", allowed)
+        rules = deal.rules
+        how = ", ".join(["raspasy_exit"] + [k for k in ("raspasy_exit_lasts", "raspasy_exit_climbs") if getattr(rules, k)])
+        return Refused("3.7.8", f"the lowest {what} in deal {deal.number}, after raspasy, is {deal.min_level} ({how})",
+                       allowed)
     return Refused("3.3.5", f"the lowest {what} is 6", allowed)
 
 
@@ -345,8 +354,14 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
             raise Refused("3.4.4", f"{event.player} did not bid misère and cannot declare one",
                           f"{bid} or higher" if bid else None)
         # A dark winner may turn his game into a misère before taking the talon [Code 3.3.19 b].
+        if deal.contract is not None:
+            raise Refused("3.3.19", "a dark game turns into a misère only before the talon is taken",
+                          f"{bid} or higher" if bid else None)
     elif bid is not None and level.rank < bid.rank:
         raise Refused("3.4.3", f"the contract {level} is below {event.player}'s bid {bid}", f"{bid} or higher")
+    if dark_winner and level.level == 6 and deal.calls:
+        raise Refused("3.3.19", f"a dark six is whisted by both defenders, and {names[deal.calls[0][0]]} has passed "
+                      "already", "a contract of 7 or more, or the contract as declared")
     _shared(state, deal, event, level)
     return filled(state, msgspec.structs.replace(event, contract=str(level)), by=by)
 
@@ -389,6 +404,9 @@ def _defence(state: GameState, event: Defence) -> AnyEvent:
                       "a bid of the next deal")
     view = deal.defence()
     if view.expect is None:
+        if seat == deal.sitting_out:
+            raise Refused("3.8.8.1", f"the dealer {event.player} may only return a half-whist, or whist after two "
+                          "passes where no half-whist is possible (an 8, 9 or 10)", waiting_for(state, deal))
         if event.call == "half_whist" and len(deal.calls) == 2 and deal.calls[0] == (seat, "whist"):
             raise Refused("3.8.14", f"{event.player} may half-whist after his own whist only under the "
                           "gentleman's whist (single_whist_split) and on the half_whist_levels", "the tricks")
@@ -411,7 +429,13 @@ def _defence(state: GameState, event: Defence) -> AnyEvent:
             else:
                 reason = f"{event.player} may not half-whist now"
             raise Refused("3.8.7", reason, allowed)
-        raise Refused(rule, f"{event.call} is not allowed now", allowed)
+        if deal.forced_whist:
+            reason = "a dark six is whisted by both defenders, dark"
+        elif view.returned and seat == view.half_whister:
+            reason = f"the whist was returned: the half-whister {event.player} may only pass"
+        else:
+            reason = f"{event.call} is not allowed now"
+        raise Refused(rule, reason, allowed)
     if event.hand is not None or (seat == deal.sitting_out and event.call == "whist"):
         _dealer_hand(deal, seat, event)
     if deal.forced_whist and event.open:
@@ -572,13 +596,22 @@ def _column_check(state: GameState, player: str, column: str, on: str | None) ->
 
 def _entry(state: GameState, event: Entry) -> AnyEvent:
     _column_check(state, event.player, event.column, event.on)
-    _check_deal_exists(state, event.deal)
+    _check_deal_exists(state, event.deal, (event.player, event.on))
     return filled(state, event, by=event.by or event.player, late_ok=True)
 
 
-def _check_deal_exists(state: GameState, deal: int | None) -> None:
-    if deal is not None and not 0 <= deal <= state.current_deal_number:
+def _check_deal_exists(state: GameState, deal: int | None, names: tuple[str | None, ...] = ()) -> None:
+    """A record of an earlier deal names players who were on the sheet then [Code 4.2.10, 3.1.2]."""
+    if deal is None:
+        return
+    if not 0 <= deal <= state.current_deal_number:
         raise Refused("4.2.10", f"there is no deal {deal} yet", f"0 to {state.current_deal_number}")
+    if deal < state.current_deal_number:
+        then = state.opened_with[deal].everyone if deal < len(state.opened_with) else state.seats.everyone
+        for name in names:
+            if name is not None and state.seat_key(name) not in then:
+                raise Refused("4.2.10", f"{name} was not in the pulka at the end of deal {deal}",
+                              ", ".join(then))
 
 
 def _penalty(state: GameState, event: Penalty) -> AnyEvent:
@@ -612,7 +645,7 @@ def _penalty(state: GameState, event: Penalty) -> AnyEvent:
         if event.column == "pulya" and event.amount >= 0:
             raise Refused("4.2.16", "a penalty never benefits the penalised player: his pulya comes down",
                           "an amount of -1 or less")
-    _check_deal_exists(state, event.deal)
+    _check_deal_exists(state, event.deal, (event.player, event.on, event.wronged))
     return filled(state, event, by=event.by, late_ok=True)
 
 

@@ -201,7 +201,7 @@ MEANING: dict[str, str] = {
     "raspasy_exit": "the lowest contract in the deal after raspasy",
     "raspasy_same_dealer": "the same dealer deals again after raspasy",
     "help": "a closed player helps the others; false: pulyas grow freely, end at players x target",
-    "pulya_to_gora": "gora points per pulya point over or under the target at the end",
+    "pulya_to_gora": "gora points a pulya point is worth: over or under the target at the end, helped, or nobody can take",
     "half_whist_levels": "levels on which a defender may half-whist",
     "ten_checked": "a 10 is checked without calls and carries no obligation",
     "jump_bids": "any bid above the current one is legal; false enforces one step",

@@ -493,8 +493,9 @@ def _tricks(state: GameState, event: Tricks) -> AnyEvent:
                       waiting_for(state, deal) if deal is not None and deal.annulled_at is None else "a bid")
     check_result(state, deal, event.tricks, "tricks")
     _penalty_tricks(state, deal, event)
-    by = event.by or deal.persons[deal.dealer if deal.raspasy else deal.declarer]  # type: ignore[index]
-    return filled(state, event, by=by, deal=deal.number)
+    # Recorded by default by the declarer, on raspasy by the dealer [event-log.md].
+    default = deal.dealer if deal.raspasy or deal.declarer is None else deal.declarer
+    return filled(state, event, by=event.by or deal.persons[default], deal=deal.number)
 
 
 def check_result(state: GameState, deal: DealState, tricks: dict[str, int], what: str) -> None:

@@ -1,26 +1,62 @@
-"""Speed figures: judge, import and replay a long pulka on the embedded SQLite store.
+"""Speed figures, beside the machine's own limits, in one run (``make bench``).
 
-Prints events per second for each stage; asserts nothing (timing belongs here, not
-in the tests). Run with ``make bench`` or ``python bench/bench.py [DEALS]``.
+Prints, for the embedded SQLite store and, when ``PULKA_BENCH_POSTGRES`` (or
+``--postgres``) holds a ``postgresql://`` address, for PostgreSQL:
+
+- the limits: plain SQL writing the rows a pulka stores (one transaction), and plain
+  SQL reading them back with the msgspec decode of each row; no pulka code;
+- each operation of the command line, run in process through the real click command,
+  in events per second and as a share of the matching limit: ``import`` (of the
+  write limit), ``settle``, ``settle --at`` the middle, ``log``, ``verify`` and
+  ``export`` (of the read limit);
+- one ``pulka deal`` on a pulka of 100 deals, start-up included, through the real
+  ``pulka`` command in a subprocess (the median of several runs);
+- a pulka with a correction on every deal against the same pulka without them,
+  replayed and settled (the ratio);
+- a club archive of 1,000 pulkas in one store, settled game by game;
+- a rubber of bridge: judged, replayed to a settlement, audited.
+
+Every log is made by the command side itself (``judge_into`` over ``deal_events``),
+never written by hand. Timings are the best of a few runs; nothing is asserted
+(timing belongs here, not in the tests). ``--quick`` makes everything smaller.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import platform
+import sqlite3
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from uuid import uuid4
 
-from ledger.vocabulary.events import GameStarted, encode_event
+import msgspec
+from click.testing import CliRunner
+
+from cli.main import main as pulka
+from ledger.command.application import Ledger, bulk
 from ledger.command.dealline import deal_events
-from ledger.command.judge import judge_into
-from ledger.command.application import Ledger
-from ledger.command.judge import judge_log as check_log
-from ledger.vocabulary.logfile import parse_log
-from ledger.command.store import Store
-from projections.audit import audit
+from ledger.command.judge import judge_into, judge_log
+from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
+from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Tricks, encode_event
+from ledger.vocabulary.refusal import Refused
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
+from ledger.command.kinds import judge_log as judge_stream_log
+from ledger.command.rubber import start as rubber_start
+from ledger.command.rubberline import rubber_deal
+from ledger.vocabulary.bridge import RubberStarted
+from projections.rubber import replay_rubber
+from projections.rubber_report import audit as audit_rubber
+from projections.rubber_settlement import settle_rubber
 
 LINES = [
     "6S pass pass | 6S | whist whist | 6 2 2",
@@ -28,51 +64,382 @@ LINES = [
     "7H pass pass | 7H | whist pass | 6 3 1",
     "misere pass pass | misere | 1",
     "pass 6NT pass | 6NT | pass pass",
+    "pass 6D 7C pass | 7C | whist whist | 2 1 7",
+    "pass pass pass | 2 5 3",
 ]
+CLOCK = "2026-11-30T20:00:00+00:00"
+TARGETS = {"settle": 150_000, "import": 60_000}  # events/s, in process
+ARCHIVE_TARGET = 8.0  # seconds to settle the whole archive
 
 
-def long_log(deals: int) -> str:
-    """A legal Sochi pulka of ``deals`` deals whose target is never reached."""
-    started = GameStarted(game="bench", players=("Anna", "Boris", "Vera"), pulya=100000, stake="0.10")
-    state = GameState.start(check_log([(1, started)])[0])  # type: ignore[arg-type]
+# -- logs made by the command side -------------------------------------------------------
+
+
+def pulka_events(game: str, deals: int, *, correct_every: int = 0, offset: int = 0) -> list[AnyEvent]:
+    """The events of a legal Sochi pulka of ``deals`` deals, as the ledger stores them.
+
+    The target is never reached. With ``correct_every=K``, every K-th deal is followed
+    by a correction of the last tricks recorded (two players' counts exchanged where
+    that changes them); ``correct_every=1`` is an arbiter's disputed pulka.
+    """
+    started = GameStarted(game=game, players=("Anna", "Boris", "Vera"), pulya=100000, stake="0.10", at=CLOCK)
+    first = judge_log([(1, started)], lambda: CLOCK)[0]
+    assert isinstance(first, GameStarted)
+    state = GameState.start(first)
     for k in range(deals):
-        line = LINES[k % len(LINES)]
-        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
-    return "\n".join(encode_event(e).decode() for e in state.events) + "\n"
+        line = LINES[(k + offset) % len(LINES)]
+        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: CLOCK)
+        if correct_every and (k + 1) % correct_every == 0:
+            correct_last_tricks(state)
+    return list(state.events)
 
 
-def timed(label: str, events: int, fn):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    result = fn()
-    elapsed = time.perf_counter() - start
-    print(f"{label:<44} {events:>7} events  {elapsed:8.3f} s  {events / elapsed:>10,.0f} events/s")
-    return result
+def correct_last_tricks(state: GameState) -> None:
+    found = [(i, e) for i, e in enumerate(state.events, 1) if isinstance(e, Tricks)]
+    if not found:
+        return
+    number, tricks = found[-1]
+    names, counts = list(tricks.tricks), list(tricks.tricks.values())
+    changed = dict(zip(names, [counts[0], *reversed(counts[1:])], strict=True))
+    for replacement in (changed, dict(tricks.tricks)):
+        try:
+            judge_into(state, [(None, Correction(target=number, replacement={"tricks": replacement}))], lambda: CLOCK)
+            return
+        except Refused:
+            continue
+    raise AssertionError(f"no correction of event {number} was accepted")
+
+
+def log_text(events: list[AnyEvent]) -> str:
+    return "".join(encode_event(e).decode() + "\n" for e in events)
+
+
+# -- measuring ---------------------------------------------------------------------------
+
+
+def best(fn: Callable[[], Any], runs: int) -> float:
+    """The shortest of ``runs`` timings of ``fn``, in seconds."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(pulka, list(args), catch_exceptions=False)
+    if result.exit_code != 0:
+        raise RuntimeError(f"pulka {' '.join(args)}: {result.output}")
+    return result.stdout
+
+
+class Decoded(msgspec.Struct):
+    """A stored row's state as plain msgspec decodes it (the limit's decode)."""
+
+    event: AnyEvent
+    digest: str
+
+
+DECODER = msgspec.json.Decoder(Decoded)
+STORE_TABLE_SQLITE = "stored_events"
+
+
+class Backend:
+    """Fresh stores of one kind, and the plain-SQL limits on them."""
+
+    def __init__(self, name: str, tmp: Path, postgres: str | None = None) -> None:
+        self.name = name
+        self.tmp = tmp
+        self.postgres = postgres
+        self.schemas: list[str] = []
+
+    def fresh(self) -> str:
+        """The address of a new, empty store."""
+        if self.postgres is None:
+            return str(self.tmp / f"{uuid4().hex}.db")
+        import psycopg
+
+        schema = f"pulka_bench_{uuid4().hex[:10]}"
+        with psycopg.connect(**parse_postgres_url(self.postgres).connect_kwargs(), autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        self.schemas.append(schema)
+        return self.postgres + ("&" if "?" in self.postgres else "?") + f"schema={schema}"
+
+    def drop(self) -> None:
+        if self.postgres is None or not self.schemas:
+            return
+        import psycopg
+
+        with psycopg.connect(**parse_postgres_url(self.postgres).connect_kwargs(), autocommit=True) as conn:
+            for schema in self.schemas:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+    # the limits: plain SQL and msgspec, no pulka code
+
+    def read_raw(self, db: str, game: str) -> list[tuple[int, str, bytes]]:
+        """The rows a game is stored as, by plain SQL."""
+        if self.postgres is None:
+            with sqlite3.connect(db) as conn:
+                return conn.execute(
+                    f"SELECT originator_version, topic, state FROM {STORE_TABLE_SQLITE} "
+                    "WHERE originator_id = ? ORDER BY originator_version", (game_id(game).hex,)
+                ).fetchall()
+        import psycopg
+
+        address = parse_postgres_url(db)
+        with psycopg.connect(**address.connect_kwargs()) as conn, conn.cursor(binary=True) as cur:
+            cur.execute(
+                f'SELECT originator_version, topic, state FROM "{address.schema}".pulka_events '
+                "WHERE originator_id = %s ORDER BY originator_version", (game_id(game),)
+            )
+            return cur.fetchall()
+
+    def read_limit(self, db: str, game: str) -> Callable[[], Any]:
+        def read_and_decode() -> list[Decoded]:
+            return [DECODER.decode(state) for _, _, state in self.read_raw(db, game)]
+        return read_and_decode
+
+    def write_limit(self, rows: list[tuple[int, str, bytes]]) -> Callable[[], Any]:
+        stream = uuid4()
+        if self.postgres is None:
+            def write_sqlite() -> None:
+                path = self.tmp / f"limit-{uuid4().hex}.db"
+                with sqlite3.connect(path, isolation_level=None) as conn:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute(
+                        "CREATE TABLE t (originator_id TEXT, originator_version INTEGER, topic TEXT, "
+                        "state BLOB, PRIMARY KEY (originator_id, originator_version))"
+                    )
+                    conn.execute("BEGIN")
+                    conn.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [(stream.hex, v, t, s) for v, t, s in rows])
+                    conn.execute("COMMIT")
+            return write_sqlite
+
+        import psycopg
+
+        def write_postgres() -> None:
+            db = self.fresh()
+            address = parse_postgres_url(db)
+            with psycopg.connect(**address.connect_kwargs()) as conn:
+                table = f'"{address.schema}".t'
+                conn.execute(
+                    f"CREATE TABLE {table} (originator_id uuid, originator_version bigint, topic text, "
+                    "state bytea, PRIMARY KEY (originator_id, originator_version))"
+                )
+                conn.commit()
+                with conn.transaction():
+                    for k in range(0, len(rows), 2000):
+                        batch = rows[k:k + 2000]
+                        conn.execute(
+                            f"INSERT INTO {table} SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[])",
+                            ([stream] * len(batch), [v for v, _, _ in batch], [t for _, t, _ in batch],
+                             [s for _, _, s in batch]),
+                        )
+        return write_postgres
+
+
+def rate(events: int, seconds: float) -> str:
+    return f"{events / seconds:>11,.0f}"
+
+
+def share(events: int, seconds: float, limit: float) -> str:
+    return f"{100 * events / seconds / limit:5.1f} %"
+
+
+def row(label: str, *cells: str) -> None:
+    print(f"  {label:<36}" + "".join(f"{c:>22}" for c in cells))
+
+
+# -- the parts of the run ----------------------------------------------------------------
+
+
+def operations(backends: list[Backend], events: list[AnyEvent], log: Path, runs: int) -> dict[str, float]:
+    n = len(events)
+    game = "bench"
+    print(f"\nOperations on a pulka of {n:,} events, in process through the click commands "
+          f"(events/s, share of the limit; best of {runs})")
+    row("", *(b.name for b in backends))
+    stores = {b.name: b.fresh() for b in backends}
+    for b in backends:
+        cli("import", str(log), "--db", stores[b.name])
+    write_limits, read_limits = {}, {}
+    for b in backends:
+        db = stores[b.name]
+        rows = b.read_raw(db, game)
+        assert len(rows) == n, (len(rows), n)
+        write_limits[b.name] = n / best(b.write_limit(rows), runs)
+        read_limits[b.name] = n / best(b.read_limit(db, game), runs)
+    row("limit: write (plain SQL)", *(f"{write_limits[b.name]:,.0f}" for b in backends))
+    row("limit: read + decode (SQL, msgspec)", *(f"{read_limits[b.name]:,.0f}" for b in backends))
+
+    figures: dict[str, float] = {}
+
+    def measure(label: str, count: int, limit: dict[str, float], args: Callable[[Backend], list[str]]) -> None:
+        cells = []
+        for b in backends:
+            seconds = best(lambda: cli(*args(b)), runs)
+            figures[f"{label} {b.name}"] = count / seconds
+            cells.append(f"{rate(count, seconds)} {share(count, seconds, limit[b.name])}")
+        row(label, *cells)
+
+    measure("import (parse, judge, store)", n, write_limits,
+            lambda b: ["import", str(log), "--db", b.fresh()])
+    measure("settle (load, replay, settle)", n, read_limits, lambda b: ["settle", game, "--db", stores[b.name]])
+    measure("settle --at the middle", n // 2, read_limits,
+            lambda b: ["settle", game, "--at", str(n // 2), "--db", stores[b.name]])
+    measure("log (the audit trail)", n, read_limits, lambda b: ["log", game, "--db", stores[b.name]])
+    measure("verify", n, read_limits, lambda b: ["verify", game, "--db", stores[b.name]])
+    measure("export", n, read_limits, lambda b: ["export", game, "--db", stores[b.name]])
+
+    # In process without the click layer: what the targets are stated for.
+    cells = []
+    for b in backends:
+        with Store(stores[b.name], create=False) as store:
+            ledger = Ledger(store)
+
+            def settle() -> None:
+                with bulk():
+                    settlement_doc(state_at(ledger.read(game).events, Point()))
+
+            seconds = best(settle, runs)
+        figures[f"ledger settle {b.name}"] = n / seconds
+        cells.append(f"{rate(n, seconds)} {share(n, seconds, read_limits[b.name])}")
+    row("Ledger.read + replay + settle", *cells)
+    return figures
+
+
+def one_deal(backends: list[Backend], tmp: Path, runs: int) -> None:
+    exe = Path(sys.executable).parent / "pulka"
+    log = tmp / "deals100.jsonl"
+    log.write_text(log_text(pulka_events("table", 100)))
+    print(f"\nOne `pulka deal` on a pulka of 100 deals, start-up included (subprocess, {runs} runs)")
+    for b in backends:
+        db = b.fresh()
+        cli("import", str(log), "--db", db)
+        times = []
+        for k in range(runs):
+            start = time.perf_counter()
+            subprocess.run([str(exe), "deal", "table", LINES[k % len(LINES)], "--db", db],
+                           check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+        row(f"{b.name}: median / fastest", f"{1000 * statistics.median(times):.0f} ms / {1000 * min(times):.0f} ms")
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([str(exe), "--help"], check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    row("pulka --help: median / fastest", f"{1000 * statistics.median(times):.0f} ms / {1000 * min(times):.0f} ms")
+
+
+def corrections(deals: int, runs: int) -> None:
+    plain = pulka_events("plain", deals)
+    corrected = pulka_events("corrected", deals, correct_every=1)
+    print(f"\nA correction on every deal ({deals} deals), replayed and settled in process (best of {runs})")
+    t_plain = best(lambda: settlement_doc(replay(plain)), runs)
+    t_corr = best(lambda: settlement_doc(replay(corrected)), runs)
+    row("without corrections", f"{len(plain):,} events", f"{1000 * t_plain:.1f} ms")
+    row("with a correction on every deal", f"{len(corrected):,} events", f"{1000 * t_corr:.1f} ms")
+    row("ratio (target at most 1.5)", f"{t_corr / t_plain:.2f}")
+
+
+def archive(backends: list[Backend], pulkas: int) -> None:
+    # Pulkas of about 1,000 events; half of them with a correction every 20 deals.
+    templates = [pulka_events(f"t{k}", 172, correct_every=20 * (k % 2), offset=k) for k in range(8)]
+    print(f"\nA club archive of {pulkas:,} pulkas in one store, settled game by game "
+          f"(target under {ARCHIVE_TARGET:.0f} s)")
+    for b in backends:
+        db = b.fresh()
+        total = 0
+        start = time.perf_counter()
+        with Store(db) as store:
+            for k in range(pulkas):
+                name = f"pulka-{k:04d}"
+                events = templates[k % len(templates)]
+                first = events[0]
+                assert isinstance(first, GameStarted)
+                store.append(name, [msgspec.structs.replace(first, game=name), *events[1:]], expected=0)
+                total += len(events)
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        with bulk(), Store(db, create=False) as store:
+            ledger = Ledger(store)
+            names = store.games()
+            for name in names:
+                settlement_doc(state_at(ledger.read(name).events, Point()))
+        seconds = time.perf_counter() - start
+        assert len(names) == pulkas
+        row(f"{b.name}: {total:,} events", f"settled in {seconds:.2f} s", f"{total / seconds:,.0f} events/s",
+            f"(stored in {built:.1f} s)")
+
+
+RUBBER_LINES = ["4S N 9", "3NT E 8", "pass", "2H S 7", "5D W 10"]
+
+
+def rubber_bench(deals: int, runs: int) -> None:
+    """A rubber that never ends (every contract fails), with a correction every tenth deal."""
+    started = rubber_start(RubberStarted(game="bench-rubber", players=("Anna", "Boris", "Vera", "Gleb")))
+    lines: list[tuple[int, AnyEvent]] = [(1, started)]
+    for k in range(deals):
+        lines.append((len(lines) + 1, rubber_deal(started.players, RUBBER_LINES[k % len(RUBBER_LINES)])))
+        if k % 10 == 9:
+            lines.append((len(lines) + 1, Correction(target=len(lines) - 1, replacement={"tricks": 6})))
+    n = len(lines)
+    judged = judge_stream_log(lines)
+    print(f"\nA rubber of bridge of {deals} deals, {n:,} events, in process (events/s, best of {runs})")
+    row("judge every event", rate(n, best(lambda: judge_stream_log(lines), runs)))
+    row("replay to a settlement", rate(n, best(lambda: settle_rubber(replay_rubber(judged)), runs)))
+    row("audit trail", rate(n, best(lambda: audit_rubber(judged), runs)))
+
+
+def machine() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}"
+
+
+@contextmanager
+def backends_for(tmp: Path, postgres: str | None) -> Iterator[list[Backend]]:
+    chosen = [Backend("SQLite", tmp)]
+    if postgres:
+        if not is_postgres_url(postgres):
+            raise SystemExit(f"not a postgresql:// address: {postgres!r}")
+        chosen.append(Backend("PostgreSQL", tmp, postgres))
+    try:
+        yield chosen
+    finally:
+        for b in chosen:
+            b.drop()
 
 
 def main() -> None:
-    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    text = long_log(deals)
-    lines = parse_log(text)
-    n = len(lines)
-    print(f"a Sochi pulka of {deals} deals: {n} events")
-    timed("parse JSON Lines", n, lambda: parse_log(text))
-    judged = timed("judge every event (no store)", n, lambda: check_log(lines))
-    with tempfile.TemporaryDirectory() as tmp:
-        db = str(Path(tmp) / "bench.db")
-        with Store(db) as store:
-            timed("import into SQLite (judge + store)", n, lambda: Ledger(store).record_lines(lines))
-        with Store(db) as store:
-            stored = timed("load from SQLite", n, lambda: store.load("bench"))
-            events = [s.event for s in stored]
-            timed("replay to a settlement", n, lambda: settlement_doc(replay(events)))
-            timed("load + replay + settle (pulka settle)", n,
-                  lambda: settlement_doc(replay([s.event for s in store.load("bench")])))
-            timed("time travel to the middle (--at)", n // 2,
-                  lambda: settlement_doc(state_at(events, Point(at=n // 2))))
-            timed("verify the hash chain", n, lambda: store.verify("bench"))
-            if n <= 30000:
-                timed("audit trail (pulka log)", n, lambda: audit(events))
-    assert len(judged) == n
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs: a few seconds in all")
+    parser.add_argument("--deals", type=int, help="deals of the long pulka (default 3500: about 20,000 events)")
+    parser.add_argument("--pulkas", type=int, help="pulkas in the archive (default 1000)")
+    parser.add_argument("--postgres", default=os.environ.get("PULKA_BENCH_POSTGRES"),
+                        help="a postgresql:// address to measure too (default: $PULKA_BENCH_POSTGRES)")
+    args = parser.parse_args()
+    deals = args.deals or (600 if args.quick else 3500)
+    pulkas = args.pulkas or (100 if args.quick else 1000)
+    runs = 3
+    print(f"pulka bench on {machine()}")
+    with tempfile.TemporaryDirectory() as tmpdir, backends_for(Path(tmpdir), args.postgres) as backends:
+        tmp = Path(tmpdir)
+        events = pulka_events("bench", deals)
+        log = tmp / "bench.jsonl"
+        log.write_text(log_text(events))
+        operations(backends, events, log, runs)
+        one_deal(backends, tmp, 9)
+        corrections(50 if args.quick else 200, runs)
+        archive(backends, pulkas)
+        rubber_bench(300 if args.quick else 2000, runs)
+    print(f"\nTargets: settle in process at least {TARGETS['settle']:,} events/s, import at least "
+          f"{TARGETS['import']:,} events/s, the archive in under {ARCHIVE_TARGET:.0f} s.")
 
 
 if __name__ == "__main__":

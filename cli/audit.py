@@ -1,110 +1,246 @@
-"""The arbiter's commands: the audit trail, one number traced to its events, what
-changed between two points, and the check of the hash chains."""
+"""The arbiter's commands: the audit trail with its filters, one number traced to its
+events, what changed between two points, the check of the hash chains, and a game's
+head digest. Each reads the store, or an export directly (``--file``); times are shown
+in the local zone. A game of any kind (a pulka, a rubber) is audited, explained and
+compared by its kind's own projections (``projections.kinds``)."""
 
 from __future__ import annotations
 
-from typing import Any
+import os
 
 import click
 
-from cli.common import UserError, db_option, emit, opened, point_options, refusals
-from ledger.vocabulary.logfile import export_problem, game_of, parse_export
-from projections.audit import audit, parse_cell, render_audit, render_diff, render_explain, row_doc
-from projections.audit import diff as diff_points
-from projections.audit import explain as explain_cell
-from projections.report import Point, cut, state_at
+from cli.common import (
+    GameCommand,
+    UserError,
+    db_option,
+    emit,
+    file_option,
+    game_argument,
+    game_name,
+    local_zone,
+    opened,
+    point_options,
+    progress,
+    read_anyway_option,
+    read_file,
+    read_game,
+    refusals,
+    shown,
+    user_time,
+    view,
+    zone_name,
+)
+from ledger.command.application import Ledger, bulk, guarded
+from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
+from ledger.vocabulary.events import EVENT_TYPES
+from ledger.command.tournament import judge_streams
+from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, parse_export, split_streams
+from ledger.vocabulary.tournament import TournamentStarted
+from projections.points import Point, cut
+from projections.trail import render_audit, render_diff, render_explain, row_doc, select
 
 
 def parse_point(text: str) -> Point:
-    """``12`` (event 12), ``deal:3`` (end of deal 3) or an ISO 8601 time."""
+    """``12`` (event 12), ``deal:3`` (end of deal 3) or a time (local unless it has an
+    offset; a date is its end)."""
     if text.isdigit():
         return Point(at=int(text))
     if text.startswith("deal:") and text[5:].isdigit():
         return Point(deal=int(text[5:]))
-    return Point(time=text)
+    return Point(time=user_time(text, end_of_day=True))
 
 
-@click.command("log")
-@click.argument("game")
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else user_time(value, end_of_day=False)
+
+
+def _until(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else user_time(value, end_of_day=True)
+
+
+@click.command("log", cls=GameCommand)
+@game_argument
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--only-deal", type=int, metavar="K", help="Only the events of deal K.")
+@click.option("--by", "by", metavar="NAME", help="Only the events recorded by NAME (a player or arbiter:NAME).")
+@click.option("--type", "types", multiple=True, type=click.Choice(sorted(EVENT_TYPES)), metavar="TYPE",
+              help="Only events of this type (again for more types).")
+@click.option("--verdicts", is_flag=True, help="Only events with a verdict of the recording rules or a note.")
+@click.option("--since", callback=_since, metavar="T", help="Only events recorded at or after T (a date: its start).")
+@click.option("--until", callback=_until, metavar="T", help="Only events recorded at or before T (a date: its end).")
 @point_options
+@file_option
+@read_anyway_option
 @db_option
-def log_(game: str, as_json: bool, at: int | None, deal: int | None, time_: str | None, db: str) -> None:
-    """Every event with its number, time, recorder, what it did to the sheet and,
-    for a correction, objection or late record, the rule and the verdict."""
-    with opened(db) as ledger:
-        events = cut([s.event for s in ledger.events(game)], Point(at, deal, time_))
-        rows = audit(events)
-        if as_json:
-            emit({"game": game, "events": [row_doc(r) for r in rows]})
-        else:
-            click.echo(render_audit(rows), nl=False)
+def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types: tuple[str, ...], verdicts: bool,
+         since: str | None, until: str | None, at: int | None, deal: int | None, time_: str | None,
+         file: str | None, read_anyway: bool, db: str | None) -> None:
+    """Every event with its number, time, recorder, what it did to the sheet and, for
+    a correction, objection or late record, the rule and the verdict."""
+    point = Point(at, deal, time_)
+    read = read_game(game, db, file, point, read_anyway)
+    kind = read.kind
+    with refusals():
+        events = cut(read.events, point)
+    with refusals(), bulk(), progress(f"auditing {read.game}", len(events)) as update:
+        rows = guarded(read.game, events, lambda evs: kind.audit(evs, update))
+        update(len(events))
+    rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
+    if as_json:
+        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows]})
+        return
+    zone = local_zone()
+    click.echo(f"log of {read.game}: {len(rows)} of {len(events)} events; times in {zone_name(zone)}")
+    if rows:
+        click.echo(render_audit(rows, shown, kind.cells), nl=False)
 
 
-@click.command()
-@click.argument("game")
-@click.argument("number", metavar="PLAYER.COLUMN[.ON]")
+@click.command(cls=GameCommand)
+@game_argument
+@click.argument("number", metavar="CELL")
 @click.option("--json", "as_json", is_flag=True)
 @point_options
+@file_option
+@read_anyway_option
 @db_option
 def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | None, time_: str | None,
-            db: str) -> None:
-    """Trace one number of the sheet (Anna.pulya, Anna.gora, Anna.whists.Boris) to its events."""
-    with opened(db) as ledger:
-        state = state_at([s.event for s in ledger.events(game)], Point(at, deal, time_))
-        try:
-            cell = parse_cell(number, state.sheet().players)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        rows = explain_cell(state, cell)
-        if as_json:
-            emit({"game": game, "number": number, "writes": rows})
-        else:
-            click.echo(render_explain(cell, rows), nl=False)
+            file: str | None, read_anyway: bool, db: str | None) -> None:
+    """Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora,
+    Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."""
+    point = Point(at, deal, time_)
+    read = read_game(game, db, file, point, read_anyway)
+    shown_at = view(read, point)
+    try:
+        cell = shown_at.parse_cell(number)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    rows = shown_at.explain(cell)
+    if as_json:
+        emit({"game": read.game, "number": number, "writes": rows})
+    else:
+        click.echo(render_explain(cell, rows, shown, read.kind.cells), nl=False)
 
 
-@click.command()
-@click.argument("game")
+@click.command(cls=GameCommand)
+@game_argument
 @click.argument("from_", metavar="FROM")
 @click.argument("to", metavar="TO")
 @click.option("--json", "as_json", is_flag=True)
+@file_option
+@read_anyway_option
 @db_option
-def diff(game: str, from_: str, to: str, as_json: bool, db: str) -> None:
+def diff(game: str, from_: str, to: str, as_json: bool, file: str | None, read_anyway: bool, db: str | None) -> None:
     """What changed between two points (event N, deal:K, or a time), and which events did it."""
+    read = read_game(game, db, file, anyway=read_anyway)
+    kind = read.kind
+    with refusals():
+        doc = guarded(read.game, read.events, lambda events: kind.diff(events, parse_point(from_), parse_point(to)))
+    if as_json:
+        emit(doc)
+    else:
+        click.echo(render_diff(doc, kind.cells), nl=False)
+
+
+@click.command(cls=GameCommand)
+@game_argument
+@db_option
+def head(game: str, db: str | None) -> None:
+    """Print the game's head digest (its last event's number and digest), to keep
+    elsewhere and check later with `pulka verify GAME --against HEAD`."""
     with opened(db) as ledger:
-        doc = diff_points([s.event for s in ledger.events(game)], parse_point(from_), parse_point(to))
-        if as_json:
-            emit(doc)
-        else:
-            click.echo(render_diff(doc), nl=False)
+        stored = ledger.sound(game_name(game, db))
+        if not stored:
+            raise ledger.unknown(game_name(game, db))
+        click.echo(str(head_token(stored[-1].number, stored[-1].digest)))
 
 
 @click.command()
 @click.argument("game", required=False)
-@click.option("--file", "file", type=click.File("r", encoding="utf-8-sig"), help="Check an export instead.")
+@file_option
+@click.option("--against", metavar="SAVED.jsonl|HEAD",
+              help="Also compare GAME with a saved export of it, or with a head digest from `pulka head`.")
 @db_option
-def verify(game: str | None, file: Any, db: str) -> None:
-    """Check the hash chain of one game or of every game; exit 1 naming the first bad event."""
+def verify(game: str | None, file: str | None, against: str | None, db: str | None) -> None:
+    """Check the hash chain of one game or of every game; exit 1 naming the first bad
+    event. With --file, check an export against its digests and judge every event;
+    with --against, compare the game with a head digest or a saved export."""
     if file is not None:
-        with refusals():
-            lines = parse_export(file.read())
-        name = game_of(lines)
-        problem = export_problem(lines)
-        if problem is not None:
-            raise UserError(f"export of {name}: {problem}")
-        click.echo(f"export of {name}: {len(lines)} events, chain intact")
+        with refusals(), open(file, encoding="utf-8-sig") as f:
+            streams = split_streams(parse_export(f.read()))
+        bad = []
+        for lines in streams:  # a tournament's export holds several streams
+            problem = export_problem(lines)
+            if problem is not None:
+                bad.append(f"export of {game_of(lines)}: {problem}")
+        if bad:
+            raise UserError("; ".join(bad))
+        if len(streams) == 1 and not isinstance(streams[0][0].event, TournamentStarted):
+            read_file(file)  # every event judged as import would
+        else:
+            with refusals():
+                judge_streams(streams)  # a tournament and its games, judged together
+        for lines in streams:
+            click.echo(f"export of {game_of(lines)}: {len(lines)} events, chain intact")
         return
+    if against is not None and game is None:
+        raise UserError("--against compares one game: give its name")
     with opened(db) as ledger:
-        names = [game] if game else ledger.store.games()
-        if game and not ledger.store.count(game):
-            ledger.events(game)  # refuses with the list of stored games
+        if game is not None:
+            count = ledger.store.count(game)
+            if not count:
+                raise ledger.unknown(game)
+            results = [(game, count, ledger.verify(game))]
+        else:
+            results = [(v.name, v.events, v.problem) for v in ledger.verify_all()]
         failed = []
-        for name in names:
-            problem = ledger.store.verify(name)
-            if problem is None:
-                click.echo(f"{name}: {ledger.store.count(name)} events, chain intact")
-            else:
-                failed.append(name)
-                click.echo(f"{name}: TAMPERED: {problem}")
+        with progress("verifying", sum(n for _, n, _ in results) if len(results) > 1 else 0) as update:
+            done = 0
+            for name, count, problem in results:
+                done += count
+                update(done)
+                if problem is None:
+                    click.echo(f"{name}: {count} events, chain intact")
+                else:
+                    failed.append(name)
+                    click.echo(f"{name}: TAMPERED: {problem}")
         if failed:
             raise UserError(f"the chain of {', '.join(failed)} does not check out")
+        if game is not None and against is not None:
+            compare(ledger, game, against)
+
+
+def compare(ledger: Ledger, game: str, against: str) -> None:
+    """Compare the (intact) stored game with a head digest or a saved export of it."""
+    stored = ledger.sound(game)
+    anchor = parse_head(against)
+    problem: ChainProblem | None
+    if anchor is not None and not os.path.exists(against):
+        problem = compare_head(stored, anchor)
+        what, covered = f"the head {anchor}", anchor.number
+    else:
+        saved = saved_export(against, game)
+        problem = compare_saved(stored, [(n, line.event, line.digest or "") for n, line in enumerate(saved, 1)])
+        what, covered = f"the saved export {against} ({len(saved)} events)", len(saved)
+    if problem is not None:
+        raise UserError(f"{game} differs from {what}: {problem}")
+    since = f"; {len(stored) - covered} events recorded since" if len(stored) > covered else ""
+    click.echo(f"{game}: matches {what}{since}")
+
+
+def saved_export(path: str, game: str) -> list[LogLine]:
+    """The lines of an export of ``game`` saved in ``path``, whose own chain is intact."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"--against {path!r} is neither a head digest (N:HEX, from `pulka head`) nor a "
+                        f"readable export: {exc}") from None
+    saved = parse_export(text)
+    if any(line.digest is None for line in saved):
+        raise UserError(f"--against {path}: not an export of pulka (a line has no digest); save one with "
+                        "`pulka export`")
+    check_export(saved)
+    if game_of(saved) != game:
+        raise UserError(f"--against {path}: the saved export is of game {game_of(saved)!r}, not {game!r}")
+    return saved

@@ -1,26 +1,56 @@
-"""What every command of ``pulka`` shares: the store option, the points in time, opening
-the ledger, turning refusals into messages, and printing JSON.
+"""What every command of ``pulka`` shares: the store and the current game, the points in
+time, reading a game from the store or from an export, a game of any kind folded to a
+point in time (``view``: dispatched on the game's first event), progress bars, times in
+the local zone, turning refusals into messages, and printing JSON.
 
 A refused input prints ``pulka: <reason>`` on standard error and exits with status 1;
-it never shows a traceback.
+it never shows a traceback. A command line click cannot parse exits with status 2.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
-from ledger.command.application import Ledger
-from ledger.command.store import ConcurrentWriteError, Store, StoreError
+from ledger.command.application import BrokenChainError, ImpossibleEventError, Ledger, bulk, guarded
+from ledger.command.kinds import GAME_STARTS, judge_log
+from ledger.command.storage import mask
+from ledger.command.store import (
+    ConcurrentWriteError,
+    Reading,
+    Store,
+    StoredEvent,
+    StoreError,
+    UnreadableEventError,
+    is_postgres_url,
+    parse_postgres_url,
+)
+from ledger.vocabulary.chain import chain_digests
+from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.logfile import check_export, game_of, parse_export
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import RuleSetError
-from projections.report import PointError
+from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
+from projections.game import GameState
+from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
+from projections.points import Point, PointError
+from projections.report import state_at
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_DB = "pulka.db"
+PROGRESS_FROM = 2000  # events (or games): shorter work shows no progress bar
 
 
 class UserError(click.ClickException):
@@ -32,45 +62,61 @@ class UserError(click.ClickException):
         click.echo(f"pulka: {self.message}", err=True)
 
 
+# -- the store ------------------------------------------------------------------------------
+
+
 def db_option(f: F) -> F:
     return click.option(
         "--db",
-        envvar="PULKA_DB",
-        default="pulka.db",
-        show_default=True,
-        help="SQLite file, or a postgresql:// address.",
+        metavar="ADDRESS",
+        help=f"SQLite file, or a postgresql:// address (default: --db before the command, "
+        f"$PULKA_DB, or {DEFAULT_DB}).",
     )(f)
 
 
-def by_option(f: F) -> F:
-    """Who records it: a player, scorer:NAME or arbiter:NAME [Code 4.2.4-4.2.7]; a
-    scorer at a club table sets PULKA_BY once."""
-    return click.option(
-        "--by",
-        envvar="PULKA_BY",
-        help="Who records it: a player, scorer:NAME or arbiter:NAME (default: PULKA_BY, else the rules' default).",
-    )(f)
+def root_obj() -> dict[str, Any]:
+    """What the ``pulka`` group (or a ``pulka play`` session) holds for its commands."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    root = ctx.find_root()
+    if not isinstance(root.obj, dict):
+        root.obj = {}
+    obj: dict[str, Any] = root.obj
+    return obj
 
 
-def point_options(f: F) -> F:
-    f = click.option("--time", "time_", metavar="T", help="As of this ISO 8601 time.")(f)
-    f = click.option("--deal", "deal", type=int, metavar="K", help="As of the end of deal K.")(f)
-    f = click.option("--at", "at", type=int, metavar="N", help="As of the N-th event of the game.")(f)
-    return f
+def store_address(db: str | None) -> str:
+    """The store a command uses: its own --db, else the one given before the command
+    (or $PULKA_DB), else pulka.db in the working directory."""
+    return db or root_obj().get("db") or os.environ.get("PULKA_DB") or DEFAULT_DB
 
 
 @contextmanager
-def opened(db: str) -> Iterator[Ledger]:
-    """The ledger on the store ``db``; every refusal inside becomes a UserError."""
+def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
+    """The ledger on the store ``db``; every refusal inside becomes a UserError, and no
+    message shows the address's password.
+
+    Only a command that records (``write``) creates the store's table when it is
+    missing; a reading command never changes the database. The garbage collector
+    rests meanwhile (``bulk``): loading and replaying a game frees nothing cyclic.
+    """
+    address = store_address(db)
     try:
-        store = Store(db)
-    except StoreError as exc:
-        raise UserError(f"cannot open the store {db!r}: {exc}") from None
-    try:
-        with refusals():
-            yield Ledger(store)
-    finally:
-        store.close()
+        try:
+            store = Store(address, create=write)
+        except StoreError as exc:
+            raise UserError(f"cannot open the store: {exc}") from None
+        try:
+            with refusals(), bulk():
+                yield Ledger(store)
+        finally:
+            store.close()
+    except click.ClickException as exc:
+        masked = mask(exc.message, address)
+        if masked == exc.message:
+            raise
+        raise UserError(masked) from None
 
 
 @contextmanager
@@ -80,13 +126,362 @@ def refusals() -> Iterator[None]:
         yield
     except Refused as exc:
         raise UserError(f"refused: {exc}") from None
-    except (PointError, RuleSetError) as exc:
+    except (PointError, RuleSetError, TimeFormatError, UnknownKind) as exc:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
+    except (BrokenChainError, ImpossibleEventError, UnreadableEventError) as exc:
+        raise UserError(f"refused: {exc}") from None
     except StoreError as exc:
         raise UserError(f"store error: {exc}") from None
 
 
+# -- the current game -----------------------------------------------------------------------
+
+CURRENT = ""  # the GAME argument when it was left out: the current game
+
+
+def state_file() -> Path:
+    """Where ``pulka use`` keeps the current game of each store."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "pulka" / "current.json"
+
+
+def store_key(db: str | None) -> str:
+    """A store's name in the state file: the SQLite file's full path, or the PostgreSQL
+    address without its password."""
+    address = store_address(db)
+    if is_postgres_url(address):
+        try:
+            return parse_postgres_url(address).display()
+        except StoreError:
+            return address
+    return str(Path(address).resolve())
+
+
+def read_current() -> dict[str, str]:
+    try:
+        data = json.loads(state_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def current_game(db: str | None) -> tuple[str, str] | None:
+    """The current game and where it was chosen: a ``pulka play`` session, $PULKA_GAME,
+    or ``pulka use`` for this store."""
+    session = root_obj().get("game")
+    if session:
+        return str(session), "this session"
+    env = os.environ.get("PULKA_GAME")
+    if env:
+        return env, "PULKA_GAME"
+    chosen = read_current().get(store_key(db))
+    return (chosen, "pulka use") if chosen else None
+
+
+def set_current(db: str | None, game: str | None) -> None:
+    data = read_current()
+    key = store_key(db)
+    if game is None:
+        data.pop(key, None)
+    else:
+        data[key] = game
+    path = state_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot keep the current game in {path}: {exc.strerror}") from None
+
+
+def game_name(game: str, db: str | None) -> str:
+    """The game a command is about: as given, else the current game."""
+    if game != CURRENT:
+        return game
+    current = current_game(db)
+    if current is None:
+        raise click.UsageError("no game given and no current game: name the game, or choose one "
+                               "with `pulka use GAME` (or PULKA_GAME)")
+    return current[0]
+
+
+NEGATIVE = re.compile(r"-\d+")
+
+
+class GameCommand(click.Command):
+    """A command about one game, whose first argument GAME may be left out for the
+    current game, and where a negative number is an argument, not an option
+    (``pulka entry Vera whists -4``).
+
+    Whether GAME was given is decided from the arguments alone: by default, when all
+    of them are there; ``game_given`` decides for the commands whose last argument
+    takes any number of words.
+    """
+
+    def __init__(self, *args: Any, game_given: Callable[[list[str]], bool] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.game_given = game_given
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.resilient_parsing:  # shell completion: the words as typed
+            return super().parse_args(ctx, args)
+        options, positionals = self.split(ctx, args)
+        arguments = [p for p in self.get_params(ctx) if isinstance(p, click.Argument)]
+        given = self.game_given(positionals) if self.game_given else len(positionals) >= len(arguments)
+        if not given:
+            positionals = [CURRENT, *positionals]
+        return super().parse_args(ctx, [*options, "--", *positionals])
+
+    def split(self, ctx: click.Context, args: list[str]) -> tuple[list[str], list[str]]:
+        """The options (with their values) and the arguments, as typed."""
+        takes_value: dict[str, bool] = {}
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                for name in (*param.opts, *param.secondary_opts):
+                    takes_value[name] = not (param.is_flag or param.count)
+        options: list[str] = []
+        positionals: list[str] = []
+        words = iter(args)
+        for word in words:
+            if word == "--":
+                positionals.extend(words)
+                break
+            if word.startswith("-") and len(word) > 1 and not NEGATIVE.fullmatch(word):
+                options.append(word)
+                if "=" not in word and takes_value.get(word, False):
+                    value = next(words, None)
+                    if value is not None:
+                        options.append(value)
+                continue
+            positionals.append(word)
+        return options, positionals
+
+
+def game_argument(f: F) -> F:
+    return click.argument("game", metavar="[GAME]", shell_complete=complete_game)(f)
+
+
+# -- shell completion -------------------------------------------------------------------------
+
+
+def _completion_db(ctx: click.Context) -> str | None:
+    db = ctx.params.get("db")
+    if db:
+        return str(db)
+    root = ctx.find_root()
+    value = root.params.get("db")
+    return str(value) if value else None
+
+
+def complete_game(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """The stored games whose names begin with what was typed; where the game may be
+    left out and the next argument is a player, the current game's players too."""
+    try:
+        with Store(store_address(_completion_db(ctx)), create=False) as store:
+            names = [g for g in store.games(GAME_STARTS) if g.startswith(incomplete)]
+    except Exception:  # completion must never break the shell
+        return []
+    arguments = [p for p in ctx.command.params if isinstance(p, click.Argument)]
+    if isinstance(ctx.command, GameCommand) and len(arguments) > 1 and arguments[1].name == "player":
+        names += players_of(ctx, CURRENT, incomplete)
+    return names
+
+
+def complete_player(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """The players of the game named on the line (or the current game)."""
+    return players_of(ctx, str(ctx.params.get("game") or CURRENT), incomplete)
+
+
+def players_of(ctx: click.Context, game: str, incomplete: str) -> list[str]:
+    db = _completion_db(ctx)
+    if game == CURRENT:
+        game = (current_game(db) or ("", ""))[0]
+    if not game:
+        return []
+    try:
+        with Store(store_address(db), create=False) as store:
+            stored = store.load(str(game))
+    except Exception:
+        return []
+    if not stored:
+        return []
+    players: tuple[str, ...] = getattr(stored[0].event, "players", ())
+    return [p for p in players if p.casefold().startswith(incomplete.casefold())]
+
+
+# -- reading a game: from the store, or from an export file --------------------------------
+
+
+def read_anyway_option(f: F) -> F:
+    return click.option(
+        "--read-anyway",
+        is_flag=True,
+        help="Show a game whose hash chain is broken (the break is named on standard error).",
+    )(f)
+
+
+def sound(reading: Reading, game: str, anyway: bool) -> Reading:
+    """What a reading command shows: a game whose chain is broken is refused, or, with
+    ``--read-anyway``, shown with the break named on standard error."""
+    if reading.problem is not None:
+        broken = BrokenChainError(game, reading.problem)
+        if not anyway:
+            raise UserError(f"refused: {broken}; --read-anyway shows it regardless")
+        click.echo(f"pulka: warning: {broken}; shown because of --read-anyway", err=True)
+    return reading
+
+
+def file_option(f: F) -> F:
+    return click.option(
+        "--file", "file", type=click.Path(exists=True, dir_okay=False), metavar="LOG.jsonl",
+        help="Read this log (an export, checked against its digests) instead of the store.",
+    )(f)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A game as read: its name and its events as stored (or as they would be)."""
+
+    game: str
+    stored: list[StoredEvent]
+
+    @property
+    def events(self) -> list[AnyEvent]:
+        return [s.event for s in self.stored]
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of the game (a pulka, a rubber), told by its first event."""
+        with refusals():
+            return kind_of(self.stored[0].event)
+
+
+def read_file(path: str, game: str = CURRENT) -> Read:
+    """A log file read as the store would hold it: an export must check against its
+    digests; every event is judged as ``pulka import`` would judge it; nothing is stored."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    with refusals():
+        lines = parse_export(text)
+        check_export(lines)  # an export carries a digest on every line, and they chain
+        name = game_of(lines)
+        if game not in (CURRENT, name):
+            raise Refused("event-log", f"{path} is a log of {name!r}, not of {game!r}")
+        events = judge_log([(line.line, line.event) for line in lines])
+    digests = chain_digests(name, events)
+    return Read(name, [StoredEvent(n, e, d) for n, (e, d) in enumerate(zip(events, digests), start=1)])
+
+
+def read_game(game: str, db: str | None, file: str | None, point: Point = Point(), anyway: bool = False) -> Read:
+    """The game a read command is about: from ``--file``, or from the store. From the
+    store, only the events up to ``point`` are read (``Ledger.read``), and a game whose
+    chain is broken is refused unless the reader reads ``anyway``."""
+    if file is not None:
+        return read_file(file, game)
+    name = game_name(game, db)
+    with opened(db) as ledger:
+        return Read(name, sound(ledger.read(name, point), name, anyway).stored)
+
+
+# -- points in time, and times in the local zone --------------------------------------------
+
+
+def local_zone() -> tzinfo:
+    """The local time zone: $TZ, else the system's (/etc/localtime), else the offset now."""
+    for name in (os.environ.get("TZ", "").lstrip(":"), _system_zone_name()):
+        if name:
+            try:
+                return ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                continue
+    found = datetime.now().astimezone().tzinfo
+    assert found is not None
+    return found
+
+
+def _system_zone_name() -> str:
+    link = os.path.realpath("/etc/localtime")
+    return link.split("zoneinfo/", 1)[1] if "zoneinfo/" in link else ""
+
+
+def zone_name(zone: tzinfo) -> str:
+    key = getattr(zone, "key", None)
+    return str(key) if key else (datetime.now(zone).tzname() or "local time")
+
+
+def shown(text: str | None) -> str:
+    """A stored time in the local zone, for people."""
+    return show_local(text, local_zone()) if text else ""
+
+
+def user_time(text: str, *, end_of_day: bool) -> str:
+    """A time typed by a person (local unless it has an offset; a date is a whole day)
+    as the ISO 8601 text the projections compare."""
+    try:
+        return parse_local(text, local_zone(), end_of_day=end_of_day).isoformat()
+    except TimeFormatError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else user_time(value, end_of_day=True)
+
+
+def point_options(f: F) -> F:
+    f = click.option("--time", "time_", metavar="T", callback=_as_of,
+                     help="As of this time: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
+    f = click.option("--deal", "deal", type=int, metavar="K", help="As of the end of deal K.")(f)
+    f = click.option("--at", "at", type=int, metavar="N", help="As of the N-th event of the game.")(f)
+    return f
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+@contextmanager
+def progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """``update(done)`` moves a progress bar on standard error: only on a terminal, and
+    only for long work (``PROGRESS_FROM`` items or more)."""
+    if total < PROGRESS_FROM or not sys.stderr.isatty():
+        yield lambda done: None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        def update(done: int) -> None:
+            bar.update(done - bar.pos)
+
+        yield update
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
 def emit(doc: Any) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False))
+
+
+def folded(read: Read, point: Point) -> GameState:
+    """The game as of the point, with a progress bar for a long one; a stored event
+    that cannot be replayed is refused by number."""
+    with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
+        return guarded(read.game, read.events, lambda events: state_at(events, point, update))
+
+
+def view(read: Read, point: Point) -> View:
+    """A game of any kind as of the point, with the documents the commands print, with a
+    progress bar for a long one; a stored event that cannot be replayed is refused by
+    number."""
+    kind = read.kind
+    with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
+        return guarded(read.game, read.events, lambda events: kind.view(events, point, update))
+
+
+def only_pulka(read: Read, what: str) -> None:
+    """What only a pulka has (the spreadsheet, the drawn sheet, the report): refused for
+    a game of another kind, pointing to what it has instead."""
+    if read.kind is not PULKA:
+        raise UserError(f"{read.game!r} is a {read.kind.name}; {what} (a rubber's sheet and settlement: "
+                        "pulka sheet, pulka settle, --json)")

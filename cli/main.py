@@ -1,7 +1,7 @@
 """The ``pulka`` command: the group and the table of its subcommands.
 
 Each subcommand lives in the module of its kind (``record``, ``read``, ``audit``,
-``rules``) and is imported only when it runs, so that ``pulka --help`` and a single
+``rules``, ``report``) and is imported only when it runs, so that ``pulka --help`` and a single
 command start quickly. ``cli`` parses arguments, calls the ledger or a projection,
 and prints; it never judges or computes.
 """
@@ -13,38 +13,52 @@ from typing import Any
 
 import click
 
-# name -> "module:function"; the order is the order of ``pulka --help``.
-COMMANDS: dict[str, str] = {
-    "new": "cli.record:new",
-    "deal": "cli.record:deal",
-    "bid": "cli.record:bid",
-    "contract": "cli.record:contract",
-    "defence": "cli.record:defence",
-    "tricks": "cli.record:tricks",
-    "entry": "cli.record:entry",
-    "pencil": "cli.record:pencil",
-    "annul": "cli.record:annul",
-    "abandon": "cli.record:abandon",
-    "correct": "cli.record:correct",
-    "object": "cli.record:object_",
-    "penalty": "cli.record:penalty",
+# name -> ("module:function", its one-line help); the order is the order of
+# ``pulka --help``, which prints the help from here without importing any command
+# (a test keeps each line equal to the command's own).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "new": ("cli.record:new", 'Start a pulka; it becomes the current game.'),
+    "use": ("cli.record:use", 'Choose the current game of the store (or show it): commands then take GAME as optional.'),
+    "play": ("cli.play:play", 'An interactive session for the scorer: prompts with the dealer and the leader, takes deal lines and commands, shows the writes and the sheet after each deal, offers undo, and ends with the settlement.'),
+    "deal": ("cli.record:deal", 'Record a whole deal: "BIDS | CONTRACT | CALLS | TRICKS".'),
+    "bid": ("cli.record:bid", 'A bid: 6S ...'),
+    "contract": ("cli.record:contract", "The declarer's contract (again to change it before anyone whists)."),
+    "defence": ("cli.record:defence", "A defender's call: whist, pass or half_whist (вист, пас, полвиста); with four players the dealer's too."),
+    "tricks": ("cli.record:tricks", 'Tricks taken: Anna=6 Boris=3 Vera=1.'),
+    "entry": ("cli.record:entry", 'A number written by hand: COLUMN is pulya, gora or whists (пуля, гора, висты); AMOUNT may be negative (entry Vera whists -4 --on Boris).'),
+    "pencil": ("cli.record:pencil", 'The recorder (a player, or scorer:NAME) puts his pencil down [Code 4.2.8]: his records are no longer in hand.'),
+    "annul": ("cli.record:annul", 'The current deal is void (a misdeal, a wrong number of cards): the same dealer deals again, and nothing of the deal is written.'),
+    "abandon": ("cli.record:abandon", "Stop the pulka early: by agreement of all players, or on one player's demand."),
+    "undo": ("cli.record:undo", 'Withdraw the last record while it is still in hand [Code 4.2.8]: the last deal line (the events of play of the last deal since anything else was recorded), or the last record when it is something else.'),
+    "correct": ("cli.record:correct", "Correct event TARGET [Code 4.2.7-4.2.9], in the table's words:"),
+    "object": ("cli.record:object_", 'A partner refuses a late record of DEAL [Code 4.2.10].'),
+    "penalty": ("cli.record:penalty", "An arbiter's penalty on PLAYER [Code 4.2.16]; it never benefits him: gora up, pulya down (a negative AMOUNT), whists written on him by the wronged player."),
     # the rest of the Code: irregularities, rulings, changes of players, the talon
-    "dealt": "cli.table:dealt",
-    "ruling": "cli.table:ruling",
-    "join": "cli.table:join",
-    "leave": "cli.table:leave",
-    "substitute": "cli.table:substitute",
-    "talon": "cli.table:talon",
-    "import": "cli.record:import_",
-    "export": "cli.read:export",
-    "games": "cli.read:games",
-    "sheet": "cli.read:sheet",
-    "settle": "cli.read:settle",
-    "log": "cli.audit:log_",
-    "explain": "cli.audit:explain",
-    "diff": "cli.audit:diff",
-    "verify": "cli.audit:verify",
-    "rules": "cli.rules:rules",
+    "dealt": ("cli.table:dealt", 'PLAYER dealt the next deal out of turn and it stands [Code 3.2.14]; the deal after it is dealt by the player to his left.'),
+    "ruling": ("cli.table:ruling", 'Close the current deal by a ruling or an agreement, and move the deal on [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22].'),
+    "join": ("cli.table:join", "A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next."),
+    "leave": ("cli.table:leave", 'PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18].'),
+    "substitute": ("cli.table:substitute", "SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7]."),
+    "talon": ("cli.table:talon", "The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."),
+    "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
+    "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
+    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals and settlement."),
+    "games": ("cli.read:games", 'List the stored games (tournaments: `pulka tournament list`): players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
+    "sheet": ("cli.read:sheet", "The sheet: a pulka's pulya, gora and whists per player, with running entries; a rubber's МЫ/ВЫ sheet above and below the line."),
+    "settle": ("cli.read:settle", 'The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as if abandoned now, an unfinished rubber as if stopped now [Law 80].'),
+    "report": ("cli.report:report", "One HTML file, nothing fetched: the drawn sheet and settlement as of any event (a slider), the deal-by-deal table, the audit trail, and each number's trace."),
+    "log": ("cli.audit:log_", 'Every event with its number, time, recorder, what it did to the sheet and, for a correction, objection or late record, the rule and the verdict.'),
+    "explain": ("cli.audit:explain", "Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora, Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."),
+    "diff": ("cli.audit:diff", 'What changed between two points (event N, deal:K, or a time), and which events did it.'),
+    "verify": ("cli.audit:verify", 'Check the hash chain of one game or of every game; exit 1 naming the first bad event.'),
+    "head": ("cli.audit:head", "Print the game's head digest (its last event's number and digest), to keep elsewhere and check later with `pulka verify GAME --against HEAD`."),
+    "rules": ("cli.rules:rules", 'List the presets, or show every parameter of one.'),
+    "bridge": ("cli.bridge:bridge", 'Rubber bridge on the same ledger: start a rubber and record it deal by deal.'),
+    "players": ("cli.players:players", 'Every player across the stored pulkas: pulkas played (finished and abandoned), total whists and money from the rounded settlements, average, best and worst.'),
+    "player": ("cli.players:player", "One player's pulkas, one line each (date, game, convention, seat, result), with a running total."),
+    "alias": ("cli.players:alias", 'Record that NAME is written for the player SAME_AS (one person, two spellings).'),
+    "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
+    "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
 }
 
 
@@ -55,24 +69,47 @@ class LazyGroup(click.Group):
         return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
+        if cmd_name not in COMMANDS:
             return None
+        target = COMMANDS[cmd_name][0]
         module, _, name = target.partition(":")
         command: Any = getattr(importlib.import_module(module), name)
         assert isinstance(command, click.Command), target
         command.name = cmd_name
         return command
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, from the table: no command module is imported."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, shortened(text, limit)) for name, (_, text) in COMMANDS.items()])
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` cut at a word to fit ``limit`` characters, as click shortens a help."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar="PULKA_DB", metavar="ADDRESS",
+              help="The store of every command: a SQLite file (default pulka.db) or a postgresql:// address.")
 @click.version_option(package_name="pulka")
-def main() -> None:
-    """pulka: an event-sourced ledger for Preferans scores.
+@click.pass_context
+def main(ctx: click.Context, db: str | None) -> None:
+    """pulka: an event-sourced ledger for Preferans scores, and for rubber bridge.
 
-    Record a pulka as immutable events, show its sheet, settle it, and replay it
-    to any point in time.
+    Record a pulka (or a rubber: pulka bridge ...) as immutable events, show its
+    sheet, settle it, and replay it to any point in time. GAME may be left out once `pulka use GAME` (or PULKA_GAME)
+    has chosen the current game.
+
+    Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line
+    that cannot be parsed.
     """
+    ctx.ensure_object(dict)
+    if db:
+        ctx.obj.setdefault("db", db)
 
 
 if __name__ == "__main__":  # pragma: no cover

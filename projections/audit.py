@@ -5,12 +5,15 @@ time, recorder, a one-line description, the change it made to the sheet, and the
 verdict of the recording rules for corrections, objections and late records.
 ``explain`` traces one number of the sheet back to the writes and events behind
 it; ``diff`` compares two points in time. These are how an arbiter reconstructs
-a dispute.
+a dispute. What does not depend on Preferans (the rows, their documents, text and
+selection, the comparison of two points) is shared with the other kinds of stream in
+``trail``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, assert_never
 
@@ -24,6 +27,7 @@ from ledger.vocabulary.events import (
     Dealt,
     Defence,
     Entry,
+    ForeignEvent,
     GameStarted,
     Joined,
     Left,
@@ -38,27 +42,23 @@ from ledger.vocabulary.events import (
     event_type,
 )
 from projections.game import GameState
-from projections.numbers import fmt, number
+from projections.numbers import exact_fields
+from projections.numbers import exact_of as exact_of
+from projections.numbers import signed as signed
 from projections.report import Point, settlement_of, state_at
 from projections.sheet import Sheet, exact
-
-Cell = tuple[str, str, str | None]  # player, column, on
-
-
-@dataclass(frozen=True)
-class AuditRow:
-    number: int
-    at: str | None
-    by: str | None
-    type: str
-    deal: int | None
-    text: str
-    changes: dict[Cell, Fraction]
-    effective: bool | None  # None: not a record the recording rules judge
-    rule: str | None
-    reason: str | None
-    note: str | None = None  # e.g. a deal left without its result
-
+# The parts of the audit trail every kind of stream shares live in ``trail``.
+from projections.trail import AuditRow as AuditRow
+from projections.trail import Cell as Cell
+from projections.trail import Numbers
+from projections.trail import changes as changes
+from projections.trail import diff as diff_numbers
+from projections.trail import cell_text as cell_text
+from projections.trail import render_audit as render_audit
+from projections.trail import render_diff as render_diff
+from projections.trail import render_explain as render_explain
+from projections.trail import row_doc as row_doc
+from projections.trail import select as select
 
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
     cells: dict[Cell, Fraction] = {}
@@ -68,10 +68,6 @@ def totals(sheet: Sheet) -> dict[Cell, Fraction]:
         for q, v in sheet.whists[p].items():
             cells[(p, "whists", q)] = exact(v)
     return cells
-
-
-def changes(before: dict[Cell, Fraction], after: dict[Cell, Fraction]) -> dict[Cell, Fraction]:
-    return {cell: after[cell] - before.get(cell, Fraction(0)) for cell in after if after[cell] != before.get(cell, 0)}
 
 
 def describe(event: AnyEvent) -> str:
@@ -105,7 +101,10 @@ def describe(event: AnyEvent) -> str:
         case PencilDown():
             return f"{event.player} puts the pencil down"
         case Correction():
-            fields = ", ".join(f"{k}={v}" for k, v in event.replacement.items())
+            fields = ", ".join(
+                f"{k} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict) else f"{k}={v}"
+                for k, v in event.replacement.items()
+            )
             waived = " (penalty waived)" if event.penalty == "waived" else ""
             return f"correction of event {event.target}: {fields}{waived}"
         case Objection():
@@ -131,6 +130,8 @@ def describe(event: AnyEvent) -> str:
         case Substituted():
             return (f"{event.substitute} takes {event.player}'s seat with the consent of "
                     f"{', '.join(event.agreed_by)} [Code 5.4.7]")
+        case ForeignEvent():
+            return f"{event_type(event)}: not an event of a pulka"
         case Talon():
             if event.kind == "peek":
                 return f"{event.player} looked at the talon before it was bought [Code 3.2.21]"
@@ -156,13 +157,16 @@ def describe_ruling(r: Ruling) -> str:
     return f"agreed [Code 3.9.22] by {', '.join(r.agreed_by)}: the result without play: {tricks}{why}"
 
 
-def audit(events: list[AnyEvent]) -> list[AuditRow]:
+def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
+    """Every event with what it did; ``progress(done)`` is told how far the replay is."""
     first = events[0]
     assert isinstance(first, GameStarted)
     state = GameState.start(first)
     before = totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
+        if progress is not None and state.folded % 500 == 0:
+            progress(state.folded)
         previous = state.current
         state.apply(event)
         after = totals(state.sheet())
@@ -189,51 +193,6 @@ def _final(state: GameState, row: AuditRow) -> AuditRow:
     if effect is None:
         return row
     return replace(row, effective=effect.effective, rule=effect.rule, reason=effect.reason)
-
-
-def cell_text(cell: Cell) -> str:
-    player, column, on = cell
-    return f"{player} {column} on {on}" if on else f"{player} {column}"
-
-
-def row_doc(row: AuditRow) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "number": row.number,
-        "at": row.at,
-        "by": row.by,
-        "type": row.type,
-        "deal": row.deal,
-        "text": row.text,
-        "changes": [
-            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "amount": number(v)}
-            for c, v in row.changes.items()
-        ],
-    }
-    if row.effective is not None:
-        doc["effective"] = row.effective
-        doc["rule"] = row.rule
-        doc["reason"] = row.reason
-    if row.note is not None:
-        doc["note"] = row.note
-    return doc
-
-
-def render_audit(rows: list[AuditRow]) -> str:
-    lines = []
-    for row in rows:
-        when = (row.at or "")[:19].replace("T", " ")
-        deal = f"d{row.deal}" if row.deal else "  "
-        head = f"{row.number:>4}  {when:<19}  {deal:>4}  {row.by or '':<14}  {row.text}"
-        lines.append(head)
-        if row.changes:
-            shown = ", ".join(f"{cell_text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
-            lines.append(f"{'':>33}-> {shown}")
-        if row.effective is not None:
-            mark = "effective" if row.effective else "NO EFFECT"
-            lines.append(f"{'':>33}{mark} [rule {row.rule}]: {row.reason}")
-        if row.note is not None:
-            lines.append(f"{'':>33}note: {row.note}")
-    return "\n".join(lines) + "\n"
 
 
 # -- explain ---------------------------------------------------------------------------------
@@ -269,8 +228,8 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
         out.append({
             "event": w.event,
             "deal": w.deal,
-            "amount": number(w.exact),
-            "total": number(total),
+            **exact_fields("amount", w.exact),
+            **exact_fields("total", total),
             "why": w.why,
             "recorded_by": event.by,
             "at": event.at,
@@ -280,61 +239,17 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
     return out
 
 
-def render_explain(cell: Cell, rows: list[dict[str, Any]]) -> str:
-    lines = [f"{cell_text(cell)}: {fmt(Fraction(rows[-1]['total'])) if rows else 0}"]
-    for r in rows:
-        corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
-        lines.append(
-            f"  {r['amount']:>+6}  = {r['total']:<6} event {r['event']} (deal {r['deal']}, {r['event_text']}, "
-            f"recorded by {r['recorded_by']} at {r['at']}): {r['why']}{corr}"
-        )
-    return "\n".join(lines) + "\n"
-
-
 # -- diff ------------------------------------------------------------------------------------
+
+
+def numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
+    """The pulka's numbers at a point, as ``diff`` compares them."""
+    state = state_at(events, point)
+    settlement = settlement_of(state)
+    return Numbers(state.folded, totals(state.sheet()), settlement.result, dict(settlement.rounded))
 
 
 def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
     """What changed on the sheet and in the settlement between two points, and which
     events changed it."""
-    sa, sb = state_at(events, a), state_at(events, b)
-    ta, tb = totals(sa.sheet()), totals(sb.sheet())
-    ra, rb = settlement_of(sa), settlement_of(sb)
-    lo, hi = sorted((sa.folded, sb.folded))
-    rows = audit(events[:hi])  # verdicts as they stood at the later point
-    between = [row_doc(r) for r in rows[lo:hi] if r.changes or r.effective is not None]
-    # A newcomer has no columns before he joins: there, everything of his counts as 0.
-    players = tuple(dict.fromkeys(rb.players + ra.players))
-    zero = Fraction(0)
-    return {
-        "from": {"point": a.describe(), "event": sa.folded},
-        "to": {"point": b.describe(), "event": sb.folded},
-        "sheet": [
-            {"player": c[0], "column": c[1], **({"on": c[2]} if c[2] else {}), "from": number(ta.get(c, zero)),
-             "to": number(tb.get(c, zero)), "change": number(tb.get(c, zero) - ta.get(c, zero))}
-            for c in dict.fromkeys([*tb, *ta]) if tb.get(c, zero) != ta.get(c, zero)
-        ],
-        "result": {p: number(rb.result.get(p, zero) - ra.result.get(p, zero)) for p in players},
-        "rounded": {p: rb.rounded.get(p, 0) - ra.rounded.get(p, 0) for p in players},
-        "events": between,
-    }
-
-
-def render_diff(doc: dict[str, Any]) -> str:
-    lines = [f"from {doc['from']['point']} (event {doc['from']['event']}) to {doc['to']['point']} "
-             f"(event {doc['to']['event']})", "", "sheet:"]
-    for c in doc["sheet"]:
-        on = f" on {c['on']}" if "on" in c else ""
-        lines.append(f"  {c['player']} {c['column']}{on}: {c['from']} -> {c['to']} ({c['change']:+})")
-    if not doc["sheet"]:
-        lines.append("  no change")
-    lines.append("settlement (exact, rounded):")
-    for p, v in doc["result"].items():
-        lines.append(f"  {p}: {v:+} ({doc['rounded'][p]:+})")
-    lines.append("events that changed it:")
-    for e in doc["events"]:
-        effect = ""
-        if "effective" in e:
-            effect = f" [{'effective' if e['effective'] else 'no effect'}: {e['reason']}]"
-        lines.append(f"  {e['number']}: {e['text']} (by {e['by']}){effect}")
-    return "\n".join(lines) + "\n"
+    return diff_numbers(events, a, b, numbers_at, audit)

@@ -34,6 +34,7 @@ from ledger.vocabulary.events import (
     Dealt,
     Defence,
     Entry,
+    ForeignEvent,
     GameStarted,
     Joined,
     Left,
@@ -395,7 +396,7 @@ class GameState:
                 self.seats = replace(seats, holders=holders, changed_at=number)
             case Abandoned():
                 self.abandoned_at = number
-            case PencilDown() | Correction() | Objection() | Withdrawn() | GameStarted():
+            case PencilDown() | Correction() | Objection() | Withdrawn() | GameStarted() | ForeignEvent():
                 pass
             case _:
                 assert_never(event)

@@ -3,12 +3,14 @@
 ``fmt`` writes a number of the sheet for people (``12``, ``6½``, ``-40/3``); ``number``
 gives the JSON value event-log.md specifies (whole values as integers, others as the
 nearest float); ``exact_text`` the exact value as a string (``"40/3"``) for the fields
-that carry it beside a float.
+that carry it beside a float; ``exact_fields`` puts both in a document and
+``exact_of`` reads the exact one back.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 
 def number(x: Fraction | int) -> int | float:
@@ -33,3 +35,22 @@ def fmt(x: Fraction | int) -> str:
     if rest * 2 == x.denominator:
         return f"{sign}{whole}½" if whole else f"{sign}½"
     return f"{sign}{abs(x.numerator)}/{x.denominator}"
+
+
+def exact_fields(key: str, x: Fraction | int) -> dict[str, Any]:
+    """``{key: number}``, and ``{key_exact: "n/d"}`` beside it when the number is not whole
+    (the JSON number is then the nearest float; the string is exact)."""
+    x = Fraction(x)
+    doc: dict[str, Any] = {key: number(x)}
+    if x.denominator != 1:
+        doc[f"{key}_exact"] = exact_text(x)
+    return doc
+
+
+def exact_of(doc: dict[str, Any], key: str) -> Fraction:
+    """A number of a JSON document, exactly: its ``key_exact`` string when it has one."""
+    return Fraction(doc.get(f"{key}_exact", doc[key]))
+
+
+def signed(x: Fraction) -> str:
+    return ("+" if x > 0 else "") + fmt(x)

@@ -29,9 +29,8 @@ from typing import Any
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
-from projections.numbers import fmt
 from projections.settlement import settle
-from projections.sheet import Sheet, Write, exact
+from projections.sheet import Sheet, Write, shown
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,9 @@ def equal_for_equal(wrong: Sheet, right: Sheet, recorder: str, number: int, deal
     pulya = wrong.pulya[recorder] - right.pulya[recorder]
     gora = right.gora[recorder] - wrong.gora[recorder]
     if pulya > 0:
-        writes.append(Write(number, deal, recorder, "gora", pulya, None, f"{why}: pulya overstated by {fmt(exact(pulya))}"))
+        writes.append(Write(number, deal, recorder, "gora", pulya, None, f"{why}: pulya overstated by {shown(pulya)}"))
     if gora > 0:
-        writes.append(Write(number, deal, recorder, "gora", gora, None, f"{why}: gora understated by {fmt(exact(gora))}"))
+        writes.append(Write(number, deal, recorder, "gora", gora, None, f"{why}: gora understated by {shown(gora)}"))
     for q in wrong.players:
         if q == recorder:
             continue
@@ -93,17 +92,17 @@ def equal_for_equal(wrong: Sheet, right: Sheet, recorder: str, number: int, deal
         under = right.whists[q][recorder] - wrong.whists[q][recorder]
         if over > 0:
             writes.append(Write(number, deal, q, "whists", over, recorder,
-                                f"{why}: {recorder}'s whists on {q} overstated by {fmt(exact(over))}"))
+                                f"{why}: {recorder}'s whists on {q} overstated by {shown(over)}"))
         if under > 0:
             writes.append(Write(number, deal, q, "whists", under, recorder,
-                                f"{why}: {q}'s whists on {recorder} understated by {fmt(exact(under))}"))
+                                f"{why}: {q}'s whists on {recorder} understated by {shown(under)}"))
     return writes
 
 
 def describe_write(w: Write) -> str:
     if w.column == "whists":
-        return f"{w.player} writes {fmt(w.exact)} whists on {w.on}"
-    return f"{fmt(w.exact)} into {w.player}'s {w.column}"
+        return f"{w.player} writes {shown(w.amount)} whists on {w.on}"
+    return f"{shown(w.amount)} into {w.player}'s {w.column}"
 
 
 def exact_result(sheet: Sheet) -> dict[str, Fraction]:

@@ -5,81 +5,42 @@ readable sheet, and the points in time they can be taken at (``--at``, ``--deal`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from fractions import Fraction
+from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.game import GameState, replay
-from projections.settlement import Settlement, settle
-from projections.numbers import fmt, number
-from projections.sheet import Sheet, exact
-
-
-class PointError(ValueError):
-    """A point in time that the log does not have (``--at 99`` on a 40-event log)."""
-
-
-@dataclass(frozen=True)
-class Point:
-    at: int | None = None
-    deal: int | None = None
-    time: str | None = None
-
-    def describe(self) -> str:
-        if self.at is not None:
-            return f"as of event {self.at}"
-        if self.deal is not None:
-            return f"as of the end of deal {self.deal}"
-        if self.time is not None:
-            return f"as of {self.time}"
-        return "now"
-
-
-def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
-    """The events recorded up to a point: event N, the end of deal K, or time T."""
-    given = [x for x in (point.at, point.deal, point.time) if x is not None]
-    if len(given) > 1:
-        raise PointError("give only one of --at, --deal and --time")
-    if point.at is not None:
-        if not 1 <= point.at <= len(events):
-            raise PointError(f"the game has events 1 to {len(events)}; there is no event {point.at}")
-        return events[: point.at]
-    if point.deal is not None:
-        deals = max((e.deal or 0) for e in events)
-        if not 0 <= point.deal <= deals:
-            raise PointError(f"the game has deals 1 to {deals}; there is no deal {point.deal}")
-        for i, e in enumerate(events):
-            if i and (e.deal or 0) > point.deal:
-                return events[:i]
-        return events
-    if point.time is not None:
-        when = _time(point.time)
-        kept = [e for e in events if e.at is None or _time(e.at) <= when]
-        if not kept or not isinstance(kept[0], GameStarted):
-            raise PointError(f"the game was started after {point.time}")
-        return events[: len(kept)]
-    return events
-
-
-def _time(text: str) -> datetime:
-    try:
-        return parse_time(text)
-    except TimeFormatError as exc:
-        raise PointError(str(exc)) from None
+from projections.numbers import exact_fields as exact_fields
+from projections.numbers import exact_text, fmt, number
+# Points in time are shared by every kind of stream; they live in ``points``.
+from projections.points import Point as Point
+from projections.points import PointError as PointError
+from projections.points import cut as cut
+from projections.settlement import Settlement, settle, transfers
+from projections.sheet import Sheet, exact, shown
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
-    return {
-        p: {
-            "pulya": number(exact(sheet.pulya[p])),
-            "gora": number(exact(sheet.gora[p])),
-            "whists": {q: number(exact(sheet.whists[p][q])) for q in sheet.players if q != p},
+    doc: dict[str, Any] = {}
+    for p in sheet.players:
+        others = [q for q in sheet.players if q != p]
+        pulya, gora = exact(sheet.pulya[p]), exact(sheet.gora[p])
+        whists = {q: exact(sheet.whists[p][q]) for q in others}
+        player: dict[str, Any] = {
+            "pulya": number(pulya),
+            "gora": number(gora),
+            "whists": {q: number(v) for q, v in whists.items()},
         }
-        for p in sheet.players
-    }
+        # Exact values of the numbers that are not whole (a Rostov raspasy tie, a checked 10).
+        for key, value in (("pulya", pulya), ("gora", gora)):
+            if value.denominator != 1:
+                player[f"{key}_exact"] = exact_text(value)
+        fractional = {q: exact_text(v) for q, v in whists.items() if v.denominator != 1}
+        if fractional:
+            player["whists_exact"] = fractional
+        doc[p] = player
+    return doc
 
 
 def settlement_of(state: GameState) -> Settlement:
@@ -101,6 +62,8 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
     }
     if s.money is not None:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
+    doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
+    doc["transfers"] = transfers_doc(state)
     # The table's changes [Code 3.1.2, 5.4.7, 5.4.18]: who holds a seat for another, who left.
     held = {seat: state.seats.holder(seat) for seat in s.players if state.seats.holder(seat) != seat}
     if held:
@@ -119,8 +82,33 @@ def seat_label(state: GameState, seat: str) -> str:
     return f"{seat} (played by {holder})" if holder != seat else seat
 
 
-def state_at(events: list[AnyEvent], point: Point) -> GameState:
-    return replay(cut(events, point))
+def transfers_doc(state: GameState) -> list[dict[str, Any]]:
+    """Who pays whom, in the fewest payments: whists, and money when a stake is set
+    (stake x whists, exact)."""
+    stake = state.started.stake
+    out = []
+    for payer, payee, whists in transfers(settlement_of(state).rounded):
+        row: dict[str, Any] = {"from": payer, "to": payee, "whists": whists}
+        if stake is not None:
+            row["money"] = str(Decimal(stake) * whists)
+        out.append(row)
+    return out
+
+
+def state_at(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> GameState:
+    """The game as of a point; ``progress(done)`` is told how many events are folded."""
+    kept = cut(events, point)
+    if progress is None:
+        return replay(kept)
+    first = kept[0]
+    assert isinstance(first, GameStarted)
+    state = GameState.start(first)
+    for done, event in enumerate(kept[1:], start=2):
+        state.apply(event)
+        if done % 500 == 0:
+            progress(done)
+    progress(len(kept))
+    return state
 
 
 # -- for people -----------------------------------------------------------------------
@@ -135,9 +123,9 @@ def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> s
         if w.player == player and w.column == column and w.on == on:
             total += w.amount
             if w.event == last_event:
-                marks[-1] = fmt(exact(total))
+                marks[-1] = shown(total)
             else:
-                marks.append(fmt(exact(total)))
+                marks.append(shown(total))
             last_event = w.event
     return ".".join(marks) if marks else "-"
 
@@ -154,15 +142,27 @@ def render_sheet(state: GameState, point: Point) -> str:
     ]
     width = max(len(p) for p in sheet.players) + len("whists on ")
     for p in sheet.players:
-        lines.append(seat_label(state, p))
-        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {fmt(exact(sheet.pulya[p]))}")
-        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {fmt(exact(sheet.gora[p]))}")
+        lines.append(p)
+        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
+        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
         for q in sheet.players:
             if q != p:
                 label = f"whists on {q}"
-                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {fmt(exact(sheet.whists[p][q]))}")
+                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {shown(sheet.whists[p][q])}")
         lines.append("")
+    changed = [seat_label(state, p) for p in sheet.players if seat_label(state, p) != p]
+    if changed:
+        # The table's changes [Code 3.1.2, 5.4.7, 5.4.18]: each seat keeps its columns.
+        lines.append("seats: " + "; ".join(changed))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def money_text(amount: Decimal) -> str:
+    """Money as people read it: at least two decimals (``4.50``, ``-3.80``, ``0.125``)."""
+    exponent = amount.as_tuple().exponent
+    if isinstance(exponent, int) and exponent > -2:
+        amount = amount.quantize(Decimal("0.01"))
+    return str(amount)
 
 
 def render_settlement(state: GameState, point: Point) -> str:
@@ -176,11 +176,21 @@ def render_settlement(state: GameState, point: Point) -> str:
         head += f"{'money':>10}"
     lines.append(head)
     for p in s.players:
-        row = (f"{p:<12}{fmt(exact(sheet.pulya[p])):>7}{fmt(exact(sheet.gora[p])):>8}{fmt(s.gora[p]):>8}"
+        row = (f"{p:<12}{shown(sheet.pulya[p]):>7}{shown(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
                f"{fmt(s.result[p]):>12}{s.rounded[p]:>9}")
         if s.money is not None:
-            row += f"{str(s.money[p]):>10}"
+            row += f"{money_text(s.money[p]):>10}"
         lines.append(row)
+    lines.append("")
+    payments = transfers_doc(state)
+    if payments:
+        lines.append("Who pays whom (the fewest payments):")
+        for t in payments:
+            money = f" = {money_text(Decimal(t['money']))}" if "money" in t else ""
+            unit = "whist" if t["whists"] == 1 else "whists"
+            lines.append(f"  {t['from']} pays {t['to']} {t['whists']} {unit}{money}")
+    else:
+        lines.append("Nobody pays anybody.")
     lines.append("")
     lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
     if s.adjusted is not None:

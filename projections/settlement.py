@@ -18,13 +18,18 @@ keeps them zero-sum and within one whist.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from math import floor, gcd
+from typing import TypeVar
 
 from ledger.vocabulary.rules import RuleSet
-from projections.sheet import Sheet, exact
+from projections.sheet import UNIT, Sheet, exact
+
+
+N = TypeVar("N", int, Fraction)
 
 
 class SettlementMismatch(AssertionError):
@@ -34,7 +39,7 @@ class SettlementMismatch(AssertionError):
 @dataclass(frozen=True)
 class Settlement:
     players: tuple[str, ...]
-    gora: dict[str, Fraction]  # after the pulya adjustment
+    gora: dict[str, Fraction]  # after the pulya adjustment, exact
     result: dict[str, Fraction]  # exact
     rounded: dict[str, int]
     adjusted: str | None  # the player rule 4.2.12 adjusted
@@ -42,21 +47,28 @@ class Settlement:
     money: dict[str, Decimal] | None
 
 
-def adjusted_gora(sheet: Sheet) -> dict[str, Fraction]:
-    """Gora after bringing every pulya to the target [Code 4.2.3, 4.2.3.3].
+def adjusted_units(sheet: Sheet) -> dict[str, int]:
+    """Gora after bringing every pulya to the target [Code 4.2.3, 4.2.3.3], in the
+    sheet's sub-units.
 
     Short of the target: the missing points go to gora x pulya_to_gora (an abandoned
     or unfinished pulka). Over it, without help: written off gora the same way.
     """
     rules: RuleSet = sheet.rules
     factor = rules.pulya_to_gora
+    target = sheet.target * UNIT
     gora = {}
     for p in sheet.players:
-        diff = sheet.target - exact(sheet.pulya[p])
+        diff = target - sheet.pulya[p]
         if diff < 0 and rules.help:
-            diff = Fraction(0)
-        gora[p] = exact(sheet.gora[p]) + diff * factor
+            diff = 0
+        gora[p] = sheet.gora[p] + diff * factor
     return gora
+
+
+def adjusted_gora(sheet: Sheet) -> dict[str, Fraction]:
+    """``adjusted_units``, exact."""
+    return {p: exact(g) for p, g in adjusted_units(sheet).items()}
 
 
 def exact_whists(sheet: Sheet) -> dict[str, dict[str, Fraction]]:
@@ -64,66 +76,64 @@ def exact_whists(sheet: Sheet) -> dict[str, dict[str, Fraction]]:
     return {p: {q: exact(v) for q, v in w.items()} for p, w in sheet.whists.items()}
 
 
-def variant_mean(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]]) -> dict[str, Fraction]:
-    """4.2.14, variant 2: 10 x (mean gora - own gora) plus the whist balances."""
+def variant_mean(gora: Mapping[str, N], whists: Mapping[str, Mapping[str, N]]) -> dict[str, N]:
+    """4.2.14, variant 2: 10 x (mean gora - own gora) plus the whist balances.
+
+    Gora and whists in any one exact unit (integers in sub-units, or Fractions); the
+    results come back multiplied by the number of players, so that integers stay
+    integers: 10 x (total gora - N x own gora) + N x the whist balance.
+    """
     n = len(gora)
-    mean = sum(gora.values(), Fraction(0)) / n
-    return {p: 10 * (mean - gora[p]) + _whist_balance(p, whists) for p in gora}
+    total = sum(gora.values())
+    return {p: 10 * (total - n * gora[p]) + n * _whist_balance(p, whists) for p in gora}
 
 
-def _balances_with(
-    gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]], extra: dict[str, dict[str, Fraction]]
-) -> dict[str, Fraction]:
-    """Variant 2 of 4.2.14 on the whists plus ``extra`` whists (those of rule 4.2.12)."""
-    merged = {p: {q: v + extra[p][q] for q, v in w.items()} for p, w in whists.items()}
-    return variant_mean(gora, merged)
-
-
-def variant_amnesty(gora: dict[str, Fraction], whists: dict[str, dict[str, Fraction]]) -> dict[str, Fraction]:
-    """4.2.14, variant 1: amnesty, each gora x 10 / N written on its owner by every
-    other player, then the whists compared pair by pair."""
+def variant_amnesty(gora: Mapping[str, N], whists: Mapping[str, Mapping[str, N]]) -> dict[str, N]:
+    """4.2.14, variant 1: amnesty (the smallest gora taken off every gora), each gora
+    x 10 / N written on its owner by every other player, then the whists compared pair
+    by pair. Multiplied by the number of players, as ``variant_mean``."""
     n = len(gora)
     low = min(gora.values())
-    written = {p: dict(w) for p, w in whists.items()}
+    written = {p: {q: n * v for q, v in w.items()} for p, w in whists.items()}
     for owner, g in gora.items():
-        each = (g - low) * 10 / n
+        each = (g - low) * 10  # x 10 / N, times N
         for other in gora:
             if other != owner:
-                written[other][owner] = written[other].get(owner, Fraction(0)) + each
+                written[other][owner] = written[other][owner] + each
     return {p: _whist_balance(p, written) for p in gora}
 
 
-def _whist_balance(p: str, whists: dict[str, dict[str, Fraction]]) -> Fraction:
-    return sum(
-        (whists[p].get(q, Fraction(0)) - whists[q].get(p, Fraction(0)) for q in whists if q != p),
-        Fraction(0),
-    )
+def _whist_balance(p: str, whists: Mapping[str, Mapping[str, N]]) -> N:
+    mine = whists[p]
+    return sum(mine[q] - whists[q][p] for q in mine)  # type: ignore[return-value]
 
 
 def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
     players = sheet.players
     n = len(players)
-    gora = adjusted_gora(sheet)
-    whists = exact_whists(sheet)
-    result = variant_mean(gora, whists)
-    check = variant_amnesty(gora, whists)
-    if result != check:
-        raise SettlementMismatch(f"4.2.14 variants disagree: {result} vs {check}")
-    if sum(result.values()) != 0:
-        raise SettlementMismatch(f"settlement does not sum to zero: {result}")
+    scale = n * UNIT  # the variants' results are whists x N, in sub-units
+    gora = adjusted_units(sheet)
+    whists = sheet.whists
+    scaled = variant_mean(gora, whists)
+    if scaled != variant_amnesty(gora, whists):
+        raise SettlementMismatch(f"4.2.14 variants disagree: {scaled} vs {variant_amnesty(gora, whists)}")
+    if sum(scaled.values()) != 0:
+        raise SettlementMismatch(f"settlement does not sum to zero: {scaled}")
+    result = {p: Fraction(v, scale) for p, v in scaled.items()}
 
-    rounded_gora = dict(gora)
-    extra = {p: {q: Fraction(0) for q in players if q != p} for p in players}
+    # Rule 4.2.12, on whole gora points; one player's gora moves by one point.
     adjusted: str | None = None
     adjustment = 0
     modulus = n // gcd(10, n)
-    total = sum(gora.values(), Fraction(0))
-    if total.denominator == 1 and total.numerator % modulus:
-        remainder = total.numerator % modulus
+    total, part = divmod(sum(gora.values()), UNIT)
+    rounded_gora = dict(gora)
+    extra = {p: dict.fromkeys(whists[p], 0) for p in players}
+    if not part and total % modulus:
+        remainder = total % modulus
         adjustment = -1 if 2 * remainder <= modulus else 1
         adjusted = min(players, key=lambda p: (gora[p], players.index(p)))
-        rounded_gora[adjusted] += adjustment
-        per = Fraction(10 // n)
+        rounded_gora[adjusted] += adjustment * UNIT
+        per = (10 // n) * UNIT
         for q in players:
             if q == adjusted:
                 continue
@@ -131,9 +141,10 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
                 extra[q][adjusted] += per
             else:
                 extra[adjusted][q] += per
-    after_4_2_12 = _balances_with(rounded_gora, whists, extra)
-    if all(v.denominator == 1 for v in after_4_2_12.values()):
-        rounded = {p: v.numerator for p, v in after_4_2_12.items()}
+    with_extra = {p: {q: v + extra[p][q] for q, v in w.items()} for p, w in whists.items()}
+    after_4_2_12 = variant_mean(rounded_gora, with_extra)
+    if all(v % scale == 0 for v in after_4_2_12.values()):
+        rounded = {p: v // scale for p, v in after_4_2_12.items()}
     else:
         # Fractions of a whist (a Rostov raspasy tie, a checked 10) are beyond what
         # 4.2.12 settles: round the exact results by largest remainder instead.
@@ -149,7 +160,7 @@ def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
         money = {p: (unit * rounded[p]).quantize(quantum, rounding=ROUND_HALF_EVEN) for p in players}
     return Settlement(
         players=players,
-        gora=gora,
+        gora={p: exact(g) for p, g in gora.items()},
         result=result,
         rounded=rounded,
         adjusted=adjusted,

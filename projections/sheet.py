@@ -22,6 +22,7 @@ from typing import Literal
 import msgspec
 
 from ledger.vocabulary.rules import RuleSet
+from projections.numbers import fmt
 
 ColumnName = Literal["pulya", "gora", "whists"]
 UNIT = 6  # sub-units per point or whist
@@ -31,6 +32,12 @@ HELP_WHISTS = 10  # whists per helped point [Code 4.2.3]
 def exact(amount: int) -> Fraction:
     """An amount in sub-units as the exact number it stands for."""
     return Fraction(amount, UNIT)
+
+
+def shown(amount: int) -> str:
+    """An amount in sub-units as people read it: ``fmt`` of its exact value."""
+    whole, rest = divmod(amount, UNIT)
+    return str(whole) if not rest else fmt(Fraction(amount, UNIT))
 
 
 def units(amount: int | Fraction) -> int:

@@ -1,37 +1,85 @@
 #!/usr/bin/env bash
-# The demo of `make demo`: a Sochi pulka recorded deal by deal into a fresh embedded
-# SQLite store, then shown, settled, audited and checked for tampering.
+# The demo of `make demo`: the README's sample evening recorded into a fresh embedded
+# SQLite store, then settled, audited and checked for tampering, and drawn: the sheet
+# as an SVG picture and the whole pulka as an HTML report, next to the store; then a
+# short rubber of bridge on the same ledger, read with the same commands.
 set -euo pipefail
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pulka-demo.XXXXXX")
 export PULKA_DB="$dir/pulka.db"
+export XDG_STATE_HOME="$dir/state"   # the demo's current game stays in the demo
 say() { printf '\n$ %s\n' "$*"; "$@"; }
 
 echo "pulka demo: store $PULKA_DB"
-say pulka new demo --players Anna,Boris,Vera --pulya 10 --stake 0.10 --by Vera
+say pulka new demo --players Anna,Boris,Vera --pulya 10 --stake 0.10
 # One line a deal: bids in turn order | contract | defence calls | tricks from the forehand.
-say pulka deal demo "6S pass pass | 6S | whist whist | 6 2 2"
-say pulka deal demo "7H pass pass | 7H | whist pass | 7 2 1"
+say pulka deal "6S pass pass | 6S | whist whist | 6 2 2"
+say pulka deal "7H pass pass | 7H | whist pass | 7 2 1"
 # Vera transcribes a house bonus from the paper sheet, 4 whists on Boris (event 16),
 # puts her pencil down, and Boris points out it was 2: her first error, a warning [Code 4.2.7].
-say pulka entry demo Vera whists 4 --on Boris
-say pulka pencil demo Vera
-say pulka correct demo 16 amount=2 --by Boris
-say pulka deal demo "pass pass pass | 2 5 3"
-say pulka deal demo "misere pass pass | misere | 0"
-say pulka deal demo "6D 7S pass pass | 7S | whist whist | 3 6 1"
-say pulka deal demo "pass 6NT pass | 6NT | pass pass"
-say pulka deal demo "pass pass 8S | 8S | pass pass"
-say pulka deal demo "pass 6H pass | 6H | whist pass | 3 6 1"
-say pulka sheet demo --deal 8
-say pulka deal demo "7D pass pass | 7D | pass pass"
-say pulka sheet demo
-say pulka settle demo
-say pulka settle demo --json
-say pulka explain demo Anna.whists.Boris
-say pulka log demo --deal 2
+# At a terminal `correct` asks before storing; here --yes answers for the script.
+say pulka entry Vera whists 4 --on Boris
+say pulka pencil Vera
+say pulka correct 16 2 --by Boris --yes
+say pulka deal "pass pass pass | 2 5 3"
+echo
+echo "The same line again is taken for a line typed twice (exit status 1, nothing stored):"
+say pulka deal "pass pass pass | 2 5 3" || echo "(exit status $?)"
+say pulka deal "misere pass pass | misere | 0"
+say pulka deal "6D 7S pass pass | 7S | whist whist | 3 5 2"
+# Vera took 6, Anna 1: corrected at once, while the record is in hand, it costs nothing.
+say pulka correct 35 Vera=6 Anna=1 --yes
+say pulka deal "pass 6NT pass | 6NT | pass pass"
+say pulka deal "pass pass 8S | 8S | pass pass"
+say pulka deal "pass 6H pass | 6H | whist pass | 3 6 1"
+say pulka sheet --deal 8
+# A wrong last line is taken back while in hand, and the right one recorded.
+say pulka deal "7D pass pass | 7D | whist pass | 6 1 3"
+say pulka undo
+say pulka deal "7D pass pass | 7D | pass pass"
+say pulka settle
+say pulka settle --json
+say pulka explain Anna.whists.Boris
+say pulka log --verdicts
+say pulka log --only-deal 5
+say pulka games
 say pulka verify demo
+# The pictures: the drawn sheet, and the report with a slider over every event.
+into() { local file=$1; shift; printf '\n$ %s > %s\n' "$*" "$file"; "$@" >"$file"; }
+into "$dir/demo.svg" pulka sheet --svg
+into "$dir/demo.html" pulka report
+echo "Open $dir/demo.html in a browser: the sheet, settlement and audit trail as of any event."
 echo
 echo "A bid after the end of the pulka is refused (exit status 1), and nothing is stored:"
-say pulka bid demo Anna 6S || echo "(exit status $?)"
+say pulka bid Anna 6S || echo "(exit status $?)"
+
+echo
+echo "The same ledger keeps a rubber of bridge (seed 003 and the Laws of rubber bridge):"
+# Four players clockwise from North; N-S (Anna, Vera) are МЫ. One line a deal:
+# CONTRACT [X|XX] DECLARER RESULT [hon SEAT POINTS]; the result is the tricks taken, or =, +N, -N.
+# The new rubber becomes the current game, so the commands leave its name out.
+say pulka bridge new rubber-1 --players Anna,Boris,Vera,Gleb --stake 0.10 --by Anna
+say pulka bridge deal "2D N 8"
+say pulka bridge deal "3NT W -1"
+say pulka bridge deal "3H S = hon S 100"
+say pulka sheet
+say pulka bridge deal "4S X E ="
+say pulka bridge deal pass
+# Deal 3 (event 4) was made with an overtrick: a premium above the line, corrected in
+# time [Law 77]. Deal 1 (event 2) was 3D, not 2D: that changes the trick score, and two
+# deals have been played since, so the correction has no effect [Law 77].
+say pulka bridge correct 4 tricks=10 --by Vera
+say pulka bridge correct 2 contract=3D tricks=9 --by Anna
+say pulka bridge deal "4H N 11"
+say pulka sheet
+say pulka settle
+say pulka settle --json
+say pulka explain we.above
+say pulka diff deal:3 deal:6
+say pulka log --verdicts
+say pulka games
+say pulka verify rubber-1
+echo
+echo "A deal after the rubber is won is refused (exit status 1), and nothing is stored:"
+say pulka bridge deal "1C N 7" || echo "(exit status $?)"
 echo "pulka demo: done; the store is $PULKA_DB"

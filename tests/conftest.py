@@ -15,12 +15,15 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
+
+import msgspec
 
 import psycopg
 import pytest
 from psycopg import sql
 
+from ledger.vocabulary.chain import GENESIS, link
 from ledger.vocabulary.events import (
     Abandoned,
     AnyEvent,
@@ -43,6 +46,7 @@ from ledger.vocabulary.events import (
     Penalty,
     Tricks,
     Withdrawn,
+    decode_event,
 )
 from ledger.vocabulary.rules import SOCHI
 from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
@@ -228,6 +232,30 @@ class RawEvents:
             (stream,),
         )
 
+    def move(self, game: str, stream: UUID) -> None:
+        """Move every row of a game into another stream."""
+        self.execute(
+            "UPDATE {table} SET originator_id = ? WHERE originator_id = ?",
+            (stream if self.postgres else stream.hex, self._stream(game)),
+        )
+
+    def rechain(self, game: str, start: int, edit: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Rewrite a game's rows from event ``start`` on, as someone who knows the chain
+        could: ``edit`` changes event ``start`` (as JSON), then every digest and link
+        from there on is computed anew, so that the chain checks out."""
+        previous = GENESIS
+        for version in self.versions(game):
+            topic, state = self.row(game, version)
+            record = msgspec.json.decode(state)
+            if version == start and edit is not None:
+                edit(record["event"])
+            if version >= start:
+                event = decode_event(msgspec.json.encode(record["event"]))
+                record["digest"] = link(previous, game, version, event)
+                record["link"] = previous[:16]
+                self.set(game, version, state=msgspec.json.encode(record))
+            previous = record["digest"]
+
     def swap(self, game: str, first: int, second: int) -> None:
         """Exchange the contents (topic and state) of two stored events."""
         one, two = self.row(game, first), self.row(game, second)
@@ -271,3 +299,12 @@ def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
     tamperer = RawEvents(store_url)
     yield tamperer
     tamperer.close()
+
+
+@pytest.fixture(autouse=True)
+def own_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Every test keeps its current game (``pulka use``) in a directory of its own, with
+    no current game, store or time zone from the environment of the run."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    for name in ("PULKA_GAME", "PULKA_DB", "TZ"):
+        monkeypatch.delenv(name, raising=False)

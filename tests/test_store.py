@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import msgspec
 import pytest
 from ledger.vocabulary.chain import chain_digests
-from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, GameStarted, encode_event
+from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, ForeignEvent, GameStarted, encode_event
 from ledger.command.store import (
     ConcurrentWriteError,
     Store,
@@ -30,7 +30,8 @@ def started(game: str) -> GameStarted:
 
 def test_every_event_type_round_trips(store: Store, sample_events: SampleEvents) -> None:
     events = sample_events("club-7")
-    assert {type(event) for event in events} == set(EVENT_TYPES.values())
+    # Every event type of a pulka; the other kinds of stream round-trip in their own tests.
+    assert {type(event) for event in events} == {t for t in EVENT_TYPES.values() if not issubclass(t, ForeignEvent)}
 
     stored = store.append("club-7", events, expected=0)
     loaded = store.load("club-7")
@@ -76,15 +77,6 @@ def test_games_lists_each_game_once_sorted(store: Store) -> None:
         store.append(name, [Bid(player="Boris", bid="pass")], expected=2)
 
     assert store.games() == ["Anna", "club-7", "vera's table"]
-
-
-def test_games_reads_every_page(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    names = [f"game-{i}" for i in range(7)]
-    for name in names:
-        store.append(name, [started(name), Bid(player="Anna", bid="pass")], expected=0)
-    monkeypatch.setattr(store, "GAMES_PAGE", 2)
-
-    assert store.games() == names
 
 
 def test_stale_expected_raises_and_stores_nothing(store: Store) -> None:
@@ -179,7 +171,9 @@ def test_stored_row_is_the_record_as_msgspec_json(store: Store, raw: RawEvents) 
     assert msgspec.json.decode(state) == {
         "event": {"type": "bid", "player": "Anna", "bid": "6S"},
         "digest": stored[1].digest,
+        "link": stored[0].digest[:16],
     }
+    assert msgspec.json.decode(raw.row("g", 1)[1])["link"] == "0" * 16
 
 
 def test_a_game_starts_with_its_game_started_only(store: Store) -> None:

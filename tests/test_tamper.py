@@ -7,6 +7,9 @@ fails. The chain tests check the same verifier on exported events.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -15,9 +18,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.vocabulary.chain import GENESIS, ChainProblem, chain_digests, link, verify_chain, verify_export
+from uuid import UUID
+
+from ledger.vocabulary.chain import (
+    GENESIS,
+    ChainProblem,
+    Head,
+    chain_digests,
+    compare_head,
+    compare_saved,
+    head_token,
+    link,
+    parse_head,
+    verify_chain,
+    verify_export,
+)
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
-from ledger.command.store import Store, UnreadableEventError
+from ledger.command.store import Store, UnreadableEventError, game_id
 
 if TYPE_CHECKING:
     from conftest import RawEvents
@@ -98,11 +115,11 @@ def test_unreadable_row_is_named_not_raised(
         store.load(GAME)
 
 
-def test_row_with_a_foreign_topic_is_unreadable(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
-    # A topic read from the database is never imported, only looked up.
+def test_row_with_a_foreign_topic_is_named(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    # The topic column is outside the digests; its value is fixed by the event's number.
     raw.set(GAME, 3, topic="os:system")
 
-    assert_problem(store, 3, "cannot be read", "unknown topic 'os:system'")
+    assert_problem(store, 3, "topic was changed to 'os:system'")
 
 
 def test_deleted_row_is_named(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
@@ -180,6 +197,108 @@ def test_forged_but_rehashed_start_is_named(store: Store, raw: RawEvents) -> Non
     assert problem == ChainProblem(1, f"event 1 is not the start of {GAME!r} (forged?)")
 
 
+def test_edit_with_its_digest_computed_anew_is_named(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    # Whoever edits event 8 and recomputes its digest leaves event 9 chained to the old
+    # one; the link event 9 records shows that event 9 is not the one that changed.
+    _, state = raw.row(GAME, 8)
+    record = msgspec.json.decode(state)
+    record["event"]["tricks"] = {"Anna": 7, "Boris": 2, "Vera": 1}
+    previous = msgspec.json.decode(raw.row(GAME, 7)[1])["digest"]
+    record["digest"] = link(previous, GAME, 8, decode_event(msgspec.json.encode(record["event"])))
+    raw.set(GAME, 8, state=msgspec.json.encode(record))
+
+    problem = assert_problem(store, 8, "changed after event 9 was recorded")
+    assert problem.reason == "event 8 was changed after event 9 was recorded, and its digest computed anew (edited?)"
+
+
+def test_changed_link_is_named(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    _, state = raw.row(GAME, 6)
+    record = msgspec.json.decode(state)
+    record["link"] = "0123456789abcdef"
+    raw.set(GAME, 6, state=msgspec.json.encode(record))
+
+    assert_problem(store, 6, "link it records", "changed")
+
+
+def test_rows_without_links_still_verify(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    # Rows written before links were kept carry none: their chain checks as before.
+    for version in raw.versions(GAME):
+        record = msgspec.json.decode(raw.row(GAME, version)[1])
+        del record["link"]
+        raw.set(GAME, version, state=msgspec.json.encode(record))
+    assert store.verify(GAME) is None
+    assert store.read(GAME).problem is None
+
+    _, state = raw.row(GAME, 8)
+    raw.set(GAME, 8, state=state.replace(b'"Anna":6', b'"Anna":7'))
+    assert_problem(store, 8, "digest does not match its content")
+
+
+def test_a_flipped_first_topic_hides_no_game(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    raw.set(GAME, 1, topic="ledger.store:Recorded")
+    _, state = raw.row(GAME, 5)
+    raw.set(GAME, 5, state=state.replace(b'"6S"', b'"7S"'))
+
+    assert GAME in store.games()
+    found = {v.name: v for v in store.verify_all()}
+    assert set(found) == {GAME, "other"}
+    assert found["other"].problem is None and found["other"].events == len(game)
+    problem = found[GAME].problem
+    assert problem is not None and problem.number == 1 and "topic was changed" in problem.reason
+
+
+def test_a_game_moved_to_another_stream_is_found(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    stray = UUID("12345678-1234-5678-1234-567812345678")
+    raw.move(GAME, stray)
+
+    assert store.games() == ["other"]
+    found = {v.name: v for v in store.verify_all()}
+    assert set(found) == {f"stream {stray}", "other"}
+    moved = found[f"stream {stray}"]
+    assert moved.events == len(game)
+    assert moved.problem is not None and "no game_started of its own" in moved.problem.reason
+
+
+def test_a_stream_without_its_first_event_is_found(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    raw.delete(GAME, 1)
+
+    assert store.games() == ["other"]
+    found = {v.name: v for v in store.verify_all()}
+    assert set(found) == {f"stream {game_id(GAME)}", "other"}
+    assert found[f"stream {game_id(GAME)}"].events == len(game) - 1
+
+
+def test_reads_check_the_event_after_the_last_one_shown(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
+    _, state = raw.row(GAME, 8)
+    record = msgspec.json.decode(state)
+    record["event"]["by"] = "Vera"
+    previous = msgspec.json.decode(raw.row(GAME, 7)[1])["digest"]
+    record["digest"] = link(previous, GAME, 8, decode_event(msgspec.json.encode(record["event"])))
+    raw.set(GAME, 8, state=msgspec.json.encode(record))
+
+    assert store.read(GAME, upto=7).problem is None
+    reading = store.read(GAME, upto=8)
+    assert [s.number for s in reading.stored] == list(range(1, 9))
+    assert reading.problem is not None and reading.problem.number == 8
+
+
+def test_a_consistent_rewrite_verifies_but_not_against_an_anchor(
+    store: Store, game: list[AnyEvent], raw: RawEvents
+) -> None:
+    before = store.load(GAME)
+    raw.rechain(GAME, 5, lambda event: event.update(contract="7S"))
+
+    assert store.verify(GAME) is None  # only an anchor kept elsewhere can tell
+    after = store.load(GAME)
+    saved = [(s.number, s.event, s.digest) for s in before]
+    problem = compare_saved(after, saved)
+    assert problem is not None and problem.number == 5 and "differs from the saved copy" in problem.reason
+    head = head_token(before[-1].number, before[-1].digest)
+    problem = compare_head(after, head)
+    assert problem is not None and problem.number == len(game) and "chained anew" in problem.reason
+    assert compare_head(before, head) is None and compare_saved(before, saved) is None
+
+
 # --- exports: the same verifier on (number, event, digest) lines --------------------------
 
 
@@ -220,7 +339,10 @@ def test_chain_digests_continue_a_chain(sample_events: SampleEvents) -> None:
     whole = chain_digests(GAME, events)
     assert chain_digests(GAME, events[5:], start_digest=whole[4], start_number=6) == whole[5:]
     assert len(set(whole)) == len(whole)
-    assert all(len(d) == 64 and int(d, 16) >= 0 for d in whole)
+    # The digest of event 1 as the README defines it: SHA-256 of the previous digest (64
+    # zeros), the number, the game name as JSON and the canonical event, one per line.
+    first = hashlib.sha256(b"\n".join((b"0" * 64, b"1", json.dumps(GAME).encode(), encode_event(events[0]))))
+    assert whole[0] == first.hexdigest()
     with pytest.raises(ValueError):
         chain_digests(GAME, events, start_number=0)
 
@@ -274,3 +396,29 @@ def test_any_deletion_but_the_last_is_named(index: int) -> None:
 
     problem = verify_chain(GAME, rows)
     assert problem == ChainProblem(index + 1, f"event {index + 1} is missing (deleted?)")
+
+
+# --- anchors ------------------------------------------------------------------------------
+
+
+def test_head_tokens() -> None:
+    digest = chain_digests(GAME, CHAIN_EVENTS)[-1]
+    head = head_token(ROWS, digest)
+    assert str(head) == f"{ROWS}:{digest[:16]}"
+    assert parse_head(str(head)) == head
+    assert parse_head(f" {ROWS}:{digest.upper()} ") == Head(ROWS, digest)
+    for text in ["", "8", "8:", f"8:{digest[:15]}", f"x:{digest[:16]}", f"8:{digest}0", "8:zzzzzzzzzzzzzzzz"]:
+        assert parse_head(text) is None, text
+
+
+def test_head_comparisons_name_the_first_difference() -> None:
+    rows = stored_rows()
+    head = head_token(ROWS, rows[-1][2])
+    assert compare_head(rows, head) is None
+    assert compare_head(rows + [(ROWS + 1, CHAIN_EVENTS[1], "f" * 64)], head) is None  # recorded since
+    truncated = compare_head(rows[:-3], head)
+    assert truncated == ChainProblem(ROWS - 2, f"the store has {ROWS - 3} events, the head is event {ROWS}: "
+                                               f"events {ROWS - 2}-{ROWS} are missing (truncated?)")
+    assert compare_head(rows, Head(ROWS, "0" * 16)) is not None
+    assert compare_saved(rows[:-1], rows) == ChainProblem(
+        ROWS, f"the saved copy has {ROWS} events, the store {ROWS - 1}: event {ROWS} is missing (truncated?)")

@@ -6,6 +6,8 @@ recorder and its deal). A failed check raises ``Refused``.
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Protocol
 
 import msgspec
 
@@ -16,6 +18,20 @@ from projections.game import GameState
 
 ARBITER = "arbiter:"
 SCORER = "scorer:"
+
+
+class Table(Protocol):
+    """What the shared checks read of any stream's state (a pulka's, a rubber's): its
+    players, the time of its latest event, and the deal in play."""
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def last_time(self) -> str | None: ...
+
+    @property
+    def current_deal_number(self) -> int: ...
 
 
 def is_arbiter(by: str) -> bool:
@@ -48,15 +64,17 @@ def person_of(state: GameState, name: str) -> str:
     return key
 
 
-def check_recorder(state: GameState, by: str | None) -> None:
-    """``by`` must be a player of the game, an arbiter or a scorer."""
-    if by is None or state.seat_key(by) is not None or is_official(by):
+def check_recorder(state: Table, by: str | None) -> None:
+    """``by`` must be a player of the game (a pulka's: anyone who held a seat in it), an
+    arbiter or a scorer [Code 4.2.4-4.2.7]."""
+    held = isinstance(state, GameState) and by is not None and state.seat_key(by) is not None
+    if by is None or by in state.players or held or is_official(by):
         return
     raise Refused("event-log", f"unknown recorder {by!r}",
                   f"a player ({', '.join(state.players)}), arbiter:NAME or scorer:NAME")
 
 
-def check_time(state: GameState, event: AnyEvent) -> None:
+def check_time(state: Table, event: AnyEvent) -> None:
     """An event's time must carry an offset and may not go back [event-log.md]."""
     if event.at is None:
         return
@@ -67,6 +85,15 @@ def check_time(state: GameState, event: AnyEvent) -> None:
                       f"a time at or after {last}")
 
 
+def is_stake(text: str) -> bool:
+    """A stake is a finite decimal number, 0 or more ("0.10")."""
+    try:
+        stake = Decimal(text)
+    except InvalidOperation:
+        return False
+    return stake.is_finite() and stake >= 0
+
+
 def time_of(text: str) -> datetime:
     try:
         return parse_time(text)
@@ -75,7 +102,7 @@ def time_of(text: str) -> datetime:
 
 
 def filled(
-    state: GameState, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False
+    state: Table, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False
 ) -> AnyEvent:
     """The event as stored: its recorder and its deal filled in. A ``deal`` given in the
     input must be the deal the event belongs to, except for a record by hand (an entry

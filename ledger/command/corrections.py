@@ -32,7 +32,7 @@ from ledger.vocabulary.events import (
     Withdrawn,
     event_type,
 )
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.refusal import Refused, cite
 from projections.game import GameState
 from projections.recording import CORRECTABLE, checked_merge
 
@@ -43,6 +43,9 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
         raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
     if not 2 <= c.target < number:
         raise Refused("4.2.7", f"there is no event {c.target} to correct", f"2 to {number - 1}")
+    withdrawn = state.effects.get(c.target)
+    if withdrawn is not None and withdrawn.rule == "4.2.8" and not withdrawn.effective:
+        raise Refused("4.2.8", f"event {c.target} was withdrawn; record it again instead of correcting it")
     target = state.content(c.target)
     kind = event_type(target)
     fields = CORRECTABLE.get(kind)
@@ -76,7 +79,7 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
                 except Refused as exc:
                     what = "the corrected event" if i == c.target else f"event {i}"
                     raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
-                                  f"{exc.reason} [rule {exc.rule}]") from None
+                                  f"{exc.reason} [{cite(exc.rule)}]") from None
             scratch.replay_recorded(i)
     return filled(state, c, by=c.by or target.by)
 

@@ -9,7 +9,8 @@ then tricks (``pass pass pass | 2 3 5``; with 4 players the dealer's talon trick
 may come last). A misère has no calls: ``misere pass pass | misere | 0``. After two
 passes the third hand may give a contract without bidding:
 ``pass pass | 7S | whist pass | 7 2 1``. Who speaks is never typed: the auction
-decides it, which is the point.
+decides it, which is the point. The words may be the table's (``6♠``, ``пас``,
+``вист``, ``полвиста``, ``мизер``, ``здесь``; ``words``); the log stores the canonical ones.
 
 With four players the dealer who whists names the defender whose cards he plays:
 ``pass half_whist pass whist@Boris`` [Code 3.8.8]; his tricks then stand in that
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ledger.command.words import bid_word, call_word, contract_word, player_word
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
@@ -45,7 +47,7 @@ def deal_events(state: GameState, line: str, by: str | None = None) -> Iterator[
         word, _, flag = token.partition(":")
         if flag not in ("", "dark"):
             raise Refused("3.3.19", f"{token!r}: a bid's only mark is :dark", "e.g. pass:dark, 6S:dark")
-        yield Bid(player=deal.persons[turn], bid=word, dark=flag == "dark", by=by)
+        yield Bid(player=deal.persons[turn], bid=bid_word(word), dark=flag == "dark", by=by)
     current = state.current
     if current is None:
         raise Refused("3.3.1", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
@@ -55,26 +57,26 @@ def deal_events(state: GameState, line: str, by: str | None = None) -> Iterator[
         raise Refused("3.3.13", f"the auction of deal {deal.number} is not over", "more bids")
     if not deal.raspasy:
         contract = sections.pop(0) if sections else []
-        if len(contract) != 1:
-            raise Refused("3.4.1", "the second section is the contract, one word", "e.g. 6S or misere")
+        if not contract:
+            raise Refused("3.4.1", "the second section is the contract", "e.g. 6S or misere")
         declarer = deal.declarer if deal.declarer is not None else deal.turn()
         assert declarer is not None
-        word, _, flag = contract[0].partition(":")
+        text, _, flag = " ".join(contract).partition(":")
         if flag not in ("", "shared"):
-            raise Refused("3.6.9", f"{contract[0]!r}: a contract's only mark is :shared (a misère with the dealer)")
+            raise Refused("3.6.9", f"{' '.join(contract)!r}: a contract's only mark is :shared (a misère with the "
+                          "dealer)")
         shared = deal.persons[deal.dealer] if flag == "shared" else None
-        yield Contract(player=deal.persons[declarer], contract=word, shared_with=shared, by=by)
+        yield Contract(player=deal.persons[declarer], contract=contract_word(text), shared_with=shared, by=by)
         no_defence = state.current is not None and state.current.no_defence
         for token in [] if no_defence else (sections.pop(0) if sections else []):
-            call, _, flag = token.partition(":")
-            call, _, hand = call.partition("@")
+            head, _, flag = token.partition(":")
+            word, _, hand = head.partition("@")
+            call, is_open = call_word(f"{word}:{flag}" if flag else word)
             expect = state.current.defence().expect if state.current else None
             if expect is None:
                 raise Refused("3.8.1", f"no defence call is expected here, got {token!r}")
-            if flag not in ("", "open"):
-                raise Refused("3.8.10", f"{token!r}: a call's only mark is :open", "whist:open")
-            yield Defence(player=deal.persons[expect[0]], call=call, open=True if flag == "open" else None,  # type: ignore[arg-type]
-                          hand=hand or None, by=by)
+            yield Defence(player=deal.persons[expect[0]], call=call, open=True if is_open else None,  # type: ignore[arg-type]
+                          hand=player_word(deal.persons, hand) if hand else None, by=by)
     if sections:
         counts = sections.pop(0)
         played = state.current

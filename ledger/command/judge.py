@@ -4,8 +4,10 @@ it is stored, and stored as judged (with its recorder and deal filled in).
 - ``start`` judges a ``game_started`` and records the complete rule set in it;
 - ``decide`` judges any later event: play (``play``), corrections and objections
   (``corrections``), after the checks all events share (``checks``);
-- ``judge_into`` is the one loop that judges a batch of events, each against the
-  state the one before it left, folding each into that state as it goes.
+- ``judge_into`` judges a batch of a pulka's events, each against the state the one
+  before it left, folding each into that state as it goes (the loop itself,
+  ``judging.judge_events``, is shared with the other kinds of stream);
+- ``same_start`` says whether a file that appends begins with the stored game's start.
 
 The projections apply stored events without judging them, so an old log always replays.
 """
@@ -13,21 +15,20 @@ The projections apply stored events without judging them, so an old log always r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from decimal import Decimal, InvalidOperation
 
 import msgspec
 
 from ledger.vocabulary.refusal import Refused
-from ledger.command.checks import check_recorder, check_time, is_official, time_of
+from ledger.command.judging import Progress as Progress
+from ledger.command.judging import judge_events
+from ledger.command.checks import check_recorder, check_time, is_official, is_stake
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play
-from ledger.vocabulary.events import AnyEvent, Correction, GameStarted, Objection, Withdrawn
+from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
 from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
 from ledger.vocabulary.times import now_iso
 from projections.game import GameState
-
-Progress = Callable[[int, int], None]
 
 
 def start(event: AnyEvent) -> GameStarted:
@@ -49,7 +50,7 @@ def start(event: AnyEvent) -> GameStarted:
     if event.first_dealer is not None and event.first_dealer not in players:
         raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player",
                       ", ".join(players))
-    if event.stake is not None and not _is_stake(event.stake):
+    if event.stake is not None and not is_stake(event.stake):
         raise Refused("4.2.13", f'stake must be a decimal number like "0.10", not {event.stake!r}')
     try:
         resolved = resolve(event.convention, event.rules)
@@ -68,13 +69,10 @@ def start(event: AnyEvent) -> GameStarted:
     )
 
 
-def _is_stake(text: str) -> bool:
-    try:
-        stake = Decimal(text)
-    except InvalidOperation:
-        return False
-    return stake.is_finite() and stake >= 0
-
+def same_start(a: GameStarted, b: GameStarted) -> bool:
+    """A file that appends must begin with the stored game's own game_started."""
+    keys = ("game", "players", "pulya", "stake", "first_dealer", "rule_set")
+    return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
 def decide(state: GameState, event: AnyEvent) -> AnyEvent:
@@ -83,6 +81,9 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     check_recorder(state, event.by)
     if isinstance(event, GameStarted):
         raise Refused("event-log", "a game has only one game_started line")
+    if isinstance(event, ForeignEvent):
+        raise Refused("event-log", f"a {event_type(event)} event is not an event of a pulka",
+                      "the events of a pulka (see the README, \"The log format\")")
     if isinstance(event, Correction):
         return judge_correction(state, event)
     if isinstance(event, Objection):
@@ -99,43 +100,25 @@ def judge_into(
     progress: Progress | None = None,
     total: int = 0,
 ) -> list[AnyEvent]:
-    """Judge each event against ``state`` and fold it in, so that the next one is judged
-    on the state it will be applied to; return the events as they will be stored.
+    """Judge each event of a pulka against ``state`` and fold it in (``judge_events``)."""
+    return judge_events(state, decide, events, clock, progress, total)
 
-    Each event comes with the line of its file (None for the command line), which a
-    refusal then names. ``events`` is read one at a time, after the one before it was
-    folded in: a generator may look at ``state`` to make the next event. An event without a time gets the clock's, or the previous
-    event's when that is later (times never go back within a game).
-    """
-    out: list[AnyEvent] = []
-    stamp = clock()
-    stamp_time = time_of(stamp)
-    for i, (line, event) in enumerate(events, start=1):
-        if event.at is None:
-            last = state.last_time
-            later = last is None or stamp_time >= time_of(last)
-            event = msgspec.structs.replace(event, at=stamp if later else last)
-        try:
-            judged = decide(state, event)
-        except Refused as exc:
-            exc.line = line
-            raise
-        state.apply(judged)
-        out.append(judged)
-        if progress is not None and (i % 500 == 0 or i == total):
-            progress(i, total)
-    return out
+
+def start_log(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> GameStarted:
+    """Judge the first line of a log (``start``), naming the line in a refusal, and give
+    it the clock's time when it has none."""
+    try:
+        started = start(event)
+    except Refused as exc:
+        exc.line = line
+        raise
+    if started.at is None:
+        started = msgspec.structs.replace(started, at=clock())
+    return started
 
 
 def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
     """Judge a whole log without a store: the events as they would be stored."""
-    first_line, first = lines[0]
-    try:
-        started = start(first)
-    except Refused as exc:
-        exc.line = first_line
-        raise
-    if started.at is None:
-        started = msgspec.structs.replace(started, at=clock())
+    started = start_log(*lines[0], clock)
     state = GameState.start(started)
     return [started, *judge_into(state, lines[1:], clock, total=len(lines) - 1)]

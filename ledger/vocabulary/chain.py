@@ -12,10 +12,19 @@ catches reordering and renumbering, binding the game catches an event spliced in
 another game, and chaining catches an edit, a deletion or an insertion anywhere before
 the last event.
 
-What it cannot catch alone: anyone who can write the database can recompute every
-digest after an edit, and can drop events from the end. A game is tamper-evident
-against that only if its last digest is also kept somewhere else (an export, a printed
-sheet); ``verify_export`` checks such a copy.
+Each stored event also records the first ``LINK_LENGTH`` hex digits of the digest it
+was chained to (its *link*). The link is not part of any digest: it only says who is
+to blame when an event's digest was recomputed after an edit. Without it, such an
+edit shows as a break at the *next* event (whose digest was chained to the old one);
+with it, the next event is seen to be intact and chained to something else, and the
+edited one is named. Changing a link by hand is itself reported.
+
+What the chain cannot catch alone: anyone who can write the database can recompute
+every digest after an edit, and can drop events from the end. A game is
+tamper-evident against that only against an anchor kept elsewhere: its *head*
+(``head_token``: the number of its last event and the start of that event's digest,
+short enough to print or photograph) or a saved export. ``compare_head`` and
+``compare_saved`` name the first difference from such an anchor.
 
 Problems are data (``ChainProblem``), not exceptions, naming the first event that fails.
 """
@@ -23,7 +32,8 @@ Problems are data (``ChainProblem``), not exceptions, naming the first event tha
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import msgspec
@@ -31,6 +41,8 @@ import msgspec
 from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
 
 GENESIS = "0" * 64
+LINK_LENGTH = 16  # hex digits of the previous digest an event records (64 bits)
+HEAD_LENGTH = 16  # hex digits of the last digest in a head token
 
 # Working out *how* a chain was broken (which event moved where) tries every stored
 # digest as the predecessor of every number: quadratic, and only run once a check has
@@ -56,15 +68,25 @@ class Unreadable(NamedTuple):
 
 def link(previous: str, game: str, number: int, event: AnyEvent) -> str:
     """The digest of event ``number`` of ``game``, given the digest of the event before it."""
-    hashed = b"\n".join(
-        (
-            previous.encode("ascii"),
-            str(number).encode("ascii"),
-            msgspec.json.encode(game),
-            encode_event(event),
-        )
-    )
-    return hashlib.sha256(hashed).hexdigest()
+    return linker(game)(previous, number, event)
+
+
+def linker(game: str) -> Callable[[str, int, AnyEvent], str]:
+    """``link`` for one game, its name encoded once: what a walk along a chain calls."""
+    name = msgspec.json.encode(game)
+    sha256 = hashlib.sha256
+
+    def link_in_game(previous: str, number: int, event: AnyEvent) -> str:
+        # A digest read from a file may be anything: it is hashed as ASCII, "?" for the rest.
+        hashed = b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name, encode_event(event))
+        return sha256(hashed).hexdigest()
+
+    return link_in_game
+
+
+def link_of(previous: str) -> str:
+    """What an event records of the digest it is chained to."""
+    return previous[:LINK_LENGTH]
 
 
 def chain_digests(
@@ -81,8 +103,9 @@ def chain_digests(
         raise ValueError(f"event numbers start at 1, not {start_number}")
     digests: list[str] = []
     previous = start_digest
+    link_in_game = linker(game)
     for number, event in enumerate(events, start=start_number):
-        previous = link(previous, game, number, event)
+        previous = link_in_game(previous, number, event)
         digests.append(previous)
     return digests
 
@@ -90,15 +113,21 @@ def chain_digests(
 Row = tuple[int, AnyEvent | Unreadable, str]
 
 
-def verify_chain(game: str, stored: Sequence[Row]) -> ChainProblem | None:
-    """Check a game's events as stored, ``(number, event, digest)`` in stored order.
+def verify_chain(
+    game: str, stored: Sequence[Row], links: Mapping[int, str] | None = None
+) -> ChainProblem | None:
+    """Check a game's events as stored, ``(number, event, digest)`` in stored order,
+    and, where given, the link each event records (``links``: number -> link).
 
     Returns None when every event is where it was recorded and unchanged, else the
-    first event that fails and why: edited (digest mismatch), unreadable, deleted
-    (a gap in the numbers, or the chain continuing past a missing link), inserted,
-    or reordered. An empty sequence verifies clean.
+    first event that fails and why: edited (digest mismatch; the edited event even
+    when its own digest was recomputed, if the event after it records its link),
+    unreadable, deleted (a gap in the numbers, or the chain continuing past a missing
+    link), inserted, or reordered. An empty sequence verifies clean.
     """
     rows = list(stored)
+    links = links or {}
+    link_in_game = linker(game)
     previous = GENESIS
     expected = 1
     for index, (number, event, digest) in enumerate(rows):
@@ -106,11 +135,15 @@ def verify_chain(game: str, stored: Sequence[Row]) -> ChainProblem | None:
             return _misnumbered(number, expected)
         if isinstance(event, Unreadable):
             return ChainProblem(number, f"event {number} cannot be read (edited?): {event.error}")
-        if link(previous, game, number, event) != digest:
-            return ChainProblem(number, _diagnose(game, rows, index, previous))
+        if link_in_game(previous, number, event) != digest:
+            return _diagnose(game, rows, index, previous, links)
         if number == 1 and not (isinstance(event, StreamStart) and event.game == game):
             # The digest checks out, so the chain was rebuilt around a forged start.
             return ChainProblem(1, f"event 1 is not the start of {game!r} (forged?)")
+        recorded = links.get(number)
+        if recorded is not None and recorded != link_of(previous):
+            return ChainProblem(number, f"event {number}: the link it records to the event before it "
+                                        "was changed (edited?)")
         previous = digest
         expected += 1
     return None
@@ -119,6 +152,74 @@ def verify_chain(game: str, stored: Sequence[Row]) -> ChainProblem | None:
 # An export travels as JSON lines; once parsed into (number, event, digest) it is
 # checked exactly like the stored rows.
 verify_export = verify_chain
+
+
+# -- anchors: a head digest or a saved export ---------------------------------------------
+
+
+class Head(NamedTuple):
+    """A game's head as a club keeps it: the number of its last event and the start
+    of that event's digest (or all of it)."""
+
+    number: int
+    digest: str
+
+    def __str__(self) -> str:
+        return f"{self.number}:{self.digest}"
+
+
+_HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
+
+
+def head_token(number: int, digest: str) -> Head:
+    """The head of a game whose last event is ``number`` with ``digest``."""
+    return Head(number, digest[:HEAD_LENGTH])
+
+
+def parse_head(text: str) -> Head | None:
+    """``N:HEX`` (16 to 64 hex digits) as a Head; None when the text is not one."""
+    found = _HEAD.fullmatch(text.strip().lower())
+    if found is None:
+        return None
+    return Head(int(found.group(1)), found.group(2))
+
+
+def compare_head(stored: Sequence[tuple[int, AnyEvent, str]], head: Head) -> ChainProblem | None:
+    """The first difference between a game's (intact) stored chain and a head kept
+    elsewhere; None when the store still holds that head."""
+    count = len(stored)
+    if head.number < 1:
+        return ChainProblem(1, f"{head} is not a head: events are numbered from 1")
+    if count < head.number:
+        missing = f"event {head.number} is" if count + 1 == head.number else f"events {count + 1}-{head.number} are"
+        return ChainProblem(count + 1, f"the store has {count} events, the head is event {head.number}: "
+                                       f"{missing} missing (truncated?)")
+    digest = stored[head.number - 1][2]
+    if not digest.startswith(head.digest):
+        return ChainProblem(head.number, f"event {head.number}'s digest is {digest[:len(head.digest)]}, not "
+                                         f"{head.digest}: the history up to event {head.number} was changed and "
+                                         "chained anew (compare with a saved export to find the event)")
+    return None
+
+
+def compare_saved(
+    stored: Sequence[tuple[int, AnyEvent, str]], saved: Sequence[tuple[int, AnyEvent, str]]
+) -> ChainProblem | None:
+    """The first difference between a game's (intact) stored chain and an (intact)
+    saved export of it; None when the store holds every saved event unchanged."""
+    for (number, event, digest), stored_row in zip(saved, stored):
+        if encode_event(stored_row[1]) != encode_event(event):
+            return ChainProblem(number, f"event {number} differs from the saved copy: saved "
+                                        f"{encode_event(event).decode()}, stored "
+                                        f"{encode_event(stored_row[1]).decode()} (changed?)")
+        if stored_row[2] != digest:
+            return ChainProblem(number, f"event {number}'s digest differs from the saved copy (chained anew?)")
+    if len(stored) < len(saved):
+        first, last = len(stored) + 1, len(saved)
+        missing = f"event {first} is" if first == last else f"events {first}-{last} are"
+        return ChainProblem(first, f"the saved copy has {last} events, the store {len(stored)}: "
+                                   f"{missing} missing (truncated?)")
+    return None
 
 
 def _misnumbered(number: int, expected: int) -> ChainProblem:
@@ -137,7 +238,7 @@ def _checks(row: Row, game: str, previous: str, number: int) -> bool:
     return not isinstance(event, Unreadable) and link(previous, game, number, event) == digest
 
 
-def _diagnose(game: str, rows: list[Row], index: int, previous: str) -> str:
+def _diagnose(game: str, rows: list[Row], index: int, previous: str, links: Mapping[int, str]) -> ChainProblem:
     """Why the event at ``rows[index]`` does not follow ``previous``: a best guess."""
     number, event, digest = rows[index]
     assert not isinstance(event, Unreadable)
@@ -156,23 +257,30 @@ def _diagnose(game: str, rows: list[Row], index: int, previous: str) -> str:
                     for i, r in enumerate(rows)
                 )
                 if copied:
-                    return f"event {number} is a copy of event {original} (inserted?)"
-                return f"event {number} was recorded as event {original} (reordered?)"
+                    return ChainProblem(number, f"event {number} is a copy of event {original} (inserted?)")
+                return ChainProblem(number, f"event {number} was recorded as event {original} (reordered?)")
 
-    if following is not None:
-        # The next event follows the one before this: this one was slipped in.
-        if _checks(following, game, previous, number):
-            return (
-                f"event {number} is not part of the chain: "
-                f"the event after it follows event {number - 1} (inserted?)"
-            )
-        # The next event follows this one's digest: this one's content was changed.
-        if _checks(following, game, digest, number + 1):
-            return f"event {number}: digest does not match its content (edited?)"
+    # The next event follows the one before this: this one was slipped in.
+    if following is not None and _checks(following, game, previous, number):
+        return ChainProblem(number, f"event {number} is not part of the chain: "
+                                    f"the event after it follows event {number - 1} (inserted?)")
+    recorded = links.get(number)
+    if following is None or _checks(following, game, digest, number + 1):
+        # This event's own digest is what the next one was chained to: this row was
+        # written as it stands, and either its content was changed, or it was chained
+        # to a digest that the event before it no longer has (the link it recorded
+        # says which).
+        if recorded is not None and number > 1 and recorded != link_of(previous):
+            return ChainProblem(number - 1, f"event {number - 1} was changed after event {number} was "
+                                            "recorded, and its digest computed anew (edited?)")
+        if following is not None or recorded is not None:
+            return ChainProblem(number, f"event {number}: digest does not match its content (edited?)")
+    elif following is not None:
         # The next event follows this one, but numbered further on: events before
         # this one were removed and the rest renumbered.
         for gap in range(1, len(rows) + 1):
             if _checks(following, game, digest, number + 1 + gap):
                 missing = "an event is" if gap == 1 else f"{gap} events are"
-                return f"{missing} missing before event {number} (deleted and renumbered?)"
-    return f"event {number}: digest does not match its content or the events before it (edited?)"
+                return ChainProblem(number, f"{missing} missing before event {number} (deleted and renumbered?)")
+    return ChainProblem(number, f"event {number}: digest does not match its content or the events before it "
+                                "(edited?)")

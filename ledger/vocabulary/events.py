@@ -1,5 +1,8 @@
 """The events of a pulka: immutable, tagged msgspec structs and their one decoder.
 
+The union ``AnyEvent`` also holds the events of the other kinds of stream (a rubber
+of bridge: ``bridge``), so that one decoder reads every log the ledger keeps.
+
 Every line of a pulka log (see the README, "The log format") is one of these
 structs, told apart by its ``type`` field. Events are facts: nothing here judges
 them (that is ``ledger.command.judge``) or scores them (that is ``projections``).
@@ -13,37 +16,24 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
+from ledger.vocabulary.club import ClubStarted, PlayerAliased
 from ledger.vocabulary.rules import RuleSet
-
-
-class Event(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    tag_field="type",
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-):
-    """Fields every event carries.
-
-    ``at``: ISO 8601 time with offset; the ledger stamps it when a file leaves it out.
-    ``by``: who recorded the event (a player, or ``arbiter:NAME``); the ledger fills
-    in the default of rules.md / event-log.md when a file leaves it out.
-    ``deal``: the deal the event belongs to; filled in by the ledger, required in a
-    file only for a late record of an earlier deal.
-    """
-
-    at: str | None = None
-    by: str | None = None
-    deal: int | None = None
-
-
-class StreamStart(Event, frozen=True):
-    """The first event of a stream: a game of Preferans (``GameStarted``), or any other
-    kind of stream the ledger keeps. ``game`` names the stream; the store derives the
-    stream's id from it, and the hash chain binds it."""
-
-    game: str
+# The fields every event carries, and the kinds of stream, live in ``stream`` so that the
+# events of other kinds of stream (``bridge``, ``tournament``, ``club``) can derive from them too.
+from ledger.vocabulary.stream import Event as Event
+from ledger.vocabulary.stream import ForeignEvent as ForeignEvent
+from ledger.vocabulary.stream import StreamStart as StreamStart
+from ledger.vocabulary.tournament import (
+    CutMade,
+    Disqualified,
+    Removed,
+    Seated,
+    TourClosed,
+    TournamentStarted,
+    YellowCard,
+)
+from ledger.vocabulary.wording import plain
 
 
 class GameStarted(StreamStart, frozen=True, tag="game_started"):
@@ -244,6 +234,21 @@ AnyEvent = (
     | Left
     | Substituted
     | Talon
+    # The events of a rubber of bridge (``bridge``).
+    | RubberStarted
+    | BridgeDeal
+    | PassedOut
+    | BridgePenalty
+    # The events of the other kinds of stream (tournaments, the club's register).
+    | ClubStarted
+    | PlayerAliased
+    | TournamentStarted
+    | Seated
+    | TourClosed
+    | YellowCard
+    | Removed
+    | Disqualified
+    | CutMade
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -268,6 +273,19 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Left,
         Substituted,
         Talon,
+        RubberStarted,
+        BridgeDeal,
+        PassedOut,
+        BridgePenalty,
+        ClubStarted,
+        PlayerAliased,
+        TournamentStarted,
+        Seated,
+        TourClosed,
+        YellowCard,
+        Removed,
+        Disqualified,
+        CutMade,
     )
 }
 
@@ -312,8 +330,10 @@ def event_type(event: AnyEvent) -> str:
 
 
 def _explain_decode_error(message: str) -> str:
-    if "Invalid value" in message and "$.type" in message:
-        return f"{message}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
-    if "Object contains unknown field" in message:
-        return f"{message}; see event-log.md for each event's fields"
-    return message
+    """The decoder's message in the words of docs/event-log.md."""
+    if message.startswith("Object missing required field `type`"):
+        return f"the line has no `type`; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    if message.startswith("Invalid value") and "`$.type`" in message:
+        value = message.split(" ")[2]
+        return f"unknown event type {value}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+    return plain(message)

@@ -3,8 +3,8 @@
 ``parse_export`` reads a log (a hand-written one, or an export with a ``digest`` on each
 line) into events with their line numbers; a line that is not an event is refused with
 its number. ``export_problem`` checks the digests of an export as ``verify`` checks the
-store; ``check_export`` refuses an export whose digests do not chain. ``export_line``
-writes one line of ``pulka export``.
+store; ``check_export`` refuses an export whose digests do not chain, or that carries
+digests on some lines only. ``export_line`` writes one line of ``pulka export``.
 """
 
 from __future__ import annotations
@@ -58,6 +58,17 @@ def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
     return [(line.line, line.event) for line in parse_export(text)]
 
 
+def split_streams(lines: Sequence[LogLine]) -> list[list[LogLine]]:
+    """A log of several streams (``pulka tournament export``), cut where each stream's
+    first event begins it; a log of one game is one stream."""
+    streams: list[list[LogLine]] = []
+    for line in lines:
+        if isinstance(line.event, StreamStart) or not streams:
+            streams.append([])
+        streams[-1].append(line)
+    return streams
+
+
 def game_of(lines: Sequence[LogLine]) -> str:
     """The game a log is of: the name in its first line, "?" when that is not a game_started."""
     first = lines[0].event
@@ -66,19 +77,26 @@ def game_of(lines: Sequence[LogLine]) -> str:
 
 def export_problem(lines: Sequence[LogLine]) -> ChainProblem | None:
     """Check the digests of an export as the store's chain is checked; None when intact.
-    The problem's number is the event's number in the log (1 for the first event)."""
+    The problem's number is the event's number in the log (1 for the first event); a
+    line without its digest is a problem (an export carries one on every line)."""
+    for number, line in enumerate(lines, start=1):
+        if line.digest is None:
+            return ChainProblem(number, f"event {number} (line {line.line}) has no digest, which every line of "
+                                        "an export carries (removed?)")
     return verify_chain(game_of(lines), [(i, line.event, line.digest or "") for i, line in enumerate(lines, start=1)])
 
 
 def check_export(lines: Sequence[LogLine]) -> None:
-    """An export whose every line carries its digest must still form an unbroken chain:
-    an export edited by hand is refused, naming the first line that does not check out."""
-    if not lines or any(line.digest is None for line in lines):
+    """A log with a digest on any line is an export: every line must carry its digest
+    and they must form an unbroken chain. An export edited by hand, or with a digest
+    removed, is refused, naming the first line that does not check out; a log without
+    any digest (written by hand) is left to the judge."""
+    if not lines or all(line.digest is None for line in lines):
         return
     problem = export_problem(lines)
     if problem is not None:
         refused = Refused("event-log", f"the export's digest chain breaks here: {problem}",
-                          "an export as `pulka export` wrote it, or the log without its digest fields")
+                          "an export as `pulka export` wrote it, or the log without any digest field")
         refused.line = lines[problem.number - 1].line
         raise refused
 

@@ -7,6 +7,23 @@ file it came from, and the store is left as it was.
 
 from __future__ import annotations
 
+# Where a rule that is not the Code's is written down, in the repository's own docs.
+DOCS = {
+    "event-log": "docs/event-log.md",
+    "rules.md §9": "docs/conventions.md",
+    "command-line": "docs/event-log.md, the command line",
+}
+
+
+def cite(rule: str) -> str:
+    """A rule as messages cite it: ``Code 4.2.7`` for a rule of the Code of Preferans,
+    else the document of this repository that sets it (``docs/event-log.md``)."""
+    if rule[:1].isdigit():
+        return f"Code {rule}"
+    if rule.startswith(("tournament.", "club.")):  # the rules of docs/conventions.md, "Tournaments"
+        return f"{rule}, docs/conventions.md"
+    return DOCS.get(rule, rule)
+
 
 class Refused(ValueError):
     """An event the rules do not allow: the rule, the reason, and what would be allowed."""
@@ -20,7 +37,7 @@ class Refused(ValueError):
 
     @property
     def message(self) -> str:
-        text = f"{self.reason} [rule {self.rule}]"
+        text = f"{self.reason} [{cite(self.rule)}]"
         if self.allowed:
             text += f"; allowed: {self.allowed}"
         return text

@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary.wording import plain
+
 
 class RuleSet(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True
@@ -184,7 +186,21 @@ PRESETS: dict[str, RuleSet] = {
     "rostov": ROSTOV,
     "classic": CLASSIC,
 }
-ALIASES: dict[str, str] = {"piter": "leningrad", "peter": "leningrad"}
+# Other names a preset answers to, in English and Russian, in any case.
+ALIASES: dict[str, str] = {
+    "piter": "leningrad",
+    "peter": "leningrad",
+    "moscow": "rostov",
+    "сочи": "sochi",
+    "сочинка": "sochi",
+    "ленинградка": "leningrad",
+    "питер": "leningrad",
+    "ростов": "rostov",
+    "ростовка": "rostov",
+    "московская": "rostov",
+    "москва": "rostov",
+    "классика": "classic",
+}
 
 MEANING: dict[str, str] = {
     "gora_whist_multiplier": "whists and gora are multiplied by this (Leningrad 2)",
@@ -235,12 +251,14 @@ class RuleSetError(ValueError):
 
 def find_preset(name: str) -> RuleSet:
     """The preset of that name (aliases allowed), or RuleSetError listing the valid ones."""
-    key = ALIASES.get(name.lower(), name.lower())
+    key = ALIASES.get(name.strip().lower(), name.strip().lower())
     try:
         return PRESETS[key]
     except KeyError:
-        valid = ", ".join(list(PRESETS) + list(ALIASES))
-        raise RuleSetError(f"unknown convention: {name!r}; the presets are {valid}") from None
+        others = ", ".join(f"{alias} ({preset})" for alias, preset in ALIASES.items())
+        raise RuleSetError(
+            f"unknown convention: {name!r}; the presets are {', '.join(PRESETS)}; also known as: {others}"
+        ) from None
 
 
 def resolve(convention: str, overrides: dict[str, Any] | None = None) -> RuleSet:
@@ -258,7 +276,7 @@ def resolve(convention: str, overrides: dict[str, Any] | None = None) -> RuleSet
     try:
         rules = msgspec.convert(merged, RuleSet)
     except msgspec.ValidationError as exc:
-        raise RuleSetError(f"bad rule value: {exc}") from None
+        raise RuleSetError(f"bad rule value: {plain(str(exc))}") from None
     check(rules)
     return rules
 

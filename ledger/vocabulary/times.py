@@ -6,7 +6,8 @@ in time of the projections and the import all accept and refuse the same texts.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import time as dt_time
 
 EXAMPLE = "2026-11-30T20:14:03+01:00"
 
@@ -29,3 +30,54 @@ def parse_time(text: str) -> datetime:
 def now_iso() -> str:
     """The time now, in UTC, to the second: what the ledger stamps on an event without one."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# -- times as people write and read them -------------------------------------------------
+
+LOCAL_EXAMPLE = "2026-12-01 20:14"
+
+
+def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False) -> datetime:
+    """A time as a person types it: ISO 8601 with an offset (``2026-12-01T20:14:03+01:00``,
+    ``…Z``), or without one, read in ``zone``: ``2026-12-01 20:14``, ``2026-12-01T20:14:03``,
+    or a date alone (``2026-12-01``), which is the start of that day, or its end when
+    ``end_of_day`` (the last moment of the day: what "as of 1 December" means)."""
+    given = text.strip()
+    try:
+        day = date.fromisoformat(given)
+    except ValueError:
+        day = None
+    if day is not None and len(given) == 10:
+        start = datetime.combine(day, dt_time(0), tzinfo=zone)
+        if end_of_day:
+            return datetime.combine(day + timedelta(days=1), dt_time(0), tzinfo=zone) - timedelta(microseconds=1)
+        return start
+    try:
+        when = datetime.fromisoformat(given)
+    except ValueError:
+        raise TimeFormatError(
+            f"{text!r} is not a time; write a local time {LOCAL_EXAMPLE!r}, a date '2026-12-01', "
+            f"or an ISO 8601 time with its offset {EXAMPLE!r}"
+        ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=zone)
+
+
+def show_local(text: str, zone: tzinfo) -> str:
+    """A stored time as a person reads it: in ``zone``, to the second, with the zone's
+    abbreviation (``2026-12-01 20:14:03 MSK``). A text that is not a time is shown as it is."""
+    try:
+        when = parse_time(text)
+    except TimeFormatError:
+        return text
+    local = when.astimezone(zone)
+    name = local.tzname() or local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M:%S} {name}"
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def utc_micros(text: str) -> int:
+    """A time of the log as whole microseconds since 1970 UTC: comparable across offsets,
+    and what the read models store to answer "as of time T"; raises TimeFormatError."""
+    return (parse_time(text) - EPOCH) // timedelta(microseconds=1)

@@ -1,0 +1,199 @@
+// pulka report: shows the sheet, settlement and explain traces as of the event the
+// slider is on. Everything shown was computed by the ledger and embedded in the page
+// (#pulka-data, and one drawn sheet per <template data-picture>); this script only
+// chooses what to show and builds tables from it. It computes no score.
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("pulka-data").textContent);
+  var count = data.points.length;
+  var slider = document.getElementById("slider");
+  var shownPicture = -1;
+  var current = count;
+  var chosen = null; // {cell, event, struckBy} of the clicked number
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attrs[name];
+      else node.setAttribute(name, attrs[name]);
+    });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  function row(cells, attrs) {
+    return el("tr", attrs, cells.map(function (c) {
+      return typeof c === "object" && c !== null && c.nodeType ? el("td", {}, [c]) :
+        el("td", typeof c === "object" && c !== null ? c : { text: c === null ? "" : String(c) });
+    }));
+  }
+
+  function head(names) {
+    return el("tr", {}, names.map(function (n) {
+      return el("th", typeof n === "object" ? n : { text: n });
+    }));
+  }
+
+  function fill(table, rows) {
+    table.replaceChildren.apply(table, rows);
+  }
+
+  function cellName(key) {
+    var p = key.split(".");
+    return p.length === 3 ? p[0] + " whists on " + p[2] : p[0] + " " + p[1];
+  }
+
+  // -- the static parts ------------------------------------------------------------------
+
+  function showMeta() {
+    var parts = [data.convention, "pulya to " + data.target, data.players.join(", "), count + " events"];
+    if (data.stake !== null) parts.push("stake " + data.stake + " a whist");
+    document.getElementById("meta").textContent = parts.join(" · ");
+  }
+
+  function showAudit() {
+    var rows = [head(["#", "time", "deal", "by", "event", "on the sheet", "verdict"])];
+    data.events.forEach(function (e) {
+      var verdict = "";
+      var cls = "";
+      if (e.effective !== undefined) {
+        verdict = (e.effective ? "effective" : "no effect") + " [" + e.rule + "]: " + e.reason;
+        cls = e.effective ? "verdict-yes" : "verdict-no";
+      }
+      var text = e.text + (e.note ? " (" + e.note + ")" : "");
+      var tr = row([
+        { text: String(e.number), class: "num" },
+        (e.at || "").slice(0, 19).replace("T", " "),
+        e.deal === null ? "" : String(e.deal),
+        e.by || "",
+        text,
+        e.shown.join(", "),
+        { text: verdict, class: cls }
+      ], { "data-event": String(e.number) });
+      tr.addEventListener("click", function () { show(e.number); });
+      rows.push(tr);
+    });
+    fill(document.getElementById("audit-table"), rows);
+  }
+
+  function showDeals() {
+    var names = ["deal", "events", "dealt", "game", "line"];
+    data.players.forEach(function (p) { names.push(p); });
+    data.players.forEach(function (p) { names.push({ text: p + " after", class: "num" }); });
+    var rows = [head(names)];
+    data.deals.forEach(function (d) {
+      var jump = el("button", { type: "button", text: d.first === null ? "" : d.first + "–" + d.last });
+      if (d.last !== null) jump.addEventListener("click", function () { show(d.last); });
+      var cells = [String(d.deal), jump, d.dealer, d.game, d.line];
+      data.players.forEach(function (p) { cells.push(d.writes[p].join(", ")); });
+      data.players.forEach(function (p) {
+        cells.push({ text: (d.rounded[p] > 0 ? "+" : "") + d.rounded[p], class: "num" });
+      });
+      rows.push(row(cells, { "data-deal": String(d.deal), "data-last": String(d.last) }));
+    });
+    fill(document.getElementById("deal-table"), rows);
+  }
+
+  // -- as of an event --------------------------------------------------------------------
+
+  function showPicture(k) {
+    if (k === shownPicture) return;
+    var template = document.querySelector('template[data-picture="' + k + '"]');
+    var host = document.getElementById("picture");
+    host.replaceChildren(template.content.cloneNode(true));
+    shownPicture = k;
+  }
+
+  function showSettlement(s) {
+    var money = s.stake !== null;
+    var status = { "finished": "finished", "abandoned": "abandoned",
+                   "in play": "in play: settled as if abandoned now" }[s.status];
+    document.getElementById("settlement-status").textContent = status;
+    var names = ["player", { text: "pulya", class: "num" }, { text: "gora", class: "num" },
+                 { text: "exact", class: "num" }, { text: "whists", class: "num" }];
+    if (money) names.push({ text: "money", class: "num" });
+    var rows = [head(names)];
+    s.rows.forEach(function (r) {
+      var cells = [r.player, { text: r.pulya, class: "num" }, { text: r.gora, class: "num" },
+                   { text: r.exact, class: "num" }, { text: (r.rounded > 0 ? "+" : "") + r.rounded, class: "num" }];
+      if (money) cells.push({ text: r.money, class: "num" });
+      rows.push(row(cells, { "data-player": r.player }));
+    });
+    fill(document.getElementById("settlement-table"), rows);
+    var items = s.transfers.map(function (t) {
+      return el("li", { text: t.from + " pays " + t.to + " " + t.whists + " whists" + (money ? " (" + t.money + ")" : "") });
+    });
+    if (!items.length) items.push(el("li", { text: "nobody pays" }));
+    fill(document.getElementById("transfers"), items);
+  }
+
+  function showExplain() {
+    var box = document.getElementById("explain");
+    if (chosen === null) { box.hidden = true; return; }
+    var trace = data.traces[data.points[current - 1].trace][chosen.cell] || [];
+    var writes = trace.map(function (i) { return data.writes[i]; });
+    var total = writes.length ? writes[writes.length - 1].total : "0";
+    document.getElementById("explain-title").textContent =
+      cellName(chosen.cell) + ": " + total + " as of event " + current;
+    var rows = [head(["event", "what", "deal", { text: "amount", class: "num" }, { text: "total", class: "num" },
+                      "why", "recorded by", "at", "corrected by"])];
+    if (chosen.struckBy) {
+      rows.push(row([{ text: "The entry of event " + chosen.event + " you chose is struck: event " +
+                      chosen.struckBy + " changed it. The number now:", colspan: "9", class: "struck-note" }]));
+    }
+    writes.forEach(function (w) {
+      rows.push(row([
+        { text: String(w.event), class: "num" }, w.event_text, String(w.deal), { text: w.amount, class: "num" },
+        { text: w.total, class: "num" }, w.why, w.recorded_by || "", (w.at || "").slice(0, 19).replace("T", " "),
+        w.corrected_by.join(", ")
+      ], w.event === chosen.event ? { class: "chosen", "data-event": String(w.event) } : { "data-event": String(w.event) }));
+    });
+    fill(document.getElementById("explain-table"), rows);
+    box.hidden = false;
+    document.querySelectorAll("#picture .entry").forEach(function (g) {
+      g.classList.toggle("selected", g.getAttribute("data-cell") === chosen.cell);
+    });
+  }
+
+  function show(n) {
+    n = Math.max(1, Math.min(count, n));
+    current = n;
+    slider.value = String(n);
+    var point = data.points[n - 1];
+    var e = data.events[n - 1];
+    showPicture(point.picture);
+    showSettlement(data.pictures[point.picture].settlement);
+    document.getElementById("as-of").textContent =
+      "As of event " + n + " of " + count + (point.deals ? ", deal " + point.deals : "") + ": " + e.text;
+    document.querySelectorAll("#audit-table tr[data-event]").forEach(function (tr) {
+      var k = Number(tr.getAttribute("data-event"));
+      tr.classList.toggle("future", k > n);
+      tr.classList.toggle("current", k === n);
+    });
+    document.querySelectorAll("#deal-table tr[data-deal]").forEach(function (tr) {
+      tr.classList.toggle("current", Number(tr.getAttribute("data-deal")) === point.deals);
+    });
+    showExplain();
+  }
+
+  slider.min = "1";
+  slider.max = String(count);
+  slider.addEventListener("input", function () { show(Number(slider.value)); });
+  document.getElementById("prev").addEventListener("click", function () { show(current - 1); });
+  document.getElementById("next").addEventListener("click", function () { show(current + 1); });
+  document.getElementById("picture").addEventListener("click", function (ev) {
+    var g = ev.target.closest ? ev.target.closest(".entry") : null;
+    if (!g) return;
+    chosen = { cell: g.getAttribute("data-cell"), event: Number(g.getAttribute("data-event")),
+               struckBy: g.getAttribute("data-struck-by") };
+    showExplain();
+  });
+
+  showMeta();
+  showAudit();
+  showDeals();
+  show(count);
+}());

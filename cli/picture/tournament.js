@@ -1,0 +1,103 @@
+// pulka tournament report: the standings as they stood after the tour the slider is on,
+// each tour's tables, and each table's drawn sheet. Everything shown was computed by
+// the ledger and embedded in the page; this script chooses and lays out, nothing more.
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("pulka-data").textContent);
+  var slider = document.getElementById("slider");
+  var last = data.points.length - 1;
+  var current = last;
+  var hasSheet = {};
+  data.sheets.forEach(function (g) { hasSheet[g] = true; });
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attrs[name];
+      else node.setAttribute(name, attrs[name]);
+    });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  function anchor(game) { return "sheet-" + game.replace(/[^A-Za-z0-9_-]/g, "-"); }
+
+  function gameLink(game, text) {
+    return hasSheet[game] ? el("a", { href: "#" + anchor(game), "data-game": game, text: text }) :
+      document.createTextNode(text);
+  }
+
+  function signed(x) { return (x > 0 ? "+" : "") + x; }
+
+  function showStandings(doc) {
+    var tours = [];
+    doc.standings.forEach(function (r) {
+      r.tours.forEach(function (t) { if (tours.indexOf(t.tour) < 0) tours.push(t.tour); });
+    });
+    tours.sort(function (a, b) { return a - b; });
+    var head = ["place", "player", "points", "whists"].concat(tours.map(function (t) { return "tour " + t; }), ["status"]);
+    var rows = [el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))];
+    doc.standings.forEach(function (r) {
+      var cells = [el("td", { class: "num", text: String(r.place) }), el("td", { text: r.player }),
+                   el("td", { class: "num", text: String(r.points) }), el("td", { class: "num", text: signed(r.whists) })];
+      tours.forEach(function (t) {
+        var e = r.tours.filter(function (x) { return x.tour === t; })[0];
+        if (!e) { cells.push(el("td", { text: "–" })); return; }
+        var game = data.tournament + "/" + e.tour + "/" + e.table;
+        var text = e.points + " (" + signed(e.whists) + ")" + (e.in_play ? " in play" : "");
+        cells.push(el("td", { class: "num" }, [gameLink(game, text)]));
+      });
+      cells.push(el("td", { text: r.status + (r.cards ? ", cards " + r.cards : "") }));
+      rows.push(el("tr", { "data-player": r.player }, cells));
+    });
+    document.getElementById("standings-table").replaceChildren.apply(document.getElementById("standings-table"), rows);
+  }
+
+  function showTours() {
+    var list = document.getElementById("tour-list");
+    data.tours.forEach(function (tour) {
+      var items = tour.tables.map(function (t) {
+        var who = t.players.map(function (p) { return p.player + " " + signed(p.whists); }).join(", ");
+        return el("li", { "data-game": t.game }, [gameLink(t.game, "table " + t.table), ": " + who]);
+      });
+      list.appendChild(el("section", { "data-tour": String(tour.tour) },
+                          [el("h3", { text: "Tour " + tour.tour }), el("ul", {}, items)]));
+    });
+  }
+
+  function showSheets() {
+    var list = document.getElementById("sheet-list");
+    data.sheets.forEach(function (game) {
+      var template = document.querySelector('template[data-sheet="' + CSS.escape(game) + '"]');
+      var picture = el("div", { class: "picture" });
+      picture.appendChild(template.content.cloneNode(true));
+      list.appendChild(el("section", { id: anchor(game), "data-game": game }, [el("h3", { text: game }), picture]));
+    });
+  }
+
+  function show(k) {
+    current = Math.max(0, Math.min(last, k));
+    slider.value = String(current);
+    var doc = data.points[current];
+    document.getElementById("as-of").textContent =
+      doc.after_tour ? "Standings after tour " + doc.after_tour : "Before the first tour closed";
+    showStandings(doc);
+    document.querySelectorAll("#tour-list section[data-tour]").forEach(function (s) {
+      s.classList.toggle("future", Number(s.getAttribute("data-tour")) > doc.after_tour);
+    });
+  }
+
+  document.getElementById("meta").textContent =
+    data.points[last].standings.length + " players · " + data.tours.length + " tours";
+  slider.min = "0";
+  slider.max = String(last);
+  slider.addEventListener("input", function () { show(Number(slider.value)); });
+  document.getElementById("prev").addEventListener("click", function () { show(current - 1); });
+  document.getElementById("next").addEventListener("click", function () { show(current + 1); });
+  showTours();
+  showSheets();
+  show(last);
+}());

@@ -1,0 +1,175 @@
+"""The club archive on the command line: every player's totals (``pulka players``), one
+player's history (``pulka player``), aliases (``pulka alias``) and the views that keep
+them (``pulka views``). Each read first brings the views up to the last stored event."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+
+import click
+
+from cli.common import F, UserError, db_option, emit, opened, user_time
+from ledger.command.application import Ledger
+from ledger.command.club import alias as record_alias
+from ledger.command.views import Views, ViewsMissing
+from projections.archive import history, history_doc, render_history, render_summaries, select, summaries, summary_doc
+from projections.tournament import point_micros
+
+
+@contextmanager
+def caught_up(ledger: Ledger) -> Iterator[Views]:
+    """The store's views, brought up to its last event."""
+    try:
+        views = Views(ledger.store)
+    except ViewsMissing as exc:  # pragma: no cover - raised by catch_up, below
+        raise UserError(str(exc)) from None
+    try:
+        try:
+            views.catch_up()
+        except ViewsMissing as exc:
+            raise UserError(str(exc)) from None
+        yield views
+    finally:
+        views.close()
+
+
+def _date(value: str | None, option: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise UserError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def describe(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
+    parts = []
+    if date_from or date_to:
+        parts.append(f"pulkas started {date_from or '…'} to {date_to or '…'}")
+    if convention:
+        parts.append(f"convention {convention}")
+    parts.append(f"as of {time_}" if time_ else "now")
+    return ", ".join(parts)
+
+
+def filters(f: F) -> F:
+    f = click.option("--time", "time_", metavar="T",
+                     help="What the archive said then: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
+    f = click.option("--convention", metavar="C", help="Only pulkas under this convention.")(f)
+    f = click.option("--to", "date_to", metavar="D", help="Only pulkas started on or before this date.")(f)
+    f = click.option("--from", "date_from", metavar="D", help="Only pulkas started on or after this date.")(f)
+    return f
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="One object per player.")
+@filters
+@db_option
+def players(as_json: bool, date_from: str | None, date_to: str | None, convention: str | None,
+            time_: str | None, db: str | None) -> None:
+    """Every player across the stored pulkas: pulkas played (finished and abandoned),
+    total whists and money from the rounded settlements, average, best and worst."""
+    start, end = _date(date_from, "--from"), _date(date_to, "--to")
+    time_ = user_time(time_, end_of_day=True) if time_ else None
+    with opened(db) as ledger, caught_up(ledger) as views:
+        as_of = point_micros(time_) if time_ else None
+        rows = select(views.rows(as_of), start, end, convention)
+        items = summaries(rows, views.aliases(as_of))
+        if as_json:
+            emit({"players": [summary_doc(s) for s in items]})
+        else:
+            click.echo(render_summaries(items, describe(start, end, convention, time_)), nl=False)
+
+
+@click.command()
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@filters
+@db_option
+def player(name: str, as_json: bool, date_from: str | None, date_to: str | None, convention: str | None,
+           time_: str | None, db: str | None) -> None:
+    """One player's pulkas, one line each (date, game, convention, seat, result), with a
+    running total."""
+    start, end = _date(date_from, "--from"), _date(date_to, "--to")
+    time_ = user_time(time_, end_of_day=True) if time_ else None
+    with opened(db) as ledger, caught_up(ledger) as views:
+        as_of = point_micros(time_) if time_ else None
+        rows = select(views.rows(as_of), start, end, convention)
+        found = history(rows, views.aliases(as_of), name)
+        if found is None:
+            known = sorted({p for row in rows for p in row.players})
+            hint = f"; players: {', '.join(known)}" if known else ""
+            raise UserError(f"no pulka of {name!r} in the archive ({describe(start, end, convention, time_)}){hint}")
+        if as_json:
+            emit(history_doc(found))
+        else:
+            click.echo(render_history(found, describe(start, end, convention, time_)), nl=False)
+
+
+@click.command()
+@click.argument("name")
+@click.argument("same_as")
+@click.option("--by", help="The arbiter who records it (arbiter:NAME).")
+@db_option
+def alias(name: str, same_as: str, by: str | None, db: str | None) -> None:
+    """Record that NAME is written for the player SAME_AS (one person, two spellings)."""
+    with opened(db, write=True) as ledger, caught_up(ledger) as views:
+        record_alias(ledger.store, name, same_as, views.aliases(), views.rows(), ledger.clock(), by)
+        click.echo(f"{name} is now counted as {same_as}")
+
+
+@click.group()
+def views() -> None:
+    """The read models of the archive: their state, a full rebuild, a follower."""
+
+
+@views.command("status")
+@db_option
+def views_status(db: str) -> None:
+    """How far the views have taken in the store's events."""
+    with opened(db) as ledger:
+        v = Views(ledger.store)
+        try:
+            if not v.exists():
+                raise UserError("no views yet: `pulka views rebuild` makes them")
+            click.echo(f"views at event position {v.position()} of {v.head()}")
+        finally:
+            v.close()
+
+
+@views.command("rebuild")
+@db_option
+def views_rebuild(db: str) -> None:
+    """Clear the views and build them again from the first stored event (and make
+    their tables when the store has none)."""
+    with opened(db, write=True) as ledger:
+        v = Views(ledger.store)
+        try:
+            taken = v.rebuild()
+            click.echo(f"views rebuilt from {taken} events")
+        finally:
+            v.close()
+
+
+@views.command("follow")
+@click.option("--for", "seconds", type=float, default=None, help="Stop after this many seconds.")
+@db_option
+def views_follow(seconds: float | None, db: str | None) -> None:
+    """Keep the views current as events are stored, until interrupted (PostgreSQL is
+    notified of new events; SQLite is polled)."""
+    with opened(db) as ledger:
+        v = Views(ledger.store)
+        try:
+            with v.follow() as runner:
+                click.echo(f"following {ledger.store.description} (Ctrl-C stops)", err=True)
+                try:
+                    runner.run_forever(timeout=seconds)
+                except KeyboardInterrupt:
+                    pass
+            click.echo(f"views at event position {v.position()} of {v.head()}")
+        except ViewsMissing as exc:
+            raise UserError(str(exc)) from None
+        finally:
+            v.close()

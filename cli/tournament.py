@@ -1,0 +1,291 @@
+"""``pulka tournament``: start a tournament, seat its tours, start and close them, give
+cards, and show its standings and log, as of any tour or time. The table games ``T/R/K``
+are recorded with the usual commands (``pulka deal T/1/2 "…"``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import click
+
+from cli.common import UserError, db_option, emit, opened, user_time
+from cli.players import caught_up
+from cli.rules import parse_overrides
+from ledger.command.tournament import Tournaments
+from ledger.vocabulary.tournament import TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
+from projections.archive import GameResult
+from cli.picture.tournament import tournament_html
+from ledger.vocabulary.tournament import table_game
+from projections.picture import picture
+from projections.points import Point
+from projections.tournament import (
+    TournamentState,
+    as_tournament_event,
+    effect,
+    fold,
+    log_rows,
+    point_micros,
+    render_log,
+    render_standings,
+    standings_doc,
+    through_tour,
+)
+from projections.tournament import standings as standings_of
+
+
+@click.group()
+def tournament() -> None:
+    """Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any
+    tour or time."""
+
+
+def parse_cutoff(text: str | None) -> tuple[Segment, ...]:
+    """``200:1,650:1/10,*:0``: up to 200 whists in full, a tenth up to 650, nothing above."""
+    if not text:
+        return ()
+    segments = []
+    for part in text.split(","):
+        bound, sep, rate = part.strip().partition(":")
+        if not sep or not rate:
+            raise UserError(f"--cutoff takes UPTO:RATE,…, e.g. 200:1,650:1/10,*:0; not {part!r}")
+        if bound == "*":
+            upto = None
+        elif bound.isdigit():
+            upto = int(bound)
+        else:
+            raise UserError(f"--cutoff bound {bound!r} is not a whole number of whists or *")
+        segments.append(Segment(upto, rate))
+    return tuple(segments)
+
+
+def parse_cut(text: str) -> CutRule:
+    tour, sep, keep = text.partition(":")
+    if not (sep and tour.isdigit() and keep.isdigit()):
+        raise UserError(f"--cut takes TOUR:KEEP (after tour TOUR the first KEEP go on), not {text!r}")
+    return CutRule(int(tour), int(keep))
+
+
+def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
+    if not text:
+        return TIE_BREAKS
+    order = []
+    for item in text.split(","):
+        name = item.strip()
+        match = next((b for b in TIE_BREAKS if b == name), None)
+        if match is None:
+            raise UserError(f"unknown tie-break {name!r}; the tie-breaks are {', '.join(TIE_BREAKS)}")
+        order.append(match)
+    return tuple(order)
+
+
+@tournament.command("new")
+@click.argument("name")
+@click.option("--players", required=True, help="Comma-separated entrants, in the order of entry.")
+@click.option("--convention", default="sochi", show_default=True)
+@click.option("--pulya", type=int, required=True, help="The pulya target of every table.")
+@click.option("--tours", type=int, help="How many tours.")
+@click.option("--deal-cap", type=int, help="A table's pulka ends after this many deals (settled as abandoned).")
+@click.option("--table-size", type=click.IntRange(3, 4), default=4, show_default=True)
+@click.option("--rule", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the rule set.")
+@click.option("--rules-file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--cutoff", metavar="UPTO:RATE,…", help="Tour points from whists, e.g. 200:1,650:1/10,*:0.")
+@click.option("--tie-breaks", metavar="LIST", help=f"Order of tie-breaks (default {','.join(TIE_BREAKS)}).")
+@click.option("--removal-below", type=int, metavar="W", help="A tour result below W whists: a yellow card, next tour sat out.")
+@click.option("--cards", "cards", type=int, default=2, show_default=True, help="Yellow cards that disqualify.")
+@click.option("--cut", "cuts", multiple=True, metavar="TOUR:KEEP", help="After TOUR only the first KEEP go on.")
+@click.option("--final-table", type=int, metavar="N", help="The last tour is one final table of N (3 or 4).")
+@click.option("--by", help="The arbiter (arbiter:NAME).")
+@db_option
+def new(
+    name: str, players: str, convention: str, pulya: int, tours: int | None, deal_cap: int | None,
+    table_size: int, overrides: tuple[str, ...], rules_file: str | None, cutoff: str | None,
+    tie_breaks: str | None, removal_below: int | None, cards: int, cuts: tuple[str, ...],
+    final_table: int | None, by: str | None, db: str | None,
+) -> None:
+    """Start a tournament: its rules are recorded in its first event."""
+    event = TournamentStarted(
+        game=name,
+        players=tuple(p.strip() for p in players.split(",") if p.strip()),
+        pulya=pulya,
+        convention=convention,
+        rules=parse_overrides(overrides, rules_file),
+        tours=tours,
+        deal_cap=deal_cap,
+        table_size=table_size,
+        cutoff=parse_cutoff(cutoff),
+        tie_breaks=parse_tie_breaks(tie_breaks),
+        removal_below=removal_below,
+        cards_to_disqualify=cards,
+        cuts=tuple(parse_cut(c) for c in cuts),
+        final_table=final_table,
+        by=by,
+    )
+    with opened(db, write=True) as ledger:
+        started = Tournaments(ledger).create(event)
+        state = TournamentState.start(started)
+        click.echo(effect(started, state))
+
+
+@tournament.command("list")
+@db_option
+def list_(db: str) -> None:
+    """The stored tournaments."""
+    with opened(db) as ledger:
+        for name in ledger.store.games(TournamentStarted):
+            click.echo(name)
+
+
+@tournament.command()
+@click.argument("name")
+@click.argument("tour", type=int)
+@click.argument("table", type=int, required=False)
+@click.argument("players", required=False)
+@click.option("--auto", is_flag=True, help="Seat the whole tour: tour 1 by lot, later tours Swiss, the final table.")
+@click.option("--seed", help="The seed of the lot (default: a random one, recorded).")
+@click.option("--by", help="The arbiter (arbiter:NAME).")
+@db_option
+def seat(name: str, tour: int, table: int | None, players: str | None, auto: bool, seed: str | None,
+         by: str | None, db: str | None) -> None:
+    """Seat table TABLE of tour TOUR (PLAYERS comma-separated, clockwise), or the whole
+    tour with --auto."""
+    with opened(db, write=True) as ledger:
+        tournaments = Tournaments(ledger)
+        if auto:
+            if table is not None or players is not None:
+                raise UserError("--auto seats a whole tour: give the tournament and the tour only")
+            stored = tournaments.seat_auto(name, tour, seed, by)
+        else:
+            if table is None or players is None:
+                raise UserError("give TABLE and PLAYERS (e.g. 2 Anna,Boris,Vera), or --auto")
+            stored = tournaments.seat(name, tour, table, [p.strip() for p in players.split(",")], by)
+        state = tournaments.state(name)
+        for s in stored:
+            click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
+
+
+@tournament.command()
+@click.argument("name")
+@click.argument("tour", type=int)
+@click.option("--by", help="The arbiter (arbiter:NAME).")
+@db_option
+def start(name: str, tour: int, by: str | None, db: str | None) -> None:
+    """Start the game T/R/K of every seated table of tour TOUR, under the tournament's rules."""
+    with opened(db, write=True) as ledger:
+        started = Tournaments(ledger).start_tables(name, tour, by)
+        if not started:
+            click.echo(f"every seated table of tour {tour} has its game already")
+        for outcome in started:
+            first = outcome.stored[0].event
+            click.echo(f"started {outcome.game}: {', '.join(outcome.state.players)}"
+                       f" ({first.at})")
+
+
+@tournament.command()
+@click.argument("name")
+@click.argument("tour", type=int)
+@click.option("--by", help="The arbiter (arbiter:NAME).")
+@db_option
+def close(name: str, tour: int, by: str | None, db: str | None) -> None:
+    """Close tour TOUR once every table's pulka is over: each table's result is recorded,
+    with the cards, removals and cuts it brings."""
+    with opened(db, write=True) as ledger:
+        tournaments = Tournaments(ledger)
+        stored = tournaments.close(name, tour, by)
+        state = tournaments.state(name)
+        for s in stored:
+            click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
+
+
+@tournament.command()
+@click.argument("name")
+@click.argument("player")
+@click.option("--reason", required=True)
+@click.option("--by", help="The arbiter (arbiter:NAME).")
+@db_option
+def card(name: str, player: str, reason: str, by: str | None, db: str | None) -> None:
+    """An arbiter's yellow card to PLAYER in the current tour (the last card disqualifies)."""
+    with opened(db, write=True) as ledger:
+        tournaments = Tournaments(ledger)
+        stored = tournaments.card(name, player, reason, by)
+        state = tournaments.state(name)
+        for s in stored:
+            click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
+
+
+@tournament.command()
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--tour", type=int, metavar="R", help="As they stood after tour R was closed.")
+@click.option("--time", "time_", metavar="T",
+              help="As they stood then: local ('2026-12-01 20:14', a date: its end) or with an offset.")
+@click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
+@db_option
+def standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool, db: str | None) -> None:
+    """The standings after the tours closed, with the tables still in play beside them."""
+    time_ = user_time(time_, end_of_day=True) if time_ else None
+    with opened(db) as ledger:
+        tournaments = Tournaments(ledger)
+
+        def live(state: TournamentState, at: str | None) -> Mapping[str, GameResult]:
+            if replay:
+                return tournaments.replayed(state, at)
+            with caught_up(ledger) as views:
+                return views.tables(state.name, point_micros(at) if at else None)
+
+        table, state = tournaments.standings(name, tour, time_, live)
+        if as_json:
+            emit(standings_doc(table))
+        else:
+            point = "replayed to its close" if tour is not None else (f"as of {time_}" if time_ else "now")
+            click.echo(render_standings(table, state, point), nl=False)
+
+
+@tournament.command("log")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@db_option
+def log_(name: str, as_json: bool, db: str | None) -> None:
+    """Every event of the tournament with its effect."""
+    with opened(db) as ledger:
+        rows = log_rows([s.event for s in Tournaments(ledger).events(name)])
+        if as_json:
+            emit({"tournament": name, "events": [
+                {"number": r.number, "at": r.at, "by": r.by, "type": r.type, "effect": r.effect} for r in rows]})
+        else:
+            click.echo(render_log(rows), nl=False)
+
+
+@tournament.command()
+@click.argument("name")
+@db_option
+def export(name: str, db: str | None) -> None:
+    """Print the tournament's events and every table's game as JSON Lines (import the
+    file with `pulka import`, check it with `pulka verify --file`)."""
+    with opened(db) as ledger:
+        for line in Tournaments(ledger).export(name):
+            click.echo(line)
+
+
+@tournament.command()
+@click.argument("name")
+@db_option
+def report(name: str, db: str | None) -> None:
+    """One HTML file, nothing fetched: the standings after each tour (a slider, the
+    tables in play last) and every table's sheet, drawn."""
+    with opened(db) as ledger:
+        tournaments = Tournaments(ledger)
+        events = [s.event for s in tournaments.events(name)]
+        state = fold(events)
+        docs = [standings_doc(standings_of(fold(through_tour(events, tour)))) for tour in sorted(state.closed)]
+        playing = any(tour not in state.closed for tour in state.seating)
+        if playing or not docs:
+            with caught_up(ledger) as views:
+                docs.append(standings_doc(standings_of(state, views.tables(name))))
+        sheets = {}
+        for tour, tables in sorted(state.seating.items()):
+            for table in sorted(tables):
+                game = table_game(name, tour, table)
+                stored = [s.event for s in ledger.store.load(game)]
+                if stored:
+                    sheets[game] = picture(stored, Point())
+        click.echo(tournament_html(docs, sheets), nl=False)

@@ -1,0 +1,204 @@
+"""Judging the events of a rubber of bridge before they are stored.
+
+- ``start`` judges a ``rubber_started`` and records the complete rule set in it;
+- ``decide`` judges any later event: a deal (``bridge_deal``, ``passed_out``), a
+  ruling (``bridge_penalty``), a correction, the agreed end (``abandoned``); the events
+  of a pulka are refused;
+- ``same_start`` says whether a file that appends begins with the stored rubber's start.
+
+Refusals name the rule: the Laws of rubber bridge by number ([Law 18]: a level of one
+to seven; [Law 74]: no deal after the rubber is won; [Law 81]: which honours score),
+seed 003 (thirteen tricks), or the log format. Whether a correction takes effect is the
+projection's verdict [Law 77] (``projections.rubber``); here a correction is checked to
+be well formed and to leave the log valid.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ledger.command.checks import check_recorder, check_time, filled, is_arbiter, is_stake
+from ledger.vocabulary.bridge import SIDE_NAMES, BridgeDeal, BridgePenalty, ContractError, PassedOut, RubberStarted
+from ledger.vocabulary.bridge import parse_contract
+from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
+from ledger.vocabulary.bridge_rules import resolve_bridge
+from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventFormatError, event_type
+from ledger.vocabulary.refusal import Refused
+from projections.bridge_scoring import other
+from projections.recording import checked_merge
+from projections.rubber import RubberState
+
+RUBBER_EVENTS = "bridge_deal, passed_out, bridge_penalty, correction, abandoned"
+# Fields a correction may change, per event type; type, by and deal never change.
+CORRECTABLE: dict[str, tuple[str, ...]] = {
+    "bridge_deal": ("declarer", "contract", "double", "tricks", "honours"),
+    "bridge_penalty": ("side", "points", "reason"),
+}
+
+
+def start(event: AnyEvent) -> RubberStarted:
+    """Judge a ``rubber_started`` and return it with the resolved rule set recorded."""
+    if not isinstance(event, RubberStarted):
+        raise Refused("event-log", f"a rubber begins with rubber_started, not {event_type(event)}",
+                      "a rubber_started line first")
+    players = event.players
+    if len(players) != 4:
+        raise Refused("seed 003", f"rubber bridge is played by four players in two sides, not {len(players)}",
+                      "four names, clockwise from North: N,E,S,W")
+    if len(set(players)) != 4 or any(not p.strip() for p in players):
+        raise Refused("event-log", "player names must be distinct and not empty")
+    if any(p.startswith("arbiter:") for p in players):
+        raise Refused("event-log", "a player's name may not begin with 'arbiter:'")
+    if not event.game.strip():
+        raise Refused("event-log", "the rubber needs a name")
+    if event.first_dealer is not None and event.first_dealer not in players:
+        raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player", ", ".join(players))
+    if event.stake is not None and not is_stake(event.stake):
+        raise Refused("event-log", f'stake must be a decimal number of money per 100 points like "0.10", '
+                      f"not {event.stake!r}")
+    try:
+        resolved = resolve_bridge("laws", event.rules)
+        if event.rule_set is not None and event.rule_set != resolved:
+            # An exported rubber carries its full rule set; it is what replay uses.
+            check_bridge(event.rule_set)
+            resolved = event.rule_set
+    except BridgeRulesError as exc:
+        raise Refused("docs/conventions.md", str(exc)) from None
+    if event.by is not None and event.by not in players and not is_arbiter(event.by):
+        raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
+    fd = event.first_dealer if event.first_dealer is not None else players[0]
+    return msgspec.structs.replace(event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None)
+
+
+def same_start(a: RubberStarted, b: RubberStarted) -> bool:
+    """A file that appends must begin with the stored rubber's own rubber_started."""
+    keys = ("game", "players", "stake", "first_dealer", "rule_set")
+    return all(getattr(a, k) == getattr(b, k) for k in keys)
+
+
+def decide(state: RubberState, event: AnyEvent) -> AnyEvent:
+    """Judge one event against the rubber so far; return it as it will be stored."""
+    check_time(state, event)
+    check_recorder(state, event.by)
+    if isinstance(event, BridgeDeal):
+        _no_deal_after_end(state)
+        check_deal(state, event)
+        return filled(state, event, by=event.by or event.declarer, deal=state.current_deal_number + 1)
+    if isinstance(event, PassedOut):
+        _no_deal_after_end(state)
+        k = state.current_deal_number + 1
+        return filled(state, event, by=event.by or state.dealer(k), deal=k)
+    if isinstance(event, BridgePenalty):
+        check_penalty(event)
+        if event.by is None:
+            raise Refused("event-log", "a penalty names who ruled it", "by: arbiter:NAME, or a player")
+        return filled(state, event, by=event.by)
+    if isinstance(event, Correction):
+        return judge_correction(state, event)
+    if isinstance(event, Abandoned):
+        return _abandoned(state, event)
+    if isinstance(event, RubberStarted):
+        raise Refused("event-log", "a rubber has only one rubber_started line")
+    raise Refused("event-log", f"a {event_type(event)} event is not an event of a rubber", RUBBER_EVENTS)
+
+
+def _no_deal_after_end(state: RubberState) -> None:
+    if state.abandoned_at is not None:
+        raise Refused("Law 80", f"the rubber was stopped at event {state.abandoned_at}; no deal may follow",
+                      "a new rubber (pulka bridge new)")
+    sheet = state.sheet()
+    if sheet.winner is not None:
+        w = sheet.winner
+        raise Refused("Law 74", f"the rubber is over: {SIDE_NAMES[w]} won it {sheet.won(w)}-{sheet.won(other(w))}; "
+                      "no deal may follow", "a new rubber (pulka bridge new)")
+
+
+def check_deal(state: RubberState, deal: BridgeDeal) -> None:
+    """The fields of a deal: the declarer, a contract of one to seven in a denomination,
+    0 to 13 tricks, and honours only as the rules allow."""
+    if deal.declarer not in state.players:
+        raise Refused("event-log", f"unknown declarer {deal.declarer!r}", ", ".join(state.players))
+    try:
+        level, denomination = parse_contract(deal.contract)
+    except ContractError as exc:
+        raise Refused("Law 18", str(exc), "a level 1-7 and C, D, H, S or NT, e.g. 4S, 3NT") from None
+    if level not in LEVELS:
+        raise Refused("Law 18", f"a contract names one to seven odd tricks, not {level}", "1 to 7")
+    if deal.tricks not in TRICKS:
+        raise Refused("seed 003", f"a deal has thirteen tricks; the declarer's side cannot take {deal.tricks}",
+                      "0 to 13")
+    honours = deal.honours
+    if honours is None:
+        return
+    if not state.rules.honours:
+        raise Refused("docs/conventions.md", "this rubber does not score honours (rule honours=false)",
+                      "no honours")
+    if honours.player not in state.players:
+        raise Refused("event-log", f"unknown holder of honours {honours.player!r}", ", ".join(state.players))
+    allowed = HONOURS_NT if denomination == "NT" else HONOURS_SUIT
+    if honours.points not in allowed:
+        what = ("at no trump only the four aces in one hand score: 150" if denomination == "NT" else
+                "in a suit contract four of the five trump honours in one hand score 100, all five 150")
+        raise Refused("Law 81", f"honours of {honours.points}: {what}", " or ".join(map(str, allowed)))
+
+
+def check_penalty(penalty: BridgePenalty) -> None:
+    if penalty.points <= 0:
+        raise Refused("Law 72", f"a ruling writes points above the line for a side, not {penalty.points}",
+                      "a positive number of points, for the side that receives them")
+    if not penalty.reason.strip():
+        raise Refused("event-log", "a penalty gives its reason", "reason: the irregularity and the law applied")
+
+
+def _abandoned(state: RubberState, event: Abandoned) -> AnyEvent:
+    unknown = [p for p in event.agreed_by if p not in state.players]
+    if unknown:
+        raise Refused("event-log", f"unknown player(s) {', '.join(unknown)}", ", ".join(state.players))
+    missing = [p for p in state.players if p not in event.agreed_by]
+    if missing:
+        raise Refused("Law 80", f"stopping a rubber needs the agreement of all four players; "
+                      f"{', '.join(missing)} did not agree", ", ".join(state.players))
+    _no_deal_after_end(state)
+    return filled(state, event, by=event.by or event.agreed_by[0])
+
+
+def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
+    """A correction of a deal or a ruling: well formed, and leaving the log valid."""
+    number = state.folded + 1
+    if not 2 <= c.target < number:
+        raise Refused("Law 77", f"there is no event {c.target} to correct",
+                      f"2 to {number - 1}" if number > 2 else "nothing: no deal recorded yet")
+    target = state.content(c.target)
+    kind = event_type(target)
+    fields = CORRECTABLE.get(kind)
+    if fields is None:
+        raise Refused("Law 77", f"event {c.target} is a {kind}, which is not a record of the score",
+                      ", ".join(sorted(CORRECTABLE)))
+    if not c.replacement:
+        raise Refused("Law 77", "a correction needs the fields that change", ", ".join(fields))
+    bad = sorted(set(c.replacement) - set(fields))
+    if bad:
+        raise Refused("Law 77", f"a correction of a {kind} cannot change {', '.join(bad)} "
+                      "(type, by and deal never change)", ", ".join(fields))
+    try:
+        merged = checked_merge(target, c.replacement)
+    except EventFormatError as exc:
+        raise Refused("event-log", f"the corrected event {c.target} would not be an event: {exc}") from None
+    try:
+        if isinstance(merged, BridgeDeal):
+            check_deal(state, merged)
+        elif isinstance(merged, BridgePenalty):
+            check_penalty(merged)
+    except Refused as exc:
+        raise Refused(exc.rule, f"the corrected event {c.target}: {exc.reason}", exc.allowed) from None
+    stored = filled(state, c, by=c.by or target.by)
+    # What the correction would do, folded as it will be: when it takes effect, no deal
+    # (and no agreed end) may come after the end of the rubber it makes.
+    trial = state.fork()
+    trial.apply(stored)
+    if trial.effects[number].effective:
+        after = trial.first_after_end(since=target.deal or 1)
+        if after is not None:
+            raise Refused("Law 74", f"the correction of event {c.target} would end the rubber before event {after}, "
+                          "which the log records after it", "a correction that keeps the rubber going until its last deal")
+    return stored

@@ -1,0 +1,223 @@
+"""What the store's two backends share: the address of a store, the errors, and the
+small interface each backend gives ``ledger.command.store``.
+
+A store address is a file path (SQLite, ``store_sqlite``) or a ``postgresql://``
+address (PostgreSQL, ``store_postgres``). Both backends keep the events through
+eventsourcing's own recorders: rows are written with the recorder's ``insert_events``
+(one transaction, the unique (stream, version) key catching a concurrent writer) and
+read with a narrow ``SELECT`` on the recorder's datastore connection, so that a read
+costs one tuple per event and nothing else.
+
+A password is never shown: every message names a store by ``describe(address)``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+from urllib.parse import parse_qs, unquote, urlsplit
+from uuid import UUID
+
+import msgspec
+from eventsourcing.persistence import StoredEvent as Row
+
+from ledger.vocabulary.events import AnyEvent
+
+__all__ = [
+    "MAPPER_TOPIC",
+    "Backend",
+    "ConflictError",
+    "PostgresAddress",
+    "RawRow",
+    "Row",
+    "State",
+    "StoreError",
+    "decode_state",
+    "describe",
+    "encode_state",
+    "is_postgres_url",
+    "mask",
+    "parse_postgres_url",
+    "reason",
+]
+
+# The topics written into the store's ``topic`` column: version 1 of a stream (its
+# game_started) is "opened", every later version "recorded". Fixed strings, kept from
+# the first stores, so that moving a module never makes stored games unreadable.
+RECORDED_TOPIC = "ledger.store:Recorded"
+OPENED_TOPIC = "ledger.store:Opened"
+
+
+def topic_of(version: int) -> str:
+    """The topic an event's row carries, which is fixed by its number."""
+    return OPENED_TOPIC if version == 1 else RECORDED_TOPIC
+
+
+class State(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A row's stored state: the event, its chain digest, and the link to the digest
+    before it (``chain.link_of``; absent from rows written before links were kept)."""
+
+    event: AnyEvent
+    digest: str
+    link: str | None = None
+
+
+encode_state = msgspec.json.Encoder(order="deterministic").encode
+decode_state = msgspec.json.Decoder(State).decode
+
+# The mapper that eventsourcing's own application uses on these rows (``records``),
+# named here so that opening a store never imports it.
+MAPPER_TOPIC = "ledger.command.records:MsgspecMapper"
+
+
+class StoreError(Exception):
+    """The store cannot be opened, reached or written; the message says which and why."""
+
+
+class ConflictError(StoreError):
+    """The database refused a row because its (stream, version) is taken: someone
+    appended to the game between our read and our write."""
+
+
+# One stored event as the backends read it: its number, its topic and its stored bytes.
+# A plain tuple, as the database driver returns it: reading builds nothing per row.
+RawRow = tuple[int, str, bytes]
+
+
+class Backend(ABC):
+    """One database holding the events table, behind an eventsourcing recorder.
+
+    ``present`` says whether the events table exists; ``create`` makes it, safely when
+    several commands try at once. Reading a store that has no table finds nothing.
+    """
+
+    description: str
+    present: bool
+    # How eventsourcing's own application opens the same store (``records``): the
+    # persistence module and its settings, tables never created.
+    env: dict[str, str]
+
+    @abstractmethod
+    def create(self) -> None:
+        """Create the events table (and what the recorder needs with it)."""
+
+    @abstractmethod
+    def select(
+        self, stream: UUID, *, after: int = 0, upto: int | None = None, limit: int | None = None,
+        desc: bool = False,
+    ) -> list[RawRow]:
+        """The rows of one stream with ``after < version <= upto``, in version order
+        (newest first when ``desc``), at most ``limit`` of them."""
+
+    @abstractmethod
+    def first_rows(self) -> list[tuple[UUID, bytes]]:
+        """The stream and state of every row numbered 1, whatever its topic says."""
+
+    @abstractmethod
+    def streams(self) -> list[tuple[UUID | str, int]]:
+        """Every stream that has a row in the events table, whatever its rows say, with
+        its number of rows (an id that is not a UUID, which only an edit can make, is
+        given as it is stored)."""
+
+    @abstractmethod
+    def insert(self, rows: Sequence[Row]) -> None:
+        """Store ``rows`` in one transaction, all or nothing; ConflictError when a
+        (stream, version) is taken."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close the connections."""
+
+
+# --- addresses -------------------------------------------------------------------------
+
+
+class PostgresAddress(NamedTuple):
+    """A parsed ``postgresql://`` address."""
+
+    dbname: str
+    host: str
+    port: int
+    user: str
+    password: str
+    schema: str
+
+    def connect_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``psycopg.connect``."""
+        return {
+            "dbname": self.dbname,
+            "host": self.host,
+            "port": self.port,
+            "user": self.user,
+            "password": self.password,
+        }
+
+    def display(self) -> str:
+        """The address without its password, for messages."""
+        schema = f"?schema={self.schema}" if self.schema else ""
+        return f"postgresql://{self.user}@{self.host}:{self.port}/{self.dbname}{schema}"
+
+
+def is_postgres_url(db: str) -> bool:
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def describe(db: str) -> str:
+    """A store address as messages show it: a PostgreSQL address without its password."""
+    if not is_postgres_url(db):
+        return db
+    parts = urlsplit(db)
+    if parts.password is None:
+        return db
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
+
+
+def mask(text: str, db: str) -> str:
+    """``text`` with the password of the address ``db`` (as given, and as decoded)
+    replaced by ``***``."""
+    if not is_postgres_url(db):
+        return text
+    password = urlsplit(db).password
+    for secret in {password, unquote(password or "")}:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def parse_postgres_url(url: str) -> PostgresAddress:
+    """Parse ``postgresql://user:pass@host:port/dbname?schema=NAME``, or raise StoreError.
+
+    ``host`` may also be given as a query parameter (a Unix socket directory).
+    """
+    parts = urlsplit(url)
+    query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    unknown = set(query) - {"schema", "host"}
+    shown = describe(url)
+    if unknown:
+        raise StoreError(
+            f"unknown parameter {sorted(unknown)[0]!r} in database address {shown!r}; "
+            "known: schema, host"
+        )
+    dbname = unquote(parts.path.lstrip("/"))
+    if not dbname:
+        raise StoreError(f"no database name in {shown!r}: use postgresql://user:pass@host:port/dbname")
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        raise StoreError(f"bad port in database address {shown!r}") from None
+    return PostgresAddress(
+        dbname=dbname,
+        host=query.get("host") or parts.hostname or "localhost",
+        port=port,
+        user=unquote(parts.username or "postgres"),
+        password=unquote(parts.password or ""),
+        schema=query.get("schema", ""),
+    )
+
+
+def reason(exc: BaseException) -> str:
+    """An exception's message on one line (libpq's span several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__

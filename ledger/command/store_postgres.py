@@ -1,0 +1,258 @@
+"""The shared store: a PostgreSQL database, through eventsourcing's PostgreSQL recorder.
+
+Imported only for a ``postgresql://`` address, so that nothing else loads the driver.
+
+The table is the application recorder's ``pulka_events`` in the address's schema
+(``public`` by default). Writing goes through ``BatchedRecorder``, eventsourcing's
+application recorder with two changes: the rows of one append are sent in bounded
+batches inside its one transaction (a single statement of tens of megabytes never
+completed), and a failed write is not retried behind the user's back (a retry after a
+lost commit could report someone else's write; a lock timeout would be waited ten
+times). Reading is a narrow ``SELECT`` on the recorder's datastore connection.
+
+Opening connects once to report an unreachable or refused server with libpq's reason
+and to see whether the table exists. Reading never runs DDL, so a role with nothing
+but ``SELECT`` on ``pulka_events`` (and ``USAGE`` on its schema) runs every reading
+command. The table is created by ``create``, under an advisory lock so that commands
+creating the store at once do so one at a time.
+
+Every wait is bounded and named: the connection (``CONNECT_TIMEOUT``), the table lock
+a writer takes (``LOCK_TIMEOUT``), and a session left idle inside a transaction, for
+example by a killed client, which the server ends after ``IDLE_TIMEOUT``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import psycopg.errors
+from eventsourcing.persistence import IntegrityError, PersistenceError
+from eventsourcing.persistence import StoredEvent as EsStoredEvent
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore
+from psycopg import sql
+from psycopg.rows import tuple_row
+
+from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, PostgresAddress, RawRow, Row, StoreError, reason
+
+TABLE = "pulka_events"  # eventsourcing names it after the application: "Pulka" + "_events"
+
+CONNECT_TIMEOUT = 10  # seconds to reach the server
+LOCK_TIMEOUT = 10  # seconds a writer waits for the table lock another writer holds
+IDLE_TIMEOUT = 5  # seconds the server keeps a session idle inside a transaction
+CREATE_LOCK_TIMEOUT = 60  # seconds to wait for another command creating the store
+
+# How every connection is made: keepalives let the client notice a server (or a network)
+# that went away, and the server's view of connections names pulka.
+_CONNECT: dict[str, Any] = {
+    "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+    "connect_timeout": CONNECT_TIMEOUT, "application_name": "pulka",
+}
+
+
+class BatchedRecorder(PostgresApplicationRecorder):
+    """eventsourcing's PostgreSQL application recorder, writing one append as bounded
+    batches of rows inside one transaction, without retrying."""
+
+    BATCH_ROWS = 2000
+    BATCH_BYTES = 1 << 20
+
+    def insert_events(self, stored_events: Sequence[EsStoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if not stored_events:
+            return None
+        with self.datastore.transaction(commit=True) as curs:
+            # The recorder's own table lock (which orders the notification log) and
+            # notification, once; then its insert statement, once per batch.
+            self._lock_table(curs)
+            self._notify_channel(curs)
+            for batch in batches(stored_events, self.BATCH_ROWS, self.BATCH_BYTES):
+                PostgresAggregateRecorder._insert_stored_events(self, curs, batch)
+        return None
+
+
+def batches(rows: Sequence[EsStoredEvent], most_rows: int, most_bytes: int) -> Iterator[Sequence[EsStoredEvent]]:
+    """``rows`` in order, cut into runs of at most ``most_rows`` rows and, unless a
+    single row is larger, ``most_bytes`` bytes of state."""
+    start = 0
+    size = 0
+    for i, row in enumerate(rows):
+        if i > start and (i - start >= most_rows or size + len(row.state) > most_bytes):
+            yield rows[start:i]
+            start, size = i, 0
+        size += len(row.state)
+    if start < len(rows):
+        yield rows[start:]
+
+
+class PostgresBackend(Backend):
+    """The events of every game in one table of a PostgreSQL database."""
+
+    def __init__(self, address: PostgresAddress, *, create: bool) -> None:
+        self.description = address.display()
+        self.address = address
+        self.schema = address.schema or "public"
+        self.env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres", "CREATE_TABLE": "n", "MAPPER_TOPIC": MAPPER_TOPIC,
+            "POSTGRES_DBNAME": address.dbname, "POSTGRES_HOST": address.host, "POSTGRES_PORT": str(address.port),
+            "POSTGRES_USER": address.user, "POSTGRES_PASSWORD": address.password, "POSTGRES_SCHEMA": address.schema,
+            "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT), "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
+            "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": str(IDLE_TIMEOUT),
+            "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2",
+        }
+        self._closed = False
+        try:
+            self._probe: psycopg.Connection[Any] | None = psycopg.connect(
+                autocommit=True, **address.connect_kwargs(), **_CONNECT
+            )
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to {self.description}: {_explain(exc)}") from None
+        try:
+            self.present = self._table_exists()
+            if not create or self.present:
+                self._close_probe()
+            self.datastore = PostgresDatastore(
+                dbname=address.dbname,
+                host=address.host,
+                port=address.port,
+                user=address.user,
+                password=address.password,
+                connect_timeout=CONNECT_TIMEOUT,
+                idle_in_transaction_session_timeout=IDLE_TIMEOUT,
+                # A command needs one connection at a time.
+                pool_size=1,
+                max_overflow=0,
+                lock_timeout=LOCK_TIMEOUT,
+                schema=self.schema,
+            )
+            assert isinstance(self.datastore.pool.kwargs, dict)
+            self.datastore.pool.kwargs.update(_CONNECT)
+            self.recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
+        except PersistenceError as exc:
+            self.close()
+            raise StoreError(f"cannot open {self.description}: {self._why(exc)}") from None
+        except BaseException:
+            self.close()
+            raise
+
+    def create(self) -> None:
+        """Create the schema named in the address, the table and what the recorder needs
+        with it, once: under an advisory lock, checking again once it is held."""
+        probe = self._probe
+        assert probe is not None, "create() needs the store opened with create=True"
+        key = zlib.crc32(f"pulka:{self.schema}".encode())
+        try:
+            probe.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(f"{CREATE_LOCK_TIMEOUT}s")))
+            probe.execute("SELECT pg_advisory_lock(%s, %s)", (_LOCK_CLASS, _signed(key)))
+            try:
+                if not self._table_exists():
+                    if self.address.schema:
+                        probe.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+                    self.recorder.create_table()
+                else:
+                    self.datastore.register_type_adapters()
+            finally:
+                probe.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, _signed(key)))
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot create the store in {self.description}: {_explain(exc)}") from None
+        except PersistenceError as exc:
+            raise StoreError(f"cannot create the store in {self.description}: {self._why(exc)}") from None
+        self.present = True
+        self._close_probe()
+
+    def select(
+        self, stream: UUID, *, after: int = 0, upto: int | None = None, limit: int | None = None,
+        desc: bool = False,
+    ) -> list[RawRow]:
+        statement = sql.SQL("SELECT originator_version, topic, state FROM {} WHERE originator_id = %s").format(
+            self._table()
+        )
+        params: list[Any] = [stream]
+        if after:
+            statement += sql.SQL(" AND originator_version > %s")
+            params.append(after)
+        if upto is not None:
+            statement += sql.SQL(" AND originator_version <= %s")
+            params.append(upto)
+        statement += sql.SQL(" ORDER BY originator_version DESC" if desc else " ORDER BY originator_version")
+        if limit is not None:
+            statement += sql.SQL(" LIMIT %s")
+            params.append(limit)
+        return self._fetch(statement, params)
+
+    def first_rows(self) -> list[tuple[UUID, bytes]]:
+        statement = sql.SQL("SELECT originator_id, state FROM {} WHERE originator_version = 1").format(self._table())
+        return self._fetch(statement, [])
+
+    def streams(self) -> list[tuple[UUID | str, int]]:
+        statement = sql.SQL("SELECT originator_id, COUNT(*) FROM {} GROUP BY originator_id").format(self._table())
+        return [(stream, count) for stream, count in self._fetch(statement, [])]
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        try:
+            self.recorder.insert_events(rows)
+        except IntegrityError as exc:
+            raise ConflictError(self._why(exc)) from None
+        except PersistenceError as exc:
+            raise StoreError(f"cannot store events in {self.description}: {self._why(exc)}") from None
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._close_probe()
+        datastore = getattr(self, "datastore", None)
+        if datastore is not None:
+            datastore.close()
+
+    # helpers
+
+    def _table(self) -> sql.Composed:
+        return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(TABLE))
+
+    def _table_exists(self) -> bool:
+        assert self._probe is not None
+        found = self._probe.execute(
+            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s", (self.schema, TABLE)
+        ).fetchone()
+        return found is not None
+
+    def _fetch(self, statement: sql.Composed, params: list[Any]) -> list[Any]:
+        try:
+            with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as curs:
+                curs.execute(statement, params)
+                return curs.fetchall()
+        except PersistenceError as exc:
+            raise StoreError(f"cannot read {self.description}: {self._why(exc)}") from None
+
+    def _close_probe(self) -> None:
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
+
+    def _why(self, exc: PersistenceError) -> str:
+        cause = exc.__cause__
+        return _explain(cause) if isinstance(cause, psycopg.Error) else reason(exc)
+
+
+# The first key of pulka's advisory locks (the second is the schema's).
+_LOCK_CLASS = 0x70756C6B  # "pulk"
+
+
+def _signed(key: int) -> int:
+    return key - (1 << 32) if key >= 1 << 31 else key
+
+
+def _explain(exc: psycopg.Error) -> str:
+    """A database error on one line, saying what was waited for when it is a timeout."""
+    text = reason(exc)
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return (f"{text}: waited {LOCK_TIMEOUT} s for the lock on table {TABLE}, which another "
+                "command writing to this store holds; try again")
+    if isinstance(exc, psycopg.errors.IdleInTransactionSessionTimeout):
+        return f"{text}: the connection stayed idle inside a transaction for {IDLE_TIMEOUT} s"
+    if "couldn't get a connection" in text or "timeout expired" in text:
+        return f"{text}: waited {CONNECT_TIMEOUT} s for a connection to the server"
+    return text

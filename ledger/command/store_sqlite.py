@@ -1,0 +1,159 @@
+"""The embedded store: a SQLite file, through eventsourcing's SQLite application recorder.
+
+The table is the recorder's ``stored_events`` (a rowid table, so that its rowid orders
+the notification log, with the primary key (originator_id, originator_version)). The
+recorder writes (``insert_events``: one transaction, the primary key refusing a
+version already taken); reads are a narrow ``SELECT`` on the recorder's datastore
+connection returning plain tuples.
+
+Only a file keeps anything: an in-memory database, which forgets every event when the
+command ends, is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
+from eventsourcing.utils import Environment
+
+from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, RawRow, Row, StoreError, reason
+
+# How long a writer waits for another one to finish, in seconds.
+LOCK_TIMEOUT = 10
+
+TABLE = "stored_events"
+
+
+def cannot_persist(path: str) -> bool:
+    """Whether a SQLite address names a database that is gone when the command ends."""
+    lowered = path.strip().lower()
+    return (
+        not lowered
+        or lowered == ":memory:"
+        or (lowered.startswith("file:") and ("memory" in lowered or "memdb" in lowered))
+    )
+
+
+class SQLiteBackend(Backend):
+    """The events of every game in one SQLite file."""
+
+    def __init__(self, path: str, *, create: bool) -> None:
+        if cannot_persist(path):
+            raise StoreError(
+                f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
+                "command ends; give a file path (e.g. pulka.db)"
+            )
+        self.description = path
+        self.path = path
+        self.present = False
+        self.env = {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "CREATE_TABLE": "n",
+            "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT), "MAPPER_TOPIC": MAPPER_TOPIC,
+        }
+        if not create and not path.startswith("file:") and not os.path.exists(path):
+            # A read never makes a file; the store is simply empty.
+            self.recorder: SQLiteApplicationRecorder | None = None
+            return
+        env = Environment(
+            "Pulka", {"SQLITE_DBNAME": path, "CREATE_TABLE": "n", "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT)}
+        )
+        try:
+            self.factory = SQLiteFactory(env)
+            recorder = self.factory.application_recorder()
+        except (PersistenceError, OSError) as exc:
+            raise StoreError(f"cannot open the store {path}: {reason(exc)}") from None
+        assert isinstance(recorder, SQLiteApplicationRecorder), recorder
+        assert recorder.events_table_name == TABLE, recorder.events_table_name
+        self.recorder = recorder
+        self.datastore: SQLiteDatastore = recorder.datastore
+        with self._cursor() as cursor:
+            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,))
+            self.present = cursor.fetchone() is not None
+
+    def create(self) -> None:
+        """Create the events table (SQLite serialises concurrent creators itself)."""
+        assert self.recorder is not None
+        try:
+            self.recorder.create_table()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot create the store {self.path}: {self._why(exc)}") from None
+        self.present = True
+
+    def select(
+        self, stream: UUID, *, after: int = 0, upto: int | None = None, limit: int | None = None,
+        desc: bool = False,
+    ) -> list[RawRow]:
+        statement = f"SELECT originator_version, topic, state FROM {TABLE} WHERE originator_id = ?"
+        params: list[Any] = [stream.hex]
+        if after:
+            statement += " AND originator_version > ?"
+            params.append(after)
+        if upto is not None:
+            statement += " AND originator_version <= ?"
+            params.append(upto)
+        statement += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
+        if limit is not None:
+            statement += " LIMIT ?"
+            params.append(limit)
+        with self._cursor() as cursor:
+            cursor.execute(statement, params)
+            rows: list[RawRow] = cursor.fetchall()
+        return rows
+
+    def first_rows(self) -> list[tuple[UUID, bytes]]:
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT originator_id, state FROM {TABLE} WHERE originator_version = 1")
+            found = cursor.fetchall()
+        firsts = ((_uuid(text), state) for text, state in found)
+        return [(stream, state) for stream, state in firsts if stream is not None]
+
+    def streams(self) -> list[tuple[UUID | str, int]]:
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT originator_id, COUNT(*) FROM {TABLE} GROUP BY originator_id")
+            found = cursor.fetchall()
+        return [(_uuid(stream) or stream, count) for stream, count in found]
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        assert self.recorder is not None
+        try:
+            self.recorder.insert_events(rows)
+        except IntegrityError as exc:
+            raise ConflictError(self._why(exc)) from None
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot store events in {self.path}: {self._why(exc)}") from None
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.factory.close()
+
+    @contextmanager
+    def _cursor(self) -> Iterator[sqlite3.Cursor]:
+        """A plain cursor (rows as tuples) in a read transaction of the datastore."""
+        try:
+            with self.datastore.transaction(commit=False) as curs:
+                cursor = curs.sqlite_cursor
+                cursor.row_factory = None
+                yield cursor
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot read {self.path}: {self._why(exc)}") from None
+
+    def _why(self, exc: PersistenceError | sqlite3.Error) -> str:
+        text = reason(exc)
+        if isinstance(exc, (OperationalError, sqlite3.OperationalError)) and "locked" in text:
+            return (f"{text}: waited {LOCK_TIMEOUT} s for another command writing to this file "
+                    "to finish; try again")
+        return text
+
+
+def _uuid(text: str) -> UUID | None:
+    try:
+        return UUID(text)
+    except (ValueError, TypeError, AttributeError):
+        return None

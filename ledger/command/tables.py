@@ -1,0 +1,96 @@
+"""Judging a tournament's table games: the game of table K in tour R is an ordinary game
+named ``T/R/K``, and what is recorded in it is judged against tournament ``T`` too.
+
+- It starts only at a seated table, with the seated players, under the tournament's
+  rule set and pulya target;
+- nothing is recorded in it once its tour is closed;
+- no deal is dealt past the tournament's deal cap [Code 4.2.15: the pulka then ends,
+  settled as abandoned].
+
+A game whose name has that form but whose ``T`` is no tournament is an ordinary game.
+Names beginning with ``@`` are the ledger's own streams (the club's register).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ledger.command.store import Store
+from ledger.vocabulary.club import RESERVED_PREFIX
+from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
+from ledger.vocabulary.names import name_key
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.rules import rule_set_to_dict
+from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
+from projections.game import GameState
+from projections.tournament import TournamentState, fold
+
+
+def tournament_of(store: Store, game: str) -> TournamentState | None:
+    """The tournament whose table game ``game`` is, folded from the store; None if none."""
+    parsed = parse_table_game(game)
+    if parsed is None:
+        return None
+    events = [s.event for s in store.load(parsed[0])]
+    if not events or not isinstance(events[0], TournamentStarted):
+        return None
+    return fold(events)
+
+
+def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> None:
+    """Refuse ``new`` events of ``game`` (``state`` is the pulka after them; None for a
+    stream of another kind) that the game's tournament does not allow; nothing happens
+    for an ordinary game."""
+    if not new:
+        return
+    if isinstance(new[0], StreamStart) and game.startswith(RESERVED_PREFIX):
+        raise Refused("event-log", f"a game's name may not begin with {RESERVED_PREFIX!r}: {game!r}",
+                      "another name")
+    tournament = tournament_of(store, game)
+    if tournament is None:
+        return
+    if state is None:
+        raise Refused("tournament.rules", f"{game} is a table of {tournament.name}: it plays a pulka",
+                      "pulka tournament start")
+    judge_table(tournament, game, state, new)
+
+
+def judge_table(tournament: TournamentState, game: str, state: GameState, new: Sequence[AnyEvent]) -> None:
+    """The tournament's judgement of events ``new`` of its table game ``game``."""
+    parsed = parse_table_game(game)
+    assert parsed is not None
+    _, tour, table = parsed
+    closed = tournament.closed.get(tour)
+    if closed is not None:
+        raise Refused("tournament.closed", f"tour {tour} of {tournament.name} was closed at {closed.at}: "
+                      f"nothing more is recorded in {game}")
+    started = next((e for e in new if isinstance(e, GameStarted)), None)
+    if started is not None:
+        judge_start(tournament, tour, table, started)
+    cap = tournament.started.deal_cap
+    if cap is not None and state.current_deal_number > cap:
+        raise Refused("tournament.deal_cap", f"{game} has played its {cap} deals, the tournament's cap: "
+                      "the pulka is over and settles as abandoned [Code 4.2.15]",
+                      "corrections and records of the deals played")
+
+
+def judge_start(tournament: TournamentState, tour: int, table: int, started: GameStarted) -> None:
+    seated = tournament.seating.get(tour, {}).get(table)
+    if seated is None:
+        tables = sorted(tournament.seating.get(tour, {}))
+        have = f"the tables of tour {tour} are {', '.join(map(str, tables))}" if tables else f"tour {tour} is not seated"
+        raise Refused("tournament.seating", f"table {table} of tour {tour} of {tournament.name} is not seated", have)
+    if sorted(map(name_key, started.players)) != sorted(map(name_key, seated)) or set(started.players) != set(seated):
+        raise Refused("tournament.seating", f"table {table} of tour {tour} seats {', '.join(seated)}, "
+                      f"not {', '.join(started.players)}", ", ".join(seated))
+    rules = tournament.rules
+    if started.rule_set != rules:
+        mine = rule_set_to_dict(rules)
+        theirs = rule_set_to_dict(started.rule_set) if started.rule_set is not None else {}
+        differ = sorted(k for k in mine if theirs.get(k) != mine[k])
+        raise Refused("tournament.rules", f"the game is not under the tournament's rule set "
+                      f"({rules.convention}; differs in {', '.join(differ)})",
+                      f"convention {rules.convention} with the tournament's overrides (pulka tournament start)")
+    if started.pulya != tournament.started.pulya:
+        raise Refused("tournament.rules", f"the tournament plays to a pulya of {tournament.started.pulya}, "
+                      f"not {started.pulya}", str(tournament.started.pulya))

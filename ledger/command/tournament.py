@@ -1,0 +1,654 @@
+"""The command side of a tournament: each command loads the tournament's stream once,
+decides its events against the fold (``projections.tournament``), and saves them in one
+append, like ``Ledger.execute`` for a game.
+
+- ``create`` judges the rules and records ``tournament_started`` with the resolved rule set;
+- ``seat`` (by hand) and ``seat_auto`` (by lot, Swiss, or the final table) record a tour's
+  seating; ``start_tables`` starts every seated table's game ``T/R/K``;
+- ``close`` closes a tour once every table's pulka is over, recording each table's result
+  and what follows from it: yellow cards and removals below the threshold, a
+  disqualification at the last card, a cut;
+- ``card`` records an arbiter's yellow card;
+- ``standings``, ``export`` and ``import_streams`` read, write out and bring back a whole
+  tournament with its games.
+
+Each refusal names the rule (``tournament.*``, documented in docs/conventions.md).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import msgspec
+
+from ledger.command.application import Ledger, Outcome
+from ledger.command.checks import is_arbiter, time_of
+from ledger.command.judge import judge_log
+from ledger.command.seating import by_lot, swiss, table_sizes
+from ledger.command.store import ConcurrentWriteError, StoredEvent
+from ledger.command.tables import judge_table
+from ledger.command.views import ensure_views
+from ledger.vocabulary.club import RESERVED_PREFIX
+from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
+from ledger.vocabulary.logfile import LogLine, check_export, export_line
+from ledger.vocabulary.names import colliding, name_key
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.rules import RuleSetError, check, resolve
+from ledger.vocabulary.times import now_iso
+from ledger.vocabulary.tournament import (
+    TIE_BREAKS,
+    CutMade,
+    Disqualified,
+    Removed,
+    Seated,
+    TableClosed,
+    TourClosed,
+    TournamentEvent,
+    TournamentStarted,
+    YellowCard,
+    parse_table_game,
+    rate_of,
+    table_game,
+)
+from projections.archive import GameResult, result_of
+from projections.game import GameState, replay
+from projections.report import Point, cut
+from projections.tournament import Standings, TournamentState, as_of, as_tournament_event, fold, standings
+
+
+@dataclass(frozen=True)
+class TableGame:
+    """A table's game as the command side sees it: its state, event count and last digest."""
+
+    state: GameState
+    events: int
+    digest: str
+
+
+# -- judging ---------------------------------------------------------------------------
+
+
+def judge_start(event: TournamentStarted) -> TournamentStarted:
+    """Judge a tournament's rules and return them with the resolved rule set recorded."""
+    name = event.game
+    if not name.strip() or "/" in name or name.startswith(RESERVED_PREFIX):
+        raise Refused("tournament.name", f"a tournament's name may not be empty, hold '/' or begin with "
+                      f"{RESERVED_PREFIX!r}: {name!r}", "e.g. spring-cup")
+    players = event.players
+    if len(players) < 3:
+        raise Refused("tournament.players", f"a tournament needs 3 players or more, not {len(players)}")
+    if any(not p.strip() or p != p.strip() for p in players):
+        raise Refused("tournament.players", "player names may not be empty or begin or end with blanks")
+    if any(p.startswith("arbiter:") for p in players):
+        raise Refused("tournament.players", "a player's name may not begin with 'arbiter:'")
+    clash = colliding(players)
+    if clash is not None:
+        raise Refused("tournament.players", f"{clash[0]!r} and {clash[1]!r} are one player "
+                      "(names are compared after Unicode case folding)", "distinct names")
+    if event.pulya < 1:
+        raise Refused("4.2.2", f"the pulya target must be a positive number of points, not {event.pulya}")
+    try:
+        resolved = resolve(event.convention, event.rules)
+        if event.rule_set is not None and event.rule_set != resolved:
+            check(event.rule_set)
+            resolved = event.rule_set
+    except RuleSetError as exc:
+        raise Refused("rules.md §9", str(exc)) from None
+    if event.table_size not in (3, 4):
+        raise Refused("1.2", f"a table seats 3 or 4 players, not {event.table_size}", "3 or 4")
+    if event.tours is not None and event.tours < 1:
+        raise Refused("tournament.tours", f"the number of tours must be 1 or more, not {event.tours}")
+    if event.deal_cap is not None and event.deal_cap < 1:
+        raise Refused("tournament.deal_cap", f"the deal cap must be 1 or more, not {event.deal_cap}")
+    if event.cards_to_disqualify < 1:
+        raise Refused("tournament.cards", "the cards that disqualify must be 1 or more")
+    _judge_cutoff(event)
+    if len(set(event.tie_breaks)) != len(event.tie_breaks) or any(b not in TIE_BREAKS for b in event.tie_breaks):
+        raise Refused("tournament.tie_breaks", f"tie-breaks {', '.join(event.tie_breaks)}",
+                      f"an order of {', '.join(TIE_BREAKS)}, each once")
+    _judge_cuts(event)
+    if event.by is not None and not is_arbiter(event.by):
+        raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
+    if event.at is not None:
+        time_of(event.at)
+    return msgspec.structs.replace(event, rule_set=resolved, deal=None)
+
+
+def _judge_cutoff(event: TournamentStarted) -> None:
+    lower = 0
+    for i, segment in enumerate(event.cutoff):
+        try:
+            rate = rate_of(segment)
+        except (ValueError, ZeroDivisionError):
+            raise Refused("tournament.cutoff", f"rate {segment.rate!r} is not a number", 'e.g. "1", "1/10" or "0.1"') from None
+        if rate < 0:
+            raise Refused("tournament.cutoff", f"rate {segment.rate} is negative", "0 or more")
+        if segment.upto is None:
+            if i != len(event.cutoff) - 1:
+                raise Refused("tournament.cutoff", "only the last segment may be unbounded (*)")
+        elif segment.upto <= lower:
+            raise Refused("tournament.cutoff", f"segment bounds must rise: {segment.upto} after {lower}",
+                          f"a bound above {lower}")
+        else:
+            lower = segment.upto
+
+
+def _judge_cuts(event: TournamentStarted) -> None:
+    last_after, last_keep = 0, len(event.players)
+    tours = event.tours
+    for rule in event.cuts:
+        if rule.after_tour <= last_after or (tours is not None and rule.after_tour >= tours):
+            raise Refused("tournament.cuts", f"a cut after tour {rule.after_tour}",
+                          f"cuts after rising tours before the last ({tours})" if tours else "cuts after rising tours")
+        if not 3 <= rule.keep < last_keep:
+            raise Refused("tournament.cuts", f"a cut to {rule.keep} players", f"3 to {last_keep - 1}")
+        last_after, last_keep = rule.after_tour, rule.keep
+    if event.final_table is not None:
+        if event.final_table not in (3, 4):
+            raise Refused("tournament.final", f"a final table of {event.final_table}", "3 or 4 players")
+        if tours is None or tours < 2:
+            raise Refused("tournament.final", "a final table needs a number of tours, 2 or more", "--tours K")
+        if last_after >= tours - 1:
+            raise Refused("tournament.final", f"a cut after tour {last_after} leaves no tour before the final",
+                          f"cuts after tours before {tours - 1}")
+
+
+def resolve_player(state: TournamentState, name: str) -> str:
+    """The entrant a written name is (compared by ``name_key``), or a refusal listing them."""
+    key = name_key(name)
+    for player in state.players:
+        if name_key(player) == key:
+            return player
+    raise Refused("tournament.players", f"{name!r} is not a player of {state.name}", ", ".join(state.players))
+
+
+def _open_tour(state: TournamentState, tour: int) -> None:
+    """A tour may be seated when the one before it is closed and it is not."""
+    tours = state.started.tours
+    if tour < 1 or (tours is not None and tour > tours):
+        raise Refused("tournament.tours", f"{state.name} has no tour {tour}",
+                      f"tours 1 to {tours}" if tours else "tours from 1")
+    if tour in state.closed:
+        raise Refused("tournament.closed", f"tour {tour} of {state.name} is closed")
+    if tour > 1 and tour - 1 not in state.closed:
+        raise Refused("tournament.seating", f"tour {tour} can be seated once tour {tour - 1} is closed",
+                      f"pulka tournament close {state.name} {tour - 1}")
+
+
+def judge_seated(state: TournamentState, event: Seated) -> Seated:
+    """Judge one table's seating against the tournament so far."""
+    tour, table = event.tour, event.table
+    _open_tour(state, tour)
+    if table < 1:
+        raise Refused("tournament.seating", f"tables are numbered from 1, not {table}")
+    if table in state.seating.get(tour, {}):
+        raise Refused("tournament.seating", f"table {table} of tour {tour} is seated already: "
+                      f"{', '.join(state.seating[tour][table])}", "another table")
+    players = tuple(resolve_player(state, p) for p in event.players)
+    if len(players) not in (3, 4):
+        raise Refused("1.2", f"a table seats 3 or 4 players, not {len(players)}", "3 or 4 players")
+    twice = next((p for i, p in enumerate(players) if p in players[:i]), None)
+    if twice is not None:
+        raise Refused("tournament.seating", f"{twice} is seated twice at table {table}")
+    final = state.final_tour
+    if final is not None and tour == final:
+        if state.seating.get(tour) or len(players) != state.started.final_table:
+            raise Refused("tournament.final", f"tour {tour} is the final: one table of {state.started.final_table}")
+    for p in players:
+        elsewhere = state.table_of(tour, p)
+        if elsewhere is not None:
+            raise Refused("tournament.seating", f"{p} is seated twice in tour {tour}: already at table {elsewhere}",
+                          "each player at one table a tour")
+        _judge_eligible(state, tour, p)
+    if event.method == "lot" and not event.seed:
+        raise Refused("tournament.seating", "a seating by lot records its seed")
+    return msgspec.structs.replace(event, players=players, deal=None)
+
+
+def _judge_eligible(state: TournamentState, tour: int, player: str) -> None:
+    if player in state.disqualified:
+        d = state.disqualified[player]
+        raise Refused("tournament.removal", f"{player} was disqualified in tour {d.tour}" +
+                      (f" ({d.reason})" if d.reason else ""), "players still in the tournament")
+    made = state.cut_at(player)
+    if made is not None:
+        raise Refused("tournament.cuts", f"{player} did not pass the cut after tour {made.after_tour}",
+                      ", ".join(made.kept))
+    removed = state.removed.get(tour, {}).get(player)
+    if removed is not None:
+        raise Refused("tournament.removal", f"{player} is removed for tour {tour}" +
+                      (f" ({removed.reason})" if removed.reason else ""), f"{player} again from tour {tour + 1}")
+
+
+def tables_closed(state: TournamentState, tour: int, games: Mapping[str, TableGame]) -> TourClosed:
+    """The close of ``tour``: every seated table's game must be over (finished, abandoned,
+    or at the deal cap); each table's result is recorded with the game's last digest."""
+    if tour in state.closed:
+        raise Refused("tournament.closed", f"tour {tour} of {state.name} is closed already")
+    seated = state.seating.get(tour)
+    if not seated:
+        raise Refused("tournament.seating", f"tour {tour} of {state.name} is not seated")
+    if tour > 1 and tour - 1 not in state.closed:
+        raise Refused("tournament.closed", f"tour {tour - 1} is not closed yet", f"close tour {tour - 1} first")
+    tables = []
+    cap = state.started.deal_cap
+    for table, players in sorted(seated.items()):
+        game = table_game(state.name, tour, table)
+        found = games.get(game)
+        if found is None:
+            raise Refused("tournament.closed", f"table {table} of tour {tour} has no game yet ({game})",
+                          f"pulka tournament start {state.name} {tour}")
+        result = result_of(found.state, cap)
+        if not result.over:
+            of = f" of the cap of {cap}" if cap is not None else ""
+            raise Refused("tournament.closed", f"table {table} ({game}) is still in play: "
+                          f"{result.deals} deals done{of}", "a tour closes when every table's pulka is over")
+        assert result.status != "playing"
+        tables.append(TableClosed(table, game, result.status, result.deals, found.events, found.digest,
+                                  {p: result.whists[p] for p in players}))
+    return TourClosed(tour=tour, tables=tuple(tables))
+
+
+def consequences(state: TournamentState, closed: TourClosed, at: str | None) -> list[TournamentEvent]:
+    """What the close of a tour brings (``state`` already holds the close): a yellow card
+    and the next tour sat out for a result below the threshold, disqualification at the
+    last card, and a cut or the final table after this tour."""
+    out: list[TournamentEvent] = []
+    tour = closed.tour
+    threshold = state.started.removal_below
+    last = state.started.tours
+    if threshold is not None:
+        for table in closed.tables:
+            for player, whists in table.whists.items():
+                if whists >= threshold or player in state.disqualified:
+                    continue
+                reason = f"tour {tour} result {whists:+d} below {threshold:+d}"
+                card = YellowCard(player=player, tour=tour, reason=reason, at_close=True, at=at)
+                out.append(card)
+                state.apply(card)
+                if len(state.cards[player]) >= state.started.cards_to_disqualify:
+                    d = Disqualified(player=player, tour=tour, reason=f"yellow card {len(state.cards[player])}",
+                                     at_close=True, at=at)
+                    out.append(d)
+                    state.apply(d)
+                elif last is None or tour < last:
+                    r = Removed(player=player, tour=tour + 1, reason=reason, at_close=True, at=at)
+                    out.append(r)
+                    state.apply(r)
+    keep = next((rule.keep for rule in state.started.cuts if rule.after_tour == tour), None)
+    if state.final_tour is not None and tour == state.final_tour - 1:
+        keep = state.started.final_table
+    if keep is not None:
+        order = [row.player for row in standings(state).rows
+                 if row.player not in state.disqualified and state.cut_at(row.player) is None]
+        made = CutMade(after_tour=tour, kept=tuple(order[:keep]), at=at)
+        out.append(made)
+        state.apply(made)
+    return out
+
+
+def seating_for(state: TournamentState, tour: int, seed: str | None) -> list[Seated]:
+    """The seating ``--auto`` decides for ``tour``: the final table, the lot (the first
+    tour), or Swiss by the standings after the tour before."""
+    _open_tour(state, tour)
+    if state.seating.get(tour):
+        raise Refused("tournament.seating", f"tour {tour} has seated tables already; --auto seats a whole tour",
+                      "pulka tournament seat T R K PLAYERS for the rest")
+    players = state.eligible(tour)
+    final = state.final_tour
+    if final is not None and tour == final:
+        order = [row.player for row in standings(state).rows if row.player in players]
+        return [Seated(tour=tour, table=1, players=tuple(order), method="final")]
+    sizes = table_sizes(len(players), state.started.table_size)
+    if sizes is None:
+        raise Refused("1.2", f"{len(players)} players cannot sit at tables of 3 and 4",
+                      "3, 4, or 6 players or more")
+    if tour == 1 or not state.closed:
+        lot = seed if seed is not None else secrets.token_hex(8)
+        return [Seated(tour=tour, table=i, players=t, method="lot", seed=lot)
+                for i, t in enumerate(by_lot(lot, players, sizes), start=1)]
+    order = [row.player for row in standings(state).rows if row.player in players]
+    tables = swiss(order, state.met(tour), sizes)
+    return [Seated(tour=tour, table=i, players=t, method="swiss") for i, t in enumerate(tables, start=1)]
+
+
+def decide(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGame]) -> TournamentEvent:
+    """Judge one tournament event of a log (an import) against the tournament so far."""
+    if isinstance(event, TournamentStarted) or not isinstance(
+        event, Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade
+    ):
+        raise Refused("event-log", f"{type(event).__name__} cannot follow tournament_started in a tournament")
+    if event.by is not None and not is_arbiter(event.by):
+        raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
+    _check_time(state, event)
+    if isinstance(event, Seated):
+        return judge_seated(state, event)
+    if isinstance(event, TourClosed):
+        expected = tables_closed(state, event.tour, games)
+        if expected.tables != event.tables:
+            differ = next(t.game for t, e in zip(event.tables, expected.tables, strict=False) if t != e) \
+                if len(event.tables) == len(expected.tables) else "the tables"
+            raise Refused("tournament.closed", f"the close of tour {event.tour} does not match {differ} as recorded",
+                          "the results, event counts and digests of the table games")
+        return event
+    if isinstance(event, CutMade):
+        return event
+    player = resolve_player(state, event.player)
+    return msgspec.structs.replace(event, player=player)
+
+
+def _check_time(state: TournamentState, event: AnyEvent) -> None:
+    if event.at is None:
+        return
+    last = next((e.at for e in reversed(state.events) if e.at is not None), None)
+    if last is not None and time_of(event.at) < time_of(last):
+        raise Refused("event-log", f"time {event.at} is before the previous event's {last}", f"a time at or after {last}")
+
+
+# -- the commands ------------------------------------------------------------------------
+
+
+class Tournaments:
+    """Tournament commands on a ledger: one load of the tournament, one decision, one save."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.store = ledger.store
+
+    def events(self, name: str) -> list[StoredEvent]:
+        stored = self.store.load(name)
+        if not stored or not isinstance(stored[0].event, TournamentStarted):
+            known = self.store.games(TournamentStarted)
+            hint = f"; the tournaments are: {', '.join(known)}" if known else "; the store has no tournament"
+            what = f"{name!r} is not a tournament" if stored else f"no tournament named {name!r}"
+            raise Refused("event-log", what + hint)
+        return stored
+
+    def state(self, name: str) -> TournamentState:
+        return fold([s.event for s in self.events(name)])
+
+    def _save(self, name: str, stored: list[StoredEvent], new: Sequence[TournamentEvent],
+              by: str | None) -> list[StoredEvent]:
+        if by is not None and not is_arbiter(by):
+            raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {by!r}", "arbiter:NAME")
+        at = self.ledger.clock()
+        last = stored[-1].event.at if stored else None
+        if last is not None and time_of(at) < time_of(last):
+            at = last
+        events = [msgspec.structs.replace(e, at=e.at or at, by=by) for e in new]
+        return self.store.append(name, events, expected=len(stored))
+
+    def create(self, event: TournamentStarted) -> TournamentStarted:
+        judged = judge_start(event)
+        if judged.at is None:
+            judged = msgspec.structs.replace(judged, at=self.ledger.clock())
+        if self.store.count(judged.game):
+            raise Refused("event-log", f"{judged.game!r} exists already", "another name")
+        ensure_views(self.store)
+        try:
+            self.store.append(judged.game, [judged], expected=0)
+        except ConcurrentWriteError:
+            raise Refused("event-log", f"{judged.game!r} exists already", "another name") from None
+        return judged
+
+    def seat(self, name: str, tour: int, table: int, players: Sequence[str], by: str | None = None) -> list[StoredEvent]:
+        stored = self.events(name)
+        state = fold([s.event for s in stored])
+        seated = judge_seated(state, Seated(tour=tour, table=table, players=tuple(players)))
+        return self._save(name, stored, [seated], by)
+
+    def seat_auto(self, name: str, tour: int, seed: str | None = None, by: str | None = None) -> list[StoredEvent]:
+        stored = self.events(name)
+        state = fold([s.event for s in stored])
+        new: list[TournamentEvent] = []
+        for proposed in seating_for(state, tour, seed):
+            judged = judge_seated(state, proposed)
+            state.apply(judged)
+            new.append(judged)
+        return self._save(name, stored, new, by)
+
+    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome]:
+        """Start the game of every seated table of ``tour`` that has none yet."""
+        state = self.state(name)
+        seated = state.seating.get(tour)
+        if not seated:
+            raise Refused("tournament.seating", f"tour {tour} of {name} is not seated",
+                          f"pulka tournament seat {name} {tour} --auto")
+        started = []
+        for table, players in sorted(seated.items()):
+            game = table_game(name, tour, table)
+            if self.store.count(game):
+                continue
+            started.append(self.ledger.create(GameStarted(
+                game=game, players=players, pulya=state.started.pulya, convention=state.rules.convention,
+                rule_set=state.rules, by=by if by is not None and is_arbiter(by) else None,
+            )))
+        return started
+
+    def table_games(self, state: TournamentState, tour: int) -> dict[str, TableGame]:
+        out = {}
+        for table in state.seating.get(tour, {}):
+            game = table_game(state.name, tour, table)
+            stored = self.store.load(game)
+            if stored:
+                out[game] = TableGame(replay([s.event for s in stored]), len(stored), stored[-1].digest)
+        return out
+
+    def close(self, name: str, tour: int, by: str | None = None) -> list[StoredEvent]:
+        stored = self.events(name)
+        state = fold([s.event for s in stored])
+        closed = tables_closed(state, tour, self.table_games(state, tour))
+        state.apply(closed)
+        return self._save(name, stored, [closed, *consequences(state, closed, None)], by)
+
+    def card(self, name: str, player: str, reason: str, by: str | None = None) -> list[StoredEvent]:
+        """An arbiter's yellow card in the current tour; the last card disqualifies."""
+        stored = self.events(name)
+        state = fold([s.event for s in stored])
+        who = resolve_player(state, player)
+        if who in state.disqualified:
+            raise Refused("tournament.removal", f"{who} is disqualified already")
+        tour = state.last_closed + 1 if not state.over else state.last_closed
+        card = YellowCard(player=who, tour=tour, reason=reason)
+        state.apply(card)
+        new: list[TournamentEvent] = [card]
+        if len(state.cards[who]) >= state.started.cards_to_disqualify:
+            new.append(Disqualified(player=who, tour=tour, reason=f"yellow card {len(state.cards[who])}"))
+        return self._save(name, stored, new, by)
+
+    # -- reading ----------------------------------------------------------------------
+
+    def standings(self, name: str, tour: int | None, time: str | None,
+                  live: Callable[[TournamentState, str | None], Mapping[str, GameResult]]) -> tuple[Standings, TournamentState]:
+        """The standings after ``tour``, or at ``time``, or now; ``live`` gives the
+        results of the tables still in play (from the views, or replayed)."""
+        events = as_of([s.event for s in self.events(name)], tour, time)
+        state = fold(events)
+        return standings(state, None if tour is not None else live(state, time)), state
+
+    def replayed(self, state: TournamentState, time: str | None) -> dict[str, GameResult]:
+        """The tables in play of ``state``, replayed from the store (at ``time``)."""
+        out = {}
+        cap = state.started.deal_cap
+        for tour, tables in state.seating.items():
+            if tour in state.closed:
+                continue
+            for table in tables:
+                game = table_game(state.name, tour, table)
+                events = [s.event for s in self.store.load(game)]
+                if not events:
+                    continue
+                if time is not None:
+                    if not events[0].at or time_of(events[0].at) > time_of(time):
+                        continue
+                    events = cut(events, Point(time=time))
+                out[game] = result_of(replay(events), cap)
+        return out
+
+    def export(self, name: str) -> list[str]:
+        """The tournament's events, then every table's game, as export lines."""
+        stored = self.events(name)
+        lines = [export_line(s.event, s.digest) for s in stored]
+        state = fold([s.event for s in stored])
+        for tour in sorted(state.seating):
+            for table in sorted(state.seating[tour]):
+                lines += [export_line(s.event, s.digest) for s in self.store.load(table_game(name, tour, table))]
+        return lines
+
+
+# -- a file of several streams -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Imported:
+    stream: str
+    events: int
+
+
+def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> None:
+    """Judge a file of several streams as ``import_streams`` would, storing nothing."""
+    for stream in streams:
+        check_export(stream)
+    starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
+    if len(starts) > 1:
+        raise Refused("event-log", "a file holds one tournament at most")
+    _dry_run(_plan(streams, starts[0] if starts else None), clock)
+
+
+def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list[Imported]:
+    """Store a file of several streams into a store that has none of them: a tournament
+    with its table games (``pulka tournament export``), or several games.
+
+    Everything is judged first, in the order of the tournament (each tour's games before
+    its close, whose recorded results must match them), and only then stored, in that
+    same order, each part judged again against the store as any command is."""
+    judge_streams(streams, ledger.clock)
+    names = [_name(stream) for stream in streams]
+    for stream, name in zip(streams, names, strict=True):
+        if ledger.store.count(name):
+            refused = Refused("event-log", f"{name!r} is stored already; a file of several streams imports "
+                              "into a store without them", "an empty store, or `pulka import` of one game")
+            refused.line = stream[0].line
+            raise refused
+    starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
+    plan = _plan(streams, starts[0] if starts else None)
+    done: list[Imported] = []
+    tournaments = Tournaments(ledger)
+    for step in plan:
+        if isinstance(step, _TournamentPart):
+            stored = ledger.store.load(step.name)
+            state = fold([s.event for s in stored]) if stored else None
+            new: list[AnyEvent] = []
+            for line in step.lines:
+                try:
+                    if state is None:
+                        assert isinstance(line.event, TournamentStarted)
+                        started = judge_start(line.event)
+                        state = TournamentState.start(started)
+                        judged: AnyEvent = started
+                    else:
+                        judged = decide(state, line.event, tournaments.table_games(state, _tour_of(line.event)))
+                        state.apply(as_tournament_event(judged))
+                except Refused as exc:
+                    exc.line = line.line
+                    raise
+                new.append(judged)
+            if not stored:
+                ensure_views(ledger.store)
+            ledger.store.append(step.name, new, expected=len(stored))
+        else:
+            ledger.record_lines([(line.line, line.event) for line in step.lines])
+        if not done or done[-1].stream != step.name:
+            done.append(Imported(step.name, 0))
+        done[-1] = Imported(step.name, done[-1].events + len(step.lines))
+    merged: dict[str, int] = {}
+    for item in done:
+        merged[item.stream] = merged.get(item.stream, 0) + item.events
+    return [Imported(k, v) for k, v in merged.items()]
+
+
+def _name(stream: Sequence[LogLine]) -> str:
+    first = stream[0].event
+    if not isinstance(first, StreamStart):
+        refused = Refused("event-log", "a stream must begin with its first event (game_started or "
+                          "tournament_started)", "the file as pulka export wrote it")
+        refused.line = stream[0].line
+        raise refused
+    return first.game
+
+
+def _tour_of(event: AnyEvent) -> int:
+    return event.tour if isinstance(event, TourClosed) else 0
+
+
+@dataclass(frozen=True)
+class _TournamentPart:
+    name: str
+    lines: list[LogLine]
+
+
+@dataclass(frozen=True)
+class _GamePart:
+    name: str
+    lines: list[LogLine]
+
+
+def _plan(streams: Sequence[Sequence[LogLine]], tournament: int | None) -> list[_TournamentPart | _GamePart]:
+    """The order to store a file's streams in: the tournament's events, each tour's games
+    just before the close of that tour, the games of tours still open at the end."""
+    games = {_name(s): list(s) for i, s in enumerate(streams) if i != tournament}
+    if tournament is None:
+        return [_GamePart(name, lines) for name, lines in games.items()]
+    name = _name(streams[tournament])
+    plan: list[_TournamentPart | _GamePart] = []
+    part: list[LogLine] = []
+    for line in streams[tournament]:
+        if isinstance(line.event, TourClosed):
+            if part:
+                plan.append(_TournamentPart(name, part))
+                part = []
+            tour = line.event.tour
+            for game in [g for g in games if (parse_table_game(g) or ("", 0, 0))[:2] == (name, tour)]:
+                plan.append(_GamePart(game, games.pop(game)))
+        part.append(line)
+    if part:
+        plan.append(_TournamentPart(name, part))
+    plan += [_GamePart(g, lines) for g, lines in games.items()]
+    return plan
+
+
+def _dry_run(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], str]) -> None:
+    """Judge the whole plan in memory, so that a refusal stores nothing."""
+    state: TournamentState | None = None
+    games: dict[str, TableGame] = {}
+    for step in plan:
+        if isinstance(step, _TournamentPart):
+            for line in step.lines:
+                try:
+                    if state is None:
+                        assert isinstance(line.event, TournamentStarted)
+                        state = TournamentState.start(judge_start(line.event))
+                    else:
+                        state.apply(decide(state, line.event, games))
+                except Refused as exc:
+                    exc.line = line.line
+                    raise
+            continue
+        judged = judge_log([(line.line, line.event) for line in step.lines], clock)
+        game_state = replay(judged)
+        if state is not None and (parse_table_game(step.name) or ("",))[0] == state.name:
+            try:
+                judge_table(state, step.name, game_state, judged)
+            except Refused as exc:
+                exc.line = step.lines[0].line
+                raise
+        digests = [line.digest for line in step.lines]
+        games[step.name] = TableGame(game_state, len(judged), digests[-1] or "")
+
+
+def points_total(s: Standings) -> dict[str, Fraction]:
+    """Each player's points (for comparing two ways of computing the standings)."""
+    return {row.player: row.points for row in s.rows}

@@ -1,0 +1,689 @@
+"""The read models that span many streams: the club archive (every pulka's result as it
+stood after each event that changed it, the tournaments' deal caps, the aliases),
+kept by an ``eventsourcing.projection`` projection that follows the store's event order.
+
+- ``ArchiveProjection`` is an ``eventsourcing.projection.Projection``: for each stored
+  event it folds the event into its game (``projections.archive.result_of``) and writes
+  what changed into the view, with the event's position, through the view's tracking
+  recorder, in one transaction. After a crash nothing half-done remains, and the next
+  runner starts after the last position saved.
+- The views are tracking recorders (``SQLiteArchiveView``, ``PostgresArchiveView``):
+  eventsourcing's own, with the view's tables beside its tracking table. Every write
+  is idempotent (rows keyed by game and event number, the position only moves
+  forward), so two followers at once never corrupt the view.
+- ``Views`` runs the projection with eventsourcing's ``ProjectionRunner`` machinery
+  (``ArchiveRunner``): ``catch_up`` brings the view up to the last stored event (what a
+  read does first), ``follow`` keeps it current as events arrive (PostgreSQL's
+  LISTEN/NOTIFY; SQLite, which eventsourcing 9.5.6 cannot subscribe to, is polled),
+  ``rebuild`` clears it and builds it again from the first event.
+
+The view's tables are made only when the store is initialised or a stream is created
+(``ensure_views``, ``Views.create``); a read never runs DDL, and refuses on a store
+whose views were never made.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from time import monotonic
+from typing import Any, Protocol
+from uuid import UUID
+from weakref import WeakKeyDictionary
+
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    InfrastructureFactory,
+    ListenNotifySubscription,
+    Mapper,
+    PersistenceError,
+    Subscription,
+    Tracking,
+    TrackingRecorder,
+    WaitInterruptedError,
+)
+from eventsourcing.projection import BaseProjectionRunner, Projection
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
+from eventsourcing.utils import Environment, get_topic
+
+from ledger.command.records import LedgerApplication, Recorded
+from ledger.command.store import Store, StoreError
+from ledger.vocabulary.club import PlayerAliased
+from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
+from ledger.vocabulary.times import TimeFormatError, utc_micros
+from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
+from projections.archive import Alias, GameResult, PulkaRow, deals_done, may_change_result, result_of
+from projections.game import GameState, replay
+
+__all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "Views", "ViewsMissing", "ensure_views"]
+
+# The name of the followed application (the store's), under which positions are tracked.
+APPLICATION = LedgerApplication.name
+# How often a follower on SQLite looks for new events (PostgreSQL is notified).
+SQLITE_POLL_SECONDS = 0.05
+# A catch-up saves the view and its position every so many events (and at its end);
+# a follower saves after every event.
+CATCH_UP_BATCH = 1000
+# Games whose folded state a projection keeps in memory between events.
+GAMES_KEPT = 256
+
+
+class ViewsMissing(StoreError):
+    """The store has no views yet (made by ``pulka views rebuild`` or a new stream)."""
+
+
+# -- a subscription for SQLite ---------------------------------------------------------
+
+
+class PollingSubscription(ListenNotifySubscription[ApplicationRecorder]):
+    """eventsourcing's pull loop, woken by a timer instead of PostgreSQL's NOTIFY."""
+
+    def __init__(self, recorder: ApplicationRecorder, gt: int | None = None, topics: Sequence[str] = ()) -> None:
+        self._stopping = threading.Event()
+        super().__init__(recorder=recorder, gt=gt, topics=topics)
+        self._poll_thread = threading.Thread(target=self._poll, daemon=True)
+        self._poll_thread.start()
+
+    def _poll(self) -> None:
+        while not self._stopping.wait(SQLITE_POLL_SECONDS):
+            self._has_been_notified.set()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        super().stop()
+
+    def __exit__(self, *args: object, **kwargs: Any) -> None:
+        try:
+            super().__exit__(*args, **kwargs)
+        finally:
+            self._poll_thread.join()
+
+
+class SubscribableSQLiteRecorder(SQLiteApplicationRecorder):
+    """The store's SQLite recorder, able to be subscribed to (by polling)."""
+
+    def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Subscription[ApplicationRecorder]:
+        return PollingSubscription(recorder=self, gt=gt, topics=topics)
+
+
+# -- what the projection writes ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRow:
+    game: str
+    started_at: str
+    started_utc: int
+    convention: str
+    players: tuple[str, ...]
+    tournament: str | None
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    game: str
+    version: int
+    at_utc: int
+    result: GameResult
+
+
+@dataclass(frozen=True)
+class TournamentRow:
+    tournament: str
+    deal_cap: int | None
+
+
+@dataclass(frozen=True)
+class AliasRow:
+    seq: int
+    at_utc: int
+    name: str
+    same_as: str
+
+
+Change = GameRow | ResultRow | TournamentRow | AliasRow
+
+
+# -- the views: tracking recorders with the archive's tables -------------------------------
+
+
+TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases")
+
+
+class ArchiveView(Protocol):
+    """What the projection and the readers need of a view, on either backend."""
+
+    def max_tracking_id(self, application_name: str) -> int | None: ...
+    def wait(self, application_name: str, notification_id: int | None, timeout: float = 1.0,
+             interrupt: threading.Event | None = None) -> None: ...
+    def exists(self) -> bool: ...
+    def create(self) -> None: ...
+    def write(self, changes: Sequence[Change], tracking: Tracking) -> None: ...
+    def clear(self) -> None: ...
+    def select(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+    def table(self, name: str) -> str: ...
+
+
+class _ArchiveSQL:
+    """The view's SQL, written once for both backends (``?`` placeholders, ``{t}`` tables)."""
+
+    placeholder = "?"
+    tracking_table = "tracking"
+
+    def table(self, name: str) -> str:
+        return name
+
+    def sql(self, statement: str) -> str:
+        text = statement.format(**{t: self.table(t) for t in (*TABLES, "tracking")})
+        return text.replace("?", self.placeholder)
+
+    def create_statements(self) -> list[str]:
+        return [self.sql(s) for s in (
+            "CREATE TABLE IF NOT EXISTS {archive_games} (game TEXT PRIMARY KEY, started_at TEXT NOT NULL, "
+            "started_utc BIGINT NOT NULL, convention TEXT NOT NULL, players TEXT NOT NULL, tournament TEXT, "
+            "latest BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_results} (game TEXT NOT NULL, version BIGINT NOT NULL, "
+            "at_utc BIGINT NOT NULL, status TEXT NOT NULL, deals BIGINT NOT NULL, whists TEXT NOT NULL, "
+            "money TEXT, PRIMARY KEY (game, version))",
+            "CREATE TABLE IF NOT EXISTS {archive_tournaments} (tournament TEXT PRIMARY KEY, deal_cap BIGINT)",
+            "CREATE TABLE IF NOT EXISTS {archive_aliases} (seq BIGINT PRIMARY KEY, at_utc BIGINT NOT NULL, "
+            "name TEXT NOT NULL, same_as TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {tracking} (application_name TEXT PRIMARY KEY, notification_id BIGINT)",
+        )]
+
+    def write_statements(self, change: Change) -> list[tuple[str, tuple[Any, ...]]]:
+        match change:
+            case GameRow():
+                return [(self.sql("INSERT INTO {archive_games} VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT (game) DO NOTHING"),
+                         (change.game, change.started_at, change.started_utc, change.convention,
+                          json.dumps(list(change.players), ensure_ascii=False), change.tournament))]
+            case ResultRow():
+                r = change.result
+                return [
+                    (self.sql("INSERT INTO {archive_results} VALUES (?, ?, ?, ?, ?, ?, ?) "
+                              "ON CONFLICT (game, version) DO NOTHING"),
+                     (change.game, change.version, change.at_utc, r.status, r.deals,
+                      json.dumps(r.whists, ensure_ascii=False),
+                      None if r.money is None else json.dumps(r.money, ensure_ascii=False))),
+                    (self.sql("UPDATE {archive_games} SET latest = ? WHERE game = ? AND latest < ?"),
+                     (change.version, change.game, change.version)),
+                ]
+            case TournamentRow():
+                return [(self.sql("INSERT INTO {archive_tournaments} VALUES (?, ?) ON CONFLICT (tournament) DO NOTHING"),
+                         (change.tournament, change.deal_cap))]
+            case AliasRow():
+                return [(self.sql("INSERT INTO {archive_aliases} VALUES (?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING"),
+                         (change.seq, change.at_utc, change.name, change.same_as))]
+
+    def advance_statement(self) -> str:
+        # The position only moves forward; a follower that is behind writes nothing new.
+        return self.sql(
+            "INSERT INTO {tracking} (application_name, notification_id) VALUES (?, ?) "
+            "ON CONFLICT (application_name) DO UPDATE SET notification_id = excluded.notification_id "
+            "WHERE {tracking}.notification_id < excluded.notification_id"
+        )
+
+
+class _Progress:
+    """Wakes a waiter in this process as soon as the view's position moves (eventsourcing's
+    ``TrackingRecorder.wait`` polls the database with a back-off of up to 0.8 s); the
+    position itself is always read from the database."""
+
+    def __init__(self) -> None:
+        self.condition = threading.Condition()
+        self.moves = 0
+
+    def moved(self) -> None:
+        with self.condition:
+            self.moves += 1
+            self.condition.notify_all()
+
+    def wait(self, recorder: TrackingRecorder, application_name: str, notification_id: int | None,
+             timeout: float, interrupt: threading.Event | None) -> None:
+        deadline = monotonic() + timeout
+        while True:
+            with self.condition:
+                seen = self.moves
+            if recorder.has_tracking_id(application_name, notification_id):
+                return
+            if interrupt is not None and interrupt.is_set():
+                raise WaitInterruptedError
+            remaining = deadline - monotonic()
+            if remaining < 0:
+                raise TimeoutError(f"timed out waiting for event {notification_id} to reach the views")
+            with self.condition:
+                # Another process may move the view too: look again at least every 0.1 s.
+                self.condition.wait_for(lambda: self.moves != seen, min(remaining, 0.1))
+
+
+class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
+    """The archive's tables in the store's SQLite file, beside eventsourcing's ``tracking``."""
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        self.progress = _Progress()
+
+    def exists(self) -> bool:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?, ?, ?)",
+                      (*TABLES, "tracking"))
+            return len(c.fetchall()) == len(TABLES) + 1
+
+    def create(self) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            for statement in self.create_statements():
+                c.execute(statement)
+            # eventsourcing marks a tracking table it made as single-row with this row;
+            # without it, its own create_table() would "migrate" ours.
+            c.execute(self.advance_statement(), ("__migration__", 1))
+
+    def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            # The position first: its write takes SQLite's write lock at once.
+            c.execute(self.advance_statement(), (tracking.application_name, tracking.notification_id))
+            for change in changes:
+                for statement, params in self.write_statements(change):
+                    c.execute(statement, params)
+        self.progress.moved()
+
+    def clear(self) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute("DELETE FROM tracking WHERE application_name = ?", (APPLICATION,))
+            for table in TABLES:
+                c.execute(f"DELETE FROM {table}")
+
+    def select(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(self.sql(statement), tuple(params))
+            return [tuple(row) for row in c.fetchall()]
+
+    def wait(self, application_name: str, notification_id: int | None, timeout: float = 1.0,
+             interrupt: threading.Event | None = None) -> None:
+        self.progress.wait(self, application_name, notification_id, timeout, interrupt)
+
+
+@functools.cache
+def postgres_archive_view() -> type[Any]:
+    """The archive's view class for a PostgreSQL store, made when first needed, so that
+    only a PostgreSQL store loads the driver."""
+    from eventsourcing.postgres import PostgresTrackingRecorder
+
+    class PostgresArchiveView(_ArchiveSQL, PostgresTrackingRecorder):
+        """The archive's tables in the store's PostgreSQL schema, beside ``archive_tracking``."""
+
+        placeholder = "%s"
+        # Taken while the view's tables are made, so that processes starting at once do not
+        # race to create them.
+        DDL_LOCK = 0x70756C6B61  # "pulka"
+
+        def __init__(self, datastore: Any, **kwargs: Any) -> None:
+            super().__init__(datastore, **kwargs)
+            self.progress = _Progress()
+
+        def table(self, name: str) -> str:
+            if name == "tracking":
+                name = self.tracking_table_name
+            return f'"{self.datastore.schema}"."{name}"'
+
+        def exists(self) -> bool:
+            with self.datastore.transaction(commit=False) as c:
+                c.execute(
+                    "SELECT count(*) AS n FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
+                    (self.datastore.schema, [*TABLES, self.tracking_table_name]),
+                )
+                row = c.fetchone()
+                return row is not None and row["n"] == len(TABLES) + 1
+
+        def create(self) -> None:
+            with self.datastore.transaction(commit=True) as c:
+                c.execute("SELECT pg_advisory_xact_lock(%s)", (self.DDL_LOCK,))
+                for statement in self.create_statements():
+                    c.execute(statement.encode())
+                c.execute(self.advance_statement().encode(), ("__migration__", 1))
+
+        def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
+            with self.datastore.transaction(commit=True) as c:
+                c.execute(self.advance_statement().encode(), (tracking.application_name, tracking.notification_id))
+                for change in changes:
+                    for statement, params in self.write_statements(change):
+                        c.execute(statement.encode(), params)
+            self.progress.moved()
+
+        def clear(self) -> None:
+            with self.datastore.transaction(commit=True) as c:
+                c.execute(self.sql("DELETE FROM {tracking} WHERE application_name = ?").encode(), (APPLICATION,))
+                for table in TABLES:
+                    c.execute(f"DELETE FROM {self.table(table)}".encode())
+
+        def select(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+            with self.datastore.transaction(commit=False) as c:
+                c.execute(self.sql(statement).encode(), tuple(params))
+                return [tuple(row.values()) for row in c.fetchall()]
+
+        def wait(self, application_name: str, notification_id: int | None, timeout: float = 1.0,
+                 interrupt: threading.Event | None = None) -> None:
+            self.progress.wait(self, application_name, notification_id, timeout, interrupt)
+
+    return PostgresArchiveView
+
+# -- the projection ---------------------------------------------------------------------
+
+
+class EventSource(Protocol):
+    """Where the projection reads a game's earlier events when it meets a game mid-way."""
+
+    def load(self, stream: UUID, upto: int) -> list[AnyEvent]: ...
+
+
+@dataclass
+class _Stream:
+    name: str
+    state: GameState | None = None  # a game's fold; None for other kinds of stream
+    result: GameResult | None = None
+    cap: int | None = None
+
+
+class ArchiveProjection(Projection[Any]):
+    """Every game's result after each event that changed it, the tournaments' deal caps
+    and the aliases, from the store's notification log in order."""
+
+    name = "Archive"
+    topics = ()
+
+    def __init__(self, view: Any, source: EventSource) -> None:
+        super().__init__(view=view)
+        self.source = source
+        self.streams: OrderedDict[UUID, _Stream] = OrderedDict()
+        self.caps: dict[str, int | None] = {}
+        self.pending: list[Change] = []  # changes not yet saved, of ``unsaved`` events
+        self.unsaved = 0
+        self.batch = 1  # save after this many events (a follower: every event)
+        self.flush_at: int | None = None  # and at this position (the end of a catch-up)
+        self.processed = 0
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Fold one stored event in; save what changed with its position, now or (while
+        catching up) with the batch it ends, in one transaction."""
+        assert isinstance(domain_event, Recorded), domain_event
+        self.pending.extend(self.changes(domain_event))
+        self.unsaved += 1
+        self.processed += 1
+        if self.unsaved >= self.batch or (self.flush_at is not None and tracking.notification_id >= self.flush_at):
+            self.view.write(self.pending, tracking)
+            self.pending = []
+            self.unsaved = 0
+
+    def changes(self, record: Recorded) -> list[Change]:
+        """What one stored event changes in the view (the pure part is ``projections.archive``)."""
+        event = record.event
+        version = record.originator_version
+        if version == 1:
+            assert isinstance(event, StreamStart), event
+            return self._start(record.originator_id, event)
+        stream = self._stream(record.originator_id, version)
+        if isinstance(event, PlayerAliased):
+            return [AliasRow(version, _micros(event.at), event.name, event.same_as)]
+        state = stream.state
+        if state is None:
+            return []
+        done_before = deals_done(state)
+        state.apply(event)
+        if not may_change_result(event, state, done_before):
+            return []
+        result = result_of(state, stream.cap)
+        if result == stream.result:
+            return []
+        stream.result = result
+        return [ResultRow(stream.name, version, _micros(event.at), result)]
+
+    def _start(self, stream_id: UUID, event: StreamStart) -> list[Change]:
+        if isinstance(event, TournamentStarted):
+            self.caps[event.game] = event.deal_cap
+            self._keep(stream_id, _Stream(event.game))
+            return [TournamentRow(event.game, event.deal_cap)]
+        if not isinstance(event, GameStarted):
+            self._keep(stream_id, _Stream(event.game))
+            return []
+        state = GameState.start(event)
+        tournament, cap = self._tournament_of(event.game)
+        result = result_of(state, cap)
+        self._keep(stream_id, _Stream(event.game, state, result, cap))
+        at = _micros(event.at)
+        assert event.at is not None
+        return [
+            GameRow(event.game, event.at, at, state.rules.convention, event.players, tournament),
+            ResultRow(event.game, 1, at, result),
+        ]
+
+    def _stream(self, stream_id: UUID, version: int) -> _Stream:
+        """The stream's state before event ``version``: kept, or read and folded again."""
+        kept = self.streams.get(stream_id)
+        if kept is not None:
+            self.streams.move_to_end(stream_id)
+            if kept.state is None or len(kept.state.events) == version - 1:
+                return kept
+        events = self.source.load(stream_id, version - 1)
+        first = events[0]
+        assert isinstance(first, StreamStart), first
+        if not isinstance(first, GameStarted):
+            return self._keep(stream_id, _Stream(first.game))
+        state = replay(events)
+        _, cap = self._tournament_of(first.game)
+        return self._keep(stream_id, _Stream(first.game, state, result_of(state, cap), cap))
+
+    def _keep(self, stream_id: UUID, stream: _Stream) -> _Stream:
+        self.streams[stream_id] = stream
+        self.streams.move_to_end(stream_id)
+        while len(self.streams) > GAMES_KEPT:
+            self.streams.popitem(last=False)
+        return stream
+
+    def _tournament_of(self, game: str) -> tuple[str | None, int | None]:
+        """The tournament a game ``T/R/K`` is a table of, and its deal cap."""
+        parsed = parse_table_game(game)
+        if parsed is None:
+            return None, None
+        name = parsed[0]
+        if name not in self.caps:
+            rows = self.view.select("SELECT deal_cap FROM {archive_tournaments} WHERE tournament = ?", (name,))
+            if not rows:
+                return None, None
+            self.caps[name] = rows[0][0]
+        return name, self.caps[name]
+
+
+def _micros(at: str | None) -> int:
+    assert at is not None, "stored events always carry their time"
+    try:
+        return utc_micros(at)
+    except TimeFormatError:  # pragma: no cover - the command side refuses such times
+        return 0
+
+
+# -- running it ---------------------------------------------------------------------------
+
+
+class ArchiveRunner(BaseProjectionRunner[LedgerApplication]):
+    """eventsourcing's projection runner on the store's application, for the archive."""
+
+    def __init__(self, projection: ArchiveProjection, view: ArchiveView, env: dict[str, str]) -> None:
+        super().__init__(
+            projection=projection,
+            application_class=LedgerApplication,
+            tracking_recorder=view,  # type: ignore[arg-type]
+            topics=projection.topics,
+            env=env,
+        )
+
+
+class _Source:
+    """Reads a stream's first events through a reader of the store's application."""
+
+    def __init__(self, app: LedgerApplication) -> None:
+        self.recorder = app.recorder
+        self.mapper: Mapper[UUID] = app.mapper
+
+    def load(self, stream: UUID, upto: int) -> list[AnyEvent]:
+        rows = self.recorder.select_events(stream, lte=upto)
+        out: list[AnyEvent] = []
+        for row in rows:
+            record = self.mapper.to_domain_event(row)
+            assert isinstance(record, Recorded)
+            out.append(record.event)
+        return out
+
+
+class Views:
+    """The archive views of one store: catch up, follow, rebuild, and read."""
+
+    def __init__(self, store: Store) -> None:
+        env = dict(store.env)
+        env["CREATE_TABLE"] = "n"  # reading never makes tables
+        if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
+            env["APPLICATION_RECORDER_TOPIC"] = get_topic(SubscribableSQLiteRecorder)
+            view_class: type[Any] = SQLiteArchiveView
+        else:
+            view_class = postgres_archive_view()
+        self.env = env
+        self.description = store.description
+        try:
+            factory = InfrastructureFactory[Any].construct(env=Environment(ArchiveProjection.name, env))
+            self.factory = factory
+            self.view: Any = factory.tracking_recorder(view_class)
+            self.reader = LedgerApplication(env=env)
+        except PersistenceError as exc:
+            raise StoreError(f"cannot open the views of {store.description}: {exc}") from None
+        self.projection = ArchiveProjection(self.view, _Source(self.reader))
+
+    # -- keeping the view ------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return bool(self.view.exists())
+
+    def create(self) -> None:
+        """Make the view's tables when missing (what ``pulka views rebuild`` and a new
+        stream do; never a read)."""
+        if not self.view.exists():
+            self.view.create()
+
+    def require(self) -> None:
+        if not self.exists():
+            raise ViewsMissing(
+                f"the store {self.description} has no player views yet; "
+                "`pulka views rebuild` makes and fills them"
+            )
+
+    def head(self) -> int:
+        """The position of the last stored event (0 for an empty store)."""
+        return int(self.reader.recorder.max_notification_id() or 0)
+
+    def position(self) -> int:
+        """The position of the last event the view has taken in (0: none)."""
+        return int(self.view.max_tracking_id(APPLICATION) or 0)
+
+    def catch_up(self, timeout: float = 24 * 3600.0) -> int:
+        """Bring the view up to the last stored event; the number of events taken in."""
+        self.require()
+        head = self.head()
+        if self.position() >= head:
+            return 0
+        before = self.projection.processed
+        self.projection.batch, self.projection.flush_at = CATCH_UP_BATCH, head
+        try:
+            with ArchiveRunner(self.projection, self.view, self.env) as runner:
+                runner.wait(head, timeout=timeout)
+        except (StoreError, TimeoutError):
+            raise
+        except Exception as exc:
+            # An event the projection cannot take in: a store changed behind the ledger's
+            # back (verify names the event). The views keep what they had saved.
+            raise StoreError(
+                f"the player views stopped after position {self.position()} of {head}: "
+                f"{type(exc).__name__}: {exc}; `pulka verify` checks the stored events"
+            ) from None
+        finally:
+            self.projection.batch, self.projection.flush_at = 1, None
+        return self.projection.processed - before
+
+    @contextmanager
+    def follow(self) -> Iterator[ArchiveRunner]:
+        """Keep the view current while the block runs (``runner.wait(position)`` waits for it)."""
+        self.require()
+        self.projection.batch, self.projection.flush_at = 1, None
+        with ArchiveRunner(self.projection, self.view, self.env) as runner:
+            yield runner
+
+    def rebuild(self) -> int:
+        """Clear the view and its position in one transaction, then take in every event."""
+        self.create()
+        self.view.clear()
+        self.projection = ArchiveProjection(self.view, _Source(self.reader))
+        return self.catch_up()
+
+    # -- reading ---------------------------------------------------------------------
+
+    def rows(self, as_of: int | None = None) -> list[PulkaRow]:
+        """Every pulka as the archive says now, or at ``as_of`` (microseconds UTC)."""
+        columns = ("SELECT g.game, g.started_at, g.started_utc, g.convention, g.players, g.tournament, "
+                   "r.status, r.deals, r.whists, r.money FROM {archive_games} g JOIN {archive_results} r "
+                   "ON r.game = g.game ")
+        if as_of is None:
+            found = self.view.select(columns + "AND r.version = g.latest")
+        else:
+            found = self.view.select(
+                columns + "AND r.version = (SELECT MAX(version) FROM {archive_results} x "
+                "WHERE x.game = g.game AND x.at_utc <= ?) WHERE g.started_utc <= ?",
+                (as_of, as_of),
+            )
+        return [_row(r) for r in found]
+
+    def tables(self, tournament: str, as_of: int | None = None) -> dict[str, GameResult]:
+        """The results of a tournament's table games, by game name."""
+        return {row.game: row.result for row in self.rows(as_of) if row.tournament == tournament}
+
+    def aliases(self, as_of: int | None = None) -> list[Alias]:
+        statement = "SELECT name, same_as FROM {archive_aliases}"
+        params: tuple[Any, ...] = ()
+        if as_of is not None:
+            statement += " WHERE at_utc <= ?"
+            params = (as_of,)
+        return [Alias(name, same_as) for name, same_as in self.view.select(statement + " ORDER BY seq", params)]
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every view table, in a fixed order (to compare two builds)."""
+        keys = {"archive_games": "game", "archive_results": "game, version",
+                "archive_tournaments": "tournament", "archive_aliases": "seq"}
+        return {t: self.view.select(f"SELECT * FROM {{{t}}} ORDER BY {k}") for t, k in keys.items()}
+
+    def close(self) -> None:
+        self.reader.close()
+        self.factory.close()
+
+    def __enter__(self) -> Views:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        self.close()
+
+
+def _row(r: tuple[Any, ...]) -> PulkaRow:
+    game, started_at, started_utc, convention, players, tournament, status, deals, whists, money = r
+    result = GameResult(status, int(deals), json.loads(whists), None if money is None else json.loads(money))
+    return PulkaRow(game, started_at, int(started_utc), convention, tuple(json.loads(players)), result, tournament)
+
+
+def ensure_views(store: Store) -> None:
+    """Make the views' tables when a stream is created (once per open store)."""
+    if store in _MADE:
+        return
+    with Views(store) as views:
+        views.create()
+    _MADE[store] = True
+
+
+_MADE: WeakKeyDictionary[Store, bool] = WeakKeyDictionary()

@@ -1,0 +1,103 @@
+"""The events of a rubber of bridge, and the words they are written in: seats, sides,
+contracts.
+
+A rubber is a stream of its own, opened by ``rubber_started``; each deal is one
+``bridge_deal`` (the contract the auction ended in, its declarer, doubled or redoubled,
+the tricks the declarer's side took, honours claimed) or a ``passed_out``; an
+arbiter's ruling written above the line is a ``bridge_penalty``. Corrections
+(``correction``) and an agreed end (``abandoned``) are the ledger's shared events.
+Nothing here judges or scores: ``ledger.command.rubber`` judges, ``projections.rubber``
+scores.
+
+The four players are listed clockwise from North: N, E, S, W. N–S and E–W are the two
+sides; the sheet's МЫ ("we") is N–S, the side of the first player listed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from ledger.vocabulary.bridge_rules import BOOK, DENOMINATIONS, BridgeRules
+from ledger.vocabulary.stream import ForeignEvent, StreamStart
+
+Side = Literal["NS", "EW"]
+SIDES: tuple[Side, Side] = ("NS", "EW")
+SEATS = ("N", "E", "S", "W")
+SIDE_NAMES: dict[str, str] = {"NS": "N–S", "EW": "E–W"}
+Double = Literal["X", "XX"]
+
+
+class RubberStarted(StreamStart, ForeignEvent, frozen=True, tag="rubber_started"):
+    """A rubber begins: four players clockwise from North, who deals first (default:
+    North), the stake in money per 100 points, and the rule set it is scored by."""
+
+    players: tuple[str, ...]
+    first_dealer: str | None = None
+    stake: str | None = None
+    rules: dict[str, Any] = {}
+    # The complete rule set, resolved when the rubber was stored; replay uses it.
+    rule_set: BridgeRules | None = None
+
+
+class Honours(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Honours claimed in one hand: who held them and what they are worth (100 or 150)."""
+
+    player: str
+    points: int
+
+
+class BridgeDeal(ForeignEvent, frozen=True, tag="bridge_deal"):
+    """One deal played: the final contract (``4S``, ``3NT``), doubled (``X``) or
+    redoubled (``XX``), the declarer, the tricks the declarer's side took, and honours."""
+
+    declarer: str
+    contract: str
+    tricks: int
+    double: Double | None = None
+    honours: Honours | None = None
+
+
+class PassedOut(ForeignEvent, frozen=True, tag="passed_out"):
+    """All four passed: nothing is scored and the next player deals."""
+
+
+class BridgePenalty(ForeignEvent, frozen=True, tag="bridge_penalty"):
+    """Points written above the line for a side by ruling (an arbiter's, or the
+    players' agreed settlement of an irregularity); they never count towards a game."""
+
+    side: Side
+    points: int
+    reason: str
+
+
+class ContractError(ValueError):
+    """A contract that is not a level and a denomination."""
+
+
+def parse_contract(text: str) -> tuple[int, str]:
+    """``"4S"`` -> (4, "S"), ``"3NT"`` -> (3, "NT"); ``N`` is accepted for NT."""
+    t = text.strip().upper()
+    if len(t) < 2 or not t[0].isdigit():
+        raise ContractError(f"{text!r} is not a contract: a level 1-7 and C, D, H, S or NT (e.g. 4S, 3NT)")
+    level, denomination = int(t[0]), t[1:]
+    if denomination == "N":
+        denomination = "NT"
+    if denomination not in DENOMINATIONS:
+        raise ContractError(f"{text!r}: the denomination is one of C, D, H, S, NT, not {denomination!r}")
+    return level, denomination
+
+
+def contract_text(level: int, denomination: str) -> str:
+    return f"{level}{denomination}"
+
+
+def needed(level: int) -> int:
+    """The tricks a contract of that level needs: six plus its odd tricks."""
+    return BOOK + level
+
+
+def seat_side(seat: int) -> Side:
+    """The side of the player in seat 0-3 (N, E, S, W)."""
+    return SIDES[seat % 2]

@@ -1,0 +1,153 @@
+"""The events of a tournament: its rules, the seating of every tour, the close of a tour
+with each table's result, yellow cards, removals, disqualifications and cuts.
+
+A tournament is a stream like a game (``TournamentStarted`` derives from
+``StreamStart``; its name is the stream's). The game of table K in tour R is an
+ordinary game named ``T/R/K`` (``table_game``), recorded with the usual commands under
+the tournament's rule set. What the events mean for the standings is
+``projections.tournament``; what may be recorded is ``ledger.command.tournament``.
+The parameters and the choices behind them are in docs/conventions.md ("Tournaments").
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Literal
+
+import msgspec
+
+from ledger.vocabulary.rules import RuleSet
+from ledger.vocabulary.stream import ForeignEvent, StreamStart
+
+TieBreak = Literal["whists", "tours_won", "last_tour"]
+TIE_BREAKS: tuple[TieBreak, ...] = ("whists", "tours_won", "last_tour")
+TIE_BREAK_MEANING: dict[str, str] = {
+    "whists": "the total of the raw tour results in whists",
+    "tours_won": "the number of tours with the best result at one's table",
+    "last_tour": "the result in whists of the last tour closed",
+}
+
+
+class Segment(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One segment of the cut-off function: whists up to ``upto`` (None: no bound) count
+    at ``rate`` (an exact fraction written "1/10", "0.1" or "1")."""
+
+    upto: int | None
+    rate: str
+
+
+class CutRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """After tour ``after_tour`` only the first ``keep`` players of the standings go on."""
+
+    after_tour: int
+    keep: int
+
+
+class TournamentStarted(StreamStart, ForeignEvent, frozen=True, tag="tournament_started"):
+    """The tournament's rules, recorded once, as ``game_started`` records a game's."""
+
+    players: tuple[str, ...]
+    pulya: int
+    convention: str = "sochi"
+    rules: dict[str, Any] = {}
+    # The complete rule set of every table's game, resolved when the tournament was
+    # stored (as in ``game_started``).
+    rule_set: RuleSet | None = None
+    tours: int | None = None
+    # A table's pulka ends after this many deals and settles as abandoned [Code 4.2.15].
+    deal_cap: int | None = None
+    # The usual table: 3 or 4 players; the other size where the count demands.
+    table_size: int = 4
+    # Tour points: the result in whists through these segments (empty: in full).
+    cutoff: tuple[Segment, ...] = ()
+    tie_breaks: tuple[TieBreak, ...] = TIE_BREAKS
+    # A tour result below this many whists: a yellow card and the next tour sat out.
+    removal_below: int | None = None
+    cards_to_disqualify: int = 2
+    cuts: tuple[CutRule, ...] = ()
+    # The last tour is one final table of this many players (3 or 4).
+    final_table: int | None = None
+
+
+class Seated(ForeignEvent, frozen=True, tag="seated"):
+    """Table ``table`` of tour ``tour``: its players, clockwise, and how they came there
+    (by hand, by lot from ``seed``, Swiss by the standings, or the final table)."""
+
+    tour: int
+    table: int
+    players: tuple[str, ...]
+    method: Literal["manual", "lot", "swiss", "final"] = "manual"
+    seed: str | None = None
+
+
+class TableClosed(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One table's game as the tour was closed: how it ended, its deals, its number of
+    events and last digest (binding the tournament to that very game), and each
+    player's rounded result in whists [Code 4.2.12]."""
+
+    table: int
+    game: str
+    end: Literal["finished", "abandoned", "capped"]
+    deals: int
+    events: int
+    digest: str
+    whists: dict[str, int]
+
+
+class TourClosed(ForeignEvent, frozen=True, tag="tour_closed"):
+    tour: int
+    tables: tuple[TableClosed, ...]
+
+
+class YellowCard(ForeignEvent, frozen=True, tag="yellow_card"):
+    player: str
+    tour: int
+    reason: str = ""
+    at_close: bool = False  # recorded by the close of ``tour``
+
+
+class Removed(ForeignEvent, frozen=True, tag="removed"):
+    """``player`` sits out tour ``tour``."""
+
+    player: str
+    tour: int
+    reason: str = ""
+    at_close: bool = False  # recorded by the close of the tour before
+
+
+class Disqualified(ForeignEvent, frozen=True, tag="disqualified"):
+    player: str
+    tour: int
+    reason: str = ""
+    at_close: bool = False  # recorded by the close of ``tour``
+
+
+class CutMade(ForeignEvent, frozen=True, tag="cut_made"):
+    """After tour ``after_tour`` only ``kept`` go on (in the order of the standings)."""
+
+    after_tour: int
+    kept: tuple[str, ...]
+
+
+TournamentEvent = TournamentStarted | Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade
+
+
+def table_game(tournament: str, tour: int, table: int) -> str:
+    """The name of the game of table ``table`` in tour ``tour``."""
+    return f"{tournament}/{tour}/{table}"
+
+
+def parse_table_game(game: str) -> tuple[str, int, int] | None:
+    """``(tournament, tour, table)`` of a game named ``T/R/K``, else None."""
+    parts = game.rsplit("/", 2)
+    if len(parts) != 3 or not parts[0]:
+        return None
+    tournament, tour, table = parts
+    if not (tour.isdigit() and table.isdigit()) or tour.startswith("0") or table.startswith("0"):
+        return None
+    return tournament, int(tour), int(table)
+
+
+def rate_of(segment: Segment) -> Fraction:
+    """The segment's rate as an exact fraction; raises ValueError for bad text."""
+    return Fraction(segment.rate)

@@ -1,0 +1,171 @@
+"""Deals as the table sees them: a deal written back as its deal line, who deals and
+who leads next, one line of the sheet, and the table of deals a spreadsheet takes.
+
+Pure functions of a ``GameState``; the command line prints what they return.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
+from projections.audit import Cell, cell_text, describe_ruling, totals
+from projections.deal import DealState
+from projections.game import GameState
+from projections.numbers import fmt
+from projections.report import settlement_of
+
+
+def tricks_order(deal: DealState, tricks: dict[int, int]) -> list[int]:
+    """The seats in the order a deal line gives their tricks: from the forehand (the
+    whisting dealer in the place of the defender whose cards he plays [Code 3.8.8]),
+    then a sitting-out dealer's talon tricks on raspasy with four players."""
+    order = deal.bidders if deal.raspasy else deal.playing
+    seats = [s for s in order if s in tricks]
+    if deal.dealer in tricks and deal.dealer not in seats:
+        seats.append(deal.dealer)
+    return seats
+
+
+PLAY = (Bid, Contract, Defence, Tricks, Annulled, Dealt, Ruling)
+
+
+def play_of(state: GameState, event: AnyEvent) -> bool:
+    """An event of play: what a deal line records."""
+    return isinstance(event, PLAY)
+
+
+def deal_events(state: GameState, first_deal: int = 1) -> dict[int, list[AnyEvent]]:
+    """The events of play of each deal from ``first_deal`` on, as they stand (corrections
+    merged in, records without effect left out), in the order they were recorded."""
+    out: dict[int, list[AnyEvent]] = {}
+    begin = state.starts[first_deal - 1] if 1 <= first_deal <= len(state.starts) else state.folded + 1
+    for number in range(begin, state.folded + 1):
+        if number in state.void:
+            continue
+        event = state.content(number)
+        if isinstance(event, PLAY) and event.deal is not None and event.deal >= first_deal:
+            out.setdefault(event.deal, []).append(event)
+    return out
+
+
+def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> list[list[tuple[str, str]]]:
+    """The sections of the deal line that records ``deal`` as it stands (corrections
+    merged in): bids, contract, calls, tricks; each a list of (player, word)."""
+    names = deal.persons
+    bids: list[tuple[str, str]] = []
+    contract: list[tuple[str, str]] = []
+    calls: list[tuple[str, str]] = []
+    counts: list[tuple[str, str]] = []
+    if events is None:
+        events = deal_events(state, deal.number).get(deal.number, [])
+    for event in events:
+        match event:
+            case Bid():
+                bids.append((event.player, event.bid + (":dark" if event.dark else "")))
+            case Contract():
+                contract = [(event.player, event.contract + (":shared" if event.shared_with else ""))]
+            case Defence():
+                hand = f"@{event.hand}" if event.hand else ""
+                calls.append((event.player, event.call + hand + (":open" if event.open else "")))
+            case Tricks():
+                seats = {state.deal_seat(deal, p): t for p, t in event.tricks.items()}
+                counts = [(names[s], str(seats[s])) for s in tricks_order(deal, seats)]
+            case _:
+                pass
+    if deal.raspasy:
+        sections = [bids, counts]
+    elif deal.no_defence:
+        sections = [bids, contract, counts]
+    else:
+        sections = [bids, contract, calls, counts]
+    while sections and not sections[-1]:
+        sections.pop()
+    return sections
+
+
+def deal_line(state: GameState, deal: DealState) -> str:
+    """The deal line that would record ``deal``: ``6S pass pass | 6S | whist whist | 6 2 2``."""
+    return " | ".join(" ".join(word for _, word in section) for section in line_sections(state, deal))
+
+
+def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> str:
+    """The deal with the names of who spoke: ``Anna 6S, Boris pass, Vera pass | Anna 6S | …``."""
+    if deal.annulled_at is not None:
+        return "annulled" + (" (the dealer's error) [Code 3.2.17]" if deal.dealer_error else "")
+    story = " | ".join(", ".join(f"{who} {word}" for who, word in section)
+                       for section in line_sections(state, deal, events))
+    if deal.ruling is not None:
+        story += f" | {describe_ruling(deal.ruling)}"
+    return story
+
+
+def game_name(state: GameState, deal: DealState) -> str:
+    """What the deal was: ``6S by Anna``, ``misere by Boris``, ``raspasy``, ``annulled``."""
+    if deal.annulled_at is not None:
+        return "annulled"
+    if deal.raspasy:
+        return "raspasy"
+    if deal.declarer is None:
+        return "auction"
+    return f"{deal.contract or '?'} by {deal.persons[deal.declarer]}"
+
+
+def seats_of(state: GameState, deal: DealState) -> tuple[str, str]:
+    """Who deals and who leads (bids first and leads to the first trick)."""
+    return deal.persons[deal.dealer], deal.persons[deal.bidders[0]]
+
+
+def next_deal_text(state: GameState) -> str:
+    """Who deals and who leads next: ``deal 4: Vera deals, Anna leads``."""
+    upcoming = state.next_deal()
+    dealer, forehand = seats_of(state, upcoming)
+    sits = " and sits out" if upcoming.n_players == 4 else ""
+    text = f"deal {upcoming.number}: {dealer} deals{sits}, {forehand} leads"
+    if upcoming.min_level > 6:
+        text += f" (after raspasy: {upcoming.min_level} or higher)"
+    return text
+
+
+def sheet_line(state: GameState) -> str:
+    """The sheet in one line: each player's pulya and gora, and what he would get if the
+    pulka were settled now: ``Anna 2/0 (+9) · Boris 0/0 (-5) · Vera 0/0 (-4)``."""
+    sheet = totals(state.sheet())
+    rounded = settlement_of(state).rounded
+    return " · ".join(f"{p} {fmt(sheet[(p, 'pulya', None)])}/{fmt(sheet[(p, 'gora', None)])} ({rounded[p]:+d})"
+                      for p in state.sheet().players)
+
+
+def cells(state: GameState) -> list[Cell]:
+    """Every number of the sheet, in the order of the paper sheet (every seat that has
+    been at the table [Code 3.1.2, 5.4.18])."""
+    out: list[Cell] = []
+    players = state.sheet().players
+    for p in players:
+        out += [(p, "pulya", None), (p, "gora", None)]
+        out += [(p, "whists", q) for q in players if q != p]
+    return out
+
+
+def deal_table(state: GameState) -> tuple[list[str], list[list[Any]]]:
+    """The deals as rows for a spreadsheet: number, dealer, the deal with names, and
+    what each deal wrote into each number of the sheet (blank for nothing). Writes by
+    hand before the first deal are row 0. Amounts are exact ``Fraction``s."""
+    columns = cells(state)
+    head = ["deal", "dealer", "leads", "game", "line", *[cell_text(c) for c in columns]]
+    written: dict[int, dict[Cell, Fraction]] = {}
+    for w in state.sheet().writes:
+        per = written.setdefault(w.deal, {})
+        cell = (w.player, w.column, w.on)
+        per[cell] = per.get(cell, Fraction(0)) + w.exact
+    rows: list[list[Any]] = []
+    if 0 in written:
+        rows.append([0, "", "", "written by hand", "", *[written[0].get(c, "") for c in columns]])
+    played = deal_events(state)
+    for deal in state.deals:
+        dealer, forehand = seats_of(state, deal)
+        per = written.get(deal.number, {})
+        rows.append([deal.number, dealer, forehand, game_name(state, deal),
+                     deal_story(state, deal, played.get(deal.number, [])), *[per.get(c, "") for c in columns]])
+    return head, rows

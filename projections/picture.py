@@ -1,0 +1,345 @@
+"""The pulka as players draw it: the documents behind the drawn sheet and the report.
+
+A drawn sheet shows each number as running entries (``2.4.8.12``), one per event
+that wrote to it, with entries that a later event changed struck through and
+marked with that event's number, and penalties marked. These documents are
+composed from the ledger's own read models (``report``, ``audit``, ``settlement``):
+nothing here scores a deal or settles a pulka again.
+
+- ``picture(events, point)``: one point in time: every cell of the sheet with its
+  running entries (current and struck), the settlement and who pays whom.
+- ``timeline(events)``: the report's data: the picture as of every event (equal
+  pictures shared), the explain trace of every number as of every event, the audit
+  trail and the deal-by-deal table.
+
+Which events strike entries: a correction, an objection, an annulment, a withdrawal
+and a late record (any event the recording rules judged) can change what earlier
+events wrote; an entry whose amount such an event changed, or that it removed, is struck
+through with that event's number. A penalty mark is any write of an arbiter's
+``penalty`` event or of a correction itself (the 4.2.7 "equal for equal" writes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import json
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ledger.vocabulary.events import AnyEvent, GameStarted
+from projections.audit import AuditRow, Cell, audit, explain, row_doc, totals
+from projections.game import GameState
+from projections.numbers import fmt
+from projections.deals import cells as sheet_cells
+from projections.deals import deal_table as deals_of
+from projections.report import Point, cut, money_text, settlement_doc, settlement_of
+
+Marks = dict[Cell, list[dict[str, Any]]]
+
+# Event types whose writes are penalties, and those that can change earlier writes.
+PENALTY_TYPES = ("penalty", "correction")
+REVISING_TYPES = ("correction", "objection", "annulled", "withdrawn")
+
+
+def exact(x: Fraction | int | float) -> Fraction:
+    """A number of a document as an exact fraction. Documents give fractions of a whist
+    as the nearest float (event-log.md); their denominators are small, so the nearest
+    fraction with a denominator below a million is the exact one."""
+    if isinstance(x, float):
+        return Fraction(x).limit_denominator(1_000_000)
+    return Fraction(x)
+
+
+def cell_key(cell: Cell) -> str:
+    """``Anna.pulya``, ``Anna.gora``, ``Anna.whists.Boris``: the name ``pulka explain`` takes."""
+    player, column, on = cell
+    return f"{player}.{column}.{on}" if on else f"{player}.{column}"
+
+
+def signed(x: Fraction | int) -> str:
+    return ("+" if x > 0 else "") + fmt(x)
+
+
+# -- running entries ------------------------------------------------------------------------
+
+
+Traces = dict[Cell, list[dict[str, Any]]]
+
+
+def traces_of(state: GameState) -> Traces:
+    """The ``explain`` trace of every number of the sheet."""
+    return {cell: explain(state, cell) for cell in totals(state.sheet())}
+
+
+def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
+    """Each cell's running entries: one per event that wrote to it, as ``pulka sheet``
+    shows them, from the ``explain`` trace of the cell."""
+    out: Marks = {}
+    for cell, trace in traces.items():
+        groups: list[list[dict[str, Any]]] = []
+        for w in trace:
+            # Consecutive writes of one event make one entry (a whist and its consolation).
+            if groups and groups[-1][0]["event"] == w["event"]:
+                groups[-1].append(w)
+            else:
+                groups.append([w])
+        out[cell] = [
+            {
+                "event": g[0]["event"],
+                "deal": g[0]["deal"],
+                "total": fmt(exact(g[-1]["total"])),
+                "amount": signed(sum((exact(w["amount"]) for w in g), Fraction(0))),
+                "why": "; ".join(w["why"] for w in g),
+                "penalty": types.get(g[0]["event"]) in PENALTY_TYPES,
+                "corrected_by": list(g[0]["corrected_by"]),
+                "struck_by": None,
+            }
+            for g in groups
+        ]
+    return out
+
+
+def struck(before: Marks, after: Marks, by: int) -> Marks:
+    """The entries of ``before`` that event ``by`` changed or removed, struck with its number."""
+    out: Marks = {}
+    for cell, old in before.items():
+        new = {m["event"]: m["amount"] for m in after.get(cell, [])}
+        gone = [
+            {**m, "struck_by": by}
+            for m in old
+            if m["event"] < by and new.get(m["event"]) != m["amount"]
+        ]
+        if gone:
+            out[cell] = gone
+    return out
+
+
+def revising(rows: list[AuditRow]) -> list[int]:
+    """The events that can change what earlier events wrote (see the module's docstring)."""
+    return [r.number for r in rows if r.type in REVISING_TYPES or r.effective is not None]
+
+
+def with_struck(current: Marks, strikes: list[Marks]) -> Marks:
+    """Current entries in the sheet's order, each struck entry just before the current
+    entry of the same event (or, when that event no longer writes there, before the first
+    entry of a later event)."""
+    out: Marks = {}
+    for cell, marks in current.items():
+        old = sorted((m for s in strikes for m in s.get(cell, [])), key=lambda m: (m["event"], m["struck_by"]))
+        placed: list[list[dict[str, Any]]] = [[] for _ in range(len(marks) + 1)]
+        for m in old:
+            at = next((i for i, c in enumerate(marks) if c["event"] == m["event"]), None)
+            if at is None:
+                at = next((i for i, c in enumerate(marks) if c["event"] > m["event"]), len(marks))
+            placed[at].append(m)
+        out[cell] = [m for i, c in enumerate(marks) for m in (*placed[i], c)] + placed[len(marks)]
+    return out
+
+
+# -- one point in time ----------------------------------------------------------------------
+
+
+def settlement_picture(doc: dict[str, Any], cells: dict[Cell, Fraction], stake: str | None) -> dict[str, Any]:
+    """The settlement (``settlement_doc``) as a table for people, and who pays whom in
+    the fewest payments."""
+    rows = [
+        {
+            "player": p,
+            "pulya": fmt(cells[(p, "pulya", None)]),
+            "gora": fmt(cells[(p, "gora", None)]),
+            "exact": signed(Fraction(doc["result_exact"][p])),
+            "rounded": doc["rounded"][p],
+            "money": money_text(Decimal(doc["money"][p])) if "money" in doc else None,
+        }
+        for p in doc["players"]
+    ]
+    pays = [
+        {"from": t["from"], "to": t["to"], "whists": t["whists"],
+         "money": money_text(Decimal(t["money"])) if "money" in t else None}
+        for t in doc["transfers"]
+    ]
+    status = "abandoned" if doc["abandoned"] else ("finished" if doc["finished"] else "in play")
+    return {"status": status, "stake": stake, "rows": rows, "transfers": pays}
+
+
+def sheet_picture(state: GameState, started: GameStarted, marks: Marks) -> dict[str, Any]:
+    """What the drawing needs at one point: the cells with their entries and the settlement."""
+    cells = totals(state.sheet())
+    settlement = settlement_doc(state)
+    return {
+        "game": started.game,
+        "convention": settlement["convention"],
+        "players": list(started.players),
+        "target": started.pulya,
+        "cells": [
+            {
+                "key": cell_key(cell),
+                "player": cell[0],
+                "column": cell[1],
+                "on": cell[2],
+                "total": fmt(value),
+                "closed": cell[1] == "pulya" and value >= started.pulya,
+                "marks": marks.get(cell, []),
+            }
+            for cell, value in cells.items()
+        ],
+        "settlement": settlement_picture(settlement, cells, started.stake),
+    }
+
+
+def picture(events: list[AnyEvent], point: Point) -> dict[str, Any]:
+    """The drawn sheet as of a point: ``pulka sheet --svg``."""
+    kept = cut(events, point)
+    started = kept[0]
+    assert isinstance(started, GameStarted)
+    rows = audit(kept)
+    types = {r.number: r.type for r in rows}
+    revisions = revising(rows)
+    wanted = {k - 1 for k in revisions} | set(revisions)
+    marks: dict[int, Marks] = {}
+    for n, state in folded(kept):
+        if n in wanted:
+            marks[n] = marks_of(traces_of(state), types)
+    strikes = [struck(marks[k - 1], marks[k], k) for k in revisions]
+    doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes))
+    doc.update(point_of(kept, point))
+    return doc
+
+
+def folded(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
+    """The game as of each event in turn, folded once: ``(n, state)`` for n = 1, 2, ...;
+    the state is the same object, moved on by one event at each step."""
+    started = events[0]
+    assert isinstance(started, GameStarted)
+    state = GameState.start(started)
+    yield 1, state
+    for n, event in enumerate(events[1:], start=2):
+        state.apply(event)
+        yield n, state
+
+
+def point_of(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
+    return {
+        "event": len(kept),
+        "deals": max((e.deal or 0) for e in kept),
+        "point": point.describe(),
+    }
+
+
+# -- the report: every point at once --------------------------------------------------------
+
+
+def timeline(events: list[AnyEvent]) -> dict[str, Any]:
+    """The report's data: the picture and the explain traces as of every event.
+
+    ``points[n - 1]`` describes the sheet as of event n: its picture (an index into
+    ``pictures``) and its explain traces (an index into ``traces``: per number of the
+    sheet, a list of indexes into ``writes``). Equal pictures, traces and trace rows
+    are kept once, so a long log stays small.
+    """
+    started = events[0]
+    assert isinstance(started, GameStarted)
+    rows = audit(events)
+    types = {r.number: r.type for r in rows}
+    revisions = set(revising(rows))
+    pictures, traces, writes = Interned(), Interned(), Interned()
+    points: list[dict[str, Any]] = []
+    strikes: list[Marks] = []
+    previous: Marks = {}
+    for n, state in folded(events):
+        cell_traces = traces_of(state)
+        marks = marks_of(cell_traces, types)
+        if n in revisions:
+            strikes.append(struck(previous, marks, n))
+        previous = marks
+        doc = sheet_picture(state, started, with_struck(marks, strikes))
+        trace = {cell_key(cell): [writes.index(trace_row(w)) for w in rows_] for cell, rows_ in cell_traces.items()}
+        points.append({**point_of(events[:n], Point(at=n)), "picture": pictures.index(doc),
+                       "trace": traces.index(trace)})
+    return {
+        "game": started.game,
+        "convention": pictures.items[0]["convention"],
+        "players": list(started.players),
+        "target": started.pulya,
+        "stake": started.stake,
+        "events": [audit_entry(r) for r in rows],
+        "points": points,
+        "pictures": pictures.items,
+        "traces": traces.items,
+        "writes": writes.items,
+        "deals": deal_table(events, rows),
+    }
+
+
+class Interned:
+    """Documents kept once each, by their JSON text."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.numbers: dict[str, int] = {}
+
+    def index(self, doc: Any) -> int:
+        key = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        if key not in self.numbers:
+            self.numbers[key] = len(self.items)
+            self.items.append(doc)
+        return self.numbers[key]
+
+
+def trace_row(w: dict[str, Any]) -> dict[str, Any]:
+    """A row of ``explain`` with its numbers written for people."""
+    return {**w, "amount": signed(exact(w["amount"])), "total": fmt(exact(w["total"]))}
+
+
+def audit_entry(row: AuditRow) -> dict[str, Any]:
+    """An audit row with its changes written for people (``Anna pulya +2``)."""
+    doc = row_doc(row)
+    doc["shown"] = [
+        f"{c[0]} {c[1]}{' on ' + c[2] if c[2] else ''} {signed(exact(v))}" for c, v in row.changes.items()
+    ]
+    return doc
+
+
+def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, Any]]:
+    """The table of deals (``projections.deals``) for the report: per deal, who dealt and
+    led, the game and its line, what each player's numbers got from it as the sheet counts
+    it now, the events it spans, and the rounded settlement as it stood at its end."""
+    started = events[0]
+    assert isinstance(started, GameStarted)
+    # The rounded settlement at the end of each deal, folding the log once: deal K ends
+    # just before the first event of a later deal (``cut``'s --deal K).
+    rounded: dict[int, dict[str, int]] = {}
+    state = GameState.start(started)
+    deal = 0
+    for event in events[1:]:
+        if (event.deal or 0) > deal:
+            now = dict(settlement_of(state).rounded)
+            for ended in range(deal, event.deal or 0):
+                rounded[ended] = now
+            deal = event.deal or 0
+        state.apply(event)
+    rounded[deal] = dict(settlement_of(state).rounded)
+    final = state
+    columns = sheet_cells(final)
+    _, table = deals_of(final)
+    out = []
+    for deal, dealer, leads, game, line, *written in table:
+        numbers = [r.number for r in rows if r.deal == deal]
+        out.append({
+            "deal": deal,
+            "dealer": dealer,
+            "leads": leads,
+            "game": game,
+            "line": line,
+            "first": min(numbers, default=None),
+            "last": max(numbers, default=None),
+            "writes": {
+                p: [f"{column}{' on ' + on if on else ''} {signed(v)}"
+                    for (player, column, on), v in zip(columns, written) if player == p and v != "" and v != 0]
+                for p in started.players
+            },
+            "rounded": rounded[deal],
+        })
+    return out

@@ -1,0 +1,63 @@
+"""Points in time of any stream (``--at``, ``--deal``, ``--time``): a stream cut to the
+events recorded up to event N, the end of deal K, or time T."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ledger.vocabulary.events import AnyEvent, StreamStart
+from ledger.vocabulary.times import TimeFormatError, parse_time
+
+
+class PointError(ValueError):
+    """A point in time that the log does not have (``--at 99`` on a 40-event log)."""
+
+
+@dataclass(frozen=True)
+class Point:
+    at: int | None = None
+    deal: int | None = None
+    time: str | None = None
+
+    def describe(self) -> str:
+        if self.at is not None:
+            return f"as of event {self.at}"
+        if self.deal is not None:
+            return f"as of the end of deal {self.deal}"
+        if self.time is not None:
+            return f"as of {self.time}"
+        return "now"
+
+
+def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
+    """The events recorded up to a point: event N, the end of deal K, or time T."""
+    given = [x for x in (point.at, point.deal, point.time) if x is not None]
+    if len(given) > 1:
+        raise PointError("give only one of --at, --deal and --time")
+    if point.at is not None:
+        if not 1 <= point.at <= len(events):
+            raise PointError(f"the game has events 1 to {len(events)}; there is no event {point.at}")
+        return events[: point.at]
+    if point.deal is not None:
+        deals = max((e.deal or 0) for e in events)
+        if not 0 <= point.deal <= deals:
+            raise PointError(f"the game has deals 1 to {deals}; there is no deal {point.deal}")
+        for i, e in enumerate(events):
+            if i and (e.deal or 0) > point.deal:
+                return events[:i]
+        return events
+    if point.time is not None:
+        when = _time(point.time)
+        kept = [e for e in events if e.at is None or _time(e.at) <= when]
+        if not kept or not isinstance(kept[0], StreamStart):
+            raise PointError(f"the game was started after {point.time}")
+        return events[: len(kept)]
+    return events
+
+
+def _time(text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except TimeFormatError as exc:
+        raise PointError(str(exc)) from None

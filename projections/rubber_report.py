@@ -1,0 +1,350 @@
+"""What the command line shows of a rubber: the МЫ/ВЫ sheet as text and JSON, the
+settlement, the audit trail, and the numbers ``explain`` and ``diff`` trace.
+
+Pure functions from a rubber's events to data; ``cli`` only prints them. The rows,
+their documents and the comparison of two points are the shared ones of
+``projections.trail``; what is a rubber's own is here: how its events read, its cells
+(each side's points above and below the line), and its documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ledger.vocabulary.bridge import SIDE_NAMES, SIDES, BridgeDeal, BridgePenalty, PassedOut, RubberStarted, Side
+from ledger.vocabulary.bridge import needed, parse_contract
+from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
+from projections.audit import describe as describe_shared
+from projections.bridge_scoring import other
+from projections.points import Point, cut
+from projections.rubber import BridgeWrite, RubberSheet, RubberState, replay_rubber
+from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
+from projections.trail import AuditRow, Cell, CellNames, Numbers, changes
+
+WE, THEY = "МЫ", "ВЫ"
+LABEL: dict[str, str] = {"NS": WE, "EW": THEY}
+LINES = ("above", "below")
+
+
+def side_cell_text(cell: Cell) -> str:
+    side, line, _ = cell
+    return f"{LABEL.get(side, side)} ({SIDE_NAMES.get(side, side)}) {line}"
+
+
+SIDE_CELLS = CellNames(owner="side", column="line", text=side_cell_text)
+
+# What a player may write for a side in ``pulka explain``: NS.above, we.below, МЫ.above.
+SIDE_WORDS: dict[str, Side] = {
+    "ns": "NS", "n-s": "NS", "n–s": "NS", "we": "NS", "мы": "NS",
+    "ew": "EW", "e-w": "EW", "e–w": "EW", "they": "EW", "вы": "EW",
+}
+
+
+def rubber_at(events: list[AnyEvent], point: Point) -> RubberState:
+    return replay_rubber(cut(events, point))
+
+
+# -- describing events -------------------------------------------------------------------
+
+
+def describe(state: RubberState, event: AnyEvent) -> str:
+    """One line for the audit trail; ``state`` names the players' sides."""
+    if isinstance(event, RubberStarted):
+        seats = ", ".join(f"{s} {p}" for s, p in zip("NESW", event.players))
+        stake = f"; {event.stake} per 100 points" if event.stake else ""
+        return f"rubber {event.game} started: {seats}; {state.dealer(1)} deals first{stake}"
+    if isinstance(event, BridgeDeal):
+        return describe_deal(state, event)
+    if isinstance(event, PassedOut):
+        return f"passed out (dealt by {state.dealer(event.deal or state.current_deal_number)})"
+    if isinstance(event, BridgePenalty):
+        return f"penalty: {event.points} above the line to {SIDE_NAMES[event.side]} ({event.reason})"
+    if isinstance(event, (Correction, Abandoned)):
+        return describe_shared(event)
+    return f"{event_type(event)}: not an event of a rubber"
+
+
+def describe_deal(state: RubberState, deal: BridgeDeal) -> str:
+    level, _ = parse_contract(deal.contract)
+    over = deal.tricks - needed(level)
+    how = {None: "", "X": " doubled", "XX": " redoubled"}[deal.double]
+    result = "made" if over == 0 else (f"made +{over}" if over > 0 else f"{-over} down")
+    side = SIDE_NAMES[state.side_of(deal.declarer)] if deal.declarer in state.players else "?"
+    text = f"{deal.contract}{how} by {deal.declarer} ({side}), {deal.tricks} tricks: {result}"
+    if deal.honours is not None:
+        text += f"; honours {deal.honours.points} in {deal.honours.player}'s hand"
+    return text
+
+
+# -- cells: each side's points above and below the line -----------------------------------------
+
+
+def totals(sheet: RubberSheet) -> dict[Cell, Fraction]:
+    return {(s, line, None): Fraction(sheet.total(s, line)) for s in SIDES for line in ("above", "below")}
+
+
+def parse_cell(text: str) -> Cell:
+    """``NS.above``, ``we.below``, ``МЫ.above``, ``EW.below``..."""
+    owner, sep, line = text.partition(".")
+    side = SIDE_WORDS.get(owner.strip().lower())
+    if not sep or side is None or line not in LINES:
+        raise ValueError(f"{text!r} is not a number of the sheet; write SIDE.above or SIDE.below, the side "
+                         "being NS (we, МЫ) or EW (they, ВЫ)")
+    return side, line, None
+
+
+def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
+    """Every event of a rubber with what it did; ``progress(done)`` is told how far it is."""
+    first = events[0]
+    assert isinstance(first, RubberStarted)
+    state = RubberState.start(first)
+    before = totals(state.sheet())
+    rows = [AuditRow(1, first.at, first.by, event_type(first), None, describe(state, first), {}, None, None, None)]
+    for event in events[1:]:
+        if progress is not None and state.folded % 500 == 0:
+            progress(state.folded)
+        state.apply(event)
+        after = totals(state.sheet())
+        n = state.folded
+        effect = state.effects.get(n)
+        rows.append(AuditRow(
+            n, event.at, event.by, event_type(event), event.deal, describe(state, event), changes(before, after),
+            effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
+        ))
+        before = after
+    return rows
+
+
+def explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
+    """Every write behind one number, with the event, its recorder and any correction of it."""
+    side, line, _ = cell
+    corrected_by: dict[int, list[int]] = {}
+    for n, e in enumerate(state.events, start=1):
+        if isinstance(e, Correction) and state.effects.get(n) and state.effects[n].effective:
+            corrected_by.setdefault(e.target, []).append(n)
+    out = []
+    total = 0
+    for w in state.sheet().writes:
+        if (w.side, w.line) != (side, line):
+            continue
+        total += w.points
+        event = state.events[w.event - 1]
+        out.append({
+            "event": w.event,
+            "deal": w.deal,
+            "amount": w.points,
+            "total": total,
+            "why": w.why,
+            "recorded_by": event.by,
+            "at": event.at,
+            "event_text": describe(state, state.content(w.event)),
+            "corrected_by": corrected_by.get(w.event, []),
+        })
+    return out
+
+
+def numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
+    state = rubber_at(events, point)
+    s = settle_rubber(state)
+    return Numbers(state.folded, totals(state.sheet()), {p: Fraction(v) for p, v in s.result.items()},
+                   dict(s.rounded))
+
+
+# -- documents ------------------------------------------------------------------------------
+
+
+def _entry(w: BridgeWrite) -> dict[str, Any]:
+    return {"points": w.points, "deal": w.deal, "event": w.event, "why": w.why}
+
+
+def status(state: RubberState) -> str:
+    sheet = state.sheet()
+    winner = sheet.winner
+    if winner is not None:
+        return f"finished: {SIDE_NAMES[winner]} won the rubber {sheet.won(winner)}-{sheet.won(other(winner))}"
+    if state.abandoned_at is not None:
+        return "abandoned"
+    return "in play"
+
+
+def sheet_doc(state: RubberState) -> dict[str, Any]:
+    sheet = state.sheet()
+    played = len(sheet.games) + (0 if sheet.over else 1)
+
+    def side_doc(side: Side) -> dict[str, Any]:
+        mine = [w for w in sheet.writes if w.side == side]
+        return {
+            "side": side,
+            "players": list(state.members(side)),
+            "above": [_entry(w) for w in mine if w.line == "above"],
+            "below": [[_entry(w) for w in mine if w.line == "below" and w.game == g] for g in range(1, played + 1)],
+            "above_total": sheet.total(side, "above"),
+            "below_total": sheet.total(side, "below"),
+            "total": sheet.total(side),
+            "games": sheet.won(side),
+            "vulnerable": sheet.vulnerable(side),
+        }
+
+    return {
+        "we": side_doc("NS"),
+        "they": side_doc("EW"),
+        "games": [{"game": i, "winner": s, "deal": k} for i, (s, k) in enumerate(sheet.games, start=1)],
+        "deals": state.current_deal_number,
+        "finished": sheet.over,
+        "abandoned": state.abandoned_at is not None,
+    }
+
+
+def settlement_doc(state: RubberState) -> dict[str, Any]:
+    s = settle_rubber(state)
+    doc: dict[str, Any] = {
+        "game": state.started.game,
+        "kind": "rubber",
+        "players": {side: list(state.members(side)) for side in SIDES},
+        "finished": state.finished,
+        "abandoned": state.abandoned_at is not None,
+        "sheet": sheet_doc(state),
+        "bonuses": [{"side": b.side, "points": b.points, "why": b.why} for b in s.bonuses],
+        "totals": dict(s.totals),
+        "winner": s.winner,
+        "margin": s.margin,
+        "result": dict(s.result),
+        "rounded": dict(s.rounded),
+    }
+    if s.money is not None:
+        doc["stake"] = state.started.stake
+        doc["money"] = {p: str(v) for p, v in s.money.items()}
+    return doc
+
+
+def summary_doc(name: str, state: RubberState) -> dict[str, Any]:
+    """A rubber as ``pulka games`` lists it."""
+    times = [e.at for e in state.events if e.at]
+    sheet = state.sheet()
+    return {
+        "game": name,
+        "kind": "rubber",
+        "players": list(state.players),
+        "events": state.folded,
+        "deals": state.current_deal_number,
+        "games": {s: sheet.won(s) for s in SIDES},
+        "status": "abandoned" if state.abandoned_at is not None else ("finished" if sheet.over else "playing"),
+        "first": times[0] if times else None,
+        "last": times[-1] if times else None,
+    }
+
+
+# -- for people -----------------------------------------------------------------------------
+
+WIDTH = 12
+
+
+def _row(side: Side, points: int, note: str) -> str:
+    we = f"{points}" if side == "NS" else ""
+    they = f"{points}" if side == "EW" else ""
+    return f"  {we:>{WIDTH}} | {they:<{WIDTH}}  {note}"
+
+
+def render_sheet(state: RubberState, point: Point) -> str:
+    """The МЫ/ВЫ sheet as it is kept on paper: premiums above the line, the newest on
+    top; trick points below it, game by game, a line drawn under each game won."""
+    sheet = state.sheet()
+    lines = [
+        f"rubber {state.started.game}: " + ", ".join(f"{s} {p}" for s, p in zip("NESW", state.players))
+        + f"; {state.current_deal_number} deals, {status(state)} ({point.describe()}, event {state.folded})",
+    ]
+    for side in SIDES:
+        vul = "vulnerable" if sheet.vulnerable(side) else "not vulnerable"
+        games = sheet.won(side)
+        lines.append(f"{LABEL[side]} = {state.side_text(side)}: {games} game{'' if games == 1 else 's'}, {vul}")
+    rule = f"  {'-' * WIDTH}-+-{'-' * WIDTH}"
+    lines += ["", f"  {WE:>{WIDTH}} | {THEY:<{WIDTH}}"]
+    for w in reversed([w for w in sheet.writes if w.line == "above"]):
+        lines.append(_row(w.side, w.points, f"d{w.deal} {w.why}"))
+    lines.append(rule)
+    played = len(sheet.games) + (0 if sheet.over else 1)
+    for g in range(1, played + 1):
+        for w in sheet.writes:
+            if w.line == "below" and w.game == g:
+                lines.append(_row(w.side, w.points, f"d{w.deal} {w.why}"))
+        if g <= len(sheet.games):
+            winner = sheet.games[g - 1][0]
+            lines.append(f"  {'-' * WIDTH}-+-{'-' * WIDTH}  game {g}: {LABEL[winner]} ({SIDE_NAMES[winner]})")
+    lines.append(f"  {'=' * WIDTH}=+={'=' * WIDTH}")
+    lines.append(f"  {sheet.total('NS'):>{WIDTH}} | {sheet.total('EW'):<{WIDTH}}  total")
+    return "\n".join(lines) + "\n"
+
+
+def render_settlement(state: RubberState, point: Point) -> str:
+    s: RubberSettlement = settle_rubber(state)
+    sheet = state.sheet()
+    how = status(state)
+    if not sheet.over and state.abandoned_at is None:
+        how = "not finished: settled as if stopped now [Law 80]"
+    lines = [f"settlement of rubber {state.started.game} ({point.describe()}): {how}", ""]
+    for b in s.bonuses:
+        lines.append(f"  + {b.points} to {LABEL[b.side]} ({SIDE_NAMES[b.side]}): {b.why}")
+    if s.bonuses:
+        lines.append("")
+    lines.append(f"{'':<12}{'above':>8}{'below':>8}{'total':>8}")
+    for side in SIDES:
+        above = sheet.total(side, "above") + sum(b.points for b in s.bonuses if b.side == side)
+        lines.append(f"{LABEL[side] + ' ' + SIDE_NAMES[side]:<12}{above:>8}{sheet.total(side, 'below'):>8}"
+                     f"{s.totals[side]:>8}")
+    lines.append("")
+    if s.winner is None:
+        lines.append("equal totals: nobody wins [Law 74]")
+    else:
+        lines.append(f"{SIDE_NAMES[s.winner]} win by {s.margin} points [Law 74]"
+                     + (f", rounded to {round_hundred(s.margin)}" if state.rules.rounding == "hundred" else ""))
+    head = f"{'player':<12}{'side':>6}{'points':>9}"
+    if s.money is not None:
+        head += f"{'money':>10}   (stake {state.started.stake} per 100 points)"
+    lines.append(head)
+    for p in state.players:
+        row = f"{p:<12}{SIDE_NAMES[state.side_of(p)]:>6}{s.rounded[p]:>+9}"
+        if s.money is not None:
+            row += f"{s.money[p]:>+10}"
+        lines.append(row)
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class RubberView:
+    """A rubber folded to a point in time, and what the command line shows of it."""
+
+    state: RubberState
+    point: Point
+
+    @property
+    def folded(self) -> int:
+        return self.state.folded
+
+    def sheet_doc(self) -> dict[str, Any]:
+        return sheet_doc(self.state)
+
+    def sheet_text(self) -> str:
+        return render_sheet(self.state, self.point)
+
+    def settlement_doc(self) -> dict[str, Any]:
+        return settlement_doc(self.state)
+
+    def settlement_text(self) -> str:
+        return render_settlement(self.state, self.point)
+
+    def parse_cell(self, text: str) -> Cell:
+        return parse_cell(text)
+
+    def explain(self, cell: Cell) -> list[dict[str, Any]]:
+        return explain(self.state, cell)
+
+
+def rubber_view(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> RubberView:
+    """A rubber as of a point; a rubber is short, so ``progress`` is told only the end."""
+    state = rubber_at(events, point)
+    if progress is not None:
+        progress(state.folded)
+    return RubberView(state, point)

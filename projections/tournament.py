@@ -1,0 +1,487 @@
+"""A tournament as a fold of its events: the seating, the tours closed, the cards, the
+removals and the cuts, and the standings they give.
+
+``TournamentState`` folds the tournament's own stream without judging (that is
+``ledger.command.tournament``). ``standings`` turns a state into the table of places:
+a player's tour result is his rounded settlement in whists [Code 4.2.12], recorded in
+the tour's close; his tour points are that result through the tournament's cut-off
+function, summed over the tours closed. Results of tables still in play (``live``)
+are shown beside, not counted. Places order by the stage reached (the players still in
+before those cut, and those before the disqualified), then points, then the tie-breaks
+in the tournament's order, then the order of entry (which only orders, it never
+separates places). The choices are documented in docs/conventions.md ("Tournaments").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, assert_never
+
+from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.rules import RuleSet, resolve
+from ledger.vocabulary.tournament import (
+    CutMade,
+    Disqualified,
+    Removed,
+    Seated,
+    Segment,
+    TourClosed,
+    TournamentEvent,
+    TournamentStarted,
+    YellowCard,
+    rate_of,
+    table_game,
+)
+from projections.archive import GameResult
+from ledger.vocabulary.times import TimeFormatError, utc_micros
+from projections.numbers import fmt, number
+from projections.report import PointError
+
+
+def rules_of(started: TournamentStarted) -> RuleSet:
+    return started.rule_set if started.rule_set is not None else resolve(started.convention, started.rules)
+
+
+def tour_points(whists: int, segments: Sequence[Segment]) -> Fraction:
+    """A tour result through the cut-off function: ordered marginal segments, e.g.
+    200 at 1, 650 at 1/10, then nothing: the first 200 whists count in full, a tenth
+    of what lies between 200 and 650, nothing above. A loss goes through the same
+    segments (the function is odd). No segments: the result counts in full."""
+    if not segments:
+        return Fraction(whists)
+    rest = abs(whists)
+    lower = 0
+    total = Fraction(0)
+    for segment in segments:
+        upper = segment.upto
+        top = rest if upper is None else min(rest, upper)
+        if top > lower:
+            total += (top - lower) * rate_of(segment)
+        if upper is None or rest <= upper:
+            break
+        lower = upper
+    return total if whists >= 0 else -total
+
+
+@dataclass
+class TournamentState:
+    started: TournamentStarted
+    rules: RuleSet
+    events: list[TournamentEvent] = field(default_factory=list)
+    seating: dict[int, dict[int, tuple[str, ...]]] = field(default_factory=dict)  # tour -> table -> players
+    how: dict[tuple[int, int], Seated] = field(default_factory=dict)
+    closed: dict[int, TourClosed] = field(default_factory=dict)
+    cards: dict[str, list[YellowCard]] = field(default_factory=dict)
+    removed: dict[int, dict[str, Removed]] = field(default_factory=dict)  # tour sat out -> player
+    disqualified: dict[str, Disqualified] = field(default_factory=dict)
+    cuts: list[CutMade] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, started: TournamentStarted) -> TournamentState:
+        state = cls(started=started, rules=rules_of(started))
+        state.events.append(started)
+        return state
+
+    @property
+    def name(self) -> str:
+        return self.started.game
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.started.players
+
+    @property
+    def last_closed(self) -> int:
+        return max(self.closed, default=0)
+
+    @property
+    def over(self) -> bool:
+        """Every tour of a tournament with a set number of tours has been closed."""
+        tours = self.started.tours
+        return tours is not None and self.last_closed >= tours
+
+    @property
+    def final_tour(self) -> int | None:
+        """The tour played as one final table, if the tournament has one."""
+        if self.started.final_table is None or self.started.tours is None:
+            return None
+        return self.started.tours
+
+    def apply(self, event: TournamentEvent) -> None:
+        self.events.append(event)
+        match event:
+            case TournamentStarted():
+                pass
+            case Seated():
+                self.seating.setdefault(event.tour, {})[event.table] = event.players
+                self.how[(event.tour, event.table)] = event
+            case TourClosed():
+                self.closed[event.tour] = event
+            case YellowCard():
+                self.cards.setdefault(event.player, []).append(event)
+            case Removed():
+                self.removed.setdefault(event.tour, {})[event.player] = event
+            case Disqualified():
+                self.disqualified[event.player] = event
+            case CutMade():
+                self.cuts.append(event)
+            case _:
+                assert_never(event)
+
+    # -- who plays -------------------------------------------------------------------
+
+    def cut_at(self, player: str) -> CutMade | None:
+        """The cut that left ``player`` out, if one did."""
+        for made in self.cuts:
+            if player not in made.kept:
+                return made
+        return None
+
+    def stage(self, player: str) -> int:
+        """How far the player got: the cuts passed; -1 when disqualified."""
+        if player in self.disqualified:
+            return -1
+        passed = 0
+        for made in self.cuts:
+            if player not in made.kept:
+                break
+            passed += 1
+        return passed
+
+    def eligible(self, tour: int) -> list[str]:
+        """The players who may sit in ``tour``, in the order of entry: not disqualified,
+        not cut, not removed for it."""
+        removed = self.removed.get(tour, {})
+        return [
+            p for p in self.players
+            if p not in self.disqualified and self.cut_at(p) is None and p not in removed
+        ]
+
+    def table_of(self, tour: int, player: str) -> int | None:
+        for table, players in self.seating.get(tour, {}).items():
+            if player in players:
+                return table
+        return None
+
+    def met(self, before_tour: int) -> set[frozenset[str]]:
+        """The pairs of players who sat at one table in a tour before ``before_tour``."""
+        pairs: set[frozenset[str]] = set()
+        for tour, tables in self.seating.items():
+            if tour >= before_tour:
+                continue
+            for players in tables.values():
+                for i, a in enumerate(players):
+                    for b in players[i + 1:]:
+                        pairs.add(frozenset((a, b)))
+        return pairs
+
+    def status(self, player: str) -> str:
+        if player in self.disqualified:
+            return "disqualified"
+        if self.cut_at(player) is not None:
+            return "cut"
+        if self.over:
+            return "finished"
+        if player in self.removed.get(self.last_closed + 1, {}):
+            return "removed"
+        final = self.final_tour
+        if final is not None and self.cuts and self.cuts[-1].after_tour == final - 1:
+            return "final"
+        return "playing"
+
+
+def fold(events: Sequence[AnyEvent]) -> TournamentState:
+    """The state of a tournament stream (its first event ``tournament_started``)."""
+    first = events[0]
+    assert isinstance(first, TournamentStarted), first
+    state = TournamentState.start(first)
+    for event in events[1:]:
+        state.apply(as_tournament_event(event))
+    return state
+
+
+def as_tournament_event(event: AnyEvent) -> TournamentEvent:
+    assert isinstance(event, TournamentStarted | Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade), event
+    return event
+
+
+def through_tour(events: Sequence[AnyEvent], tour: int) -> list[AnyEvent]:
+    """The events up to the close of ``tour`` and what that close brought with it
+    (cards, removals, disqualifications, a cut): the tournament as it stood after it."""
+    closing = next((i for i, e in enumerate(events) if isinstance(e, TourClosed) and e.tour == tour), None)
+    if closing is None:
+        closed = sorted(e.tour for e in events if isinstance(e, TourClosed))
+        have = f"tours closed: {', '.join(map(str, closed))}" if closed else "no tour is closed yet"
+        raise PointError(f"tour {tour} is not closed; {have}")
+    end = closing + 1
+    while end < len(events):
+        e = events[end]
+        if not ((isinstance(e, YellowCard | Removed | Disqualified) and e.at_close)
+                or (isinstance(e, CutMade) and e.after_tour == tour)):
+            break
+        end += 1
+    return list(events[:end])
+
+
+def as_of(events: list[AnyEvent], tour: int | None, time: str | None) -> list[AnyEvent]:
+    """The tournament's events after tour ``tour``, or up to time ``time``, or all."""
+    if tour is not None and time is not None:
+        raise PointError("give only one of --tour and --time")
+    if tour is not None:
+        return through_tour(events, tour)
+    if time is not None:
+        when = point_micros(time)
+        kept = [e for e in events if e.at is None or point_micros(e.at) <= when]
+        if not kept:
+            raise PointError(f"the tournament was started after {time}")
+        return events[: len(kept)]
+    return events
+
+
+def point_micros(text: str) -> int:
+    """A point in time given by the user (``--time``), as microseconds since 1970 UTC."""
+    try:
+        return utc_micros(text)
+    except TimeFormatError as exc:
+        raise PointError(str(exc)) from None
+
+
+# -- standings ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TourEntry:
+    tour: int
+    table: int
+    whists: int
+    points: Fraction
+    won: bool
+    in_play: bool = False  # a table not yet closed: shown, not counted
+    end: str = ""
+
+
+@dataclass(frozen=True)
+class Standing:
+    place: int
+    player: str
+    points: Fraction
+    whists: int
+    tours_won: int
+    last_tour: int
+    tours: tuple[TourEntry, ...]
+    status: str
+    cards: int
+
+
+@dataclass(frozen=True)
+class Standings:
+    tournament: str
+    after_tour: int
+    rows: tuple[Standing, ...]
+
+
+def standings(state: TournamentState, live: Mapping[str, GameResult] | None = None) -> Standings:
+    """The standings after the tours closed in ``state``; ``live`` gives the results
+    (by game name) of tables still in play, shown as ``in_play`` entries."""
+    segments = state.started.cutoff
+    entries: dict[str, list[TourEntry]] = {p: [] for p in state.players}
+    for tour in sorted(state.closed):
+        for closed in state.closed[tour].tables:
+            best = max(closed.whists.values())
+            for player, whists in closed.whists.items():
+                entries.setdefault(player, []).append(
+                    TourEntry(tour, closed.table, whists, tour_points(whists, segments), whists == best, end=closed.end)
+                )
+    for tour, tables in sorted(state.seating.items()):
+        if tour in state.closed or live is None:
+            continue
+        for table, players in sorted(tables.items()):
+            result = live.get(table_game(state.name, tour, table))
+            if result is None:
+                continue
+            best = max(result.whists.values())
+            for player in players:
+                whists = result.whists.get(player, 0)
+                entries.setdefault(player, []).append(
+                    TourEntry(tour, table, whists, tour_points(whists, segments), whists == best, True, result.status)
+                )
+    last = state.last_closed
+    order = {p: i for i, p in enumerate(state.players)}
+
+    def key(player: str) -> tuple[Any, ...]:
+        counted = [e for e in entries[player] if not e.in_play]
+        points = sum((e.points for e in counted), Fraction(0))
+        breaks = {
+            "whists": sum(e.whists for e in counted),
+            "tours_won": sum(1 for e in counted if e.won),
+            "last_tour": next((e.whists for e in counted if e.tour == last), 0),
+        }
+        return (state.stage(player), points, *(breaks[b] for b in state.started.tie_breaks))
+
+    keys = {p: key(p) for p in state.players}
+    ranked = sorted(state.players, key=lambda p: (tuple(-k for k in keys[p]), order[p]))
+    rows: list[Standing] = []
+    for i, player in enumerate(ranked):
+        place = rows[-1].place if rows and keys[ranked[i - 1]] == keys[player] else i + 1
+        counted = [e for e in entries[player] if not e.in_play]
+        rows.append(
+            Standing(
+                place=place,
+                player=player,
+                points=sum((e.points for e in counted), Fraction(0)),
+                whists=sum(e.whists for e in counted),
+                tours_won=sum(1 for e in counted if e.won),
+                last_tour=next((e.whists for e in counted if e.tour == last), 0),
+                tours=tuple(sorted(entries[player], key=lambda e: e.tour)),
+                status=state.status(player),
+                cards=len(state.cards.get(player, [])),
+            )
+        )
+    return Standings(state.name, last, tuple(rows))
+
+
+def standings_doc(s: Standings) -> dict[str, Any]:
+    """The JSON of ``pulka tournament standings --json``: points as exact numbers where
+    whole, else the nearest float (as ``result`` in event-log.md)."""
+    return {
+        "tournament": s.tournament,
+        "after_tour": s.after_tour,
+        "standings": [
+            {
+                "place": r.place,
+                "player": r.player,
+                "points": number(r.points),
+                "whists": r.whists,
+                "tours": [
+                    {"tour": e.tour, "table": e.table, "whists": e.whists, "points": number(e.points)}
+                    | ({"in_play": True, "status": e.end} if e.in_play else {})
+                    for e in r.tours
+                ],
+                "status": r.status,
+                "cards": r.cards,
+                "tours_won": r.tours_won,
+            }
+            for r in s.rows
+        ],
+    }
+
+
+def points_text(x: Fraction) -> str:
+    """Points for people: a decimal when the fraction has one (23.8), else as ``fmt``."""
+    d = x.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d != 1:
+        return fmt(x)
+    text = str(Decimal(x.numerator) / Decimal(x.denominator))
+    return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def render_standings(s: Standings, state: TournamentState, describe: str) -> str:
+    closed = f"after tour {s.after_tour}" if s.after_tour else "no tour closed yet"
+    lines = [f"tournament {s.tournament}: standings {closed} ({describe})", ""]
+    width = max(12, *(len(r.player) + 2 for r in s.rows))
+    tours = sorted({e.tour for r in s.rows for e in r.tours})
+    head = f"{'place':<6}{'player':<{width}}{'points':>9}{'whists':>8}{'won':>5}" + "".join(
+        f"{'tour ' + str(t):>16}" for t in tours) + "  status"
+    lines.append(head)
+    for r in s.rows:
+        by_tour = {e.tour: e for e in r.tours}
+        cells = ""
+        for t in tours:
+            e = by_tour.get(t)
+            if e is None:
+                cells += f"{'-':>16}"
+            else:
+                mark = "*" if e.in_play else ""
+                cells += f"{points_text(e.points) + mark + ' (' + format(e.whists, '+d') + ')':>16}"
+        status = r.status + (f", {r.cards} card{'s' if r.cards > 1 else ''}" if r.cards else "")
+        lines.append(f"{r.place:<6}{r.player:<{width}}{points_text(r.points):>9}{r.whists:>+8}{r.tours_won:>5}{cells}  {status}")
+    lines.append("")
+    lines.append("Tour cells: points (whists). Points are the rounded tour result [Code 4.2.12] through "
+                 "the cut-off function; ties are broken by " + ", ".join(state.started.tie_breaks) + ".")
+    if any(e.in_play for r in s.rows for e in r.tours):
+        lines.append("* a table still in play: its result as if abandoned now, not counted.")
+    return "\n".join(lines) + "\n"
+
+
+# -- the tournament log -------------------------------------------------------------------
+
+
+def effect(event: TournamentEvent, state: TournamentState) -> str:
+    """What one event of the tournament did, for ``pulka tournament log``."""
+    match event:
+        case TournamentStarted():
+            s = event
+            parts = [f"{len(s.players)} players", f"{rules_of(s).convention}, pulya to {s.pulya}",
+                     f"tables of {s.table_size}"]
+            if s.tours is not None:
+                parts.append(f"{s.tours} tours")
+            if s.deal_cap is not None:
+                parts.append(f"deal cap {s.deal_cap}")
+            if s.cutoff:
+                parts.append("cut-off " + ", ".join(f"{'*' if g.upto is None else g.upto}:{g.rate}" for g in s.cutoff))
+            if s.removal_below is not None:
+                parts.append(f"removal below {s.removal_below:+d}")
+            for rule in s.cuts:
+                parts.append(f"after tour {rule.after_tour} the first {rule.keep} go on")
+            if s.final_table is not None:
+                parts.append(f"final table of {s.final_table}")
+            return f"tournament {s.game} started: " + "; ".join(parts)
+        case Seated():
+            how = {"manual": "by hand", "lot": f"by lot (seed {event.seed})", "swiss": "Swiss, by the standings",
+                   "final": "the final table"}[event.method]
+            return f"tour {event.tour}, table {event.table} ({table_game(state.name, event.tour, event.table)}): " \
+                   f"{', '.join(event.players)}; {how}"
+        case TourClosed():
+            tables = "; ".join(
+                f"table {t.table} {t.end} after {t.deals} deals: "
+                + ", ".join(f"{p} {w:+d}" for p, w in t.whists.items())
+                for t in event.tables
+            )
+            return f"tour {event.tour} closed: {tables}"
+        case YellowCard():
+            n = len(state.cards.get(event.player, []))
+            return f"yellow card {n} to {event.player} in tour {event.tour}" + (f": {event.reason}" if event.reason else "")
+        case Removed():
+            return f"{event.player} sits out tour {event.tour}" + (f": {event.reason}" if event.reason else "")
+        case Disqualified():
+            return f"{event.player} disqualified in tour {event.tour}" + (f": {event.reason}" if event.reason else "")
+        case CutMade():
+            return f"cut after tour {event.after_tour}: {len(event.kept)} go on ({', '.join(event.kept)})"
+        case _:
+            assert_never(event)
+
+
+@dataclass(frozen=True)
+class LogRow:
+    number: int
+    at: str | None
+    by: str | None
+    type: str
+    effect: str
+
+
+def log_rows(events: Sequence[AnyEvent]) -> list[LogRow]:
+    first = events[0]
+    assert isinstance(first, TournamentStarted)
+    state = TournamentState.start(first)
+    rows = [LogRow(1, first.at, first.by, "tournament_started", effect(first, state))]
+    for number_, event in enumerate(events[1:], start=2):
+        e = as_tournament_event(event)
+        state.apply(e)
+        tag: str = type(e).__struct_config__.tag  # type: ignore[assignment]
+        rows.append(LogRow(number_, e.at, e.by, tag, effect(e, state)))
+    return rows
+
+
+def render_log(rows: Sequence[LogRow]) -> str:
+    lines = []
+    for r in rows:
+        who = f" by {r.by}" if r.by else ""
+        lines.append(f"{r.number:>4}  {r.at or '-'}{who}  {r.effect}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,244 @@
+"""The audit trail of any kind of stream, over the numbers of its sheet ("cells").
+
+Every kind of stream (a pulka, a rubber) has a sheet whose numbers are cells: a
+player's pulya, a side's points above the line. This module knows nothing of how a
+kind scores; it works on what each kind gives it:
+
+- ``AuditRow``: one event with what it did to the cells and the recording rules'
+  verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select``
+  keeps the rows an arbiter asks for;
+- ``render_explain``: the writes behind one cell, as a kind's ``explain`` lists them;
+- ``diff``: what changed between two points in time, from a kind's ``Numbers`` at
+  each point and its audit rows in between.
+
+``CellNames`` says how a kind names the parts of a cell in JSON and for people.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.refusal import cite
+from ledger.vocabulary.times import TimeFormatError, parse_time
+from projections.numbers import exact_fields, exact_of, exact_text, fmt, number, signed
+from projections.points import Point
+
+Cell = tuple[str, str, str | None]  # owner (a player, a side), column, on (whists: on whom)
+
+
+def cell_text(cell: Cell) -> str:
+    player, column, on = cell
+    return f"{player} {column} on {on}" if on else f"{player} {column}"
+
+
+@dataclass(frozen=True)
+class CellNames:
+    """How a kind of stream names a cell: the JSON keys of its owner and column, and its
+    text for people."""
+
+    owner: str = "player"
+    column: str = "column"
+    text: Callable[[Cell], str] = field(default=cell_text)
+
+    def doc(self, cell: Cell) -> dict[str, Any]:
+        return {self.owner: cell[0], self.column: cell[1], **({"on": cell[2]} if cell[2] else {})}
+
+    def of_doc(self, doc: dict[str, Any]) -> Cell:
+        return doc[self.owner], doc[self.column], doc.get("on")
+
+
+PLAYER_CELLS = CellNames()
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    number: int
+    at: str | None
+    by: str | None
+    type: str
+    deal: int | None
+    text: str
+    changes: dict[Cell, Fraction]
+    effective: bool | None  # None: not a record the recording rules judge
+    rule: str | None
+    reason: str | None
+    note: str | None = None  # e.g. a deal left without its result
+
+
+def changes(before: dict[Cell, Fraction], after: dict[Cell, Fraction]) -> dict[Cell, Fraction]:
+    return {cell: after[cell] - before.get(cell, Fraction(0)) for cell in after if after[cell] != before.get(cell, 0)}
+
+
+def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "number": row.number,
+        "at": row.at,
+        "by": row.by,
+        "type": row.type,
+        "deal": row.deal,
+        "text": row.text,
+        "changes": [{**names.doc(c), **exact_fields("amount", v)} for c, v in row.changes.items()],
+    }
+    if row.effective is not None:
+        doc["effective"] = row.effective
+        doc["rule"] = row.rule
+        doc["reason"] = row.reason
+    if row.note is not None:
+        doc["note"] = row.note
+    return doc
+
+
+def select(
+    rows: Iterable[AuditRow],
+    *,
+    deal: int | None = None,
+    by: str | None = None,
+    types: Iterable[str] = (),
+    verdicts: bool = False,
+    since: str | None = None,
+    until: str | None = None,
+) -> list[AuditRow]:
+    """The rows an arbiter asks for: of one deal, recorded by one person (any case), of
+    some event types, only those with a verdict or a note, recorded within a time span
+    (ISO 8601 with offsets; a row without a time is kept)."""
+    wanted = set(types)
+    low, high = (_when(since), _when(until))
+    out = []
+    for row in rows:
+        if deal is not None and row.deal != deal:
+            continue
+        if by is not None and (row.by or "").casefold() != by.casefold():
+            continue
+        if wanted and row.type not in wanted:
+            continue
+        if verdicts and row.effective is None and row.note is None:
+            continue
+        at = _when(row.at)
+        if at is not None and ((low is not None and at < low) or (high is not None and at > high)):
+            continue
+        out.append(row)
+    return out
+
+
+def _when(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except TimeFormatError:
+        return None
+
+
+def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None,
+                 names: CellNames = PLAYER_CELLS) -> str:
+    """The audit trail for people; ``when`` shows a stored time (default: as stored)."""
+    show = when or (lambda at: at[:19].replace("T", " "))
+    width = max((len(show(row.at)) for row in rows if row.at), default=19)
+    pad = " " * (4 + 2 + width + 2 + 4 + 2 + 14 + 2 - 2)
+    lines = []
+    for row in rows:
+        at = show(row.at) if row.at else ""
+        deal = f"d{row.deal}" if row.deal else "  "
+        head = f"{row.number:>4}  {at:<{width}}  {deal:>4}  {row.by or '':<14}  {row.text}"
+        lines.append(head)
+        if row.changes:
+            changed = ", ".join(f"{names.text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
+            lines.append(f"{pad}-> {changed}")
+        if row.effective is not None and row.rule is not None:
+            mark = "effective" if row.effective else "NO EFFECT"
+            lines.append(f"{pad}{mark} [{cite(row.rule)}]: {row.reason}")
+        if row.note is not None:
+            lines.append(f"{pad}note: {row.note}")
+    return "\n".join(lines) + "\n"
+
+
+# -- explain ---------------------------------------------------------------------------------
+
+
+def render_explain(cell: Cell, rows: list[dict[str, Any]], when: Callable[[str], str] | None = None,
+                   names: CellNames = PLAYER_CELLS) -> str:
+    """One cell and the writes behind it, each a dict with ``event``, ``deal``, ``amount``,
+    ``total``, ``why``, ``recorded_by``, ``at``, ``event_text`` and ``corrected_by``."""
+    show = when or (lambda at: at)
+    lines = [f"{names.text(cell)}: {fmt(exact_of(rows[-1], 'total')) if rows else 0}"]
+    for r in rows:
+        corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
+        at = show(r["at"]) if r["at"] else "an unknown time"
+        lines.append(
+            f"  {signed(exact_of(r, 'amount')):>6}  = {fmt(exact_of(r, 'total')):<6} event {r['event']} "
+            f"(deal {r['deal']}, {r['event_text']}, recorded by {r['recorded_by']} at {at}): {r['why']}{corr}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# -- diff ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A stream's numbers at one point, as ``diff`` compares them: the last event folded,
+    every cell of the sheet, and each player's exact and rounded settlement result."""
+
+    folded: int
+    cells: dict[Cell, Fraction]
+    result: dict[str, Fraction]
+    rounded: dict[str, int]
+
+
+def diff(
+    events: list[AnyEvent],
+    a: Point,
+    b: Point,
+    numbers_at: Callable[[list[AnyEvent], Point], Numbers],
+    audit: Callable[[list[AnyEvent]], list[AuditRow]],
+    names: CellNames = PLAYER_CELLS,
+) -> dict[str, Any]:
+    """What changed on the sheet and in the settlement between two points, and which
+    events changed it."""
+    na, nb = numbers_at(events, a), numbers_at(events, b)
+    ta, tb = na.cells, nb.cells
+    lo, hi = sorted((na.folded, nb.folded))
+    rows = audit(events[:hi])  # verdicts as they stood at the later point
+    between = [row_doc(r, names) for r in rows[lo:hi] if r.changes or r.effective is not None]
+    zero = Fraction(0)
+    # A player who joined between the points (Code 3.1.2) has nothing at the earlier one.
+    cells = list(dict.fromkeys([*tb, *ta]))
+    players = list(dict.fromkeys([*nb.result, *na.result]))
+    return {
+        "from": {"point": a.describe(), "event": na.folded},
+        "to": {"point": b.describe(), "event": nb.folded},
+        "sheet": [
+            {**names.doc(c), **exact_fields("from", ta.get(c, zero)), **exact_fields("to", tb.get(c, zero)),
+             **exact_fields("change", tb.get(c, zero) - ta.get(c, zero))}
+            for c in cells if tb.get(c, zero) != ta.get(c, zero)
+        ],
+        "result": {p: number(nb.result.get(p, zero) - na.result.get(p, zero)) for p in players},
+        "rounded": {p: nb.rounded.get(p, 0) - na.rounded.get(p, 0) for p in players},
+        "events": between,
+        "result_exact": {p: exact_text(nb.result.get(p, zero) - na.result.get(p, zero)) for p in players},
+    }
+
+
+def render_diff(doc: dict[str, Any], names: CellNames = PLAYER_CELLS) -> str:
+    lines = [f"from {doc['from']['point']} (event {doc['from']['event']}) to {doc['to']['point']} "
+             f"(event {doc['to']['event']})", "", "sheet:"]
+    for c in doc["sheet"]:
+        lines.append(f"  {names.text(names.of_doc(c))}: {fmt(exact_of(c, 'from'))} -> {fmt(exact_of(c, 'to'))} "
+                     f"({signed(exact_of(c, 'change'))})")
+    if not doc["sheet"]:
+        lines.append("  no change")
+    lines.append("settlement (exact, rounded):")
+    for p, v in doc["result_exact"].items():
+        lines.append(f"  {p}: {signed(Fraction(v)) or '0'} ({doc['rounded'][p]:+})")
+    lines.append("events that changed it:")
+    for e in doc["events"]:
+        effect = ""
+        if "effective" in e:
+            effect = f" [{'effective' if e['effective'] else 'no effect'} ({cite(e['rule'])}): {e['reason']}]"
+        lines.append(f"  {e['number']}: {e['text']} (by {e['by']}){effect}")
+    return "\n".join(lines) + "\n"

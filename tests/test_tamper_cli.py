@@ -1,0 +1,195 @@
+"""Tamper evidence on the command line, on SQLite and PostgreSQL: the head digest and
+``verify --against``, reading and recording commands on a broken chain, stored events
+that cannot be decoded or replayed, and exports with digests missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import pytest
+from click.testing import CliRunner, Result
+
+from cli.main import main
+
+if TYPE_CHECKING:
+    from conftest import RawEvents
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+GAME = "ex10_sochi_sixes"  # 211 events, 30 deals
+READERS = [["sheet", GAME], ["settle", GAME], ["log", GAME], ["explain", GAME, "A.pulya"], ["export", GAME],
+           ["diff", GAME, "8", "20"]]
+
+
+def run(db: str, *args: str) -> Result:
+    result = CliRunner().invoke(main, [*args, "--db", db], catch_exceptions=False)
+    assert "Traceback" not in result.output
+    return result
+
+
+def ok(db: str, *args: str) -> str:
+    result = run(db, *args)
+    assert result.exit_code == 0, f"{args}: {result.output}"
+    return result.stdout
+
+
+def refused(db: str, *args: str) -> str:
+    result = run(db, *args)
+    assert result.exit_code == 1, f"{args} should be refused: {result.output}"
+    assert result.stdout == "" or args[0] == "verify"
+    return result.stderr
+
+
+@pytest.fixture
+def db(store_url: str, tmp_path: Path) -> str:
+    # The thirty deals of a fixture, in a pulka played to 1000 so that it goes on.
+    log = (FIXTURES / f"{GAME}.jsonl").read_text(encoding="utf-8").replace('"pulya":20,', '"pulya":1000,', 1)
+    (tmp_path / "game.jsonl").write_text(log, encoding="utf-8")
+    ok(store_url, "import", str(tmp_path / "game.jsonl"))
+    return store_url
+
+
+@pytest.fixture
+def raw(db: str) -> Any:
+    from conftest import RawEvents
+
+    tamperer = RawEvents(db)
+    yield tamperer
+    tamperer.close()
+
+
+def last_digest(db: str) -> str:
+    digest: str = json.loads(ok(db, "export", GAME).splitlines()[-1])["digest"]
+    return digest
+
+
+def test_head_is_the_last_events_number_and_digest(db: str) -> None:
+    assert ok(db, "head", GAME) == f"211:{last_digest(db)[:16]}\n"
+    assert "no game named 'nobody'" in refused(db, "head", "nobody")
+
+
+def test_verify_against_a_head_and_a_saved_export(db: str, tmp_path: Path) -> None:
+    head = ok(db, "head", GAME).strip()
+    saved = tmp_path / "saved.jsonl"
+    saved.write_text(ok(db, "export", GAME), encoding="utf-8")
+    assert f"{GAME}: matches the head {head}\n" in ok(db, "verify", GAME, "--against", head)
+    assert "matches the saved export" in ok(db, "verify", GAME, "--against", str(saved))
+    assert "matches the head" in ok(db, "verify", GAME, "--against", f"211:{last_digest(db)}")  # the whole digest
+
+    ok(db, "annul", GAME)  # recorded after the anchors were taken: still matches
+    assert "; 1 events recorded since" in ok(db, "verify", GAME, "--against", head)
+    assert "; 1 events recorded since" in ok(db, "verify", GAME, "--against", str(saved))
+
+    assert "give its name" in refused(db, "verify", "--against", head)
+    assert "neither a head digest" in refused(db, "verify", GAME, "--against", str(tmp_path / "missing.jsonl"))
+    other = tmp_path / "other.jsonl"
+    other.write_text(ok(db, "export", GAME).replace(f'"game":"{GAME}"', '"game":"other"', 1), encoding="utf-8")
+    assert "digest chain breaks" in refused(db, "verify", GAME, "--against", str(other))
+
+
+def test_a_truncated_tail_is_named_against_the_anchors(db: str, raw: RawEvents, tmp_path: Path) -> None:
+    head = ok(db, "head", GAME).strip()
+    saved = tmp_path / "saved.jsonl"
+    saved.write_text(ok(db, "export", GAME), encoding="utf-8")
+    for version in (209, 210, 211):
+        raw.delete(GAME, version)
+
+    assert "208 events, chain intact" in ok(db, "verify", GAME)  # the chain alone cannot tell
+    err = refused(db, "verify", GAME, "--against", head)
+    assert "the store has 208 events, the head is event 211: events 209-211 are missing (truncated?)" in err
+    err = refused(db, "verify", GAME, "--against", str(saved))
+    assert "the saved copy has 211 events, the store 208: events 209-211 are missing (truncated?)" in err
+
+
+def test_a_history_chained_anew_is_named_against_the_anchors(db: str, raw: RawEvents, tmp_path: Path) -> None:
+    head = ok(db, "head", GAME).strip()
+    saved = tmp_path / "saved.jsonl"
+    saved.write_text(ok(db, "export", GAME), encoding="utf-8")
+    raw.rechain(GAME, 8, lambda event: event.update(tricks={"A": 7, "B": 1, "C": 2}))
+
+    assert "211 events, chain intact" in ok(db, "verify", GAME)
+    err = refused(db, "verify", GAME, "--against", str(saved))
+    assert "event 8 differs from the saved copy" in err and '"A":6' in err and '"A":7' in err
+    err = refused(db, "verify", GAME, "--against", head)
+    assert "event 211's digest is" in err and "changed and chained anew" in err
+
+
+def edit_with_digest_anew(raw: RawEvents, version: int, change: bytes, into: bytes) -> None:
+    from ledger.vocabulary.chain import link
+    from ledger.vocabulary.events import decode_event
+
+    record = msgspec.json.decode(raw.row(GAME, version)[1].replace(change, into))
+    previous = msgspec.json.decode(raw.row(GAME, version - 1)[1])["digest"]
+    record["digest"] = link(previous, GAME, version, decode_event(msgspec.json.encode(record["event"])))
+    raw.set(GAME, version, state=msgspec.json.encode(record))
+
+
+def test_reading_a_broken_chain_needs_consent(db: str, raw: RawEvents) -> None:
+    before = ok(db, "sheet", GAME)
+    edit_with_digest_anew(raw, 8, b'"A":6,"B":2', b'"A":5,"B":3')
+
+    for args in READERS:
+        err = refused(db, *args)
+        assert "the hash chain of game 'ex10_sochi_sixes' is broken: event 8 was changed" in err, args
+        assert "--read-anyway" in err
+        result = run(db, *args, "--read-anyway")
+        assert result.exit_code == 0, (args, result.output)
+        assert "warning: the hash chain of game 'ex10_sochi_sixes' is broken: event 8" in result.stderr
+        assert result.stdout
+    assert ok(db, "sheet", GAME, "--read-anyway") != before  # what it shows is the edited game
+    assert "as of event 7" in ok(db, "sheet", GAME, "--at", "7")  # the events before it are sound
+    assert "event 8 was changed" in refused(db, "sheet", GAME, "--at", "8")
+    assert "event 8 was changed" in refused(db, "head", GAME)
+
+
+def test_recording_onto_a_broken_chain_is_refused(db: str, raw: RawEvents) -> None:
+    _, state = raw.row(GAME, 30)
+    raw.set(GAME, 30, state=state.replace(b'"by":"', b'"by":"X', 1))
+    versions = raw.versions(GAME)
+
+    err = refused(db, "annul", GAME)
+    assert "the hash chain of game 'ex10_sochi_sixes' is broken: event 30" in err
+    assert raw.versions(GAME) == versions
+
+
+def test_an_undecodable_stored_event_is_refused_by_number(db: str, raw: RawEvents) -> None:
+    raw.set(GAME, 12, state=b'{"event":{"type":"tricks","tricks":"lots"},"digest":"00"}')
+
+    for args in READERS[:5]:
+        err = refused(db, *args)
+        assert "event 12 of game 'ex10_sochi_sixes'" in err and "cannot be read" in err, args
+    result = run(db, "verify")
+    assert result.exit_code == 1 and f"{GAME}: TAMPERED: event 12 cannot be read" in result.stdout
+
+
+@pytest.mark.parametrize("edit", [
+    {"tricks": {"A": 6, "B": 2, "Zed": 2}},  # a player the game does not have
+], ids=["unknown-player"])
+def test_an_impossible_chained_event_is_refused_by_number(db: str, raw: RawEvents, edit: dict[str, Any]) -> None:
+    raw.rechain(GAME, 8, lambda event: event.update(edit))
+    for args in (["verify", GAME], ["verify"]):
+        result = run(db, *args)
+        assert result.exit_code == 1
+        assert f"{GAME}: TAMPERED: event 8 of game '{GAME}' cannot be replayed" in result.stdout
+
+    for args in [READERS[0], READERS[1], READERS[2], READERS[3], READERS[5], ["annul", GAME]]:
+        err = refused(db, *args)
+        assert "event 8 of game 'ex10_sochi_sixes' cannot be replayed" in err, args
+    assert ok(db, "sheet", GAME, "--at", "7")
+
+
+def test_an_export_with_a_digest_removed_is_refused(db: str, tmp_path: Path, store_url: str) -> None:
+    lines = ok(db, "export", GAME).splitlines()
+    record = json.loads(lines[4])
+    del record["digest"]
+    lines[4] = json.dumps(record)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    copy = str(tmp_path / "copy.db")
+
+    err = refused(copy, "import", str(edited))
+    assert "line 5" in err and "has no digest" in err
+    assert ok(copy, "games").startswith("no games stored yet")
+    assert "event 5 (line 5) has no digest" in refused(db, "verify", "--file", str(edited))

@@ -1,0 +1,323 @@
+"""A whole small tournament on both stores: seating by hand, by lot, Swiss and the final
+table; tours played to the deal cap and closed; a yellow card and a removal below the
+threshold, a second card that disqualifies, the cut to the final table; the refusals
+with their rules; standings as of a tour and a time, from the views and replayed;
+export, import into an empty store, and verify.
+
+The tournament is played once per store (a module fixture); each test reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import psycopg
+import pytest
+from click.testing import CliRunner, Result
+from psycopg import sql
+
+from cli.main import main
+from conftest import POSTGRES_ENV, POSTGRES_SKIP
+from ledger.command.application import Ledger
+from ledger.command.dealline import deal_events
+from ledger.command.store import Store, parse_postgres_url
+from ledger.command.tournament import Tournaments
+from ledger.command.views import Views
+from ledger.vocabulary.events import GameStarted
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.times import utc_micros
+from ledger.vocabulary.tournament import Segment, TournamentStarted
+from projections.archive import result_of
+from projections.tournament import TournamentState, standings_doc
+
+PLAYERS = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor")
+WIN = "6S pass pass | 6S | pass pass"  # the forehand plays a six unopposed: 2 in his pulya
+LOSE = "misere pass pass | misere | 2"  # the forehand's misère fails with two tricks
+
+
+class Clock:
+    """One minute later at every call, so that every event has a time of its own."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 18, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> str:
+        self.now += timedelta(minutes=1)
+        return self.now.isoformat(timespec="seconds")
+
+
+def play(ledger: Ledger, game: str, loser: str | None, cap: int, deals: int = 99) -> None:
+    """Deal until the pulka is over (or ``deals`` more): ``loser`` fails a misère whenever
+    he is forehand, every other forehand makes a six."""
+    for _ in range(deals):
+        state = ledger.state(game)
+        if result_of(state, cap).over:
+            return
+        nxt = state.next_deal()
+        turn = nxt.turn()
+        assert turn is not None
+        line = LOSE if state.players[turn] == loser else WIN
+        ledger.execute(game, lambda st: deal_events(st, line))
+
+
+def cli(db: str, *args: str) -> Result:
+    return CliRunner().invoke(main, [*args, "--db", db], catch_exceptions=False)
+
+
+def ok(db: str, *args: str) -> str:
+    result = cli(db, *args)
+    assert result.exit_code == 0, f"{args}: {result.output}"
+    return result.stdout
+
+
+def refused(db: str, *args: str) -> str:
+    result = cli(db, *args)
+    assert result.exit_code == 1, f"{args} should be refused: {result.output}"
+    assert "Traceback" not in result.output
+    return result.stderr
+
+
+@dataclass
+class Played:
+    db: str
+    tmp: Path
+    after_tour_1: dict[str, Any]  # the standings as they stood right after tour 1 was closed
+    mid_tour_2: str  # a time while tour 2 was being played
+    at_mid_tour_2: dict[str, Any]  # the standings at that time (with the table in play)
+    refusals: dict[str, Refused]
+
+
+def new_schema() -> Iterator[str]:
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        pytest.skip(POSTGRES_SKIP)
+    address = parse_postgres_url(base)
+    schema = f"pulka_test_{uuid4().hex[:12]}"
+    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    yield base + ("&" if "?" in base else "?") + f"schema={schema}"
+    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    tmp = tmp_path_factory.mktemp("tournament")
+    if request.param == "sqlite":
+        yield from _play(str(tmp / "pulka.db"), tmp)
+    else:
+        for url in new_schema():
+            yield from _play(url, tmp)
+
+
+def _refusal(call: Any) -> Refused:
+    with pytest.raises(Refused) as caught:
+        call()
+    return caught.value
+
+
+def live(views: Views) -> Any:
+    def tables(state: TournamentState, time: str | None) -> Any:
+        views.catch_up()
+        return views.tables(state.name, utc_micros(time) if time else None)
+    return tables
+
+
+def _play(db: str, tmp: Path) -> Iterator[Played]:
+    cap = 6
+    refusals: dict[str, Refused] = {}
+    with Store(db) as store, Views(store) as views:
+        ledger = Ledger(store, clock=Clock())
+        t = Tournaments(ledger)
+        t.create(TournamentStarted(
+            game="cup", players=PLAYERS, pulya=6, tours=3, deal_cap=cap, table_size=3,
+            cutoff=(Segment(50, "1"), Segment(None, "1/10")), removal_below=-100, final_table=3,
+            by="arbiter:Oleg",
+        ))
+        # Tour 1, by hand: Anna and Gleb lose at their tables.
+        t.seat("cup", 1, 1, ["Anna", "Boris", "Vera"])
+        refusals["seated twice"] = _refusal(lambda: t.seat("cup", 1, 2, ["Gleb", "Dina", "anna"]))
+        refusals["table size"] = _refusal(lambda: t.seat("cup", 1, 2, ["Gleb", "Dina"]))
+        refusals["unknown"] = _refusal(lambda: t.seat("cup", 1, 2, ["Gleb", "Dina", "Zoya"]))
+        t.seat("cup", 1, 2, ["Gleb", "Dina", "Egor"])
+        refusals["other rules"] = _refusal(lambda: ledger.create(GameStarted(
+            game="cup/1/1", players=("Anna", "Boris", "Vera"), pulya=6, convention="leningrad")))
+        refusals["other pulya"] = _refusal(lambda: ledger.create(GameStarted(
+            game="cup/1/1", players=("Anna", "Boris", "Vera"), pulya=10)))
+        refusals["unseated table"] = _refusal(lambda: ledger.create(GameStarted(
+            game="cup/1/3", players=("Anna", "Boris", "Vera"), pulya=6)))
+        refusals["other players"] = _refusal(lambda: ledger.create(GameStarted(
+            game="cup/1/1", players=("Anna", "Boris", "Dina"), pulya=6)))
+        t.start_tables("cup", 1)
+        refusals["close in play"] = _refusal(lambda: t.close("cup", 1))
+        play(ledger, "cup/1/1", "Anna", cap)
+        play(ledger, "cup/1/2", "Gleb", cap)
+        refusals["past the cap"] = _refusal(lambda: ledger.execute("cup/1/1", lambda st: deal_events(st, WIN)))
+        refusals["seat before close"] = _refusal(lambda: t.seat_auto("cup", 2))
+        t.close("cup", 1)
+        refusals["after close"] = _refusal(lambda: ledger.execute("cup/1/1", lambda st: deal_events(st, WIN)))
+        after_tour_1 = standings_doc(t.standings("cup", None, None, live(views))[0])
+        # Anna and Gleb sit out tour 2 (a card each); Anna's second card disqualifies her.
+        refusals["removed"] = _refusal(lambda: t.seat("cup", 2, 1, ["Gleb", "Boris", "Vera"]))
+        t.card("cup", "Anna", "talking during the play", by="arbiter:Oleg")
+        refusals["disqualified"] = _refusal(lambda: t.seat("cup", 2, 1, ["Anna", "Boris", "Vera"]))
+        t.seat_auto("cup", 2)
+        t.start_tables("cup", 2)
+        play(ledger, "cup/2/1", None, cap, deals=3)
+        mid_tour_2 = ledger.clock()
+        at_mid_tour_2 = standings_doc(t.standings("cup", None, None, live(views))[0])
+        play(ledger, "cup/2/1", None, cap)
+        t.close("cup", 2)
+        refusals["cut"] = _refusal(lambda: t.seat("cup", 3, 1, ["Gleb", "Boris", "Vera"]))
+        t.seat_auto("cup", 3)
+        t.start_tables("cup", 3)
+        play(ledger, "cup/3/1", "Boris", cap)
+        t.close("cup", 3)
+        refusals["after the last tour"] = _refusal(lambda: t.seat_auto("cup", 4))
+    yield Played(db, tmp, after_tour_1, mid_tour_2, at_mid_tour_2, refusals)
+
+
+def test_refusals_name_their_rule(played: Played) -> None:
+    r = played.refusals
+    assert r["seated twice"].rule == "tournament.seating" and "Anna is seated twice in tour 1" in str(r["seated twice"])
+    assert r["table size"].rule == "1.2" and "3 or 4" in str(r["table size"])
+    assert r["unknown"].rule == "tournament.players" and "'Zoya' is not a player" in str(r["unknown"])
+    assert r["other rules"].rule == "tournament.rules" and "rule set" in str(r["other rules"])
+    assert r["other pulya"].rule == "tournament.rules" and "pulya of 6" in str(r["other pulya"])
+    assert r["unseated table"].rule == "tournament.seating" and "table 3 of tour 1" in str(r["unseated table"])
+    assert r["other players"].rule == "tournament.seating"
+    assert r["close in play"].rule == "tournament.closed" and "still in play" in str(r["close in play"])
+    assert r["past the cap"].rule == "tournament.deal_cap" and "4.2.15" in str(r["past the cap"])
+    assert r["seat before close"].rule == "tournament.seating"
+    assert r["after close"].rule == "tournament.closed" and "tour 1 of cup was closed" in str(r["after close"])
+    assert r["removed"].rule == "tournament.removal" and "Gleb is removed for tour 2" in str(r["removed"])
+    assert r["disqualified"].rule == "tournament.removal" and "disqualified" in str(r["disqualified"])
+    assert r["cut"].rule == "tournament.cuts" and "did not pass the cut after tour 2" in str(r["cut"])
+    assert r["after the last tour"].rule == "tournament.tours"
+
+
+def settled(db: str, game: str) -> dict[str, int]:
+    doc: dict[str, int] = json.loads(ok(db, "settle", game, "--json"))["rounded"]
+    return doc
+
+
+def points(whists: int) -> float:
+    """The cut-off of the test's tournament: 50 in full, a tenth of the rest."""
+    if abs(whists) <= 50:
+        return whists
+    return (50 + (abs(whists) - 50) / 10) * (1 if whists > 0 else -1)
+
+
+def test_standings_add_each_tours_rounded_settlement_through_the_cut_off(played: Played) -> None:
+    doc = json.loads(ok(played.db, "tournament", "standings", "cup", "--json"))
+    assert doc["tournament"] == "cup" and doc["after_tour"] == 3
+    rows = {r["player"]: r for r in doc["standings"]}
+    games = {f"cup/{tour}/{table}": settled(played.db, f"cup/{tour}/{table}")
+             for tour, table in [(1, 1), (1, 2), (2, 1), (3, 1)]}
+    for player, row in rows.items():
+        tours = row["tours"]
+        expected = [(g, w[player]) for g, w in games.items() if player in w]
+        assert [(f"cup/{e['tour']}/{e['table']}", e["whists"]) for e in tours] == expected
+        assert row["whists"] == sum(w for _, w in expected)
+        assert row["points"] == pytest.approx(sum(points(w) for _, w in expected))
+        assert all(e["points"] == pytest.approx(points(e["whists"])) for e in tours)
+
+
+def test_a_loss_below_the_threshold_cards_and_removes_and_a_second_card_disqualifies(played: Played) -> None:
+    doc = json.loads(ok(played.db, "tournament", "standings", "cup", "--json"))
+    rows = {r["player"]: r for r in doc["standings"]}
+    assert settled(played.db, "cup/1/1")["Anna"] < -100 and settled(played.db, "cup/1/2")["Gleb"] < -100
+    assert rows["Anna"]["status"] == "disqualified" and rows["Anna"]["cards"] == 2
+    assert rows["Gleb"]["cards"] == 1 and [e["tour"] for e in rows["Gleb"]["tours"]] == [1]  # sat out tour 2
+    assert doc["standings"][-1]["player"] == "Anna"  # the disqualified come last
+    log = ok(played.db, "tournament", "log", "cup")
+    assert "yellow card 1 to Gleb in tour 1: tour 1 result" in log and "Gleb sits out tour 2" in log
+    assert "yellow card 2 to Anna" in log and "Anna disqualified" in log
+
+
+def test_the_cut_leaves_the_final_table_on_top(played: Played) -> None:
+    doc = json.loads(ok(played.db, "tournament", "standings", "cup", "--json"))
+    after_2 = json.loads(ok(played.db, "tournament", "standings", "cup", "--json", "--tour", "2"))
+    finalists = [r["player"] for r in after_2["standings"][:3]]
+    assert [r["status"] for r in after_2["standings"][:3]] == ["final"] * 3
+    log = ok(played.db, "tournament", "log", "cup")
+    assert f"cut after tour 2: 3 go on ({', '.join(finalists)})" in log
+    assert "tour 3, table 1 (cup/3/1)" in log and "the final table" in log
+    # After the final the finalists stay above the players cut, whatever their points.
+    assert sorted(r["player"] for r in doc["standings"][:3]) == sorted(finalists)
+    assert all(r["status"] == "finished" for r in doc["standings"][:3])
+    assert {r["status"] for r in doc["standings"][3:]} == {"cut", "disqualified"}
+
+
+def test_standings_replay_as_of_a_tour_and_a_time(played: Played) -> None:
+    after_1 = json.loads(ok(played.db, "tournament", "standings", "cup", "--json", "--tour", "1"))
+    assert after_1 == played.after_tour_1
+    at_mid = json.loads(ok(played.db, "tournament", "standings", "cup", "--json", "--time", played.mid_tour_2))
+    assert at_mid == played.at_mid_tour_2
+    in_play = [e for r in at_mid["standings"] for e in r["tours"] if e.get("in_play")]
+    assert at_mid["after_tour"] == 1 and {e["tour"] for e in in_play} == {2} and len(in_play) == 4
+    replayed = json.loads(ok(played.db, "tournament", "standings", "cup", "--json", "--time", played.mid_tour_2,
+                             "--replay"))
+    assert replayed == at_mid
+    assert "tour 4 is not closed" in refused(played.db, "tournament", "standings", "cup", "--tour", "4")
+
+
+def test_the_lot_is_recorded_with_its_seed(tmp_path: Path) -> None:
+    db = str(tmp_path / "lot.db")
+    ok(db, "tournament", "new", "lot", "--players", ",".join(PLAYERS + ("Igor", "Kira", "Lev", "Mira")),
+       "--pulya", "6", "--table-size", "4", "--tours", "2")
+    out = ok(db, "tournament", "seat", "lot", "1", "--auto", "--seed", "abc")
+    assert "by lot (seed abc)" in out
+    assert len([line for line in out.splitlines() if "table" in line]) == 3  # 10 players: 4, 3, 3
+    log = json.loads(ok(db, "tournament", "log", "lot", "--json"))["events"]
+    assert [e["type"] for e in log] == ["tournament_started", "seated", "seated", "seated"]
+
+
+def test_export_import_into_an_empty_store_reproduces_the_standings_and_verifies(played: Played) -> None:
+    export = played.tmp / "cup.jsonl"
+    export.write_text(ok(played.db, "tournament", "export", "cup"))
+    streams = [json.loads(line) for line in export.read_text().splitlines()
+               if '"tournament_started"' in line or '"game_started"' in line]
+    assert [s["game"] for s in streams] == ["cup", "cup/1/1", "cup/1/2", "cup/2/1", "cup/3/1"]
+    checked = ok(played.db, "verify", "--file", str(export))
+    assert checked.count("chain intact") == 5
+    copy = str(played.tmp / f"copy-{uuid4().hex[:6]}.db")
+    imported = ok(copy, "import", str(export))
+    assert "created cup:" in imported and "created cup/3/1:" in imported
+    for args in (["--json"], ["--json", "--tour", "1"], ["--json", "--time", played.mid_tour_2]):
+        assert ok(copy, "tournament", "standings", "cup", *args) == ok(played.db, "tournament", "standings", "cup", *args)
+    assert ok(copy, "verify").count("chain intact") == 5
+    # Into a store that has it already: refused, nothing changes.
+    assert "stored already" in refused(copy, "import", str(export))
+    # An edited result in the tour's close no longer chains.
+    edited = played.tmp / "edited.jsonl"
+    edited.write_text(export.read_text().replace('"end":"capped"', '"end":"finished"', 1))
+    assert "digest chain" in refused(str(played.tmp / "other.db"), "import", str(edited))
+    assert "export of cup:" in refused(played.db, "verify", "--file", str(edited))
+
+
+def test_the_tournament_page_holds_every_tour_and_every_table(played: Played) -> None:
+    page = ok(played.db, "tournament", "report", "cup")
+    assert re.findall(r'<template data-sheet="([^"]+)"', page) == ["cup/1/1", "cup/1/2", "cup/2/1", "cup/3/1"]
+    assert re.findall(r'"after_tour":\s*(\d+)', page) == ["1", "2", "3"]
+
+
+def test_the_views_kept_incrementally_equal_a_rebuild(played: Played) -> None:
+    with Store(played.db) as store, Views(store) as views:
+        views.catch_up()
+        kept = views.dump()
+        assert views.position() == views.head()
+        views.rebuild()
+        assert views.dump() == kept
+        assert views.position() == views.head()
+    games = [row[0] for row in kept["archive_games"]]
+    assert games == sorted(["cup/1/1", "cup/1/2", "cup/2/1", "cup/3/1"])
+    assert kept["archive_tournaments"] == [("cup", 6)]

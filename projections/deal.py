@@ -47,6 +47,70 @@ class DefenceView:
     returned: bool
 
 
+# What a sequence of calls amounts to, by roles (1: the first defender, 2: the second,
+# 3: the four-player dealer): (the role expected next and his calls, or None; the roles
+# whisting when the deal is played, or None; settled; the half-whister's role; returned).
+Spec = tuple[tuple[int, frozenset[str]] | None, tuple[int, ...] | None, bool, int | None, bool]
+_TABLES: dict[tuple[bool, bool, bool, bool], dict[tuple[tuple[int, str], ...], Spec]] = {}
+
+
+def _table(four: bool, hw: bool, gentleman: bool, forced: bool) -> dict[tuple[tuple[int, str], ...], Spec]:
+    """The legal sequences of calls for one kind of deal, and what each amounts to [Code
+    3.8.1-3.8.8.2, 3.8.14, 3.3.19 b]; built once per kind."""
+    key = (four, hw, gentleman, forced)
+    table = _TABLES.get(key)
+    if table is not None:
+        return table
+
+    def spec(
+        expect: tuple[int, set[str]] | None = None,
+        *,
+        play: tuple[int, ...] | None = None,
+        settled: bool = False,
+        half: int | None = None,
+        returned: bool = False,
+    ) -> Spec:
+        return ((expect[0], frozenset(expect[1])) if expect else None), play, settled, half, returned
+
+    if forced:
+        table = {
+            (): spec((1, {W})),
+            ((1, W),): spec((2, {W})),
+            ((1, W), (2, W)): spec(play=(1, 2)),
+        }
+    else:
+        table = {
+            (): spec((1, {W, P})),
+            ((1, W),): spec((2, {W, P})),
+            ((1, W), (2, W)): spec(play=(1, 2)),
+            ((1, W), (2, P)): spec((1, {H}) if gentleman and hw else None, play=(1,)),
+            ((1, W), (2, P), (1, H)): spec((2, {W, P} if four else {W}), settled=True, half=1),
+            ((1, W), (2, P), (1, H), (2, W)): spec((1, {P}), play=(2,), half=1, returned=True),
+            ((1, W), (2, P), (1, H), (2, W), (1, P)): spec(play=(2,), half=1, returned=True),
+            ((1, P),): spec((2, {W, P, H} if hw else {W, P})),
+            ((1, P), (2, P)): spec((3, {W, P}) if four and not hw else None, settled=True),
+            ((1, P), (2, W)): spec(play=(2,)),
+            ((1, P), (2, H)): spec((1, {W, P} if four else {W}), settled=True, half=2),
+            ((1, P), (2, H), (1, W)): spec((2, {P}), play=(1,), half=2, returned=True),
+            ((1, P), (2, H), (1, W), (2, P)): spec(play=(1,), half=2, returned=True),
+        }
+        if four:
+            table.update({
+                ((1, W), (2, P), (1, H), (2, P)): spec((3, {W, P}), settled=True, half=1),
+                ((1, W), (2, P), (1, H), (2, P), (3, W)): spec((1, {P}), play=(3,), half=1, returned=True),
+                ((1, W), (2, P), (1, H), (2, P), (3, W), (1, P)): spec(play=(3,), half=1, returned=True),
+                ((1, W), (2, P), (1, H), (2, P), (3, P)): spec(settled=True, half=1),
+                ((1, P), (2, P), (3, W)): spec(play=(3,)),
+                ((1, P), (2, P), (3, P)): spec(settled=True),
+                ((1, P), (2, H), (1, P)): spec((3, {W, P}), settled=True, half=2),
+                ((1, P), (2, H), (1, P), (3, W)): spec((2, {P}), play=(3,), half=2, returned=True),
+                ((1, P), (2, H), (1, P), (3, W), (2, P)): spec(play=(3,), half=2, returned=True),
+                ((1, P), (2, H), (1, P), (3, P)): spec(settled=True, half=2),
+            })
+    _TABLES[key] = table
+    return table
+
+
 def defence_view(
     calls: list[tuple[int, str]],
     d1: int,
@@ -70,76 +134,29 @@ def defence_view(
     (``forced_whist``).
     """
     four = dealer is not None
-    hw = level.level in rules.half_whist_levels
-    gentleman = rules.single_whist_split == "gentleman"
+    table = _table(four, level.level in rules.half_whist_levels, rules.single_whist_split == "gentleman",
+                   forced_whist)
     role = {d1: 1, d2: 2}
     if dealer is not None:
         role[dealer] = 3
-    seat = {1: d1, 2: d2, 3: dealer if dealer is not None else -1}
     seq = tuple((role.get(s, 0), call) for s, call in calls)
-
-    def view(
-        expect: tuple[int, set[str]] | None = None,
-        *,
-        play: tuple[int, ...] | None = None,
-        settled: bool = False,
-        half: int | None = None,
-        returned: bool = False,
-    ) -> DefenceView:
-        return DefenceView(
-            expect=(seat[expect[0]], frozenset(expect[1])) if expect else None,
-            needs_tricks=play is not None,
-            settled=settled,
-            whisters=tuple(seat[r] for r in play or ()),
-            half_whister=seat[half] if half is not None else None,
-            returned=returned,
-        )
-
-    if forced_whist:
-        forced = {
-            (): view((1, {W})),
-            ((1, W),): view((2, {W})),
-            ((1, W), (2, W)): view(play=(1, 2)),
-        }
-        if seq in forced:
-            return forced[seq]
-    else:
-        # (calls so far) -> what they amount to; ``also`` is the dealer's part with four.
-        table = {
-            (): view((1, {W, P})),
-            ((1, W),): view((2, {W, P})),
-            ((1, W), (2, W)): view(play=(1, 2)),
-            ((1, W), (2, P)): view((1, {H}) if gentleman and hw else None, play=(1,)),
-            ((1, W), (2, P), (1, H)): view((2, {W, P} if four else {W}), settled=True, half=1),
-            ((1, W), (2, P), (1, H), (2, W)): view((1, {P}), play=(2,), half=1, returned=True),
-            ((1, W), (2, P), (1, H), (2, W), (1, P)): view(play=(2,), half=1, returned=True),
-            ((1, P),): view((2, {W, P, H} if hw else {W, P})),
-            ((1, P), (2, P)): view((3, {W, P}) if four and not hw else None, settled=True),
-            ((1, P), (2, W)): view(play=(2,)),
-            ((1, P), (2, H)): view((1, {W, P} if four else {W}), settled=True, half=2),
-            ((1, P), (2, H), (1, W)): view((2, {P}), play=(1,), half=2, returned=True),
-            ((1, P), (2, H), (1, W), (2, P)): view(play=(1,), half=2, returned=True),
-        }
-        if four:
-            table.update({
-                ((1, W), (2, P), (1, H), (2, P)): view((3, {W, P}), settled=True, half=1),
-                ((1, W), (2, P), (1, H), (2, P), (3, W)): view((1, {P}), play=(3,), half=1, returned=True),
-                ((1, W), (2, P), (1, H), (2, P), (3, W), (1, P)): view(play=(3,), half=1, returned=True),
-                ((1, W), (2, P), (1, H), (2, P), (3, P)): view(settled=True, half=1),
-                ((1, P), (2, P), (3, W)): view(play=(3,)),
-                ((1, P), (2, P), (3, P)): view(settled=True),
-                ((1, P), (2, H), (1, P)): view((3, {W, P}), settled=True, half=2),
-                ((1, P), (2, H), (1, P), (3, W)): view((2, {P}), play=(3,), half=2, returned=True),
-                ((1, P), (2, H), (1, P), (3, W), (2, P)): view(play=(3,), half=2, returned=True),
-                ((1, P), (2, H), (1, P), (3, P)): view(settled=True, half=2),
-            })
-        if seq in table:
-            return table[seq]
-    # Not reachable through the command side; a stored log is never judged here.
-    return DefenceView(None, True, False, tuple(s for s, c in calls if c == W), None, False)
+    found = table.get(seq)
+    if found is None:
+        # Not reachable through the command side; a stored log is never judged here.
+        return DefenceView(None, True, False, tuple(s for s, c in calls if c == W), None, False)
+    seat = (-1, d1, d2, dealer if dealer is not None else -1)
+    expect, play, settled, half, returned = found
+    return DefenceView(
+        expect=(seat[expect[0]], expect[1]) if expect else None,
+        needs_tricks=play is not None,
+        settled=settled,
+        whisters=tuple(seat[r] for r in play or ()),
+        half_whister=seat[half] if half is not None else None,
+        returned=returned,
+    )
 
 
-@dataclass
+@dataclass(slots=True)
 class DealState:
     number: int
     dealer: int
@@ -186,6 +203,13 @@ class DealState:
     dealer_error: bool = False
     # Derived once per change of the calls or the contract (``phase`` asks often).
     _view: DefenceView | None = field(default=None, init=False, repr=False, compare=False)
+    # The seat of each name in the deal: the seats' names and the people holding them.
+    seat_index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.seat_index = {name: i for i, name in enumerate(self.names)}
+        for i, person in enumerate(self.persons):
+            self.seat_index[person] = i
 
     # -- derived -------------------------------------------------------------------
 

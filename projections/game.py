@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import assert_never
 
 from ledger.vocabulary.bids import parse_level
@@ -74,13 +75,17 @@ class Seats:
     dealer_next: str | None = None
     changed_at: int = 0
 
-    def holder(self, seat: str) -> str:
-        return dict(self.holders).get(seat, seat)
+    @cached_property
+    def _held(self) -> dict[str, str]:
+        return dict(self.holders)
 
-    @property
+    def holder(self, seat: str) -> str:
+        return self._held.get(seat, seat)
+
+    @cached_property
     def persons(self) -> tuple[str, ...]:
         """The people at the table now, clockwise."""
-        held = dict(self.holders)
+        held = self._held
         return tuple(held.get(s, s) for s in self.seating)
 
 
@@ -149,10 +154,12 @@ class GameState:
 
     def deal_seat(self, deal: DealState, person: str) -> int:
         """The seat, in ``deal``, of a person who held one there."""
-        key = self.person_seat.get(person)
-        seat = deal.seat_of(key) if key is not None else None
+        seat = deal.seat_index.get(person)
         if seat is None:
-            raise KeyError(person)
+            key = self.person_seat.get(person)
+            seat = deal.seat_of(key) if key is not None else None
+            if seat is None:
+                raise KeyError(person)
         return seat
 
     @property
@@ -182,8 +189,9 @@ class GameState:
         seats = self.seats
         seating = seats.seating
         rules = self.rules
+        due = self.due_dealer()
         if dealer is None:
-            dealer = self.due_dealer()
+            dealer = due
         errors = 0
         if prev is not None and prev.annulled_at is not None and not prev.passes_on:
             errors = prev.dealer_errors_before + (1 if prev.dealer_error else 0)
@@ -207,7 +215,7 @@ class GameState:
             raspasy_before=before,
             rules=rules,
             forced=self.forced_next(),
-            out_of_turn=dealer != self.due_dealer(),
+            out_of_turn=dealer != due,
             dealer_errors_before=errors,
             exit_dark=exit_dark,
         )
@@ -244,8 +252,10 @@ class GameState:
             if prev.dark_doublings:
                 exit_level = max(exit_level, 6 + prev.dark_doublings)
             return exit_level, before
-        outcome = deal_outcome(prev)
         ends = rules.raspasy_run_ends
+        if ends == "any_deal" and rules.raspasy_unwhisted_resets:
+            return 6, 0  # the Code's reading: any game ends the run [Code 3.7.8]
+        outcome = deal_outcome(prev)
         if ends == "any_deal" or outcome == "made" or (ends == "no_pass_misere_remiz" and outcome == "ruled"):
             keep = outcome == "unwhisted" and not rules.raspasy_unwhisted_resets
             return 6, prev.raspasy_before if keep else 0
@@ -262,7 +272,7 @@ class GameState:
         """The current deal while its auction is open: a bid belongs to it. Otherwise the
         next bid opens a new deal."""
         d = self.current
-        if d is not None and d.phase == "auction":
+        if d is not None and d.bidding_closed_at is None and d.annulled_at is None and d.ruling is None:
             return d
         return None
 

@@ -16,7 +16,7 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
@@ -42,6 +42,22 @@ PENALTY_RULES_TEXT = {
 }
 
 Outcome = Literal["raspasy", "unwhisted", "made", "remiz", "misere", "ruled", "open"]
+
+
+class Writer(Protocol):
+    """What scoring writes through: the sheet itself, or the sheet with a multiplier."""
+
+    @property
+    def rules(self) -> RuleSet: ...
+
+    def write(
+        self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
+        why: str = "",
+    ) -> None: ...
+
+    def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None: ...
+
+    def closed(self, player: str) -> bool: ...
 
 
 class Scaled:
@@ -70,6 +86,9 @@ class Scaled:
         return self.sheet.closed(player)
 
 
+_NONE: dict[int, int] = {}  # no penalty tricks (never written to)
+
+
 def penalty_rules(deal: DealState, seat: int) -> str:
     """The rules of a seat's penalty tricks, for the reason of a write."""
     rules = sorted({rule for s, _, rule in deal.penalties if s == seat})
@@ -78,6 +97,8 @@ def penalty_rules(deal: DealState, seat: int) -> str:
 
 def penalty_counts(deal: DealState) -> tuple[dict[int, int], dict[int, int]]:
     """The penalty tricks of a result by seat: (lost, remiz)."""
+    if not deal.penalties:
+        return _NONE, _NONE
     lost: dict[int, int] = {}
     remiz: dict[int, int] = {}
     for seat, n, rule in deal.penalties:
@@ -110,8 +131,10 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
     bombs = sheet.bombs.get(declarer, ())
     bomb = bombs[0] if bombs else 1
     dark = 2 if deal.dark_contract else 1
-    notes = ([f"x{bomb} bomb, Code 4.1.2"] if bomb > 1 else []) + (["x2 dark, Code 3.3.19"] if dark > 1 else [])
-    out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})" if notes else "")
+    out: Writer = sheet
+    if bomb > 1 or dark > 1:
+        notes = ([f"x{bomb} bomb, Code 4.1.2"] if bomb > 1 else []) + (["x2 dark, Code 3.3.19"] if dark > 1 else [])
+        out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
     elif deal.contract is not None and deal.contract.is_misere:
@@ -159,7 +182,7 @@ def _score_exposed_talon(sheet: Sheet, deal: DealState) -> None:
                     why=f"the talon exposed by {offender}: a possible result{_ruled(deal)}")
 
 
-def _score_illegal_declaration(out: Scaled, deal: DealState) -> bool:
+def _score_illegal_declaration(out: Writer, deal: DealState) -> bool:
     """A declaration against the rules that its maker will not change: a remiz without all
     at the level he reached in the auction [Code 3.4.4]; every other player writes his
     consolation for each trick as on any remiz [Code 3.8.1.2]."""
@@ -179,7 +202,7 @@ def _score_illegal_declaration(out: Scaled, deal: DealState) -> bool:
     return False
 
 
-def _score_misere(out: Scaled, deal: DealState) -> bool:
+def _score_misere(out: Writer, deal: DealState) -> bool:
     """Made: 10 in pulya; failed: 10 x multiplier per trick to gora [rules.md §4.5]. The
     offender's penalty tricks are added to those he took [Code 3.9.11.2]. A misère shared
     with the dealer is written in halves [Code 3.6.9]."""
@@ -203,7 +226,7 @@ def _score_misere(out: Scaled, deal: DealState) -> bool:
     return counted == 0
 
 
-def _score_contract(out: Scaled, deal: DealState) -> bool:
+def _score_contract(out: Writer, deal: DealState) -> bool:
     """A suit contract, played or not; returns whether the declarer made it as scored."""
     rules = out.rules
     assert deal.declarer is not None and deal.contract is not None and deal.resolved_at is not None
@@ -237,7 +260,7 @@ def _score_contract(out: Scaled, deal: DealState) -> bool:
         penal = (f", penalty tricks {lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)}"
                  f"{penalty_rules(deal, deal.declarer)}")
     # Responsibility is judged on the sheet before this deal writes anything.
-    closed = {s: out.closed(names[s]) for s in range(deal.n_players)}
+    closed = {s: out.closed(names[s]) for s in deal.playing} if rules.defence_responsibility == "half_until_closed" else {}
     if under_scored == 0:
         out.write_pulya(ev, k, declarer, pulya, f"{label} made{penal}{tag}")
     else:
@@ -347,7 +370,7 @@ def _defence_writes(
             shortfall[s] = shortfall.get(s, 0) + remiz[s]
     for s, missing in shortfall.items():
         if missing:
-            halves = responsibility(rules, closed[s])
+            halves = responsibility(rules, closed.get(s, False))
             extra = f" ({remiz[s]} of them penalty)" if remiz.get(s) else ""
             out.append((s, "gora", share(halves * pm * missing, 2), f"defence short {missing} on {label}{extra}"))
     return out

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
-from projections.settlement import settle
+from projections.settlement import result_of
 from projections.sheet import Sheet, Write, shown
 
 
@@ -105,11 +104,6 @@ def describe_write(w: Write) -> str:
     return f"{shown(w.amount)} into {w.player}'s {w.column}"
 
 
-def exact_result(sheet: Sheet) -> dict[str, Fraction]:
-    """Each player's exact result if the pulka were settled on this sheet."""
-    return settle(sheet, None).result
-
-
 def correction_verdict(
     *,
     number: int,
@@ -137,7 +131,7 @@ def correction_verdict(
             return Effect(number, False, too_late + "; only the recorder may still correct it", "4.2.9"), []
         if recorder in players:
             wrong, right = compare()
-            if exact_result(right)[recorder] > exact_result(wrong)[recorder]:
+            if result_of(right, recorder) > result_of(wrong, recorder):
                 return Effect(
                     number, False,
                     too_late + "; after that the recorder may correct his own record only when it does not "

@@ -103,6 +103,15 @@ def variant_amnesty(gora: Mapping[str, N], whists: Mapping[str, Mapping[str, N]]
     return {p: _whist_balance(p, written) for p in gora}
 
 
+def result_of(sheet: Sheet, player: str) -> Fraction:
+    """One player's exact result if the pulka were settled on this sheet (4.2.14,
+    variant 2), without settling the others: what a verdict comparing positions needs."""
+    gora = adjusted_units(sheet)
+    n = len(gora)
+    scaled = 10 * (sum(gora.values()) - n * gora[player]) + n * _whist_balance(player, sheet.whists)
+    return Fraction(scaled, n * UNIT)
+
+
 def _whist_balance(p: str, whists: Mapping[str, Mapping[str, N]]) -> N:
     mine = whists[p]
     return sum(mine[q] - whists[q][p] for q in mine)  # type: ignore[return-value]

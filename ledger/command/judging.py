@@ -55,7 +55,7 @@ def judge_events(
     for i, (line, event) in enumerate(events, start=1):
         if event.at is None:
             last = state.last_time
-            later = last is None or stamp_time >= time_of(last)
+            later = last is None or last == stamp or stamp_time >= time_of(last)
             event = msgspec.structs.replace(event, at=stamp if later else last)
         try:
             judged = decide(state, event)

@@ -209,24 +209,23 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
     level = parse_level(text)
     if level is None:
         raise Refused("3.3.7", f"{event.bid!r} is not a bid", f"pass, here, {LEVELS_TEXT}")
-    allowed = _allowed_bids(deal, seat)
     if level.is_misere:
         if not _misere_open(deal, seat):
             if seat in deal.spoken:
-                raise Refused("3.3.9", f"misère must be {event.player}'s first bid", allowed)
-            raise Refused("3.6.4", f"misère cannot follow {deal.highest}", allowed)
+                raise Refused("3.3.9", f"misère must be {event.player}'s first bid", _allowed_bids(deal, seat))
+            raise Refused("3.6.4", f"misère cannot follow {deal.highest}", _allowed_bids(deal, seat))
     else:
         if level.level < deal.bid_floor():
-            raise _below_minimum(deal, "bid", allowed)
+            raise _below_minimum(deal, "bid", _allowed_bids(deal, seat))
         if deal.highest is not None and level.rank <= deal.highest.rank:
-            raise Refused("3.3.7", f"{level} is not above the current bid {deal.highest}", allowed)
+            raise Refused("3.3.7", f"{level} is not above the current bid {deal.highest}", _allowed_bids(deal, seat))
         if _dark_misere_stands(deal) and level.level == 9 and not event.dark:
             raise Refused("3.3.19", "a dark misère is beaten only by a dark nine or a ten", "a dark nine, or a ten")
         if not rules.jump_bids:
             expected = _one_step(deal)
             if expected is not None and level != expected:
                 raise Refused("3.3.8", f"bids go one step at a time here (jump_bids is off); {level} skips",
-                              allowed)
+                              _allowed_bids(deal, seat))
     return filled(state, msgspec.structs.replace(event, bid=str(level)), by=by, deal=deal.number)
 
 

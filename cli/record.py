@@ -61,6 +61,7 @@ from ledger.vocabulary.events import (
     Objection,
     PencilDown,
     Penalty,
+    PenaltyTrick,
     Tricks,
     Withdrawn,
     event_to_dict,
@@ -186,7 +187,10 @@ def with_leave_open(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def by_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--by", metavar="NAME", help="Who records it: a player, or arbiter:NAME.")(f)
+    """Who records it [Code 4.2.4-4.2.7]: a player, a scorer who is not a player
+    (scorer:NAME) or an arbiter; a club's scorer sets PULKA_BY once."""
+    return click.option("--by", metavar="NAME", envvar="PULKA_BY",
+                        help="Who records it: a player, scorer:NAME or arbiter:NAME (default: PULKA_BY).")(f)
 
 
 # -- starting a pulka, the current game, importing -----------------------------------------
@@ -305,19 +309,23 @@ def import_(file: str, db: str | None) -> None:
 @click.argument("line")
 @click.option("--again", is_flag=True, help="The same line as the deal before, on purpose.")
 @with_leave_open
+@by_option
 @report_options
 @db_option
-def deal(game: str, line: str, again: bool, leave_open: bool, quiet: bool, as_json: bool, db: str | None) -> None:
+def deal(game: str, line: str, again: bool, leave_open: bool, by: str | None, quiet: bool, as_json: bool,
+         db: str | None) -> None:
     """Record a whole deal: "BIDS | CONTRACT | CALLS | TRICKS".
 
     e.g. pulka deal "6S pass pass | 6S | whist pass:open | 6 3 1"; raspasy:
     "pass pass pass | 2 3 5" (four players: the dealer's talon tricks last). Bids and
     calls in turn order; tricks in turn order from the forehand. Table words too:
-    6♠, пас, вист, полвиста, мизер, здесь.
+    6♠, пас, вист, полвиста, мизер, здесь. With four players the whisting dealer names
+    the hand he plays: "whist@Boris" [Code 3.8.8]; dark bids "pass:dark" [3.3.19]; a
+    misère shared with the dealer "misere:shared" [3.6.9].
     """
 
     def command(state: GameState) -> Iterable[AnyEvent]:
-        return guarded(state, deal_events(state, line), leave_open=leave_open, again=again)
+        return guarded(state, deal_events(state, line, by_in(state, by)), leave_open=leave_open, again=again)
 
     record(db, game, command, quiet=quiet, as_json=as_json, line=True, leave_open=leave_open)
 
@@ -326,14 +334,15 @@ def deal(game: str, line: str, again: bool, leave_open: bool, quiet: bool, as_js
 @game_argument
 @click.argument("player", shell_complete=complete_player)
 @click.argument("bid")
+@click.option("--dark", is_flag=True, help="Said without looking at the cards [Code 3.3.19].")
 @by_option
 @with_leave_open
 @report_options
 @db_option
-def bid(game: str, player: str, bid: str, by: str | None, leave_open: bool, quiet: bool, as_json: bool,
-        db: str | None) -> None:
+def bid(game: str, player: str, bid: str, dark: bool, by: str | None, leave_open: bool, quiet: bool,
+        as_json: bool, db: str | None) -> None:
     """A bid: 6S ... 10NT, misere, pass, here (6♠, пас, мизер, здесь)."""
-    make = events_of(lambda s: Bid(player=player_in(s, player), bid=bid_word(bid), by=by_in(s, by)),
+    make = events_of(lambda s: Bid(player=player_in(s, player), bid=bid_word(bid), dark=dark, by=by_in(s, by)),
                      leave_open=leave_open)
     record(db, game, make, quiet=quiet, as_json=as_json, leave_open=leave_open)
 
@@ -342,13 +351,15 @@ def bid(game: str, player: str, bid: str, by: str | None, leave_open: bool, quie
 @game_argument
 @click.argument("player", shell_complete=complete_player)
 @click.argument("contract")
+@click.option("--shared-with", metavar="NAME", help="The dealer sharing the misère in halves [Code 3.6.9].")
 @by_option
 @report_options
 @db_option
-def contract(game: str, player: str, contract: str, by: str | None, quiet: bool, as_json: bool,
-             db: str | None) -> None:
+def contract(game: str, player: str, contract: str, shared_with: str | None, by: str | None, quiet: bool,
+             as_json: bool, db: str | None) -> None:
     """The declarer's contract (again to change it before anyone whists)."""
     make = events_of(lambda s: Contract(player=player_in(s, player), contract=contract_word(contract),
+                                        shared_with=player_in(s, shared_with) if shared_with else None,
                                         by=by_in(s, by)))
     record(db, game, make, quiet=quiet, as_json=as_json)
 
@@ -358,17 +369,21 @@ def contract(game: str, player: str, contract: str, by: str | None, quiet: bool,
 @click.argument("player", shell_complete=complete_player)
 @click.argument("call", metavar="CALL")
 @click.option("--open", "open_", is_flag=True, help="An open whist.")
+@click.option("--hand", metavar="NAME",
+              help="Four players: the defender whose cards the whisting dealer plays [Code 3.8.8].")
 @by_option
 @report_options
 @db_option
-def defence(game: str, player: str, call: str, open_: bool, by: str | None, quiet: bool, as_json: bool,
-            db: str | None) -> None:
-    """A defender's call: whist, pass or half_whist (вист, пас, полвиста)."""
+def defence(game: str, player: str, call: str, open_: bool, hand: str | None, by: str | None, quiet: bool,
+            as_json: bool, db: str | None) -> None:
+    """A defender's call: whist, pass or half_whist (вист, пас, полвиста); with four
+    players the dealer's too."""
 
     def make(s: GameState) -> AnyEvent:
         word, is_open = call_word(call)
         return Defence(player=player_in(s, player), call=word,  # type: ignore[arg-type]
-                       open=True if (open_ or is_open) else None, by=by_in(s, by))
+                       open=True if (open_ or is_open) else None, hand=player_in(s, hand) if hand else None,
+                       by=by_in(s, by))
 
     record(db, game, events_of(make), quiet=quiet, as_json=as_json)
 
@@ -389,14 +404,29 @@ def trick_counts(state: GameState, items: Iterable[str]) -> dict[str, int]:
 @game_argument
 @click.argument("counts", nargs=-1, required=True, metavar="NAME=N...")
 @click.option("--deal", "deal_no", type=int, help="The forgotten result of an earlier deal [Code 4.2.10].")
+@click.option("--penalty", "penalties", multiple=True, metavar="NAME=N@RULE",
+              help="Penalty tricks: Anna=1@3.4.9 (rules 3.4.6, 3.4.9, 3.9.11.2, 3.9.18, 3.2.16).")
 @by_option
 @report_options
 @db_option
-def tricks(game: str, counts: tuple[str, ...], deal_no: int | None, by: str | None, quiet: bool, as_json: bool,
-           db: str | None) -> None:
+def tricks(game: str, counts: tuple[str, ...], deal_no: int | None, penalties: tuple[str, ...], by: str | None,
+           quiet: bool, as_json: bool, db: str | None) -> None:
     """Tricks taken: Anna=6 Boris=3 Vera=1."""
-    make = events_of(lambda s: Tricks(tricks=trick_counts(s, counts), deal=deal_no, by=by_in(s, by)))
+    make = events_of(lambda s: Tricks(tricks=trick_counts(s, counts), deal=deal_no,
+                                      penalty_tricks=penalty_tricks(s, penalties), by=by_in(s, by)))
     record(db, game, make, quiet=quiet, as_json=as_json)
+
+
+def penalty_tricks(state: GameState, items: Iterable[str]) -> tuple[PenaltyTrick, ...]:
+    """``Anna=1@3.4.9`` as penalty tricks: a player, how many, the rule of the Code."""
+    out = []
+    for item in items:
+        what, sep, rule = item.partition("@")
+        name, eq, n = what.partition("=")
+        if not sep or not eq or not n.strip().isdigit():
+            raise Refused("3.9.12", f"{item!r} is not NAME=N@RULE", "e.g. Anna=1@3.4.9")
+        out.append(PenaltyTrick(player=player_in(state, name), tricks=int(n), rule=rule.strip()))
+    return tuple(out)
 
 
 @click.command(cls=GameCommand)
@@ -422,36 +452,51 @@ def entry(game: str, player: str, column: str, amount: int, on: str | None, deal
 @click.command(cls=GameCommand)
 @game_argument
 @click.argument("player", shell_complete=complete_player)
+@by_option
 @report_options
 @db_option
-def pencil(game: str, player: str, quiet: bool, as_json: bool, db: str | None) -> None:
-    """The recorder puts his pencil down [Code 4.2.8]: his records are no longer in hand."""
-    record(db, game, events_of(lambda s: PencilDown(player=player_in(s, player))), quiet=quiet, as_json=as_json)
+def pencil(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """The recorder (a player, or scorer:NAME) puts his pencil down [Code 4.2.8]: his
+    records are no longer in hand."""
+    record(db, game, events_of(lambda s: PencilDown(player=by_in(s, player) or player, by=by_in(s, by))),
+           quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
 @game_argument
 @click.option("--reason", default="", help="e.g. misdeal")
+@click.option("--dealer-error", is_flag=True,
+              help="The dealer's own error: a warning; his second at one deal costs the agreed remiz and the "
+                   "deal passes on [Code 3.2.17].")
 @by_option
 @report_options
 @db_option
-def annul(game: str, reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+def annul(game: str, reason: str, dealer_error: bool, by: str | None, quiet: bool, as_json: bool,
+          db: str | None) -> None:
     """The current deal is void (a misdeal, a wrong number of cards): the same dealer
     deals again, and nothing of the deal is written. Before anyone bids it annuls the
     next deal; a deal whose tricks are recorded can no longer be annulled [Code 3.2.13]."""
-    record(db, game, events_of(lambda s: Annulled(reason=reason, by=by_in(s, by))), quiet=quiet, as_json=as_json)
+    record(db, game, events_of(lambda s: Annulled(reason=reason, dealer_error=dealer_error, by=by_in(s, by))),
+           quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
 @game_argument
-@click.option("--agreed-by", required=True, help="All players, comma-separated.")
+@click.option("--agreed-by", help="All players, comma-separated [Code 4.2.3].")
+@click.option("--demanded-by", metavar="NAME",
+              help="One player's demand to settle at once in an emergency, with --reason [Code 4.2.15, 5.4.18].")
+@click.option("--reason", default="", help="Why, with --demanded-by.")
 @by_option
 @report_options
 @db_option
-def abandon(game: str, agreed_by: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
-    """Stop the pulka early by agreement of all players [Code 4.2.3]."""
-    make = events_of(lambda s: Abandoned(agreed_by=tuple(player_in(s, p) for p in agreed_by.split(",")),
-                                         by=by_in(s, by)))
+def abandon(game: str, agreed_by: str | None, demanded_by: str | None, reason: str, by: str | None, quiet: bool,
+            as_json: bool, db: str | None) -> None:
+    """Stop the pulka early: by agreement of all players, or on one player's demand."""
+    if (agreed_by is None) == (demanded_by is None):
+        raise UserError("refused: give --agreed-by (all players) or --demanded-by (one player, with --reason)")
+    make = events_of(lambda s: Abandoned(
+        agreed_by=tuple(player_in(s, p) for p in agreed_by.split(",")) if agreed_by else (),
+        demanded_by=player_in(s, demanded_by) if demanded_by else None, reason=reason, by=by_in(s, by)))
     record(db, game, make, quiet=quiet, as_json=as_json)
 
 
@@ -460,12 +505,14 @@ def abandon(game: str, agreed_by: str, by: str | None, quiet: bool, as_json: boo
 @click.argument("player", shell_complete=complete_player)
 @click.argument("deal_no", type=int, metavar="DEAL")
 @click.option("--target", type=int, help="The late record objected to.")
+@by_option
 @report_options
 @db_option
-def object_(game: str, player: str, deal_no: int, target: int | None, quiet: bool, as_json: bool,
-            db: str | None) -> None:
+def object_(game: str, player: str, deal_no: int, target: int | None, by: str | None, quiet: bool,
+            as_json: bool, db: str | None) -> None:
     """A partner refuses a late record of DEAL [Code 4.2.10]."""
-    make = events_of(lambda s: Objection(player=player_in(s, player), deal=deal_no, target=target))
+    make = events_of(lambda s: Objection(player=player_in(s, player), deal=deal_no, target=target,
+                                         by=by_in(s, by)))
     record(db, game, make, quiet=quiet, as_json=as_json)
 
 
@@ -474,17 +521,18 @@ def object_(game: str, player: str, deal_no: int, target: int | None, quiet: boo
 @click.argument("player", shell_complete=complete_player)
 @click.argument("column", metavar="COLUMN")
 @click.argument("amount", type=int)
-@click.option("--on", metavar="NAME", help="For whists: on whom.")
+@click.option("--wronged", metavar="NAME", help="For whists: the wronged player, who writes them on PLAYER.")
 @click.option("--reason", required=True)
-@click.option("--by", required=True, help="arbiter:NAME")
+@click.option("--by", required=True, envvar="PULKA_BY", help="arbiter:NAME")
 @report_options
 @db_option
-def penalty(game: str, player: str, column: str, amount: int, on: str | None, reason: str, by: str,
+def penalty(game: str, player: str, column: str, amount: int, wronged: str | None, reason: str, by: str,
             quiet: bool, as_json: bool, db: str | None) -> None:
-    """An arbiter's ruling written on the sheet [Code 4.2.16]."""
+    """An arbiter's penalty on PLAYER [Code 4.2.16]; it never benefits him: gora up,
+    pulya down (a negative AMOUNT), whists written on him by the wronged player."""
     make = events_of(lambda s: Penalty(player=player_in(s, player), column=column_word(column),  # type: ignore[arg-type]
-                                       amount=amount, on=player_in(s, on) if on else None, reason=reason,
-                                       by=by_in(s, by)))
+                                       amount=amount, wronged=player_in(s, wronged) if wronged else None,
+                                       reason=reason, by=by_in(s, by)))
     record(db, game, make, quiet=quiet, as_json=as_json)
 
 
@@ -609,7 +657,8 @@ def preview_text(outcome: Outcome) -> list[str]:
 @game_argument
 @click.argument("target", type=int)
 @click.argument("changes", nargs=-1, required=True, metavar="CHANGE...")
-@click.option("--by", help="Who asks for the correction (default: the record's recorder).")
+@click.option("--by", envvar="PULKA_BY",
+              help="Who asks for the correction (default: PULKA_BY, else the record's recorder).")
 @click.option("--waive", is_flag=True, help="The wronged partner waives the penalty whists.")
 @click.option("--yes", "-y", is_flag=True, help="Store without asking (needed when not on a terminal).")
 @report_options

@@ -25,13 +25,19 @@ from ledger.vocabulary.events import (
     Bid,
     Contract,
     Correction,
+    Dealt,
     Defence,
     Entry,
     ForeignEvent,
     GameStarted,
+    Joined,
+    Left,
     Objection,
     PencilDown,
     Penalty,
+    Ruling,
+    Substituted,
+    Talon,
     Tricks,
     Withdrawn,
     event_type,
@@ -66,23 +72,33 @@ def totals(sheet: Sheet) -> dict[Cell, Fraction]:
 
 
 def describe(event: AnyEvent) -> str:
+    """One line for an event, with the rule of the Code it applies where it applies one."""
     match event:
         case GameStarted():
             return f"game {event.game} started: {', '.join(event.players)}; {event.convention}, pulya to {event.pulya}"
         case Bid():
-            return f"{event.player} bids {event.bid}"
+            dark = " dark [Code 3.3.19]" if event.dark else ""
+            return f"{event.player} bids {event.bid}{dark}"
         case Contract():
-            return f"{event.player} declares {event.contract}"
+            shared = f", shared in halves with the dealer {event.shared_with} [Code 3.6.9]" if event.shared_with else ""
+            return f"{event.player} declares {event.contract}{shared}"
         case Defence():
-            return f"{event.player}: {event.call.replace('_', '-')}" + (" (open)" if event.open else "")
+            hand = f" with {event.hand}'s cards [Code 3.8.8]" if event.hand else ""
+            return f"{event.player}: {event.call.replace('_', '-')}" + (" (open)" if event.open else "") + hand
         case Tricks():
-            return "tricks " + ", ".join(f"{p} {t}" for p, t in event.tricks.items())
+            text = "tricks " + ", ".join(f"{p} {t}" for p, t in event.tricks.items())
+            for pt in event.penalty_tricks:
+                text += f"; penalty {pt.player} {pt.tricks} [Code {pt.rule}]"
+            return text
         case Entry():
             on = f" on {event.on}" if event.on else ""
             return f"entry: {event.player} {event.column}{on} {event.amount:+d}"
         case Penalty():
+            if event.column == "whists" and event.wronged:
+                return (f"penalty on {event.player}: {event.wronged} writes {event.amount} whists on him "
+                        f"({event.reason}) [Code 4.2.16]")
             on = f" on {event.on}" if event.on else ""
-            return f"penalty: {event.player} {event.column}{on} {event.amount:+d} ({event.reason})"
+            return f"penalty: {event.player} {event.column}{on} {event.amount:+d} ({event.reason}) [Code 4.2.16]"
         case PencilDown():
             return f"{event.player} puts the pencil down"
         case Correction():
@@ -96,15 +112,50 @@ def describe(event: AnyEvent) -> str:
             what = f"event {event.target}" if event.target else f"late records of deal {event.deal}"
             return f"{event.player} objects to {what}"
         case Abandoned():
-            return f"abandoned by agreement of {', '.join(event.agreed_by)}"
+            if event.demanded_by:
+                return f"settled at once on {event.demanded_by}'s demand: {event.reason} [Code 4.2.15, 5.4.18]"
+            return f"abandoned by agreement of {', '.join(event.agreed_by)} [Code 4.2.3]"
         case Annulled():
-            return "deal annulled" + (f": {event.reason}" if event.reason else "")
+            fault = " (the dealer's error) [Code 3.2.17]" if event.dealer_error else ""
+            return "deal annulled" + (f": {event.reason}" if event.reason else "") + fault
         case Withdrawn():
             return f"withdrawn while in hand: events from {event.first} on"
+        case Dealt():
+            return f"{event.player} dealt out of turn; the deal stands [Code 3.2.14]"
+        case Ruling():
+            return describe_ruling(event)
+        case Joined():
+            return f"{event.player} joins with the consent of {', '.join(event.agreed_by)} [Code 3.1.2]"
+        case Left():
+            return f"{event.player} leaves the table" + (f": {event.reason}" if event.reason else "") + " [Code 5.4.18]"
+        case Substituted():
+            return (f"{event.substitute} takes {event.player}'s seat with the consent of "
+                    f"{', '.join(event.agreed_by)} [Code 5.4.7]")
         case ForeignEvent():
             return f"{event_type(event)}: not an event of a pulka"
+        case Talon():
+            if event.kind == "peek":
+                return f"{event.player} looked at the talon before it was bought [Code 3.2.21]"
+            if event.kind == "refused":
+                return f"{event.player} refused the talon [Code 3.4.10]"
+            return f"the talon gave {event.player} {event.tricks} trick(s): the dealer's premium [Code 3.4.11]"
         case _:
             assert_never(event)
+
+
+def describe_ruling(r: Ruling) -> str:
+    """A ruling, marked as agreed, conceded or ruled."""
+    why = f" ({r.reason})" if r.reason else ""
+    if r.rule == "3.3.16.3":
+        who = ", ".join(f"{p} {a}" for p, a in (r.whists or {}).items())
+        return f"ruled [Code 3.3.16.3]: the talon exposed by {r.offender}; whists on him: {who}{why}"
+    if r.rule == "3.4.4":
+        return f"ruled [Code 3.4.4]: a declaration against the rules stands: remiz without all{why}"
+    if r.rule == "3.5.4":
+        split = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
+        return f"conceded [Code 3.5.4]: the declarer is without all{f' ({split})' if split else ''}{why}"
+    tricks = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
+    return f"agreed [Code 3.9.22] by {', '.join(r.agreed_by)}: the result without play: {tricks}{why}"
 
 
 def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Defence, Tricks
-from projections.audit import Cell, cell_text, totals
+from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
+from projections.audit import Cell, cell_text, describe_ruling, totals
 from projections.deal import DealState
 from projections.game import GameState
 from projections.numbers import fmt
@@ -18,15 +18,17 @@ from projections.report import settlement_of
 
 
 def tricks_order(deal: DealState, tricks: dict[int, int]) -> list[int]:
-    """The seats in the order a deal line gives their tricks: from the forehand, then a
-    sitting-out dealer's talon tricks on raspasy with four players."""
-    seats = [s for s in deal.bidders if s in tricks]
-    if deal.dealer in tricks and deal.dealer not in deal.bidders:
+    """The seats in the order a deal line gives their tricks: from the forehand (the
+    whisting dealer in the place of the defender whose cards he plays [Code 3.8.8]),
+    then a sitting-out dealer's talon tricks on raspasy with four players."""
+    order = deal.bidders if deal.raspasy else deal.playing
+    seats = [s for s in order if s in tricks]
+    if deal.dealer in tricks and deal.dealer not in seats:
         seats.append(deal.dealer)
     return seats
 
 
-PLAY = (Bid, Contract, Defence, Tricks, Annulled)
+PLAY = (Bid, Contract, Defence, Tricks, Annulled, Dealt, Ruling)
 
 
 def play_of(state: GameState, event: AnyEvent) -> bool:
@@ -51,7 +53,7 @@ def deal_events(state: GameState, first_deal: int = 1) -> dict[int, list[AnyEven
 def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> list[list[tuple[str, str]]]:
     """The sections of the deal line that records ``deal`` as it stands (corrections
     merged in): bids, contract, calls, tricks; each a list of (player, word)."""
-    names = state.players
+    names = deal.persons
     bids: list[tuple[str, str]] = []
     contract: list[tuple[str, str]] = []
     calls: list[tuple[str, str]] = []
@@ -61,13 +63,14 @@ def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | No
     for event in events:
         match event:
             case Bid():
-                bids.append((event.player, event.bid))
+                bids.append((event.player, event.bid + (":dark" if event.dark else "")))
             case Contract():
-                contract = [(event.player, event.contract)]
+                contract = [(event.player, event.contract + (":shared" if event.shared_with else ""))]
             case Defence():
-                calls.append((event.player, event.call + (":open" if event.open else "")))
+                hand = f"@{event.hand}" if event.hand else ""
+                calls.append((event.player, event.call + hand + (":open" if event.open else "")))
             case Tricks():
-                seats = {state.seat(p): t for p, t in event.tricks.items()}
+                seats = {state.deal_seat(deal, p): t for p, t in event.tricks.items()}
                 counts = [(names[s], str(seats[s])) for s in tricks_order(deal, seats)]
             case _:
                 pass
@@ -90,9 +93,12 @@ def deal_line(state: GameState, deal: DealState) -> str:
 def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> str:
     """The deal with the names of who spoke: ``Anna 6S, Boris pass, Vera pass | Anna 6S | …``."""
     if deal.annulled_at is not None:
-        return "annulled"
-    return " | ".join(", ".join(f"{who} {word}" for who, word in section)
-                      for section in line_sections(state, deal, events))
+        return "annulled" + (" (the dealer's error) [Code 3.2.17]" if deal.dealer_error else "")
+    story = " | ".join(", ".join(f"{who} {word}" for who, word in section)
+                       for section in line_sections(state, deal, events))
+    if deal.ruling is not None:
+        story += f" | {describe_ruling(deal.ruling)}"
+    return story
 
 
 def game_name(state: GameState, deal: DealState) -> str:
@@ -103,19 +109,19 @@ def game_name(state: GameState, deal: DealState) -> str:
         return "raspasy"
     if deal.declarer is None:
         return "auction"
-    return f"{deal.contract or '?'} by {state.players[deal.declarer]}"
+    return f"{deal.contract or '?'} by {deal.persons[deal.declarer]}"
 
 
 def seats_of(state: GameState, deal: DealState) -> tuple[str, str]:
     """Who deals and who leads (bids first and leads to the first trick)."""
-    return state.players[deal.dealer], state.players[deal.bidders[0]]
+    return deal.persons[deal.dealer], deal.persons[deal.bidders[0]]
 
 
 def next_deal_text(state: GameState) -> str:
     """Who deals and who leads next: ``deal 4: Vera deals, Anna leads``."""
     upcoming = state.next_deal()
     dealer, forehand = seats_of(state, upcoming)
-    sits = " and sits out" if state.n == 4 else ""
+    sits = " and sits out" if upcoming.n_players == 4 else ""
     text = f"deal {upcoming.number}: {dealer} deals{sits}, {forehand} leads"
     if upcoming.min_level > 6:
         text += f" (after raspasy: {upcoming.min_level} or higher)"
@@ -128,15 +134,17 @@ def sheet_line(state: GameState) -> str:
     sheet = totals(state.sheet())
     rounded = settlement_of(state).rounded
     return " · ".join(f"{p} {fmt(sheet[(p, 'pulya', None)])}/{fmt(sheet[(p, 'gora', None)])} ({rounded[p]:+d})"
-                      for p in state.players)
+                      for p in state.sheet().players)
 
 
 def cells(state: GameState) -> list[Cell]:
-    """Every number of the sheet, in the order of the paper sheet."""
+    """Every number of the sheet, in the order of the paper sheet (every seat that has
+    been at the table [Code 3.1.2, 5.4.18])."""
     out: list[Cell] = []
-    for p in state.players:
+    players = state.sheet().players
+    for p in players:
         out += [(p, "pulya", None), (p, "gora", None)]
-        out += [(p, "whists", q) for q in state.players if q != p]
+        out += [(p, "whists", q) for q in players if q != p]
     return out
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import assert_never
 
 from ledger.vocabulary.bids import parse_level
@@ -30,20 +32,26 @@ from ledger.vocabulary.events import (
     Bid,
     Contract,
     Correction,
+    Dealt,
     Defence,
     Entry,
     ForeignEvent,
     GameStarted,
+    Joined,
+    Left,
     Objection,
     PencilDown,
     Penalty,
+    Ruling,
+    Substituted,
+    Talon,
     Tricks,
     Withdrawn,
 )
 from ledger.vocabulary.rules import RuleSet, resolve
 from projections.deal import DealState, first_bidders
 from projections.recording import Effect, correction_verdict, merge
-from projections.scoring import score_deal
+from projections.scoring import deal_outcome, score_deal
 from projections.sheet import UNIT, Sheet, Write
 
 
@@ -54,15 +62,46 @@ def rules_of(started: GameStarted) -> RuleSet:
     return resolve(started.convention, started.rules)
 
 
+@dataclass(frozen=True)
+class Seats:
+    """Who sits where [Code 3.1.2, 5.4.7, 5.4.18]: the seats at the table, clockwise (each
+    seat is named by the player who first held it, and keeps its columns on the sheet);
+    everyone who ever held a seat, in the sheet's order; who holds each seat now; who
+    deals next when a newcomer has just joined; and the last event that changed them."""
+
+    seating: tuple[str, ...]
+    everyone: tuple[str, ...]
+    holders: tuple[tuple[str, str], ...]  # (seat, person)
+    dealer_next: str | None = None
+    changed_at: int = 0
+
+    @cached_property
+    def _held(self) -> dict[str, str]:
+        return dict(self.holders)
+
+    def holder(self, seat: str) -> str:
+        return self._held.get(seat, seat)
+
+    @cached_property
+    def persons(self) -> tuple[str, ...]:
+        """The people at the table now, clockwise."""
+        held = self._held
+        return tuple(held.get(s, s) for s in self.seating)
+
+
 class GameState:
     """A game folded through its events: deals, records by hand, the sheet, the verdicts."""
 
     def __init__(self, started: GameStarted, rules: RuleSet) -> None:
         self.started = started
         self.rules = rules
-        self.players: tuple[str, ...] = started.players
-        self.n = len(started.players)
-        self._seats = {p: i for i, p in enumerate(started.players)}
+        # The table; each deal keeps the seats it began with (``opened_with``), so that
+        # re-folding from a deal restores them. Every person is mapped to the seat he
+        # holds or held, once and for all (``person_seat``).
+        self.seats = Seats(started.players, started.players, ())
+        self.person_seat: dict[str, str] = {p: p for p in started.players}
+        self.opened_with: list[Seats] = []
+        self.table_after: dict[int, tuple[str, ...]] = {}  # a change of the table -> the seating after
         # The stored events; events[i] is event number i + 1. The first ``folded`` of
         # them are folded in: all of them, except while ``rewound`` re-folds them from
         # an earlier deal. ``folded`` is the number of the last event folded.
@@ -95,8 +134,33 @@ class GameState:
 
     # -- facts ---------------------------------------------------------------------
 
-    def seat(self, player: str) -> int:
-        return self._seats[player]
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The people at the table now, clockwise."""
+        return self.seats.persons
+
+    @property
+    def n(self) -> int:
+        return len(self.seats.seating)
+
+    def seat_key(self, person: str) -> str | None:
+        """The seat (its name on the sheet) a person holds or held; None for a stranger."""
+        return self.person_seat.get(person)
+
+    def seat(self, person: str) -> int:
+        """The seat of a person at the table now, as an index of the seating."""
+        key = self.person_seat[person]
+        return self.seats.seating.index(key)
+
+    def deal_seat(self, deal: DealState, person: str) -> int:
+        """The seat, in ``deal``, of a person who held one there."""
+        seat = deal.seat_index.get(person)
+        if seat is None:
+            key = self.person_seat.get(person)
+            seat = deal.seat_of(key) if key is not None else None
+            if seat is None:
+                raise KeyError(person)
+        return seat
 
     @property
     def current(self) -> DealState | None:
@@ -106,40 +170,109 @@ class GameState:
     def current_deal_number(self) -> int:
         return len(self.deals)
 
-    def first_dealer(self) -> int:
+    def first_dealer(self) -> str:
         fd = self.started.first_dealer
-        return self.seat(fd) if fd is not None else self.n - 1
+        return fd if fd is not None else self.started.players[-1]
 
-    def next_deal(self) -> DealState:
-        """The deal that the next bid would open (not yet part of the state)."""
+    def forced_next(self) -> bool:
+        """The next deal is one of the forced raspasy that open the pulka [Code 3.7.9]."""
+        rounds = self.rules.opening_raspasy_rounds
+        if not rounds:
+            return False
+        played = sum(1 for d in self.deals if d.annulled_at is None)
+        return played < rounds * len(self.started.players)
+
+    def next_deal(self, dealer: str | None = None) -> DealState:
+        """The deal that the next bid would open (not yet part of the state); ``dealer``:
+        who actually dealt it, out of turn [Code 3.2.14]."""
         prev = self.current
+        seats = self.seats
+        seating = seats.seating
         rules = self.rules
-        if prev is None:
-            dealer, min_level, before = self.first_dealer(), 6, 0
-        elif prev.annulled_at is not None:
-            dealer, min_level, before = prev.dealer, prev.min_level, prev.raspasy_before
-        elif prev.raspasy:
-            same = rules.raspasy_same_dealer
-            dealer = prev.dealer if same else (prev.dealer + 1) % self.n
-            min_level, before = rules.raspasy_exit, prev.raspasy_before + 1
+        due = self.due_dealer()
+        if dealer is None:
+            dealer = due
+        errors = 0
+        if prev is not None and prev.annulled_at is not None and not prev.passes_on:
+            errors = prev.dealer_errors_before + (1 if prev.dealer_error else 0)
+            if prev.names[prev.dealer] != dealer:
+                errors = 0
+        min_level, before = self._run_after(prev)
+        if prev is not None and prev.annulled_at is not None:
+            exit_dark = prev.exit_dark
         else:
-            dealer, min_level, before = (prev.dealer + 1) % self.n, 6, 0
+            exit_dark = prev is not None and prev.raspasy and min_level > rules.raspasy_exit and bool(
+                prev.dark_doublings
+            )
+        at = seating.index(dealer)
         return DealState(
             number=len(self.deals) + 1,
-            dealer=dealer,
-            n_players=self.n,
-            bidders=first_bidders(dealer, self.n),
+            dealer=at,
+            names=seating,
+            persons=seats.persons,
+            bidders=first_bidders(at, len(seating)),
             min_level=min_level,
             raspasy_before=before,
             rules=rules,
+            forced=self.forced_next(),
+            out_of_turn=dealer != due,
+            dealer_errors_before=errors,
+            exit_dark=exit_dark,
         )
+
+    def due_dealer(self) -> str:
+        """Whose turn it is to deal: the player to the left of whoever dealt last [Code
+        3.2.2, 3.2.14], or the same dealer again after an annulment [3.2.13] (unless it was
+        his second error [3.2.17]) or, where the rules say so, after a raspasy [3.7.7]; a
+        newcomer deals first [3.1.2]."""
+        prev = self.current
+        seats = self.seats
+        if seats.dealer_next is not None:
+            return seats.dealer_next
+        if prev is None:
+            return _seated_from(self.first_dealer(), self.started.players, seats.seating, 0)
+        last = prev.names[prev.dealer]
+        again = (prev.annulled_at is not None and not prev.passes_on) or (
+            prev.raspasy and self.rules.raspasy_same_dealer and not prev.forced
+        )
+        return _seated_from(last, prev.names, seats.seating, 0 if again else 1)
+
+    def _run_after(self, prev: DealState | None) -> tuple[int, int]:
+        """The deal after ``prev``: its minimum contract and where the raspasy progression
+        stands [Code 3.7.4, 3.7.8; 3.3.19 a and 3.7.7 for the exit after dark passes]."""
+        rules = self.rules
+        if prev is None:
+            return 6, 0
+        if prev.annulled_at is not None:
+            return prev.min_level, prev.raspasy_before
+        if prev.raspasy:
+            before = prev.raspasy_before + 1
+            exit_level = rules.raspasy_exit + (before - 1 if rules.raspasy_exit_climbs else 0)
+            exit_level = max(rules.raspasy_exit, min(8, exit_level))
+            if prev.dark_doublings:
+                exit_level = max(exit_level, 6 + prev.dark_doublings)
+            return exit_level, before
+        ends = rules.raspasy_run_ends
+        if ends == "any_deal" and rules.raspasy_unwhisted_resets:
+            return 6, 0  # the Code's reading: any game ends the run [Code 3.7.8]
+        outcome = deal_outcome(prev)
+        if ends == "any_deal" or outcome == "made" or (ends == "no_pass_misere_remiz" and outcome == "ruled"):
+            keep = outcome == "unwhisted" and not rules.raspasy_unwhisted_resets
+            return 6, prev.raspasy_before if keep else 0
+        return (prev.min_level if rules.raspasy_exit_lasts else 6), prev.raspasy_before
+
+    @property
+    def results_shape_runs(self) -> bool:
+        """Whether a deal's result (not only its auction) decides how the next deal
+        begins: then a result recorded late, or corrected, folds the later deals again."""
+        return self.rules.raspasy_run_ends != "any_deal"
 
     @property
     def in_auction(self) -> DealState | None:
         """The current deal while its auction is open: a bid belongs to it. Otherwise the
         next bid opens a new deal."""
         d = self.current
-        if d is not None and d.annulled_at is None and d.bidding_closed_at is None:
+        if d is not None and d.bidding_closed_at is None and d.annulled_at is None and d.ruling is None:
             return d
         return None
 
@@ -218,26 +351,59 @@ class GameState:
                 deal = self.in_auction
                 if deal is None:
                     deal = self._open_deal(number)
-                deal.apply_bid(self._seats[event.player], _bid_key(event.bid), number)
+                deal.apply_bid(self.deal_seat(deal, event.player), _bid_key(event.bid), number, event.dark)
                 self._changed(deal.number)
             case Contract():
                 deal = self.deals[-1]
-                deal.apply_contract(self._seats[event.player], event.contract, number)
+                shared = self.deal_seat(deal, event.shared_with) if event.shared_with is not None else None
+                deal.apply_contract(self.deal_seat(deal, event.player), event.contract, number, shared)
                 self._changed(deal.number)
             case Defence():
                 deal = self.deals[-1]
-                deal.apply_call(self._seats[event.player], event.call, number)
+                hand = self.deal_seat(deal, event.hand) if event.hand is not None else None
+                deal.apply_call(self.deal_seat(deal, event.player), event.call, number, hand)
                 self._changed(deal.number)
             case Tricks():
                 deal = self.deals[event.deal - 1] if event.deal else self.deals[-1]
-                deal.apply_tricks({self._seats[p]: t for p, t in event.tricks.items()}, number)
+                deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
+                self._result_changed(deal, number)
+            case Ruling():
+                deal = self.deals[-1]
+                tricks = self._ruled_tricks(deal, event)
+                offender = self.deal_seat(deal, event.offender) if event.offender is not None else None
+                whists = tuple((self.deal_seat(deal, p), a) for p, a in (event.whists or {}).items())
+                deal.apply_ruling(event, number, tricks, offender, whists)
                 self._changed(deal.number)
             case Annulled():
                 deal = self.in_auction or self._open_deal(number)
-                deal.apply_annulled(number)
+                deal.apply_annulled(number, event.dealer_error)
                 self._changed(deal.number)
+            case Dealt():
+                self._open_deal(number, self.person_seat[event.player])
             case Entry() | Penalty():
                 self._add_item(number, event.deal if event.deal is not None else len(self.deals))
+            case Talon():
+                if event.kind == "peek":
+                    deal = self.in_auction or self._open_deal(number)
+                    if deal.phase == "auction":
+                        deal.peeked.add(self.deal_seat(deal, event.player))
+                self._add_item(number, len(self.deals))
+            case Joined():
+                self._join(number, event)
+            case Left():
+                seats = self.seats
+                key = self.person_seat[event.player]
+                seating = tuple(s for s in seats.seating if s != key)
+                nxt = seats.dealer_next if seats.dealer_next != key else None
+                self.seats = replace(seats, seating=seating, dealer_next=nxt, changed_at=number)
+                self.table_after[number] = seating
+                self._add_item(number, len(self.deals))
+            case Substituted():
+                seats = self.seats
+                key = self.person_seat[event.player]
+                self.person_seat.setdefault(event.substitute, key)
+                holders = tuple((s, p) for s, p in seats.holders if s != key) + ((key, event.substitute),)
+                self.seats = replace(seats, holders=holders, changed_at=number)
             case Abandoned():
                 self.abandoned_at = number
             case PencilDown() | Correction() | Objection() | Withdrawn() | GameStarted() | ForeignEvent():
@@ -245,10 +411,56 @@ class GameState:
             case _:
                 assert_never(event)
 
-    def _open_deal(self, number: int) -> DealState:
-        deal = self.next_deal()
+    def _join(self, number: int, event: Joined) -> None:
+        """A newcomer sits to the left of the one who dealt last and deals next [Code 3.1.2]."""
+        seats = self.seats
+        self.person_seat.setdefault(event.player, event.player)
+        last = self.current
+        after = last.names[last.dealer] if last is not None else seats.seating[-1]
+        i = seats.seating.index(after) if after in seats.seating else len(seats.seating) - 1
+        seating = seats.seating[: i + 1] + (event.player,) + seats.seating[i + 1 :]
+        self.seats = replace(
+            seats, seating=seating, everyone=seats.everyone + (event.player,), dealer_next=event.player,
+            changed_at=number,
+        )
+        self.table_after[number] = seating
+        self._add_item(number, len(self.deals))
+
+    def _by_seat(self, deal: DealState, counts: dict[str, int]) -> dict[int, int]:
+        return {self.deal_seat(deal, p): t for p, t in counts.items()}
+
+    def _penalty_seats(self, deal: DealState, event: Tricks) -> tuple[tuple[int, int, str], ...]:
+        return tuple((self.deal_seat(deal, pt.player), pt.tricks, pt.rule) for pt in event.penalty_tricks)
+
+    def _ruled_tricks(self, deal: DealState, ruling: Ruling) -> dict[int, int] | None:
+        """The result a ruling gives in tricks: an agreed result [Code 3.9.22]; a
+        concession, the declarer without all and the defenders 5 and 5 unless the ruling
+        splits them [Code 3.5.4]."""
+        if ruling.rule == "3.9.22" and ruling.tricks is not None:
+            return self._by_seat(deal, ruling.tricks)
+        if ruling.rule == "3.5.4" and deal.declarer is not None:
+            if ruling.tricks is not None:
+                tricks = self._by_seat(deal, ruling.tricks)
+            else:
+                tricks = {s: 5 for s in deal.playing if s != deal.declarer}
+            tricks[deal.declarer] = 0
+            return tricks
+        return None
+
+    def _result_changed(self, deal: DealState, number: int) -> None:
+        """A deal's tricks were recorded or changed. Where a result decides how the next
+        deal begins (``results_shape_runs``), the deals after it are folded again."""
+        if self.results_shape_runs and deal.number < len(self.deals):
+            self.refold(deal.number + 1, number)
+        self._changed(deal.number)
+
+    def _open_deal(self, number: int, dealer: str | None = None) -> DealState:
+        deal = self.next_deal(dealer)
         self.deals.append(deal)
         self.starts.append(number)
+        self.opened_with.append(self.seats)
+        if self.seats.dealer_next is not None:
+            self.seats = replace(self.seats, dealer_next=None)
         return deal
 
     def _add_item(self, number: int, k: int) -> None:
@@ -279,8 +491,13 @@ class GameState:
         then folds the stored events again, one by one, as the decisions taken say."""
         begin = self.starts[deal - 1] if 1 <= deal <= len(self.starts) else (2 if deal <= 0 else self.folded + 1)
         kept = max(0, deal - 1)
+        if 1 <= deal <= len(self.opened_with):
+            self.seats = self.opened_with[deal - 1]
+        elif deal <= 0:
+            self.seats = Seats(self.started.players, self.started.players, ())
         del self.deals[kept:]
         del self.starts[kept:]
+        del self.opened_with[kept:]
         del self.items[max(1, deal):]
         if deal <= 0:
             self.items[0] = []
@@ -314,10 +531,11 @@ class GameState:
 
     def refold(self, deal: int, through: int) -> None:
         """Rewind to deal ``deal`` and fold the stored events again through ``through``."""
+        outer = self._from_deal
         self.rewind(deal)
         for number in range(self.folded + 1, through + 1):
             self.replay_recorded(number)
-        self._from_deal = 0
+        self._from_deal = outer
 
     @contextmanager
     def rewound(self, deal: int, overrides: dict[int, AnyEvent]) -> Iterator[GameState]:
@@ -342,7 +560,10 @@ class GameState:
     def _apply_correction(self, number: int, c: Correction) -> None:
         target_no = c.target
         target = self.content(target_no)
-        recorder = target.by or ""
+        # A record by a player (or by whoever holds his seat) is charged to his seat;
+        # an arbiter's or a scorer's record is corrected free of penalty [Code 4.2.7].
+        recorder = self.seat_key(target.by or "") or target.by or ""
+        asked_by = self.seat_key(c.by) if c.by is not None and self.seat_key(c.by) else c.by
         k = target.deal or 0
         previous = self.overrides.get(target_no)
         merged = merge(target, c.replacement)
@@ -360,8 +581,8 @@ class GameState:
         effect, writes = correction_verdict(
             number=number,
             recorder=recorder,
-            asked_by=c.by,
-            players=self.players,
+            asked_by=asked_by,
+            players=self.seats.everyone,
             too_late=self.too_late_reason(k, end) if end is not None and end < number else None,
             in_hand=all(
                 isinstance(e, Correction) and e.target == target_no for e in self.events[target_no : number - 1]
@@ -401,10 +622,14 @@ class GameState:
             case Tricks():
                 deal = self.deals[(event.deal or len(self.deals)) - 1]
                 assert deal.tricks_event == number, (deal.number, deal.tricks_event, number)
-                deal.apply_tricks({self._seats[p]: t for p, t in event.tricks.items()}, number)
-                self._changed(deal.number)
+                deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
+                through = self.folded
+                self._result_changed(deal, through)
+                self.folded = through
             case Annulled():
                 pass  # only its reason can change
+            case Talon():
+                self._changed(event.deal if event.deal is not None else 0)
             case _:
                 through = self.folded
                 self.refold(event.deal or 0, through)
@@ -483,7 +708,7 @@ class GameState:
         """The sheet after deal k (0: after the records before deal 1), computed once."""
         sheets = self.sheets
         if not sheets:
-            first = Sheet(self.players, self.started.pulya, self.rules)
+            first = Sheet(self.started.players, self.started.pulya, self.rules)
             for number in self.items[0]:
                 self._apply_item(first, number, 0)
             sheets.append(first)
@@ -496,7 +721,7 @@ class GameState:
 
     def _apply_deal(self, sheet: Sheet, deal: DealState) -> None:
         """The deal's result at the event that resolved it, its records by hand at theirs."""
-        resolved_at = deal.resolved_at if deal.resolved else None
+        resolved_at = deal.resolved_at if deal.resolved else deal.annulled_at if deal.passes_on else None
         scored = False
         items = self.items[deal.number] if deal.number < len(self.items) else ()
         for number in items:
@@ -509,13 +734,68 @@ class GameState:
 
     def _apply_item(self, sheet: Sheet, number: int, deal: int) -> None:
         event = self.content(number)
-        if isinstance(event, Correction):
-            for w in self.penalties.get(number, ()):
-                sheet.add(w)
+        match event:
+            case Correction():
+                for w in self.penalties.get(number, ()):
+                    sheet.add(w)
+            case Entry():
+                on = self._key(event.on) if event.on is not None else None
+                sheet.write(number, deal, self._key(event.player), event.column, event.amount * UNIT, on, "entry")
+            case Penalty():
+                self._apply_penalty(sheet, number, deal, event)
+            case Talon():
+                self._apply_talon(sheet, number, deal, event)
+            case Joined():
+                self._seat_newcomer(sheet, number, deal, event)
+            case Left():
+                sheet.seated = self.table_after[number]
+            case _:
+                raise AssertionError(f"event {number} is not a record by hand")
+
+    def _key(self, person: str) -> str:
+        return self.person_seat.get(person, person)
+
+    def _apply_penalty(self, sheet: Sheet, number: int, deal: int, event: Penalty) -> None:
+        """An arbiter's penalty never benefits the penalised player [Code 4.2.16]: in
+        whists the wronged player writes it on him (a log older than ``wronged`` names the
+        penalised player in ``on`` and the writer in ``player``)."""
+        why = f"penalty: {event.reason}"
+        if event.column == "whists" and event.wronged is not None:
+            sheet.write(number, deal, self._key(event.wronged), "whists", event.amount * UNIT,
+                        self._key(event.player), why)
             return
-        assert isinstance(event, (Entry, Penalty))
-        why = "entry" if isinstance(event, Entry) else f"penalty: {event.reason}"
-        sheet.write(number, deal, event.player, event.column, event.amount * UNIT, event.on, why)
+        on = self._key(event.on) if event.on is not None else None
+        sheet.write(number, deal, self._key(event.player), event.column, event.amount * UNIT, on, why)
+
+    def _apply_talon(self, sheet: Sheet, number: int, k: int, event: Talon) -> None:
+        rules = self.rules
+        deal = self.deals[k - 1] if k >= 1 else None
+        player = self._key(event.player)
+        if event.kind == "peek":
+            sheet.write(number, k, player, "gora", rules.talon_peek_gora * UNIT,
+                        why="looked at the talon before it was bought [Code 3.2.21]")
+        elif deal is not None and event.kind == "refused":
+            sheet.write(number, k, deal.names[deal.dealer], "gora", rules.talon_refusal_gora * UNIT,
+                        why=f"{event.player} refused the talon: the dealer pays the agreed points [Code 3.4.10]")
+        elif deal is not None and deal.contract is not None and deal.declarer is not None:
+            price = deal.contract.price * rules.gora_whist_multiplier * UNIT
+            sheet.write(number, k, deal.names[deal.dealer], "whists", event.tricks * price,
+                        on=deal.names[deal.declarer],
+                        why=f"premium for {event.tricks} trick(s) in the talon [Code 3.4.11]")
+
+    def _seat_newcomer(self, sheet: Sheet, number: int, k: int, event: Joined) -> None:
+        """The newcomer writes the mean pulya and gora of the players, rounded to whole
+        points against him: the pulya down, the gora up [Code 3.1.2]."""
+        seated = sheet.seated
+        n = len(seated)
+        pulya = sum(sheet.pulya[p] for p in seated)
+        gora = sum(sheet.gora[p] for p in seated)
+        sheet.seat(event.player, self.table_after[number])
+        point = UNIT * n
+        sheet.write(number, k, event.player, "pulya", (pulya // point) * UNIT,
+                    why="newcomer: the mean pulya, rounded down [Code 3.1.2]")
+        sheet.write(number, k, event.player, "gora", -((-gora) // point) * UNIT,
+                    why="newcomer: the mean gora, rounded up [Code 3.1.2]")
 
     # -- read ----------------------------------------------------------------------
 
@@ -542,6 +822,17 @@ class GameState:
     def over(self) -> bool:
         """No deal may follow: the pulka ended or was abandoned."""
         return self.abandoned_at is not None or self.finished
+
+
+def _seated_from(seat: str, order: tuple[str, ...], seating: tuple[str, ...], step: int) -> str:
+    """``seat`` itself (``step`` 0) or the seat to its left (1) in the clockwise ``order``,
+    passing over seats no longer at the table."""
+    i = order.index(seat)
+    for k in range(step, step + len(order)):
+        candidate = order[(i + k) % len(order)]
+        if candidate in seating:
+            return candidate
+    return seating[0]
 
 
 def _bid_key(bid: str) -> str:

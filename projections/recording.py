@@ -50,10 +50,12 @@ CORRECTABLE: dict[str, tuple[str, ...]] = {
     "bid": ("bid",),
     "contract": ("contract",),
     "defence": ("call", "open"),
-    "tricks": ("tricks",),
+    "tricks": ("tricks", "penalty_tricks"),
     "entry": ("column", "amount", "on"),
-    "penalty": ("column", "amount", "on", "reason"),
+    "penalty": ("column", "amount", "on", "reason", "wronged"),
     "annulled": ("reason",),
+    "ruling": ("tricks", "whists", "reason"),
+    "talon": ("tricks",),
 }
 
 EQUAL_FOR_EQUAL = "equal for equal (4.2.7)"

@@ -53,7 +53,7 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "game": state.started.game,
         "convention": state.rules.convention,
-        "players": list(state.players),
+        "players": list(s.players),
         "finished": sheet.finished,
         "abandoned": state.abandoned_at is not None,
         "sheet": sheet_doc(sheet),
@@ -64,7 +64,22 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
     doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
     doc["transfers"] = transfers_doc(state)
+    # The table's changes [Code 3.1.2, 5.4.7, 5.4.18]: who holds a seat for another, who left.
+    held = {seat: state.seats.holder(seat) for seat in s.players if state.seats.holder(seat) != seat}
+    if held:
+        doc["held_by"] = held
+    left = [p for p in s.players if p not in state.seats.seating]
+    if left:
+        doc["left"] = left
     return doc
+
+
+def seat_label(state: GameState, seat: str) -> str:
+    """A seat's name on the sheet, with who holds it now or that it was left."""
+    if seat not in state.seats.seating:
+        return f"{seat} (left)"
+    holder = state.seats.holder(seat)
+    return f"{seat} (played by {holder})" if holder != seat else seat
 
 
 def transfers_doc(state: GameState) -> list[dict[str, Any]]:
@@ -126,16 +141,20 @@ def render_sheet(state: GameState, point: Point) -> str:
         f"event {state.folded})",
         "",
     ]
-    width = max(len(p) for p in state.players) + len("whists on ")
-    for p in state.players:
-        lines.append(f"{p}")
+    width = max(len(p) for p in sheet.players) + len("whists on ")
+    for p in sheet.players:
+        lines.append(p)
         lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
         lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
-        for q in state.players:
+        for q in sheet.players:
             if q != p:
                 label = f"whists on {q}"
                 lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {shown(sheet.whists[p][q])}")
         lines.append("")
+    changed = [seat_label(state, p) for p in sheet.players if seat_label(state, p) != p]
+    if changed:
+        # The table's changes [Code 3.1.2, 5.4.7, 5.4.18]: each seat keeps its columns.
+        lines.append("seats: " + "; ".join(changed))
     return "\n".join(lines).rstrip() + "\n"
 
 

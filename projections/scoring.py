@@ -1,32 +1,149 @@
-"""Scoring one resolved deal onto the sheet [rules.md §3-§5, Code 3.7, 3.8, 4.2].
+"""Scoring one resolved deal onto the sheet [rules.md §3-§5, Code 3.7, 3.8, 3.9, 4.1, 4.2].
 
 Pure arithmetic from a ``DealState`` to writes on a ``Sheet``, in the sheet's exact
 integer sub-units (``UNIT`` to a point or a whist). Where conventions
 differ, a parameter of the rule set selects the hook (``RASPASY_MODELS``,
 ``responsibility``, the split of ``single_whist_split``); nothing here asks for a
 convention by name. Nothing here judges: the command side has done that already.
+
+Beside the tricks actually taken a result may carry the Code's penalty tricks: the
+offender's own result counts them, everybody else is paid on the tricks actually taken
+[Code 3.4.6, 3.4.9, 3.9.11.2, 3.9.12, 3.9.18 and footnote 34]. A game on a bomb or bid
+dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
+3.3.19, footnotes 29-31].
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
 from projections.deal import DealState
-from projections.sheet import UNIT, Sheet, share
+from projections.sheet import UNIT, ColumnName, Sheet, share
+
+# Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on
+# raspasy and on a misère added to it); "remiz" tricks are undertricks added to his
+# remiz, on the game or on the whist [Code 3.4.6, 3.4.9, 3.9.11.2, 3.9.18, 3.2.16].
+PENALTY_KINDS: dict[str, Literal["lost", "remiz"]] = {
+    "3.4.6": "remiz",
+    "3.4.9": "lost",
+    "3.9.11.2": "lost",
+    "3.9.18": "remiz",
+    "3.2.16": "remiz",
+}
+PENALTY_RULES_TEXT = {
+    "3.4.6": "declared with a wrong number of cards: a remiz without two on the declared game",
+    "3.4.9": "looked at the discard after the first lead: one trick",
+    "3.9.11.2": "looked at a closed trick: one trick",
+    "3.9.18": "a wrong number of cards in play: a remiz of at least two, on the game or on the whist",
+    "3.2.16": "began with a wrong number of cards: measured by 3.9.18",
+}
+
+Outcome = Literal["raspasy", "unwhisted", "made", "remiz", "misere", "ruled", "open"]
+
+
+class Writer(Protocol):
+    """What scoring writes through: the sheet itself, or the sheet with a multiplier."""
+
+    @property
+    def rules(self) -> RuleSet: ...
+
+    def write(
+        self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
+        why: str = "",
+    ) -> None: ...
+
+    def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None: ...
+
+    def closed(self, player: str) -> bool: ...
+
+
+class Scaled:
+    """Writes on a sheet with every amount multiplied by ``factor``: a game on a bomb, or
+    bid dark, is worth a multiple of its price [Code 4.1.2]."""
+
+    def __init__(self, sheet: Sheet, factor: int, note: str = "") -> None:
+        self.sheet = sheet
+        self.rules: RuleSet = sheet.rules
+        self.factor = factor
+        self.note = note
+
+    def _why(self, why: str) -> str:
+        return f"{why} {self.note}" if self.note else why
+
+    def write(
+        self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
+        why: str = "",
+    ) -> None:
+        self.sheet.write(event, deal, player, column, amount * self.factor, on, self._why(why))
+
+    def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None:
+        self.sheet.write_pulya(event, deal, player, amount * self.factor, self._why(why))
+
+    def closed(self, player: str) -> bool:
+        return self.sheet.closed(player)
+
+
+_NONE: dict[int, int] = {}  # no penalty tricks (never written to)
+
+
+def penalty_rules(deal: DealState, seat: int) -> str:
+    """The rules of a seat's penalty tricks, for the reason of a write."""
+    rules = sorted({rule for s, _, rule in deal.penalties if s == seat})
+    return f" [Code {', '.join(rules)}]" if rules else ""
+
+
+def penalty_counts(deal: DealState) -> tuple[dict[int, int], dict[int, int]]:
+    """The penalty tricks of a result by seat: (lost, remiz)."""
+    if not deal.penalties:
+        return _NONE, _NONE
+    lost: dict[int, int] = {}
+    remiz: dict[int, int] = {}
+    for seat, n, rule in deal.penalties:
+        kind = PENALTY_KINDS.get(rule, "lost")
+        target = lost if kind == "lost" else remiz
+        target[seat] = target.get(seat, 0) + n
+    return lost, remiz
 
 
 def score_deal(sheet: Sheet, deal: DealState) -> None:
-    """Write the result of a resolved deal; a void or unresolved deal writes nothing."""
-    if deal.annulled_at is not None or not deal.resolved:
+    """Write the result of a resolved deal; a void or unresolved deal writes nothing, but
+    for the dealer's second error at a deal [Code 3.2.17]."""
+    if deal.annulled_at is not None:
+        if deal.passes_on and sheet.rules.dealer_error_gora:
+            sheet.write(deal.annulled_at, deal.number, deal.names[deal.dealer], "gora",
+                        sheet.rules.dealer_error_gora * UNIT,
+                        why="the dealer's second error at one deal: the agreed remiz [Code 3.2.17]")
+        return
+    if not deal.resolved:
+        return
+    ruling = deal.ruling
+    if ruling is not None and ruling.rule == "3.3.16.3":
+        _score_exposed_talon(sheet, deal)
         return
     if deal.raspasy:
-        RASPASY_MODELS[sheet.rules.raspasy_model](sheet, deal)
+        _score_raspasy(sheet, deal)
+        return
+    assert deal.declarer is not None
+    declarer = deal.names[deal.declarer]
+    bombs = sheet.bombs.get(declarer, ())
+    bomb = bombs[0] if bombs else 1
+    dark = 2 if deal.dark_contract else 1
+    out: Writer = sheet
+    if bomb > 1 or dark > 1:
+        notes = ([f"x{bomb} bomb, Code 4.1.2"] if bomb > 1 else []) + (["x2 dark, Code 3.3.19"] if dark > 1 else [])
+        out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
+    if ruling is not None and ruling.rule == "3.4.4":
+        made = _score_illegal_declaration(out, deal)
     elif deal.contract is not None and deal.contract.is_misere:
-        _score_misere(sheet, deal)
+        made = _score_misere(out, deal)
     else:
-        _score_contract(sheet, deal)
+        made = _score_contract(out, deal)
+    if made and bomb > 1:
+        # A bomb is used up by a game made; a game lost keeps it [Code footnotes 29, 30].
+        sheet.bombs[declarer] = bombs[1:]
 
 
 def consolation_per_undertrick(rules: RuleSet, price: int) -> int:
@@ -47,154 +164,267 @@ def responsibility(rules: RuleSet, closed: bool) -> int:
     return 2 if closed else 1
 
 
-def _score_misere(sheet: Sheet, deal: DealState) -> None:
+def _ruled(deal: DealState) -> str:
+    r = deal.ruling
+    if r is None:
+        return ""
+    how = "agreed" if r.rule == "3.9.22" else "conceded" if r.rule == "3.5.4" else "ruled"
+    return f" [Code {r.rule}, {how}]"
+
+
+def _score_exposed_talon(sheet: Sheet, deal: DealState) -> None:
+    """The talon exposed while two still bid: each wronged player writes on the offender
+    the whists the ruling found [Code 3.3.16.3]."""
+    assert deal.offender is not None and deal.ruling_at is not None
+    offender = deal.names[deal.offender]
+    for seat, amount in deal.ruled_whists:
+        sheet.write(deal.ruling_at, deal.number, deal.names[seat], "whists", amount * UNIT, on=offender,
+                    why=f"the talon exposed by {offender}: a possible result{_ruled(deal)}")
+
+
+def _score_illegal_declaration(out: Writer, deal: DealState) -> bool:
+    """A declaration against the rules that its maker will not change: a remiz without all
+    at the level he reached in the auction [Code 3.4.4]; every other player writes his
+    consolation for each trick as on any remiz [Code 3.8.1.2]."""
+    assert deal.declarer is not None and deal.ruling_at is not None
+    level = deal.own_level[deal.declarer]
+    names, rules = deal.names, out.rules
+    declarer = names[deal.declarer]
+    ev, k = deal.ruling_at, deal.number
+    need = level.needed
+    out.write(ev, k, declarer, "gora", level.price * rules.gora_whist_multiplier * UNIT * need,
+              why=f"{level} without all{_ruled(deal)}")
+    cons = consolation_per_undertrick(rules, level.price) * need
+    for s in range(deal.n_players):
+        if s == deal.declarer or (s == deal.sitting_out and not rules.dealer_consolation):
+            continue
+        out.write(ev, k, names[s], "whists", cons, on=declarer, why=f"consolation, {level} without all")
+    return False
+
+
+def _score_misere(out: Writer, deal: DealState) -> bool:
+    """Made: 10 in pulya; failed: 10 x multiplier per trick to gora [rules.md §4.5]. The
+    offender's penalty tricks are added to those he took [Code 3.9.11.2]. A misère shared
+    with the dealer is written in halves [Code 3.6.9]."""
     assert deal.declarer is not None and deal.tricks is not None and deal.resolved_at is not None
-    name = sheet.players[deal.declarer]
+    lost, remiz = penalty_counts(deal)
     taken = deal.tricks.get(deal.declarer, 0)
-    if taken == 0:
-        sheet.write_pulya(deal.resolved_at, deal.number, name, MISERE_PRICE * UNIT, "misère made")
-    else:
-        amount = MISERE_PRICE * sheet.rules.gora_whist_multiplier * taken * UNIT
-        sheet.write(deal.resolved_at, deal.number, name, "gora", amount, why=f"misère, {taken} taken")
+    counted = taken + lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)
+    writers = [deal.declarer] + ([deal.shared_with] if deal.shared_with is not None else [])
+    parts = len(writers)
+    extra = f", {counted - taken} penalty{penalty_rules(deal, deal.declarer)}" if counted != taken else ""
+    halves = " (shared in halves with the dealer, 3.6.9)" if parts > 1 else ""
+    for s in writers:
+        name = deal.names[s]
+        if counted == 0:
+            out.write_pulya(deal.resolved_at, deal.number, name, share(MISERE_PRICE * UNIT, parts),
+                            f"misère made{halves}{_ruled(deal)}")
+        else:
+            amount = MISERE_PRICE * out.rules.gora_whist_multiplier * counted * UNIT
+            out.write(deal.resolved_at, deal.number, name, "gora", share(amount, parts),
+                      why=f"misère, {taken} taken{extra}{halves}{_ruled(deal)}")
+    return counted == 0
 
 
-def _score_contract(sheet: Sheet, deal: DealState) -> None:
-    rules = sheet.rules
+def _score_contract(out: Writer, deal: DealState) -> bool:
+    """A suit contract, played or not; returns whether the declarer made it as scored."""
+    rules = out.rules
     assert deal.declarer is not None and deal.contract is not None and deal.resolved_at is not None
     ev, k = deal.resolved_at, deal.number
-    names = sheet.players
+    names = deal.names
     c = deal.contract
     p, need, obligation = c.price, c.needed, c.obligation
     pm = p * rules.gora_whist_multiplier * UNIT  # one trick's whists or gora, in sub-units
     pulya = p * UNIT
     declarer = names[deal.declarer]
     label = str(c)
-    d1, d2 = deal.defenders
-    sitting_out = [s for s in range(len(names)) if s not in deal.bidders]
+    tag = _ruled(deal)
 
-    if deal.no_defence:  # a checked 10 (seed 002): no calls, no obligation
-        assert deal.tricks is not None
-        taken = deal.tricks.get(deal.declarer, 0)
-        if taken >= need:
-            sheet.write_pulya(ev, k, declarer, pulya, f"{label} made")
-            return
-        under = need - taken
-        sheet.write(ev, k, declarer, "gora", pm * under, why=f"{label} down {under}")
-        cons = consolation_per_undertrick(rules, p) * under
-        for d in (d1, d2):
-            half = share(deal.tricks.get(d, 0) * pm + cons, 2)
-            sheet.write(ev, k, names[d], "whists", half, on=declarer, why=f"checked {label}: half a whister's")
-        for s in sitting_out:
-            sheet.write(ev, k, names[s], "whists", cons, on=declarer, why="consolation")
-        return
-
-    view = deal.defence()
-    if view.settled:  # both passed, or a half-whist stands [Code 4.2.3.2, 3.8.14]
-        sheet.write_pulya(ev, k, declarer, pulya, f"{label} unplayed")
+    if not deal.no_defence and deal.defence().settled:
+        # Both passed, or a half-whist stands [Code 4.2.3.2, 3.8.7, 3.8.14].
+        view = deal.defence()
+        out.write_pulya(ev, k, declarer, pulya, f"{label} unplayed")
         if view.half_whister is not None:
-            sheet.write(
-                ev, k, names[view.half_whister], "whists", share(obligation * pm, 2),
-                on=declarer, why=f"half-whist on {label}",
-            )
-        return
+            out.write(ev, k, names[view.half_whister], "whists", share(obligation * pm, 2),
+                      on=declarer, why=f"half-whist on {label}")
+        return True
 
     assert deal.tricks is not None
     tricks = deal.tricks
+    lost, remiz = penalty_counts(deal)
     taken = tricks.get(deal.declarer, 0)
-    defence_tricks = tricks.get(d1, 0) + tricks.get(d2, 0)
-    made = taken >= need
-    under = 0 if made else need - taken
+    # The declarer's result counts his penalty tricks [Code 3.4.6, 3.4.9, 3.9.18]...
+    under_scored = max(0, need - (taken - lost.get(deal.declarer, 0))) + remiz.get(deal.declarer, 0)
+    penal = ""
+    if deal.declarer in lost or deal.declarer in remiz:
+        penal = (f", penalty tricks {lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)}"
+                 f"{penalty_rules(deal, deal.declarer)}")
     # Responsibility is judged on the sheet before this deal writes anything.
-    closed = {s: sheet.closed(names[s]) for s in (d1, d2)}
-
-    if made:
-        sheet.write_pulya(ev, k, declarer, pulya, f"{label} made")
+    closed = {s: out.closed(names[s]) for s in deal.playing} if rules.defence_responsibility == "half_until_closed" else {}
+    if under_scored == 0:
+        out.write_pulya(ev, k, declarer, pulya, f"{label} made{penal}{tag}")
     else:
-        sheet.write(ev, k, declarer, "gora", pm * under, why=f"{label} down {under}")
-    cons = consolation_per_undertrick(rules, p) * under
+        out.write(ev, k, declarer, "gora", pm * under_scored, why=f"{label} down {under_scored}{penal}{tag}")
+
+    # ...and everybody else is paid on the tricks actually taken: a defender's penalty
+    # tricks count in his own writes only, never in his partner's or the declarer's
+    # [Code 3.9.12, 3.9.18 example 1, footnote 34].
+    writes = _defence_writes(deal, rules, pm, closed, {}, {})
+    for s in sorted(set(lost) | set(remiz)):
+        if s == deal.declarer:
+            continue
+        own = _defence_writes(deal, rules, pm, closed, {s: lost.get(s, 0)}, {s: remiz.get(s, 0)})
+        writes = [w for w in writes if w[0] != s] + [
+            (seat, column, amount, why + f" (own penalty tricks{penalty_rules(deal, s)})")
+            for seat, column, amount, why in own if seat == s
+        ]
+    for seat, column, amount, why in writes:
+        out.write(ev, k, names[seat], column, amount, on=declarer if column == "whists" else None,
+                  why=f"{why}{tag}")
+    return under_scored == 0
+
+
+DefenceWrite = tuple[int, ColumnName, int, str]  # seat, column, sub-units, why
+
+
+def _defence_writes(
+    deal: DealState, rules: RuleSet, pm: int, closed: dict[int, bool], lost: dict[int, int], remiz: dict[int, int]
+) -> list[DefenceWrite]:
+    """What the defence writes on a played contract, the declarer's actual tricks deciding
+    made or remiz, with the defenders' penalty tricks ``lost`` and ``remiz`` counted
+    [rules.md §4; Code 3.8.1-3.8.14, 3.9.11.2, 3.9.18]."""
+    assert deal.declarer is not None and deal.contract is not None and deal.tricks is not None
+    c = deal.contract
+    label = str(c)
+    tricks = deal.tricks
+    under = max(0, c.needed - tricks.get(deal.declarer, 0))
+    made = under == 0
+    cons = consolation_per_undertrick(rules, c.price) * under
+    so = deal.sitting_out
+    out: list[DefenceWrite] = []
+
+    def counted(s: int) -> int:
+        """A defender's tricks as the defence counts them: less those he lost [3.9.11.2]."""
+        return tricks.get(s, 0) - lost.get(s, 0)
 
     def whists(seat: int, amount: int, why: str) -> None:
-        sheet.write(ev, k, names[seat], "whists", amount, on=declarer, why=why)
+        out.append((seat, "whists", amount, why))
 
+    if deal.no_defence:  # a checked 10 (seed 002): no calls, no obligation
+        for d in deal.defenders:
+            whists(d, share(max(0, counted(d)) * pm + cons, 2), f"checked {label}: half a whister's")
+        if so is not None and under and rules.dealer_consolation:
+            whists(so, cons, "consolation")
+        return out
+
+    view = deal.defence()
     whisters = view.whisters
+    passers = deal.passers
+    in_play = whisters + passers
+    defence_tricks = sum(counted(s) for s in in_play)
+    all_tricks = max(0, defence_tricks) * pm
     if len(whisters) == 2:
         for s in whisters:
-            whists(s, tricks.get(s, 0) * pm, f"{tricks.get(s, 0)} tricks on {label}")
+            whists(s, max(0, counted(s)) * pm, f"{tricks.get(s, 0)} tricks on {label}")
             if under:
                 whists(s, cons, "consolation")
     elif len(whisters) == 1:
         w = whisters[0]
-        passer = d2 if w == d1 else d1
-        all_tricks = defence_tricks * pm
+        passer = passers[0] if passers else None
+        gentleman = rules.single_whist_split == "gentleman"
         if made:
             whists(w, all_tricks, f"{defence_tricks} tricks on {label}, whisting alone")
-        elif view.returned or rules.single_whist_split == "greedy":
+        elif view.returned or not gentleman or passer is None:
             # Greedy whist: the whister writes all tricks, the passer only his consolation;
-            # after a return under the gentleman's whist the half-whister writes nothing
-            # [Code 3.8.13-3.8.14].
+            # after a return the whister writes them all, and under the gentleman's whist
+            # the half-whister writes nothing [Code 3.8.8.2, 3.8.13-3.8.14].
             whists(w, all_tricks + cons, f"{defence_tricks} tricks and consolation on {label}")
-            if not (view.returned and rules.single_whist_split == "gentleman"):
+            if passer is not None and not (gentleman and passer == view.half_whister):
                 whists(passer, cons, "consolation")
         else:
             # Gentleman's whist: everything both would write is split equally.
             half = share(all_tricks + 2 * cons, 2)
             whists(w, half, f"half of tricks and consolations on {label} (gentleman's)")
             whists(passer, half, f"half of tricks and consolations on {label} (gentleman's)")
-    for s in sitting_out:
-        if under:
-            whists(s, cons, "consolation")
+    # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2]; a defender
+    # whose cards the dealer played writes nothing for the deal.
+    if so is not None and so not in whisters and under and rules.dealer_consolation:
+        whists(so, cons, "consolation")
 
-    # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12].
+    # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and the remiz on the whist of
+    # penalty tricks [Code 3.9.18].
+    obligation = c.obligation
     lack = obligation - defence_tricks
-    if lack <= 0 or not whisters:
-        return
     shortfall: dict[int, int] = {}
-    if len(whisters) == 1:
-        shortfall[whisters[0]] = lack
-    elif c.level in (6, 7):
-        each = obligation // 2  # each answers for half the obligation [Code 3.8.6]
-        for s in whisters:
-            shortfall[s] = min(max(0, each - tricks.get(s, 0)), lack)
-    else:
-        shortfall[whisters[1]] = lack
+    if lack > 0 and whisters:
+        if len(whisters) == 1:
+            shortfall[whisters[0]] = lack
+        elif c.level in (6, 7):
+            each = obligation // 2  # each answers for half the obligation [Code 3.8.6]
+            for s in whisters:
+                shortfall[s] = min(max(0, each - counted(s)), lack)
+        else:
+            shortfall[whisters[1]] = lack
+    for s in in_play:
+        if remiz.get(s):
+            shortfall[s] = shortfall.get(s, 0) + remiz[s]
     for s, missing in shortfall.items():
         if missing:
-            halves = responsibility(rules, closed[s])
-            sheet.write(
-                ev, k, names[s], "gora", share(halves * pm * missing, 2),
-                why=f"defence short {missing} on {label}",
-            )
+            halves = responsibility(rules, closed.get(s, False))
+            extra = f" ({remiz[s]} of them penalty)" if remiz.get(s) else ""
+            out.append((s, "gora", share(halves * pm * missing, 2), f"defence short {missing} on {label}{extra}"))
+    return out
 
 
 def _raspasy_multiplier(rules: RuleSet, deal: DealState) -> int:
+    """The progression's step [Code 3.7.4], doubled for each dark pass [Code 3.3.19 a]."""
     progression = rules.raspasy_progression
-    return progression[min(deal.raspasy_before, len(progression) - 1)]
+    return progression[min(deal.raspasy_before, len(progression) - 1)] << deal.dark_doublings
 
 
-def _raspasy_counts(rules: RuleSet, deal: DealState) -> dict[int, int]:
-    """Tricks of every seat that played, the 4-player dealer's talon tricks included."""
+def _raspasy_counts(rules: RuleSet, deal: DealState, penalties: bool = True) -> dict[int, int]:
+    """Tricks of every seat that played, the 4-player dealer's talon tricks included, and
+    one more for each penalty trick [Code 3.9.11.2: "as if an eleventh"]."""
     assert deal.tricks is not None
+    lost, _ = penalty_counts(deal)
     counts = {s: deal.tricks.get(s, 0) for s in deal.active}
     if len(deal.active) < deal.n_players and rules.raspasy_talon:
         counts[deal.dealer] = deal.tricks.get(deal.dealer, 0)
+    if penalties:
+        for s, n in lost.items():
+            counts[s] = counts.get(s, 0) + n
     return counts
 
 
-def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int) -> None:
+def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int, counts: dict[int, int]) -> None:
     """Zero-trick pulya, in seat order from the forehand, and the sitting-out dealer's."""
     rules = sheet.rules
-    assert deal.tricks is not None and deal.resolved_at is not None
+    assert deal.resolved_at is not None
     zero = rules.raspasy_zero_pulya
     points = (k * rules.gora_whist_multiplier if zero == "price" else zero) * UNIT
     if points:
         for s in deal.active:
-            if deal.tricks.get(s, 0) == 0:
-                sheet.write_pulya(deal.resolved_at, deal.number, sheet.players[s], points, "no trick on raspasy")
+            if counts.get(s, 0) == 0:
+                sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, "no trick on raspasy")
     if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players:
         sheet.write_pulya(
-            deal.resolved_at, deal.number, sheet.players[deal.dealer],
+            deal.resolved_at, deal.number, deal.names[deal.dealer],
             rules.raspasy_dealer_pulya * UNIT, "dealer on raspasy",
         )
+
+
+def _score_raspasy(sheet: Sheet, deal: DealState) -> None:
+    RASPASY_MODELS[sheet.rules.raspasy_model](sheet, deal)
+    d = deal.dark_doublings
+    if d:
+        # Dark passers, and the four-player dealer, earn a bomb: the next game they play
+        # is worth 2^d times its price [Code 3.3.19 a, 3.7.10, footnote 29].
+        earners = list(dict.fromkeys(deal.dark_passers))
+        if deal.sitting_out is not None:
+            earners.append(deal.sitting_out)
+        for s in earners:
+            name = deal.names[s]
+            sheet.bombs[name] = sheet.bombs.get(name, ()) + (1 << d,)
 
 
 def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
@@ -203,15 +433,17 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     assert deal.resolved_at is not None
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
-    amnesty = min(counts.values()) if rules.raspasy_amnesty else 0
+    # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
+    # record but the offender's [Code 3.7.3, 3.9.12].
+    amnesty = min(_raspasy_counts(rules, deal, penalties=False).values()) if rules.raspasy_amnesty else 0
     for s, t in counts.items():
         written = t - amnesty
         sheet.write(
-            deal.resolved_at, deal.number, sheet.players[s], "gora",
+            deal.resolved_at, deal.number, deal.names[s], "gora",
             written * k * rules.gora_whist_multiplier * UNIT,
-            why=f"raspasy x{k}: {t} tricks" + (f", amnesty {amnesty}" if amnesty else ""),
+            why=f"raspasy x{k}: {t} tricks" + (f", amnesty {amnesty}" if amnesty else "") + penalty_rules(deal, s),
         )
-    _raspasy_pulya(sheet, deal, k)
+    _raspasy_pulya(sheet, deal, k, counts)
 
 
 def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
@@ -224,18 +456,46 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
     fewest = min(counts.values())
     low = [s for s, t in counts.items() if t == fewest]
     price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT
+    names = deal.names
     for s in low:
         for other, t in counts.items():
             if other in low:
                 continue
             sheet.write(
-                deal.resolved_at, deal.number, sheet.players[s], "whists", share(t * price, len(low)),
-                on=sheet.players[other], why=f"raspasy: fewest tricks, {t} taken by {sheet.players[other]}",
+                deal.resolved_at, deal.number, names[s], "whists", share(t * price, len(low)),
+                on=names[other], why=f"raspasy: fewest tricks, {t} taken by {names[other]}",
             )
-    _raspasy_pulya(sheet, deal, k)
+    _raspasy_pulya(sheet, deal, k, counts)
 
 
 RASPASY_MODELS: dict[str, Callable[[Sheet, DealState], None]] = {
     "gora": _score_raspasy_gora,
     "whists": _score_raspasy_whists,
 }
+
+
+def deal_outcome(deal: DealState) -> Outcome:
+    """What a deal came to, for the rules that end a run of raspasy [Code 3.7.4, 3.7.8]:
+    a raspasy, an unwhisted contract, a contract made or failed (as the declarer's
+    result is scored), a misère, a ruling without a contract result, or no result yet."""
+    if deal.raspasy:
+        return "raspasy"
+    if not deal.resolved or deal.declarer is None:
+        return "ruled" if deal.ruling is not None else "open"
+    ruling = deal.ruling
+    if ruling is not None and ruling.rule == "3.3.16.3":
+        return "ruled"
+    if ruling is not None and ruling.rule == "3.4.4":
+        return "remiz"
+    c = deal.contract
+    if c is None:
+        return "open"
+    if c.is_misere:
+        return "misere"
+    if not deal.no_defence and deal.defence().settled:
+        return "made" if deal.defence().half_whister is not None else "unwhisted"
+    assert deal.tricks is not None
+    lost, remiz = penalty_counts(deal)
+    taken = deal.tricks.get(deal.declarer, 0) - lost.get(deal.declarer, 0)
+    under = max(0, c.needed - taken) + remiz.get(deal.declarer, 0)
+    return "made" if under == 0 else "remiz"

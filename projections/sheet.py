@@ -103,16 +103,25 @@ class _History:
 class Sheet:
     """Totals per player (pulya, gora, whists on each opponent) and the writes behind them."""
 
-    __slots__ = ("players", "target", "rules", "pulya", "gora", "whists", "_target_units", "_history", "_own")
+    __slots__ = (
+        "players", "seated", "target", "rules", "pulya", "gora", "whists", "bombs", "_target_units", "_history",
+        "_own",
+    )
 
     def __init__(self, players: tuple[str, ...], target: int, rules: RuleSet) -> None:
+        # Everyone who has held a seat (a player who left keeps his columns [Code 5.4.18]),
+        # and the seats at the table now, clockwise: help and the end follow those.
         self.players = players
+        self.seated = players
         self.target = target
         self.rules = rules
         self._target_units = target * UNIT
         self.pulya: dict[str, int] = dict.fromkeys(players, 0)
         self.gora: dict[str, int] = dict.fromkeys(players, 0)
         self.whists: dict[str, dict[str, int]] = {p: {q: 0 for q in players if q != p} for p in players}
+        # Bombs earned on dark raspasy, oldest first: each multiplies its holder's next
+        # game, and a game made uses it up [Code 3.3.19 a, footnotes 29-30].
+        self.bombs: dict[str, tuple[int, ...]] = {}
         self._history: _History | None = None
         self._own: list[Write] = []
 
@@ -129,6 +138,8 @@ class Sheet:
             self._own = []
         other = Sheet.__new__(Sheet)
         other.players = self.players
+        other.seated = self.seated
+        other.bombs = dict(self.bombs)
         other.target = self.target
         other.rules = self.rules
         other._target_units = self._target_units
@@ -138,6 +149,19 @@ class Sheet:
         other._history = self._history
         other._own = []
         return other
+
+    # -- the table changes [Code 3.1.2, 5.4.18] ------------------------------------------
+
+    def seat(self, player: str, seated: tuple[str, ...]) -> None:
+        """A new player on the sheet, with empty columns; ``seated`` is the table after."""
+        if player not in self.players:
+            self.players = self.players + (player,)
+            self.pulya[player] = 0
+            self.gora[player] = 0
+            for p, w in self.whists.items():
+                w[player] = 0
+            self.whists[player] = {q: 0 for q in self.players if q != player}
+        self.seated = seated
 
     # -- writing ---------------------------------------------------------------------
 
@@ -169,7 +193,9 @@ class Sheet:
 
     def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None:
         """Points for a contract, in sub-units: into the player's pulya, with help when he
-        has closed."""
+        has closed. A pulya point is worth ``pulya_to_gora`` gora points everywhere: a
+        helped point costs the helped player 10 whists per gora point, and points nobody
+        can take come off the player's gora at the same rate [Code 4.2.3, 4.1.1]."""
         if not self.rules.help:
             self.write(event, deal, player, "pulya", amount, why=why)
             return
@@ -182,18 +208,23 @@ class Sheet:
             helped = self.help_recipient(player)
             if helped is None:
                 # Points nobody can take are written off the player's own gora [Code 4.1.1].
-                self.write(event, deal, player, "gora", -rest, why=f"{why}: points nobody can take")
+                self.write(event, deal, player, "gora", -rest * self.rules.pulya_to_gora,
+                           why=f"{why}: points nobody can take")
                 return
             give = min(rest, target - self.pulya[helped])
             self.write(event, deal, helped, "pulya", give, why=f"help from {player}")
-            self.write(event, deal, player, "whists", give * HELP_WHISTS, on=helped, why=f"help to {helped}")
+            self.write(event, deal, player, "whists", give * HELP_WHISTS * self.rules.pulya_to_gora, on=helped,
+                       why=f"help to {helped}")
             rest -= give
 
     def help_recipient(self, helper: str) -> str | None:
         """The opponent with the largest pulya below the target; tie: the nearer to the helper's left."""
-        i = self.players.index(helper)
-        n = len(self.players)
-        candidates = [self.players[(i + k) % n] for k in range(1, n)]
+        seated = self.seated
+        if helper not in seated:
+            return None
+        i = seated.index(helper)
+        n = len(seated)
+        candidates = [seated[(i + k) % n] for k in range(1, n)]
         open_ = [p for p in candidates if self.pulya[p] < self._target_units]
         if not open_:
             return None
@@ -216,8 +247,8 @@ class Sheet:
 
     @property
     def finished(self) -> bool:
-        """The end of the pulka: every pulya at the target, or, without help, the
-        pulyas together at players x target [Code 4.2.3, 4.2.3.3]."""
+        """The end of the pulka: every pulya at the table at the target, or, without help,
+        their pulyas together at players x target [Code 4.2.3, 4.2.3.3]."""
         if self.rules.help:
-            return all(self.closed(p) for p in self.players)
-        return sum(self.pulya.values()) >= self._target_units * len(self.players)
+            return all(self.closed(p) for p in self.seated)
+        return sum(self.pulya[p] for p in self.seated) >= self._target_units * len(self.seated)

@@ -206,18 +206,21 @@ def diff(
     rows = audit(events[:hi])  # verdicts as they stood at the later point
     between = [row_doc(r, names) for r in rows[lo:hi] if r.changes or r.effective is not None]
     zero = Fraction(0)
+    # A player who joined between the points (Code 3.1.2) has nothing at the earlier one.
+    cells = list(dict.fromkeys([*tb, *ta]))
+    players = list(dict.fromkeys([*nb.result, *na.result]))
     return {
         "from": {"point": a.describe(), "event": na.folded},
         "to": {"point": b.describe(), "event": nb.folded},
         "sheet": [
-            {**names.doc(c), **exact_fields("from", ta.get(c, zero)), **exact_fields("to", tb[c]),
-             **exact_fields("change", tb[c] - ta.get(c, zero))}
-            for c in tb if tb[c] != ta.get(c, zero)
+            {**names.doc(c), **exact_fields("from", ta.get(c, zero)), **exact_fields("to", tb.get(c, zero)),
+             **exact_fields("change", tb.get(c, zero) - ta.get(c, zero))}
+            for c in cells if tb.get(c, zero) != ta.get(c, zero)
         ],
-        "result": {p: number(nb.result[p] - na.result[p]) for p in nb.result},
-        "rounded": {p: nb.rounded[p] - na.rounded[p] for p in nb.rounded},
+        "result": {p: number(nb.result.get(p, zero) - na.result.get(p, zero)) for p in players},
+        "rounded": {p: nb.rounded.get(p, 0) - na.rounded.get(p, 0) for p in players},
         "events": between,
-        "result_exact": {p: exact_text(nb.result[p] - na.result[p]) for p in nb.result},
+        "result_exact": {p: exact_text(nb.result.get(p, zero) - na.result.get(p, zero)) for p in players},
     }
 
 

@@ -31,6 +31,13 @@ from ledger.vocabulary.events import (
     Bid,
     Contract,
     Correction,
+    Dealt,
+    Joined,
+    Left,
+    PenaltyTrick,
+    Ruling,
+    Substituted,
+    Talon,
     Defence,
     Entry,
     GameStarted,
@@ -117,13 +124,22 @@ def every_event(game: str) -> list[AnyEvent]:
         Annulled(reason="misdeal", deal=2),
         Entry(player="Anna", column="pulya", amount=2, by="Anna", deal=2),
         Withdrawn(first=15, by="Anna", deal=2),
+        Dealt(player="Boris", deal=3),
+        Talon(kind="peek", player="Vera", deal=3),
+        Bid(player="Vera", bid="6S", dark=True, deal=3),
+        Ruling(rule="3.3.16.3", offender="Anna", whists={"Boris": 10}, by="arbiter:Oleg", deal=3),
+        Tricks(tricks={"Anna": 5, "Boris": 3, "Vera": 2}, deal=3,
+               penalty_tricks=(PenaltyTrick(player="Anna", tricks=1, rule="3.4.9"),)),
+        Joined(player="Gleb", agreed_by=players, deal=3),
+        Substituted(player="Anna", substitute="Dima", agreed_by=("Boris", "Vera", "Gleb"), deal=3),
+        Left(player="Gleb", reason="train", deal=3),
         Abandoned(agreed_by=players),
     ]
 
 
 @pytest.fixture
 def sample_events() -> Callable[[str], list[AnyEvent]]:
-    """``sample_events(game)``: a pulka of 17 events covering every event type."""
+    """``sample_events(game)``: a pulka of 25 events covering every event type."""
     return every_event
 
 

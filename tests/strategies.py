@@ -2,16 +2,18 @@
 
 ``legal_logs`` walks a game with the real command side: at every step it looks at
 the current ``GameState``, draws one of the events the rules allow next (a bid, a
-contract, a defence call, the tricks, an entry, an annulment, the abandonment), has
-``ledger.command.judge.decide`` judge it and folds the judged event in with
-``GameState.apply``. The log is therefore legal by construction, and when ``decide``
-refuses an event the generator believed legal, the ``Refused`` propagates: the
-generator and the command side disagree about the rules, which is a bug in one of
-them (hypothesis shrinks it to a minimal game).
+contract, a defence call, the tricks with or without penalty tricks, an entry, an
+arbiter's penalty or ruling, a deal out of turn, a dealer's error, the talon's records,
+a newcomer, a leaver, a substitute, the end), has ``ledger.command.judge.decide`` judge
+it and folds the judged event in with ``GameState.apply``. The log is therefore legal
+by construction, and when ``decide`` refuses an event the generator believed legal,
+the ``Refused`` propagates: the generator and the command side disagree about the
+rules, which is a bug in one of them (hypothesis shrinks it to a minimal game).
 
 The generator reads only the facts of the projection (whose turn, the highest bid,
-the defence automaton's expected call); what is legal is derived here from
-rules.md, independently of the checks in ``ledger.command.judge``.
+who passed dark, the calls made, whose cards the dealer plays); what is legal is
+derived here from rules.md and the Code, independently of the checks in
+``ledger.command`` and of the defence automaton in ``projections.deal``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from ledger.vocabulary.bids import BY_RANK, LADDER, MISERE, Level
 from ledger.command.judge import Refused, decide, start
+from ledger.vocabulary.bids import BY_RANK, LADDER, MISERE, Level
 from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
@@ -31,12 +33,19 @@ from ledger.vocabulary.events import (
     Bid,
     Contract,
     Correction,
+    Dealt,
     Defence,
     Entry,
     GameStarted,
+    Joined,
+    Left,
     Objection,
     PencilDown,
     Penalty,
+    PenaltyTrick,
+    Ruling,
+    Substituted,
+    Talon,
     Tricks,
 )
 from ledger.vocabulary.rules import PRESETS
@@ -44,8 +53,10 @@ from projections.deal import DealState
 from projections.game import GameState
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
+NEWCOMERS = ("Dima", "Egor", "Zoya", "Lev")
 CONVENTIONS = tuple(PRESETS)  # sochi, leningrad, rostov, classic
 ARBITER = "arbiter:Oleg"
+SCORER = "scorer:Masha"
 START_TIME = datetime(2026, 11, 30, 19, 0, tzinfo=timezone.utc)
 MISERE_RANK = LADDER[MISERE].rank
 
@@ -64,6 +75,9 @@ class Walk:
         self.events: list[AnyEvent] = [started]
         # How readily players pass, per game: some games are mostly raspasy.
         self.passiness = draw(st.integers(20, 75))
+        # Some tables have a scorer who types every record [Code 4.2.4-4.2.7].
+        self.scorer = draw(st.booleans())
+        self.premium_done: set[int] = set()
 
     def stamp(self, event: AnyEvent) -> AnyEvent:
         """Give the event a time, never earlier than the previous one (ties allowed)."""
@@ -73,6 +87,8 @@ class Walk:
 
     def record(self, event: AnyEvent) -> AnyEvent:
         """Judge the event on the real command side and fold it in; Refused propagates."""
+        if self.scorer and event.by is None and not isinstance(event, Penalty) and self.chance(50):
+            event = msgspec.structs.replace(event, by=SCORER)
         judged = decide(self.state, self.stamp(event))
         self.state.apply(judged)
         self.events.append(judged)
@@ -86,14 +102,35 @@ class Walk:
         return self.draw(st.sampled_from(self.state.players))
 
 
-# -- what is legal next, from rules.md ------------------------------------------------------
+# -- what is legal next, from rules.md and the Code ---------------------------------------
+
+
+def bid_floor(deal: DealState) -> int:
+    """The lowest suit bid: the deal's minimum, one higher for each dark pass before it,
+    up to the agreed limit [Code 3.3.19 a]."""
+    return max(deal.min_level, 6 + min(len(deal.dark_passers), deal.rules.dark_limit))
+
+
+def only_pass(deal: DealState, seat: int) -> bool:
+    """Who may only pass: the misère bidder [3.6.4], everyone after a nine beat a misère
+    where the auction then stops [footnote 41], a player who saw the talon [3.3.16.1],
+    everyone in a forced raspasy [3.7.9]."""
+    nine_over_misere = (
+        deal.misere_bidder is not None and deal.highest is not None and deal.highest.rank > MISERE_RANK
+    )
+    return (
+        deal.misere_bidder == seat
+        or (nine_over_misere and deal.rules.misere_nine_ends_auction)
+        or seat in deal.peeked
+        or deal.forced
+    )
 
 
 def bid_levels(deal: DealState) -> list[Level]:
     """Suit bids the player whose turn it is may make: above the highest, at least the
-    deal's minimum; one step only when ``jump_bids`` is off (rules.md §2)."""
+    deal's floor; one step only when ``jump_bids`` is off (rules.md §2)."""
     floor = deal.highest.rank if deal.highest is not None else -1
-    levels = [lv for lv in BY_RANK if not lv.is_misere and lv.rank > floor and lv.level >= deal.min_level]
+    levels = [lv for lv in BY_RANK if not lv.is_misere and lv.rank > floor and lv.level >= bid_floor(deal)]
     if not deal.rules.jump_bids:
         levels = levels[:1]
     return levels
@@ -117,12 +154,16 @@ def may_say_here(deal: DealState, seat: int) -> bool:
 
 def contract_levels(deal: DealState, seat: int) -> list[Level]:
     """What the declarer may declare: a misère iff he bid one, else at least his bid
-    (at least the deal's minimum after taking the talon without bidding) [Code 3.4]."""
+    (at least the deal's floor after taking the talon without bidding) [Code 3.4]; a
+    dark winner may turn to a misère [3.3.19 b]."""
     own = deal.own_level.get(seat)
     if own is not None and own.is_misere:
         return [LADDER[MISERE]]
     floor = own.rank if own is not None else -1
-    return [lv for lv in BY_RANK if not lv.is_misere and lv.rank >= floor and lv.level >= deal.min_level]
+    levels = [lv for lv in BY_RANK if not lv.is_misere and lv.rank >= floor and lv.level >= bid_floor(deal)]
+    if own is not None and deal.dark_last.get(seat, False):
+        levels.append(LADDER[MISERE])
+    return levels
 
 
 def may_change_contract(deal: DealState) -> bool:
@@ -148,49 +189,119 @@ def defenders_of(deal: DealState) -> tuple[int, int]:
     return first, second
 
 
+def dark_six(deal: DealState) -> bool:
+    """A six won with a dark bid: both defenders must whist [Code 3.3.19 b]."""
+    assert deal.declarer is not None and deal.contract is not None
+    return deal.contract.level == 6 and deal.dark_last.get(deal.declarer, False)
+
+
 def defence_options(deal: DealState) -> tuple[int, list[str], bool, str]:
-    """What rules.md §3 allows next in the defence, derived here from the rules'
-    wording and not from the projection's automaton: the seat to speak, the calls it
-    may make, whether it must speak (False: the deal may go on without it: a return,
-    or the gentleman's own half-whist), and what the calls so far amount to: "calls"
-    (more calls are due), "play" (the deal is played) or "settled" (no play)."""
+    """What the Code allows next in the defence, derived here from its wording by
+    reading the calls one by one, and not from the projection's automaton: the seat to
+    speak, the calls it may make, whether it must speak (False: the deal may go on
+    without it), and what the calls so far amount to: "calls" (more are due), "play"
+    or "settled" (no play).
+
+    The first defender speaks, then the second [3.8.1, 3.8.3]; after a pass the second
+    may half-whist on the half-whist levels [3.8.7], after which the passer may return
+    the whist [3.8.8]; under the gentleman's whist the first may whist and, the second
+    passing, go to half-whist himself, the second returning [3.8.14]. With four players
+    the dealer is asked last: after a half-whist the passer's refusal is his second pass,
+    then the dealer may return the whist [3.8.8]; where no half-whist is possible the
+    dealer alone may whist after two passes [3.8.8.1]. After any return the half-whister
+    may only pass [3.8.8.2]. A dark six is whisted by both [3.3.19 b].
+    """
     assert deal.contract is not None
     d1, d2 = defenders_of(deal)
-    half = deal.contract.level in deal.rules.half_whist_levels
+    dealer = deal.dealer if deal.n_players == 4 else None
+    half_ok = deal.contract.level in deal.rules.half_whist_levels
     gentleman = deal.rules.single_whist_split == "gentleman"
-    so_far = tuple((1 if seat == d1 else 2, call) for seat, call in deal.calls)
-    options: dict[tuple[tuple[int, str], ...], tuple[int, list[str], bool, str]] = {
-        # the first defender (after the declarer) speaks first: whist or pass
-        (): (d1, [W, P], True, "calls"),
-        # then the second; half-whist only after the first passed, on the allowed levels
-        ((1, W),): (d2, [W, P], True, "calls"),
-        ((1, P),): (d2, [W, P] + ([H] if half else []), True, "calls"),
-        ((1, W), (2, W)): (d1, [], False, "play"),
-        # one whists, one passes: played; under the gentleman's whist the first may go to
-        # half-whist himself, and the second may then return
-        ((1, W), (2, P)): (d1, [H] if gentleman and half else [], False, "play"),
-        ((1, W), (2, P), (1, H)): (d2, [W], False, "settled"),
-        ((1, W), (2, P), (1, H), (2, W)): (d2, [], False, "play"),
-        ((1, P), (2, W)): (d1, [], False, "play"),
-        ((1, P), (2, P)): (d1, [], False, "settled"),
-        # a half-whist stands unless the first defender returns with a whist
-        ((1, P), (2, H)): (d1, [W], False, "settled"),
-        ((1, P), (2, H), (1, W)): (d1, [], False, "play"),
-    }
-    assert so_far in options, f"calls the rules do not allow were recorded: {so_far}"
-    return options[so_far]
+    calls = list(deal.calls)
+
+    def take(seat: int) -> str | None:
+        if calls and calls[0][0] == seat:
+            return calls.pop(0)[1]
+        return None
+
+    if dark_six(deal):
+        for s in (d1, d2):
+            if take(s) is None:
+                return s, [W], True, "calls"
+        assert not calls, f"calls after a dark six: {calls}"
+        return d1, [], False, "play"
+
+    def after_half(half: int, returner: int) -> tuple[int, list[str], bool, str]:
+        """A half-whist stands until the partner who passed returns the whist; with four
+        the dealer after him."""
+        answer = take(returner)
+        if answer is None:
+            return returner, [W, P] if dealer is not None else [W], False, "settled"
+        if answer == W:
+            return after_return(half)
+        assert answer == P and dealer is not None, f"{answer} after a half-whist"
+        answer = take(dealer)
+        if answer is None:
+            return dealer, [W, P], False, "settled"
+        if answer == W:
+            return after_return(half)
+        return dealer, [], False, "settled"
+
+    def after_return(half: int) -> tuple[int, list[str], bool, str]:
+        if take(half) is None:
+            return half, [P], False, "play"
+        return half, [], False, "play"
+
+    first = take(d1)
+    if first is None:
+        return d1, [W, P], True, "calls"
+    second = take(d2)
+    if first == W:
+        if second is None:
+            return d2, [W, P], True, "calls"
+        if second == W:
+            return d1, [], False, "play"
+        if take(d1) == H:
+            return after_half(d1, d2)
+        return d1, [H] if gentleman and half_ok else [], False, "play"
+    if second is None:
+        return d2, [W, P] + ([H] if half_ok else []), True, "calls"
+    if second == W:
+        return d1, [], False, "play"
+    if second == H:
+        return after_half(d2, d1)
+    if dealer is not None and not half_ok:
+        answer = take(dealer)
+        if answer is None:
+            return dealer, [W, P], False, "settled"
+        return dealer, [], False, "play" if answer == W else "settled"
+    return d1, [], False, "settled"
 
 
-def pending_return(deal: DealState | None) -> tuple[int, list[str]] | None:
-    """A standing half-whist the other defender may still return with a whist."""
+def pending_call(deal: DealState | None) -> tuple[int, list[str]] | None:
+    """A call that may still come after the deal is settled: a return of the whist, a
+    second pass, the dealer's whist or pass."""
     if deal is None or deal.annulled_at is not None or deal.raspasy or deal.contract is None:
         return None
-    if deal.no_defence or deal.tricks is not None:
+    if deal.no_defence or deal.tricks is not None or deal.ruling is not None:
         return None
     seat, calls, _, outcome = defence_options(deal)
     if deal.phase == "done":
         assert outcome == "settled", f"deal {deal.number}: the projection ends it unplayed, the rules say {outcome}"
     return (seat, calls) if outcome == "settled" and calls else None
+
+
+pending_return = pending_call
+
+
+def defence_call(walk: Walk, deal: DealState, seat: int, calls: list[str]) -> Defence:
+    """One of the calls; the dealer who whists names the defender whose cards he plays."""
+    names = deal.persons
+    call = walk.draw(st.sampled_from(sorted(calls)))
+    hand = None
+    if call == W and deal.n_players == 4 and seat == deal.dealer:
+        hand = names[walk.draw(st.sampled_from(defenders_of(deal)))]
+    is_open = True if call == W and not dark_six(deal) and walk.chance(20) else None
+    return Defence(player=names[seat], call=call, open=is_open, hand=hand)
 
 
 # -- drawing one event ----------------------------------------------------------------------
@@ -215,56 +326,86 @@ def split(walk: Walk, total: int, parts: int) -> list[int]:
 
 
 def auction_event(walk: Walk, deal: DealState) -> AnyEvent:
-    names = walk.state.players
+    names = deal.persons
     seat = deal.turn()
     assert seat is not None
     player = names[seat]
-    if deal.third_hand_may_take_talon(seat) and walk.chance(25):
-        level = pick(walk, contract_levels(deal, seat))
+    dark_ok = deal.rules.dark_bids and seat not in deal.looked
+    if deal.third_hand_may_take_talon(seat) and not deal.forced and walk.chance(25):
+        level = pick(walk, [lv for lv in contract_levels(deal, seat) if not lv.is_misere])
         return Contract(player=player, contract=str(level))
+    if only_pass(deal, seat):
+        return Bid(player=player, bid="pass", dark=dark_ok and deal.forced and walk.chance(50))
+    # A dark pass is a first word before anyone has bid [Code 3.3.19 a].
+    if dark_ok and seat not in deal.spoken and deal.highest is None and walk.chance(15):
+        return Bid(player=player, bid="pass", dark=True)
     # Passing grows likelier as the auction climbs, so auctions end.
     climbed = deal.highest.rank if deal.highest is not None else 0
-    if deal.misere_bidder == seat or walk.draw(st.integers(0, 99)) < walk.passiness + climbed * 2:
+    if walk.draw(st.integers(0, 99)) < walk.passiness + climbed * 2:
         return Bid(player=player, bid="pass")
+    dark = dark_ok and walk.chance(20)
     options: list[str] = [str(lv) for lv in bid_levels(deal)]
+    dark_misere = (
+        deal.highest is not None and deal.highest.is_misere and deal.misere_bidder is not None
+        and deal.dark_last.get(deal.misere_bidder, False)
+    )
+    if dark_misere and not dark:
+        # A dark misère is beaten only by a dark nine or a ten [Code 3.3.19 c].
+        options = [o for o in options if not o.startswith("9")]
     extras = []
     if may_bid_misere(deal, seat) and walk.chance(8):
         extras.append(MISERE)
     if may_say_here(deal, seat) and walk.chance(40):
         extras.append("here")
     if extras:
-        return Bid(player=player, bid=walk.draw(st.sampled_from(extras)))
+        word = walk.draw(st.sampled_from(extras))
+        return Bid(player=player, bid=word, dark=dark and word == MISERE)
     if not options:
         return Bid(player=player, bid="pass")
-    return Bid(player=player, bid=pick(walk, options))
+    return Bid(player=player, bid=pick(walk, options), dark=dark)
 
 
 def contract_event(walk: Walk, deal: DealState) -> AnyEvent:
     assert deal.declarer is not None
-    level = pick(walk, contract_levels(deal, deal.declarer), near=2)
-    return Contract(player=walk.state.players[deal.declarer], contract=str(level))
+    levels = contract_levels(deal, deal.declarer)
+    if deal.calls and deal.dark_last.get(deal.declarer, False):
+        # a dark six needs both defenders' whists: not after a pass [Code 3.3.19 b]
+        levels = [lv for lv in levels if lv.level != 6]
+    if deal.contract is not None:
+        # a dark game turns into a misère only before the talon is taken [Code 3.3.19 b]
+        levels = [lv for lv in levels if not lv.is_misere] or levels
+    level = pick(walk, levels, near=2)
+    shared = None
+    if level.is_misere and deal.rules.misere_with_dealer and deal.n_players == 4 and walk.chance(40):
+        shared = deal.persons[deal.dealer]  # a misère in halves with the dealer [Code 3.6.9]
+    return Contract(player=deal.persons[deal.declarer], contract=str(level), shared_with=shared)
 
 
 def defence_event(walk: Walk, deal: DealState) -> AnyEvent:
-    names = walk.state.players
     assert deal.declarer is not None
     if may_change_contract(deal) and walk.chance(5):
         return contract_event(walk, deal)
     seat, calls, must, outcome = defence_options(deal)
     assert must and outcome == "calls", f"deal {deal.number} is in defence but the rules expect {outcome}"
-    call = walk.draw(st.sampled_from(sorted(calls)))
-    is_open = True if call == "whist" and walk.chance(20) else None
-    return Defence(player=names[seat], call=call, open=is_open)
+    return defence_call(walk, deal, seat, calls)
 
 
-def tricks_event(walk: Walk, deal: DealState) -> AnyEvent:
-    state = walk.state
-    names = state.players
+def hands_in_play(deal: DealState) -> list[int]:
+    """Who holds cards in a played contract: the declarer and the defenders, the dealer
+    in the place of the defender whose cards he whists with [Code 3.8.8]."""
+    assert deal.declarer is not None
+    seats = [deal.declarer, *defenders_of(deal)]
+    return [deal.dealer if s == deal.dealer_hand else s for s in seats]
+
+
+def result_tricks(walk: Walk, deal: DealState) -> dict[str, int]:
+    """A result in tricks for a deal in play."""
+    names = deal.persons
     if deal.raspasy:
         seats = list(deal.active)
         tricks: dict[str, int] = {}
         rest = 10
-        sitting_out = state.n > len(seats)
+        sitting_out = deal.n_players > len(seats)
         if sitting_out and deal.rules.raspasy_talon:
             talon = walk.draw(st.integers(0, 2))
             tricks[names[deal.dealer]] = talon
@@ -273,37 +414,107 @@ def tricks_event(walk: Walk, deal: DealState) -> AnyEvent:
             tricks[names[deal.dealer]] = 0  # named, without talon tricks
         for s, t in zip(seats, split(walk, rest, len(seats))):
             tricks[names[s]] = t
-        return Tricks(tricks=tricks)
+        return tricks
     assert deal.declarer is not None and deal.contract is not None
     declarer = deal.declarer
     if deal.contract.is_misere:
         taken = walk.draw(st.integers(0, 2)) if walk.chance(80) else walk.draw(st.integers(0, 10))
         if walk.chance(30):
-            return Tricks(tricks={names[declarer]: taken})
+            return {names[declarer]: taken}
     else:
         need = deal.contract.needed
         if walk.chance(70):
             taken = max(0, min(10, need + walk.draw(st.integers(-2, 2))))
         else:
             taken = walk.draw(st.integers(0, 10))
-    d1, d2 = defenders_of(deal)
+    _, a_seat, b_seat = hands_in_play(deal)
     a, b = split(walk, 10 - taken, 2)
-    return Tricks(tricks={names[declarer]: taken, names[d1]: a, names[d2]: b})
+    return {names[declarer]: taken, names[a_seat]: a, names[b_seat]: b}
+
+
+def penalty_tricks(walk: Walk, deal: DealState, tricks: dict[str, int]) -> tuple[PenaltyTrick, ...]:
+    """Now and then the Code's penalty tricks [3.4.6, 3.4.9, 3.9.11.2, 3.9.18]: on
+    raspasy only for looking at a closed trick; the declarer's rules for the declarer;
+    on a misère or a checked 10 the defenders' tricks carry no obligation to touch."""
+    if not walk.chance(15):
+        return ()
+    player = walk.draw(st.sampled_from(sorted(tricks)))
+    seat = deal.persons.index(player)
+    if deal.raspasy:
+        return (PenaltyTrick(player=player, tricks=1, rule="3.9.11.2"),)
+    assert deal.contract is not None
+    declarer = seat == deal.declarer
+    if declarer:
+        rule = walk.draw(st.sampled_from(("3.4.6", "3.4.9", "3.9.11.2", "3.9.18", "3.2.16")))
+    elif deal.contract.is_misere:
+        return ()
+    elif deal.no_defence:
+        rule = "3.9.11.2"
+    else:
+        rule = walk.draw(st.sampled_from(("3.9.11.2", "3.9.18", "3.2.16")))
+    n = {"3.4.6": 2, "3.4.9": 1, "3.9.11.2": 1}.get(rule) or walk.draw(st.integers(2, 3))
+    return (PenaltyTrick(player=player, tricks=n, rule=rule),)
+
+
+def tricks_event(walk: Walk, deal: DealState) -> AnyEvent:
+    tricks = result_tricks(walk, deal)
+    return Tricks(tricks=tricks, penalty_tricks=penalty_tricks(walk, deal, tricks))
+
+
+def ruling_event(walk: Walk, deal: DealState) -> AnyEvent | None:
+    """A deal closed by a ruling or agreement, where the Code allows one [3.3.16.3,
+    3.4.4, 3.5.4, 3.9.22]."""
+    names = deal.persons
+    phase = deal.phase
+    state = walk.state
+    if phase == "auction":
+        still = [s for s in deal.bidders if s not in deal.passed]
+        if len(still) < 2:
+            return None
+        offender = walk.draw(st.sampled_from(range(deal.n_players)))
+        wronged = [s for s in range(deal.n_players) if s != offender]
+        whists = {names[s]: walk.draw(st.integers(1, 60)) for s in wronged[: walk.draw(st.integers(1, 2))]}
+        return Ruling(rule="3.3.16.3", offender=names[offender], whists=whists, by=ARBITER)
+    if phase == "contract":
+        assert deal.declarer is not None
+        own = deal.own_level.get(deal.declarer)
+        if own is None or own.is_misere:
+            return None
+        return Ruling(rule="3.4.4", by=ARBITER, reason="declared below his bid and would not change")
+    if phase != "play" or deal.raspasy:
+        return None
+    assert deal.contract is not None
+    whisted = not deal.no_defence and bool(deal.defence().whisters)
+    if not deal.contract.is_misere and whisted and walk.chance(50):
+        tricks = None
+        if walk.chance(50):
+            _, a_seat, b_seat = hands_in_play(deal)
+            a = walk.draw(st.integers(0, 10))
+            assert deal.declarer is not None
+            tricks = {names[deal.declarer]: 0, names[a_seat]: a, names[b_seat]: 10 - a}
+        return Ruling(rule="3.5.4", tricks=tricks)
+    return Ruling(rule="3.9.22", tricks=result_tricks(walk, deal), agreed_by=state.players)
 
 
 def by_hand_event(walk: Walk) -> AnyEvent:
-    """An entry, a pencil down or an arbiter's penalty: small numbers in any column."""
+    """An entry, a pencil down or an arbiter's penalty: small numbers in any column; a
+    penalty never benefits the penalised player (gora up, pulya down, whists on him)."""
     state = walk.state
     kind = walk.draw(st.integers(0, 9))
     player = walk.player()
     if kind >= 8:
-        return PencilDown(player=player)
+        return PencilDown(player=SCORER if walk.scorer and walk.chance(50) else player)
     column = walk.draw(st.sampled_from(("pulya", "gora", "whists")))
-    on = walk.draw(st.sampled_from([p for p in state.players if p != player])) if column == "whists" else None
-    amount = walk.draw(st.integers(-3, 8))
+    other = walk.draw(st.sampled_from([p for p in state.players if p != player]))
     if kind == 7:
-        return Penalty(player=player, column=column, amount=amount, on=on, reason="ruling", by=ARBITER)
-    return Entry(player=player, column=column, amount=amount, on=on)
+        if column == "whists":
+            return Penalty(player=player, column="whists", amount=walk.draw(st.integers(1, 8)), wronged=other,
+                           reason="ruling", by=ARBITER)
+        amount = walk.draw(st.integers(1, 8))
+        return Penalty(player=player, column=column, amount=amount if column == "gora" else -amount,
+                       reason="ruling", by=ARBITER)
+    amount = walk.draw(st.integers(-3, 8))
+    return Entry(player=player, column=column, amount=amount, on=other if column == "whists" else None)
 
 
 def recording_step(walk: Walk, forgotten: set[int]) -> None:
@@ -328,7 +539,11 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
         entry = by_hand_event(walk)
         if isinstance(entry, (Entry, Penalty)):
             k = current - 1 if walk.chance(70) else walk.draw(st.integers(1, current - 1))
-            walk.record(msgspec.structs.replace(entry, deal=k))
+            # a record of deal k names only players who were in the pulka then [Code 3.1.2]
+            then = state.opened_with[k].everyone
+            named = [entry.player, entry.on, entry.wronged if isinstance(entry, Penalty) else None]
+            if all(n is None or state.seat_key(n) in then for n in named):
+                walk.record(msgspec.structs.replace(entry, deal=k))
         return
     if kind == 2 and current >= 1:
         player = walk.player()
@@ -351,7 +566,7 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
     replacement: dict[str, Any]
     if isinstance(target, Tricks):
         deal = state.deals[(target.deal or current) - 1]
-        movable = [p for p in target.tricks if not (deal.raspasy and state.players.index(p) not in deal.active)]
+        movable = [p for p in target.tricks if not (deal.raspasy and deal.persons.index(p) not in deal.active)]
         if len(movable) < 2:
             return
         giver, taker = walk.draw(st.permutations(movable))[:2]
@@ -363,7 +578,7 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
         replacement = {"tricks": tricks}
     else:
         replacement = {"amount": target.amount + walk.draw(st.sampled_from((-2, -1, 1, 3)))}
-    by = walk.draw(st.sampled_from((target.by,) + state.players))
+    by = walk.draw(st.sampled_from(tuple(p for p in (target.by,) if p) + state.players))
     penalty = "waived" if walk.chance(20) else None
     try:
         walk.record(Correction(target=number, replacement=replacement, penalty=penalty, by=by))
@@ -372,12 +587,47 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
             raise
 
 
+def talon_event(walk: Walk, deal: DealState) -> AnyEvent | None:
+    """The talon's records, where the rules have them [Code 3.2.21, 3.4.10, 3.4.11]."""
+    rules = deal.rules
+    names = deal.persons
+    if deal.phase == "auction":
+        return Talon(kind="peek", player=walk.player()) if walk.chance(30) else None
+    if deal.declarer is None or deal.declarer == deal.dealer:
+        return None
+    declarer = names[deal.declarer]
+    if deal.phase == "contract" and rules.talon_refusal_gora:
+        return Talon(kind="refused", player=declarer)
+    if (
+        rules.talon_premium and deal.contract is not None and not deal.contract.is_misere
+        and deal.phase in ("defence", "play") and deal.number not in walk.premium_done
+    ):
+        walk.premium_done.add(deal.number)
+        return Talon(kind="premium", player=declarer, tricks=walk.draw(st.integers(1, 3)))
+    return None
+
+
 def deal_event(walk: Walk, deal: DealState) -> AnyEvent:
     """The next event of a deal in progress."""
     phase = deal.phase
+    if walk.chance({"auction": 1, "contract": 4, "play": 4}.get(phase, 0)):
+        ruling = ruling_event(walk, deal)
+        if ruling is not None:
+            return ruling
+    if walk.chance(15 if phase == "contract" else 4):
+        talon = talon_event(walk, deal)
+        if talon is not None:
+            return talon
     if phase == "auction":
         if walk.chance(2):
-            return Annulled(reason="misdeal found during the auction")
+            return Annulled(reason="misdeal found during the auction", dealer_error=walk.chance(50))
+        seat = deal.turn()
+        assert seat is not None
+        if (
+            deal.n_players == 4 and deal.rules.misere_with_dealer and not deal.bids and not only_pass(deal, seat)
+            and walk.chance(20)
+        ):
+            return Bid(player=deal.persons[seat], bid=MISERE)
         return auction_event(walk, deal)
     if phase == "contract":
         return contract_event(walk, deal)
@@ -387,8 +637,8 @@ def deal_event(walk: Walk, deal: DealState) -> AnyEvent:
     if deal.contract is not None and not deal.raspasy and not deal.no_defence:
         seat, calls, _, outcome = defence_options(deal)
         assert outcome == "play", f"deal {deal.number}: the projection plays it, the rules say {outcome}"
-        if calls and walk.chance(25):  # the gentleman's own half-whist [Code 3.8.14]
-            return Defence(player=walk.state.players[seat], call=walk.draw(st.sampled_from(calls)))
+        if calls and walk.chance(25):  # the gentleman's own half-whist, the half-whister's pass
+            return defence_call(walk, deal, seat, calls)
     return tricks_event(walk, deal)
 
 
@@ -396,6 +646,25 @@ def first_bid(walk: Walk) -> AnyEvent:
     """The bid that opens the next deal: its forehand's."""
     nxt = walk.state.next_deal()
     return auction_event(walk, nxt)
+
+
+def table_event(walk: Walk) -> AnyEvent | None:
+    """Between deals: a newcomer, a leaver, a substitute, a deal out of turn
+    [Code 3.1.2, 5.4.7, 5.4.18, 3.2.14]."""
+    state = walk.state
+    players = state.players
+    fresh = [n for n in NEWCOMERS if state.seat_key(n) is None]
+    if len(players) == 3 and state.current is not None and fresh and walk.chance(50):
+        return Joined(player=fresh[0], agreed_by=players)
+    if len(players) == 4 and walk.chance(40):
+        return Left(player=walk.player(), reason="a train to catch")
+    if fresh and walk.chance(40):
+        leaving = walk.player()
+        return Substituted(player=leaving, substitute=fresh[0],
+                           agreed_by=tuple(p for p in players if p != leaving))
+    due = state.seats.holder(state.due_dealer())
+    others = [p for p in players if p != due]
+    return Dealt(player=walk.draw(st.sampled_from(others)))
 
 
 # -- the strategy ---------------------------------------------------------------------------
@@ -423,8 +692,28 @@ def rule_overrides() -> st.SearchStrategy[dict[str, Any]]:
             "half_whist_levels": st.lists(st.sampled_from([6, 7, 8, 9, 10]), unique=True),
             "ten_checked": st.booleans(),
             "jump_bids": st.booleans(),
+            "misere_nine_ends_auction": st.booleans(),
+            "dealer_error_gora": st.sampled_from([0, 2, 5]),
+            "dealer_consolation": st.booleans(),
+            "raspasy_run_ends": st.sampled_from(["any_deal", "whisted_and_made", "no_pass_misere_remiz"]),
+            "raspasy_exit_lasts": st.booleans(),
+            "raspasy_exit_climbs": st.booleans(),
+            "raspasy_unwhisted_resets": st.booleans(),
+            "dark_bids": st.booleans(),
+            "dark_limit": st.integers(1, 3),
+            "talon_peek_gora": st.sampled_from([0, 5]),
+            "talon_refusal_gora": st.sampled_from([0, 2]),
+            "talon_premium": st.booleans(),
+            "misere_with_dealer": st.booleans(),
         },
-    )
+    ).map(_consistent)
+
+
+def _consistent(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Forced opening raspasy only where dark bids are agreed (rules.md §9)."""
+    if overrides.get("dark_bids") and len(overrides) % 3 == 0:
+        overrides["opening_raspasy_rounds"] = 1
+    return overrides
 
 
 @st.composite
@@ -503,21 +792,40 @@ def legal_logs(
             # Only the next deal's bid can follow a deal waiting for its tricks.
             walk.record(first_bid(walk))
             continue
-        back = pending_return(deal)
-        if back is not None and walk.chance(30):
-            seat, calls = back
-            walk.record(Defence(player=state.players[seat], call=walk.draw(st.sampled_from(sorted(calls)))))
+        back = pending_call(deal)
+        if back is not None and state.seats.changed_at > state.starts[-1]:
+            back = None  # the table changed since: the deal's defence is closed
+        if back is not None and walk.chance(60):
+            assert deal is not None
+            walk.record(defence_call(walk, deal, *back))
             continue
         if state.current_deal_number >= max_deals:
             if finish or walk.chance(20):
-                walk.record(Abandoned(agreed_by=tuple(walk.draw(st.permutations(state.players)))))
+                walk.record(_abandon(walk))
             break
         roll = walk.draw(st.integers(0, 99))
         if roll >= 97:
-            walk.record(Abandoned(agreed_by=state.players))
+            walk.record(_abandon(walk))
             break
-        if roll >= 92:
-            walk.record(Annulled(reason="misdeal"))
+        if roll >= 94:
+            walk.record(Annulled(reason="misdeal", dealer_error=walk.chance(50)))
+            if state.current is not None and state.current.dealer_error and walk.chance(50):
+                # the same dealer fails again: the deal passes on [Code 3.2.17]
+                walk.record(Annulled(reason="misdeal again", dealer_error=True))
             continue
+        if roll >= 90:
+            table = table_event(walk)
+            if table is not None:
+                walk.record(table)
+                continue
         walk.record(first_bid(walk))
     return walk.events
+
+
+def _abandon(walk: Walk) -> Abandoned:
+    """The end before the end: by everyone's agreement, or on one player's demand [Code
+    4.2.3, 5.4.18]."""
+    players = walk.state.players
+    if walk.chance(30):
+        return Abandoned(demanded_by=walk.draw(st.sampled_from(players)), reason="a fire in the building")
+    return Abandoned(agreed_by=tuple(walk.draw(st.permutations(players))))

@@ -91,7 +91,7 @@ def test_same_log_prints_the_same_bytes_in_both_stores(store_url: str, tmp_path:
 def test_refused_import_names_line_and_rule_and_stores_nothing(store_url: str, tmp_path: Path) -> None:
     bad = CLUB7.replace('{"type":"bid","player":"Vera","bid":"pass"}', '{"type":"bid","player":"Anna","bid":"10S"}')
     err = refused(store_url, "import", write(tmp_path, "bad.jsonl", bad))
-    assert "line 7" in err and "[Code 3.3.2]" in err and "allowed: a bid by Vera" in err
+    assert "line 7" in err and "[Code 3.3.18]" in err and "allowed: a bid by Vera" in err
     assert "no game" in refused(store_url, "settle", "club-7")
     with Store(store_url) as store:
         assert store.games() == []

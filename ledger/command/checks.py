@@ -17,6 +17,7 @@ from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
 from projections.game import GameState
 
 ARBITER = "arbiter:"
+SCORER = "scorer:"
 
 
 class Table(Protocol):
@@ -37,18 +38,40 @@ def is_arbiter(by: str) -> bool:
     return by.startswith(ARBITER) and len(by) > len(ARBITER)
 
 
+def is_scorer(by: str) -> bool:
+    """A scorer who is not a player, typing the records of the table [Code 4.2.4-4.2.7]."""
+    return by.startswith(SCORER) and len(by) > len(SCORER)
+
+
+def is_official(by: str) -> bool:
+    """An arbiter or a scorer: a recorder who is not a player."""
+    return is_arbiter(by) or is_scorer(by)
+
+
 def seat_of(state: GameState, name: str) -> int:
-    """The seat of a player of the game, or a refusal listing the players."""
+    """The seat of a player at the table now, or a refusal listing the players."""
     if name not in state.players:
         raise Refused("event-log", f"unknown player {name!r}", ", ".join(state.players))
     return state.seat(name)
 
 
+def person_of(state: GameState, name: str) -> str:
+    """A player of the game, at the table or not (his columns stay on the sheet); the
+    seat he holds or held, or a refusal."""
+    key = state.seat_key(name)
+    if key is None:
+        raise Refused("event-log", f"unknown player {name!r}", ", ".join(state.seats.everyone))
+    return key
+
+
 def check_recorder(state: Table, by: str | None) -> None:
-    """``by`` must be a player of the game or an arbiter."""
-    if by is None or by in state.players or is_arbiter(by):
+    """``by`` must be a player of the game (a pulka's: anyone who held a seat in it), an
+    arbiter or a scorer [Code 4.2.4-4.2.7]."""
+    held = isinstance(state, GameState) and by is not None and state.seat_key(by) is not None
+    if by is None or by in state.players or held or is_official(by):
         return
-    raise Refused("event-log", f"unknown recorder {by!r}", f"a player ({', '.join(state.players)}) or arbiter:NAME")
+    raise Refused("event-log", f"unknown recorder {by!r}",
+                  f"a player ({', '.join(state.players)}), arbiter:NAME or scorer:NAME")
 
 
 def check_time(state: Table, event: AnyEvent) -> None:

@@ -19,12 +19,15 @@ from ledger.vocabulary.events import (
     Bid,
     Contract,
     Correction,
+    Dealt,
     Defence,
     Entry,
     EventFormatError,
     Objection,
     PencilDown,
     Penalty,
+    Ruling,
+    Talon,
     Tricks,
     Withdrawn,
     event_type,
@@ -100,7 +103,7 @@ def judge_objection(state: GameState, o: Objection) -> AnyEvent:
 
 # Records that can be taken back while in hand; a pencil down ends "in hand" [Code 4.2.8],
 # and corrections, objections and withdrawals are not records of the game.
-WITHDRAWABLE = (Bid, Contract, Defence, Tricks, Entry, Penalty, Annulled)
+WITHDRAWABLE = (Bid, Contract, Defence, Tricks, Entry, Penalty, Annulled, Dealt, Ruling, Talon)
 
 
 def judge_withdrawal(state: GameState, w: Withdrawn) -> AnyEvent:
@@ -118,7 +121,8 @@ def judge_withdrawal(state: GameState, w: Withdrawn) -> AnyEvent:
                 raise Refused("4.2.8", f"event {i} puts the pencil down: the records before it are out of hand; "
                               "correct them instead", "pulka correct")
             raise Refused("4.2.8", f"event {i} is a {kind}, not a record that can be withdrawn",
-                          "bids, contracts, defence calls, tricks, entries, penalties, annulments")
+                          "bids, contracts, defence calls, tricks, entries, penalties, annulments, deals out of turn, "
+                          "rulings, the talon's records")
     deals = {event.deal for event in taken}
     if len(deals) > 1:
         raise Refused("4.2.8", f"events {w.first}-{number - 1} belong to more than one deal; only the last "

@@ -12,72 +12,89 @@ passes the third hand may give a contract without bidding:
 decides it, which is the point. The words may be the table's (``6♠``, ``пас``,
 ``вист``, ``полвиста``, ``мизер``, ``здесь``; ``words``); the log stores the canonical ones.
 
+With four players the dealer who whists names the defender whose cards he plays:
+``pass half_whist pass whist@Boris`` [Code 3.8.8]; his tricks then stand in that
+defender's place in the tricks section. Where dark bids are agreed a bid is marked
+``pass:dark``, ``6S:dark``, ``misere:dark`` [Code 3.3.19]; a misère shared with the
+dealer is declared ``misere:shared`` [Code 3.6.9].
+
 ``deal_events`` yields the events of a line one at a time; whoever consumes it
 (``judge.judge_into``) judges each and folds it into the state before asking for the
-next, so that each event is worked out from the state it will be applied to.
+next, so that each event is worked out from the state it will be applied to. Every
+event carries ``by`` when the line was typed by a named recorder (a scorer).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ledger.command.words import bid_word, call_word, contract_word
+from ledger.command.words import bid_word, call_word, contract_word, player_word
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 
 
-def deal_events(state: GameState, line: str) -> Iterator[AnyEvent]:
+def deal_events(state: GameState, line: str, by: str | None = None) -> Iterator[AnyEvent]:
     """The events a deal line stands for, each made once the one before it has been
     judged and folded into ``state``."""
     sections = [s.split() for s in line.split("|")]
 
-    names = state.players
     for token in sections.pop(0) if sections else []:
         deal = state.in_auction or state.next_deal()
         turn = deal.turn()
         if turn is None:
-            raise Refused("3.3", f"the auction is over; {token!r} has nobody to bid it")
-        yield Bid(player=names[turn], bid=bid_word(token))
+            raise Refused("3.3.13", f"the auction is over; {token!r} has nobody to bid it")
+        word, _, flag = token.partition(":")
+        if flag not in ("", "dark"):
+            raise Refused("3.3.19", f"{token!r}: a bid's only mark is :dark", "e.g. pass:dark, 6S:dark")
+        yield Bid(player=deal.persons[turn], bid=bid_word(word), dark=flag == "dark", by=by)
     current = state.current
     if current is None:
-        raise Refused("3.3", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
+        raise Refused("3.3.1", "a deal line begins with the bids", '"6S pass pass | 6S | whist pass | 6 3 1"')
     deal = current
     turn = deal.turn()
     if deal.bidding_closed_at is None and not (turn is not None and deal.third_hand_may_take_talon(turn)):
-        raise Refused("3.3", f"the auction of deal {deal.number} is not over", "more bids")
+        raise Refused("3.3.13", f"the auction of deal {deal.number} is not over", "more bids")
     if not deal.raspasy:
         contract = sections.pop(0) if sections else []
         if not contract:
-            raise Refused("3.4", "the second section is the contract", "e.g. 6S or misere")
+            raise Refused("3.4.1", "the second section is the contract", "e.g. 6S or misere")
         declarer = deal.declarer if deal.declarer is not None else deal.turn()
         assert declarer is not None
-        yield Contract(player=names[declarer], contract=contract_word(" ".join(contract)))
+        text, _, flag = " ".join(contract).partition(":")
+        if flag not in ("", "shared"):
+            raise Refused("3.6.9", f"{' '.join(contract)!r}: a contract's only mark is :shared (a misère with the "
+                          "dealer)")
+        shared = deal.persons[deal.dealer] if flag == "shared" else None
+        yield Contract(player=deal.persons[declarer], contract=contract_word(text), shared_with=shared, by=by)
         no_defence = state.current is not None and state.current.no_defence
         for token in [] if no_defence else (sections.pop(0) if sections else []):
-            call, is_open = call_word(token)
+            head, _, flag = token.partition(":")
+            word, _, hand = head.partition("@")
+            call, is_open = call_word(f"{word}:{flag}" if flag else word)
             expect = state.current.defence().expect if state.current else None
             if expect is None:
-                raise Refused("3.8", f"no defence call is expected here, got {token!r}")
-            yield Defence(player=names[expect[0]], call=call, open=True if is_open else None)  # type: ignore[arg-type]
+                raise Refused("3.8.1", f"no defence call is expected here, got {token!r}")
+            yield Defence(player=deal.persons[expect[0]], call=call, open=True if is_open else None,  # type: ignore[arg-type]
+                          hand=player_word(deal.persons, hand) if hand else None, by=by)
     if sections:
         counts = sections.pop(0)
         played = state.current
         assert played is not None
         deal = played
-        seats = list(deal.active)
-        if deal.raspasy and len(counts) == len(names) and len(seats) < len(names):
-            seats = list(range(len(names)))
+        seats = list(deal.playing) if not deal.raspasy else list(deal.active)
+        if deal.raspasy and len(counts) == deal.n_players and len(seats) < deal.n_players:
+            seats = list(range(deal.n_players))
             seats = seats[deal.dealer + 1 :] + seats[: deal.dealer + 1]
         elif deal.contract is not None and deal.contract.is_misere and len(counts) == 1:
             assert deal.declarer is not None
             seats = [deal.declarer]
         if len(counts) != len(seats):
-            raise Refused("3.5", f"expected {len(seats)} trick counts, for {', '.join(names[s] for s in seats)}")
+            raise Refused("3.2.8", f"expected {len(seats)} trick counts, for {', '.join(deal.persons[s] for s in seats)}")
         try:
-            tricks = {names[s]: int(c) for s, c in zip(seats, counts)}
+            tricks = {deal.persons[s]: int(c) for s, c in zip(seats, counts)}
         except ValueError:
-            raise Refused("3.5", f"trick counts are whole numbers, not {' '.join(counts)!r}") from None
-        yield Tricks(tricks=tricks)
+            raise Refused("3.2.8", f"trick counts are whole numbers, not {' '.join(counts)!r}") from None
+        yield Tricks(tricks=tricks, by=by)
     if sections:
         raise Refused("event-log", f"unexpected text after the deal: {' | '.join(' '.join(s) for s in sections)!r}")

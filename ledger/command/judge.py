@@ -22,7 +22,7 @@ from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.command.admission import admit
 from ledger.command.judging import Progress as Progress
 from ledger.command.judging import judge_events
-from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, is_arbiter, is_stake
+from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, is_official, is_stake
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play
 from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
@@ -42,8 +42,8 @@ def start(event: AnyEvent) -> GameStarted:
         raise Refused("1.2", f"a pulka is played by 3 or 4 players, not {len(players)}")
     # Names (distinct as players, not empty, no blanks around them) were admitted
     # before the judge: ``admission``.
-    if any(p.startswith("arbiter:") for p in players):
-        raise Refused("event-log", "a player's name may not begin with 'arbiter:'")
+    if any(p.startswith(("arbiter:", "scorer:")) for p in players):
+        raise Refused("event-log", "a player's name may not begin with 'arbiter:' or 'scorer:'")
     if not event.game.strip():
         raise Refused("event-log", "the game needs a name")
     if event.pulya < 1:
@@ -61,8 +61,9 @@ def start(event: AnyEvent) -> GameStarted:
             resolved = event.rule_set
     except RuleSetError as exc:
         raise Refused("rules.md §9", str(exc)) from None
-    if event.by is not None and event.by not in players and not is_arbiter(event.by):
-        raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
+    if event.by is not None and event.by not in players and not is_official(event.by):
+        raise Refused("event-log", f"unknown recorder {event.by!r}",
+                      f"a player ({', '.join(players)}), arbiter:NAME or scorer:NAME")
     fd = event.first_dealer if event.first_dealer is not None else players[-1]
     return msgspec.structs.replace(
         event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None

@@ -83,7 +83,7 @@ def call_word(text: str) -> tuple[str, bool]:
     word, _, flag = text.strip().lower().partition(":")
     call = CALL_WORDS.get(word)
     if call is None or (flag and flag not in OPEN_WORDS):
-        raise Refused("3.8", f"{text!r} is not a defence call",
+        raise Refused("3.8.1", f"{text!r} is not a defence call",
                       "whist (вист), pass (пас), half_whist (полвиста); whist:open for an open whist")
     return call, bool(flag)
 
@@ -107,11 +107,15 @@ def player_word(players: tuple[str, ...], text: str) -> str:
 
 
 def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:
-    """Who records: a player in any case, or ``arbiter:NAME`` as written (the blanks
-    around it trimmed)."""
+    """Who records: a player in any case, or ``arbiter:NAME`` or ``scorer:NAME`` as
+    written (the blanks around it trimmed)."""
     if text is None:
         return None
     text = text.strip()
-    if text.startswith("arbiter:"):
+    if text.startswith(("arbiter:", "scorer:")):
         return text
-    return player_word(players, text)
+    try:
+        return player_word(players, text)
+    except Refused:
+        raise Refused("event-log", f"unknown recorder {text!r}",
+                      f"a player ({', '.join(players)}), scorer:NAME or arbiter:NAME") from None

@@ -52,21 +52,40 @@ class GameStarted(StreamStart, frozen=True, tag="game_started"):
 class Bid(Event, frozen=True, tag="bid"):
     player: str
     bid: str
+    # Said without looking at one's cards [Code 3.3.19]; only where dark_bids is agreed.
+    dark: bool = False
 
 
 class Contract(Event, frozen=True, tag="contract"):
     player: str
     contract: str
+    # A misère shared in halves with the sitting-out dealer, who is named [Code 3.6.9].
+    shared_with: str | None = None
 
 
 class Defence(Event, frozen=True, tag="defence"):
     player: str
     call: Literal["whist", "pass", "half_whist"]
     open: bool | None = None
+    # The four-player dealer's whist: the defender whose cards he plays; the dealer
+    # takes that defender's place for the deal [Code 3.8.8, 3.8.8.1].
+    hand: str | None = None
+
+
+class PenaltyTrick(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Tricks the Code adds or takes away for an irregularity, and the rule that says so:
+    3.4.6 (declared with a wrong number of cards), 3.4.9 (looked at the discard), 3.9.11.2
+    (looked at a closed trick), 3.9.18 and 3.2.16 (a wrong number of cards in play)."""
+
+    player: str
+    tricks: int
+    rule: str
 
 
 class Tricks(Event, frozen=True, tag="tricks"):
     tricks: dict[str, int]
+    # The Code's penalty tricks, scored beside the tricks actually taken.
+    penalty_tricks: tuple[PenaltyTrick, ...] = ()
 
 
 Column = Literal["pulya", "gora", "whists"]
@@ -95,19 +114,33 @@ class Objection(Event, frozen=True, tag="objection"):
 
 
 class Penalty(Event, frozen=True, tag="penalty"):
+    """An arbiter's penalty on ``player``; it never benefits him [Code 4.2.16]. In whists
+    the wronged player (``wronged``) writes the amount on him. Logs written before
+    ``wronged`` existed give ``on`` instead: then ``player`` writes on ``on``, the
+    penalised one."""
+
     player: str
     column: Column
     amount: int
     reason: str
     on: str | None = None
+    wronged: str | None = None
 
 
 class Abandoned(Event, frozen=True, tag="abandoned"):
-    agreed_by: tuple[str, ...]
+    """The pulka stops early: by the agreement of all players [Code 4.2.3], or on one
+    player's demand in an emergency, with its reason [Code 4.2.15, 5.4.18]."""
+
+    agreed_by: tuple[str, ...] = ()
+    demanded_by: str | None = None
+    reason: str = ""
 
 
 class Annulled(Event, frozen=True, tag="annulled"):
     reason: str = ""
+    # The dealer's own error [Code 3.2.17]: the first at a deal is a warning and he
+    # deals again; the second costs him dealer_error_gora and the deal passes on.
+    dealer_error: bool = False
 
 
 class Withdrawn(Event, frozen=True, tag="withdrawn"):
@@ -116,6 +149,69 @@ class Withdrawn(Event, frozen=True, tag="withdrawn"):
     game is folded as if they had never been recorded."""
 
     first: int
+
+
+# -- the rest of the Code: irregularities, rulings, changes of players, the talon ----------
+
+
+class Dealt(Event, frozen=True, tag="dealt"):
+    """The next deal was dealt out of turn by ``player`` and stands, the cards having been
+    lifted; the deal after it is dealt by the player to his left [Code 3.2.14]."""
+
+    player: str
+
+
+class Ruling(Event, frozen=True, tag="ruling"):
+    """A deal closed without (the rest of) its play, by a ruling or an agreement, citing
+    the rule: 3.3.16.3 (the talon exposed in the auction: ``whists`` each wronged player
+    writes on the ``offender``), 3.4.4 (a declaration against the rules that stands: a
+    remiz without all at the level reached), 3.5.4 (the declarer concedes: a remiz
+    without all; ``tricks`` may give the defenders' split) or 3.9.22 (a result agreed by
+    all, ``agreed_by``, without play: ``tricks``). The deal then moves on."""
+
+    rule: str
+    tricks: dict[str, int] | None = None
+    offender: str | None = None
+    whists: dict[str, int] | None = None
+    agreed_by: tuple[str, ...] = ()
+    reason: str = ""
+
+
+class Joined(Event, frozen=True, tag="joined"):
+    """A fourth player joins three with everyone's consent: he writes their mean pulya
+    and gora, rounded against him, sits to the left of the last dealer and deals next
+    [Code 3.1.2]."""
+
+    player: str
+    agreed_by: tuple[str, ...] = ()
+
+
+class Left(Event, frozen=True, tag="left"):
+    """A player leaves a four-handed pulka; his columns stay on the sheet and are settled
+    at the end [Code 5.4.18]."""
+
+    player: str
+    reason: str = ""
+
+
+class Substituted(Event, frozen=True, tag="substituted"):
+    """``substitute`` takes ``player``'s seat, and its columns, with the consent of the
+    others [Code 5.4.7]."""
+
+    player: str
+    substitute: str
+    agreed_by: tuple[str, ...] = ()
+
+
+class Talon(Event, frozen=True, tag="talon"):
+    """Something done with the talon that the sheet answers for: ``peek`` (``player``
+    looked at it before it was bought [Code 3.2.21]), ``refused`` (the declarer refused
+    it, the dealer pays the agreed points [Code 3.4.10]) or ``premium`` (it gave the
+    declarer ``tricks`` tricks, the dealer writes a premium on him [Code 3.4.11])."""
+
+    kind: Literal["peek", "refused", "premium"]
+    player: str
+    tricks: int = 0
 
 
 AnyEvent = (
@@ -132,6 +228,12 @@ AnyEvent = (
     | Abandoned
     | Annulled
     | Withdrawn
+    | Dealt
+    | Ruling
+    | Joined
+    | Left
+    | Substituted
+    | Talon
     # The events of a rubber of bridge (``bridge``).
     | RubberStarted
     | BridgeDeal
@@ -165,6 +267,12 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Abandoned,
         Annulled,
         Withdrawn,
+        Dealt,
+        Ruling,
+        Joined,
+        Left,
+        Substituted,
+        Talon,
         RubberStarted,
         BridgeDeal,
         PassedOut,

@@ -21,57 +21,134 @@ import msgspec
 from ledger.vocabulary.wording import plain
 
 
-class RuleSet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class RuleSet(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True
+):
+    """One convention's parameters.
+
+    Every ``game_started`` stores its complete rule set, and its chain digest is taken
+    over that encoding, so the encoding of a stored rule set must never change. The
+    parameters of the first version have no default, so they are always written; every
+    parameter added since has a default that is exactly how the ledger behaved before
+    the parameter existed, and is written only when it differs from that default. An
+    old rule set therefore encodes as it always did and replays as it was played. A
+    later parameter's default must never change.
+    """
+
     # Name of the preset the set was resolved from (informational; scoring never reads it).
-    convention: str = "sochi"
+    convention: str
     # Whists and gora are multiplied by this (Leningrad: 2) [rules.md §4].
-    gora_whist_multiplier: int = 1
+    gora_whist_multiplier: int
     # Consolation per undertrick: "price" means p x multiplier; an integer is fixed
     # whists per undertrick (Rostov: 10) [Code 3.8.1.2, footnotes 36 and 54].
-    consolation: Literal["price"] | int = "price"
+    consolation: Literal["price"] | int
     # One whister, one passer, remiz: "greedy" (whister writes the tricks, passer only
     # his consolation) or "gentleman" (all is split equally) [Code 3.8.13-3.8.14].
-    single_whist_split: Literal["greedy", "gentleman"] = "greedy"
+    single_whist_split: Literal["greedy", "gentleman"]
     # Gora per trick the defence lacks: "full" = 1 x p (responsible whist), "half" =
     # 1/2 x p, "half_until_closed" = 1/2 while the defender's pulya is open, 1 after
     # (Classic) [Code 3.8.11-3.8.12].
-    defence_responsibility: Literal["full", "half", "half_until_closed"] = "full"
+    defence_responsibility: Literal["full", "half", "half_until_closed"]
     # "gora": tricks on raspasy go to gora; "whists": the Rostov raspasy, where the
     # player with the fewest tricks writes whists on the others [Code 3.7.2].
-    raspasy_model: Literal["gora", "whists"] = "gora"
+    raspasy_model: Literal["gora", "whists"]
     # Multipliers for consecutive raspasy; the last value repeats [seed 001].
-    raspasy_progression: tuple[int, ...] = (1, 2)
+    raspasy_progression: tuple[int, ...]
     # Whists per trick on the Rostov raspasy [Code 3.7.2.2].
-    raspasy_whist_price: int = 5
+    raspasy_whist_price: int
     # Pulya written by a player who takes no trick on raspasy: "price" (one trick's
     # price, k x multiplier), a fixed number of points, or 0 for none [Code 3.7.2.1].
-    raspasy_zero_pulya: Literal["price"] | int = "price"
+    raspasy_zero_pulya: Literal["price"] | int
     # Subtract the smallest trick count from everyone's before writing [Code 3.7.3].
-    raspasy_amnesty: bool = True
+    raspasy_amnesty: bool
     # With 4 players the dealer plays the two talon cards on raspasy (Code 3.7.6.1);
     # false: the talon is not used (Rostov) [Code 3.7.6.2].
-    raspasy_talon: bool = True
+    raspasy_talon: bool
     # Pulya the sitting-out dealer writes on raspasy with 4 players (Rostov: 1).
-    raspasy_dealer_pulya: int = 0
+    raspasy_dealer_pulya: int
     # Minimum contract in the deal after raspasy (Classic: 7).
-    raspasy_exit: int = 6
+    raspasy_exit: int
     # The same dealer deals again after raspasy (a Classic house rule).
-    raspasy_same_dealer: bool = False
+    raspasy_same_dealer: bool
     # Help a closed player gives to the others [Code 4.2.3]; false is Leningrad: pulyas
     # grow freely and the pulka ends at players x target [Code 4.2.3.3].
-    help: bool = True
-    # Each point of pulya over or under the target is this many gora points at the end.
-    pulya_to_gora: int = 1
+    help: bool
+    # What one pulya point is worth in gora points: at the end (points over or under the
+    # target), and, with help, for helped points and points nobody can take [Code 4.2.3].
+    pulya_to_gora: int
     # Levels on which the second defender may half-whist [Code 3.8.14].
-    half_whist_levels: tuple[int, ...] = (6, 7)
+    half_whist_levels: tuple[int, ...]
     # A 10 is checked without calls and carries no obligation (seed 002).
-    ten_checked: bool = False
+    ten_checked: bool
     # Any bid above the current one is legal; false enforces one step [Code 3.3.8].
-    jump_bids: bool = True
+    jump_bids: bool
+
+    # -- parameters added later: the default is the earlier behaviour -----------------
+    # After a nine beats a misère nobody may bid again [Code footnote 41, the norm it
+    # recommends]; false: nines and tens may go on.
+    misere_nine_ends_auction: bool = False
+    # Gora points of a dealer's second error at one deal; the deal then passes on
+    # [Code 3.2.17: "e.g. five"; footnote 13: "e.g. two"].
+    dealer_error_gora: int = 5
+    # With four players the sitting-out dealer writes consolation too [Code 3.8.1.2: "usually"].
+    dealer_consolation: bool = True
+    # What ends a run of raspasy (the progression restarts, the minimum returns to 6)
+    # [Code 3.7.4, 3.7.8]: "any_deal" (any deal that is not a raspasy), "whisted_and_made"
+    # (only a contract that was whisted, a half-whist included, and made) or
+    # "no_pass_misere_remiz" (anything but an unwhisted contract, a misère or a remiz).
+    raspasy_run_ends: Literal["any_deal", "whisted_and_made", "no_pass_misere_remiz"] = "any_deal"
+    # The raised minimum after raspasy lasts until the run ends (false: only the deal
+    # right after a raspasy has it).
+    raspasy_exit_lasts: bool = False
+    # Each further raspasy of a run raises the minimum by one, up to 8 (houses that climb 6-7-8).
+    raspasy_exit_climbs: bool = False
+    # An unwhisted contract (both passed) restarts the progression when it ends the run.
+    raspasy_unwhisted_resets: bool = True
+    # Dark bids (a dark pass, a dark bid, a dark misère) and the bombs they earn [Code
+    # 3.3.19, 3.7.10, footnotes 28-31]: by prior agreement, usually only in Classic.
+    dark_bids: bool = False
+    # The agreed limit of the dark doublings: a raspasy after d dark passes is priced
+    # x 2^min(d, dark_limit), and so is the bomb it earns [Code 3.3.19 a].
+    dark_limit: int = 3
+    # Rounds of forced raspasy that open the pulka, everyone deemed to pass dark
+    # [Code 3.7.9]; a round is one deal by each player.
+    opening_raspasy_rounds: int = 0
+    # Gora points for looking at the talon before it is bought [Code 3.2.21].
+    talon_peek_gora: int = 5
+    # Gora points the dealer writes when the declarer refuses the talon, by agreement
+    # [Code 3.4.10]; 0: not agreed.
+    talon_refusal_gora: int = 0
+    # The dealer writes a premium on the declarer for tricks given in the talon, by
+    # agreement [Code 3.4.11].
+    talon_premium: bool = False
+    # With four players a misère may be shared in halves with the dealer [Code 3.6.9].
+    misere_with_dealer: bool = False
 
 
-SOCHI = RuleSet(convention="sochi")
-LENINGRAD = RuleSet(
+SOCHI = RuleSet(
+    convention="sochi",
+    gora_whist_multiplier=1,
+    consolation="price",
+    single_whist_split="greedy",
+    defence_responsibility="full",
+    raspasy_model="gora",
+    raspasy_progression=(1, 2),
+    raspasy_whist_price=5,
+    raspasy_zero_pulya="price",
+    raspasy_amnesty=True,
+    raspasy_talon=True,
+    raspasy_dealer_pulya=0,
+    raspasy_exit=6,
+    raspasy_same_dealer=False,
+    help=True,
+    pulya_to_gora=1,
+    half_whist_levels=(6, 7),
+    ten_checked=False,
+    jump_bids=True,
+    misere_nine_ends_auction=True,
+)
+LENINGRAD = msgspec.structs.replace(
+    SOCHI,
     convention="leningrad",
     gora_whist_multiplier=2,
     single_whist_split="gentleman",
@@ -80,7 +157,8 @@ LENINGRAD = RuleSet(
     help=False,
     pulya_to_gora=2,
 )
-ROSTOV = RuleSet(
+ROSTOV = msgspec.structs.replace(
+    SOCHI,
     convention="rostov",
     consolation=10,
     single_whist_split="gentleman",
@@ -92,8 +170,10 @@ ROSTOV = RuleSet(
     raspasy_talon=False,
     raspasy_dealer_pulya=1,
 )
-CLASSIC = RuleSet(
+CLASSIC = msgspec.structs.replace(
+    SOCHI,
     convention="classic",
+    dark_bids=True,
     defence_responsibility="half_until_closed",
     raspasy_progression=(1, 2, 3),
     raspasy_exit=7,
@@ -137,13 +217,32 @@ MEANING: dict[str, str] = {
     "raspasy_exit": "the lowest contract in the deal after raspasy",
     "raspasy_same_dealer": "the same dealer deals again after raspasy",
     "help": "a closed player helps the others; false: pulyas grow freely, end at players x target",
-    "pulya_to_gora": "gora points per pulya point over or under the target at the end",
+    "pulya_to_gora": "gora points a pulya point is worth: over or under the target at the end, helped, or nobody can take",
     "half_whist_levels": "levels on which a defender may half-whist",
     "ten_checked": "a 10 is checked without calls and carries no obligation",
     "jump_bids": "any bid above the current one is legal; false enforces one step",
+    "misere_nine_ends_auction": "after a nine beats a misère nobody bids again (footnote 41's norm)",
+    "dealer_error_gora": "gora points for the dealer's second error at one deal; the deal passes on (3.2.17)",
+    "dealer_consolation": "with four players the sitting-out dealer writes consolation too (3.8.1.2)",
+    "raspasy_run_ends": "what ends a run of raspasy: any_deal, whisted_and_made or no_pass_misere_remiz",
+    "raspasy_exit_lasts": "the raised minimum after raspasy lasts until the run of raspasy ends",
+    "raspasy_exit_climbs": "each further raspasy of a run raises the minimum by one, up to 8",
+    "raspasy_unwhisted_resets": "an unwhisted contract restarts the raspasy progression when it ends the run",
+    "dark_bids": "dark passes, dark bids and dark misères, and the bombs they earn (3.3.19)",
+    "dark_limit": "the agreed limit of dark doublings: x 2^min(dark passes, dark_limit)",
+    "opening_raspasy_rounds": "rounds of forced raspasy, everyone passing dark, that open the pulka (3.7.9)",
+    "talon_peek_gora": "gora points for looking at the talon before it is bought (3.2.21)",
+    "talon_refusal_gora": "gora points the dealer writes when the declarer refuses the talon (3.4.10); 0: off",
+    "talon_premium": "the dealer writes a premium on the declarer for tricks in the talon (3.4.11)",
+    "misere_with_dealer": "with four players a misère may be shared in halves with the dealer (3.6.9)",
 }
 
 PARAMETERS: tuple[str, ...] = tuple(f for f in RuleSet.__struct_fields__ if f != "convention")
+
+
+def rule_values(rules: RuleSet) -> dict[str, Any]:
+    """Every parameter with its value, the defaulted ones included (for people and JSON)."""
+    return {f: msgspec.to_builtins(getattr(rules, f)) for f in RuleSet.__struct_fields__}
 
 
 class RuleSetError(ValueError):
@@ -203,10 +302,19 @@ def check(rules: RuleSet) -> None:
         problems.append("pulya_to_gora must be 1 or more")
     if any(level not in (6, 7, 8, 9, 10) for level in rules.half_whist_levels):
         problems.append("half_whist_levels may only name the levels 6 to 10")
+    if rules.dealer_error_gora < 0:
+        problems.append("dealer_error_gora must be 0 or more")
+    if not 1 <= rules.dark_limit <= 3:
+        problems.append("dark_limit must be 1, 2 or 3 doublings")
+    if rules.opening_raspasy_rounds < 0:
+        problems.append("opening_raspasy_rounds must be 0 or more")
+    if rules.opening_raspasy_rounds and not rules.dark_bids:
+        problems.append("opening_raspasy_rounds needs dark_bids: the forced raspasy are dark (3.7.9)")
+    if rules.talon_peek_gora < 0 or rules.talon_refusal_gora < 0:
+        problems.append("talon_peek_gora and talon_refusal_gora must be 0 or more")
     if problems:
         raise RuleSetError("; ".join(problems))
 
 
 def rule_set_to_dict(rules: RuleSet) -> dict[str, Any]:
-    result: dict[str, Any] = msgspec.to_builtins(rules)
-    return result
+    return rule_values(rules)

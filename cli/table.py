@@ -1,0 +1,129 @@
+"""Recording what happens around the cards: a deal out of turn, a deal closed by a ruling
+or an agreement, a newcomer, a leaver, a substitute, and the talon's records. Each is
+one call of ``Ledger.execute``, like every recording command (``cli.record``), and says
+what it did."""
+
+from __future__ import annotations
+
+import click
+
+from cli.common import GameCommand, UserError, complete_player, db_option, game_argument
+from cli.record import by_in, by_option, events_of, player_in, record, report_options, trick_counts
+from ledger.vocabulary.events import Dealt, Joined, Left, Ruling, Substituted, Talon
+from ledger.vocabulary.refusal import Refused
+from projections.game import GameState
+
+
+def names_in(state: GameState, text: str | None) -> tuple[str, ...]:
+    return tuple(player_in(state, p.strip()) for p in text.split(",")) if text else ()
+
+
+def whists_of(state: GameState, items: tuple[str, ...]) -> dict[str, int] | None:
+    """``Boris=52`` as the whists each wronged player writes on the offender."""
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, n = item.partition("=")
+        if not sep or not n.strip().isdigit():
+            raise Refused("3.3.16.3", f"{item!r} is not NAME=N", "e.g. --whists Boris=52")
+        out[player_in(state, name)] = int(n)
+    return out or None
+
+
+@click.command(cls=GameCommand)
+@game_argument
+@click.argument("player", shell_complete=complete_player)
+@by_option
+@report_options
+@db_option
+def dealt(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """PLAYER dealt the next deal out of turn and it stands [Code 3.2.14]; the deal after it is dealt by the player to his left."""
+    record(db, game, events_of(lambda s: Dealt(player=player_in(s, player), by=by_in(s, by))),
+           quiet=quiet, as_json=as_json)
+
+
+@click.command(cls=GameCommand, game_given=lambda words: bool(words) and not words[0][:1].isdigit())
+@game_argument
+@click.argument("rule", type=click.Choice(["3.3.16.3", "3.4.4", "3.5.4", "3.9.22"]))
+@click.argument("counts", nargs=-1, metavar="[NAME=N...]")
+@click.option("--offender", metavar="NAME", help="3.3.16.3: who exposed the talon.")
+@click.option("--whists", "whists", multiple=True, metavar="NAME=N",
+              help="3.3.16.3: the whists a wronged player writes on the offender (repeat).")
+@click.option("--agreed-by", help="3.9.22: every player, comma-separated.")
+@click.option("--reason", default="")
+@by_option
+@report_options
+@db_option
+def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, whists: tuple[str, ...],
+           agreed_by: str | None, reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """Close the current deal by a ruling or an agreement, and move the deal on [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22].
+
+    \b
+      3.3.16.3  the talon exposed in the auction: --offender NAME --whists NAME=N …
+      3.4.4     a declaration against the rules that stands: a remiz without all
+      3.5.4     the declarer concedes without all (NAME=N: the defenders' split, else 5 and 5)
+      3.9.22    a result agreed by all without play: NAME=N tricks, --agreed-by
+    """
+    if rule == "3.9.22" and agreed_by is None:
+        raise UserError("refused: an agreed result needs --agreed-by, every player [rule 3.9.22]")
+    make = events_of(lambda s: Ruling(
+        rule=rule, tricks=trick_counts(s, counts) if counts else None,
+        offender=player_in(s, offender) if offender else None, whists=whists_of(s, whists),
+        agreed_by=names_in(s, agreed_by), reason=reason, by=by_in(s, by)))
+    record(db, game, make, quiet=quiet, as_json=as_json)
+
+
+@click.command(cls=GameCommand)
+@game_argument
+@click.argument("player")
+@click.option("--agreed-by", required=True, help="The three players, comma-separated.")
+@by_option
+@report_options
+@db_option
+def join(game: str, player: str, agreed_by: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next."""
+    record(db, game, events_of(lambda s: Joined(player=player.strip(), agreed_by=names_in(s, agreed_by),
+                                                by=by_in(s, by))), quiet=quiet, as_json=as_json)
+
+
+@click.command(cls=GameCommand)
+@game_argument
+@click.argument("player", shell_complete=complete_player)
+@click.option("--reason", default="")
+@by_option
+@report_options
+@db_option
+def leave(game: str, player: str, reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18]."""
+    record(db, game, events_of(lambda s: Left(player=player_in(s, player), reason=reason, by=by_in(s, by))),
+           quiet=quiet, as_json=as_json)
+
+
+@click.command(cls=GameCommand)
+@game_argument
+@click.argument("player", shell_complete=complete_player)
+@click.argument("substitute")
+@click.option("--agreed-by", required=True, help="The other players, comma-separated.")
+@by_option
+@report_options
+@db_option
+def substitute(game: str, player: str, substitute: str, agreed_by: str, by: str | None, quiet: bool,
+               as_json: bool, db: str | None) -> None:
+    """SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7]."""
+    record(db, game, events_of(lambda s: Substituted(player=player_in(s, player), substitute=substitute.strip(),
+                                                     agreed_by=names_in(s, agreed_by), by=by_in(s, by))),
+           quiet=quiet, as_json=as_json)
+
+
+@click.command(cls=GameCommand, game_given=lambda words: len(words) >= 3)
+@game_argument
+@click.argument("kind", type=click.Choice(["peek", "refused", "premium"]))
+@click.argument("player", shell_complete=complete_player)
+@click.option("--tricks", type=int, default=0, help="premium: the tricks the talon gave (1, 2 or 3).")
+@by_option
+@report_options
+@db_option
+def talon(game: str, kind: str, player: str, tricks: int, by: str | None, quiet: bool, as_json: bool,
+          db: str | None) -> None:
+    """The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."""
+    record(db, game, events_of(lambda s: Talon(kind=kind, player=player_in(s, player), tricks=tricks,  # type: ignore[arg-type]
+                                               by=by_in(s, by))), quiet=quiet, as_json=as_json)

@@ -153,26 +153,31 @@ class Terminal:
 
 
 def tournament_export(db: str) -> str:
-    """A small tournament recorded into ``db`` and exported whole: three players, two
-    tours, one deal a table; the loser of tour 1 is carded and removed for tour 2. Its
-    file holds a tournament's every kind of event but a cut and a disqualification,
-    with its table's game."""
+    """A small tournament recorded into ``db`` and exported whole: six players at two
+    tables of three, one deal a table; the loser at each table is carded and removed
+    for tour 2, the cut after tour 1 keeps three, and the arbiter's second card to Anna
+    disqualifies her. Its file holds every kind of event of a tournament, with its
+    tables' games."""
     from datetime import datetime, timedelta, timezone
 
     from ledger.command.application import Ledger
     from ledger.command.dealline import deal_events
     from ledger.command.store import Store
     from ledger.command.tournament import Tournaments
-    from ledger.vocabulary.tournament import TournamentStarted
+    from ledger.vocabulary.tournament import CutRule, TournamentStarted
 
     moments = (datetime(2026, 3, 1, 18, tzinfo=timezone.utc) + timedelta(minutes=n) for n in range(1000))
     with Store(db) as store:
         ledger = Ledger(store, clock=lambda: next(moments).isoformat(timespec="seconds"))
         t = Tournaments(ledger)
-        t.create(TournamentStarted(game="cup", players=("Anna", "Boris", "Vera"), pulya=6, tours=2, deal_cap=1,
-                                   table_size=3, removal_below=-1, by="arbiter:Oleg"))
+        t.create(TournamentStarted(game="cup", players=("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor"), pulya=6,
+                                   tours=3, deal_cap=1, table_size=3, removal_below=-1, cards_to_disqualify=2,
+                                   cuts=(CutRule(1, 3),), by="arbiter:Oleg"))
         t.seat("cup", 1, 1, ["Anna", "Boris", "Vera"], by="arbiter:Oleg")
+        t.seat("cup", 1, 2, ["Gleb", "Dina", "Egor"], by="arbiter:Oleg")
         t.start_tables("cup", 1)
-        ledger.execute("cup/1/1", lambda state: deal_events(state, "misere pass pass | misere | 2"))
+        for table in ("cup/1/1", "cup/1/2"):
+            ledger.execute(table, lambda state: deal_events(state, "misere pass pass | misere | 2"))
         t.close("cup", 1, by="arbiter:Oleg")
+        t.card("cup", "Anna", "talking during the play", by="arbiter:Oleg")
         return "".join(line + "\n" for line in t.export("cup"))

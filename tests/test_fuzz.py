@@ -4,8 +4,9 @@ line's own entry point (``cli.main.main``, as the ``pulka`` script calls it), on
 and PostgreSQL.
 
 The seeds are every fixture log (pulkas, rubbers, refused logs), a pulka with every
-event type, exports with their digests, and a tournament's export with its table's
-game. Each case applies one to three mutations: bytes flipped, the file cut short,
+event type, exports with their digests, a tournament's export with its tables' games,
+and the club register's lines: every event type of the log (asserted, so that a type
+added later comes with a seed). Each case applies one to three mutations: bytes flipped, the file cut short,
 lines dropped, duplicated or swapped, fields removed or given another type, huge or
 deeply nested values, invalid UTF-8, terminal sequences and other bad characters in
 names, bad times, digests broken, and lines of other kinds of stream.
@@ -30,6 +31,7 @@ from typing import Any
 import pytest
 
 from helpers import run, stored_rows, tournament_export
+from ledger.vocabulary.events import EVENT_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = int(os.environ.get("PULKA_FUZZ_SEED", "20261201"))
@@ -53,6 +55,10 @@ def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:
         assert exported.exit_code == 0
         found.append((f"{name} (export)", exported.stdout.encode().splitlines()))
     found.append(("tournament (export)", tournament_export(str(tmp_path / "cup.db")).encode().splitlines()))
+    # The club's register is not a log of its own (`pulka alias` keeps it): its lines,
+    # as a file and planted in others, must be refused.
+    found.append(("club register", [b'{"type":"club_started","game":"@club"}',
+                                    b'{"type":"player_aliased","name":"Anna P.","same_as":"Anna","by":"arbiter:O"}']))
     return found
 
 
@@ -235,6 +241,8 @@ def test_mutated_logs_never_crash_and_a_refused_import_stores_nothing(
     rng = random.Random(f"{SEED}-{backend}")
     pool = seeds(tmp_path)
     OTHER_LINES[:] = [line for _, lines in pool for line in lines if line.strip()]
+    # Every event type of the log is in a seed: a type added later must come with one.
+    assert set(EVENT_TYPES) <= {json.loads(line).get("type") for line in OTHER_LINES}
     path = tmp_path / "case.jsonl"
     taken = refused = 0
     used: dict[str, int] = {}

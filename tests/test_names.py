@@ -130,6 +130,21 @@ def test_two_players_who_are_one_player_after_folding(db: str, tmp_path: Path) -
     ok(db, "new", "g2", "--players", "Anna,Anna P.,Vera")  # two players until an alias joins them
 
 
+def test_a_newcomer_who_is_a_player_of_the_game_under_another_spelling(db: str) -> None:
+    """The events of changes of players ([Code 3.1.2, 5.4.7]) get the same checks: a
+    newcomer or a substitute who folds into someone of the game is refused; so are bad
+    characters in them."""
+    ok(db, "deal", "g", "pass pass pass | 4 3 3")
+    for name in ("anna", "ＢＯＲＩＳ", "vera"):
+        refused(db, "join", "g", name, "--agreed-by", "Anna,Boris,Vera", words=("one player",))
+        refused(db, "substitute", "g", "Boris", name, "--agreed-by", "Anna,Vera", words=("one player",))
+    refused(db, "join", "g", "Zo\x1bya", "--agreed-by", "Anna,Boris,Vera", words=("U+001B",))
+    refused(db, "substitute", "g", "Boris", "Zo\u202eya", "--agreed-by", "Anna,Vera", words=("U+202E",))
+    ok(db, "join", "g", " Gleb ", "--agreed-by", "Anna,Boris,Vera")
+    ok(db, "leave", "g", "Gleb", "--reason", "a train to catch")
+    refused(db, "substitute", "g", "Boris", "gleb", "--agreed-by", "Anna,Vera", words=("one player",))
+
+
 def test_lengths_are_capped_and_refusals_quote_an_excerpt(db: str) -> None:
     longest = "N" * NAME_MAX
     ok(db, "new", "g2", "--players", f"{longest},Boris,Vera")

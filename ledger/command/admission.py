@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
 
-from ledger.vocabulary.names import colliding
+from ledger.vocabulary.names import colliding, name_key
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
 
@@ -193,6 +194,16 @@ def check_distinct(players: list[Any] | tuple[Any, ...]) -> None:
     if clash is not None:
         raise Refused(RULE, f"{excerpt(clash[0])} and {excerpt(clash[1])} are one player: names are compared "
                       "after Unicode normalisation and case folding", "distinct names")
+
+
+def check_newcomer(name: str, people: Iterable[str]) -> None:
+    """A player who comes to a game (joins it, or takes a seat) may not be one player
+    with another who is or was in it under another spelling (``names.name_key``)."""
+    key = name_key(name)
+    same = next((p for p in people if p != name and name_key(p) == key), None)
+    if same is not None:
+        raise Refused(RULE, f"{excerpt(name)} and {excerpt(same)} are one player: names are compared after "
+                      "Unicode normalisation and case folding", f"{excerpt(same)} as written, or another name")
 
 
 def check_time_text(text: str) -> None:

@@ -15,6 +15,7 @@ from typing import TypeGuard, assert_never
 
 import msgspec
 
+from ledger.command.admission import check_newcomer
 from ledger.command.checks import filled, is_arbiter, is_official, person_of, seat_of
 from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level
 from ledger.vocabulary.events import (
@@ -773,6 +774,7 @@ def _ruling(state: GameState, event: Ruling) -> AnyEvent:
 def _new_name(state: GameState, name: str, rule: str) -> None:
     if not name.strip() or is_official(name) or name.startswith("arbiter:") or name.startswith("scorer:"):
         raise Refused(rule, f"{name!r} cannot be a player's name")
+    check_newcomer(name, state.person_seat)
 
 
 def _consent(state: GameState, agreed_by: tuple[str, ...], needed: list[str], rule: str, what: str) -> None:

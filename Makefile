@@ -19,10 +19,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m compileall -q ledger projections cli
 	touch $(STAMP)
 
-# PYTEST_ARGS passes options through, e.g. make test PYTEST_ARGS='-k tamper -x'.
+# The suite runs on every core (pytest-xdist; each test has its own store or schema).
+# PYTEST_ARGS passes options through, e.g. make test PYTEST_ARGS='-k tamper -x';
+# PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= auto
 test: $(STAMP)
 	$(PY) -m mypy
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The demo needs pulka alone: no test tools (a venv made by `make test` has it already).
 $(DEMO_STAMP): pyproject.toml

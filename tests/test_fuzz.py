@@ -15,7 +15,7 @@ Asserted for every case: the exit status is 0 or 1, never a traceback (an intern
 error is status 3, which fails the test); a refused import leaves every row of the
 store as it was; an import that is taken stores rows, and the game verifies and
 reads back. ``PULKA_FUZZ_SEED`` and ``PULKA_FUZZ_CASES`` change the seed and the number
-of cases (default: 400 on SQLite, 150 on PostgreSQL, where every command connects).
+of cases (default: 400 on SQLite, 60 on PostgreSQL, where every command connects).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ledger.vocabulary.events import EVENT_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = int(os.environ.get("PULKA_FUZZ_SEED", "20261201"))
-CASES = {"sqlite": 400, "postgres": 150}
+CASES = {"sqlite": 400, "postgres": 60}
 
 Lines = list[bytes]
 STORED = re.compile(r"(?:created|appended to) (.+): \d+ events stored$")

@@ -126,15 +126,19 @@ CASES = cases()
 UNREADABLE = {"invalid UTF-8", "empty", "blank lines", "not JSON", "a JSON list", "deep rules", "deep replacement"}
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_a_damaged_log_is_refused_by_import_and_verify(db: str, tmp_path: Path, case: str) -> None:
-    data, line, words = CASES[case]
-    path = tmp_path / "damaged.jsonl"
-    path.write_bytes(data)
-    refused_alone(db, ["import", str(path)], line, *words)
-    refused_alone(db, ["sheet", "--file", str(path)], line, *words)
-    if case in UNREADABLE:
-        refused_alone(db, ["verify", "--file", str(path)], line, *words)
+def test_every_damaged_log_is_refused_by_import_and_verify(db: str, tmp_path: Path) -> None:
+    """Every case on each store, one after another on the same store: each refusal must
+    leave it exactly as it was."""
+    for case, (data, line, words) in CASES.items():
+        path = tmp_path / "damaged.jsonl"
+        path.write_bytes(data)
+        try:
+            refused_alone(db, ["import", str(path)], line, *words)
+            refused_alone(db, ["sheet", "--file", str(path)], line, *words)
+            if case in UNREADABLE:
+                refused_alone(db, ["verify", "--file", str(path)], line, *words)
+        except AssertionError as exc:
+            raise AssertionError(f"case {case!r}: {exc}") from None
 
 
 def test_a_non_ascii_or_missing_digest_is_refused(db: str, tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ from ledger.vocabulary.events import (
     event_type,
 )
 from ledger.vocabulary.tournament import TournamentStarted
-from ledger.vocabulary.logfile import check_export, split_streams
+from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.refusal import Refused, cite
 from ledger.vocabulary.rules import find_preset
 from projections.audit import cell_text, describe
@@ -294,11 +294,19 @@ def import_(file: str, db: str | None) -> None:
                 click.echo(f"created {item.stream}: {item.events} events stored")
             return
         check_export(exported)
-        lines = [(line, event) for line, event, _ in exported]
+        # An export of a stored game, or of its beginning, may be imported again: the
+        # events it shares with the store, digest for digest, are there already.
+        known = ledger.stored_prefix(exported)
+        if known and known == len(exported):
+            click.echo(f"{game_of(exported)}: nothing new, the file's {known} events are stored already")
+            return
+        kept = exported[:1] + exported[max(1, known):]
+        lines = [(line, event) for line, event, _ in kept]
         with progress("judging", len(lines)) as update:
             recorded = ledger.record_lines(lines, progress=lambda done, total: update(done + 1))
         verb = "created" if recorded.created else "appended to"
-        click.echo(f"{verb} {recorded.game}: {len(recorded.stored)} events stored")
+        already = f" ({known} already stored)" if known > 1 else ""
+        click.echo(f"{verb} {recorded.game}: {len(recorded.stored)} events stored{already}")
 
 
 # -- recording at the table ----------------------------------------------------------------

@@ -301,3 +301,21 @@ def test_a_forgotten_result_in_time_counts(store_url: str) -> None:
     sheet = json.loads(ok(store_url, "sheet", "g", "--json"))
     assert sheet["A"]["pulya"] == 2 and sheet["B"]["whists"]["A"] == 4
     assert "accepted" in json.loads(ok(store_url, "log", "g", "--json"))["events"][-1]["reason"]
+
+
+def test_an_export_imported_again_stores_only_what_is_new(store_url: str, tmp_path: Path) -> None:
+    """Events an export shares with the store, digest for digest, are not appended again:
+    importing the same export twice changes nothing, and a later export of the same game
+    appends only its new events."""
+    ok(store_url, "import", write(tmp_path, "club7.jsonl", CLUB7))
+    first = ok(store_url, "export", "club-7")
+    count = len(first.splitlines())
+    again = write(tmp_path, "again.jsonl", first)
+    assert f"nothing new, the file's {count} events are stored already" in ok(store_url, "import", again)
+    assert ok(store_url, "export", "club-7") == first
+    other = str(tmp_path / "other.db")
+    head = "\n".join(first.splitlines()[:5]) + "\n"
+    ok(other, "import", write(tmp_path, "head.jsonl", head))
+    out = ok(other, "import", again)
+    assert f"appended to club-7: {count - 5} events stored (5 already stored)" in out
+    assert ok(other, "export", "club-7") == first

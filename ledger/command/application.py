@@ -33,6 +33,8 @@ from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, event_type
+from ledger.vocabulary.logfile import LogLine
+from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
@@ -209,6 +211,22 @@ class Ledger:
         else:
             saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
         return Outcome(game, False, saved, state, before, effects)
+
+    def stored_prefix(self, lines: Sequence[LogLine]) -> int:
+        """How many lines at the head of an export are events its stream has stored
+        already, digest for digest (a digest binds everything before it, so equal digests
+        mean the same history); 0 for a log without digests or a stream not stored."""
+        if not lines or any(line.digest is None for line in lines):
+            return 0
+        first = lines[0].event
+        if not isinstance(first, StreamStart):
+            return 0
+        same = 0
+        for line, stored in zip(lines, self.store.load(first.game)):
+            if line.digest != stored.digest:
+                break
+            same += 1
+        return same
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None

@@ -7,17 +7,62 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from collections.abc import Mapping
 from typing import Protocol
 
 import msgspec
 
-from ledger.vocabulary.events import AnyEvent, event_type
+from ledger.vocabulary.events import AnyEvent, Correction, EventFormatError, event_type
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
 from projections.game import GameState
+from projections.recording import checked_merge
 
 ARBITER = "arbiter:"
 SCORER = "scorer:"
+
+
+class Records(Protocol):
+    """What a correction's form is checked against: how many events are folded, and
+    each event as it stands (with effective corrections merged in)."""
+
+    @property
+    def folded(self) -> int: ...
+
+    def content(self, number: int) -> AnyEvent: ...
+
+
+def correction_of(
+    state: Records, c: Correction, correctable: Mapping[str, tuple[str, ...]], rule: str, never: str,
+    record: str = "a record that can be corrected",
+) -> tuple[AnyEvent, AnyEvent]:
+    """A correction's form, checked the same way for every kind of stream: it targets an
+    earlier record of a type that can be corrected (``correctable``: type -> fields),
+    changes some of that type's fields and no other (``never`` names those that never
+    change), and the record with them merged in is still an event. Returns the record
+    as it stands and as it would stand corrected; ``rule`` is cited in a refusal, and
+    ``record`` says what the kind of stream calls a record that can be corrected."""
+    number = state.folded + 1
+    if not 2 <= c.target < number:
+        raise Refused(rule, f"there is no event {c.target} to correct",
+                      f"2 to {number - 1}" if number > 2 else "nothing: nothing has been recorded yet")
+    target = state.content(c.target)
+    kind = event_type(target)
+    fields = correctable.get(kind)
+    if fields is None:
+        raise Refused(rule, f"event {c.target} is a {kind}, which is not {record}",
+                      ", ".join(sorted(correctable)))
+    if not c.replacement:
+        raise Refused(rule, "a correction needs the fields that change", ", ".join(fields))
+    bad = sorted(set(c.replacement) - set(fields))
+    if bad:
+        raise Refused(rule, f"a correction of a {kind} cannot change {', '.join(bad)} ({never} never change)",
+                      ", ".join(fields))
+    try:
+        merged = checked_merge(target, c.replacement)
+    except EventFormatError as exc:
+        raise Refused("event-log", f"the corrected event {c.target} would not be an event: {exc}") from None
+    return target, merged
 
 
 class Table(Protocol):

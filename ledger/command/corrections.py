@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger.command.checks import check_recorder, filled, seat_of
+from ledger.command.checks import correction_of, check_recorder, filled, seat_of
 from ledger.command.play import is_play, judge_play
 from ledger.vocabulary.events import (
     Annulled,
@@ -22,7 +22,6 @@ from ledger.vocabulary.events import (
     Dealt,
     Defence,
     Entry,
-    EventFormatError,
     Objection,
     PencilDown,
     Penalty,
@@ -34,35 +33,18 @@ from ledger.vocabulary.events import (
 )
 from ledger.vocabulary.refusal import Refused, cite
 from projections.game import GameState
-from projections.recording import CORRECTABLE, checked_merge
+from projections.recording import CORRECTABLE
 
 
 def judge_correction(state: GameState, c: Correction) -> AnyEvent:
     number = state.folded + 1
     if number <= 2:
         raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
-    if not 2 <= c.target < number:
-        raise Refused("4.2.7", f"there is no event {c.target} to correct", f"2 to {number - 1}")
     withdrawn = state.effects.get(c.target)
     if withdrawn is not None and withdrawn.rule == "4.2.8" and not withdrawn.effective:
         raise Refused("4.2.8", f"event {c.target} was withdrawn; record it again instead of correcting it")
-    target = state.content(c.target)
-    kind = event_type(target)
-    fields = CORRECTABLE.get(kind)
-    if fields is None:
-        raise Refused("4.2.7", f"event {c.target} is a {kind}, which is not a record that can be corrected",
-                      ", ".join(sorted(CORRECTABLE)))
-    if not c.replacement:
-        raise Refused("4.2.7", "a correction needs the fields that change", ", ".join(fields))
-    bad = sorted(set(c.replacement) - set(fields))
-    if bad:
-        raise Refused("4.2.7", f"a correction of a {kind} cannot change {', '.join(bad)} "
-                      "(type, by, player and deal never change)", ", ".join(fields))
+    target, merged = correction_of(state, c, CORRECTABLE, "4.2.7", "type, by, player and deal")
     check_recorder(state, c.by)
-    try:
-        merged = checked_merge(target, c.replacement)
-    except EventFormatError as exc:
-        raise Refused("event-log", f"the corrected event {c.target} would not be an event: {exc}") from None
     # The corrected log must still be valid from the target on: fold it again from the
     # target's deal with the correction merged in, judging every record from the target.
     k = target.deal or 0

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, filled, is_arbiter, is_stake
+from ledger.command.checks import STAKE_TEXT, check_recorder, correction_of, check_time, filled, is_arbiter, is_stake
 from ledger.vocabulary.bridge import SIDE_NAMES, BridgeDeal, BridgePenalty, ContractError, PassedOut, RubberStarted
 from ledger.vocabulary.bridge import parse_contract
 from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
 from ledger.vocabulary.bridge_rules import resolve_bridge
-from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventFormatError, event_type
+from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
 from ledger.vocabulary.refusal import Refused, excerpt
 from projections.bridge_scoring import other
-from projections.recording import checked_merge
 from projections.rubber import RubberState
 
 RUBBER_EVENTS = "bridge_deal, passed_out, bridge_penalty, correction, abandoned"
@@ -164,25 +163,7 @@ def _abandoned(state: RubberState, event: Abandoned) -> AnyEvent:
 def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
     """A correction of a deal or a ruling: well formed, and leaving the log valid."""
     number = state.folded + 1
-    if not 2 <= c.target < number:
-        raise Refused("Law 77", f"there is no event {c.target} to correct",
-                      f"2 to {number - 1}" if number > 2 else "nothing: no deal recorded yet")
-    target = state.content(c.target)
-    kind = event_type(target)
-    fields = CORRECTABLE.get(kind)
-    if fields is None:
-        raise Refused("Law 77", f"event {c.target} is a {kind}, which is not a record of the score",
-                      ", ".join(sorted(CORRECTABLE)))
-    if not c.replacement:
-        raise Refused("Law 77", "a correction needs the fields that change", ", ".join(fields))
-    bad = sorted(set(c.replacement) - set(fields))
-    if bad:
-        raise Refused("Law 77", f"a correction of a {kind} cannot change {', '.join(bad)} "
-                      "(type, by and deal never change)", ", ".join(fields))
-    try:
-        merged = checked_merge(target, c.replacement)
-    except EventFormatError as exc:
-        raise Refused("event-log", f"the corrected event {c.target} would not be an event: {exc}") from None
+    target, merged = correction_of(state, c, CORRECTABLE, "Law 77", "type, by and deal", "a record of the score")
     try:
         if isinstance(merged, BridgeDeal):
             check_deal(state, merged)

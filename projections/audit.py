@@ -51,7 +51,7 @@ from projections.sheet import Sheet, exact
 # The parts of the audit trail every kind of stream shares live in ``trail``.
 from projections.trail import AuditRow as AuditRow
 from projections.trail import Cell as Cell
-from projections.trail import Numbers
+from projections.trail import Numbers, corrections_in_effect
 from projections.trail import changes as changes
 from projections.trail import diff as diff_numbers
 from projections.trail import cell_text as cell_text
@@ -215,10 +215,7 @@ def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
 def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
     """Every write behind one number, with the event, its recorder and any correction of it."""
     player, column, on = cell
-    corrected_by: dict[int, list[int]] = {}
-    for n, e in enumerate(state.events, start=1):
-        if isinstance(e, Correction) and state.effects.get(n) and state.effects[n].effective:
-            corrected_by.setdefault(e.target, []).append(n)
+    corrected_by = corrections_in_effect(state)
     out = []
     total = Fraction(0)
     for w in state.sheet().writes:

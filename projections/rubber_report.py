@@ -23,7 +23,7 @@ from projections.bridge_scoring import other
 from projections.points import Point, cut
 from projections.rubber import BridgeWrite, RubberSheet, RubberState, replay_rubber
 from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
-from projections.trail import AuditRow, Cell, CellNames, Numbers, changes
+from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect
 
 WE, THEY = "МЫ", "ВЫ"
 LABEL: dict[str, str] = {"NS": WE, "EW": THEY}
@@ -122,10 +122,7 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
 def explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
     """Every write behind one number, with the event, its recorder and any correction of it."""
     side, line, _ = cell
-    corrected_by: dict[int, list[int]] = {}
-    for n, e in enumerate(state.events, start=1):
-        if isinstance(e, Correction) and state.effects.get(n) and state.effects[n].effective:
-            corrected_by.setdefault(e.target, []).append(n)
+    corrected_by = corrections_in_effect(state)
     out = []
     total = 0
     for w in state.sheet().writes:

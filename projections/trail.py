@@ -16,13 +16,13 @@ kind scores; it works on what each kind gives it:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
-from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.events import AnyEvent, Correction
 from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.numbers import exact_fields, exact_of, exact_text, fmt, number, signed
@@ -34,6 +34,26 @@ Cell = tuple[str, str, str | None]  # owner (a player, a side), column, on (whis
 def cell_text(cell: Cell) -> str:
     player, column, on = cell
     return f"{player} {column} on {on}" if on else f"{player} {column}"
+
+
+class Judged(Protocol):
+    """What ``corrections_in_effect`` reads of any kind's folded state."""
+
+    events: list[AnyEvent]
+
+    @property
+    def effects(self) -> Mapping[int, Any]: ...
+
+
+def corrections_in_effect(state: Judged) -> dict[int, list[int]]:
+    """For each corrected event, the effective corrections of it, in order: what a
+    kind's ``explain`` shows beside each write."""
+    corrected_by: dict[int, list[int]] = {}
+    effects = state.effects
+    for n, e in enumerate(state.events, start=1):
+        if isinstance(e, Correction) and effects.get(n) is not None and effects[n].effective:
+            corrected_by.setdefault(e.target, []).append(n)
+    return corrected_by
 
 
 @dataclass(frozen=True)

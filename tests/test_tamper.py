@@ -28,13 +28,16 @@ from ledger.vocabulary.chain import (
     compare_head,
     compare_saved,
     head_token,
+    intact,
     link,
+    link_of,
     parse_head,
     verify_chain,
     verify_export,
 )
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
 from ledger.command.store import Store, UnreadableEventError, game_id
+from ledger.command.storage import State
 
 if TYPE_CHECKING:
     from conftest import RawEvents
@@ -59,6 +62,14 @@ def assert_problem(store: Store, number: int, *words: str) -> ChainProblem:
     for word in words:
         assert word in problem.reason, problem
     assert store.verify("other") is None
+    # A read notices the same problem: its quick pass (``chain.intact``) lets none through.
+    try:
+        read = store.read(GAME).problem
+    except UnreadableEventError:
+        assert "cannot be read" in problem.reason, problem
+    else:
+        assert read == problem
+    assert store.read("other").problem is None
     return problem
 
 
@@ -195,6 +206,7 @@ def test_forged_but_rehashed_start_is_named(store: Store, raw: RawEvents) -> Non
 
     problem = store.verify(GAME)
     assert problem == ChainProblem(1, f"event 1 is not the start of {GAME!r} (forged?)")
+    assert store.read(GAME).problem == problem
 
 
 def test_edit_with_its_digest_computed_anew_is_named(store: Store, game: list[AnyEvent], raw: RawEvents) -> None:
@@ -367,6 +379,45 @@ def stored_rows() -> list[tuple[int, AnyEvent, str]]:
     return list(zip(range(1, len(events) + 1), events, chain_digests(GAME, events), strict=True))
 
 
+def as_read(
+    rows: list[tuple[int, AnyEvent, str]], links: dict[int, str] | None = None
+) -> list[tuple[int, str, State]]:
+    """Rows as a read hands them to ``chain.intact``: (number, topic, state with its link)."""
+    links = links or {}
+    return [(number, "", State(event, digest, links.get(number))) for number, event, digest in rows]
+
+
+def chain_links(rows: list[tuple[int, AnyEvent, str]]) -> dict[int, str]:
+    """The link each row records: to the digest of the row before it."""
+    return {number: link_of(previous) for (number, _, _), previous in zip(rows, [GENESIS] + [d for _, _, d in rows])}
+
+
+def test_intact_is_verify_chain_finding_nothing(sample_events: SampleEvents) -> None:
+    rows = stored_rows()
+    assert intact(GAME, as_read(rows)) and intact(GAME, as_read(rows, chain_links(rows)))
+    assert verify_chain(GAME, rows, chain_links(rows)) is None
+    assert intact(GAME, []) and verify_chain(GAME, []) is None
+    assert not intact("club-8", as_read(rows)) and verify_chain("club-8", rows) is not None
+    # A forged start: a chain rebuilt around a first event that is not this game's start.
+    forged = [(1, CHAIN_EVENTS[1], link(GENESIS, GAME, 1, CHAIN_EVENTS[1]))]
+    assert not intact(GAME, as_read(forged)) and verify_chain(GAME, forged) is not None
+    # A gap in the numbers, with the digest after it chained over the gap.
+    gap = rows[:3] + [(5, CHAIN_EVENTS[3], link(rows[2][2], GAME, 5, CHAIN_EVENTS[3]))]
+    assert not intact(GAME, as_read(gap))
+    assert verify_chain(GAME, gap) == ChainProblem(4, "event 4 is missing (deleted?)")
+
+
+@given(st.integers(0, ROWS - 1))
+def test_any_changed_link_is_named(index: int) -> None:
+    rows = stored_rows()
+    links = chain_links(rows)
+    links[index + 1] = "0123456789abcdef"
+
+    problem = verify_chain(GAME, rows, links)
+    assert problem is not None and problem.number == index + 1
+    assert not intact(GAME, as_read(rows, links))
+
+
 @given(st.integers(0, ROWS - 1), st.sampled_from(["Oleg", "Boris", "Vera"]))
 def test_any_edit_is_named(index: int, by: str) -> None:
     rows = stored_rows()
@@ -374,6 +425,7 @@ def test_any_edit_is_named(index: int, by: str) -> None:
     edited = msgspec.structs.replace(event, by=f"{by}!")
     rows[index] = (number, edited, digest)
 
+    assert not intact(GAME, as_read(rows))
     problem = verify_chain(GAME, rows)
     assert problem is not None and problem.number == number
 
@@ -385,6 +437,7 @@ def test_any_swap_is_named_at_the_earlier_place(pair: list[int]) -> None:
     moved = [(number, rows[j][1], rows[j][2]) for number, j in [(first + 1, second), (second + 1, first)]]
     rows[first], rows[second] = moved
 
+    assert not intact(GAME, as_read(rows))
     problem = verify_chain(GAME, rows)
     assert problem == ChainProblem(first + 1, f"event {first + 1} was recorded as event {second + 1} (reordered?)")
 
@@ -394,6 +447,7 @@ def test_any_deletion_but_the_last_is_named(index: int) -> None:
     rows = stored_rows()
     del rows[index]
 
+    assert not intact(GAME, as_read(rows))
     problem = verify_chain(GAME, rows)
     assert problem == ChainProblem(index + 1, f"event {index + 1} is missing (deleted?)")
 

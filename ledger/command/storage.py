@@ -28,6 +28,8 @@ from ledger.vocabulary.events import AnyEvent
 
 __all__ = [
     "MAPPER_TOPIC",
+    "OPENED_TOPIC",
+    "RECORDED_TOPIC",
     "Backend",
     "ConflictError",
     "PostgresAddress",

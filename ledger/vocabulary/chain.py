@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -147,6 +147,51 @@ def verify_chain(
         previous = digest
         expected += 1
     return None
+
+
+class Chained(Protocol):
+    """A stored event as its row keeps it: the event, its digest, and the link it
+    records to the digest before it (None where none was recorded)."""
+
+    @property
+    def event(self) -> AnyEvent: ...
+
+    @property
+    def digest(self) -> str: ...
+
+    @property
+    def link(self) -> str | None: ...
+
+
+def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
+    """Whether ``verify_chain`` finds nothing wrong with a game's rows, given as
+    ``(number, anything, stored)`` in stored order: the one quick pass a read makes over
+    what it read. It checks what ``verify_chain`` checks (numbers 1, 2, ... without a
+    gap, the game's start first, every digest, every recorded link) and says only
+    whether all of it holds; ``verify_chain`` names the first problem of a chain that
+    fails. The digest is ``link``'s, computed in line."""
+    if rows:
+        first = rows[0][2].event
+        if not (isinstance(first, StreamStart) and first.game == game):
+            return False
+    name = msgspec.json.encode(game)
+    sha256 = hashlib.sha256
+    encode = encode_event
+    previous = GENESIS
+    expected = 1
+    for number, _, stored in rows:
+        digest = stored.digest
+        recorded = stored.link
+        if (
+            number != expected
+            or sha256(b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name,
+                                            encode(stored.event))).hexdigest() != digest
+            or (recorded is not None and recorded != previous[:LINK_LENGTH])
+        ):
+            return False
+        previous = digest
+        expected += 1
+    return True
 
 
 # An export travels as JSON lines; once parsed into (number, event, digest) it is

@@ -12,7 +12,7 @@ deal began in clockwise order (the table can change between deals [Code 3.1.2]);
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Literal
 
 from ledger.vocabulary.bids import HERE, LADDER, MISERE, PASS, Level, parse_level
@@ -203,13 +203,13 @@ class DealState:
     dealer_error: bool = False
     # Derived once per change of the calls or the contract (``phase`` asks often).
     _view: DefenceView | None = field(default=None, init=False, repr=False, compare=False)
-    # The seat of each name in the deal: the seats' names and the people holding them.
-    seat_index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # The seat of each name in the deal: the seats' names and the people holding them
+    # (``seat_index``; a game passes the one its table shares, which nothing changes).
+    seat_index: dict[str, int] = field(init=False, repr=False, compare=False)
+    index: InitVar[dict[str, int] | None] = None
 
-    def __post_init__(self) -> None:
-        self.seat_index = {name: i for i, name in enumerate(self.names)}
-        for i, person in enumerate(self.persons):
-            self.seat_index[person] = i
+    def __post_init__(self, index: dict[str, int] | None) -> None:
+        self.seat_index = index if index is not None else seat_index(self.names, self.persons)
 
     # -- derived -------------------------------------------------------------------
 
@@ -401,6 +401,8 @@ class DealState:
         self._close_auction_if_over(number)
 
     def _close_auction_if_over(self, number: int) -> None:
+        if len(self.passed) + 2 <= len(self.bidders):
+            return  # two bidders or more are still in
         still_in = [s for s in self.bidders if s not in self.passed]
         if not still_in:
             self.raspasy = True
@@ -472,6 +474,14 @@ class DealState:
         if self.phase == "done" and self.call_events:
             return self.call_events[-1]
         return None
+
+
+def seat_index(names: tuple[str, ...], persons: tuple[str, ...]) -> dict[str, int]:
+    """The seat of each seat name and of each person holding a seat."""
+    index = {name: i for i, name in enumerate(names)}
+    for i, person in enumerate(persons):
+        index[person] = i
+    return index
 
 
 def first_bidders(dealer: int, n_players: int) -> tuple[int, ...]:

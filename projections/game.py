@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import assert_never
 
-from ledger.vocabulary.bids import parse_level
+from ledger.vocabulary.bids import HERE, LADDER, PASS, parse_level
 from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
@@ -49,7 +49,7 @@ from ledger.vocabulary.events import (
     Withdrawn,
 )
 from ledger.vocabulary.rules import RuleSet, resolve
-from projections.deal import DealState, first_bidders
+from projections.deal import DealState, first_bidders, seat_index
 from projections.recording import Effect, correction_verdict, merge
 from projections.scoring import deal_outcome, score_deal
 from projections.sheet import UNIT, Sheet, Write
@@ -87,6 +87,12 @@ class Seats:
         """The people at the table now, clockwise."""
         held = self._held
         return tuple(held.get(s, s) for s in self.seating)
+
+    @cached_property
+    def seat_index(self) -> dict[str, int]:
+        """The index in ``seating`` of each seat's name and of each person holding one:
+        what every deal dealt at this table looks seats up in (shared, never changed)."""
+        return seat_index(self.seating, self.persons)
 
 
 class GameState:
@@ -179,8 +185,15 @@ class GameState:
         rounds = self.rules.opening_raspasy_rounds
         if not rounds:
             return False
-        played = sum(1 for d in self.deals if d.annulled_at is None)
-        return played < rounds * len(self.started.players)
+        # Counted only as far as the forced ones go: linear over a game, not quadratic.
+        forced = rounds * len(self.started.players)
+        played = 0
+        for d in self.deals:
+            if d.annulled_at is None:
+                played += 1
+                if played >= forced:
+                    return False
+        return True
 
     def next_deal(self, dealer: str | None = None) -> DealState:
         """The deal that the next bid would open (not yet part of the state); ``dealer``:
@@ -218,6 +231,7 @@ class GameState:
             out_of_turn=dealer != due,
             dealer_errors_before=errors,
             exit_dark=exit_dark,
+            index=seats.seat_index,
         )
 
     def due_dealer(self) -> str:
@@ -332,6 +346,9 @@ class GameState:
         self._sheet_cache = None
         if event.at is not None:
             self._last_time = event.at
+        if type(event) in _FOLDED:
+            self._fold(number, event)
+            return
         match event:
             case Correction():
                 self._apply_correction(number, event)
@@ -824,6 +841,11 @@ class GameState:
         return self.abandoned_at is not None or self.finished
 
 
+# The events whose content ``apply`` folds as it is: none that the recording rules decide on.
+_FOLDED: frozenset[type] = frozenset({Bid, Contract, Defence, Ruling, Annulled, Dealt, Penalty, Talon, Joined, Left,
+                                      Substituted, Abandoned, PencilDown})
+
+
 def _seated_from(seat: str, order: tuple[str, ...], seating: tuple[str, ...], step: int) -> str:
     """``seat`` itself (``step`` 0) or the seat to its left (1) in the clockwise ``order``,
     passing over seats no longer at the table."""
@@ -836,6 +858,8 @@ def _seated_from(seat: str, order: tuple[str, ...], seating: tuple[str, ...], st
 
 
 def _bid_key(bid: str) -> str:
+    if bid in LADDER or bid == PASS or bid == HERE:
+        return bid  # as the log writes it
     level = parse_level(bid)
     return str(level) if level is not None else bid.strip().lower()
 

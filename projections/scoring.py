@@ -91,6 +91,8 @@ _NONE: dict[int, int] = {}  # no penalty tricks (never written to)
 
 def penalty_rules(deal: DealState, seat: int) -> str:
     """The rules of a seat's penalty tricks, for the reason of a write."""
+    if not deal.penalties:
+        return ""
     rules = sorted({rule for s, _, rule in deal.penalties if s == seat})
     return f" [Code {', '.join(rules)}]" if rules else ""
 
@@ -269,8 +271,8 @@ def _score_contract(out: Writer, deal: DealState) -> bool:
     # ...and everybody else is paid on the tricks actually taken: a defender's penalty
     # tricks count in his own writes only, never in his partner's or the declarer's
     # [Code 3.9.12, 3.9.18 example 1, footnote 34].
-    writes = _defence_writes(deal, rules, pm, closed, {}, {})
-    for s in sorted(set(lost) | set(remiz)):
+    writes = _defence_writes(deal, rules, pm, closed, _NONE, _NONE)
+    for s in sorted(set(lost) | set(remiz)) if deal.penalties else ():
         if s == deal.declarer:
             continue
         own = _defence_writes(deal, rules, pm, closed, {s: lost.get(s, 0)}, {s: remiz.get(s, 0)})
@@ -435,7 +437,11 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     counts = _raspasy_counts(rules, deal)
     # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
     # record but the offender's [Code 3.7.3, 3.9.12].
-    amnesty = min(_raspasy_counts(rules, deal, penalties=False).values()) if rules.raspasy_amnesty else 0
+    if not rules.raspasy_amnesty:
+        amnesty = 0
+    else:
+        actual = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
+        amnesty = min(actual.values())
     for s, t in counts.items():
         written = t - amnesty
         sheet.write(

@@ -70,11 +70,32 @@ RULE = "event-log"
 
 
 def admit(event: Any) -> None:
-    """Refuse an event whose names, texts, numbers or time are not of the form above."""
+    """Refuse an event whose names, texts, numbers or time are not of the form above.
+
+    A text found good in a field is remembered (``_admitted``): whether a text passes
+    depends on the text and its field's name alone, and the events of a game repeat
+    the same few names, bids and times."""
+    admitted = _admitted
     for field in event.__struct_fields__:
         value = getattr(event, field)
-        if value is not None:
+        if value is None:
+            continue
+        kind = type(value)
+        if kind is str:
+            if (field, value) not in admitted:
+                _text(value, field)
+                if len(admitted) >= _ADMITTED_MAX:
+                    admitted.clear()
+                admitted.add((field, value))
+        elif kind is bool or (kind is int and -NUMBER_MAX <= value <= NUMBER_MAX):
+            continue
+        else:
             _walk(value, field, 1)
+
+
+# Texts found good, with the field that held them: a set of bounded size, emptied when full.
+_admitted: set[tuple[str, str]] = set()
+_ADMITTED_MAX = 4096
 
 
 def _walk(value: Any, role: str, depth: int) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -112,8 +112,9 @@ def person_of(state: GameState, name: str) -> str:
 def check_recorder(state: Table, by: str | None) -> None:
     """``by`` must be a player of the game (a pulka's: anyone who held a seat in it), an
     arbiter or a scorer [Code 4.2.4-4.2.7]."""
-    held = isinstance(state, GameState) and by is not None and state.seat_key(by) is not None
-    if by is None or by in state.players or held or is_official(by):
+    if by is None or by in state.players:
+        return
+    if (isinstance(state, GameState) and state.seat_key(by) is not None) or is_official(by):
         return
     raise Refused("event-log", f"unknown recorder {by!r}",
                   f"a player ({', '.join(state.players)}), arbiter:NAME or scorer:NAME")
@@ -151,15 +152,20 @@ def time_of(text: str) -> datetime:
 
 
 def filled(
-    state: Table, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False
+    state: Table, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False,
+    **written: Any,
 ) -> AnyEvent:
-    """The event as stored: its recorder and its deal filled in. A ``deal`` given in the
+    """The event as stored: its recorder and its deal filled in, and any field in
+    ``written`` as the judge writes it (a bid, a contract). A ``deal`` given in the
     input must be the deal the event belongs to, except for a record by hand (an entry
-    or an arbiter's penalty), which may name an earlier deal: a late record [4.2.10]."""
+    or an arbiter's penalty), which may name an earlier deal: a late record [4.2.10].
+    An event that has all of them already (an export imported) is returned as it is."""
     k = deal if deal is not None else state.current_deal_number
     if event.deal is not None and event.deal != k:
         if not late_ok:
             raise Refused("event-log", f"this {event_type(event)} belongs to deal {k}, not deal {event.deal}",
                           f'"deal": {k}, or no deal')
         k = event.deal
-    return msgspec.structs.replace(event, by=by, deal=k)
+    if event.by == by and event.deal == k and all(getattr(event, f) == v for f, v in written.items()):
+        return event
+    return msgspec.structs.replace(event, by=by, deal=k, **written)

@@ -192,7 +192,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
     if text.lower() == PASS:
         if event.dark and (seat in deal.spoken or deal.highest is not None):
             raise Refused("3.3.19", "a dark pass is a player's first word, before anyone has bid", "pass")
-        return filled(state, msgspec.structs.replace(event, bid=PASS), by=by, deal=deal.number)
+        return filled(state, event, by=by, deal=deal.number, bid=PASS)
     if deal.forced:
         raise Refused("3.7.9", f"deal {deal.number} is a forced raspasy opening the pulka: everyone passes dark",
                       "pass")
@@ -206,7 +206,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
                       "misere_nine_ends_auction)", "pass")
     if text.lower() == HERE:
         _here(state, deal, seat)
-        return filled(state, msgspec.structs.replace(event, bid=HERE), by=by, deal=deal.number)
+        return filled(state, event, by=by, deal=deal.number, bid=HERE)
     level = parse_level(text)
     if level is None:
         raise Refused("3.3.7", f"{event.bid!r} is not a bid", f"pass, here, {LEVELS_TEXT}")
@@ -227,7 +227,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
             if expected is not None and level != expected:
                 raise Refused("3.3.8", f"bids go one step at a time here (jump_bids is off); {level} skips",
                               _allowed_bids(deal, seat))
-    return filled(state, msgspec.structs.replace(event, bid=str(level)), by=by, deal=deal.number)
+    return filled(state, event, by=by, deal=deal.number, bid=str(level))
 
 
 def _dark_misere_stands(deal: DealState) -> bool:
@@ -326,7 +326,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
         if level.level < floor:
             raise _below_minimum(deal, "contract", f"{floor}S or higher")
         _shared(state, deal, event, level)
-        return filled(state, msgspec.structs.replace(event, contract=str(level)), by=by)
+        return filled(state, event, by=by, contract=str(level))
     if deal.bidding_closed_at is None:
         raise Refused("3.4.1", "no auction has ended with a declarer", waiting_for(state, deal))
     if deal.raspasy:
@@ -363,7 +363,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
         raise Refused("3.3.19", f"a dark six is whisted by both defenders, and {names[deal.calls[0][0]]} has passed "
                       "already", "a contract of 7 or more, or the contract as declared")
     _shared(state, deal, event, level)
-    return filled(state, msgspec.structs.replace(event, contract=str(level)), by=by)
+    return filled(state, event, by=by, contract=str(level))
 
 
 def _shared(state: GameState, deal: DealState, event: Contract, level: Level) -> None:

@@ -20,7 +20,13 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
+from eventsourcing.sqlite import (
+    SQLiteAggregateRecorder,
+    SQLiteApplicationRecorder,
+    SQLiteCursor,
+    SQLiteDatastore,
+    SQLiteFactory,
+)
 from eventsourcing.utils import Environment
 
 from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, RawRow, Row, StoreError, reason
@@ -39,6 +45,19 @@ def cannot_persist(path: str) -> bool:
         or lowered == ":memory:"
         or (lowered.startswith("file:") and ("memory" in lowered or "memdb" in lowered))
     )
+
+
+class ManyRowsRecorder(SQLiteApplicationRecorder):
+    """eventsourcing's SQLite application recorder, inserting the rows of one append
+    with one ``executemany`` in its one transaction (its aggregate recorder's way)
+    instead of one ``execute`` per row: the rowids that order the notification log are
+    given in the same order; nothing here needs each row's id back."""
+
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[Row], **kwargs: Any) -> Sequence[int] | None:
+        return SQLiteAggregateRecorder._insert_events(self, c, stored_events, **kwargs)
+
+
+RECORDER_TOPIC = "ledger.command.store_sqlite:ManyRowsRecorder"
 
 
 class SQLiteBackend(Backend):
@@ -61,9 +80,10 @@ class SQLiteBackend(Backend):
             # A read never makes a file; the store is simply empty.
             self.recorder: SQLiteApplicationRecorder | None = None
             return
-        env = Environment(
-            "Pulka", {"SQLITE_DBNAME": path, "CREATE_TABLE": "n", "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT)}
-        )
+        env = Environment("Pulka", {
+            "SQLITE_DBNAME": path, "CREATE_TABLE": "n", "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
+            "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
+        })
         try:
             self.factory = SQLiteFactory(env)
             recorder = self.factory.application_recorder()

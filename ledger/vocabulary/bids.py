@@ -70,6 +70,9 @@ LEVELS_TEXT = "6S 6C 6D 6H 6NT ... 10NT, misere"
 
 def parse_level(text: str) -> Level | None:
     """The ladder rung for a bid or contract, accepting any case; None if not one."""
+    found = LADDER.get(text)  # as the log writes it: nothing to normalise
+    if found is not None:
+        return found
     key = text.strip()
     key = key.lower() if key.lower() in (MISERE, "misère") else key.upper()
     if key == "MISÈRE" or key == "misère":

@@ -36,7 +36,7 @@ from cli.common import (
     set_current,
 )
 from cli.rules import parse_overrides, parse_value
-from ledger.command.application import Command, Outcome
+from ledger.command.application import Command, Outcome, bulk
 from ledger.command.dealline import deal_events
 from ledger.command.kinds import PULKA
 from ledger.command.scorer import Said, guarded, said, undo_from
@@ -282,6 +282,13 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
 @db_option
 def import_(file: str, db: str | None) -> None:
     """Store a log (a new game, or events appended to a stored game). All or nothing."""
+    # The collector rests until the import has let go of what it made (``bulk``): a long
+    # game's objects are then freed as the import ends, not walked by the collector first.
+    with bulk():
+        _import(file, db)
+
+
+def _import(file: str, db: str | None) -> None:
     exported = read_stdin_log() if file == "-" else read_log(file)
     with opened(db, write=True) as ledger:
         streams = split_streams(exported)

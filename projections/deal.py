@@ -13,7 +13,7 @@ deal began in clockwise order (the table can change between deals [Code 3.1.2]);
 from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ledger.vocabulary.bids import HERE, LADDER, MISERE, PASS, Level, parse_level
 from ledger.vocabulary.events import Ruling
@@ -25,8 +25,7 @@ W, P, H = "whist", "pass", "half_whist"
 MISERE_RANK = LADDER[MISERE].rank
 
 
-@dataclass(frozen=True)
-class DefenceView:
+class DefenceView(NamedTuple):
     """What the defence calls so far amount to [rules.md §3, Code 3.8].
 
     ``expect``: (seat, allowed calls) for the next call, or None. The call is due when
@@ -486,7 +485,14 @@ def seat_index(names: tuple[str, ...], persons: tuple[str, ...]) -> dict[str, in
 
 def first_bidders(dealer: int, n_players: int) -> tuple[int, ...]:
     """Bidding order: from the forehand (left of the dealer); a 4th player's dealer sits out."""
+    known = _BIDDERS.get((dealer, n_players))
+    if known is not None:
+        return known
     seats = [(dealer + i) % n_players for i in range(1, n_players + 1)]
     if n_players == 4:
         seats = seats[:3]
-    return tuple(seats)
+    _BIDDERS[(dealer, n_players)] = found = tuple(seats)
+    return found
+
+
+_BIDDERS: dict[tuple[int, int], tuple[int, ...]] = {}  # first_bidders, worked out once for each table

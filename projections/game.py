@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import assert_never
+from typing import Any, assert_never
 
 from ledger.vocabulary.bids import HERE, LADDER, PASS, parse_level
 from ledger.vocabulary.events import (
@@ -133,6 +133,8 @@ class GameState:
         self._from_deal = 0
         self._sheet_cache: tuple[int, Sheet] | None = None
         self._last_time: str | None = started.at
+        # The fields of the next deal (``_deal_fields``): as of which event, for which dealer.
+        self._next: tuple[int, str | None, dict[str, Any]] | None = None
 
     @classmethod
     def start(cls, started: GameStarted) -> GameState:
@@ -198,17 +200,25 @@ class GameState:
     def next_deal(self, dealer: str | None = None) -> DealState:
         """The deal that the next bid would open (not yet part of the state); ``dealer``:
         who actually dealt it, out of turn [Code 3.2.14]."""
+        return DealState(**self._deal_fields(dealer, self.folded))
+
+    def _deal_fields(self, dealer: str | None, last: int) -> dict[str, Any]:
+        """The fields of the deal the next bid opens, the events through ``last`` folded:
+        worked out once for the judge, who looks at the deal a bid would open, and for
+        the fold that opens it (``_next``; dropped when the game is rewound)."""
+        known = self._next
+        if known is not None and known[0] == last and known[1] == dealer:
+            return known[2]
         prev = self.current
         seats = self.seats
         seating = seats.seating
         rules = self.rules
         due = self.due_dealer()
-        if dealer is None:
-            dealer = due
+        dealt = due if dealer is None else dealer
         errors = 0
         if prev is not None and prev.annulled_at is not None and not prev.passes_on:
             errors = prev.dealer_errors_before + (1 if prev.dealer_error else 0)
-            if prev.names[prev.dealer] != dealer:
+            if prev.names[prev.dealer] != dealt:
                 errors = 0
         min_level, before = self._run_after(prev)
         if prev is not None and prev.annulled_at is not None:
@@ -217,22 +227,24 @@ class GameState:
             exit_dark = prev is not None and prev.raspasy and min_level > rules.raspasy_exit and bool(
                 prev.dark_doublings
             )
-        at = seating.index(dealer)
-        return DealState(
-            number=len(self.deals) + 1,
-            dealer=at,
-            names=seating,
-            persons=seats.persons,
-            bidders=first_bidders(at, len(seating)),
-            min_level=min_level,
-            raspasy_before=before,
-            rules=rules,
-            forced=self.forced_next(),
-            out_of_turn=dealer != due,
-            dealer_errors_before=errors,
-            exit_dark=exit_dark,
-            index=seats.seat_index,
-        )
+        at = seating.index(dealt)
+        fields = {
+            "number": len(self.deals) + 1,
+            "dealer": at,
+            "names": seating,
+            "persons": seats.persons,
+            "bidders": first_bidders(at, len(seating)),
+            "min_level": min_level,
+            "raspasy_before": before,
+            "rules": rules,
+            "forced": self.forced_next(),
+            "out_of_turn": dealt != due,
+            "dealer_errors_before": errors,
+            "exit_dark": exit_dark,
+            "index": seats.seat_index,
+        }
+        self._next = (last, dealer, fields)
+        return fields
 
     def due_dealer(self) -> str:
         """Whose turn it is to deal: the player to the left of whoever dealt last [Code
@@ -472,7 +484,7 @@ class GameState:
         self._changed(deal.number)
 
     def _open_deal(self, number: int, dealer: str | None = None) -> DealState:
-        deal = self.next_deal(dealer)
+        deal = DealState(**self._deal_fields(dealer, number - 1))
         self.deals.append(deal)
         self.starts.append(number)
         self.opened_with.append(self.seats)
@@ -524,6 +536,7 @@ class GameState:
         self.folded = begin - 1
         self._from_deal = max(0, deal)
         self._sheet_cache = None
+        self._next = None
         self._last_time = next(
             (self.events[i].at for i in range(self.folded - 1, -1, -1) if self.events[i].at is not None), None
         )

@@ -84,9 +84,6 @@ def admit(event: Any) -> None:
         if kind is str:
             if (field, value) not in admitted:
                 _text(value, field)
-                if len(admitted) >= _ADMITTED_MAX:
-                    admitted.clear()
-                admitted.add((field, value))
         elif kind is bool or (kind is int and -NUMBER_MAX <= value <= NUMBER_MAX):
             continue
         else:
@@ -99,7 +96,16 @@ _ADMITTED_MAX = 4096
 
 
 def _walk(value: Any, role: str, depth: int) -> None:
-    if isinstance(value, str):
+    kind = type(value)  # the usual types first, by their exact type
+    if kind is int and -NUMBER_MAX <= value <= NUMBER_MAX:
+        return
+    if kind is str:
+        _text(value, role)
+    elif kind is dict:
+        _object(value, role, depth)
+    elif kind is tuple or kind is list:
+        _items(value, role, depth)
+    elif isinstance(value, str):
         _text(value, role)
     elif isinstance(value, bool):
         return
@@ -117,25 +123,34 @@ def _walk(value: Any, role: str, depth: int) -> None:
             if item is not None:
                 _walk(item, field, depth + 1)
     elif isinstance(value, dict):
-        _deeper(role, depth)
-        _count(value, role)
-        for key, item in value.items():
-            if not isinstance(key, str):  # pragma: no cover - JSON's keys are text
-                raise Refused(RULE, f"`{role}` has a key that is not text")
-            if role in NAMED_KEYS:
-                check_name(key, role)
-                _walk(item, role, depth + 1)
-            else:
-                _text(key, "a field's name")
-                _walk(item, key, depth + 1)
+        _object(value, role, depth)
     elif isinstance(value, list | tuple):
-        _deeper(role, depth)
-        _count(value, role)
-        for item in value:
-            if item is not None:
-                _walk(item, role, depth + 1)
-        if role == "players":
-            check_distinct(value)
+        _items(value, role, depth)
+
+
+def _object(value: dict[Any, Any], role: str, depth: int) -> None:
+    _deeper(role, depth)
+    _count(value, role)
+    named = role in NAMED_KEYS
+    for key, item in value.items():
+        if not isinstance(key, str):  # pragma: no cover - JSON's keys are text
+            raise Refused(RULE, f"`{role}` has a key that is not text")
+        if named:
+            _text(key, role)  # a name: ``_text`` checks it as one
+            _walk(item, role, depth + 1)
+        else:
+            _text(key, "a field's name")
+            _walk(item, key, depth + 1)
+
+
+def _items(value: list[Any] | tuple[Any, ...], role: str, depth: int) -> None:
+    _deeper(role, depth)
+    _count(value, role)
+    for item in value:
+        if item is not None:
+            _walk(item, role, depth + 1)
+    if role == "players":
+        check_distinct(value)
 
 
 def _deeper(role: str, depth: int) -> None:
@@ -155,6 +170,18 @@ def _number(value: int) -> str:
 
 
 def _text(text: str, role: str) -> None:
+    """Refuse ``text`` as the value of ``role`` (a field's name, or what a key of an
+    object is), or remember it as good there."""
+    admitted = _admitted
+    if (role, text) in admitted:
+        return
+    _check(text, role)
+    if len(admitted) >= _ADMITTED_MAX:
+        admitted.clear()
+    admitted.add((role, text))
+
+
+def _check(text: str, role: str) -> None:
     if role in NAMES or role in NAMED_KEYS:
         check_name(text, role)
     elif role == "game":

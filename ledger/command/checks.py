@@ -166,6 +166,10 @@ def filled(
             raise Refused("event-log", f"this {event_type(event)} belongs to deal {k}, not deal {event.deal}",
                           f'"deal": {k}, or no deal')
         k = event.deal
-    if event.by == by and event.deal == k and all(getattr(event, f) == v for f, v in written.items()):
-        return event
+    if event.by == by and event.deal == k:
+        for field, value in written.items():
+            if getattr(event, field) != value:
+                break
+        else:
+            return event
     return msgspec.structs.replace(event, by=by, deal=k, **written)

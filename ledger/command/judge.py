@@ -24,7 +24,7 @@ from ledger.command.judging import Progress as Progress
 from ledger.command.judging import judge_events
 from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, is_official, is_stake
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
-from ledger.command.play import judge_play
+from ledger.command.play import judge_play, of_play_type
 from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
 from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
@@ -80,6 +80,8 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     """Judge one event against ``state`` and return it as it will be stored."""
     check_time(state, event)
     check_recorder(state, event.by)
+    if of_play_type(event):
+        return judge_play(state, event)
     if isinstance(event, GameStarted):
         raise Refused("event-log", "a game has only one game_started line")
     if isinstance(event, ForeignEvent):

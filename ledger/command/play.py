@@ -11,7 +11,7 @@ The projections apply what was judged here without judging it again.
 
 from __future__ import annotations
 
-from typing import TypeGuard, assert_never
+from typing import NoReturn, TypeGuard, assert_never
 
 import msgspec
 
@@ -37,7 +37,7 @@ from ledger.vocabulary.events import (
     Tricks,
 )
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal import DealState, DefenceView
 from projections.game import GameState
 from projections.scoring import PENALTY_KINDS, PENALTY_RULES_TEXT
 
@@ -55,6 +55,14 @@ RULINGS = ("3.3.16.3", "3.4.4", "3.5.4", "3.9.22")
 def is_play(event: AnyEvent) -> TypeGuard[PlayEvent]:
     """An event of play (judged here), not a game_started, correction, objection or withdrawal."""
     return isinstance(event, PLAY_EVENTS)
+
+
+def of_play_type(event: AnyEvent) -> TypeGuard[PlayEvent]:
+    """An event whose type is one of the events of play itself: ``is_play`` by one look-up."""
+    return type(event) in _PLAY_TYPES
+
+
+_PLAY_TYPES: frozenset[type] = frozenset(PLAY_EVENTS)
 
 
 def judge_play(state: GameState, event: PlayEvent) -> AnyEvent:
@@ -227,7 +235,7 @@ def _bid(state: GameState, event: Bid) -> AnyEvent:
             if expected is not None and level != expected:
                 raise Refused("3.3.8", f"bids go one step at a time here (jump_bids is off); {level} skips",
                               _allowed_bids(deal, seat))
-    return filled(state, event, by=by, deal=deal.number, bid=str(level))
+    return filled(state, event, by=by, deal=deal.number, bid=text if text in LADDER else str(level))
 
 
 def _dark_misere_stands(deal: DealState) -> bool:
@@ -392,7 +400,6 @@ def _defence(state: GameState, event: Defence) -> AnyEvent:
     if deal.ruling is not None:
         raise Refused("3.8.1", f"deal {deal.number} was closed by a ruling", "a bid of the next deal")
     seat = in_deal(state, deal, event.player)
-    names = deal.persons
     if deal.no_defence:
         if deal.contract.is_misere:
             raise Refused("3.6.6", "a misère has no defence calls: it is played at once", "the tricks")
@@ -412,35 +419,44 @@ def _defence(state: GameState, event: Defence) -> AnyEvent:
                           "gentleman's whist (single_whist_split) and on the half_whist_levels", "the tricks")
         raise Refused("3.8.1", f"the defence of deal {deal.number} is complete", waiting_for(state, deal))
     expect_seat, calls = view.expect
+    if seat != expect_seat or event.call not in calls:
+        _refuse_call(deal, event, seat, view, expect_seat, calls)
+    if event.hand is not None or (seat == deal.sitting_out and event.call == "whist"):
+        _dealer_hand(deal, seat, event)
+    if deal.forced_whist and event.open:
+        raise Refused("3.3.19", "a dark six is whisted dark: no open whist", "whist, closed")
+    return filled(state, event, by=event.by or event.player)
+
+
+def _refuse_call(
+    deal: DealState, event: Defence, seat: int, view: DefenceView, expect_seat: int, calls: frozenset[str]
+) -> NoReturn:
+    """Why a call out of turn, or one the defence does not allow now, is refused."""
+    names = deal.persons
     allowed = f"{' or '.join(sorted(calls))} by {names[expect_seat]}"
     rule = _defence_rule(deal)
     if seat != expect_seat:
         if seat not in deal.defenders and seat != deal.sitting_out:
             raise Refused("3.8.1", f"{event.player} is not a defender in deal {deal.number}", allowed)
         raise Refused(rule, f"not {event.player}'s turn to call", allowed)
-    if event.call not in calls:
-        if event.call == "half_whist" and not view.returned and view.half_whister is None and not deal.forced_whist:
-            c = deal.contract
-            if c.level not in deal.rules.half_whist_levels:
-                reason = (f"half-whist is not allowed on level {c.level}: the obligation there is one trick "
-                          f"(footnote 60; half_whist_levels: {list(deal.rules.half_whist_levels)})")
-            elif not deal.calls:
-                reason = "only the second defender may half-whist, after the first passed"
-            else:
-                reason = f"{event.player} may not half-whist now"
-            raise Refused("3.8.7", reason, allowed)
-        if deal.forced_whist:
-            reason = "a dark six is whisted by both defenders, dark"
-        elif view.returned and seat == view.half_whister:
-            reason = f"the whist was returned: the half-whister {event.player} may only pass"
+    if event.call == "half_whist" and not view.returned and view.half_whister is None and not deal.forced_whist:
+        c = deal.contract
+        assert c is not None
+        if c.level not in deal.rules.half_whist_levels:
+            reason = (f"half-whist is not allowed on level {c.level}: the obligation there is one trick "
+                      f"(footnote 60; half_whist_levels: {list(deal.rules.half_whist_levels)})")
+        elif not deal.calls:
+            reason = "only the second defender may half-whist, after the first passed"
         else:
-            reason = f"{event.call} is not allowed now"
-        raise Refused(rule, reason, allowed)
-    if event.hand is not None or (seat == deal.sitting_out and event.call == "whist"):
-        _dealer_hand(deal, seat, event)
-    if deal.forced_whist and event.open:
-        raise Refused("3.3.19", "a dark six is whisted dark: no open whist", "whist, closed")
-    return filled(state, event, by=event.by or event.player)
+            reason = f"{event.player} may not half-whist now"
+        raise Refused("3.8.7", reason, allowed)
+    if deal.forced_whist:
+        reason = "a dark six is whisted by both defenders, dark"
+    elif view.returned and seat == view.half_whister:
+        reason = f"the whist was returned: the half-whister {event.player} may only pass"
+    else:
+        reason = f"{event.call} is not allowed now"
+    raise Refused(rule, reason, allowed)
 
 
 def _defence_rule(deal: DealState) -> str:

@@ -314,23 +314,17 @@ class Store:
 
         digests = chain_digests(game, events, start_digest=previous, start_number=expected + 1)
         stream = game_id(game)
-        stored = [
-            StoredEvent(number, event, digest)
-            for number, event, digest in zip(
-                range(expected + 1, expected + 1 + len(events)), events, digests, strict=True
-            )
-        ]
+        new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
         encode = encode_state
-        links = [link_of(d) for d in [previous, *digests[:-1]]]
-        rows = [
-            Row(
-                originator_id=stream,
-                originator_version=s.number,
-                topic=topic_of(s.number),
-                state=encode(State(s.event, s.digest, link)),
-            )
-            for s, link in zip(stored, links, strict=True)
-        ]
+        stored: list[StoredEvent] = []
+        rows: list[Row] = []
+        link = link_of(previous)
+        for number, event, digest in zip(
+            range(expected + 1, expected + 1 + len(events)), events, digests, strict=True
+        ):
+            stored.append(new(StoredEvent, (number, event, digest)))
+            rows.append(Row(stream, number, topic_of(number), encode(State(event, digest, link))))
+            link = link_of(digest)
         if not self._backend.present:
             raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")
         try:

@@ -169,7 +169,7 @@ def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
     what it read. It checks what ``verify_chain`` checks (numbers 1, 2, ... without a
     gap, the game's start first, every digest, every recorded link) and says only
     whether all of it holds; ``verify_chain`` names the first problem of a chain that
-    fails. The digest is ``link``'s, computed in line."""
+    fails. The digests are ``linker``'s, computed in line."""
     if rows:
         first = rows[0][2].event
         if not (isinstance(first, StreamStart) and first.game == game):
@@ -180,16 +180,17 @@ def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
     previous = GENESIS
     expected = 1
     for number, _, stored in rows:
-        digest = stored.digest
+        chained = stored.digest
         recorded = stored.link
         if (
             number != expected
+            # ``linker``'s digest, in line: this loop runs once for every event read
             or sha256(b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name,
-                                            encode(stored.event))).hexdigest() != digest
+                                            encode(stored.event))).hexdigest() != chained
             or (recorded is not None and recorded != previous[:LINK_LENGTH])
         ):
             return False
-        previous = digest
+        previous = chained
         expected += 1
     return True
 

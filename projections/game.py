@@ -352,9 +352,10 @@ class GameState:
     def apply(self, event: AnyEvent) -> None:
         """Fold one more stored event in; what a correction, an objection, a late record
         or a withdrawal does is decided by the recording rules."""
-        assert self.folded == len(self.events), "apply() on a rewound game"
-        self.events.append(event)
-        number = self.folded = len(self.events)
+        events = self.events
+        assert self.folded == len(events), "apply() on a rewound game"
+        events.append(event)
+        number = self.folded = self.folded + 1
         self._sheet_cache = None
         if event.at is not None:
             self._last_time = event.at
@@ -377,9 +378,7 @@ class GameState:
         """Apply an event's content to the deals and the records by hand, judging nothing."""
         match event:
             case Bid():
-                deal = self.in_auction
-                if deal is None:
-                    deal = self._open_deal(number)
+                deal = self.in_auction or self._open_deal(number)
                 deal.apply_bid(self.deal_seat(deal, event.player), _bid_key(event.bid), number, event.dark)
                 self._changed(deal.number)
             case Contract():
@@ -456,9 +455,14 @@ class GameState:
         self._add_item(number, len(self.deals))
 
     def _by_seat(self, deal: DealState, counts: dict[str, int]) -> dict[int, int]:
+        index = deal.seat_index
+        if all(p in index for p in counts):
+            return {index[p]: t for p, t in counts.items()}
         return {self.deal_seat(deal, p): t for p, t in counts.items()}
 
     def _penalty_seats(self, deal: DealState, event: Tricks) -> tuple[tuple[int, int, str], ...]:
+        if not event.penalty_tricks:
+            return ()
         return tuple((self.deal_seat(deal, pt.player), pt.tricks, pt.rule) for pt in event.penalty_tricks)
 
     def _ruled_tricks(self, deal: DealState, ruling: Ruling) -> dict[int, int] | None:

@@ -304,54 +304,52 @@ def _defence_writes(
     cons = consolation_per_undertrick(rules, c.price) * under
     so = deal.sitting_out
     out: list[DefenceWrite] = []
-
-    def counted(s: int) -> int:
-        """A defender's tricks as the defence counts them: less those he lost [3.9.11.2]."""
-        return tricks.get(s, 0) - lost.get(s, 0)
-
-    def whists(seat: int, amount: int, why: str) -> None:
-        out.append((seat, "whists", amount, why))
+    # A defender's tricks as the defence counts them: less those he lost [3.9.11.2].
+    counted = {s: tricks.get(s, 0) - lost.get(s, 0) for s in tricks.keys() | lost.keys()} if lost else tricks
 
     if deal.no_defence:  # a checked 10 (seed 002): no calls, no obligation
         for d in deal.defenders:
-            whists(d, share(max(0, counted(d)) * pm + cons, 2), f"checked {label}: half a whister's")
+            out.append((d, "whists", share(max(0, counted.get(d, 0)) * pm + cons, 2),
+                        f"checked {label}: half a whister's"))
         if so is not None and under and rules.dealer_consolation:
-            whists(so, cons, "consolation")
+            out.append((so, "whists", cons, "consolation"))
         return out
 
     view = deal.defence()
     whisters = view.whisters
     passers = deal.passers
     in_play = whisters + passers
-    defence_tricks = sum(counted(s) for s in in_play)
+    defence_tricks = 0
+    for s in in_play:
+        defence_tricks += counted.get(s, 0)
     all_tricks = max(0, defence_tricks) * pm
     if len(whisters) == 2:
         for s in whisters:
-            whists(s, max(0, counted(s)) * pm, f"{tricks.get(s, 0)} tricks on {label}")
+            out.append((s, "whists", max(0, counted.get(s, 0)) * pm, f"{tricks.get(s, 0)} tricks on {label}"))
             if under:
-                whists(s, cons, "consolation")
+                out.append((s, "whists", cons, "consolation"))
     elif len(whisters) == 1:
         w = whisters[0]
         passer = passers[0] if passers else None
         gentleman = rules.single_whist_split == "gentleman"
         if made:
-            whists(w, all_tricks, f"{defence_tricks} tricks on {label}, whisting alone")
+            out.append((w, "whists", all_tricks, f"{defence_tricks} tricks on {label}, whisting alone"))
         elif view.returned or not gentleman or passer is None:
             # Greedy whist: the whister writes all tricks, the passer only his consolation;
             # after a return the whister writes them all, and under the gentleman's whist
             # the half-whister writes nothing [Code 3.8.8.2, 3.8.13-3.8.14].
-            whists(w, all_tricks + cons, f"{defence_tricks} tricks and consolation on {label}")
+            out.append((w, "whists", all_tricks + cons, f"{defence_tricks} tricks and consolation on {label}"))
             if passer is not None and not (gentleman and passer == view.half_whister):
-                whists(passer, cons, "consolation")
+                out.append((passer, "whists", cons, "consolation"))
         else:
             # Gentleman's whist: everything both would write is split equally.
             half = share(all_tricks + 2 * cons, 2)
-            whists(w, half, f"half of tricks and consolations on {label} (gentleman's)")
-            whists(passer, half, f"half of tricks and consolations on {label} (gentleman's)")
+            out.append((w, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
+            out.append((passer, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
     # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2]; a defender
     # whose cards the dealer played writes nothing for the deal.
     if so is not None and so not in whisters and under and rules.dealer_consolation:
-        whists(so, cons, "consolation")
+        out.append((so, "whists", cons, "consolation"))
 
     # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and the remiz on the whist of
     # penalty tricks [Code 3.9.18].
@@ -364,10 +362,10 @@ def _defence_writes(
         elif c.level in (6, 7):
             each = obligation // 2  # each answers for half the obligation [Code 3.8.6]
             for s in whisters:
-                shortfall[s] = min(max(0, each - counted(s)), lack)
+                shortfall[s] = min(max(0, each - counted.get(s, 0)), lack)
         else:
             shortfall[whisters[1]] = lack
-    for s in in_play:
+    for s in in_play if remiz else ():
         if remiz.get(s):
             shortfall[s] = shortfall.get(s, 0) + remiz[s]
     for s, missing in shortfall.items():
@@ -387,12 +385,13 @@ def _raspasy_multiplier(rules: RuleSet, deal: DealState) -> int:
 def _raspasy_counts(rules: RuleSet, deal: DealState, penalties: bool = True) -> dict[int, int]:
     """Tricks of every seat that played, the 4-player dealer's talon tricks included, and
     one more for each penalty trick [Code 3.9.11.2: "as if an eleventh"]."""
-    assert deal.tricks is not None
-    lost, _ = penalty_counts(deal)
-    counts = {s: deal.tricks.get(s, 0) for s in deal.active}
+    tricks = deal.tricks
+    assert tricks is not None
+    counts = {s: tricks.get(s, 0) for s in deal.active}
     if len(deal.active) < deal.n_players and rules.raspasy_talon:
-        counts[deal.dealer] = deal.tricks.get(deal.dealer, 0)
-    if penalties:
+        counts[deal.dealer] = tricks.get(deal.dealer, 0)
+    if penalties and deal.penalties:
+        lost, _ = penalty_counts(deal)
         for s, n in lost.items():
             counts[s] = counts.get(s, 0) + n
     return counts
@@ -442,13 +441,12 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     else:
         actual = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
         amnesty = min(actual.values())
+    price = k * rules.gora_whist_multiplier * UNIT
+    after = f", amnesty {amnesty}" if amnesty else ""
+    ev, number, names = deal.resolved_at, deal.number, deal.names
     for s, t in counts.items():
-        written = t - amnesty
-        sheet.write(
-            deal.resolved_at, deal.number, deal.names[s], "gora",
-            written * k * rules.gora_whist_multiplier * UNIT,
-            why=f"raspasy x{k}: {t} tricks" + (f", amnesty {amnesty}" if amnesty else "") + penalty_rules(deal, s),
-        )
+        sheet.write(ev, number, names[s], "gora", (t - amnesty) * price,
+                    why=f"raspasy x{k}: {t} tricks{after}{penalty_rules(deal, s)}")
     _raspasy_pulya(sheet, deal, k, counts)
 
 

@@ -3,8 +3,8 @@ small interface each backend gives ``ledger.command.store``.
 
 A store address is a file path (SQLite, ``store_sqlite``) or a ``postgresql://``
 address (PostgreSQL, ``store_postgres``). Both backends keep the events through
-eventsourcing's own recorders: rows are written with the recorder's ``insert_events``
-(one transaction, the unique (stream, version) key catching a concurrent writer) and
+eventsourcing's own recorders: rows are written in one transaction of the recorder,
+with its insert statement (the unique (stream, version) key catching a concurrent writer), and
 read with a narrow ``SELECT`` on the recorder's datastore connection, so that a read
 costs one tuple per event and nothing else.
 
@@ -32,6 +32,7 @@ __all__ = [
     "RECORDED_TOPIC",
     "Backend",
     "ConflictError",
+    "NewRow",
     "PostgresAddress",
     "RawRow",
     "Row",
@@ -87,6 +88,8 @@ class ConflictError(StoreError):
 # One stored event as the backends read it: its number, its topic and its stored bytes.
 # A plain tuple, as the database driver returns it: reading builds nothing per row.
 RawRow = tuple[int, str, bytes]
+# One event to store, in the same shape: its number (the stream's version), topic, state.
+NewRow = tuple[int, str, bytes]
 
 
 class Backend(ABC):
@@ -125,9 +128,9 @@ class Backend(ABC):
         given as it is stored)."""
 
     @abstractmethod
-    def insert(self, rows: Sequence[Row]) -> None:
-        """Store ``rows`` in one transaction, all or nothing; ConflictError when a
-        (stream, version) is taken."""
+    def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
+        """Store ``rows`` of one stream in one transaction, all or nothing; ConflictError
+        when a (stream, version) is taken."""
 
     @abstractmethod
     def close(self) -> None:

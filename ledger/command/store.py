@@ -33,9 +33,9 @@ from ledger.command.storage import (
     RECORDED_TOPIC,
     Backend,
     ConflictError,
+    NewRow,
     PostgresAddress,
     RawRow,
-    Row,
     State,
     StoreError,
     decode_state,
@@ -317,18 +317,18 @@ class Store:
         new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
         encode = encode_state
         stored: list[StoredEvent] = []
-        rows: list[Row] = []
+        rows: list[NewRow] = []
         link = link_of(previous)
         for number, event, digest in zip(
             range(expected + 1, expected + 1 + len(events)), events, digests, strict=True
         ):
             stored.append(new(StoredEvent, (number, event, digest)))
-            rows.append(Row(stream, number, topic_of(number), encode(State(event, digest, link))))
+            rows.append((number, topic_of(number), encode(State(event, digest, link))))
             link = link_of(digest)
         if not self._backend.present:
             raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")
         try:
-            self._backend.insert(rows)
+            self._backend.insert(stream, rows)
         except ConflictError as exc:
             # The version is taken: someone appended between our read and our write.
             # Anything else that the database refused is a store error.

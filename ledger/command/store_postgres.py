@@ -36,7 +36,17 @@ from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicatio
 from psycopg import sql
 from psycopg.rows import tuple_row
 
-from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, PostgresAddress, RawRow, Row, StoreError, reason
+from ledger.command.storage import (
+    MAPPER_TOPIC,
+    Backend,
+    ConflictError,
+    NewRow,
+    PostgresAddress,
+    RawRow,
+    Row,
+    StoreError,
+    reason,
+)
 
 TABLE = "pulka_events"  # eventsourcing names it after the application: "Pulka" + "_events"
 
@@ -190,9 +200,9 @@ class PostgresBackend(Backend):
         statement = sql.SQL("SELECT originator_id, COUNT(*) FROM {} GROUP BY originator_id").format(self._table())
         return [(stream, count) for stream, count in self._fetch(statement, [])]
 
-    def insert(self, rows: Sequence[Row]) -> None:
+    def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
         try:
-            self.recorder.insert_events(rows)
+            self.recorder.insert_events([Row(stream, version, topic, state) for version, topic, state in rows])
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except PersistenceError as exc:

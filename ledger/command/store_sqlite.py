@@ -2,7 +2,8 @@
 
 The table is the recorder's ``stored_events`` (a rowid table, so that its rowid orders
 the notification log, with the primary key (originator_id, originator_version)). The
-recorder writes (``insert_events``: one transaction, the primary key refusing a
+recorder writes (``ManyRowsRecorder.insert_rows``: its transaction and its insert
+statement, every row of an append in one ``executemany``, the primary key refusing a
 version already taken); reads are a narrow ``SELECT`` on the recorder's datastore
 connection returning plain tuples.
 
@@ -29,7 +30,7 @@ from eventsourcing.sqlite import (
 )
 from eventsourcing.utils import Environment
 
-from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, RawRow, Row, StoreError, reason
+from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, NewRow, RawRow, Row, StoreError, reason
 
 # How long a writer waits for another one to finish, in seconds.
 LOCK_TIMEOUT = 10
@@ -55,6 +56,13 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[Row], **kwargs: Any) -> Sequence[int] | None:
         return SQLiteAggregateRecorder._insert_events(self, c, stored_events, **kwargs)
+
+    def insert_rows(self, rows: Sequence[tuple[str, int, str, bytes]]) -> None:
+        """``insert_events`` of rows given as the tuples its statement takes (stream id,
+        version, topic, state): the same transaction and statement, without building an
+        eventsourcing ``StoredEvent`` for each row only to take it apart again."""
+        with self.datastore.transaction(commit=True) as c:
+            c.executemany(self.insert_events_statement, rows)
 
 
 RECORDER_TOPIC = "ledger.command.store_sqlite:ManyRowsRecorder"
@@ -140,10 +148,11 @@ class SQLiteBackend(Backend):
             found = cursor.fetchall()
         return [(_uuid(stream) or stream, count) for stream, count in found]
 
-    def insert(self, rows: Sequence[Row]) -> None:
-        assert self.recorder is not None
+    def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
+        assert isinstance(self.recorder, ManyRowsRecorder), self.recorder
+        key = stream.hex
         try:
-            self.recorder.insert_events(rows)
+            self.recorder.insert_rows([(key, version, topic, state) for version, topic, state in rows])
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except (PersistenceError, sqlite3.Error) as exc:

@@ -62,19 +62,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "postgres: runs against the PostgreSQL store")
 
 
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A PostgreSQL address whose schema is new for this test and dropped after it."""
+@pytest.fixture(scope="session")
+def postgres_admin() -> Iterator[psycopg.Connection[Any] | None]:
+    """One connection per test process for making and dropping the tests' schemas (None
+    without a server to test on)."""
     base = os.environ.get(POSTGRES_ENV)
     if not base:
+        yield None
+        return
+    with psycopg.connect(**parse_postgres_url(base).connect_kwargs(), autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def postgres_url(postgres_admin: psycopg.Connection[Any] | None) -> Iterator[str]:
+    """A PostgreSQL address whose schema is new for this test and dropped after it."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base or postgres_admin is None:
         pytest.skip(POSTGRES_SKIP)
-    address = parse_postgres_url(base)
     schema = f"pulka_test_{uuid4().hex[:12]}"
-    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    postgres_admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
     yield base + ("&" if "?" in base else "?") + f"schema={schema}"
-    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    postgres_admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -8,10 +8,12 @@ application recorder with two changes: the rows of one append are sent in bounde
 batches inside its one transaction (a single statement of tens of megabytes never
 completed), and a failed write is not retried behind the user's back (a retry after a
 lost commit could report someone else's write; a lock timeout would be waited ten
-times). Reading is a narrow ``SELECT`` on the recorder's datastore connection.
+times). The datastore and the recorder are made only when a command first writes or
+creates the table: a reading command never pays for their pool of connections.
 
 Opening connects once to report an unreachable or refused server with libpq's reason
-and to see whether the table exists. Reading never runs DDL, so a role with nothing
+and to see whether the table exists. Reading is a narrow ``SELECT`` on that connection
+(on the recorder's, once the command has written). Reading never runs DDL, so a role with nothing
 but ``SELECT`` on ``pulka_events`` (and ``USAGE`` on its schema) runs every reading
 command. The table is created by ``create``, under an advisory lock so that commands
 creating the store at once do so one at a time.
@@ -113,39 +115,50 @@ class PostgresBackend(Backend):
             "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2",
         }
         self._closed = False
+        self._recorder: BatchedRecorder | None = None
         try:
+            # Reads on it wait for a lock no longer than a writer does.
             self._probe: psycopg.Connection[Any] | None = psycopg.connect(
-                autocommit=True, **address.connect_kwargs(), **_CONNECT
+                autocommit=True, options=f"-c lock_timeout={LOCK_TIMEOUT}s", **address.connect_kwargs(), **_CONNECT
             )
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to {self.description}: {_explain(exc)}") from None
         try:
             self.present = self._table_exists()
-            if not create or self.present:
-                self._close_probe()
-            self.datastore = PostgresDatastore(
-                dbname=address.dbname,
-                host=address.host,
-                port=address.port,
-                user=address.user,
-                password=address.password,
-                connect_timeout=CONNECT_TIMEOUT,
-                idle_in_transaction_session_timeout=IDLE_TIMEOUT,
-                # A command needs one connection at a time.
-                pool_size=1,
-                max_overflow=0,
-                lock_timeout=LOCK_TIMEOUT,
-                schema=self.schema,
-            )
-            assert isinstance(self.datastore.pool.kwargs, dict)
-            self.datastore.pool.kwargs.update(_CONNECT)
-            self.recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
-        except PersistenceError as exc:
+        except psycopg.Error as exc:
             self.close()
-            raise StoreError(f"cannot open {self.description}: {self._why(exc)}") from None
+            raise StoreError(f"cannot open {self.description}: {_explain(exc)}") from None
         except BaseException:
             self.close()
             raise
+
+    @property
+    def recorder(self) -> BatchedRecorder:
+        """eventsourcing's datastore and recorder, made when first needed: to write, or to
+        create the table. A reading command reads on the first connection alone."""
+        if self._recorder is None:
+            address = self.address
+            try:
+                self.datastore = PostgresDatastore(
+                    dbname=address.dbname,
+                    host=address.host,
+                    port=address.port,
+                    user=address.user,
+                    password=address.password,
+                    connect_timeout=CONNECT_TIMEOUT,
+                    idle_in_transaction_session_timeout=IDLE_TIMEOUT,
+                    # A command needs one connection at a time.
+                    pool_size=1,
+                    max_overflow=0,
+                    lock_timeout=LOCK_TIMEOUT,
+                    schema=self.schema,
+                )
+                assert isinstance(self.datastore.pool.kwargs, dict)
+                self.datastore.pool.kwargs.update(_CONNECT)
+                self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
+            except PersistenceError as exc:
+                raise StoreError(f"cannot open {self.description}: {self._why(exc)}") from None
+        return self._recorder
 
     def create(self) -> None:
         """Create the schema named in the address, the table and what the recorder needs
@@ -162,7 +175,7 @@ class PostgresBackend(Backend):
                         probe.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
                     self.recorder.create_table()
                 else:
-                    self.datastore.register_type_adapters()
+                    self.recorder.datastore.register_type_adapters()
             finally:
                 probe.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, _signed(key)))
         except psycopg.Error as exc:
@@ -201,8 +214,10 @@ class PostgresBackend(Backend):
         return [(stream, count) for stream, count in self._fetch(statement, [])]
 
     def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
+        recorder = self.recorder
+        self._close_probe()  # from here on the recorder's connection reads too: one at a time
         try:
-            self.recorder.insert_events([Row(stream, version, topic, state) for version, topic, state in rows])
+            recorder.insert_events([Row(stream, version, topic, state) for version, topic, state in rows])
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except PersistenceError as exc:
@@ -213,9 +228,8 @@ class PostgresBackend(Backend):
             return
         self._closed = True
         self._close_probe()
-        datastore = getattr(self, "datastore", None)
-        if datastore is not None:
-            datastore.close()
+        if self._recorder is not None:
+            self.datastore.close()
 
     # helpers
 
@@ -230,6 +244,14 @@ class PostgresBackend(Backend):
         return found is not None
 
     def _fetch(self, statement: sql.Composed, params: list[Any]) -> list[Any]:
+        probe = self._probe
+        if probe is not None:
+            try:
+                with probe.cursor(row_factory=tuple_row, binary=True) as cursor:
+                    cursor.execute(statement, params)
+                    return cursor.fetchall()
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot read {self.description}: {_explain(exc)}") from None
         try:
             with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as curs:
                 curs.execute(statement, params)

@@ -566,9 +566,15 @@ def replacement_of(state: GameState, target: int, changes: tuple[str, ...]) -> d
     out: dict[str, Any] = {}
     counts: dict[str, int] = {}
     words: list[str] = []
+    names = {p.casefold() for p in players}
     for item in changes:
         key, sep, value = item.partition("=")
-        if sep and isinstance(old, Tricks) and key.strip().casefold() in {p.casefold() for p in players}:
+        if sep and key.strip().casefold() in names and not isinstance(old, Tricks):
+            kind = event_type(old)
+            raise Refused("4.2.7", f"{item} is a trick count, but event {target} is a {kind} "
+                          f"({describe(old)}), not a deal's tricks",
+                          f"a change of its {' or '.join(CORRECTABLE[kind])}; `pulka log` shows each event's number")
+        if sep and isinstance(old, Tricks) and key.strip().casefold() in names:
             counts.update(trick_counts(state, [item]))
         elif sep:
             out[key.strip()] = field_value(state, key.strip(), value)

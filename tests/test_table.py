@@ -211,6 +211,10 @@ def test_corrections_in_the_tables_words_with_a_preview(store_url: str) -> None:
     result = run(store_url, "correct", "9", "Boris=7", "Anna=1", "--by", "Anna", "--yes")
     assert "verdict: no effect [Code 4.2.9]" in result.stdout and "too late" in result.stdout
     assert "no effect" in result.stderr and result.exit_code == 0
+    # Trick counts given for an event that is not a deal's tricks: the event is named.
+    err = refused(store_url, "correct", "2", "Boris=6", "Anna=2", "--yes")
+    assert "Boris=6 is a trick count, but event 2 is a bid (Anna bids 6H)" in err and "[Code 4.2.7]" in err
+    assert "allowed: a change of its bid" in err
     # No Python or msgspec wording, whatever is typed.
     for args in (["9", "amount=abc"], ["9", "Vera=x"], ["9", "7"], ["99", "Vera=6"], ["9", "tricks=[1]"],
                  ["9", "tricks={\"Anna\":\"x\"}"], ["2", "bid=7Q"], ["7", "call=maybe"], ["9", "on=Anna"]):

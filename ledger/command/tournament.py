@@ -246,8 +246,9 @@ def tables_closed(state: TournamentState, tour: int, games: Mapping[str, TableGa
         result = result_of(found.state, cap)
         if not result.over:
             of = f" of the cap of {cap}" if cap is not None else ""
-            raise Refused("tournament.closed", f"table {table} ({game}) is still in play: "
-                          f"{result.deals} deals done{of}", "a tour closes when every table's pulka is over")
+            done = f"{result.deals} deal{'' if result.deals == 1 else 's'} done"
+            raise Refused("tournament.closed", f"table {table} ({game}) is still in play: {done}{of}",
+                          "a tour closes when every table's pulka is over")
         assert result.status != "playing"
         tables.append(TableClosed(table, game, result.status, result.deals, found.events, found.digest,
                                   {p: result.whists[p] for p in players}))

@@ -250,6 +250,7 @@ def new(
 def init(db: str | None) -> None:
     """Create the store (its table), once; recording commands also do it when needed."""
     with opened(db, write=True) as ledger:
+        ledger.store.ensure_table()
         click.echo(f"store ready: {ledger.store.description}")
 
 

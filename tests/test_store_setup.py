@@ -74,6 +74,20 @@ def test_reads_never_create_the_store(store_url: str) -> None:
         assert not os.path.exists(store_url)  # not even an empty file
 
 
+def test_a_command_refused_before_it_writes_creates_nothing(store_url: str, tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged.jsonl"
+    lines = (FIXTURES / f"{GAME}.jsonl").read_text(encoding="utf-8").splitlines()
+    damaged.write_text("\n".join(lines[:40] + ['{"type": "bid"'] + lines[40:]) + "\n", encoding="utf-8")
+    assert "line 41" in refused(store_url, "import", str(damaged))
+    assert "3 or 4 players" in refused(store_url, "new", "g", "--players", "A,B")
+    assert not has_table(store_url)
+    if not store_url.startswith("postgresql://"):
+        assert not os.path.exists(store_url)  # not even an empty file
+    # The first command that writes makes it.
+    ok(store_url, "new", "g", "--players", "A,B,C")
+    assert has_table(store_url)
+
+
 def test_init_creates_the_store_once(store_url: str) -> None:
     assert ok(store_url, "init").startswith("store ready: ")
     assert has_table(store_url)

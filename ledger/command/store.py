@@ -15,8 +15,10 @@ decoder: no domain-event object, no mapper, nothing else per row.
 ``Store(db)`` chooses the backend from the address: a file path is SQLite (table
 ``stored_events``), a ``postgresql://user:pass@host:port/dbname[?schema=NAME]``
 address is PostgreSQL (table ``pulka_events`` in that schema, ``public`` by default).
-``create=True`` makes the table when it is missing; a store opened without it never
-changes the database, and finds no games where there is no table.
+``create=True`` makes the table when it is missing, at the first write
+(``ensure_table``): a command refused before it writes leaves no trace, not even a new
+SQLite file. A store opened without it never changes the database, and finds no games
+where there is no table.
 """
 
 from __future__ import annotations
@@ -139,19 +141,14 @@ class Store:
 
             backend = PostgresBackend(parse_postgres_url(db), create=create)
         else:
-            backend = SQLiteBackend(db, create=create)
+            backend = SQLiteBackend(db)
         self._backend = backend
         self.description = backend.description
         # How to open eventsourcing's own application on these events (for readers that
         # follow the whole store through it: the views).
         self.env = backend.env
         self._closed = False
-        if create and not backend.present:
-            try:
-                backend.create()
-            except BaseException:
-                self.close()
-                raise
+        self._create = create
 
     # reading
 
@@ -325,8 +322,7 @@ class Store:
             stored.append(new(StoredEvent, (number, event, digest)))
             rows.append((number, topic_of(number), encode(State(event, digest, link))))
             link = link_of(digest)
-        if not self._backend.present:
-            raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")
+        self.ensure_table()
         try:
             self._backend.insert(stream, rows)
         except ConflictError as exc:
@@ -337,6 +333,15 @@ class Store:
                 raise ConcurrentWriteError(game, expected, found) from None
             raise StoreError(f"cannot store events of {game!r} in {self.description}: {exc}") from None
         return stored
+
+    def ensure_table(self) -> None:
+        """Make the events table if it is missing, in a store opened to write: what the
+        first write of a command does, and ``pulka init``."""
+        if self._backend.present:
+            return
+        if not self._create:
+            raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")
+        self._backend.create()
 
     # lifetime
 

@@ -71,7 +71,7 @@ RECORDER_TOPIC = "ledger.command.store_sqlite:ManyRowsRecorder"
 class SQLiteBackend(Backend):
     """The events of every game in one SQLite file."""
 
-    def __init__(self, path: str, *, create: bool) -> None:
+    def __init__(self, path: str) -> None:
         if cannot_persist(path):
             raise StoreError(
                 f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
@@ -84,10 +84,15 @@ class SQLiteBackend(Backend):
             "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "CREATE_TABLE": "n",
             "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT), "MAPPER_TOPIC": MAPPER_TOPIC,
         }
-        if not create and not path.startswith("file:") and not os.path.exists(path):
-            # A read never makes a file; the store is simply empty.
-            self.recorder: SQLiteApplicationRecorder | None = None
+        self.recorder: SQLiteApplicationRecorder | None = None
+        if not path.startswith("file:") and not os.path.exists(path):
+            # The file is made by the first write (``create``); a read never makes one
+            # (the store is simply empty), nor does a command refused before it writes.
             return
+        self._open()
+
+    def _open(self) -> None:
+        path = self.path
         env = Environment("Pulka", {
             "SQLITE_DBNAME": path, "CREATE_TABLE": "n", "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
             "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
@@ -106,7 +111,10 @@ class SQLiteBackend(Backend):
             self.present = cursor.fetchone() is not None
 
     def create(self) -> None:
-        """Create the events table (SQLite serialises concurrent creators itself)."""
+        """Create the events table (SQLite serialises concurrent creators itself), and
+        the file when there is none yet."""
+        if self.recorder is None:
+            self._open()
         assert self.recorder is not None
         try:
             self.recorder.create_table()

@@ -681,6 +681,7 @@ def ensure_views(store: Store) -> None:
     """Make the views' tables when a stream is created (once per open store)."""
     if store in _MADE:
         return
+    store.ensure_table()
     with Views(store) as views:
         views.create()
     _MADE[store] = True

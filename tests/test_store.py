@@ -191,8 +191,11 @@ def test_a_game_starts_with_its_game_started_only(store: Store) -> None:
 
 
 def test_unopenable_sqlite_file_is_a_store_error(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="missing"):
-        Store(str(tmp_path / "missing" / "pulka.db"))
+    # A file in a folder that does not exist: found empty by a read, refused at the first write.
+    with Store(str(tmp_path / "missing" / "pulka.db")) as nowhere:
+        assert nowhere.games() == []
+        with pytest.raises(StoreError, match="cannot open the store .*missing"):
+            nowhere.append("g", [started("g")], expected=0)
     not_a_database = tmp_path / "notes.db"
     not_a_database.write_bytes(b"this is not an SQLite database, just some text" * 100)
     with pytest.raises(StoreError, match="notes.db"):

@@ -202,6 +202,7 @@ def test_forged_but_rehashed_start_is_named(store: Store, raw: RawEvents) -> Non
     # does not start with this game's game_started.
     bid = Bid(player="Anna", bid="6S")
     record = {"event": msgspec.json.decode(encode_event(bid)), "digest": link(GENESIS, GAME, 1, bid)}
+    store.ensure_table()  # as `pulka init` leaves it: a table and no game
     raw.insert(GAME, 1, "ledger.store:Opened", msgspec.json.encode(record))
 
     problem = store.verify(GAME)

@@ -106,6 +106,11 @@ class Backend(ABC):
     env: dict[str, str]
 
     @abstractmethod
+    def found(self) -> bool:
+        """Whether the events table exists now: ``present``, looked for again while it
+        was not (another command may have made it since this one opened the store)."""
+
+    @abstractmethod
     def create(self) -> None:
         """Create the events table (and what the recorder needs with it)."""
 

@@ -213,7 +213,7 @@ class Store:
         when it is a start in that stream's own id. A first row that no longer decodes,
         or sits in another stream, is left out; ``verify`` names it.
         """
-        if not self._backend.present:
+        if not self._backend.found():
             return []
         names = set()
         for stream, state in self._backend.first_rows():
@@ -251,7 +251,7 @@ class Store:
         """Check every stream in the events table, found by itself (not by a topic or
         a first row, which an edit could hide): each game's chain, and every stream
         that no game owns, sorted by name."""
-        if not self._backend.present:
+        if not self._backend.found():
             return []
         owners: dict[UUID, str] = {}
         for first, state in self._backend.first_rows():
@@ -337,7 +337,7 @@ class Store:
     def ensure_table(self) -> None:
         """Make the events table if it is missing, in a store opened to write: what the
         first write of a command does, and ``pulka init``."""
-        if self._backend.present:
+        if self._backend.found():
             return
         if not self._create:
             raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")
@@ -375,7 +375,7 @@ class Store:
         self, game: str, *, after: int = 0, upto: int | None = None, limit: int | None = None,
         desc: bool = False,
     ) -> list[RawRow]:
-        if not self._backend.present:
+        if not self._backend.found():
             return []
         stream = game_id(game)
         return self._backend.select(stream, after=after, upto=upto, limit=limit, desc=desc)

@@ -236,6 +236,14 @@ class PostgresBackend(Backend):
     def _table(self) -> sql.Composed:
         return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(TABLE))
 
+    def found(self) -> bool:
+        if not self.present and self._probe is not None:
+            try:
+                self.present = self._table_exists()
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot read {self.description}: {_explain(exc)}") from None
+        return self.present
+
     def _table_exists(self) -> bool:
         assert self._probe is not None
         found = self._probe.execute(

@@ -68,6 +68,11 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
 RECORDER_TOPIC = "ledger.command.store_sqlite:ManyRowsRecorder"
 
 
+def _has_table(cursor: sqlite3.Cursor) -> bool:
+    cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,))
+    return cursor.fetchone() is not None
+
+
 class SQLiteBackend(Backend):
     """The events of every game in one SQLite file."""
 
@@ -106,9 +111,25 @@ class SQLiteBackend(Backend):
         assert recorder.events_table_name == TABLE, recorder.events_table_name
         self.recorder = recorder
         self.datastore: SQLiteDatastore = recorder.datastore
+        try:  # the first connection: the file may not open, or be no database
+            with self.datastore.transaction(commit=False) as curs:
+                self.present = _has_table(curs.sqlite_cursor)
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the store {path}: {self._why(exc)}") from None
+
+    def found(self) -> bool:
+        if not self.present:
+            if self.recorder is None:
+                if not os.path.exists(self.path):
+                    return False
+                self._open()
+            else:
+                self.present = self._table_exists()
+        return self.present
+
+    def _table_exists(self) -> bool:
         with self._cursor() as cursor:
-            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,))
-            self.present = cursor.fetchone() is not None
+            return _has_table(cursor)
 
     def create(self) -> None:
         """Create the events table (SQLite serialises concurrent creators itself), and

@@ -292,12 +292,13 @@ class Store:
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
         for number, event in enumerate(events, start=expected + 1):
-            if (number == 1) != isinstance(event, StreamStart):
-                if number == 1:
-                    raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
-                raise ValueError(f"game_started can only be event 1 of game {game!r}, not event {number}")
-            if isinstance(event, StreamStart) and event.game != game:
-                raise ValueError(f"game_started of {event.game!r} cannot start game {game!r}")
+            if isinstance(event, StreamStart):
+                if number != 1:
+                    raise ValueError(f"game_started can only be event 1 of game {game!r}, not event {number}")
+                if event.game != game:
+                    raise ValueError(f"game_started of {event.game!r} cannot start game {game!r}")
+            elif number == 1:
+                raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
         if not events:
             return []
 

@@ -297,9 +297,11 @@ class GameState:
     def in_auction(self) -> DealState | None:
         """The current deal while its auction is open: a bid belongs to it. Otherwise the
         next bid opens a new deal."""
-        d = self.current
-        if d is not None and d.bidding_closed_at is None and d.annulled_at is None and d.ruling is None:
-            return d
+        deals = self.deals  # ``current``, in line: asked before every bid
+        if deals:
+            d = deals[-1]
+            if d.bidding_closed_at is None and d.annulled_at is None and d.ruling is None:
+                return d
         return None
 
     @property

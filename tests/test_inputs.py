@@ -16,8 +16,9 @@ import pytest
 from conftest import every_event
 from helpers import run, stored_rows, tournament_export
 from ledger.vocabulary.chain import chain_digests
-from ledger.vocabulary.events import EVENT_TYPES, decode_event, event_to_dict
+from ledger.vocabulary.events import EVENT_TYPES, decode_event, encode_event, event_to_dict
 from ledger.vocabulary.logfile import export_line, parse_export, split_streams
+from ledger.vocabulary.refusal import Refused
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MESSAGE_MAX = 2000  # characters of standard error that a refusal of a huge input may take
@@ -277,3 +278,28 @@ def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> N
             assert Decimal(doc["money"][player]) == Decimal(stake) * rounded
     assert run(store_url, "settle", "old").exit_code == 0
     assert run(store_url, "settle", "old", "--csv").exit_code == 0
+
+
+def test_a_log_reads_the_same_whether_decoded_whole_or_line_by_line() -> None:
+    """A log written one event to a line is decoded in one call, any other line by line:
+    the two give the same events at the same lines, and refuse the same line."""
+    events = every_event("g")
+    text = "".join(encode_event(event).decode() + "\n" for event in events)
+    whole = parse_export(text)
+    assert [line.event for line in whole] == events
+    assert [line.line for line in whole] == list(range(1, len(events) + 1))
+    assert parse_export(text.rstrip("\n")) == whole
+    # Carriage returns, blank lines and blanks around a line are read line by line.
+    spaced = "\n \r\n" + text.replace("\n", "\r\n\n")
+    assert parse_export(spaced) == [line._replace(line=2 * line.line + 1) for line in whole]
+
+    lines = text.splitlines()
+    for damaged, line in (
+        ([*lines[:2], lines[2] + " " + lines[3], *lines[4:]], 3),  # two events on one line
+        ([*lines[:2], lines[2] + lines[3], *lines[4:]], 3),
+        ([*lines[:3], lines[3][:-1], "}", *lines[4:]], 4),  # one event on two lines
+        ([*lines[:3], lines[3].replace(",", ",\n", 1), *lines[4:]], 4),
+    ):
+        with pytest.raises(Refused) as caught:
+            parse_export("\n".join(damaged) + "\n")
+        assert caught.value.line == line, damaged

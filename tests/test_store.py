@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 import pytest
-from ledger.vocabulary.chain import chain_digests
+from ledger.vocabulary.chain import GENESIS, chain_digests, link_of
 from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, ForeignEvent, GameStarted, encode_event
+from ledger.command.storage import State, encode_state
 from ledger.command.store import (
     ConcurrentWriteError,
     Store,
@@ -174,6 +175,23 @@ def test_stored_row_is_the_record_as_msgspec_json(store: Store, raw: RawEvents) 
         "link": stored[0].digest[:16],
     }
     assert msgspec.json.decode(raw.row("g", 1)[1])["link"] == "0" * 16
+
+
+def test_each_row_is_the_state_encoded_whole(store: Store, raw: RawEvents, sample_events: SampleEvents) -> None:
+    # The store writes a row from the event's bytes that it hashed, not by encoding the
+    # State: the bytes must be the State's own, for every type of event, in a first
+    # append and a later one, and after a digest passed in that JSON has to escape.
+    events = sample_events("g")
+    stored = store.append("g", events[:3], expected=0)
+    stored += store.append("g", events[3:], expected=3)
+    odd = 'a"b\\c\n\u00e9' + "f" * 16  # what a digest edited in the database might hold
+    stored += store.append("g", [Bid(player="Anna", bid="6S")], expected=len(events), previous=odd)
+
+    previous = [GENESIS] + [s.digest for s in stored[:-1]]
+    previous[-1] = odd
+    for s, before in zip(stored, previous, strict=True):
+        assert raw.row("g", s.number)[1] == encode_state(State(s.event, s.digest, link_of(before)))
+    assert {type(s.event) for s in stored} == {type(e) for e in events}
 
 
 def test_a_game_starts_with_its_game_started_only(store: Store) -> None:

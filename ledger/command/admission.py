@@ -137,7 +137,8 @@ def _object(value: dict[Any, Any], role: str, depth: int) -> None:
             raise Refused(RULE, f"`{role}` has a key that is not text")
         if named:
             _text(key, role)  # a name: ``_text`` checks it as one
-            _walk(item, role, depth + 1)
+            if type(item) is not int or not -NUMBER_MAX <= item <= NUMBER_MAX:  # a count: nothing to walk
+                _walk(item, role, depth + 1)
         else:
             _text(key, "a field's name")
             _walk(item, key, depth + 1)

@@ -78,8 +78,14 @@ def same_start(a: GameStarted, b: GameStarted) -> bool:
 
 def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     """Judge one event against ``state`` and return it as it will be stored."""
-    check_time(state, event)
-    check_recorder(state, event.by)
+    # The checks of time and recorder, called only when their quick answer is not yes:
+    # the time of the event before, a recorder at the table.
+    at = event.at
+    if at is not None and at != state.last_time:
+        check_time(state, event)
+    by = event.by
+    if by is not None and by not in state.players:
+        check_recorder(state, by)
     if of_play_type(event):
         return judge_play(state, event)
     if isinstance(event, GameStarted):

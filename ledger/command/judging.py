@@ -54,19 +54,20 @@ def judge_events(
     out: list[AnyEvent] = []
     stamp = clock()
     stamp_time = time_of(stamp)
+    apply, keep, check = state.apply, out.append, admit  # looked up once for every event
     for i, (line, event) in enumerate(events, start=1):
         if event.at is None:
             last = state.last_time
             later = last is None or last == stamp or stamp_time >= time_of(last)
             event = msgspec.structs.replace(event, at=stamp if later else last)
         try:
-            admit(event)
+            check(event)
             judged = decide(state, event)
         except Refused as exc:
             exc.line = line
             raise
-        state.apply(judged)
-        out.append(judged)
+        apply(judged)
+        keep(judged)
         if progress is not None and (i % 500 == 0 or i == total):
             progress(i, total)
     return out

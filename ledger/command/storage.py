@@ -30,6 +30,7 @@ __all__ = [
     "MAPPER_TOPIC",
     "OPENED_TOPIC",
     "RECORDED_TOPIC",
+    "STATE_JSON",
     "Backend",
     "ConflictError",
     "NewRow",
@@ -70,6 +71,13 @@ class State(msgspec.Struct, frozen=True, omit_defaults=True):
 
 encode_state = msgspec.json.Encoder(order="deterministic").encode
 decode_state = msgspec.json.Decoder(State).decode
+
+# ``encode_state(State(event, digest, link))`` put together from the event's
+# ``encode_event`` bytes (the same deterministic msgspec JSON), the digest's hex digits
+# (which JSON writes as they are) and the link as JSON (``msgspec.json.encode``): the
+# state's fields in the order msgspec writes them. A writer that hashed the event's bytes
+# for its digest stores them without encoding the event again.
+STATE_JSON = b'{"event":%b,"digest":"%b","link":%b}'
 
 # The mapper that eventsourcing's own application uses on these rows (``records``),
 # named here so that opening a store never imports it.

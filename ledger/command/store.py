@@ -33,6 +33,7 @@ import msgspec
 from ledger.command.storage import (
     OPENED_TOPIC,
     RECORDED_TOPIC,
+    STATE_JSON,
     Backend,
     ConflictError,
     NewRow,
@@ -42,14 +43,13 @@ from ledger.command.storage import (
     StoreError,
     decode_state,
     describe,
-    encode_state,
     is_postgres_url,
     parse_postgres_url,
     topic_of,
 )
 from ledger.command.store_sqlite import SQLiteBackend
-from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_digests, intact, link_of, verify_chain
-from ledger.vocabulary.events import AnyEvent, StreamStart
+from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_encoded, intact, link_of, verify_chain
+from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
 
 __all__ = [
     "NAMESPACE",
@@ -289,12 +289,13 @@ class Store:
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
         for number, event in enumerate(events, start=expected + 1):
-            if (number == 1) != isinstance(event, StreamStart):
-                if number == 1:
-                    raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
-                raise ValueError(f"game_started can only be event 1 of game {game!r}, not event {number}")
-            if isinstance(event, StreamStart) and event.game != game:
-                raise ValueError(f"game_started of {event.game!r} cannot start game {game!r}")
+            if isinstance(event, StreamStart):
+                if number != 1:
+                    raise ValueError(f"game_started can only be event 1 of game {game!r}, not event {number}")
+                if event.game != game:
+                    raise ValueError(f"game_started of {event.game!r} cannot start game {game!r}")
+            elif number == 1:
+                raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
         if not events:
             return []
 
@@ -309,19 +310,24 @@ class Store:
         elif expected == 0 and previous != GENESIS:
             raise ValueError("the first event of a game follows the genesis digest")
 
-        digests = chain_digests(game, events, start_digest=previous, start_number=expected + 1)
+        # Each event is encoded once: its bytes are hashed for its digest and stored.
+        encoded = [encode_event(event) for event in events]
+        digests = chain_encoded(game, encoded, start_digest=previous, start_number=expected + 1)
         stream = game_id(game)
         new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
-        encode = encode_state
+        state = STATE_JSON
         stored: list[StoredEvent] = []
         rows: list[NewRow] = []
-        link = link_of(previous)
-        for number, event, digest in zip(
-            range(expected + 1, expected + 1 + len(events)), events, digests, strict=True
+        # The first link is JSON-encoded (a digest passed in or read back may be
+        # anything); the rest are hex digits of the digests just computed.
+        link = msgspec.json.encode(link_of(previous))
+        for number, event, event_json, digest in zip(
+            range(expected + 1, expected + 1 + len(events)), events, encoded, digests, strict=True
         ):
             stored.append(new(StoredEvent, (number, event, digest)))
-            rows.append((number, topic_of(number), encode(State(event, digest, link))))
-            link = link_of(digest)
+            hexdigits = digest.encode()
+            rows.append((number, topic_of(number), state % (event_json, hexdigits, link)))
+            link = b'"%b"' % link_of(digest).encode()
         self.ensure_table()
         try:
             self._backend.insert(stream, rows)

@@ -312,6 +312,18 @@ def decode_event(line: bytes | str) -> AnyEvent:
         raise EventFormatError(TOO_DEEP) from None
 
 
+def decode_lines(text: str) -> list[AnyEvent]:
+    """The events of JSON Lines text in one call (msgspec's ``decode_lines``, which takes
+    any whitespace between values: it does not say which line held which event), or
+    EventFormatError when any value is not one; ``decode_event`` of each line says which."""
+    try:
+        return _decoder.decode_lines(text)
+    except msgspec.DecodeError as exc:
+        raise EventFormatError(str(exc)) from None
+    except RecursionError:
+        raise EventFormatError(TOO_DEEP) from None
+
+
 def event_from_dict(data: dict[str, Any]) -> AnyEvent:
     """Build an event from a mapping (used to merge a correction into its target)."""
     try:

@@ -21,6 +21,7 @@ from ledger.vocabulary.events import (
     EventFormatError,
     StreamStart,
     decode_event,
+    decode_lines,
     event_from_dict,
     event_to_dict,
 )
@@ -56,6 +57,38 @@ def parse_export(text: str) -> list[LogLine]:
     Lines end at a line feed (a carriage return before it is dropped), as JSON Lines
     says, and nowhere else: a separator that JSON allows inside a string (U+2028) does
     not end one."""
+    events = _one_event_a_line(text) if '"digest"' not in text else None
+    if events is None:
+        events = _line_by_line(text)
+    if not events:
+        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
+    return events
+
+
+def _one_event_a_line(text: str) -> list[LogLine] | None:
+    """The events of a log written one event to a line, as an export is (each line break
+    right after a closing brace and, but for the last one, right before an opening
+    brace), decoded in one call; None for any other log, which is read line by line
+    (that names the line that fails).
+
+    In such a log every line break falls between two JSON values: no string holds one,
+    and inside an object or a list a brace cannot follow a brace without a comma. So each
+    line holds at least one value, and as many values as lines means one on each."""
+    breaks = text.count("\n")
+    last = 1 if text.endswith("\n") else 0
+    if text.count("}\n{") != breaks - last or (last and not text.endswith("}\n")):
+        return None
+    try:
+        decoded = decode_lines(text)
+    except EventFormatError:
+        return None
+    if len(decoded) != breaks + 1 - last:
+        return None
+    new = tuple.__new__  # LogLine(...) without its Python-level __new__
+    return [new(LogLine, (number, event, None)) for number, event in enumerate(decoded, start=1)]
+
+
+def _line_by_line(text: str) -> list[LogLine]:
     events = []
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
@@ -82,8 +115,6 @@ def parse_export(text: str) -> list[LogLine]:
             refused.line = number
             raise refused from None
         events.append(LogLine(number, event, digest))
-    if not events:
-        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
     return events
 
 

@@ -11,6 +11,7 @@ internal error, 3 (``cli.main``, ``cli.output``).
 from __future__ import annotations
 
 import json
+import functools
 import os
 import re
 import sys
@@ -427,7 +428,9 @@ def read_game(game: str, db: str | None, file: str | None, point: Point = Point(
 
 def local_zone() -> tzinfo:
     """The local time zone: $TZ, else the system's (/etc/localtime), else the offset now."""
-    for name in (os.environ.get("TZ", "").lstrip(":"), _system_zone_name()):
+    for name in (os.environ.get("TZ", "").lstrip(":"), None):
+        if name is None:
+            name = _system_zone_name()
         if name:
             try:
                 return ZoneInfo(name)
@@ -438,7 +441,10 @@ def local_zone() -> tzinfo:
     return found
 
 
+@functools.cache
 def _system_zone_name() -> str:
+    """The name of the system's zone, looked up once a process (the link is resolved
+    on the file system: done for every time shown, it was half of `pulka log`)."""
     link = os.path.realpath("/etc/localtime")
     return link.split("zoneinfo/", 1)[1] if "zoneinfo/" in link else ""
 

@@ -62,12 +62,19 @@ from projections.trail import row_doc as row_doc
 from projections.trail import select as select
 
 def totals(sheet: Sheet) -> dict[Cell, Fraction]:
-    cells: dict[Cell, Fraction] = {}
+    """Every number of the sheet, exact."""
+    return {cell: exact(v) for cell, v in units(sheet).items()}
+
+
+def units(sheet: Sheet) -> dict[Cell, int]:
+    """Every number of the sheet in its integer sub-units (what the audit compares
+    event by event, converting only what changed)."""
+    cells: dict[Cell, int] = {}
     for p in sheet.players:
-        cells[(p, "pulya", None)] = exact(sheet.pulya[p])
-        cells[(p, "gora", None)] = exact(sheet.gora[p])
+        cells[(p, "pulya", None)] = sheet.pulya[p]
+        cells[(p, "gora", None)] = sheet.gora[p]
         for q, v in sheet.whists[p].items():
-            cells[(p, "whists", q)] = exact(v)
+            cells[(p, "whists", q)] = v
     return cells
 
 
@@ -163,15 +170,16 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
     first = events[0]
     assert isinstance(first, GameStarted)
     state = GameState.start(first)
-    before = totals(state.sheet())
+    before = units(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
         if progress is not None and state.folded % 500 == 0:
             progress(state.folded)
         previous = state.current
         state.apply(event)
-        after = totals(state.sheet())
-        row = _row(state, state.folded, event, changes(before, after))
+        after = units(state.sheet())
+        delta = {cell: exact(v) for cell, v in changes(before, after).items()}
+        row = _row(state, state.folded, event, delta)
         if previous is not None and state.current is not previous and previous.phase == "play":
             row = replace(row, note=f"deal {previous.number} was played but its result is not recorded; "
                                     "it may still be added as a forgotten record [Code 4.2.10]")

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ledger.vocabulary.events import AnyEvent, Correction
 from ledger.vocabulary.refusal import cite
@@ -90,8 +90,12 @@ class AuditRow:
     note: str | None = None  # e.g. a deal left without its result
 
 
-def changes(before: dict[Cell, Fraction], after: dict[Cell, Fraction]) -> dict[Cell, Fraction]:
-    return {cell: after[cell] - before.get(cell, Fraction(0)) for cell in after if after[cell] != before.get(cell, 0)}
+Amount = TypeVar("Amount", int, Fraction)  # exact numbers, or a sheet's integer sub-units
+
+
+def changes(before: Mapping[Cell, Amount], after: Mapping[Cell, Amount]) -> dict[Cell, Amount]:
+    """The cells whose number differs, and by how much."""
+    return {cell: value - before.get(cell, 0) for cell, value in after.items() if value != before.get(cell, 0)}
 
 
 def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:

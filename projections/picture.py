@@ -166,12 +166,15 @@ def settlement_picture(doc: dict[str, Any], cells: dict[Cell, Fraction], stake: 
 
 def sheet_picture(state: GameState, started: GameStarted, marks: Marks) -> dict[str, Any]:
     """What the drawing needs at one point: the cells with their entries and the settlement."""
-    cells = totals(state.sheet())
+    sheet = state.sheet()
+    cells = totals(sheet)
     settlement = settlement_doc(state)
     return {
         "game": started.game,
         "convention": settlement["convention"],
-        "players": list(started.players),
+        # The sheet's players at this point around the table: a player who joined has
+        # his sector from then on [Code 3.1.2], one who left keeps his [Code 5.4.18].
+        "players": around_the_table(state),
         "target": started.pulya,
         "cells": [
             {
@@ -187,6 +190,21 @@ def sheet_picture(state: GameState, started: GameStarted, marks: Marks) -> dict[
         ],
         "settlement": settlement_picture(settlement, cells, started.stake),
     }
+
+
+def around_the_table(state: GameState) -> list[str]:
+    """The players on the sheet clockwise from the first: each newcomer where he sat
+    down (to the left of the player before him in the seating of that time), and a
+    player who left where he sat."""
+    order = list(state.started.players)
+    for seats in [*state.opened_with, state.seats]:
+        seating = seats.seating
+        for i, name in enumerate(seating):
+            if name not in order:
+                before = seating[i - 1]
+                order.insert(order.index(before) + 1 if before in order else len(order), name)
+    players = state.sheet().players
+    return [p for p in order if p in players] + [p for p in players if p not in order]
 
 
 def picture(events: list[AnyEvent], point: Point) -> dict[str, Any]:
@@ -248,7 +266,9 @@ def timeline(events: list[AnyEvent]) -> dict[str, Any]:
     points: list[dict[str, Any]] = []
     strikes: list[Marks] = []
     previous: Marks = {}
+    players: list[str] = list(started.players)
     for n, state in folded(events):
+        players = around_the_table(state)
         cell_traces = traces_of(state)
         marks = marks_of(cell_traces, types)
         if n in revisions:
@@ -261,7 +281,7 @@ def timeline(events: list[AnyEvent]) -> dict[str, Any]:
     return {
         "game": started.game,
         "convention": pictures.items[0]["convention"],
-        "players": list(started.players),
+        "players": players,  # everyone on the sheet at the end (a newcomer included)
         "target": started.pulya,
         "stake": started.stake,
         "events": [audit_entry(r) for r in rows],
@@ -338,7 +358,7 @@ def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, A
             "writes": {
                 p: [f"{column}{' on ' + on if on else ''} {signed(v)}"
                     for (player, column, on), v in zip(columns, written) if player == p and v != "" and v != 0]
-                for p in started.players
+                for p in around_the_table(final)
             },
             "rounded": rounded[deal],
         })

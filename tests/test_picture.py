@@ -156,6 +156,22 @@ def test_the_deal_table() -> None:
             max(e["number"] for e in doc["events"] if e["deal"] == k))
 
 
+def test_a_player_who_joins_has_his_sector_from_then_on() -> None:
+    events = fixture("code_3_1_2_newcomer")
+    joined = next(n for n, e in enumerate(events, start=1) if type(e).__name__ == "Joined")
+    before, after = picture(events, Point(at=joined - 1)), picture(events, Point())
+    assert before["players"] == ["A", "B", "C"]
+    assert after["players"] == ["A", "B", "D", "C"]  # D sits to the left of the last dealer, B
+    drawn = draw(after)
+    assert 'data-players="4"' in drawn.svg and set(drawn.sectors) == {"A", "B", "C", "D"}
+    check_layout(after)  # D's numbers in D's sector, nothing overlapping
+    doc = timeline(events)
+    assert doc["players"] == ["A", "B", "D", "C"]
+    assert [doc["pictures"][p["picture"]]["players"] for p in doc["points"]][joined - 2:joined] == [
+        ["A", "B", "C"], ["A", "B", "D", "C"]]
+    assert all(set(d["writes"]) == {"A", "B", "C", "D"} for d in doc["deals"])
+
+
 # -- layout ---------------------------------------------------------------------------------
 
 
@@ -187,6 +203,26 @@ def test_generated_pulkas_draw_their_running_entries_without_overlap(events: lis
             if m["struck_by"] is not None:
                 assert m["struck_by"] in revising and m["event"] < m["struck_by"]
     check_layout(doc)
+
+
+def test_a_fifth_player_after_one_left_makes_a_pentagon(tmp_path: Path) -> None:
+    db = str(tmp_path / "pulka.db")
+    runner = CliRunner()
+    for args in (
+        ["new", "five", "--players", "Anna,Boris,Vera,Gleb", "--pulya", "10"],
+        ["deal", "6S pass pass | 6S | whist whist | 6 2 2"],
+        ["leave", "Boris", "--reason", "a train"],
+        ["deal", "pass 7H pass | 7H | whist pass | 6 3 1"],
+        ["join", "Dima", "--agreed-by", "Anna,Vera,Gleb"],  # to the left of the last dealer, Anna
+        ["deal", "pass pass pass | 4 3 3"],
+    ):
+        result = runner.invoke(main, [*args, "--db", db], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    exported = runner.invoke(main, ["export", "five", "--db", db], catch_exceptions=False).stdout
+    events = judge_log(parse_log(exported), clock=lambda: "2026-11-30T20:00:00+00:00")
+    doc = check_picture_against_sheet(events, Point())
+    assert doc["players"] == ["Anna", "Dima", "Boris", "Vera", "Gleb"]  # Boris keeps his side
+    check_layout(doc)  # every opponent's part of the whists band in its sector, nothing overlapping
 
 
 def cyrillic_game(db: str) -> None:

@@ -1,7 +1,8 @@
 """The drawn sheet: a picture document (``projections.picture``) as an SVG image.
 
 The sheet is a regular polygon, one side per player in seat order clockwise from the
-bottom: a triangle for three players, a square for four. Rays from the centre to the
+bottom: a triangle for three players, a square for four (a pentagon for five: a player
+who left keeps his columns when another joins). Rays from the centre to the
 corners cut it into the players' sectors. Each sector is read from its own side (its
 text turned so that it is never upside down) and holds three bands, from the outside
 in: the whists on each opponent (each opponent's part at the end of the side nearest
@@ -196,9 +197,11 @@ def fit_band(poly: Polygon, column: str, depth: float, parts: list[Part], split:
         inner = depth + PAD + count * LINE
         if poly.half_length(inner) < MARGIN * 2:
             return None
-        # With three parts (four players) the middle one is a third of the band's inner side.
-        dividers = [0.0] if split == 2 else ([-poly.half_length(inner) / 3, poly.half_length(inner) / 3]
-                                              if split == 3 else [])
+        # The parts share the band's inner side equally: with three (four players) the
+        # middle one is a third of it; five players (one joined after one left) make four.
+        half = poly.half_length(inner)
+        dividers = [0.0] if split == 2 else ([-half / 3, half / 3] if split == 3 else
+                                              [-half + 2 * half * k / split for k in range(1, split)])
         bounds: list[float | None] = [None, *dividers, None]
         ok = True
         for k, part in enumerate(parts):

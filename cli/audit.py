@@ -111,7 +111,14 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
     """Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora,
     Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."""
     point = Point(at, deal, time_)
-    read = read_game(game, db, file, point, read_anyway)
+    try:
+        read = read_game(game, db, file, point, read_anyway)
+    except UserError as exc:
+        if "no game named" in exc.message and "." not in number:
+            # `pulka explain Anna pulya`: a player and a column, the game left out.
+            raise UserError(f"{exc.message}; a number of the sheet is one word, PLAYER.COLUMN: "
+                            f"did you mean `pulka explain {game}.{number}`?") from None
+        raise
     shown_at = view(read, point)
     try:
         cell = shown_at.parse_cell(number)

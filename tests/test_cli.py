@@ -197,6 +197,7 @@ def test_audit_log_explain_and_diff(store_url: str, tmp_path: Path) -> None:
     assert [w["event"] for w in explained] == [8, 9]
     assert explained[-1]["total"] == 10 and explained[-1]["corrected_by"] == [11]
     assert "not a number of the sheet" in refused(store_url, "explain", "t3", "B.whists.B")
+    assert "did you mean `pulka explain B.pulya`?" in refused(store_url, "explain", "B", "pulya")
     before = json.loads(ok(store_url, "settle", "t3", "--json", "--at", "8"))
     after = json.loads(ok(store_url, "settle", "t3", "--json"))
     d = json.loads(ok(store_url, "diff", "t3", "8", "11", "--json"))

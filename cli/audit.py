@@ -64,7 +64,7 @@ def _until(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 @click.command("log", cls=GameCommand)
 @game_argument
 @click.option("--json", "as_json", is_flag=True)
-@click.option("--only-deal", type=int, metavar="K", help="Only the events of deal K.")
+@click.option("--only-deal", type=int, metavar="K", help="Only the events of deal K, and the corrections of its records made later.")
 @click.option("--by", "by", metavar="NAME", help="Only the events recorded by NAME (a player or arbiter:NAME).")
 @click.option("--type", "types", multiple=True, type=click.Choice(sorted(EVENT_TYPES)), metavar="TYPE",
               help="Only events of this type (again for more types).")

@@ -53,6 +53,7 @@ from projections.trail import AuditRow as AuditRow
 from projections.trail import Cell as Cell
 from projections.trail import Numbers, corrections_in_effect
 from projections.trail import changes as changes
+from projections.trail import deal_corrected
 from projections.trail import diff as diff_numbers
 from projections.trail import cell_text as cell_text
 from projections.trail import render_audit as render_audit
@@ -194,6 +195,7 @@ def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction])
     return AuditRow(
         n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
         effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
+        about=deal_corrected(state.events, event),
     )
 
 

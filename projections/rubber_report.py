@@ -23,7 +23,7 @@ from projections.bridge_scoring import other
 from projections.points import Point, cut
 from projections.rubber import BridgeWrite, RubberSheet, RubberState, replay_rubber
 from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
-from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect
+from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect, deal_corrected
 
 WE, THEY = "МЫ", "ВЫ"
 LABEL: dict[str, str] = {"NS": WE, "EW": THEY}
@@ -114,6 +114,7 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
         rows.append(AuditRow(
             n, event.at, event.by, event_type(event), event.deal, describe(state, event), changes(before, after),
             effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
+            about=deal_corrected(state.events, event),
         ))
         before = after
     return rows

@@ -88,6 +88,15 @@ class AuditRow:
     rule: str | None
     reason: str | None
     note: str | None = None  # e.g. a deal left without its result
+    about: int | None = None  # the deal a correction's target belongs to, when it names one
+
+
+def deal_corrected(events: list[AnyEvent], event: AnyEvent) -> int | None:
+    """The deal of the record a correction changes (``events``: the events recorded so
+    far), for an arbiter asking about that deal; None for any other event."""
+    if isinstance(event, Correction) and 1 <= event.target <= len(events):
+        return events[event.target - 1].deal
+    return None
 
 
 Amount = TypeVar("Amount", int, Fraction)  # exact numbers, or a sheet's integer sub-units
@@ -127,14 +136,15 @@ def select(
     since: str | None = None,
     until: str | None = None,
 ) -> list[AuditRow]:
-    """The rows an arbiter asks for: of one deal, recorded by one person (any case), of
+    """The rows an arbiter asks for: of one deal (its events, and the corrections of its
+    records made later), recorded by one person (any case), of
     some event types, only those with a verdict or a note, recorded within a time span
     (ISO 8601 with offsets; a row without a time is kept)."""
     wanted = set(types)
     low, high = (_when(since), _when(until))
     out = []
     for row in rows:
-        if deal is not None and row.deal != deal:
+        if deal is not None and row.deal != deal and row.about != deal:
             continue
         if by is not None and (row.by or "").casefold() != by.casefold():
             continue

@@ -68,6 +68,10 @@ def test_log_filters(timed: str) -> None:
     assert numbers(timed, "--since", "2026-12-02") == list(range(16, 23))
     assert numbers(timed, "--until", "2026-12-01") == list(range(1, 16))
     assert numbers(timed, "--only-deal", "1", "--by", "Anna", "--type", "bid") == [2]
+    # A correction of a record of deal 1 made during deal 3 is part of deal 1's story too.
+    ok(timed, "correct", "t", "9", "4", "--by", "Boris", "--yes")
+    assert numbers(timed, "--only-deal", "1")[-1] == 23 and numbers(timed, "--only-deal", "3")[-1] == 23
+    assert 23 not in numbers(timed, "--only-deal", "2")
     result = run(timed, "log", "t", "--type", "bids")
     assert result.exit_code == 2 and "bid" in result.output  # not a type: a usage error
     assert "is not a time" in refused(timed, "log", "t", "--since", "yesterday")

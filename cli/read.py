@@ -17,8 +17,6 @@ import click
 from cli.common import (
     CURRENT,
     GameCommand,
-    Read,
-    UserError,
     db_option,
     emit,
     file_option,

@@ -42,12 +42,15 @@ from ledger.vocabulary.events import (
     Withdrawn,
     event_type,
 )
+from projections.deals import describe_ruling
 from projections.game import GameState
 from projections.numbers import exact_fields
 from projections.numbers import exact_of as exact_of
 from projections.numbers import signed as signed
 from projections.report import Point, settlement_of, state_at
-from projections.sheet import Sheet, exact
+from projections.sheet import exact
+from projections.sheet import totals as totals
+from projections.sheet import cell_units
 # The parts of the audit trail every kind of stream shares live in ``trail``.
 from projections.trail import AuditRow as AuditRow
 from projections.trail import Cell as Cell
@@ -62,21 +65,6 @@ from projections.trail import render_explain as render_explain
 from projections.trail import row_doc as row_doc
 from projections.trail import select as select
 
-def totals(sheet: Sheet) -> dict[Cell, Fraction]:
-    """Every number of the sheet, exact."""
-    return {cell: exact(v) for cell, v in units(sheet).items()}
-
-
-def units(sheet: Sheet) -> dict[Cell, int]:
-    """Every number of the sheet in its integer sub-units (what the audit compares
-    event by event, converting only what changed)."""
-    cells: dict[Cell, int] = {}
-    for p in sheet.players:
-        cells[(p, "pulya", None)] = sheet.pulya[p]
-        cells[(p, "gora", None)] = sheet.gora[p]
-        for q, v in sheet.whists[p].items():
-            cells[(p, "whists", q)] = v
-    return cells
 
 
 def describe(event: AnyEvent) -> str:
@@ -151,34 +139,19 @@ def describe(event: AnyEvent) -> str:
             assert_never(event)
 
 
-def describe_ruling(r: Ruling) -> str:
-    """A ruling, marked as agreed, conceded or ruled."""
-    why = f" ({r.reason})" if r.reason else ""
-    if r.rule == "3.3.16.3":
-        who = ", ".join(f"{p} {a}" for p, a in (r.whists or {}).items())
-        return f"ruled [Code 3.3.16.3]: the talon exposed by {r.offender}; whists on him: {who}{why}"
-    if r.rule == "3.4.4":
-        return f"ruled [Code 3.4.4]: a declaration against the rules stands: remiz without all{why}"
-    if r.rule == "3.5.4":
-        split = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
-        return f"conceded [Code 3.5.4]: the declarer is without all{f' ({split})' if split else ''}{why}"
-    tricks = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
-    return f"agreed [Code 3.9.22] by {', '.join(r.agreed_by)}: the result without play: {tricks}{why}"
-
-
 def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
     """Every event with what it did; ``progress(done)`` is told how far the replay is."""
     first = events[0]
     assert isinstance(first, GameStarted)
     state = GameState.start(first)
-    before = units(state.sheet())
+    before = cell_units(state.sheet())
     rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
     for event in events[1:]:
         if progress is not None and state.folded % 500 == 0:
             progress(state.folded)
         previous = state.current
         state.apply(event)
-        after = units(state.sheet())
+        after = cell_units(state.sheet())
         delta = {cell: exact(v) for cell, v in changes(before, after).items()}
         row = _row(state, state.folded, event, delta)
         if previous is not None and state.current is not previous and previous.phase == "play":

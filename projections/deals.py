@@ -10,11 +10,27 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
-from projections.audit import Cell, cell_text, describe_ruling, totals
 from projections.deal import DealState
 from projections.game import GameState
 from projections.numbers import fmt
 from projections.report import settlement_of
+from projections.sheet import totals
+from projections.trail import Cell, cell_text
+
+
+def describe_ruling(r: Ruling) -> str:
+    """A ruling, marked as agreed, conceded or ruled."""
+    why = f" ({r.reason})" if r.reason else ""
+    if r.rule == "3.3.16.3":
+        who = ", ".join(f"{p} {a}" for p, a in (r.whists or {}).items())
+        return f"ruled [Code 3.3.16.3]: the talon exposed by {r.offender}; whists on him: {who}{why}"
+    if r.rule == "3.4.4":
+        return f"ruled [Code 3.4.4]: a declaration against the rules stands: remiz without all{why}"
+    if r.rule == "3.5.4":
+        split = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
+        return f"conceded [Code 3.5.4]: the declarer is without all{f' ({split})' if split else ''}{why}"
+    tricks = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
+    return f"agreed [Code 3.9.22] by {', '.join(r.agreed_by)}: the result without play: {tricks}{why}"
 
 
 def tricks_order(deal: DealState, tricks: dict[int, int]) -> list[int]:

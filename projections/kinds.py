@@ -18,20 +18,15 @@ the seam, how each kind judges its events, is ``ledger.command.kinds``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, event_type
-from projections.audit import audit as audit_pulka
-from projections.audit import numbers_at as pulka_numbers
 from projections.points import Point
-from projections.pulka import pulka_view
-from projections.rubber_report import SIDE_CELLS, rubber_view
-from projections.rubber_report import audit as audit_rubber
-from projections.rubber_report import numbers_at as rubber_numbers
-from projections.trail import PLAYER_CELLS, AuditRow, Cell, CellNames, Numbers
+from projections.trail import AuditRow, Cell, CellNames, Numbers
 from projections.trail import diff as diff_numbers
 
 
@@ -61,22 +56,44 @@ class View(Protocol):
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of stream, as the read side sees it."""
+    """One kind of stream, as the read side sees it.
+
+    ``side`` names the module of the kind's read side, which offers ``view``, ``audit``,
+    ``numbers_at`` and ``CELLS``; it is imported when a command first asks for one of
+    them, so that a command that only records (``pulka deal``) loads no audit.
+    """
 
     name: str  # "pulka", "rubber"
     start: type[StreamStart]  # the type of its first event
-    view: Callable[[list[AnyEvent], Point, Progress | None], View]
-    audit: Callable[[list[AnyEvent], Progress | None], list[AuditRow]]
-    numbers_at: Callable[[list[AnyEvent], Point], Numbers]
-    cells: CellNames
+    side: str  # e.g. "projections.pulka"
+
+    @property
+    def view(self) -> Callable[[list[AnyEvent], Point, Progress | None], View]:
+        """The stream folded to a point, with its documents."""
+        return importlib.import_module(self.side).view  # type: ignore[no-any-return]
+
+    @property
+    def audit(self) -> Callable[[list[AnyEvent], Progress | None], list[AuditRow]]:
+        """Every event with what it did to the cells, and the verdicts on it."""
+        return importlib.import_module(self.side).audit  # type: ignore[no-any-return]
+
+    @property
+    def numbers_at(self) -> Callable[[list[AnyEvent], Point], Numbers]:
+        """What ``diff`` compares at one point."""
+        return importlib.import_module(self.side).numbers_at  # type: ignore[no-any-return]
+
+    @property
+    def cells(self) -> CellNames:
+        """How the kind's cells are named."""
+        return importlib.import_module(self.side).CELLS  # type: ignore[no-any-return]
 
     def diff(self, events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
         """What changed between two points, and which events changed it."""
         return diff_numbers(events, a, b, self.numbers_at, lambda kept: self.audit(kept, None), self.cells)
 
 
-PULKA = Kind("pulka", GameStarted, pulka_view, audit_pulka, pulka_numbers, PLAYER_CELLS)
-RUBBER = Kind("rubber", RubberStarted, rubber_view, audit_rubber, rubber_numbers, SIDE_CELLS)
+PULKA = Kind("pulka", GameStarted, "projections.pulka")
+RUBBER = Kind("rubber", RubberStarted, "projections.rubber_report")
 KINDS: tuple[Kind, ...] = (PULKA, RUBBER)
 
 

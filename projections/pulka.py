@@ -13,9 +13,12 @@ from typing import Any
 
 from ledger.vocabulary.events import AnyEvent
 from projections.audit import Cell, explain, parse_cell
+from projections.audit import audit as audit  # the kind's read side (projections.kinds)
+from projections.audit import numbers_at as numbers_at
 from projections.game import GameState
 from projections.points import Point
 from projections.report import render_settlement, render_sheet, settlement_doc, sheet_doc, state_at
+from projections.trail import PLAYER_CELLS
 
 
 @dataclass(frozen=True)
@@ -50,3 +53,8 @@ class PulkaView:
 
 def pulka_view(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> PulkaView:
     return PulkaView(state_at(events, point, progress), point)
+
+
+# The names every kind's read side offers (projections.kinds.Kind).
+view = pulka_view
+CELLS = PLAYER_CELLS

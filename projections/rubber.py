@@ -22,6 +22,7 @@ once two more deals have been recorded.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import NamedTuple
 
 from ledger.vocabulary.bridge import (
@@ -340,3 +341,9 @@ def replay_rubber(events: list[AnyEvent]) -> RubberState:
     for event in events[1:]:
         state.apply(event)
     return state
+
+
+def totals(sheet: RubberSheet) -> dict[tuple[str, str, str | None], Fraction]:
+    """Every number of the sheet by cell (side, line, None): the cells ``projections.trail``
+    names ``Cell``; beside the sheet, so that recording loads nothing of the audit."""
+    return {(s, line, None): Fraction(sheet.total(s, line)) for s in SIDES for line in ("above", "below")}

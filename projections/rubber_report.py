@@ -21,7 +21,8 @@ from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
 from projections.audit import describe as describe_shared
 from projections.bridge_scoring import other
 from projections.points import Point, cut
-from projections.rubber import BridgeWrite, RubberSheet, RubberState, replay_rubber
+from projections.rubber import BridgeWrite, RubberState, replay_rubber
+from projections.rubber import totals as totals
 from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
 from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect, deal_corrected
 
@@ -81,10 +82,6 @@ def describe_deal(state: RubberState, deal: BridgeDeal) -> str:
 
 
 # -- cells: each side's points above and below the line -----------------------------------------
-
-
-def totals(sheet: RubberSheet) -> dict[Cell, Fraction]:
-    return {(s, line, None): Fraction(sheet.total(s, line)) for s in SIDES for line in ("above", "below")}
 
 
 def parse_cell(text: str) -> Cell:
@@ -347,3 +344,8 @@ def rubber_view(events: list[AnyEvent], point: Point, progress: Callable[[int], 
     if progress is not None:
         progress(state.folded)
     return RubberView(state, point)
+
+
+# The names every kind's read side offers (projections.kinds.Kind).
+view = rubber_view
+CELLS = SIDE_CELLS

@@ -260,3 +260,25 @@ class Sheet:
         if self.rules.help:
             return all(self.closed(p) for p in self.seated)
         return sum(self.pulya[p] for p in self.seated) >= self._target_units * len(self.seated)
+
+
+# The numbers of a sheet by cell: (player, column, on whom for whists, else None), the
+# cells ``projections.trail`` names ``Cell``. Here, beside the sheet, so that a command
+# that only records (and says what it wrote) loads nothing of the audit.
+
+
+def totals(sheet: Sheet) -> dict[tuple[str, str, str | None], Fraction]:
+    """Every number of the sheet, exact."""
+    return {cell: exact(v) for cell, v in cell_units(sheet).items()}
+
+
+def cell_units(sheet: Sheet) -> dict[tuple[str, str, str | None], int]:
+    """Every number of the sheet in its integer sub-units (what the audit compares
+    event by event, converting only what changed)."""
+    cells: dict[tuple[str, str, str | None], int] = {}
+    for p in sheet.players:
+        cells[(p, "pulya", None)] = sheet.pulya[p]
+        cells[(p, "gora", None)] = sheet.gora[p]
+        for q, v in sheet.whists[p].items():
+            cells[(p, "whists", q)] = v
+    return cells

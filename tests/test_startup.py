@@ -57,3 +57,6 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
     assert not {m for m in modules if m.startswith("psycopg")}
     assert "ledger.command.store_postgres" not in modules
     assert "eventsourcing.application" not in modules
+    # Nor the read sides of the kinds, the tournament's fold or the club's archive.
+    assert not modules & {"projections.pulka", "projections.rubber_report", "projections.tournament",
+                          "projections.archive", "projections.picture"}

@@ -26,9 +26,9 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections import kinds
 from projections.game import GameState, replay
-from projections.audit import totals
+from projections.sheet import totals
 from projections.rubber import RubberState, replay_rubber
-from projections.rubber_report import totals as rubber_totals
+from projections.rubber import totals as rubber_totals
 from projections.trail import Cell
 
 S = TypeVar("S")

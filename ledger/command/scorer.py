@@ -25,7 +25,8 @@ from ledger.command.play import waiting_for
 from ledger.command.store import StoredEvent
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks
 from ledger.vocabulary.refusal import Refused
-from projections.audit import Cell, changes, totals
+from projections.sheet import totals
+from projections.trail import Cell, changes
 from projections.deal import DealState
 from projections.deals import deal_line, deal_story, next_deal_text, play_of
 from projections.game import GameState

@@ -14,6 +14,7 @@ Names beginning with ``@`` are the ledger's own streams (the club's register).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ledger.command.store import Store
 from ledger.vocabulary.club import RESERVED_PREFIX
@@ -23,7 +24,9 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import rule_set_to_dict
 from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
 from projections.game import GameState
-from projections.tournament import TournamentState, fold
+
+if TYPE_CHECKING:
+    from projections.tournament import TournamentState
 
 
 def tournament_of(store: Store, game: str) -> TournamentState | None:
@@ -34,6 +37,10 @@ def tournament_of(store: Store, game: str) -> TournamentState | None:
     events = [s.event for s in store.load(parsed[0])]
     if not events or not isinstance(events[0], TournamentStarted):
         return None
+    # Only a tournament's table needs the tournament's fold: an ordinary game's deal
+    # loads none of it (start-up). The module imports nothing of this one.
+    from projections.tournament import fold
+
     return fold(events)
 
 

@@ -428,9 +428,7 @@ def read_game(game: str, db: str | None, file: str | None, point: Point = Point(
 
 def local_zone() -> tzinfo:
     """The local time zone: $TZ, else the system's (/etc/localtime), else the offset now."""
-    for name in (os.environ.get("TZ", "").lstrip(":"), None):
-        if name is None:
-            name = _system_zone_name()
+    for name in (os.environ.get("TZ", "").lstrip(":"), _system_zone_name()):
         if name:
             try:
                 return ZoneInfo(name)

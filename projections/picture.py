@@ -268,13 +268,13 @@ def timeline(events: list[AnyEvent]) -> dict[str, Any]:
     previous: Marks = {}
     players: list[str] = list(started.players)
     for n, state in folded(events):
-        players = around_the_table(state)
         cell_traces = traces_of(state)
         marks = marks_of(cell_traces, types)
         if n in revisions:
             strikes.append(struck(previous, marks, n))
         previous = marks
         doc = sheet_picture(state, started, with_struck(marks, strikes))
+        players = doc["players"]
         trace = {cell_key(cell): [writes.index(trace_row(w)) for w in rows_] for cell, rows_ in cell_traces.items()}
         points.append({**point_of(events[:n], Point(at=n)), "picture": pictures.index(doc),
                        "trace": traces.index(trace)})
@@ -344,6 +344,7 @@ def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, A
     final = state
     columns = sheet_cells(final)
     _, table = deals_of(final)
+    players = around_the_table(final)
     out = []
     for deal, dealer, leads, game, line, *written in table:
         numbers = [r.number for r in rows if r.deal == deal]
@@ -358,7 +359,7 @@ def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, A
             "writes": {
                 p: [f"{column}{' on ' + on if on else ''} {signed(v)}"
                     for (player, column, on), v in zip(columns, written) if player == p and v != "" and v != 0]
-                for p in around_the_table(final)
+                for p in players
             },
             "rounded": rounded[deal],
         })

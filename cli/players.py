@@ -100,7 +100,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
         rows = select(views.rows(as_of), start, end, convention)
         found = history(rows, views.aliases(as_of), name)
         if found is None:
-            known = sorted({p for row in rows for p in row.players})
+            known = sorted({p for row in rows for p in row.everyone})
             hint = f"; players: {', '.join(known)}" if known else ""
             raise UserError(f"no pulka of {excerpt(name)} in the archive ({describe(start, end, convention, time_)}){hint}")
         if as_json:

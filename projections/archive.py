@@ -100,9 +100,18 @@ class PulkaRow:
     started_at: str  # the time game_started records (ISO 8601 with offset)
     started_utc: int  # the same, microseconds since 1970 UTC, for ordering
     convention: str
-    players: tuple[str, ...]  # as written in the game, in seat order
+    players: tuple[str, ...]  # as written in the game's start, in seat order
     result: GameResult
     tournament: str | None = None
+
+    @property
+    def everyone(self) -> tuple[str, ...]:
+        """Everyone on the sheet: the players of the start in seat order, then those who
+        joined [Code 3.1.2] in the order they joined (the result has a number for each).
+        A player who joins or leaves counts in the archive like any other."""
+        players = self.players
+        joined = tuple(p for p in self.result.whists if p not in players)
+        return players + joined if joined else players
 
     @property
     def date(self) -> str:
@@ -155,7 +164,7 @@ def identities(rows: Iterable[PulkaRow], aliases: Sequence[Alias]) -> Identities
     spellings: dict[str, set[str]] = {}
     latest: dict[str, tuple[int, str]] = {}
     for row in rows:
-        for player in row.players:
+        for player in row.everyone:
             key = name_key(player)
             r = roots.setdefault(key, root(key))
             spellings.setdefault(r, set()).add(player)
@@ -212,7 +221,7 @@ def summaries(rows: Sequence[PulkaRow], aliases: Sequence[Alias]) -> list[Summar
     who = identities(rows, aliases)
     per: dict[str, list[tuple[PulkaRow, str]]] = {}
     for row in rows:
-        for player in row.players:
+        for player in row.everyone:
             per.setdefault(who.key(player), []).append((row, player))
     out = [_summary(who.name(key), games) for key, games in per.items()]
     return sorted(out, key=lambda s: (-s.whists, name_key(s.player), s.player))
@@ -262,7 +271,7 @@ def history(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> Hi
     mine = [
         (row, player)
         for row in sorted(rows, key=lambda r: (r.started_utc, r.game))
-        for player in row.players
+        for player in row.everyone
         if who.key(player) == key
     ]
     if not mine:
@@ -274,7 +283,7 @@ def history(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> Hi
         if row.result.over:
             running += whists
         money = row.result.money[player] if row.result.money is not None else None
-        lines.append(HistoryLine(row, row.players.index(player) + 1, whists, money, running))
+        lines.append(HistoryLine(row, row.everyone.index(player) + 1, whists, money, running))
     display = who.name(key)
     return History(display, tuple(sorted(who.spellings.get(key, {display}))), tuple(lines), _summary(display, mine))
 
@@ -308,7 +317,7 @@ def history_doc(h: History) -> dict[str, Any]:
                 "game": line.row.game,
                 "convention": line.row.convention,
                 "seat": line.seat,
-                "players": list(line.row.players),
+                "players": list(line.row.everyone),
                 "status": line.row.result.status,
                 "whists": line.whists,
                 "money": line.money,
@@ -362,8 +371,8 @@ def render_history(h: History, describe: str) -> str:
                  f"{'running':>9}" + (f"{'money':>10}" if with_money else "") + "  status")
     for line in h.lines:
         row = line.row
-        players = ", ".join(row.players)
-        seat = f"{line.seat}/{len(row.players)}"
+        players = ", ".join(row.everyone)
+        seat = f"{line.seat}/{len(row.everyone)}"
         text = (f"{row.date:<12}{row.game:<{gw}}{row.convention:<12}{seat:<6}{players:<30}"
                 f"{line.whists:>+8}{line.running:>+9}")
         if with_money:
@@ -371,6 +380,6 @@ def render_history(h: History, describe: str) -> str:
         lines.append(text + f"  {row.result.status}")
     s = h.summary
     lines.append("")
-    lines.append(f"{s.pulkas} pulkas over ({s.finished} finished, {s.abandoned} abandoned), "
+    lines.append(f"{s.pulkas} pulka{'' if s.pulkas == 1 else 's'} over ({s.finished} finished, {s.abandoned} abandoned), "
                  f"{s.in_play} in play; total {s.whists:+d} whists, average {_avg(s.average)}")
     return "\n".join(lines) + "\n"

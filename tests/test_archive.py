@@ -183,6 +183,28 @@ def test_a_players_history_runs_in_the_order_of_the_pulkas(archive: str) -> None
     assert "no pulka of 'Zoya'" in refused(archive, "player", "Zoya")
 
 
+def test_a_player_who_joined_counts_like_the_others(store_url: str) -> None:
+    """A fourth player who joins [Code 3.1.2] has a result of his own: he is in the
+    table of players and has a history, and the table of a pulka sums to zero."""
+    db = store_url
+    ok(db, "new", "g", "--players", "Anna,Boris,Vera", "--pulya", "10")
+    ok(db, "deal", "g", "6S pass pass | 6S | whist pass | 6 2 2")
+    ok(db, "join", "g", "Gleb", "--agreed-by", "Anna,Boris,Vera")
+    ok(db, "deal", "g", "pass pass pass | 4 3 3")
+    ok(db, "deal", "g", "7H pass pass | 7H | whist pass | 6 3 1")
+    ok(db, "abandon", "g", "--agreed-by", "Anna,Boris,Vera,Gleb")
+    rounded = settled(db, "g")["rounded"]
+    assert set(rounded) == {"Anna", "Boris", "Vera", "Gleb"} and rounded["Gleb"] != 0
+    players = rows(db)
+    assert {p: players[p]["whists"] for p in players} == rounded
+    assert sum(p["whists"] for p in players.values()) == 0
+    gleb = json.loads(ok(db, "player", "gleb", "--json"))
+    assert [(x["game"], x["seat"], x["players"], x["whists"]) for x in gleb["pulkas"]] == [
+        ("g", 4, ["Anna", "Boris", "Vera", "Gleb"], rounded["Gleb"])
+    ]
+    assert "1 pulka over (0 finished, 1 abandoned)" in ok(db, "player", "Gleb")
+
+
 def test_players_between_dates_and_by_convention(archive: str) -> None:
     assert set(rows(archive, "--from", "2026-02-01", "--to", "2026-02-28")) == {"ANNA", "Gleb", "Boris"}
     assert set(rows(archive, "--convention", "leningrad")) == set(rows(archive, "--convention", "piter"))

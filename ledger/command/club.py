@@ -37,7 +37,7 @@ def judge_alias(name: str, same_as: str, aliases: Sequence[Alias], rows: Sequenc
         raise Refused("club.alias", f"{same_as!r} is written for {name!r}: the alias would go in a circle")
     mine, theirs = who.key(name), who.key(same_as)
     for row in rows:
-        keys = [who.key(p) for p in row.players]
+        keys = [who.key(p) for p in row.everyone]
         if mine in keys and theirs in keys:
             raise Refused("club.alias", f"{name!r} and {same_as!r} both sat at {row.game}: "
                           "they cannot be one player")

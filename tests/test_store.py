@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from ledger.vocabulary.chain import GENESIS, chain_digests, link_of
 from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, ForeignEvent, GameStarted, encode_event
-from ledger.command.storage import State, encode_state
+from ledger.command.storage import State, encode_state, mask
 from ledger.command.store import (
     ConcurrentWriteError,
     Store,
@@ -225,6 +225,17 @@ def test_unreachable_postgres_is_a_store_error() -> None:
     with pytest.raises(StoreError, match=r"cannot connect to postgresql://anna@127\.0\.0\.1:1/pulka") as caught:
         Store("postgresql://anna:secret@127.0.0.1:1/pulka")
     assert "secret" not in str(caught.value)
+
+
+def test_a_password_is_masked_and_a_short_one_leaves_the_message_readable() -> None:
+    short = "postgresql://anna:a@127.0.0.1:1/club"
+    said = "cannot connect to postgresql://anna:a@127.0.0.1:1/club: password=a rejected, as a rule"
+    assert mask(said, short) == "cannot connect to postgresql://anna:***@127.0.0.1:1/club: password=*** rejected, as *** rule"
+    quoted = "postgresql://anna:p%40ss@db/club"  # p@ss: masked as given and as decoded
+    assert mask("postgresql://anna:p%40ss@db/club, p@ss, xp@ssx", quoted) == "postgresql://anna:***@db/club, ***, xp@ssx"
+    long = "postgresql://anna:sekrit@db/club"  # six characters or more: masked wherever it stands
+    assert mask("sekrit, xsekritx", long) == "***, x***x"
+    assert mask("sekrit", "club.db") == "sekrit"  # no password in a SQLite address
 
 
 def test_postgres_address_parsing() -> None:

@@ -201,13 +201,17 @@ def describe(db: str) -> str:
 
 def mask(text: str, db: str) -> str:
     """``text`` with the password of the address ``db`` (as given, and as decoded)
-    replaced by ``***``."""
+    replaced by ``***``: everywhere, or, when shorter than six characters, wherever it
+    stands alone (not inside a longer word), so that a short password (``a``) leaves the
+    rest of the message readable."""
     if not is_postgres_url(db):
         return text
-    password = urlsplit(db).password
-    for secret in {password, unquote(password or "")}:
-        if secret:
+    password = urlsplit(db).password or ""
+    for secret in sorted({password, unquote(password)} - {""}, key=len, reverse=True):
+        if len(secret) >= 6:
             text = text.replace(secret, "***")
+        else:
+            text = re.sub(rf"(?<![^\W_]){re.escape(secret)}(?![^\W_])", "***", text)
     return text
 
 

@@ -33,6 +33,7 @@ from cli.common import (
     zone_name,
 )
 from ledger.command.application import Ledger, bulk, guarded
+from ledger.command.store import Verified
 from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.command.tournament import judge_streams
@@ -171,8 +172,8 @@ def head(game: str, db: str | None) -> None:
               help="Also compare GAME with a saved export of it, or with a head digest from `pulka head`.")
 @db_option
 def verify(game: str | None, file: str | None, against: str | None, db: str | None) -> None:
-    """Check the hash chain of one game or of every game; exit 1 naming the first bad
-    event. With --file, check an export against its digests and judge every event;
+    """Check the hash chain of one game or of every game, and judge every stored event
+    again as import would; exit 1 naming the first bad event. With --file, check an export against its digests and judge every event;
     with --against, compare the game with a head digest or a saved export."""
     if file is not None:
         streams = split_streams(read_log(file))
@@ -198,13 +199,17 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
             count = ledger.store.count(game)
             if not count:
                 raise ledger.unknown(game)
-            results = [(game, count, ledger.verify(game))]
+            chains = [Verified(game, count, ledger.store.verify(game))]
         else:
-            results = [(v.name, v.events, v.problem) for v in ledger.verify_all()]
+            chains = ledger.chains()
         failed = []
-        with progress("verifying", sum(n for _, n, _ in results) if len(results) > 1 else 0) as update:
+        # The chains are checked first (a read of each stream); judging every event
+        # again is what takes time, stream by stream, so the bar follows it.
+        with progress("verifying", sum(v.events for v in chains)) as update:
             done = 0
-            for name, count, problem in results:
+            for name, count, problem in chains:
+                if problem is None:
+                    problem = ledger.judged(name)
                 done += count
                 update(done)
                 if problem is None:
@@ -213,7 +218,7 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
                     failed.append(name)
                     click.echo(f"{name}: TAMPERED: {problem}")
         if failed:
-            raise UserError(f"the chain of {', '.join(failed)} does not check out")
+            raise UserError(f"{', '.join(failed)}: tampered (the first bad event of each is named above)")
         if game is not None and against is not None:
             compare(ledger, game, against)
 

@@ -53,7 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "log": ("cli.audit:log_", 'Every event with its number, time, recorder, what it did to the sheet and, for a correction, objection or late record, the rule and the verdict.'),
     "explain": ("cli.audit:explain", "Trace one number of the sheet to its events: a pulka's Anna.pulya, Anna.gora, Anna.whists.Boris; a rubber's NS.above, EW.below (also we/МЫ, they/ВЫ)."),
     "diff": ("cli.audit:diff", 'What changed between two points (event N, deal:K, or a time), and which events did it.'),
-    "verify": ("cli.audit:verify", 'Check the hash chain of one game or of every game; exit 1 naming the first bad event.'),
+    "verify": ("cli.audit:verify", 'Check the hash chain of one game or of every game, and judge every stored event again as import would; exit 1 naming the first bad event.'),
     "head": ("cli.audit:head", "Print the game's head digest (its last event's number and digest), to keep elsewhere and check later with `pulka verify GAME --against HEAD`."),
     "rules": ("cli.rules:rules", 'List the presets, or show every parameter of one.'),
     "bridge": ("cli.bridge:bridge", 'Rubber bridge on the same ledger: start a rubber and record it deal by deal.'),

@@ -180,6 +180,26 @@ def test_an_impossible_chained_event_is_refused_by_number(db: str, raw: RawEvent
     assert ok(db, "sheet", GAME, "--at", "7")
 
 
+@pytest.mark.parametrize(("number", "edit", "said"), [
+    (8, {"tricks": {"A": 7, "B": 2, "C": 2}}, "event 8 of game 'ex10_sochi_sixes' would be refused: tricks sum to 11"),
+    (3, {"player": "A", "by": "A"}, "event 3 of game 'ex10_sochi_sixes' would be refused: not A's turn"),
+    (5, {"deal": 2}, "event 5 of game 'ex10_sochi_sixes' would be refused: this contract belongs to deal 1"),
+    (2, {"bid": "6s"}, "event 2 of game 'ex10_sochi_sixes' is stored otherwise than the ledger records it "
+                       "(written outside pulka?): stored {\"type\":\"bid\",\"player\":\"A\",\"bid\":\"6s\""),
+], ids=["eleven-tricks", "out-of-turn", "wrong-deal", "bid-not-as-written"])
+def test_verify_judges_a_rechained_event_as_the_ledger_would(
+    db: str, raw: RawEvents, number: int, edit: dict[str, Any], said: str
+) -> None:
+    """An event rewritten with every digest after it computed anew passes the chain; the
+    ledger would never have recorded it, and ``verify`` judges every stored event again
+    (as ``import`` and ``verify --file`` do) to say so."""
+    assert ok(db, "verify", GAME).endswith("chain intact\n")
+    raw.rechain(GAME, number, lambda event: event.update(edit))
+    for args in (["verify", GAME], ["verify"]):
+        result = run(db, *args)
+        assert result.exit_code == 1 and f"{GAME}: TAMPERED: {said}" in result.stdout, result.stdout
+
+
 def test_an_export_with_a_digest_removed_is_refused(db: str, tmp_path: Path, store_url: str) -> None:
     lines = ok(db, "export", GAME).splitlines()
     record = json.loads(lines[4])

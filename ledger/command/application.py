@@ -27,12 +27,12 @@ from typing import Any, TypeVar
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import PULKA, Judging, Start, judging_of, start_stream
+from ledger.command.kinds import PULKA, Judging, Start, judge_log, judging_of, start_stream
 from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent, Verified
 from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
-from ledger.vocabulary.events import AnyEvent, event_type
+from ledger.vocabulary.events import AnyEvent, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
@@ -134,30 +134,36 @@ class Ledger:
 
     def verify(self, game: str) -> ChainProblem | None:
         """The first problem of a stored game: a break of its hash chain, or, when the
-        chain is intact, an event that cannot be replayed (one the ledger would not have
-        recorded, written with its digests computed anew); None when it is sound."""
+        chain is intact, an event written with its digests computed anew that the ledger
+        would not have recorded (``judged``). None when it is sound."""
         problem = self.store.verify(game)
-        if problem is not None:
-            return problem
-        events = [s.event for s in self.store.load(game)]
+        return problem if problem is not None else self.judged(game)
+
+    def judged(self, stream: str) -> ChainProblem | None:
+        """The first event of a stream whose chain is intact that the ledger would not
+        have recorded: one that cannot be replayed, one that its judge refuses on the
+        game before it (as ``import`` and ``verify --file`` judge every line), or one
+        stored otherwise than the judge records it. A tournament's or the club
+        register's stream: its chain is what is checked (None)."""
+        events = [s.event for s in self.store.load(stream)]
         try:
             judging_of(events[0])
         except (Refused, IndexError):
-            return None  # a tournament or the club register: its chain is what is checked
+            return None
         try:
-            self.replayed(game, events)
+            self.replayed(stream, events)
         except ImpossibleEventError as exc:
             return ChainProblem(exc.number, str(exc))
-        return None
+        return rejudged(stream, events, self.clock)
+
+    def chains(self) -> list[Verified]:
+        """Every stream of the store with its chain checked (``Store.verify_all``); a
+        stream whose chain is intact is then ``judged``."""
+        return self.store.verify_all()
 
     def verify_all(self) -> list[Verified]:
         """Every stream of the store checked as ``verify`` checks a game."""
-        checked = []
-        for v in self.store.verify_all():
-            if v.problem is None:
-                v = v._replace(problem=self.verify(v.name))
-            checked.append(v)
-        return checked
+        return [v if v.problem is not None else v._replace(problem=self.judged(v.name)) for v in self.chains()]
 
     def replayed(self, game: str, events: list[AnyEvent]) -> Any:
         """The game after ``events`` (folded by its kind), or a refusal naming the first
@@ -276,6 +282,25 @@ class Ledger:
         previous = stored[-1].digest if stored else GENESIS
         saved = self.store.append(started.game, new, expected=len(stored), previous=previous) if new else []
         return Outcome(started.game, not stored, saved, state)
+
+
+def rejudged(game: str, events: list[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
+    """The first of a game's stored events that the ledger would not record as stored:
+    each is judged again, as it was on its way in (admitted, then judged by its kind's
+    judge on the game before it), and the event the judge records must be the stored
+    one. Every stored event carries its time, so the clock decides nothing here."""
+    try:
+        judged = judge_log(list(enumerate(events, start=1)), clock)
+    except Refused as exc:
+        number = exc.line or 1
+        return ChainProblem(number, f"event {number} of game {game!r} would be refused: {exc.message} (the store holds an "
+                                    "event the ledger would not have recorded: written outside pulka?)")
+    for number, (stored, again) in enumerate(zip(events, judged, strict=True), start=1):
+        if stored != again:
+            return ChainProblem(number, f"event {number} of game {game!r} is stored otherwise than the ledger "
+                                        f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
+                                        f"recorded {encode_event(again).decode()}")
+    return None
 
 
 def a_game(name: str, first: AnyEvent) -> None:

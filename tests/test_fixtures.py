@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from ledger.command.application import rejudged
 from ledger.command.judge import Refused
+from ledger.command.kinds import judge_log as judge_any
 from ledger.vocabulary.events import AnyEvent
 from ledger.command.judge import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
@@ -19,6 +21,7 @@ from projections.report import Point, settlement_doc, settlement_of, state_at
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 GOOD = sorted(FIXTURES.glob("*.jsonl"))
 REFUSED = sorted((FIXTURES / "refused").glob("*.jsonl"))
+BRIDGE = sorted((FIXTURES / "bridge").glob("*.jsonl"))
 
 
 def clock() -> str:
@@ -93,6 +96,14 @@ def same_rule(expected: str, cited: str) -> bool:
     """The same rule, or one a dotted prefix of the other (fixtures/README.md):
     3.3 matches 3.3.2, but 3.3.1 does not match 3.3.10."""
     return expected == cited or cited.startswith(expected + ".") or expected.startswith(cited + ".")
+
+
+@pytest.mark.parametrize("path", GOOD + BRIDGE, ids=[p.stem for p in GOOD + BRIDGE])
+def test_every_event_recorded_is_judged_again_as_it_was_recorded(path: Path) -> None:
+    """What ``verify`` does to a stored game: the events as the ledger records them
+    (corrections, objections, late records, joins and all) pass the judge again unchanged."""
+    events = judge_any(parse_log(path.read_text(encoding="utf-8")), clock=clock)
+    assert rejudged(path.stem, events, clock) is None
 
 
 def test_rule_matching_is_by_dotted_prefix() -> None:

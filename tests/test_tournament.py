@@ -26,6 +26,7 @@ from psycopg import sql
 
 from cli.main import main
 from conftest import POSTGRES_ENV, POSTGRES_SKIP
+from helpers import stored_rows
 from ledger.command.application import Ledger
 from ledger.command.dealline import deal_events
 from ledger.command.store import Store, parse_postgres_url
@@ -202,6 +203,25 @@ def test_refusals_name_their_rule(played: Played) -> None:
     assert r["disqualified"].rule == "tournament.removal" and "disqualified" in str(r["disqualified"])
     assert r["cut"].rule == "tournament.cuts" and "did not pass the cut after tour 2" in str(r["cut"])
     assert r["after the last tour"].rule == "tournament.tours"
+
+
+def test_nobody_joins_a_tournament_table_but_a_substitute_may_take_a_seat(store_url: str) -> None:
+    """A newcomer at a table would play for nobody in the standings: the arbiter seats the
+    tables. A substitute plays for the seated player, who keeps the seat's result."""
+    db = store_url
+    ok(db, "tournament", "new", "spring", "--players", "Anna,Boris,Vera,Gleb,Dina,Egor", "--pulya", "4",
+       "--deal-cap", "6")
+    ok(db, "tournament", "seat", "spring", "1", "1", "Anna,Boris,Vera")
+    ok(db, "tournament", "seat", "spring", "1", "2", "Gleb,Dina,Egor")
+    ok(db, "tournament", "start", "spring", "1")
+    ok(db, "deal", "spring/1/1", "6S pass pass | 6S | pass pass")
+    before = stored_rows(db)
+    err = refused(db, "join", "spring/1/1", "Zoya", "--agreed-by", "Anna,Boris,Vera")
+    assert "Zoya cannot join spring/1/1" in err and "[tournament.seating" in err and "pulka substitute" in err
+    assert stored_rows(db) == before
+    ok(db, "substitute", "spring/1/1", "Vera", "Zoya", "--agreed-by", "Anna,Boris")
+    ok(db, "deal", "spring/1/1", "pass pass pass | 4 3 3")
+    assert set(json.loads(ok(db, "settle", "spring/1/1", "--json"))["rounded"]) == {"Anna", "Boris", "Vera"}
 
 
 def settled(db: str, game: str) -> dict[str, int]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ledger.command.store import Store
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
+from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import rule_set_to_dict
@@ -74,6 +74,13 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
     started = next((e for e in new if isinstance(e, GameStarted)), None)
     if started is not None:
         judge_start(tournament, tour, table, started)
+    joined = next((e for e in new if isinstance(e, Joined)), None)
+    if joined is not None:
+        # The arbiter seats a tournament's tables; a newcomer would play for nobody in
+        # the standings. A seated player's place may be taken by a substitute [5.4.7].
+        raise Refused("tournament.seating", f"{joined.player} cannot join {game}: the tables of {tournament.name} "
+                      f"are seated by the arbiter ({', '.join(state.started.players)} at this one)",
+                      "a substitute for a seated player (pulka substitute)")
     cap = tournament.started.deal_cap
     if cap is not None and state.current_deal_number > cap:
         raise Refused("tournament.deal_cap", f"{game} has played its {cap} deals, the tournament's cap: "

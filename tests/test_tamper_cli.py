@@ -172,7 +172,7 @@ def test_an_impossible_chained_event_is_refused_by_number(db: str, raw: RawEvent
     for args in (["verify", GAME], ["verify"]):
         result = run(db, *args)
         assert result.exit_code == 1
-        assert f"{GAME}: TAMPERED: event 8 of game '{GAME}' cannot be replayed" in result.stdout
+        assert f"{GAME}: TAMPERED: event 8 of game '{GAME}' would be refused: unknown player 'Zed'" in result.stdout
 
     for args in [READERS[0], READERS[1], READERS[2], READERS[3], READERS[5], ["annul", GAME]]:
         err = refused(db, *args)
@@ -198,6 +198,24 @@ def test_verify_judges_a_rechained_event_as_the_ledger_would(
     for args in (["verify", GAME], ["verify"]):
         result = run(db, *args)
         assert result.exit_code == 1 and f"{GAME}: TAMPERED: {said}" in result.stdout, result.stdout
+
+
+def test_verify_names_an_event_that_makes_the_judge_itself_fail(
+    db: str, raw: RawEvents, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should judging fail on a stored event (a fault of the judge, not a refusal), the
+    replay still names the event, as the reading commands do."""
+    from ledger.command import application
+
+    raw.rechain(GAME, 8, lambda event: event.update({"tricks": {"A": 6, "B": 2, "Zed": 2}}))
+
+    def failing(*args: Any) -> None:
+        raise KeyError("Zed")
+
+    monkeypatch.setattr(application, "rejudged", failing)
+    result = run(db, "verify", GAME)
+    assert result.exit_code == 1
+    assert f"{GAME}: TAMPERED: event 8 of game '{GAME}' cannot be replayed (KeyError" in result.stdout
 
 
 def test_an_export_with_a_digest_removed_is_refused(db: str, tmp_path: Path, store_url: str) -> None:

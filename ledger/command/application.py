@@ -151,10 +151,15 @@ class Ledger:
         except (Refused, IndexError):
             return None
         try:
-            self.replayed(stream, events)
-        except ImpossibleEventError as exc:
-            return ChainProblem(exc.number, str(exc))
-        return rejudged(stream, events, self.clock)
+            return rejudged(stream, events, self.clock)
+        except Exception:
+            # An event that makes the judging itself fail (one the fold cannot take):
+            # the replay names it, found by halving, as a reading command would.
+            try:
+                self.replayed(stream, events)
+            except ImpossibleEventError as exc:
+                return ChainProblem(exc.number, str(exc))
+            raise
 
     def chains(self) -> list[Verified]:
         """Every stream of the store with its chain checked (``Store.verify_all``); a

@@ -42,6 +42,7 @@ from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
+from ledger.vocabulary.wording import counted
 
 
 def parse_point(text: str) -> Point:
@@ -94,7 +95,7 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
         emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows]})
         return
     zone = local_zone()
-    click.echo(f"log of {read.game}: {len(rows)} of {len(events)} events; times in {zone_name(zone)}")
+    click.echo(f"log of {read.game}: {len(rows)} of {counted(len(events), 'event')}; times in {zone_name(zone)}")
     if rows:
         click.echo(render_audit(rows, shown, kind.cells), nl=False)
 
@@ -190,7 +191,7 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
             with refusals():
                 judge_streams(streams)  # a tournament and its games, judged together
         for lines in streams:
-            click.echo(f"export of {game_of(lines)}: {len(lines)} events, chain intact")
+            click.echo(f"export of {game_of(lines)}: {counted(len(lines), 'event')}, chain intact")
         return
     if against is not None and game is None:
         raise UserError("--against compares one game: give its name")
@@ -213,7 +214,7 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
                 done += count
                 update(done)
                 if problem is None:
-                    click.echo(f"{name}: {count} events, chain intact")
+                    click.echo(f"{name}: {counted(count, 'event')}, chain intact")
                 else:
                     failed.append(name)
                     click.echo(f"{name}: TAMPERED: {problem}")
@@ -234,10 +235,10 @@ def compare(ledger: Ledger, game: str, against: str) -> None:
     else:
         saved = saved_export(against, game)
         problem = compare_saved(stored, [(n, line.event, line.digest or "") for n, line in enumerate(saved, 1)])
-        what, covered = f"the saved export {against} ({len(saved)} events)", len(saved)
+        what, covered = f"the saved export {against} ({counted(len(saved), 'event')})", len(saved)
     if problem is not None:
         raise UserError(f"{game} differs from {what}: {problem}")
-    since = f"; {len(stored) - covered} events recorded since" if len(stored) > covered else ""
+    since = f"; {counted(len(stored) - covered, 'event')} recorded since" if len(stored) > covered else ""
     click.echo(f"{game}: matches {what}{since}")
 
 

@@ -17,6 +17,7 @@ from ledger.command.club import alias as record_alias
 from ledger.command.views import Views, ViewsMissing
 from projections.archive import history, history_doc, render_history, render_summaries, select, summaries, summary_doc
 from projections.tournament import point_micros
+from ledger.vocabulary.wording import counted
 
 
 @contextmanager
@@ -149,7 +150,7 @@ def views_rebuild(db: str) -> None:
         v = Views(ledger.store)
         try:
             taken = v.rebuild()
-            click.echo(f"views rebuilt from {taken} events")
+            click.echo(f"views rebuilt from {counted(taken, 'event')}")
         finally:
             v.close()
 

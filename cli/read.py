@@ -45,6 +45,7 @@ from projections.points import Point
 from projections.report import money_text, settlement_of, transfers_doc
 from projections.rubber import RubberState
 from projections.rubber_report import summary_doc
+from ledger.vocabulary.wording import counted
 
 
 def status_of(state: GameState) -> str:
@@ -125,7 +126,7 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
     for d in docs:
         what = "a rubber of bridge" if d.get("kind") == "rubber" else f"{d['convention']}, pulya to {d['pulya']}"
         click.echo(f"{d['game']}: {', '.join(d['players'])}; {what}; "
-                   f"{d['events']} events, {d['deals']} deals, {d['status']}; "
+                   f"{counted(d['events'], 'event')}, {counted(d['deals'], 'deal')}, {d['status']}; "
                    f"{shown(d['first'])} to {shown(d['last'])}")
 
 

@@ -76,6 +76,7 @@ from projections.game import GameState
 from projections.recording import CORRECTABLE, merge
 from projections.numbers import fmt
 from projections.report import exact_fields
+from ledger.vocabulary.wording import counted
 
 # -- what a command did -------------------------------------------------------------------
 
@@ -299,14 +300,14 @@ def _import(file: str, db: str | None) -> None:
             from ledger.command.tournament import import_streams
 
             for item in import_streams(ledger, streams):
-                click.echo(f"created {item.stream}: {item.events} events stored")
+                click.echo(f"created {item.stream}: {counted(item.events, 'event')} stored")
             return
         check_export(exported)
         # An export of a stored game, or of its beginning, may be imported again: the
         # events it shares with the store, digest for digest, are there already.
         known = ledger.stored_prefix(exported)
         if known and known == len(exported):
-            click.echo(f"{game_of(exported)}: nothing new, the file's {known} events are stored already")
+            click.echo(f"{game_of(exported)}: nothing new, the file's {counted(known, 'event')} {'is' if known == 1 else 'are'} stored already")
             return
         kept = exported[:1] + exported[max(1, known):]
         lines = [(line, event) for line, event, _ in kept]
@@ -314,7 +315,7 @@ def _import(file: str, db: str | None) -> None:
             recorded = ledger.record_lines(lines, progress=lambda done, total: update(done + 1))
         verb = "created" if recorded.created else "appended to"
         already = f" ({known} already stored)" if known > 1 else ""
-        click.echo(f"{verb} {recorded.game}: {len(recorded.stored)} events stored{already}")
+        click.echo(f"{verb} {recorded.game}: {counted(len(recorded.stored), 'event')} stored{already}")
 
 
 # -- recording at the table ----------------------------------------------------------------

@@ -27,6 +27,7 @@ from ledger.vocabulary.rules import ALIASES
 from projections.game import GameState
 from projections.numbers import money_context, number
 from projections.report import settlement_of
+from ledger.vocabulary.wording import counted
 
 Status = Literal["playing", "finished", "abandoned", "capped"]
 OVER: frozenset[str] = frozenset({"finished", "abandoned", "capped"})
@@ -380,6 +381,6 @@ def render_history(h: History, describe: str) -> str:
         lines.append(text + f"  {row.result.status}")
     s = h.summary
     lines.append("")
-    lines.append(f"{s.pulkas} pulka{'' if s.pulkas == 1 else 's'} over ({s.finished} finished, {s.abandoned} abandoned), "
+    lines.append(f"{counted(s.pulkas, 'pulka')} over ({s.finished} finished, {s.abandoned} abandoned), "
                  f"{s.in_play} in play; total {s.whists:+d} whists, average {_avg(s.average)}")
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ from projections.points import PointError as PointError
 from projections.points import cut as cut
 from projections.settlement import Settlement, settle, transfers
 from projections.sheet import Sheet, exact, shown
+from ledger.vocabulary.wording import counted
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
@@ -137,7 +138,7 @@ def render_sheet(state: GameState, point: Point) -> str:
     status = "abandoned" if state.abandoned_at is not None else ("finished" if sheet.finished else "in play")
     lines = [
         f"pulka {state.started.game}: {r.convention}, pulya to {state.started.pulya}, "
-        f"{len(state.players)} players; {state.current_deal_number} deals, {status} ({point.describe()}, "
+        f"{len(state.players)} players; {counted(state.current_deal_number, 'deal')}, {status} ({point.describe()}, "
         f"event {state.folded})",
         "",
     ]

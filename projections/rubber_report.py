@@ -25,6 +25,7 @@ from projections.rubber import BridgeWrite, RubberState, replay_rubber
 from projections.rubber import totals as totals
 from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
 from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect, deal_corrected
+from ledger.vocabulary.wording import counted
 
 WE, THEY = "МЫ", "ВЫ"
 LABEL: dict[str, str] = {"NS": WE, "EW": THEY}
@@ -250,12 +251,12 @@ def render_sheet(state: RubberState, point: Point) -> str:
     sheet = state.sheet()
     lines = [
         f"rubber {state.started.game}: " + ", ".join(f"{s} {p}" for s, p in zip("NESW", state.players))
-        + f"; {state.current_deal_number} deals, {status(state)} ({point.describe()}, event {state.folded})",
+        + f"; {counted(state.current_deal_number, 'deal')}, {status(state)} ({point.describe()}, event {state.folded})",
     ]
     for side in SIDES:
         vul = "vulnerable" if sheet.vulnerable(side) else "not vulnerable"
         games = sheet.won(side)
-        lines.append(f"{LABEL[side]} = {state.side_text(side)}: {games} game{'' if games == 1 else 's'}, {vul}")
+        lines.append(f"{LABEL[side]} = {state.side_text(side)}: {counted(games, 'game')}, {vul}")
     rule = f"  {'-' * WIDTH}-+-{'-' * WIDTH}"
     lines += ["", f"  {WE:>{WIDTH}} | {THEY:<{WIDTH}}"]
     for w in reversed([w for w in sheet.writes if w.line == "above"]):

@@ -22,6 +22,7 @@ from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
 from projections.deal import DealState
 from projections.sheet import UNIT, ColumnName, Sheet, share
+from ledger.vocabulary import wording
 
 # Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on
 # raspasy and on a misère added to it); "remiz" tricks are undertricks added to his
@@ -325,7 +326,7 @@ def _defence_writes(
     all_tricks = max(0, defence_tricks) * pm
     if len(whisters) == 2:
         for s in whisters:
-            out.append((s, "whists", max(0, counted.get(s, 0)) * pm, f"{tricks.get(s, 0)} tricks on {label}"))
+            out.append((s, "whists", max(0, counted.get(s, 0)) * pm, f"{wording.counted(tricks.get(s, 0), 'trick')} on {label}"))
             if under:
                 out.append((s, "whists", cons, "consolation"))
     elif len(whisters) == 1:
@@ -333,12 +334,12 @@ def _defence_writes(
         passer = passers[0] if passers else None
         gentleman = rules.single_whist_split == "gentleman"
         if made:
-            out.append((w, "whists", all_tricks, f"{defence_tricks} tricks on {label}, whisting alone"))
+            out.append((w, "whists", all_tricks, f"{wording.counted(defence_tricks, 'trick')} on {label}, whisting alone"))
         elif view.returned or not gentleman or passer is None:
             # Greedy whist: the whister writes all tricks, the passer only his consolation;
             # after a return the whister writes them all, and under the gentleman's whist
             # the half-whister writes nothing [Code 3.8.8.2, 3.8.13-3.8.14].
-            out.append((w, "whists", all_tricks + cons, f"{defence_tricks} tricks and consolation on {label}"))
+            out.append((w, "whists", all_tricks + cons, f"{wording.counted(defence_tricks, 'trick')} and consolation on {label}"))
             if passer is not None and not (gentleman and passer == view.half_whister):
                 out.append((passer, "whists", cons, "consolation"))
         else:
@@ -446,7 +447,7 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     ev, number, names = deal.resolved_at, deal.number, deal.names
     for s, t in counts.items():
         sheet.write(ev, number, names[s], "gora", (t - amnesty) * price,
-                    why=f"raspasy x{k}: {t} tricks{after}{penalty_rules(deal, s)}")
+                    why=f"raspasy x{k}: {wording.counted(t, 'trick')}{after}{penalty_rules(deal, s)}")
     _raspasy_pulya(sheet, deal, k, counts)
 
 

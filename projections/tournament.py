@@ -39,6 +39,7 @@ from projections.archive import GameResult
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from projections.numbers import fmt, number
 from projections.report import PointError
+from ledger.vocabulary.wording import counted
 
 
 def rules_of(started: TournamentStarted) -> RuleSet:
@@ -439,7 +440,7 @@ def effect(event: TournamentEvent, state: TournamentState) -> str:
                    f"{', '.join(event.players)}; {how}"
         case TourClosed():
             tables = "; ".join(
-                f"table {t.table} {t.end} after {t.deals} deals: "
+                f"table {t.table} {t.end} after {counted(t.deals, 'deal')}: "
                 + ", ".join(f"{p} {w:+d}" for p, w in t.whists.items())
                 for t in event.tables
             )

@@ -300,7 +300,7 @@ def test_a_read_never_makes_the_views(store_url: str) -> None:
     assert "no player views" in refused(store_url, "player", "A")
     with Store(store_url) as store, Views(store) as views:
         assert not views.exists()
-    assert "views rebuilt from 1 events" in ok(store_url, "views", "rebuild")
+    assert "views rebuilt from 1 event" in ok(store_url, "views", "rebuild")
     assert "A" in json.loads(ok(store_url, "players", "--json"))["players"][0]["player"]
     assert "views at event position" in ok(store_url, "views", "status")
 

@@ -38,7 +38,7 @@ SEED = int(os.environ.get("PULKA_FUZZ_SEED", "20261201"))
 CASES = {"sqlite": 400, "postgres": 60}
 
 Lines = list[bytes]
-STORED = re.compile(r"(?:created|appended to) (.+): \d+ events stored$")
+STORED = re.compile(r"(?:created|appended to) (.+): \d+ events? stored$")
 
 
 def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:

@@ -79,8 +79,8 @@ def test_verify_against_a_head_and_a_saved_export(db: str, tmp_path: Path) -> No
     assert "matches the head" in ok(db, "verify", GAME, "--against", f"211:{last_digest(db)}")  # the whole digest
 
     ok(db, "annul", GAME)  # recorded after the anchors were taken: still matches
-    assert "; 1 events recorded since" in ok(db, "verify", GAME, "--against", head)
-    assert "; 1 events recorded since" in ok(db, "verify", GAME, "--against", str(saved))
+    assert "; 1 event recorded since" in ok(db, "verify", GAME, "--against", head)
+    assert "; 1 event recorded since" in ok(db, "verify", GAME, "--against", str(saved))
 
     assert "give its name" in refused(db, "verify", "--against", head)
     assert "neither a head digest" in refused(db, "verify", GAME, "--against", str(tmp_path / "missing.jsonl"))

@@ -50,6 +50,7 @@ from ledger.command.storage import (
 from ledger.command.store_sqlite import SQLiteBackend
 from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_encoded, intact, link_of, verify_chain
 from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
+from ledger.vocabulary.wording import counted
 
 __all__ = [
     "NAMESPACE",
@@ -269,7 +270,7 @@ class Store:
                 continue
             label = f"stream {stream}"
             found.append(Verified(label, count, ChainProblem(
-                1, f"{label} holds {count} events but no game_started of its own as event 1: "
+                1, f"{label} holds {counted(count, 'event')} but no game_started of its own as event 1: "
                    "its first event was deleted, edited or moved, or its rows were moved here (tampered?)")))
         return sorted(found)
 

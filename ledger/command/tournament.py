@@ -58,6 +58,7 @@ from projections.archive import GameResult, result_of
 from projections.game import GameState, replay
 from projections.report import Point, cut
 from projections.tournament import Standings, TournamentState, as_of, as_tournament_event, fold, standings
+from ledger.vocabulary.wording import counted
 
 
 TOURNAMENT_MAX = GAME_MAX - 20  # leaves room for /TOUR/TABLE in its games' names
@@ -246,7 +247,7 @@ def tables_closed(state: TournamentState, tour: int, games: Mapping[str, TableGa
         result = result_of(found.state, cap)
         if not result.over:
             of = f" of the cap of {cap}" if cap is not None else ""
-            done = f"{result.deals} deal{'' if result.deals == 1 else 's'} done"
+            done = f"{counted(result.deals, 'deal')} done"
             raise Refused("tournament.closed", f"table {table} ({game}) is still in play: {done}{of}",
                           "a tour closes when every table's pulka is over")
         assert result.status != "playing"

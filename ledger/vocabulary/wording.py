@@ -1,4 +1,5 @@
-"""The decoder's messages in the words of the log's readers.
+"""Words for people: the decoder's messages in the words of the log's readers, and
+counts with their nouns (``counted``).
 
 msgspec says ``Expected `int`, got `str` - at `$.tricks[...]```; a scorer or an arbiter
 reads "`tricks` must be a whole number, not text". ``plain`` rewrites the decoder's
@@ -60,3 +61,8 @@ def plain(message: str) -> str:
     if message.startswith("Input data was truncated"):
         return "not valid JSON: the line ends too early"
     return message
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 event``, ``2 events``: a count with its noun, singular for one."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

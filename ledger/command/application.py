@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
 from ledger.command.kinds import PULKA, Judging, Start, judge_log, judging_of, start_stream
-from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent, Verified
+from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
@@ -132,19 +132,13 @@ class Ledger:
             raise BrokenChainError(game, reading.problem)
         return reading.stored
 
-    def verify(self, game: str) -> ChainProblem | None:
-        """The first problem of a stored game: a break of its hash chain, or, when the
-        chain is intact, an event written with its digests computed anew that the ledger
-        would not have recorded (``judged``). None when it is sound."""
-        problem = self.store.verify(game)
-        return problem if problem is not None else self.judged(game)
-
     def judged(self, stream: str) -> ChainProblem | None:
-        """The first event of a stream whose chain is intact that the ledger would not
-        have recorded: one that cannot be replayed, one that its judge refuses on the
-        game before it (as ``import`` and ``verify --file`` judge every line), or one
-        stored otherwise than the judge records it. A tournament's or the club
-        register's stream: its chain is what is checked (None)."""
+        """The first event of a stream whose chain is intact (``Store.verify``) that the
+        ledger would not have recorded, written with its digests computed anew: one that
+        cannot be replayed, one that its judge refuses on the game before it (as
+        ``import`` and ``verify --file`` judge every line), or one stored otherwise than
+        the judge records it. None when there is none; for a tournament's or the club
+        register's stream, whose chain is what ``verify`` checks, None."""
         events = [s.event for s in self.store.load(stream)]
         try:
             judging_of(events[0])
@@ -160,15 +154,6 @@ class Ledger:
             except ImpossibleEventError as exc:
                 return ChainProblem(exc.number, str(exc))
             raise
-
-    def chains(self) -> list[Verified]:
-        """Every stream of the store with its chain checked (``Store.verify_all``); a
-        stream whose chain is intact is then ``judged``."""
-        return self.store.verify_all()
-
-    def verify_all(self) -> list[Verified]:
-        """Every stream of the store checked as ``verify`` checks a game."""
-        return [v if v.problem is not None else v._replace(problem=self.judged(v.name)) for v in self.chains()]
 
     def replayed(self, game: str, events: list[AnyEvent]) -> Any:
         """The game after ``events`` (folded by its kind), or a refusal naming the first

@@ -545,9 +545,10 @@ def recording_step(walk: Walk, forgotten: set[int]) -> None:
             if all(n is None or state.seat_key(n) in then for n in named):
                 walk.record(msgspec.structs.replace(entry, deal=k))
         return
-    if kind == 2 and current >= 1:
+    if kind == 2 and current >= 2:
+        # An objection refuses late records of the deal before the one begun [Code 4.2.10].
         player = walk.player()
-        k = walk.draw(st.integers(max(1, current - 1), current))
+        k = current - 1
         late = [
             i for i, e in enumerate(state.events, start=1)
             if isinstance(e, (Entry, Tricks)) and e.deal == k and e.by != player

@@ -72,6 +72,12 @@ def judge_objection(state: GameState, o: Objection) -> AnyEvent:
         raise Refused("4.2.10", "an objection names the deal whose late record it refuses", "deal: K")
     if not 1 <= o.deal <= state.current_deal_number:
         raise Refused("4.2.10", f"there is no deal {o.deal} yet", f"1 to {state.current_deal_number}")
+    if o.deal == state.current_deal_number:
+        # A record is forgotten (late) once the next deal has begun; until then the
+        # records of the last deal are made in time, and there is nothing to refuse.
+        raise Refused("4.2.10", f"the records of deal {o.deal} are still made in time: a record of it is late "
+                      f"only once deal {o.deal + 1} has begun",
+                      f"deal {o.deal - 1} (its late records)" if o.deal > 1 else "an objection once deal 2 has begun")
     if o.target is not None:
         if not 2 <= o.target <= state.folded:
             raise Refused("4.2.10", f"there is no event {o.target}")

@@ -66,6 +66,13 @@ class Unreadable(NamedTuple):
     error: str
 
 
+# What an event's digest hashes: the digest before it (hashed as ASCII, "?" for anything
+# else: a digest read from a file may be anything), its number, the game's name and the
+# event, each as JSON where it is one, a line each. ``linker`` computes it for one event;
+# ``chain_encoded`` and ``intact``, which walk whole chains, in line.
+HASHED = b"%b\n%d\n%b\n%b"
+
+
 def link(previous: str, game: str, number: int, event: AnyEvent) -> str:
     """The digest of event ``number`` of ``game``, given the digest of the event before it."""
     return linker(game)(previous, number, event)
@@ -77,8 +84,7 @@ def linker(game: str) -> Callable[[str, int, AnyEvent], str]:
     sha256 = hashlib.sha256
 
     def link_in_game(previous: str, number: int, event: AnyEvent) -> str:
-        # A digest read from a file may be anything: it is hashed as ASCII, "?" for the rest.
-        hashed = b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name, encode_event(event))
+        hashed = HASHED % (previous.encode("ascii", "replace"), number, name, encode_event(event))
         return sha256(hashed).hexdigest()
 
     return link_in_game
@@ -99,8 +105,6 @@ def chain_digests(
 
     To append to a stored game, pass the digest of its last event and its count + 1.
     """
-    if start_number < 1:
-        raise ValueError(f"event numbers start at 1, not {start_number}")
     return chain_encoded(game, [encode_event(event) for event in events], start_digest, start_number)
 
 
@@ -120,8 +124,7 @@ def chain_encoded(
     previous = start_digest
     for number, event in enumerate(encoded, start=start_number):
         # ``linker``'s digest, in line: this loop runs once for every event written
-        previous = sha256(b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name,
-                                                 event)).hexdigest()
+        previous = sha256(HASHED % (previous.encode("ascii", "replace"), number, name, event)).hexdigest()
         digests.append(previous)
     return digests
 
@@ -201,8 +204,8 @@ def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
         if (
             number != expected
             # ``linker``'s digest, in line: this loop runs once for every event read
-            or sha256(b"%b\n%d\n%b\n%b" % (previous.encode("ascii", "replace"), number, name,
-                                            encode(stored.event))).hexdigest() != chained
+            or sha256(HASHED % (previous.encode("ascii", "replace"), number, name,
+                                encode(stored.event))).hexdigest() != chained
             or (recorded is not None and recorded != previous[:LINK_LENGTH])
         ):
             return False

@@ -187,17 +187,9 @@ class Sheet:
         on: str | None = None,
         why: str = "",
     ) -> None:
-        """Write ``amount`` sub-units (``add`` in line: every number of the sheet goes here)."""
+        """Write ``amount`` sub-units (through ``add``: every number of the sheet goes there)."""
         if amount:
-            w = Write(event, deal, player, column, amount, on, why)
-            if column == "pulya":
-                self.pulya[player] += amount
-            elif column == "gora":
-                self.gora[player] += amount
-            else:
-                assert on is not None
-                self.whists[player][on] += amount
-            self._own.append(w)
+            self.add(Write(event, deal, player, column, amount, on, why))
 
     def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None:
         """Points for a contract, in sub-units: into the player's pulya, with help when he

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import NoReturn, TypeGuard, assert_never
 
-
 from ledger.command.admission import check_newcomer
 from ledger.command.checks import filled, is_arbiter, is_official, person_of, seat_of
 from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level

@@ -21,16 +21,10 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
-from eventsourcing.sqlite import (
-    SQLiteAggregateRecorder,
-    SQLiteApplicationRecorder,
-    SQLiteCursor,
-    SQLiteDatastore,
-    SQLiteFactory,
-)
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
 from eventsourcing.utils import Environment
 
-from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, NewRow, RawRow, Row, StoreError, reason
+from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, NewRow, RawRow, StoreError, reason
 
 # How long a writer waits for another one to finish, in seconds.
 LOCK_TIMEOUT = 10
@@ -50,12 +44,9 @@ def cannot_persist(path: str) -> bool:
 
 class ManyRowsRecorder(SQLiteApplicationRecorder):
     """eventsourcing's SQLite application recorder, inserting the rows of one append
-    with one ``executemany`` in its one transaction (its aggregate recorder's way)
-    instead of one ``execute`` per row: the rowids that order the notification log are
-    given in the same order; nothing here needs each row's id back."""
-
-    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[Row], **kwargs: Any) -> Sequence[int] | None:
-        return SQLiteAggregateRecorder._insert_events(self, c, stored_events, **kwargs)
+    with one ``executemany`` in its one transaction instead of one ``execute`` per row:
+    the rowids that order the notification log are given in the same order; nothing
+    here needs each row's id back."""
 
     def insert_rows(self, rows: Sequence[tuple[str, int, str, bytes]]) -> None:
         """``insert_events`` of rows given as the tuples its statement takes (stream id,

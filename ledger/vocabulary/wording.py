@@ -63,6 +63,6 @@ def plain(message: str) -> str:
     return message
 
 
-def counted(n: int, noun: str, plural: str | None = None) -> str:
+def counted(n: int, noun: str) -> str:
     """``1 event``, ``2 events``: a count with its noun, singular for one."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+    return f"{n} {noun if n == 1 else noun + 's'}"

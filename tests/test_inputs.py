@@ -6,6 +6,8 @@ the rows it had (``stored_rows``)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ import msgspec
 import pytest
 
 from conftest import every_event
-from helpers import run, stored_rows, tournament_export
+from helpers import pulka, run, stored_rows, tournament_export
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import EVENT_TYPES, decode_event, encode_event, event_to_dict
 from ledger.vocabulary.logfile import export_line, parse_export, split_streams
@@ -303,3 +305,86 @@ def test_a_log_reads_the_same_whether_decoded_whole_or_line_by_line() -> None:
         with pytest.raises(Refused) as caught:
             parse_export("\n".join(damaged) + "\n")
         assert caught.value.line == line, damaged
+
+
+# -- an empty or malformed time, checked in a process of its own ------------------------------
+#
+# `admission.check_time_text` remembers the last time it found good. A process that has
+# admitted no time yet (every `pulka` command is one) must refuse an empty `at` too: these
+# tests run pulka as a process of its own, so that no earlier test's times are remembered.
+
+BAD_TIMES = ("", "2026-12-01T20:14:03+01:00:30")  # empty; an offset in seconds (ISO 8601 has hh:mm)
+
+
+def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """One event of every type of every kind of stream, as a log writes it: from the
+    pulka with every event, the fixtures (pulkas and rubbers), a tournament's export,
+    and the club register's two, which only `pulka alias` records."""
+    samples: dict[str, dict[str, Any]] = {}
+    logs = [pulka_log(), *([json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+                           for path in sorted([*FIXTURES.glob("*.jsonl"), *FIXTURES.glob("bridge/*.jsonl")]))]
+    logs.append([json.loads(line) for line in tournament_export(str(tmp_path / "cup.db")).splitlines()])
+    logs.append([{"type": "club_started", "game": "@club"}, {"type": "player_aliased", "name": "Anna P.",
+                                                              "same_as": "Anna"}])
+    for log in logs:
+        for line in log:
+            line.pop("digest", None)
+            samples.setdefault(line["type"], line)
+    assert set(samples) == set(EVENT_TYPES)
+    return samples
+
+
+ADMIT_EACH = """
+import json, sys
+from ledger.command.admission import admit
+from ledger.vocabulary.events import decode_event
+from ledger.vocabulary.refusal import Refused
+passed = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    event = decode_event(line)
+    try:
+        admit(event)
+    except Refused as exc:
+        assert "`at`" in str(exc), str(exc)
+    else:
+        passed.append(json.loads(line)["type"])
+print(json.dumps(passed))
+"""
+
+
+@pytest.mark.parametrize("when", BAD_TIMES)
+def test_an_empty_or_malformed_time_is_refused_in_every_event_type_of_every_stream(tmp_path: Path, when: str) -> None:
+    """The one place every event passes on its way in (``admission.admit``) refuses the
+    time, whatever the event's type and stream, in a process that has seen no time yet."""
+    path = tmp_path / "each.jsonl"
+    path.write_text("".join(json.dumps(line | {"at": when}) + "\n" for line in one_of_each_type(tmp_path).values()),
+                    encoding="utf-8")
+    result = subprocess.run([sys.executable, "-c", ADMIT_EACH, str(path)], capture_output=True, text=True,
+                            timeout=120, cwd=Path(__file__).resolve().parent.parent)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def test_an_empty_time_is_refused_by_a_fresh_pulka_in_every_kind_of_file(store_url: str, tmp_path: Path) -> None:
+    """`"at": ""` on the first line of a pulka's, a rubber's and a tournament's file, read
+    by `pulka import` in a process of its own: refused at line 1, nothing stored."""
+    db = store_url
+    bridge = sorted(FIXTURES.glob("bridge/*.jsonl"))[0]
+    files = {
+        "pulka": jsonl(pulka_log()),
+        "rubber": bridge.read_text(encoding="utf-8"),
+        "tournament": tournament_export(str(tmp_path / "cup.db")),
+    }
+    for kind, text in files.items():
+        lines = [json.loads(line) for line in text.splitlines()]
+        for line in lines:
+            line.pop("digest", None)
+        for when in BAD_TIMES:
+            lines[0]["at"] = when
+            path = tmp_path / f"{kind}.jsonl"
+            path.write_text(jsonl(lines), encoding="utf-8")
+            before = stored_rows(db)
+            result = pulka(tmp_path, "import", str(path), "--db", db)
+            assert result.returncode == 1, f"{kind} at {when!r}: {result.returncode} {result.stdout} {result.stderr}"
+            assert "line 1:" in result.stderr and "`at`" in result.stderr, result.stderr
+            assert stored_rows(db) == before

@@ -267,4 +267,6 @@ def check_time_text(text: str) -> None:
     _good_time[0] = text
 
 
-_good_time = [""]  # the last time check_time_text found good ("" never is)
+# The last time check_time_text found good; None until it has found one, so that no
+# text (the empty one included) passes unread.
+_good_time: list[str | None] = [None]

@@ -24,8 +24,12 @@ def parse_time(text: str) -> datetime:
         when = datetime.fromisoformat(text)
     except (ValueError, TypeError):
         raise TimeFormatError(f"{excerpt(text)} is not an ISO 8601 time (e.g. {EXAMPLE})") from None
-    if when.tzinfo is None:
+    offset = when.utcoffset()
+    if offset is None:
         raise TimeFormatError(f"time {excerpt(text)} has no offset (e.g. {EXAMPLE}, or Z for UTC)")
+    if offset % timedelta(minutes=1):
+        raise TimeFormatError(f"time {excerpt(text)} has an offset in seconds; ISO 8601 offsets are hours and "
+                              f"minutes (e.g. {EXAMPLE})")
     return in_range(when, text)
 
 

@@ -108,7 +108,11 @@ def leave(game: str, player: str, reason: str, by: str | None, quiet: bool, as_j
 @db_option
 def substitute(game: str, player: str, substitute: str, agreed_by: str, by: str | None, quiet: bool,
                as_json: bool, db: str | None) -> None:
-    """SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7]."""
+    """SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7].
+
+    At a tournament's table the arbiter records it (--by arbiter:NAME), and the
+    substitute plays at no other table of the tour.
+    """
     record(db, game, events_of(lambda s: Substituted(player=player_in(s, player), substitute=substitute.strip(),
                                                      agreed_by=names_in(s, agreed_by), by=by_in(s, by))),
            quiet=quiet, as_json=as_json)

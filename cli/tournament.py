@@ -12,7 +12,7 @@ from cli.common import NumbersCommand, UserError, db_option, emit, opened, user_
 from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.command.tournament import Tournaments
-from ledger.vocabulary.tournament import TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
+from ledger.vocabulary.tournament import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
 from projections.archive import GameResult
 from cli.picture.tournament import tournament_html
 from ledger.vocabulary.tournament import table_game
@@ -67,7 +67,7 @@ def parse_cut(text: str) -> CutRule:
 
 def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
     if not text:
-        return TIE_BREAKS
+        return DEFAULT_TIE_BREAKS
     order = []
     for item in text.split(","):
         name = item.strip()
@@ -89,7 +89,10 @@ def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
 @click.option("--rule", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the rule set.")
 @click.option("--rules-file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--cutoff", metavar="UPTO:RATE,…", help="Tour points from whists, e.g. 200:1,650:1/10,*:0.")
-@click.option("--tie-breaks", metavar="LIST", help=f"Order of tie-breaks (default {','.join(TIE_BREAKS)}).")
+@click.option("--tie-breaks", metavar="LIST",
+              help=f"Order of tie-breaks, of {','.join(TIE_BREAKS)} (default {','.join(DEFAULT_TIE_BREAKS)}); "
+                   "lot last.")
+@click.option("--lot-seed", metavar="SEED", help="The seed of the tie-break lot (default: a random one, recorded).")
 @click.option("--removal-below", type=int, metavar="W", help="A tour result below W whists: a yellow card, next tour sat out.")
 @click.option("--cards", "cards", type=int, default=2, show_default=True, help="Yellow cards that disqualify.")
 @click.option("--cut", "cuts", multiple=True, metavar="TOUR:KEEP", help="After TOUR only the first KEEP go on.")
@@ -99,7 +102,7 @@ def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
 def new(
     name: str, players: str, convention: str, pulya: int, tours: int | None, deal_cap: int | None,
     table_size: int, overrides: tuple[str, ...], rules_file: str | None, cutoff: str | None,
-    tie_breaks: str | None, removal_below: int | None, cards: int, cuts: tuple[str, ...],
+    tie_breaks: str | None, lot_seed: str | None, removal_below: int | None, cards: int, cuts: tuple[str, ...],
     final_table: int | None, by: str | None, db: str | None,
 ) -> None:
     """Start a tournament: its rules are recorded in its first event."""
@@ -114,6 +117,7 @@ def new(
         table_size=table_size,
         cutoff=parse_cutoff(cutoff),
         tie_breaks=parse_tie_breaks(tie_breaks),
+        lot_seed=lot_seed,
         removal_below=removal_below,
         cards_to_disqualify=cards,
         cuts=tuple(parse_cut(c) for c in cuts),

@@ -21,13 +21,18 @@ from fractions import Fraction
 from typing import Any, assert_never
 
 from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.lot import draw
 from ledger.vocabulary.rules import RuleSet, resolve
 from ledger.vocabulary.tournament import (
+    DEFAULT_TIE_BREAKS,
+    FEWER_FIRST,
+    TALLIED,
     CutMade,
     Disqualified,
     Removed,
     Seated,
     Segment,
+    Tally,
     TourClosed,
     TournamentEvent,
     TournamentStarted,
@@ -36,6 +41,9 @@ from ledger.vocabulary.tournament import (
     table_game,
 )
 from projections.archive import GameResult
+from projections.deal import DealState
+from projections.game import GameState
+from projections.scoring import penalty_counts
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from projections.numbers import fmt, number
 from projections.report import PointError
@@ -67,6 +75,65 @@ def tour_points(whists: int, segments: Sequence[Segment]) -> Fraction:
     return total if whists >= 0 else -total
 
 
+# -- the counts of the Code's criteria [Code 4.1.3] ------------------------------------------
+
+
+def tallies_of(state: GameState) -> dict[str, Tally]:
+    """Each seat's counts in a table's pulka for the tie-breaks the Code names [Code
+    4.1.3], from its deals as they stand (corrections merged; annulled and unfinished
+    deals, and a talon exposed in the auction, count nothing). A seat's counts include a
+    substitute's deals in it, as its result does. Tricks are those the result counts,
+    the offender's penalty tricks included [Code 3.9.11.2, footnote 34]:
+
+    - a raspasy is won by each player in the deal (not the sitting-out dealer) who took
+      no more tricks than any other [Code 3.7.2.2: the one who took fewest wins]; its
+      tricks count for everyone who took them, the four-player dealer's talon tricks
+      too [Code 3.7.6.1];
+    - a remiz is a contract declared and not made: undertricks, a misère with a trick,
+      a declaration ruled a remiz without all [Code 3.4.4]; a shared misère [Code
+      3.6.9] counts for its declarer;
+    - misère tricks are those the declarer took on his misères."""
+    counts = {name: [0, 0, 0, 0] for name in state.started.players}
+    for deal in state.deals:
+        for seat, won, raspasy, remiz, misere in _deal_tallies(deal):
+            row = counts.setdefault(deal.names[seat], [0, 0, 0, 0])
+            row[0] += won
+            row[1] += raspasy
+            row[2] += remiz
+            row[3] += misere
+    return {name: Tally(*row) for name, row in counts.items()}
+
+
+def _deal_tallies(deal: DealState) -> list[tuple[int, int, int, int, int]]:
+    """(seat, raspasy won, raspasy tricks, remizes, misère tricks) of one deal."""
+    if deal.annulled_at is not None or not deal.resolved:
+        return []
+    ruling = deal.ruling
+    if ruling is not None and ruling.rule == "3.3.16.3":
+        return []
+    lost, remiz = penalty_counts(deal)
+    if deal.raspasy:
+        if deal.tricks is None:
+            return []
+        taken = {s: deal.tricks.get(s, 0) + lost.get(s, 0) for s in deal.tricks.keys() | set(deal.active)}
+        fewest = min(taken[s] for s in deal.active)
+        return [(s, int(s in deal.active and taken[s] == fewest), n, 0, 0) for s, n in sorted(taken.items())]
+    declarer = deal.declarer
+    if declarer is None:
+        return []
+    if ruling is not None and ruling.rule == "3.4.4":
+        return [(declarer, 0, 0, 1, 0)]
+    contract = deal.contract
+    if contract is None or deal.tricks is None:
+        return []  # a contract unplayed (both passed, a half-whist): made [Code 4.2.3.2]
+    taken_by = deal.tricks.get(declarer, 0)
+    if contract.is_misere:
+        counted = taken_by + lost.get(declarer, 0) + remiz.get(declarer, 0)
+        return [(declarer, 0, 0, int(counted > 0), counted)]
+    under = max(0, contract.needed - (taken_by - lost.get(declarer, 0))) + remiz.get(declarer, 0)
+    return [(declarer, 0, 0, int(under > 0), 0)]
+
+
 @dataclass
 class TournamentState:
     started: TournamentStarted
@@ -79,6 +146,7 @@ class TournamentState:
     removed: dict[int, dict[str, Removed]] = field(default_factory=dict)  # tour sat out -> player
     disqualified: dict[str, Disqualified] = field(default_factory=dict)
     cuts: list[CutMade] = field(default_factory=list)
+    _lot: dict[str, int] | None = field(default=None, repr=False)
 
     @classmethod
     def start(cls, started: TournamentStarted) -> TournamentState:
@@ -160,6 +228,15 @@ class TournamentState:
             p for p in self.players
             if p not in self.disqualified and self.cut_at(p) is None and p not in removed
         ]
+
+    def lot_place(self, player: str) -> int:
+        """The player's place (from 1) in the drawing of lots of the tie-break ``lot``,
+        drawn from the recorded ``lot_seed`` over the entrants in their order of entry."""
+        if self._lot is None:
+            seed = self.started.lot_seed
+            assert seed is not None, "a tournament that breaks ties by lot records its seed"
+            self._lot = {p: i for i, p in enumerate(draw(seed, self.players), start=1)}
+        return self._lot[player]
 
     def table_of(self, tour: int, player: str) -> int | None:
         for table, players in self.seating.get(tour, {}).items():
@@ -262,6 +339,7 @@ class TourEntry:
     won: bool
     in_play: bool = False  # a table not yet closed: shown, not counted
     end: str = ""
+    tally: Tally = Tally()  # the counts recorded with the close (``TableClosed.tallies``)
 
 
 @dataclass(frozen=True)
@@ -275,6 +353,9 @@ class Standing:
     tours: tuple[TourEntry, ...]
     status: str
     cards: int
+    # The value of each of the tournament's tie-breaks, as ordered (fewer-first ones as
+    # counted, not negated); the lot is the place in the draw, from 1.
+    breaks: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -294,7 +375,8 @@ def standings(state: TournamentState, live: Mapping[str, GameResult] | None = No
             best = max(closed.whists.values())
             for player, whists in closed.whists.items():
                 entries.setdefault(player, []).append(
-                    TourEntry(tour, closed.table, whists, tour_points(whists, segments), whists == best, end=closed.end)
+                    TourEntry(tour, closed.table, whists, tour_points(whists, segments), whists == best, end=closed.end,
+                              tally=closed.tallies.get(player, Tally()))
                 )
     for tour, tables in sorted(state.seating.items()):
         if tour in state.closed or live is None:
@@ -309,18 +391,14 @@ def standings(state: TournamentState, live: Mapping[str, GameResult] | None = No
                 entries.setdefault(player, []).append(
                     TourEntry(tour, table, whists, tour_points(whists, segments), whists == best, True, result.status)
                 )
-    last = state.last_closed
     order = {p: i for i, p in enumerate(state.players)}
+    breaks = {p: tie_break_values(state, p, [e for e in entries[p] if not e.in_play]) for p in state.players}
 
     def key(player: str) -> tuple[Any, ...]:
         counted = [e for e in entries[player] if not e.in_play]
         points = sum((e.points for e in counted), Fraction(0))
-        breaks = {
-            "whists": sum(e.whists for e in counted),
-            "tours_won": sum(1 for e in counted if e.won),
-            "last_tour": next((e.whists for e in counted if e.tour == last), 0),
-        }
-        return (state.stage(player), points, *(breaks[b] for b in state.started.tie_breaks))
+        ranked = tuple(-v if b in FEWER_FIRST or b == "lot" else v for b, v in breaks[player])
+        return (state.stage(player), points, *ranked)
 
     keys = {p: key(p) for p in state.players}
     ranked = sorted(state.players, key=lambda p: (tuple(-k for k in keys[p]), order[p]))
@@ -328,6 +406,7 @@ def standings(state: TournamentState, live: Mapping[str, GameResult] | None = No
     for i, player in enumerate(ranked):
         place = rows[-1].place if rows and keys[ranked[i - 1]] == keys[player] else i + 1
         counted = [e for e in entries[player] if not e.in_play]
+        values = dict(breaks[player])
         rows.append(
             Standing(
                 place=place,
@@ -335,18 +414,41 @@ def standings(state: TournamentState, live: Mapping[str, GameResult] | None = No
                 points=sum((e.points for e in counted), Fraction(0)),
                 whists=sum(e.whists for e in counted),
                 tours_won=sum(1 for e in counted if e.won),
-                last_tour=next((e.whists for e in counted if e.tour == last), 0),
+                last_tour=next((e.whists for e in counted if e.tour == state.last_closed), 0),
                 tours=tuple(sorted(entries[player], key=lambda e: e.tour)),
                 status=state.status(player),
                 cards=len(state.cards.get(player, [])),
+                breaks=tuple(values.items()),
             )
         )
-    return Standings(state.name, last, tuple(rows))
+    return Standings(state.name, state.last_closed, tuple(rows))
+
+
+def tie_break_values(state: TournamentState, player: str, counted: Sequence[TourEntry]) -> tuple[tuple[str, int], ...]:
+    """``player``'s value of each of the tournament's tie-breaks, in its order, from his
+    tours ``counted`` (closed ones): sums over the tours, or his place in the lot."""
+    player_tally = [sum(getattr(e.tally, b) for e in counted) for b in TALLIED]
+    out = []
+    for b in state.started.tie_breaks:
+        if b == "whists":
+            value = sum(e.whists for e in counted)
+        elif b == "tours_won":
+            value = sum(1 for e in counted if e.won)
+        elif b == "last_tour":
+            value = next((e.whists for e in counted if e.tour == state.last_closed), 0)
+        elif b == "lot":
+            value = state.lot_place(player)
+        else:
+            value = player_tally[TALLIED.index(b)]
+        out.append((b, value))
+    return tuple(out)
 
 
 def standings_doc(s: Standings) -> dict[str, Any]:
     """The JSON of ``pulka tournament standings --json``: points as exact numbers where
-    whole, else the nearest float (as ``result`` in event-log.md)."""
+    whole, else the nearest float (as ``result`` in event-log.md); a tournament that
+    breaks ties by the Code's criteria or the lot shows each player's values of its
+    tie-breaks (``tie_breaks``, in its order)."""
     return {
         "tournament": s.tournament,
         "after_tour": s.after_tour,
@@ -364,7 +466,7 @@ def standings_doc(s: Standings) -> dict[str, Any]:
                 "status": r.status,
                 "cards": r.cards,
                 "tours_won": r.tours_won,
-            }
+            } | ({"tie_breaks": dict(r.breaks)} if any(b not in DEFAULT_TIE_BREAKS for b, _ in r.breaks) else {})
             for r in s.rows
         ],
     }
@@ -380,6 +482,11 @@ def points_text(x: Fraction) -> str:
         return fmt(x)
     text = str(Decimal(x.numerator) / Decimal(x.denominator))
     return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def tie_breaks_text(started: TournamentStarted) -> str:
+    """The tournament's tie-breaks in their order, the lot with its seed."""
+    return ", ".join(f"lot (seed {started.lot_seed})" if b == "lot" else b for b in started.tie_breaks)
 
 
 def render_standings(s: Standings, state: TournamentState, describe: str) -> str:
@@ -404,7 +511,7 @@ def render_standings(s: Standings, state: TournamentState, describe: str) -> str
         lines.append(f"{r.place:<6}{r.player:<{width}}{points_text(r.points):>9}{r.whists:>+8}{r.tours_won:>5}{cells}  {status}")
     lines.append("")
     lines.append("Tour cells: points (whists). Points are the rounded tour result [Code 4.2.12] through "
-                 "the cut-off function; ties are broken by " + ", ".join(state.started.tie_breaks) + ".")
+                 "the cut-off function; ties are broken by " + tie_breaks_text(state.started) + ".")
     if any(e.in_play for r in s.rows for e in r.tours):
         lines.append("* a table still in play: its result as if abandoned now, not counted.")
     return "\n".join(lines) + "\n"
@@ -426,6 +533,8 @@ def effect(event: TournamentEvent, state: TournamentState) -> str:
                 parts.append(f"deal cap {s.deal_cap}")
             if s.cutoff:
                 parts.append("cut-off " + ", ".join(f"{'*' if g.upto is None else g.upto}:{g.rate}" for g in s.cutoff))
+            if s.tie_breaks != DEFAULT_TIE_BREAKS:
+                parts.append(f"ties broken by {tie_breaks_text(s)}")
             if s.removal_below is not None:
                 parts.append(f"removal below {s.removal_below:+d}")
             for rule in s.cuts:

@@ -37,7 +37,9 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import utc_micros
 from ledger.vocabulary.tournament import Segment, TournamentStarted
 from projections.archive import result_of
-from projections.tournament import TournamentState, standings_doc
+from projections.tournament import TournamentState, standings_doc, tallies_of
+from test_inputs import rechained
+from test_tournament_rules import redrawn
 
 PLAYERS = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor")
 WIN = "6S pass pass | 6S | pass pass"  # the forehand plays a six unopposed: 2 in his pulya
@@ -205,9 +207,12 @@ def test_refusals_name_their_rule(played: Played) -> None:
     assert r["after the last tour"].rule == "tournament.tours"
 
 
-def test_nobody_joins_a_tournament_table_but_a_substitute_may_take_a_seat(store_url: str) -> None:
+def test_nobody_joins_a_tournament_table_and_a_substitute_is_the_arbiters_and_plays_at_one_table(
+    store_url: str,
+) -> None:
     """A newcomer at a table would play for nobody in the standings: the arbiter seats the
-    tables. A substitute plays for the seated player, who keeps the seat's result."""
+    tables. A substitute plays for the seated player, who keeps the seat's result; the
+    arbiter records him [Code 5.4.7, 4.2.16], and one person plays at one table a tour."""
     db = store_url
     ok(db, "tournament", "new", "spring", "--players", "Anna,Boris,Vera,Gleb,Dina,Egor", "--pulya", "4",
        "--deal-cap", "6")
@@ -218,10 +223,127 @@ def test_nobody_joins_a_tournament_table_but_a_substitute_may_take_a_seat(store_
     before = stored_rows(db)
     err = refused(db, "join", "spring/1/1", "Zoya", "--agreed-by", "Anna,Boris,Vera")
     assert "Zoya cannot join spring/1/1" in err and "[tournament.seating" in err and "pulka substitute" in err
+    # Without the arbiter: refused, whoever records it.
+    for by in ((), ("--by", "Anna")):
+        err = refused(db, "substitute", "spring/1/1", "Vera", "Zoya", "--agreed-by", "Anna,Boris", *by)
+        assert "substitute is seated by the arbiter" in err and "[tournament.substitute" in err, err
+        assert "--by arbiter:NAME" in err
+    # Gleb sits at spring/1/2 in this tour: he cannot play for Vera at spring/1/1 too.
+    err = refused(db, "substitute", "spring/1/1", "Vera", "gleb", "--agreed-by", "Anna,Boris", "--by", "arbiter:Oleg")
+    assert "gleb is seated at table 2 of tour 1 (spring/1/2)" in err and "[tournament.substitute" in err, err
     assert stored_rows(db) == before
-    ok(db, "substitute", "spring/1/1", "Vera", "Zoya", "--agreed-by", "Anna,Boris")
+    ok(db, "substitute", "spring/1/1", "Vera", "Zoya", "--agreed-by", "Anna,Boris", "--by", "arbiter:Oleg")
+    # Zoya now plays at spring/1/1: she cannot take a seat at spring/1/2 as well.
+    before = stored_rows(db)
+    err = refused(db, "substitute", "spring/1/2", "Egor", "ZOYA", "--agreed-by", "Gleb,Dina", "--by", "arbiter:Oleg")
+    assert "ZOYA plays at spring/1/1 in tour 1 already" in err and "[tournament.substitute" in err, err
+    assert stored_rows(db) == before
     ok(db, "deal", "spring/1/1", "pass pass pass | 4 3 3")
     assert set(json.loads(ok(db, "settle", "spring/1/1", "--json"))["rounded"]) == {"Anna", "Boris", "Vera"}
+
+
+def test_a_substitute_at_two_tables_of_a_tour_is_refused_on_import(tmp_path: Path) -> None:
+    """The same judgement when a whole tournament comes from a file: the second table's
+    substitute, recorded outside the ledger, is refused at its line, nothing stored."""
+    db = str(tmp_path / "one.db")
+    ok(db, "tournament", "new", "spring", "--players", "Anna,Boris,Vera,Gleb,Dina,Egor", "--pulya", "4")
+    ok(db, "tournament", "seat", "spring", "1", "1", "Anna,Boris,Vera")
+    ok(db, "tournament", "seat", "spring", "1", "2", "Gleb,Dina,Egor")
+    ok(db, "tournament", "start", "spring", "1")
+    ok(db, "substitute", "spring/1/1", "Vera", "Zoya", "--agreed-by", "Anna,Boris", "--by", "arbiter:Oleg")
+    ok(db, "substitute", "spring/1/2", "Egor", "Ira", "--agreed-by", "Gleb,Dina", "--by", "arbiter:Oleg")
+    lines = [json.loads(line) for line in ok(db, "tournament", "export", "spring").splitlines()]
+    sub = [i for i, line in enumerate(lines) if line["type"] == "substituted"]
+    assert [lines[i]["substitute"] for i in sub] == ["Zoya", "Ira"]
+    for line in lines:
+        line.pop("digest")
+    lines[sub[1]]["substitute"] = "Zoya"
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    other = str(tmp_path / "other.db")
+    err = refused(other, "import", str(path))
+    assert "Zoya plays at spring/1/1 in tour 1 already" in err, err
+    assert stored_rows(other) == []
+
+
+def test_an_unseatable_tournament_is_refused_with_what_would_be_seatable(store_url: str, tmp_path: Path) -> None:
+    """Five players cannot sit at tables of 3 and 4 [Code 1.2]: no tour of such a
+    tournament could be seated; four (one table) or six (two of three) could."""
+    db = store_url
+    five = "Anna,Boris,Vera,Gleb,Dina"
+    for size in ("3", "4"):
+        err = refused(db, "tournament", "new", "five", "--players", five, "--pulya", "4", "--table-size", size)
+        assert "a tournament of 5 players cannot be seated at tables of 3 and 4 [Code 1.2]" in err, err
+        assert "allowed: 4 players: one table of 4; 6 players: tables of 3, 3" in err, err
+    # A cut to five leaves the tours after it unseatable, as a final table larger than the field.
+    six = five + ",Egor"
+    err = refused(db, "tournament", "new", "cut", "--players", six + ",Igor", "--pulya", "4", "--table-size", "3",
+                  "--tours", "3", "--cut", "1:5")
+    assert "after the cut after tour 1, 5 players cannot be seated at tables of 3 and 4 [Code 1.2]" in err, err
+    err = refused(db, "tournament", "new", "tiny", "--players", "Anna,Boris,Vera", "--pulya", "4", "--tours", "2",
+                  "--final-table", "4")
+    assert "a final table of 4 from 3 players" in err and "[tournament.final" in err, err
+    assert stored_rows(db) == []
+    # The same from a file.
+    path = tmp_path / "five.jsonl"
+    path.write_text(json.dumps({"type": "tournament_started", "game": "five", "players": five.split(","),
+                                "pulya": 4, "table_size": 3}) + "\n")
+    assert "line 1:" in refused(db, "import", str(path))
+    assert stored_rows(db) == []
+    ok(db, "tournament", "new", "six", "--players", six, "--pulya", "4", "--table-size", "4")
+    assert ok(db, "tournament", "list") == "six\n"
+
+
+def deals(ledger: Ledger, game: str, lines: list[str]) -> None:
+    for line in lines:
+        ledger.execute(game, lambda st, line=line: deal_events(st, line))
+
+
+def test_a_removal_at_the_close_before_the_final_leaves_the_cut_to_the_next_eligible(store_url: str) -> None:
+    """A player removed at the close of the tour before the final sits the final out: the
+    cut to the final table takes the next eligible players, and the final is seated."""
+    db = store_url
+    a_loses = [LOSE, WIN, WIN]  # the forehand (the table's first player) fails a misère
+    others_lose = [WIN, LOSE, LOSE]  # the second and third players fail theirs
+    even = [WIN, WIN, WIN]
+    with Store(db) as store:
+        ledger = Ledger(store, clock=Clock())
+        t = Tournaments(ledger)
+        t.create(TournamentStarted(game="cup", players=("A", "B", "C", "D", "E", "F"), pulya=6, tours=3,
+                                   deal_cap=3, table_size=3, removal_below=-100, final_table=4, by="arbiter:Oleg"))
+        t.seat("cup", 1, 1, ["A", "B", "C"])
+        t.seat("cup", 1, 2, ["D", "E", "F"])
+        t.start_tables("cup", 1)
+        deals(ledger, "cup/1/1", others_lose)
+        deals(ledger, "cup/1/2", even)
+        t.close("cup", 1)
+        t.seat("cup", 2, 1, ["A", "D", "E"])
+        t.seat("cup", 2, 2, ["B", "C", "F"])
+        t.start_tables("cup", 2)
+        deals(ledger, "cup/2/1", a_loses)
+        deals(ledger, "cup/2/2", even)
+        t.close("cup", 2)
+    after_2 = json.loads(ok(db, "tournament", "standings", "cup", "--json", "--tour", "2"))["standings"]
+    entry = "ABCDEF"
+
+    def rank(r: dict[str, Any]) -> tuple[Any, ...]:
+        last = next(e["whists"] for e in r["tours"] if e["tour"] == 2)
+        return (-r["points"], -r["whists"], -r["tours_won"], -last, entry.index(r["player"]))
+
+    by_points = [r["player"] for r in sorted(after_2, key=rank)]
+    # The situation of the issue: A lost below the threshold in tour 2, so sits out tour 3,
+    # and yet his points put him among the first four.
+    a_tour_2 = settled(db, "cup/2/1")["A"]
+    assert a_tour_2 < -100 and by_points.index("A") < 4, (a_tour_2, by_points)
+    expected = [p for p in by_points if p != "A"][:4]
+    log = ok(db, "tournament", "log", "cup")
+    assert "A sits out tour 3" in log
+    assert f"cut after tour 2: 4 go on ({', '.join(expected)})" in log, log
+    statuses = {r["player"]: r["status"] for r in after_2}
+    assert statuses["A"] == "cut" and all(statuses[p] == "final" for p in expected)
+    seated = ok(db, "tournament", "seat", "cup", "3", "--auto", "--by", "arbiter:Oleg")
+    assert f"tour 3, table 1 (cup/3/1): {', '.join(expected)}; the final table" in seated, seated
+    assert "started cup/3/1" in ok(db, "tournament", "start", "cup", "3")
 
 
 def settled(db: str, game: str) -> dict[str, int]:
@@ -341,3 +463,90 @@ def test_the_views_kept_incrementally_equal_a_rebuild(played: Played) -> None:
     games = [row[0] for row in kept["archive_games"]]
     assert games == sorted(["cup/1/1", "cup/1/2", "cup/2/1", "cup/3/1"])
     assert kept["archive_tournaments"] == [("cup", 6)]
+
+
+def test_the_close_records_the_codes_criteria_and_the_standings_break_ties_by_them(store_url: str,
+                                                                                    tmp_path: Path) -> None:
+    """A tournament that breaks ties by the Code's criteria [Code 4.1.3] and the lot: the
+    close of a tour records each player's counts from his table's deals (derived here by
+    hand), the standings show them, and an import checks them against the games."""
+    db = store_url
+    out = ok(db, "tournament", "new", "crit", "--players", "Anna,Boris,Vera", "--pulya", "20", "--tours", "1",
+             "--deal-cap", "7", "--table-size", "3", "--tie-breaks",
+             "whists,raspasy_won,raspasy_tricks,remizes,misere_tricks,lot", "--lot-seed", "crit-2026",
+             "--by", "arbiter:Oleg")
+    assert "ties broken by whists, raspasy_won, raspasy_tricks, remizes, misere_tricks, lot (seed crit-2026)" in out
+    ok(db, "tournament", "seat", "crit", "1", "1", "Anna,Boris,Vera")
+    ok(db, "tournament", "start", "crit", "1")
+    for line in (
+        "pass pass pass | 4 3 3",                 # raspasy: Boris and Vera took fewest (3): both won
+        "misere pass pass | misere | 2",          # Boris's misère, two tricks: a remiz
+        "7S pass pass | 7S | whist whist | 5 3 2",  # Vera's seven, five tricks: a remiz
+        "6S pass pass | 6S | whist pass | 6 3 1",  # Anna's six made
+        "misere pass pass | misere | 0",          # Boris's misère made, no trick
+    ):
+        ok(db, "deal", "crit/1/1", line)
+    ok(db, "annul", "crit/1/1", "--reason", "misdeal")  # deal 6: void, counts nothing
+    ok(db, "deal", "crit/1/1", "pass pass pass | 0 5 5")  # raspasy from Vera: she took none, won
+    ok(db, "tournament", "close", "crit", "1")
+    expected = {
+        "Anna": {"raspasy_tricks": 4 + 5},
+        "Boris": {"raspasy_won": 1, "raspasy_tricks": 3 + 5, "remizes": 1, "misere_tricks": 2 + 0},
+        "Vera": {"raspasy_won": 2, "raspasy_tricks": 3 + 0, "remizes": 1},
+    }
+    export = ok(db, "tournament", "export", "crit")
+    closed = next(json.loads(line) for line in export.splitlines() if '"tour_closed"' in line)
+    assert closed["tables"][0]["tallies"] == expected
+    lot = redrawn("crit-2026", ["Anna", "Boris", "Vera"])
+    rows = json.loads(ok(db, "tournament", "standings", "crit", "--json"))["standings"]
+    for row in rows:
+        counts = expected[row["player"]]
+        assert row["tie_breaks"] == {
+            "whists": row["whists"], "lot": lot.index(row["player"]) + 1,
+            **{k: counts.get(k, 0) for k in ("raspasy_won", "raspasy_tricks", "remizes", "misere_tricks")},
+        }
+    # The export comes back whole; a count changed (and chained anew) is refused at its line.
+    (tmp_path / "crit.jsonl").write_text(export)
+    copy = str(tmp_path / "copy.db")
+    ok(copy, "import", str(tmp_path / "crit.jsonl"))
+    assert ok(copy, "tournament", "standings", "crit", "--json") == ok(db, "tournament", "standings", "crit", "--json")
+
+    def more_remizes(number: int, data: dict[str, Any]) -> None:
+        if data["type"] == "tour_closed":
+            data["tables"][0]["tallies"]["Anna"]["remizes"] = 1
+
+    (tmp_path / "edited.jsonl").write_text(rechained(export, more_remizes))
+    err = refused(str(tmp_path / "other.db"), "import", str(tmp_path / "edited.jsonl"))
+    assert "the close of tour 1 does not match crit/1/1 as recorded" in err, err
+
+
+def test_the_tie_breaks_are_judged_when_the_tournament_starts(store_url: str) -> None:
+    db = store_url
+    start = ("tournament", "new", "t", "--players", "Anna,Boris,Vera", "--pulya", "10")
+    assert "the lot separates every tie" in refused(db, *start, "--tie-breaks", "lot,whists")
+    assert "the lot is not a tie-break" in refused(db, *start, "--lot-seed", "x")
+    assert "unknown tie-break 'raspasy'" in refused(db, *start, "--tie-breaks", "raspasy")
+    assert stored_rows(db) == []
+    # The lot without a seed: the ledger draws one and records it, so it replays.
+    ok(db, *start, "--tie-breaks", "remizes,lot")
+    log = json.loads(ok(db, "tournament", "log", "t", "--json"))["events"]
+    seed = re.search(r"lot \(seed ([0-9a-f]{16})\)", log[0]["effect"])
+    assert seed is not None, log[0]["effect"]
+    exported = json.loads(ok(db, "tournament", "export", "t").splitlines()[0])
+    assert exported["lot_seed"] == seed.group(1) and exported["tie_breaks"] == ["remizes", "lot"]
+
+
+def test_a_tally_counts_the_four_player_dealers_talon_tricks_but_not_his_win(tmp_path: Path) -> None:
+    """Raspasy with four players [Code 3.7.6.1]: the sitting-out dealer's talon tricks
+    count among the raspasy tricks, but only the three in the deal can win it."""
+    with Store(str(tmp_path / "four.db")) as store:
+        ledger = Ledger(store, clock=Clock())
+        ledger.create(GameStarted(game="four", players=("Anna", "Boris", "Vera", "Gleb"), pulya=10))
+        deals(ledger, "four", ["pass pass pass | 3 4 2 1"])
+        state = ledger.state("four")
+    deal = state.deals[0]
+    forehand, second, third = (deal.names[s] for s in deal.bidders)
+    dealer = deal.names[deal.dealer]
+    tallies = tallies_of(state)
+    assert {p: (t.raspasy_won, t.raspasy_tricks) for p, t in tallies.items()} == {
+        forehand: (0, 3), second: (0, 4), third: (1, 2), dealer: (0, 1)}

@@ -6,14 +6,29 @@ from __future__ import annotations
 import hashlib
 import itertools
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.command.seating import by_lot, draw, repeats, swiss, table_sizes
+from ledger.command.seating import by_lot, repeats, swiss, table_sizes
+from ledger.vocabulary.lot import draw
 from ledger.vocabulary.rules import SOCHI
-from ledger.vocabulary.tournament import Seated, Segment, TableClosed, TieBreak, TourClosed, TournamentStarted
+from ledger.vocabulary.tournament import (
+    CutRule,
+    Disqualified,
+    Removed,
+    Seated,
+    Segment,
+    TableClosed,
+    Tally,
+    TieBreak,
+    TourClosed,
+    TournamentStarted,
+)
+from ledger.command.tournament import consequences, judge_seated, seating_for
+from ledger.vocabulary.refusal import Refused
 from projections.tournament import TournamentState, standings, standings_doc, tour_points
 
 CUT = (Segment(200, "1"), Segment(650, "1/10"), Segment(None, "0"))
@@ -44,17 +59,20 @@ def test_without_segments_a_result_counts_in_full_and_an_open_last_segment_goes_
 
 
 def tournament(results: list[list[dict[str, int]]], tie_breaks: tuple[TieBreak, ...] = ("whists", "tours_won", "last_tour"),
-               cutoff: tuple[Segment, ...] = (Segment(20, "1"), Segment(None, "0"))) -> TournamentState:
-    """A tournament whose tours closed with these table results (players in order of first sight)."""
+               cutoff: tuple[Segment, ...] = (Segment(20, "1"), Segment(None, "0")),
+               tallies: dict[str, Tally] | None = None, lot_seed: str | None = None) -> TournamentState:
+    """A tournament whose tours closed with these table results (players in order of first
+    sight); ``tallies``: each player's counts for the Code's criteria, every tour."""
     players = list(dict.fromkeys(p for tour in results for table in tour for p in table))
     started = TournamentStarted(game="t", players=tuple(players), pulya=10, rule_set=SOCHI, table_size=3,
-                                cutoff=cutoff, tie_breaks=tie_breaks)
+                                cutoff=cutoff, tie_breaks=tie_breaks, lot_seed=lot_seed)
     state = TournamentState.start(started)
     for tour, tables in enumerate(results, start=1):
         for k, table in enumerate(tables, start=1):
             state.apply(Seated(tour=tour, table=k, players=tuple(table)))
         state.apply(TourClosed(tour=tour, tables=tuple(
-            TableClosed(table=k, game=f"t/{tour}/{k}", end="finished", deals=9, events=70, digest="0" * 64, whists=t)
+            TableClosed(table=k, game=f"t/{tour}/{k}", end="finished", deals=9, events=70, digest="0" * 64, whists=t,
+                        tallies={p: (tallies or {}).get(p, Tally()) for p in t})
             for k, t in enumerate(tables, start=1))))
     return state
 
@@ -82,6 +100,123 @@ def test_players_equal_on_every_tie_break_share_their_place() -> None:
     only_tours_won = tournament(TIES, tie_breaks=("tours_won",))
     # Each won one tour: one place, shown in the order of entry (P, Q, S).
     assert order(only_tours_won)[:4] == [(1, "P"), (1, "Q"), (1, "S"), (4, "Y")]
+
+
+# P, Q and S are equal on points and on every tie-break but the Code's criteria [Code
+# 4.1.3]; each of those orders them its own way (more raspasy won first; fewer raspasy
+# tricks, remizes and misère tricks first), over both tours.
+EQUAL = [
+    [{"P": 10, "X": -5, "Y": -5}, {"Q": 10, "Z": -5, "W": -5}, {"S": 10, "U": -5, "V": -5}],
+    [{"P": 0, "Q": 0, "S": 0}, {"X": 0, "Y": 0, "Z": 0}, {"W": 0, "U": 0, "V": 0}],
+]
+COUNTS = {  # each tour's counts: the totals double them
+    "P": Tally(raspasy_won=2, raspasy_tricks=9, remizes=1, misere_tricks=0),
+    "Q": Tally(raspasy_won=1, raspasy_tricks=4, remizes=0, misere_tricks=3),
+    "S": Tally(raspasy_won=3, raspasy_tricks=12, remizes=2, misere_tricks=1),
+}
+
+
+@pytest.mark.parametrize(("criterion", "expected"), [
+    ("raspasy_won", ["S", "P", "Q"]),
+    ("raspasy_tricks", ["Q", "P", "S"]),
+    ("remizes", ["Q", "P", "S"]),
+    ("misere_tricks", ["P", "S", "Q"]),
+])
+def test_the_codes_criteria_break_ties_each_in_its_direction(criterion: TieBreak, expected: list[str]) -> None:
+    state = tournament(EQUAL, tie_breaks=("whists", "tours_won", "last_tour", criterion), tallies=COUNTS)
+    assert order(state)[:3] == [(1, expected[0]), (2, expected[1]), (3, expected[2])]
+    row = next(r for r in standings_doc(standings(state))["standings"] if r["player"] == expected[0])
+    assert row["tie_breaks"][criterion] == 2 * getattr(COUNTS[expected[0]], criterion)
+    # Without the criterion the three share the first place.
+    assert order(tournament(EQUAL, tallies=COUNTS))[:3] == [(1, "P"), (1, "Q"), (1, "S")]
+    assert "tie_breaks" not in standings_doc(standings(tournament(EQUAL)))["standings"][0]
+
+
+def redrawn(seed: str, items: list[str]) -> list[str]:
+    """The lot as the lot module's docstring writes it, drawn here again."""
+    order, counter = list(items), 0
+    for i in range(len(order) - 1, 0, -1):
+        while True:
+            x = int.from_bytes(hashlib.sha256(f"{seed}\n{counter}".encode()).digest()[:8], "big")
+            counter += 1
+            if x < (1 << 64) // (i + 1) * (i + 1):
+                break
+        j = x % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def test_the_lot_separates_every_tie_from_its_recorded_seed() -> None:
+    """Equal in everything, P, Q and S take the places the lot from the seed gives them,
+    the same at every replay; another seed draws another order."""
+    orders = set()
+    for seed in ("cup-2026", "a", "b", "c", "d"):
+        state = tournament(EQUAL, tie_breaks=("whists", "raspasy_won", "lot"), lot_seed=seed)
+        drawn = [p for p in redrawn(seed, list(state.players)) if p in "PQS"]
+        assert order(state)[:3] == [(1, drawn[0]), (2, drawn[1]), (3, drawn[2])]
+        assert order(tournament(EQUAL, tie_breaks=("whists", "raspasy_won", "lot"), lot_seed=seed)) == order(state)
+        doc = standings_doc(standings(state))["standings"]
+        assert [r["tie_breaks"]["lot"] for r in doc[:3]] == [redrawn(seed, list(state.players)).index(p) + 1
+                                                             for p in drawn]
+        orders.add(tuple(drawn))
+    assert len(orders) > 1
+
+
+def closed_tours(started: TournamentStarted, results: list[list[dict[str, int]]]) -> TournamentState:
+    """``started`` with these tours seated and closed, each close with its consequences."""
+    state = TournamentState.start(started)
+    for tour, tables in enumerate(results, start=1):
+        for k, table in enumerate(tables, start=1):
+            state.apply(Seated(tour=tour, table=k, players=tuple(table)))
+        closed = TourClosed(tour=tour, tables=tuple(
+            TableClosed(table=k, game=f"t/{tour}/{k}", end="finished", deals=9, events=70, digest="0" * 64, whists=t)
+            for k, t in enumerate(tables, start=1)))
+        state.apply(closed)
+        consequences(state, closed, None)
+    return state
+
+
+# Eight players; P wins big in tour 1 and loses below the threshold in tour 2. Points
+# after tour 2 (20 at most a tour): C 30 (85 whists), D 30 (70), G 5, F 0 (won 2 tours),
+# P 0 (won 1), E -5, A -20, B -25: P is fifth, and sits out tour 3.
+EIGHT = ("P", "A", "B", "C", "D", "E", "F", "G")
+TWO_TOURS = [
+    [{"P": 150, "A": -75, "B": -75}, {"C": 10, "D": -5, "E": -5}, {"F": 0, "G": 0}],
+    [{"P": -150, "C": 75, "D": 75}, {"A": 0, "E": 0, "F": 0}, {"B": -5, "G": 5}],
+]
+
+
+def eight(**rules: Any) -> TournamentStarted:
+    return TournamentStarted(game="t", players=EIGHT, pulya=10, rule_set=SOCHI, table_size=3,
+                             cutoff=(Segment(20, "1"), Segment(None, "0")), removal_below=-100, **rules)
+
+
+def test_a_cut_passes_over_a_player_removed_for_the_next_tour() -> None:
+    """A cut to six after tour 2: P, fifth by points, is removed for tour 3 by that close.
+    The cut takes the next eligible player in his place, and tour 3 is seated at two
+    tables of three (with P kept, five could not be seated)."""
+    state = closed_tours(eight(tours=4, cuts=(CutRule(2, 6),)), TWO_TOURS)
+    assert [e.player for e in state.events if isinstance(e, Removed)] == ["P"]
+    cut = state.cuts[-1]
+    assert cut.after_tour == 2 and cut.kept == ("C", "D", "G", "F", "E", "A")
+    seated = seating_for(state, 3, None)
+    assert sorted(p for s in seated for p in s.players) == sorted(cut.kept)
+    assert [len(s.players) for s in seated] == [3, 3]
+
+
+def test_the_final_is_the_finalists_still_in() -> None:
+    """A final table of four after tour 2 seats the four the cut kept, and only them; when
+    the arbiter's last card then disqualifies a finalist, the other three play it."""
+    state = closed_tours(eight(tours=3, final_table=4), TWO_TOURS)
+    assert state.cuts[-1].kept == ("C", "D", "G", "F")
+    assert [s.players for s in seating_for(state, 3, None)] == [("C", "D", "G", "F")]
+    with pytest.raises(Refused) as refused:
+        judge_seated(state, Seated(tour=3, table=1, players=("C", "D", "F")))
+    assert refused.value.rule == "tournament.final" and "finalists (C, D, G, F)" in str(refused.value)
+    state.apply(Disqualified(player="G", tour=3, reason="yellow card 2"))
+    final = seating_for(state, 3, None)
+    assert [s.players for s in final] == [("C", "D", "F")]
+    assert judge_seated(state, final[0]).players == ("C", "D", "F")
 
 
 def test_the_standings_document_has_the_documented_shape() -> None:
@@ -121,7 +256,7 @@ def test_some_counts_cannot_be_seated(players: int, usual: int) -> None:
 
 
 def test_the_lot_is_the_documented_shuffle_of_the_seed() -> None:
-    """Redrawn here from the rule written in the seating module's docstring."""
+    """Redrawn here from the rule written in the lot module's docstring."""
     players = ["Anna", "Boris", "Vera", "Gleb", "Dina", "Egor"]
     order, counter = list(players), 0
     for i in range(len(order) - 1, 0, -1):

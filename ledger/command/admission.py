@@ -43,16 +43,16 @@ GAME_MAX = 100  # characters of the name of a game, a rubber or a tournament
 REASON_MAX = 500  # characters of a reason
 TEXT_MAX = 200  # characters of any other text (a bid, a stake, a seed...)
 NUMBER_MAX = 10**9  # a whole number's size either way: no score, count or number of an event comes near
-DEPTH_MAX = 6  # lists and objects inside an event (the deepest, a tour's close with its tables' results, is 3)
+DEPTH_MAX = 6  # lists and objects inside an event (the deepest, a tour's close with its tables' tallies, is 4)
 ITEMS_MAX = 1000  # items of a list or object
 
 # Fields that hold a person's name, or lists or objects of names (their keys, for the
-# objects: the trick counts, a table's results).
+# objects: the trick counts, a table's results and tallies).
 NAMES = frozenset({
     "players", "player", "on", "first_dealer", "agreed_by", "declarer", "kept", "name", "same_as",
     "shared_with", "wronged", "demanded_by", "offender", "substitute", "hand",
 })
-NAMED_KEYS = frozenset({"tricks", "whists"})
+NAMED_KEYS = frozenset({"tricks", "whists", "tallies"})
 OFFICIALS = ("arbiter:", "scorer:")  # recorders who are not players: the NAME after the prefix is a name
 
 # Unicode categories no text of the log may hold: controls, format characters, lone

@@ -5,10 +5,8 @@ records it as ``Seated`` events; replay reads the events and never seats again.
 - Table sizes: tables of the tournament's usual size (3 or 4); when the count of
   players does not divide, some tables take the other size, fewest possible, placed
   last. Five players, or fewer than three, cannot be seated.
-- The lot [Code, footnote 9: seating is drawn by lot]: a Fisher–Yates shuffle of the
-  players in their order of entry, from the last place down, each place's pick the
-  first 8 bytes (big-endian) of SHA-256 of ``"{seed}\\n{counter}"``, counter from 0,
-  rejected above the largest multiple of the range. Anyone can redraw it from the seed.
+- The lot [Code, footnote 9: seating is drawn by lot]: the players in their order of
+  entry shuffled by ``lot.draw`` from a recorded seed; anyone can redraw it.
 - Swiss: players in the order of the standings fill the tables in turn, each table
   taking the best-placed player left, then, one by one, the best-placed player who has
   met the fewest of those already at the table in earlier tours; then players are
@@ -19,8 +17,9 @@ records it as ``Seated`` events; replay reads the events and never seats again.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
+
+from ledger.vocabulary.lot import draw
 
 Table = tuple[str, ...]
 
@@ -38,27 +37,6 @@ def table_sizes(players: int, usual: int) -> list[int] | None:
     if tables == 0 or fours > tables:
         return None
     return [3] * (tables - fours) + [4] * fours
-
-
-def draw(seed: str, players: Sequence[str]) -> list[str]:
-    """The players in the order the lot gives them (see the module's docstring)."""
-    order = list(players)
-    counter = 0
-
-    def below(n: int) -> int:
-        nonlocal counter
-        limit = (1 << 64) // n * n
-        while True:
-            digest = hashlib.sha256(f"{seed}\n{counter}".encode()).digest()
-            counter += 1
-            x = int.from_bytes(digest[:8], "big")
-            if x < limit:
-                return x % n
-
-    for i in range(len(order) - 1, 0, -1):
-        j = below(i + 1)
-        order[i], order[j] = order[j], order[i]
-    return order
 
 
 def by_lot(seed: str, players: Sequence[str], sizes: Sequence[int]) -> list[Table]:

@@ -5,7 +5,11 @@ named ``T/R/K``, and what is recorded in it is judged against tournament ``T`` t
   rule set and pulya target;
 - nothing is recorded in it once its tour is closed;
 - no deal is dealt past the tournament's deal cap [Code 4.2.15: the pulka then ends,
-  settled as abandoned].
+  settled as abandoned];
+- nobody joins it, and a substitute takes a seated player's place [Code 5.4.7] only
+  when the arbiter records it, and only if he is not seated at another table of the
+  tour (by the arbiter, or as a substitute there) nor removed or disqualified: one
+  person plays at one table a tour.
 
 A game whose name has that form but whose ``T`` is no tournament is an ordinary game.
 Names beginning with ``@`` are the ledger's own streams (the club's register).
@@ -13,17 +17,18 @@ Names beginning with ``@`` are the ledger's own streams (the club's register).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ledger.command.checks import is_arbiter
 from ledger.command.store import Store
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart
+from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart, Substituted
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import rule_set_to_dict
-from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
-from projections.game import GameState
+from ledger.vocabulary.tournament import TournamentStarted, parse_table_game, table_game
+from projections.game import GameState, replay
 
 if TYPE_CHECKING:
     from projections.tournament import TournamentState
@@ -59,11 +64,22 @@ def check_table_game(store: Store, game: str, state: GameState | None, new: Sequ
     if state is None:
         raise Refused("tournament.rules", f"{game} is a table of {tournament.name}: it plays a pulka",
                       "pulka tournament start")
-    judge_table(tournament, game, state, new)
+    others: dict[str, GameState] = {}
+    if any(isinstance(e, Substituted) for e in new):
+        _, tour, table = parse_table_game(game) or ("", 0, 0)
+        for other in tournament.seating.get(tour, {}):
+            name = table_game(tournament.name, tour, other)
+            stored = store.load(name) if other != table else []
+            if stored:
+                others[name] = replay([s.event for s in stored])
+    judge_table(tournament, game, state, new, others)
 
 
-def judge_table(tournament: TournamentState, game: str, state: GameState, new: Sequence[AnyEvent]) -> None:
-    """The tournament's judgement of events ``new`` of its table game ``game``."""
+def judge_table(tournament: TournamentState, game: str, state: GameState, new: Sequence[AnyEvent],
+                others: Mapping[str, GameState] | None = None) -> None:
+    """The tournament's judgement of events ``new`` of its table game ``game``;
+    ``others``: the games of other tables by name (a substitute is looked for at the
+    tour's)."""
     parsed = parse_table_game(game)
     assert parsed is not None
     _, tour, table = parsed
@@ -81,6 +97,9 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
         raise Refused("tournament.seating", f"{joined.player} cannot join {game}: the tables of {tournament.name} "
                       f"are seated by the arbiter ({', '.join(state.started.players)} at this one)",
                       "a substitute for a seated player (pulka substitute)")
+    for event in new:
+        if isinstance(event, Substituted):
+            judge_substitute(tournament, game, event, others or {})
     cap = tournament.started.deal_cap
     if cap is not None and state.current_deal_number > cap:
         raise Refused("tournament.deal_cap", f"{game} has played its {cap} deals, the tournament's cap: "
@@ -108,3 +127,36 @@ def judge_start(tournament: TournamentState, tour: int, table: int, started: Gam
     if started.pulya != tournament.started.pulya:
         raise Refused("tournament.rules", f"the tournament plays to a pulya of {tournament.started.pulya}, "
                       f"not {started.pulya}", str(tournament.started.pulya))
+
+
+def judge_substitute(tournament: TournamentState, game: str, event: Substituted,
+                     others: Mapping[str, GameState]) -> None:
+    """A substitute at table ``game`` [Code 5.4.7]: recorded by the arbiter, who seats a
+    tournament's tables [Code 4.2.16, footnote 9], and not a person who plays elsewhere
+    in the tour or may not play in it."""
+    parsed = parse_table_game(game)
+    assert parsed is not None
+    _, tour, table = parsed
+    who = event.substitute
+    if event.by is None or not is_arbiter(event.by):
+        raise Refused("tournament.substitute", f"at a table of {tournament.name} a substitute is seated by the "
+                      f"arbiter, not {event.by or 'the players'}", "--by arbiter:NAME (with the players' consent)")
+    key = name_key(who)
+    entrant = next((p for p in tournament.players if name_key(p) == key), None)
+    if entrant is not None:
+        elsewhere = tournament.table_of(tour, entrant)
+        if elsewhere is not None and elsewhere != table:
+            raise Refused("tournament.substitute", f"{who} is seated at table {elsewhere} of tour {tour} "
+                          f"({table_game(tournament.name, tour, elsewhere)}): one table a tour",
+                          "a person who plays at no other table of the tour")
+        if entrant in tournament.disqualified:
+            raise Refused("tournament.removal", f"{who} was disqualified in tour {tournament.disqualified[entrant].tour}",
+                          "a person who may play in the tournament")
+        if entrant in tournament.removed.get(tour, {}):
+            raise Refused("tournament.removal", f"{who} is removed for tour {tour}",
+                          "a person who may play in this tour")
+    for name, other in sorted(others.items()):
+        same_tour = (parse_table_game(name) or ("", 0, 0))[:2] == (tournament.name, tour)
+        if same_tour and name != game and any(name_key(p) == key for p in other.person_seat):
+            raise Refused("tournament.substitute", f"{who} plays at {name} in tour {tour} already: one table a tour",
+                          "a person who plays at no other table of the tour")

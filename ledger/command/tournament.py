@@ -40,6 +40,7 @@ from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.rules import RuleSetError, check, resolve
 from ledger.vocabulary.times import now_iso
 from ledger.vocabulary.tournament import (
+    TALLIED,
     TIE_BREAKS,
     CutMade,
     Disqualified,
@@ -57,7 +58,15 @@ from ledger.vocabulary.tournament import (
 from projections.archive import GameResult, result_of
 from projections.game import GameState, replay
 from projections.report import Point, cut
-from projections.tournament import Standings, TournamentState, as_of, as_tournament_event, fold, standings
+from projections.tournament import (
+    Standings,
+    TournamentState,
+    as_of,
+    as_tournament_event,
+    fold,
+    standings,
+    tallies_of,
+)
 from ledger.vocabulary.wording import counted
 
 
@@ -102,6 +111,7 @@ def judge_start(event: TournamentStarted) -> TournamentStarted:
         raise Refused("rules.md §9", str(exc)) from None
     if event.table_size not in (3, 4):
         raise Refused("1.2", f"a table seats 3 or 4 players, not {event.table_size}", "3 or 4")
+    _judge_seatable(len(players), event.table_size, "a tournament of")
     if event.tours is not None and event.tours < 1:
         raise Refused("tournament.tours", f"the number of tours must be 1 or more, not {event.tours}")
     if event.deal_cap is not None and event.deal_cap < 1:
@@ -109,9 +119,7 @@ def judge_start(event: TournamentStarted) -> TournamentStarted:
     if event.cards_to_disqualify < 1:
         raise Refused("tournament.cards", "the cards that disqualify must be 1 or more")
     _judge_cutoff(event)
-    if len(set(event.tie_breaks)) != len(event.tie_breaks) or any(b not in TIE_BREAKS for b in event.tie_breaks):
-        raise Refused("tournament.tie_breaks", f"tie-breaks {', '.join(event.tie_breaks)}",
-                      f"an order of {', '.join(TIE_BREAKS)}, each once")
+    _judge_tie_breaks(event)
     _judge_cuts(event)
     if event.by is not None and not is_arbiter(event.by):
         raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
@@ -139,6 +147,36 @@ def _judge_cutoff(event: TournamentStarted) -> None:
             lower = segment.upto
 
 
+def _judge_seatable(players: int, usual: int, what: str) -> None:
+    """Refuse a count of players that no tour could seat at tables of 3 and 4 [Code 1.2],
+    naming the nearest counts that could be seated."""
+    if table_sizes(players, usual) is not None:
+        return
+    near = {n: table_sizes(n, usual) or [] for n in (players - 1, players + 1) if n >= 3}
+    seats = "; ".join(f"{n} players: " + (f"one table of {sizes[0]}" if len(sizes) == 1 else
+                                          f"tables of {', '.join(map(str, sizes))}")
+                      for n, sizes in near.items() if sizes)
+    raise Refused("1.2", f"{what} {players} players cannot be seated at tables of 3 and 4", seats or "3 players or more")
+
+
+def _judge_tie_breaks(event: TournamentStarted) -> None:
+    """Each tie-break once, of those known; the lot last (nothing after it can matter),
+    and with its seed recorded (``create`` draws one when none is given)."""
+    breaks = event.tie_breaks
+    if len(set(breaks)) != len(breaks) or any(b not in TIE_BREAKS for b in breaks):
+        raise Refused("tournament.tie_breaks", f"tie-breaks {', '.join(breaks)}",
+                      f"an order of {', '.join(TIE_BREAKS)}, each once")
+    if "lot" in breaks[:-1]:
+        raise Refused("tournament.tie_breaks", "the lot separates every tie: nothing after it can matter",
+                      "lot as the last tie-break")
+    if "lot" in breaks and not event.lot_seed:
+        raise Refused("tournament.tie_breaks", "a drawing of lots records its seed (lot_seed)",
+                      "a seed, e.g. --lot-seed 2026")
+    if event.lot_seed is not None and "lot" not in breaks:
+        raise Refused("tournament.tie_breaks", "a lot seed is given, but the lot is not a tie-break",
+                      f"lot as the last of the tie-breaks ({', '.join((*breaks, 'lot'))})")
+
+
 def _judge_cuts(event: TournamentStarted) -> None:
     last_after, last_keep = 0, len(event.players)
     tours = event.tours
@@ -148,10 +186,14 @@ def _judge_cuts(event: TournamentStarted) -> None:
                           f"cuts after rising tours before the last ({tours})" if tours else "cuts after rising tours")
         if not 3 <= rule.keep < last_keep:
             raise Refused("tournament.cuts", f"a cut to {rule.keep} players", f"3 to {last_keep - 1}")
+        _judge_seatable(rule.keep, event.table_size, f"after the cut after tour {rule.after_tour},")
         last_after, last_keep = rule.after_tour, rule.keep
     if event.final_table is not None:
         if event.final_table not in (3, 4):
             raise Refused("tournament.final", f"a final table of {event.final_table}", "3 or 4 players")
+        if event.final_table > last_keep:
+            raise Refused("tournament.final", f"a final table of {event.final_table} from {last_keep} players",
+                          f"a final table of 3{' or 4' if last_keep >= 4 else ''}")
         if tours is None or tours < 2:
             raise Refused("tournament.final", "a final table needs a number of tours, 2 or more", "--tours K")
         if last_after >= tours - 1:
@@ -196,16 +238,20 @@ def judge_seated(state: TournamentState, event: Seated) -> Seated:
     twice = next((p for i, p in enumerate(players) if p in players[:i]), None)
     if twice is not None:
         raise Refused("tournament.seating", f"{twice} is seated twice at table {table}")
-    final = state.final_tour
-    if final is not None and tour == final:
-        if state.seating.get(tour) or len(players) != state.started.final_table:
-            raise Refused("tournament.final", f"tour {tour} is the final: one table of {state.started.final_table}")
     for p in players:
         elsewhere = state.table_of(tour, p)
         if elsewhere is not None:
             raise Refused("tournament.seating", f"{p} is seated twice in tour {tour}: already at table {elsewhere}",
                           "each player at one table a tour")
         _judge_eligible(state, tour, p)
+    final = state.final_tour
+    if final is not None and tour == final:
+        # The finalists still in: those the cut kept (in its order), less any disqualified since.
+        eligible = state.eligible(tour)
+        finalists = [p for p in state.cuts[-1].kept if p in eligible] if state.cuts else eligible
+        if state.seating.get(tour) or set(players) != set(finalists):
+            raise Refused("tournament.final", f"tour {tour} is the final: one table of the finalists "
+                          f"({', '.join(finalists)})", ", ".join(finalists))
     if event.method == "lot" and not event.seed:
         raise Refused("tournament.seating", "a seating by lot records its seed")
     return msgspec.structs.replace(event, players=players, deal=None)
@@ -251,8 +297,9 @@ def tables_closed(state: TournamentState, tour: int, games: Mapping[str, TableGa
             raise Refused("tournament.closed", f"table {table} ({game}) is still in play: {done}{of}",
                           "a tour closes when every table's pulka is over")
         assert result.status != "playing"
+        tallies = tallies_of(found.state) if any(b in TALLIED for b in state.started.tie_breaks) else {}
         tables.append(TableClosed(table, game, result.status, result.deals, found.events, found.digest,
-                                  {p: result.whists[p] for p in players}))
+                                  {p: result.whists[p] for p in players}, {p: tallies[p] for p in players if tallies}))
     return TourClosed(tour=tour, tables=tuple(tables))
 
 
@@ -286,8 +333,10 @@ def consequences(state: TournamentState, closed: TourClosed, at: str | None) -> 
     if state.final_tour is not None and tour == state.final_tour - 1:
         keep = state.started.final_table
     if keep is not None:
-        order = [row.player for row in standings(state).rows
-                 if row.player not in state.disqualified and state.cut_at(row.player) is None]
+        # The cut takes the first players of the standings who may sit in the next tour:
+        # one disqualified, or removed for it by this close, is passed over for the next.
+        eligible = set(state.eligible(tour + 1))
+        order = [row.player for row in standings(state).rows if row.player in eligible]
         made = CutMade(after_tour=tour, kept=tuple(order[:keep]), at=at)
         out.append(made)
         state.apply(made)
@@ -308,8 +357,9 @@ def seating_for(state: TournamentState, tour: int, seed: str | None) -> list[Sea
         return [Seated(tour=tour, table=1, players=tuple(order), method="final")]
     sizes = table_sizes(len(players), state.started.table_size)
     if sizes is None:
-        raise Refused("1.2", f"{len(players)} players cannot sit at tables of 3 and 4",
-                      "3, 4, or 6 players or more")
+        raise Refused("1.2", f"the {len(players)} players of tour {tour} ({', '.join(players)}) cannot sit at "
+                      "tables of 3 and 4", f"3, 4, or 6 players or more: seat by hand "
+                      f"(pulka tournament seat {state.name} {tour} TABLE PLAYERS), the others sitting out")
     if tour == 1 or not state.closed:
         lot = seed if seed is not None else secrets.token_hex(8)
         return [Seated(tour=tour, table=i, players=t, method="lot", seed=lot)
@@ -389,6 +439,8 @@ class Tournaments:
         return self.store.append(name, events, expected=len(stored))
 
     def create(self, event: TournamentStarted) -> TournamentStarted:
+        if "lot" in event.tie_breaks and event.lot_seed is None:
+            event = msgspec.structs.replace(event, lot_seed=secrets.token_hex(8))
         judged = judge_start(event)
         if judged.at is None:
             judged = msgspec.structs.replace(judged, at=self.ledger.clock())
@@ -658,7 +710,7 @@ def _dry_run(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], st
             continue  # a rubber: a game of no tournament
         if state is not None and (parse_table_game(step.name) or ("",))[0] == state.name:
             try:
-                judge_table(state, step.name, game_state, judged)
+                judge_table(state, step.name, game_state, judged, {n: g.state for n, g in games.items()})
             except Refused as exc:
                 exc.line = step.lines[0].line
                 raise

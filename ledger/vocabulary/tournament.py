@@ -19,13 +19,30 @@ import msgspec
 from ledger.vocabulary.rules import RuleSet
 from ledger.vocabulary.stream import ForeignEvent, StreamStart
 
-TieBreak = Literal["whists", "tours_won", "last_tour"]
-TIE_BREAKS: tuple[TieBreak, ...] = ("whists", "tours_won", "last_tour")
+TieBreak = Literal[
+    "whists", "tours_won", "last_tour", "raspasy_won", "raspasy_tricks", "remizes", "misere_tricks", "lot",
+]
+# Every tie-break, and the order of a tournament that names none. The default stays
+# the first three: a stored ``tournament_started`` that left it out replays as it did.
+TIE_BREAKS: tuple[TieBreak, ...] = (
+    "whists", "tours_won", "last_tour", "raspasy_won", "raspasy_tricks", "remizes", "misere_tricks", "lot",
+)
+DEFAULT_TIE_BREAKS: tuple[TieBreak, ...] = ("whists", "tours_won", "last_tour")
 TIE_BREAK_MEANING: dict[str, str] = {
-    "whists": "the total of the raw tour results in whists",
-    "tours_won": "the number of tours with the best result at one's table",
-    "last_tour": "the result in whists of the last tour closed",
+    "whists": "the total of the raw tour results in whists, more first",
+    "tours_won": "the number of tours with the best result at one's table, more first",
+    "last_tour": "the result in whists of the last tour closed, more first",
+    "raspasy_won": "raspasy won: deals of raspasy where nobody in the deal took fewer tricks, more first [Code 4.1.3]",
+    "raspasy_tricks": "the tricks taken on all raspasy, fewer first [Code 4.1.3]",
+    "remizes": "the contracts one declared and did not make (a misère with a trick too), fewer first [Code 4.1.3]",
+    "misere_tricks": "the tricks taken on one's own misères, fewer first [Code 4.1.3]",
+    "lot": "a drawing of lots from the tournament's recorded lot_seed; always last, it separates every tie",
 }
+# The tie-breaks counted from the deals of each table's pulka: recorded with the tour's
+# close (``TableClosed.tallies``), so that the standings replay from the tournament's
+# stream alone. Fewer is better for all but ``raspasy_won``.
+TALLIED: tuple[TieBreak, ...] = ("raspasy_won", "raspasy_tricks", "remizes", "misere_tricks")
+FEWER_FIRST: frozenset[str] = frozenset({"raspasy_tricks", "remizes", "misere_tricks"})
 
 
 class Segment(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,7 +77,10 @@ class TournamentStarted(StreamStart, ForeignEvent, frozen=True, tag="tournament_
     table_size: int = 4
     # Tour points: the result in whists through these segments (empty: in full).
     cutoff: tuple[Segment, ...] = ()
-    tie_breaks: tuple[TieBreak, ...] = TIE_BREAKS
+    tie_breaks: tuple[TieBreak, ...] = DEFAULT_TIE_BREAKS
+    # The seed of the drawing of lots, when ``lot`` is a tie-break (the ledger draws one
+    # when none is given): the lot's order is ``lot.draw(lot_seed, players)``.
+    lot_seed: str | None = None
     # A tour result below this many whists: a yellow card and the next tour sat out.
     removal_below: int | None = None
     cards_to_disqualify: int = 2
@@ -80,10 +100,21 @@ class Seated(ForeignEvent, frozen=True, tag="seated"):
     seed: str | None = None
 
 
-class TableClosed(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Tally(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """A seat's counts in one table's pulka that the Code names as tournament criteria
+    [Code 4.1.3] (``TIE_BREAK_MEANING``; how each is counted: docs/conventions.md)."""
+
+    raspasy_won: int = 0
+    raspasy_tricks: int = 0
+    remizes: int = 0
+    misere_tricks: int = 0
+
+
+class TableClosed(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """One table's game as the tour was closed: how it ended, its deals, its number of
     events and last digest (binding the tournament to that very game), and each
-    player's rounded result in whists [Code 4.2.12]."""
+    player's rounded result in whists [Code 4.2.12]; ``tallies``, each player's counts
+    for the tie-breaks of ``TALLIED``, when the tournament breaks ties by one of them."""
 
     table: int
     game: str
@@ -92,6 +123,7 @@ class TableClosed(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     events: int
     digest: str
     whists: dict[str, int]
+    tallies: dict[str, Tally] = {}
 
 
 class TourClosed(ForeignEvent, frozen=True, tag="tour_closed"):

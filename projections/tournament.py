@@ -146,7 +146,7 @@ class TournamentState:
     removed: dict[int, dict[str, Removed]] = field(default_factory=dict)  # tour sat out -> player
     disqualified: dict[str, Disqualified] = field(default_factory=dict)
     cuts: list[CutMade] = field(default_factory=list)
-    _lot: dict[str, int] | None = field(default=None, repr=False)
+    _lot: dict[str, int] | None = field(default=None, repr=False, compare=False)  # lot_place, drawn once
 
     @classmethod
     def start(cls, started: TournamentStarted) -> TournamentState:

@@ -121,7 +121,8 @@ def describe(event: AnyEvent) -> str:
         case Ruling():
             return describe_ruling(event)
         case Joined():
-            return f"{event.player} joins with the consent of {', '.join(event.agreed_by)} [Code 3.1.2]"
+            place = f" in the place of {event.replaces}, who left," if event.replaces else ""
+            return f"{event.player} joins{place} with the consent of {', '.join(event.agreed_by)} [Code 3.1.2]"
         case Left():
             return f"{event.player} leaves the table" + (f": {event.reason}" if event.reason else "") + " [Code 5.4.18]"
         case Substituted():

@@ -67,13 +67,17 @@ class Seats:
     """Who sits where [Code 3.1.2, 5.4.7, 5.4.18]: the seats at the table, clockwise (each
     seat is named by the player who first held it, and keeps its columns on the sheet);
     everyone who ever held a seat, in the sheet's order; who holds each seat now; who
-    deals next when a newcomer has just joined; and the last event that changed them."""
+    deals next when a newcomer has just joined; the seat of the player who left, while
+    his place is empty, with the seating he left (a newcomer who replaces him sits
+    there); and the last event that changed them."""
 
     seating: tuple[str, ...]
     everyone: tuple[str, ...]
     holders: tuple[tuple[str, str], ...]  # (seat, person)
     dealer_next: str | None = None
     changed_at: int = 0
+    vacated: str | None = None
+    vacated_from: tuple[str, ...] = ()
 
     @cached_property
     def _held(self) -> dict[str, str]:
@@ -103,9 +107,12 @@ class GameState:
         self.rules = rules
         # The table; each deal keeps the seats it began with (``opened_with``), so that
         # re-folding from a deal restores them. Every person is mapped to the seat he
-        # holds or held, once and for all (``person_seat``).
+        # holds or held (``person_seat``), from the event that brought him (``arrived``:
+        # a join or a substitution) on; re-folding from before that event forgets him
+        # until it is folded again, so that a correction judges it afresh [Code 3.1.2].
         self.seats = Seats(started.players, started.players, ())
         self.person_seat: dict[str, str] = {p: p for p in started.players}
+        self.arrived: dict[str, int] = {}
         self.opened_with: list[Seats] = []
         self.table_after: dict[int, tuple[str, ...]] = {}  # a change of the table -> the seating after
         # The stored events; events[i] is event number i + 1. The first ``folded`` of
@@ -261,7 +268,10 @@ class GameState:
         again = (prev.annulled_at is not None and not prev.passes_on) or (
             prev.raspasy and self.rules.raspasy_same_dealer and not prev.forced
         )
-        return _seated_from(last, prev.names, seats.seating, 0 if again else 1)
+        # Round the table as it sits now (a newcomer in the place of one who left deals
+        # in his turn); from a dealer who has left, round the table he dealt at.
+        order = seats.seating if last in seats.seating else prev.names
+        return _seated_from(last, order, seats.seating, 0 if again else 1)
 
     def _run_after(self, prev: DealState | None) -> tuple[int, int]:
         """The deal after ``prev``: its minimum contract and where the raspasy progression
@@ -425,13 +435,14 @@ class GameState:
                 key = self.person_seat[event.player]
                 seating = tuple(s for s in seats.seating if s != key)
                 nxt = seats.dealer_next if seats.dealer_next != key else None
-                self.seats = replace(seats, seating=seating, dealer_next=nxt, changed_at=number)
+                self.seats = replace(seats, seating=seating, dealer_next=nxt, changed_at=number, vacated=key,
+                                     vacated_from=seats.seating)
                 self.table_after[number] = seating
                 self._add_item(number, len(self.deals))
             case Substituted():
                 seats = self.seats
                 key = self.person_seat[event.player]
-                self.person_seat.setdefault(event.substitute, key)
+                self._arrive(event.substitute, key, number)
                 holders = tuple((s, p) for s, p in seats.holders if s != key) + ((key, event.substitute),)
                 self.seats = replace(seats, holders=holders, changed_at=number)
             case Abandoned():
@@ -442,19 +453,35 @@ class GameState:
                 assert_never(event)
 
     def _join(self, number: int, event: Joined) -> None:
-        """A newcomer sits to the left of the one who dealt last and deals next [Code 3.1.2]."""
+        """A newcomer who replaces the player who left sits in his place, and the deal goes
+        round as before; any other sits to the left of the one who dealt last and deals
+        next [Code 3.1.2]. Either way the place left empty is taken."""
         seats = self.seats
-        self.person_seat.setdefault(event.player, event.player)
-        last = self.current
-        after = last.names[last.dealer] if last is not None else seats.seating[-1]
-        i = seats.seating.index(after) if after in seats.seating else len(seats.seating) - 1
-        seating = seats.seating[: i + 1] + (event.player,) + seats.seating[i + 1 :]
+        self._arrive(event.player, event.player, number)
+        if event.replaces is not None and seats.vacated is not None:
+            empty, seated = seats.vacated, seats.seating
+            seating = tuple(event.player if s == empty else s for s in seats.vacated_from
+                            if s == empty or s in seated)
+            dealer_next = seats.dealer_next
+        else:
+            last = self.current
+            after = last.names[last.dealer] if last is not None else seats.seating[-1]
+            i = seats.seating.index(after) if after in seats.seating else len(seats.seating) - 1
+            seating = seats.seating[: i + 1] + (event.player,) + seats.seating[i + 1 :]
+            dealer_next = event.player
         self.seats = replace(
-            seats, seating=seating, everyone=seats.everyone + (event.player,), dealer_next=event.player,
-            changed_at=number,
+            seats, seating=seating, everyone=seats.everyone + (event.player,), dealer_next=dealer_next,
+            changed_at=number, vacated=None, vacated_from=(),
         )
         self.table_after[number] = seating
         self._add_item(number, len(self.deals))
+
+    def _arrive(self, person: str, seat: str, number: int) -> None:
+        """``person`` holds ``seat`` from event ``number`` on (a substitute coming back to
+        the seat he held keeps his first arrival)."""
+        if person not in self.person_seat:
+            self.person_seat[person] = seat
+            self.arrived[person] = number
 
     def _by_seat(self, deal: DealState, counts: dict[str, int]) -> dict[int, int]:
         index = deal.seat_index
@@ -539,6 +566,8 @@ class GameState:
         del self.sheets[kept + 1 if deal > 0 else 0 :]
         if self.abandoned_at is not None and self.abandoned_at >= begin:
             self.abandoned_at = None
+        for person in [p for p, at in self.arrived.items() if at >= begin]:
+            del self.person_seat[person], self.arrived[person]
         self.folded = begin - 1
         self._from_deal = max(0, deal)
         self._sheet_cache = None

@@ -48,7 +48,7 @@ from projections.numbers import exact_fields
 from projections.numbers import exact_of as exact_of
 from projections.numbers import signed as signed
 from projections.report import Point, settlement_of, state_at
-from projections.sheet import exact
+from projections.sheet import Write, exact
 from projections.sheet import totals as totals
 from projections.sheet import cell_units
 # The parts of the audit trail every kind of stream shares live in ``trail``.
@@ -196,9 +196,11 @@ def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
     )
 
 
-def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
-    """Every write behind one number, with the event, its recorder and any correction of it."""
-    player, column, on = cell
+def explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Write]]] | None = None
+            ) -> list[dict[str, Any]]:
+    """Every write behind one number, with the event, its recorder and any correction of
+    it; then every record without effect that would have written there, named with its
+    verdict (``ignored``: ``ignored_records(state)``, worked out once for many cells)."""
     corrected_by = corrections_in_effect(state)
     out = []
     total = Fraction(0)
@@ -218,6 +220,31 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
             "event_text": describe(state.content(w.event)),
             "corrected_by": corrected_by.get(w.event, []),
         })
+    for number, w in (ignored_records(state) if ignored is None else ignored).get(cell, []):
+        event = state.events[number - 1]
+        effect = state.effects[number]
+        out.append({
+            "event": number,
+            "deal": w.deal,
+            **exact_fields("amount", Fraction(0)),
+            **exact_fields("total", total),
+            "why": f"no effect [Code {effect.rule}]: {effect.reason}; it would have written {signed(w.exact)}",
+            "recorded_by": event.by,
+            "at": event.at,
+            "event_text": describe(state.content(number)),
+            "corrected_by": corrected_by.get(number, []),
+            "ignored": True,
+        })
+    return out
+
+
+def ignored_records(state: GameState) -> dict[Cell, list[tuple[int, Write]]]:
+    """The records without effect (too late, objected to, withdrawn [Code 4.2.8, 4.2.10])
+    that would have written a number, by the cell each would have written in."""
+    out: dict[Cell, list[tuple[int, Write]]] = {}
+    for number in sorted(state.void):
+        for w in state.unwritten(number):
+            out.setdefault((w.player, w.column, w.on), []).append((number, w))
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, assert_never
@@ -337,6 +338,11 @@ class GameState:
         return self.overrides.get(number) or self.events[number - 1]
 
     # -- the recording rules' deadlines [Code 4.2.9, 4.2.10] ---------------------------
+
+    def is_forgotten(self, number: int) -> bool:
+        """Event ``number`` was judged as a forgotten record [Code 4.2.10]."""
+        effect = self.effects.get(number)
+        return effect is not None and effect.rule == "4.2.10" and isinstance(self.events[number - 1], (Entry, Tricks))
 
     def is_late(self, event: Entry | Tricks) -> bool:
         """A record of an earlier deal than the one in play: a forgotten record (4.2.10)."""
@@ -701,34 +707,53 @@ class GameState:
                 self.folded = through
 
     def _apply_objection(self, number: int, o: Objection) -> None:
+        """A partner refuses the forgotten records of deal k (or the one named): those
+        accepted are withdrawn until the deadline [Code 4.2.10]. The verdict says the
+        same as the records': what stands stands, what had no effect had none already."""
         k = o.deal or 0
         end = self.deadline(k)
-        if end is not None and end < number:
-            self.effects[number] = Effect(number, False, self.too_late_reason(k, end) + ": the record stands", "4.2.10")
+        late = self._objected_to(number, o)
+        if o.target is not None and o.target not in late:
+            self.effects[number] = Effect(number, False, f"event {o.target} was recorded in time, during deal {k}: "
+                                          "an objection refuses only a forgotten record", "4.2.10")
             return
-        voided = []
-        for late_no, effect in list(self.effects.items()):
-            late = self.events[late_no - 1]
-            if (
-                isinstance(late, (Entry, Tricks))
-                and effect.effective
-                and late.deal == k
-                and late_no not in self.void
-                and (o.target is None or o.target == late_no)
-                and late.by != o.player
-            ):
-                self.void.add(late_no)
-                self.effects[late_no] = Effect(
-                    late_no, False, f"forgotten record withdrawn: {o.player} objected at event {number}", "4.2.10"
-                )
-                voided.append(late_no)
-        if voided:
-            self.effects[number] = Effect(number, True, f"late record(s) {', '.join(map(str, voided))} withdrawn", "4.2.10")
+        standing = [n for n in late if n not in self.void]
+        ignored = [n for n in late if n in self.void]
+        if o.target is not None and ignored:
+            why = self.effects.get(o.target)
+            self.effects[number] = Effect(number, False, f"nothing to refuse: event {o.target} has no effect already"
+                                          + (f" ({why.reason})" if why is not None else ""), "4.2.10")
+            return
+        if end is not None and end < number:
+            parts = [f"late record(s) {_numbers(standing)} stand" if standing else "",
+                     f"event(s) {_numbers(ignored)} had no effect already" if ignored else ""]
+            said = "; ".join(p for p in parts if p) or f"there is no late record of deal {k} to refuse"
+            self.effects[number] = Effect(number, False, f"{self.too_late_reason(k, end)}: {said}", "4.2.10")
+            return
+        for late_no in standing:
+            self.void.add(late_no)
+            self.effects[late_no] = Effect(
+                late_no, False, f"forgotten record withdrawn: {o.player} objected at event {number}", "4.2.10"
+            )
+        if standing:
+            self.effects[number] = Effect(number, True, f"late record(s) {_numbers(standing)} withdrawn", "4.2.10")
             self.refold(k, number)
         else:
             self.effects[number] = Effect(
                 number, True, f"no late record of deal {k} may be added while {o.player} objects", "4.2.10"
             )
+
+    def _objected_to(self, number: int, o: Objection) -> list[int]:
+        """The forgotten records of the objection's deal (those recorded once the next deal
+        had begun) by others than the objector, or the one it names, in event order."""
+        k = o.deal or 0
+        begun = self.starts[k] if 0 <= k < len(self.starts) else number
+        events = self.events
+        return [
+            n for n in range(begun + 1, number)
+            if (o.target is None or o.target == n) and isinstance(late := events[n - 1], (Entry, Tricks))
+            and late.deal == k and late.by != o.player
+        ]
 
     def _apply_late(self, number: int, event: Entry | Tricks) -> None:
         k = event.deal or 0
@@ -878,6 +903,28 @@ class GameState:
         self._sheet_cache = (self.folded, sheet)
         return sheet
 
+    def unwritten(self, number: int) -> list[Write]:
+        """What record ``number``, which has no effect (``void``: too late, objected to,
+        withdrawn), would have written, on a blank sheet of the players: where ``explain``
+        names it. Only records that write numbers: entries, penalties, the talon's, and
+        the forgotten tricks of a deal (scored as if they were its result; tricks withdrawn
+        with their deal belong to no deal that stands)."""
+        event = self.content(number)
+        sheet = self.sheet()
+        scratch = Sheet(sheet.players, self.started.pulya, self.rules)
+        scratch.seated = sheet.seated
+        k = event.deal or 0
+        match event:
+            case Entry() | Penalty() | Talon():
+                self._apply_item(scratch, number, k)
+            case Tricks() if 1 <= k <= len(self.deals) and self.is_forgotten(number):
+                deal = copy(self.deals[k - 1])
+                deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
+                score_deal(scratch, deal)
+            case _:
+                return []
+        return scratch.writes
+
     @property
     def finished(self) -> bool:
         """The pulka has reached its end [Code 4.2.3]; an abandoned one is not 'finished'."""
@@ -892,6 +939,10 @@ class GameState:
 # The events whose content ``apply`` folds as it is: none that the recording rules decide on.
 _FOLDED: frozenset[type] = frozenset({Bid, Contract, Defence, Ruling, Annulled, Dealt, Penalty, Talon, Joined, Left,
                                       Substituted, Abandoned, PencilDown})
+
+
+def _numbers(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
 
 
 def _seated_from(seat: str, order: tuple[str, ...], seating: tuple[str, ...], step: int) -> str:

@@ -166,10 +166,17 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
 
 def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction]) -> AuditRow:
     effect = state.effects.get(n)
+    credited = state.credited(n, event.deal or 0) if delta else n
+    credit = None
+    if credited != n:
+        result = state.events[credited - 1]
+        credit = (f"the result of deal {event.deal}: credited to event {credited} "
+                  f"({describe(state.content(credited))}, recorded by {result.by})")
     return AuditRow(
         n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
         effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
         about=deal_corrected(state.events, event),
+        credited_to=credited if credited != n else None, credit=credit,
     )
 
 
@@ -208,17 +215,20 @@ def explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Wr
         if (w.player, w.column, w.on) != cell:
             continue
         total += w.exact
-        event = state.events[w.event - 1]
+        # Credited to the deal's result and its recorder, not to the call that closed it.
+        credited = state.credited(w.event, w.deal)
+        event = state.events[credited - 1]
         out.append({
-            "event": w.event,
+            "event": credited,
             "deal": w.deal,
             **exact_fields("amount", w.exact),
             **exact_fields("total", total),
             "why": w.why,
             "recorded_by": event.by,
             "at": event.at,
-            "event_text": describe(state.content(w.event)),
-            "corrected_by": corrected_by.get(w.event, []),
+            "event_text": describe(state.content(credited)),
+            "corrected_by": corrected_by.get(credited, []),
+            **({"written_at": w.event} if credited != w.event else {}),
         })
     for number, w in (ignored_records(state) if ignored is None else ignored).get(cell, []):
         event = state.events[number - 1]

@@ -903,6 +903,27 @@ class GameState:
         self._sheet_cache = (self.folded, sheet)
         return sheet
 
+    def credited(self, number: int, k: int) -> int:
+        """The record a number written at event ``number`` for deal ``k`` is credited to:
+        the deal's result and whoever recorded it [Code 4.2.4] — its tricks, a ruling, an
+        annulment that passes the deal on, each the event that writes it; but a game the
+        defenders' calls let stand unplayed (both pass, a half-whist that stands) is the
+        declarer's, credited to his contract, not to the call that closed the deal."""
+        if 1 <= k <= len(self.deals):
+            deal = self.deals[k - 1]
+            calls = deal.call_events
+            if deal.tricks_event is None and deal.ruling_at is None and calls and number == calls[-1]:
+                return self._contract_of(deal, calls[0]) or number
+        return number
+
+    def _contract_of(self, deal: DealState, before: int) -> int | None:
+        """The event of the deal's contract as it stands (the last one given, 3.4.7)."""
+        events = self.events
+        for n in range(before - 1, self.starts[deal.number - 1] - 1, -1):
+            if isinstance(events[n - 1], Contract) and n not in self.void:
+                return n
+        return None
+
     def unwritten(self, number: int) -> list[Write]:
         """What record ``number``, which has no effect (``void``: too late, objected to,
         withdrawn), would have written, on a blank sheet of the players: where ``explain``

@@ -318,11 +318,12 @@ def trace_row(w: dict[str, Any]) -> dict[str, Any]:
 
 
 def audit_entry(row: AuditRow) -> dict[str, Any]:
-    """An audit row with its changes written for people (``Anna pulya +2``)."""
+    """An audit row with its changes written for people (``Anna pulya +2``), and the
+    record they are credited to when it is not this event (a deal's result)."""
     doc = row_doc(row)
     doc["shown"] = [
         f"{c[0]} {c[1]}{' on ' + c[2] if c[2] else ''} {signed(exact(v))}" for c, v in row.changes.items()
-    ]
+    ] + ([f"({row.credit})"] if row.credit else [])
     return doc
 
 

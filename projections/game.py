@@ -926,24 +926,28 @@ class GameState:
 
     def unwritten(self, number: int) -> list[Write]:
         """What record ``number``, which has no effect (``void``: too late, objected to,
-        withdrawn), would have written, on a blank sheet of the players: where ``explain``
-        names it. Only records that write numbers: entries, penalties, the talon's, and
-        the forgotten tricks of a deal (scored as if they were its result; tricks withdrawn
-        with their deal belong to no deal that stands)."""
+        withdrawn), would have written: where ``explain``
+        names it. Only records that write numbers: entries, penalties and the talon's (as
+        written), and the forgotten tricks of a deal (the deal scored on the sheet before
+        it, as if they were its result; tricks withdrawn with their deal belong to no deal
+        that stands)."""
         event = self.content(number)
+        k = event.deal or 0
+        forgotten_tricks = isinstance(event, Tricks) and 1 <= k <= len(self.deals) and self.is_forgotten(number)
+        if not (isinstance(event, (Entry, Penalty, Talon)) or forgotten_tricks):
+            return []
+        if isinstance(event, Tricks):
+            # The deal scored on the sheet as it stood before it (help follows the pulyas).
+            before = self._checkpoint(k - 1)
+            scratch = before.copy()
+            deal = copy(self.deals[k - 1])
+            deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
+            score_deal(scratch, deal)
+            return _moved(before, scratch, number, k)
         sheet = self.sheet()
         scratch = Sheet(sheet.players, self.started.pulya, self.rules)
         scratch.seated = sheet.seated
-        k = event.deal or 0
-        match event:
-            case Entry() | Penalty() | Talon():
-                self._apply_item(scratch, number, k)
-            case Tricks() if 1 <= k <= len(self.deals) and self.is_forgotten(number):
-                deal = copy(self.deals[k - 1])
-                deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
-                score_deal(scratch, deal)
-            case _:
-                return []
+        self._apply_item(scratch, number, k)
         return scratch.writes
 
     @property
@@ -960,6 +964,21 @@ class GameState:
 # The events whose content ``apply`` folds as it is: none that the recording rules decide on.
 _FOLDED: frozenset[type] = frozenset({Bid, Contract, Defence, Ruling, Annulled, Dealt, Penalty, Talon, Joined, Left,
                                       Substituted, Abandoned, PencilDown})
+
+
+def _moved(before: Sheet, after: Sheet, number: int, k: int) -> list[Write]:
+    """What changed from one sheet to the other, as writes of event ``number`` in deal k."""
+    out = []
+    for p in after.players:
+        if after.pulya[p] != before.pulya.get(p, 0):
+            out.append(Write(number, k, p, "pulya", after.pulya[p] - before.pulya.get(p, 0)))
+        if after.gora[p] != before.gora.get(p, 0):
+            out.append(Write(number, k, p, "gora", after.gora[p] - before.gora.get(p, 0)))
+        for q, v in after.whists[p].items():
+            moved = v - before.whists.get(p, {}).get(q, 0)
+            if moved:
+                out.append(Write(number, k, p, "whists", moved, q))
+    return out
 
 
 def _numbers(numbers: list[int]) -> str:

@@ -8,11 +8,16 @@ rec_correction_after_join, rec_correction_changes_nothing, rec_objection_to_igno
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
 
 from cli.main import main
+from ledger.command.judge import judge_log
+from ledger.vocabulary.logfile import parse_log
+from projections.audit import explain, ignored_records
+from projections.game import replay
 
 
 def run(db: str, *args: str) -> Result:
@@ -168,3 +173,19 @@ def test_a_game_the_defenders_let_stand_is_credited_to_its_contract(store_url: s
     # Deal 1 likewise: Anna's 6S, credited to her contract (event 5).
     first = explained(db, "k", "Anna.pulya")
     assert [(r["event"], r["recorded_by"]) for r in first] == [(5, "Anna")]
+
+
+def test_explain_names_forgotten_tricks_where_they_would_have_written() -> None:
+    """Item 7 for a result (fixtures/rec_late_tricks): deal 2's tricks, 6/2/2 on C's 6S
+    with A whisting alone, come after deal 3's bidding and have no effect. Before deal 2
+    A and C had closed and B stood at 7, so C's 2 points would have gone to B as help
+    (C writing 2 x 10 = 20 on him) and A would have written 4 x 2 = 8 on C [Code 4.2.3]:
+    explain names event 21 in those three numbers, and in no other."""
+    log = Path(__file__).resolve().parent.parent / "fixtures" / "rec_late_tricks.jsonl"
+    state = replay(judge_log(parse_log(log.read_text(encoding="utf-8"))))
+    named = {cell: [(n, str(w.exact)) for n, w in rows] for cell, rows in ignored_records(state).items()}
+    assert named == {("B", "pulya", None): [(21, "2")], ("C", "whists", "B"): [(21, "20")],
+                     ("A", "whists", "C"): [(21, "8")]}
+    trace = explain(state, ("C", "whists", "B"))
+    assert trace[-1]["event"] == 21 and trace[-1]["ignored"] is True and trace[-1]["amount"] == 0
+    assert "too late" in trace[-1]["why"] and trace[-1]["why"].endswith("it would have written +20")

@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # the rest of the Code: irregularities, rulings, changes of players, the talon
     "dealt": ("cli.table:dealt", 'PLAYER dealt the next deal out of turn and it stands [Code 3.2.14]; the deal after it is dealt by the player to his left.'),
     "ruling": ("cli.table:ruling", 'Close the current deal by a ruling or an agreement, and move the deal on [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22].'),
-    "join": ("cli.table:join", "A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next."),
+    "join": ("cli.table:join", "A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next; with --replaces, in the place of the player who left, and the deal goes round as before."),
     "leave": ("cli.table:leave", 'PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18].'),
     "substitute": ("cli.table:substitute", "SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7]."),
     "talon": ("cli.table:talon", "The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."),

@@ -9,6 +9,7 @@ import click
 
 from cli.common import GameCommand, UserError, complete_player, db_option, game_argument
 from cli.record import by_in, by_option, events_of, player_in, record, report_options, trick_counts
+from ledger.command.words import player_word
 from ledger.vocabulary.events import Dealt, Joined, Left, Ruling, Substituted, Talon
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
@@ -16,6 +17,11 @@ from projections.game import GameState
 
 def names_in(state: GameState, text: str | None) -> tuple[str, ...]:
     return tuple(player_in(state, p.strip()) for p in text.split(",")) if text else ()
+
+
+def left_in(state: GameState, name: str) -> str:
+    """Someone who played in the pulka (who has left the table), named in any case."""
+    return player_word(tuple(state.person_seat), name)
 
 
 def whists_of(state: GameState, items: tuple[str, ...]) -> dict[str, int] | None:
@@ -76,12 +82,15 @@ def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, 
 @game_argument
 @click.argument("player")
 @click.option("--agreed-by", required=True, help="The three players, comma-separated.")
+@click.option("--replaces", metavar="NAME", help="The player who left, whose place he takes.")
 @by_option
 @report_options
 @db_option
-def join(game: str, player: str, agreed_by: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
-    """A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next."""
+def join(game: str, player: str, agreed_by: str, replaces: str | None, by: str | None, quiet: bool, as_json: bool,
+         db: str | None) -> None:
+    """A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next; with --replaces, in the place of the player who left, and the deal goes round as before."""
     record(db, game, events_of(lambda s: Joined(player=player.strip(), agreed_by=names_in(s, agreed_by),
+                                                replaces=left_in(s, replaces) if replaces else None,
                                                 by=by_in(s, by))), quiet=quiet, as_json=as_json)
 
 

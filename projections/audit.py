@@ -48,7 +48,7 @@ from projections.numbers import exact_fields
 from projections.numbers import exact_of as exact_of
 from projections.numbers import signed as signed
 from projections.report import Point, settlement_of, state_at
-from projections.sheet import exact
+from projections.sheet import Write, exact
 from projections.sheet import totals as totals
 from projections.sheet import cell_units
 # The parts of the audit trail every kind of stream shares live in ``trail``.
@@ -121,7 +121,8 @@ def describe(event: AnyEvent) -> str:
         case Ruling():
             return describe_ruling(event)
         case Joined():
-            return f"{event.player} joins with the consent of {', '.join(event.agreed_by)} [Code 3.1.2]"
+            place = f" in the place of {event.replaces}, who left," if event.replaces else ""
+            return f"{event.player} joins{place} with the consent of {', '.join(event.agreed_by)} [Code 3.1.2]"
         case Left():
             return f"{event.player} leaves the table" + (f": {event.reason}" if event.reason else "") + " [Code 5.4.18]"
         case Substituted():
@@ -165,10 +166,17 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
 
 def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction]) -> AuditRow:
     effect = state.effects.get(n)
+    credited = state.credited(n, event.deal or 0) if delta else n
+    credit = None
+    if credited != n:
+        result = state.events[credited - 1]
+        credit = (f"the result of deal {event.deal}: credited to event {credited} "
+                  f"({describe(state.content(credited))}, recorded by {result.by})")
     return AuditRow(
         n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
         effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
         about=deal_corrected(state.events, event),
+        credited_to=credited if credited != n else None, credit=credit,
     )
 
 
@@ -195,9 +203,11 @@ def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
     )
 
 
-def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
-    """Every write behind one number, with the event, its recorder and any correction of it."""
-    player, column, on = cell
+def explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Write]]] | None = None
+            ) -> list[dict[str, Any]]:
+    """Every write behind one number, with the event, its recorder and any correction of
+    it; then every record without effect that would have written there, named with its
+    verdict (``ignored``: ``ignored_records(state)``, worked out once for many cells)."""
     corrected_by = corrections_in_effect(state)
     out = []
     total = Fraction(0)
@@ -205,18 +215,46 @@ def explain(state: GameState, cell: Cell) -> list[dict[str, Any]]:
         if (w.player, w.column, w.on) != cell:
             continue
         total += w.exact
-        event = state.events[w.event - 1]
+        # Credited to the deal's result and its recorder, not to the call that closed it.
+        credited = state.credited(w.event, w.deal)
+        event = state.events[credited - 1]
         out.append({
-            "event": w.event,
+            "event": credited,
             "deal": w.deal,
             **exact_fields("amount", w.exact),
             **exact_fields("total", total),
             "why": w.why,
             "recorded_by": event.by,
             "at": event.at,
-            "event_text": describe(state.content(w.event)),
-            "corrected_by": corrected_by.get(w.event, []),
+            "event_text": describe(state.content(credited)),
+            "corrected_by": corrected_by.get(credited, []),
+            **({"written_at": w.event} if credited != w.event else {}),
         })
+    for number, w in (ignored_records(state) if ignored is None else ignored).get(cell, []):
+        event = state.events[number - 1]
+        effect = state.effects[number]
+        out.append({
+            "event": number,
+            "deal": w.deal,
+            **exact_fields("amount", Fraction(0)),
+            **exact_fields("total", total),
+            "why": f"no effect [Code {effect.rule}]: {effect.reason}; it would have written {signed(w.exact)}",
+            "recorded_by": event.by,
+            "at": event.at,
+            "event_text": describe(state.content(number)),
+            "corrected_by": corrected_by.get(number, []),
+            "ignored": True,
+        })
+    return out
+
+
+def ignored_records(state: GameState) -> dict[Cell, list[tuple[int, Write]]]:
+    """The records without effect (too late, objected to, withdrawn [Code 4.2.8, 4.2.10])
+    that would have written a number, by the cell each would have written in."""
+    out: dict[Cell, list[tuple[int, Write]]] = {}
+    for number in sorted(state.void):
+        for w in state.unwritten(number):
+            out.setdefault((w.player, w.column, w.on), []).append((number, w))
     return out
 
 

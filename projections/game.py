@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, assert_never
@@ -67,13 +68,17 @@ class Seats:
     """Who sits where [Code 3.1.2, 5.4.7, 5.4.18]: the seats at the table, clockwise (each
     seat is named by the player who first held it, and keeps its columns on the sheet);
     everyone who ever held a seat, in the sheet's order; who holds each seat now; who
-    deals next when a newcomer has just joined; and the last event that changed them."""
+    deals next when a newcomer has just joined; the seat of the player who left, while
+    his place is empty, with the seating he left (a newcomer who replaces him sits
+    there); and the last event that changed them."""
 
     seating: tuple[str, ...]
     everyone: tuple[str, ...]
     holders: tuple[tuple[str, str], ...]  # (seat, person)
     dealer_next: str | None = None
     changed_at: int = 0
+    vacated: str | None = None
+    vacated_from: tuple[str, ...] = ()
 
     @cached_property
     def _held(self) -> dict[str, str]:
@@ -103,9 +108,12 @@ class GameState:
         self.rules = rules
         # The table; each deal keeps the seats it began with (``opened_with``), so that
         # re-folding from a deal restores them. Every person is mapped to the seat he
-        # holds or held, once and for all (``person_seat``).
+        # holds or held (``person_seat``), from the event that brought him (``arrived``:
+        # a join or a substitution) on; re-folding from before that event forgets him
+        # until it is folded again, so that a correction judges it afresh [Code 3.1.2].
         self.seats = Seats(started.players, started.players, ())
         self.person_seat: dict[str, str] = {p: p for p in started.players}
+        self.arrived: dict[str, int] = {}
         self.opened_with: list[Seats] = []
         self.table_after: dict[int, tuple[str, ...]] = {}  # a change of the table -> the seating after
         # The stored events; events[i] is event number i + 1. The first ``folded`` of
@@ -261,7 +269,10 @@ class GameState:
         again = (prev.annulled_at is not None and not prev.passes_on) or (
             prev.raspasy and self.rules.raspasy_same_dealer and not prev.forced
         )
-        return _seated_from(last, prev.names, seats.seating, 0 if again else 1)
+        # Round the table as it sits now (a newcomer in the place of one who left deals
+        # in his turn); from a dealer who has left, round the table he dealt at.
+        order = seats.seating if last in seats.seating else prev.names
+        return _seated_from(last, order, seats.seating, 0 if again else 1)
 
     def _run_after(self, prev: DealState | None) -> tuple[int, int]:
         """The deal after ``prev``: its minimum contract and where the raspasy progression
@@ -327,6 +338,11 @@ class GameState:
         return self.overrides.get(number) or self.events[number - 1]
 
     # -- the recording rules' deadlines [Code 4.2.9, 4.2.10] ---------------------------
+
+    def is_forgotten(self, number: int) -> bool:
+        """Event ``number`` was judged as a forgotten record [Code 4.2.10]."""
+        effect = self.effects.get(number)
+        return effect is not None and effect.rule == "4.2.10" and isinstance(self.events[number - 1], (Entry, Tricks))
 
     def is_late(self, event: Entry | Tricks) -> bool:
         """A record of an earlier deal than the one in play: a forgotten record (4.2.10)."""
@@ -425,13 +441,14 @@ class GameState:
                 key = self.person_seat[event.player]
                 seating = tuple(s for s in seats.seating if s != key)
                 nxt = seats.dealer_next if seats.dealer_next != key else None
-                self.seats = replace(seats, seating=seating, dealer_next=nxt, changed_at=number)
+                self.seats = replace(seats, seating=seating, dealer_next=nxt, changed_at=number, vacated=key,
+                                     vacated_from=seats.seating)
                 self.table_after[number] = seating
                 self._add_item(number, len(self.deals))
             case Substituted():
                 seats = self.seats
                 key = self.person_seat[event.player]
-                self.person_seat.setdefault(event.substitute, key)
+                self._arrive(event.substitute, key, number)
                 holders = tuple((s, p) for s, p in seats.holders if s != key) + ((key, event.substitute),)
                 self.seats = replace(seats, holders=holders, changed_at=number)
             case Abandoned():
@@ -442,19 +459,35 @@ class GameState:
                 assert_never(event)
 
     def _join(self, number: int, event: Joined) -> None:
-        """A newcomer sits to the left of the one who dealt last and deals next [Code 3.1.2]."""
+        """A newcomer who replaces the player who left sits in his place, and the deal goes
+        round as before; any other sits to the left of the one who dealt last and deals
+        next [Code 3.1.2]. Either way the place left empty is taken."""
         seats = self.seats
-        self.person_seat.setdefault(event.player, event.player)
-        last = self.current
-        after = last.names[last.dealer] if last is not None else seats.seating[-1]
-        i = seats.seating.index(after) if after in seats.seating else len(seats.seating) - 1
-        seating = seats.seating[: i + 1] + (event.player,) + seats.seating[i + 1 :]
+        self._arrive(event.player, event.player, number)
+        if event.replaces is not None and seats.vacated is not None:
+            empty, seated = seats.vacated, seats.seating
+            seating = tuple(event.player if s == empty else s for s in seats.vacated_from
+                            if s == empty or s in seated)
+            dealer_next = seats.dealer_next
+        else:
+            last = self.current
+            after = last.names[last.dealer] if last is not None else seats.seating[-1]
+            i = seats.seating.index(after) if after in seats.seating else len(seats.seating) - 1
+            seating = seats.seating[: i + 1] + (event.player,) + seats.seating[i + 1 :]
+            dealer_next = event.player
         self.seats = replace(
-            seats, seating=seating, everyone=seats.everyone + (event.player,), dealer_next=event.player,
-            changed_at=number,
+            seats, seating=seating, everyone=seats.everyone + (event.player,), dealer_next=dealer_next,
+            changed_at=number, vacated=None, vacated_from=(),
         )
         self.table_after[number] = seating
         self._add_item(number, len(self.deals))
+
+    def _arrive(self, person: str, seat: str, number: int) -> None:
+        """``person`` holds ``seat`` from event ``number`` on (a substitute coming back to
+        the seat he held keeps his first arrival)."""
+        if person not in self.person_seat:
+            self.person_seat[person] = seat
+            self.arrived[person] = number
 
     def _by_seat(self, deal: DealState, counts: dict[str, int]) -> dict[int, int]:
         index = deal.seat_index
@@ -539,6 +572,8 @@ class GameState:
         del self.sheets[kept + 1 if deal > 0 else 0 :]
         if self.abandoned_at is not None and self.abandoned_at >= begin:
             self.abandoned_at = None
+        for person in [p for p, at in self.arrived.items() if at >= begin]:
+            del self.person_seat[person], self.arrived[person]
         self.folded = begin - 1
         self._from_deal = max(0, deal)
         self._sheet_cache = None
@@ -672,34 +707,53 @@ class GameState:
                 self.folded = through
 
     def _apply_objection(self, number: int, o: Objection) -> None:
+        """A partner refuses the forgotten records of deal k (or the one named): those
+        accepted are withdrawn until the deadline [Code 4.2.10]. The verdict says the
+        same as the records': what stands stands, what had no effect had none already."""
         k = o.deal or 0
         end = self.deadline(k)
-        if end is not None and end < number:
-            self.effects[number] = Effect(number, False, self.too_late_reason(k, end) + ": the record stands", "4.2.10")
+        late = self._objected_to(number, o)
+        if o.target is not None and o.target not in late:
+            self.effects[number] = Effect(number, False, f"event {o.target} was recorded in time, during deal {k}: "
+                                          "an objection refuses only a forgotten record", "4.2.10")
             return
-        voided = []
-        for late_no, effect in list(self.effects.items()):
-            late = self.events[late_no - 1]
-            if (
-                isinstance(late, (Entry, Tricks))
-                and effect.effective
-                and late.deal == k
-                and late_no not in self.void
-                and (o.target is None or o.target == late_no)
-                and late.by != o.player
-            ):
-                self.void.add(late_no)
-                self.effects[late_no] = Effect(
-                    late_no, False, f"forgotten record withdrawn: {o.player} objected at event {number}", "4.2.10"
-                )
-                voided.append(late_no)
-        if voided:
-            self.effects[number] = Effect(number, True, f"late record(s) {', '.join(map(str, voided))} withdrawn", "4.2.10")
+        standing = [n for n in late if n not in self.void]
+        ignored = [n for n in late if n in self.void]
+        if o.target is not None and ignored:
+            why = self.effects.get(o.target)
+            self.effects[number] = Effect(number, False, f"nothing to refuse: event {o.target} has no effect already"
+                                          + (f" ({why.reason})" if why is not None else ""), "4.2.10")
+            return
+        if end is not None and end < number:
+            parts = [f"late record(s) {_numbers(standing)} stand" if standing else "",
+                     f"event(s) {_numbers(ignored)} had no effect already" if ignored else ""]
+            said = "; ".join(p for p in parts if p) or f"there is no late record of deal {k} to refuse"
+            self.effects[number] = Effect(number, False, f"{self.too_late_reason(k, end)}: {said}", "4.2.10")
+            return
+        for late_no in standing:
+            self.void.add(late_no)
+            self.effects[late_no] = Effect(
+                late_no, False, f"forgotten record withdrawn: {o.player} objected at event {number}", "4.2.10"
+            )
+        if standing:
+            self.effects[number] = Effect(number, True, f"late record(s) {_numbers(standing)} withdrawn", "4.2.10")
             self.refold(k, number)
         else:
             self.effects[number] = Effect(
                 number, True, f"no late record of deal {k} may be added while {o.player} objects", "4.2.10"
             )
+
+    def _objected_to(self, number: int, o: Objection) -> list[int]:
+        """The forgotten records of the objection's deal (those recorded once the next deal
+        had begun) by others than the objector, or the one it names, in event order."""
+        k = o.deal or 0
+        begun = self.starts[k] if 0 <= k < len(self.starts) else number
+        events = self.events
+        return [
+            n for n in range(begun + 1, number)
+            if (o.target is None or o.target == n) and isinstance(late := events[n - 1], (Entry, Tricks))
+            and late.deal == k and late.by != o.player
+        ]
 
     def _apply_late(self, number: int, event: Entry | Tricks) -> None:
         k = event.deal or 0
@@ -849,6 +903,53 @@ class GameState:
         self._sheet_cache = (self.folded, sheet)
         return sheet
 
+    def credited(self, number: int, k: int) -> int:
+        """The record a number written at event ``number`` for deal ``k`` is credited to:
+        the deal's result and whoever recorded it [Code 4.2.4] — its tricks, a ruling, an
+        annulment that passes the deal on, each the event that writes it; but a game the
+        defenders' calls let stand unplayed (both pass, a half-whist that stands) is the
+        declarer's, credited to his contract, not to the call that closed the deal."""
+        if 1 <= k <= len(self.deals):
+            deal = self.deals[k - 1]
+            calls = deal.call_events
+            if deal.tricks_event is None and deal.ruling_at is None and calls and number == calls[-1]:
+                return self._contract_of(deal, calls[0]) or number
+        return number
+
+    def _contract_of(self, deal: DealState, before: int) -> int | None:
+        """The event of the deal's contract as it stands (the last one given, 3.4.7)."""
+        events = self.events
+        for n in range(before - 1, self.starts[deal.number - 1] - 1, -1):
+            if isinstance(events[n - 1], Contract) and n not in self.void:
+                return n
+        return None
+
+    def unwritten(self, number: int) -> list[Write]:
+        """What record ``number``, which has no effect (``void``: too late, objected to,
+        withdrawn), would have written: where ``explain``
+        names it. Only records that write numbers: entries, penalties and the talon's (as
+        written), and the forgotten tricks of a deal (the deal scored on the sheet before
+        it, as if they were its result; tricks withdrawn with their deal belong to no deal
+        that stands)."""
+        event = self.content(number)
+        k = event.deal or 0
+        forgotten_tricks = isinstance(event, Tricks) and 1 <= k <= len(self.deals) and self.is_forgotten(number)
+        if not (isinstance(event, (Entry, Penalty, Talon)) or forgotten_tricks):
+            return []
+        if isinstance(event, Tricks):
+            # The deal scored on the sheet as it stood before it (help follows the pulyas).
+            before = self._checkpoint(k - 1)
+            scratch = before.copy()
+            deal = copy(self.deals[k - 1])
+            deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
+            score_deal(scratch, deal)
+            return _moved(before, scratch, number, k)
+        sheet = self.sheet()
+        scratch = Sheet(sheet.players, self.started.pulya, self.rules)
+        scratch.seated = sheet.seated
+        self._apply_item(scratch, number, k)
+        return scratch.writes
+
     @property
     def finished(self) -> bool:
         """The pulka has reached its end [Code 4.2.3]; an abandoned one is not 'finished'."""
@@ -863,6 +964,25 @@ class GameState:
 # The events whose content ``apply`` folds as it is: none that the recording rules decide on.
 _FOLDED: frozenset[type] = frozenset({Bid, Contract, Defence, Ruling, Annulled, Dealt, Penalty, Talon, Joined, Left,
                                       Substituted, Abandoned, PencilDown})
+
+
+def _moved(before: Sheet, after: Sheet, number: int, k: int) -> list[Write]:
+    """What changed from one sheet to the other, as writes of event ``number`` in deal k."""
+    out = []
+    for p in after.players:
+        if after.pulya[p] != before.pulya.get(p, 0):
+            out.append(Write(number, k, p, "pulya", after.pulya[p] - before.pulya.get(p, 0)))
+        if after.gora[p] != before.gora.get(p, 0):
+            out.append(Write(number, k, p, "gora", after.gora[p] - before.gora.get(p, 0)))
+        for q, v in after.whists[p].items():
+            moved = v - before.whists.get(p, {}).get(q, 0)
+            if moved:
+                out.append(Write(number, k, p, "whists", moved, q))
+    return out
+
+
+def _numbers(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
 
 
 def _seated_from(seat: str, order: tuple[str, ...], seating: tuple[str, ...], step: int) -> str:

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from projections.audit import AuditRow, Cell, audit, explain, row_doc, totals
+from projections.audit import AuditRow, Cell, audit, explain, ignored_records, row_doc, totals
 from projections.game import GameState
 from projections.numbers import fmt
 from projections.deals import cells as sheet_cells
@@ -69,8 +69,10 @@ Traces = dict[Cell, list[dict[str, Any]]]
 
 
 def traces_of(state: GameState) -> Traces:
-    """The ``explain`` trace of every number of the sheet."""
-    return {cell: explain(state, cell) for cell in totals(state.sheet())}
+    """The ``explain`` trace of every number of the sheet (a record without effect named
+    where it would have written: see ``explain``)."""
+    ignored = ignored_records(state)
+    return {cell: explain(state, cell, ignored) for cell in totals(state.sheet())}
 
 
 def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
@@ -80,6 +82,8 @@ def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
     for cell, trace in traces.items():
         groups: list[list[dict[str, Any]]] = []
         for w in trace:
+            if w.get("ignored"):
+                continue  # named in the trace; it wrote nothing on the sheet
             # Consecutive writes of one event make one entry (a whist and its consolation).
             if groups and groups[-1][0]["event"] == w["event"]:
                 groups[-1].append(w)
@@ -314,11 +318,12 @@ def trace_row(w: dict[str, Any]) -> dict[str, Any]:
 
 
 def audit_entry(row: AuditRow) -> dict[str, Any]:
-    """An audit row with its changes written for people (``Anna pulya +2``)."""
+    """An audit row with its changes written for people (``Anna pulya +2``), and the
+    record they are credited to when it is not this event (a deal's result)."""
     doc = row_doc(row)
     doc["shown"] = [
         f"{c[0]} {c[1]}{' on ' + c[2] if c[2] else ''} {signed(exact(v))}" for c, v in row.changes.items()
-    ]
+    ] + ([f"({row.credit})"] if row.credit else [])
     return doc
 
 

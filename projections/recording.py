@@ -6,6 +6,8 @@ what each correction, objection, late record and withdrawal does, and keeps the 
 
 - pencil rule (4.2.8): a correction while the record is still in hand is free, and a
   record still in hand may be withdrawn;
+- a correction that changes no number of the sheet corrects no error: no warning, no
+  penalty (4.2.7: the error is a wrong number written);
 - the first counted error of each player is a warning (4.2.7);
 - after that "equal for equal" (4.2.7): the advantage the wrong record gave its
   recorder is the penalty, in the same column;
@@ -29,7 +31,7 @@ import msgspec
 
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
 from projections.settlement import result_of
-from projections.sheet import Sheet, Write, shown
+from projections.sheet import Sheet, Write, cell_units, shown
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ CORRECTABLE: dict[str, tuple[str, ...]] = {
 }
 
 EQUAL_FOR_EQUAL = "equal for equal (4.2.7)"
+NO_ERROR = "corrected; no number of the sheet changes: no error, no penalty"
 
 
 def merge(target: AnyEvent, replacement: dict[str, Any]) -> AnyEvent:
@@ -122,15 +125,18 @@ def correction_verdict(
     ``too_late`` is the reason when the deadline of 4.2.9 has passed (else None);
     ``in_hand`` whether the record was still in hand (4.2.8); ``warned`` whether the
     recorder has had his warning already (4.2.7); ``compare()`` gives the sheet as
-    recorded and as corrected, and is called only when the verdict depends on them
-    (a late correction by the recorder himself, or equal for equal).
+    recorded and as corrected, and is called once, when the verdict depends on them (a
+    late correction by the recorder himself; any correction out of hand of a player's
+    record: one that changes no number of the sheet was no error [Code 4.2.7]).
     """
     rule = "4.2.7"
+    sheets: tuple[Sheet, Sheet] | None = None
     if too_late is not None:
         if asked_by != recorder:
             return Effect(number, False, too_late + "; only the recorder may still correct it", "4.2.9"), []
         if recorder in players:
-            wrong, right = compare()
+            sheets = compare()
+            wrong, right = sheets
             if result_of(right, recorder) > result_of(wrong, recorder):
                 return Effect(
                     number, False,
@@ -142,9 +148,13 @@ def correction_verdict(
         return Effect(number, True, "corrected while the record was in hand: no penalty", "4.2.8", free=True), []
     if recorder not in players:
         return Effect(number, True, f"corrected; the record was {recorder}'s: no penalty", rule), []
+    wrong, right = sheets if sheets is not None else compare()
+    if cell_units(wrong) == cell_units(right):
+        # An error in the record is a wrong number on the sheet [Code 4.2.7]: a record
+        # whose correction changes none was no error, and costs nothing.
+        return Effect(number, True, NO_ERROR, rule, free=True), []
     if not warned:
         return Effect(number, True, f"corrected; {recorder}'s first counted error: a warning", rule, warning=True), []
-    wrong, right = compare()
     writes = equal_for_equal(wrong, right, recorder, number, deal)
     if waived:
         writes = [w for w in writes if w.column != "whists"]

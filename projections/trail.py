@@ -89,6 +89,10 @@ class AuditRow:
     reason: str | None
     note: str | None = None  # e.g. a deal left without its result
     about: int | None = None  # the deal a correction's target belongs to, when it names one
+    # The record its changes are credited to, when not this event (a deal's result
+    # written at the call that closed the deal), and that said for people.
+    credited_to: int | None = None
+    credit: str | None = None
 
 
 def deal_corrected(events: list[AnyEvent], event: AnyEvent) -> int | None:
@@ -123,6 +127,9 @@ def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:
         doc["reason"] = row.reason
     if row.note is not None:
         doc["note"] = row.note
+    if row.credited_to is not None:
+        doc["credited_to"] = row.credited_to
+        doc["credit"] = row.credit
     return doc
 
 
@@ -183,6 +190,8 @@ def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None,
         if row.changes:
             changed = ", ".join(f"{names.text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
             lines.append(f"{pad}-> {changed}")
+            if row.credit is not None:
+                lines.append(f"{pad}   {row.credit}")
         if row.effective is not None and row.rule is not None:
             mark = "effective" if row.effective else "NO EFFECT"
             lines.append(f"{pad}{mark} [{cite(row.rule)}]: {row.reason}")
@@ -202,6 +211,8 @@ def render_explain(cell: Cell, rows: list[dict[str, Any]], when: Callable[[str],
     lines = [f"{names.text(cell)}: {fmt(exact_of(rows[-1], 'total')) if rows else 0}"]
     for r in rows:
         corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
+        if "written_at" in r:
+            corr += f"; written when event {r['written_at']} closed the deal"
         at = show(r["at"]) if r["at"] else "an unknown time"
         lines.append(
             f"  {signed(exact_of(r, 'amount')):>6}  = {fmt(exact_of(r, 'total')):<6} event {r['event']} "

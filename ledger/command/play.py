@@ -809,8 +809,22 @@ def _joined(state: GameState, event: Joined) -> AnyEvent:
     _new_name(state, event.player, "3.1.2")
     if state.seat_key(event.player) is not None:
         raise Refused("3.1.2", f"{event.player} has played in this pulka already", "a new player's name")
+    if event.replaces is not None:
+        _replaced(state, event.replaces)
     _consent(state, event.agreed_by, list(state.players), "3.1.2", "a newcomer")
     return filled(state, event, by=event.by or event.agreed_by[0])
+
+
+def _replaced(state: GameState, name: str) -> None:
+    """A newcomer replaces the player whose leaving left three at the table, and sits in
+    his place [Code 3.1.2]."""
+    empty = state.seats.vacated
+    left = state.seats.holder(empty) if empty is not None else None
+    if name != left:
+        who = f"{left} left the table" if left is not None else "nobody has left the table"
+        allowed = f"replaces {left}, or " if left is not None else ""
+        raise Refused("3.1.2", f"a newcomer replaces the player who left, in his place; {name} did not leave "
+                      f"the table ({who})", f"{allowed}no replaces: he sits to the left of the last dealer")
 
 
 def _left(state: GameState, event: Left) -> AnyEvent:

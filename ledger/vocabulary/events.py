@@ -179,11 +179,15 @@ class Ruling(Event, frozen=True, tag="ruling"):
 
 class Joined(Event, frozen=True, tag="joined"):
     """A fourth player joins three with everyone's consent: he writes their mean pulya
-    and gora, rounded against him, sits to the left of the last dealer and deals next
-    [Code 3.1.2]."""
+    and gora, rounded against him [Code 3.1.2]. One who does not replace anyone sits to
+    the left of the last dealer and deals next; one who ``replaces`` the player who
+    left (named) sits in his place, and the deal goes round as before. Either way he
+    writes on columns of his own: taking over a seat's columns is a substitution
+    (``substituted``, 5.4.7)."""
 
     player: str
     agreed_by: tuple[str, ...] = ()
+    replaces: str | None = None
 
 
 class Left(Event, frozen=True, tag="left"):

@@ -347,10 +347,17 @@ def _defence_writes(
             half = share(all_tricks + 2 * cons, 2)
             out.append((w, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
             out.append((passer, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
-    # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2]; a defender
-    # whose cards the dealer played writes nothing for the deal.
+    # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2].
     if so is not None and so not in whisters and under and rules.dealer_consolation:
         out.append((so, "whists", cons, "consolation"))
+    # The defender whose cards the dealer played writes his consolation like every other
+    # player [Code 3.8.1.2, footnote 36; 3.8.8]; as a half-whister under the gentleman's
+    # whist he writes nothing, like any half-whister there [Code 3.8.14].
+    hand = deal.dealer_hand
+    if hand is not None and under and rules.hand_consolation and not (
+        rules.single_whist_split == "gentleman" and hand == view.half_whister
+    ):
+        out.append((hand, "whists", cons, "consolation (his cards played by the dealer, Code 3.8.8)"))
 
     # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and the remiz on the whist of
     # penalty tricks [Code 3.9.18].

@@ -706,6 +706,7 @@ def rule_overrides() -> st.SearchStrategy[dict[str, Any]]:
             "talon_refusal_gora": st.sampled_from([0, 2]),
             "talon_premium": st.booleans(),
             "misere_with_dealer": st.booleans(),
+            "hand_consolation": st.booleans(),
         },
     ).map(_consistent)
 

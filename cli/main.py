@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("cli.play:play", 'An interactive session for the scorer: prompts with the dealer and the leader, takes deal lines and commands, shows the writes and the sheet after each deal, offers undo, and ends with the settlement.'),
     "deal": ("cli.record:deal", 'Record a whole deal: "BIDS | CONTRACT | CALLS | TRICKS".'),
     "bid": ("cli.record:bid", 'A bid: 6S ...'),
-    "contract": ("cli.record:contract", "The declarer's contract (again to change it before anyone whists)."),
+    "contract": ("cli.record:contract", "The declarer's contract (again to change it before anyone whists, or after with --evident-correction)."),
     "defence": ("cli.record:defence", "A defender's call: whist, pass or half_whist (вист, пас, полвиста); with four players the dealer's too."),
     "tricks": ("cli.record:tricks", 'Tricks taken: Anna=6 Boris=3 Vera=1.'),
     "entry": ("cli.record:entry", 'A number written by hand: COLUMN is pulya, gora or whists (пуля, гора, висты); AMOUNT may be negative (entry Vera whists -4 --on Boris).'),
@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "penalty": ("cli.record:penalty", "An arbiter's penalty on PLAYER [Code 4.2.16]; it never benefits him: gora up, pulya down (a negative AMOUNT), whists written on him by the wronged player."),
     # the rest of the Code: irregularities, rulings, changes of players, the talon
     "dealt": ("cli.table:dealt", 'PLAYER dealt the next deal out of turn and it stands [Code 3.2.14]; the deal after it is dealt by the player to his left.'),
-    "ruling": ("cli.table:ruling", 'Close the current deal by a ruling or an agreement, and move the deal on [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22].'),
+    "ruling": ("cli.table:ruling", 'A ruling or an agreement on the current deal [Code 3.3.16.2, 3.3.16.3, 3.4.4, 3.5.4, 3.8.5.1, 3.9.22].'),
     "join": ("cli.table:join", "A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next; with --replaces, in the place of the player who left, and the deal goes round as before."),
     "leave": ("cli.table:leave", 'PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18].'),
     "substitute": ("cli.table:substitute", "SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7]."),

@@ -369,15 +369,17 @@ def bid(game: str, player: str, bid: str, dark: bool, by: str | None, leave_open
 @click.argument("player", shell_complete=complete_player)
 @click.argument("contract")
 @click.option("--shared-with", metavar="NAME", help="The dealer sharing the misère in halves [Code 3.6.9].")
+@click.option("--evident-correction", is_flag=True,
+              help="A change after a whist, the intention to correct having been evident [Code 3.4.8].")
 @by_option
 @report_options
 @db_option
-def contract(game: str, player: str, contract: str, shared_with: str | None, by: str | None, quiet: bool,
-             as_json: bool, db: str | None) -> None:
-    """The declarer's contract (again to change it before anyone whists)."""
+def contract(game: str, player: str, contract: str, shared_with: str | None, evident_correction: bool,
+             by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """The declarer's contract (again to change it before anyone whists, or after with --evident-correction)."""
     make = events_of(lambda s: Contract(player=player_in(s, player), contract=contract_word(contract),
                                         shared_with=player_in(s, shared_with) if shared_with else None,
-                                        by=by_in(s, by)))
+                                        evident_correction=evident_correction, by=by_in(s, by)))
     record(db, game, make, quiet=quiet, as_json=as_json)
 
 

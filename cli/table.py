@@ -24,13 +24,14 @@ def left_in(state: GameState, name: str) -> str:
     return player_word(tuple(state.person_seat), name)
 
 
-def whists_of(state: GameState, items: tuple[str, ...]) -> dict[str, int] | None:
-    """``Boris=52`` as the whists each wronged player writes on the offender."""
+def whists_of(state: GameState, items: tuple[str, ...], rule: str = "3.3.16.3") -> dict[str, int] | None:
+    """``Boris=52`` as the whists each wronged player writes on the offender (3.3.16.3),
+    or each dissenter on the planner (3.8.5.1)."""
     out: dict[str, int] = {}
     for item in items:
         name, sep, n = item.partition("=")
         if not sep or not n.strip().isdigit():
-            raise Refused("3.3.16.3", f"{item!r} is not NAME=N", "e.g. --whists Boris=52")
+            raise Refused(rule, f"{item!r} is not NAME=N", "e.g. --whists Boris=52")
         out[player_in(state, name)] = int(n)
     return out or None
 
@@ -47,34 +48,52 @@ def dealt(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db
            quiet=quiet, as_json=as_json)
 
 
+RULES = ["3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22"]
+
+
 @click.command(cls=GameCommand, game_given=lambda words: bool(words) and not words[0][:1].isdigit())
 @game_argument
-@click.argument("rule", type=click.Choice(["3.3.16.3", "3.4.4", "3.5.4", "3.9.22"]))
+@click.argument("rule", type=click.Choice(RULES))
 @click.argument("counts", nargs=-1, metavar="[NAME=N...]")
-@click.option("--offender", metavar="NAME", help="3.3.16.3: who exposed the talon.")
+@click.option("--offender", metavar="NAME", help="3.3.16.2, 3.3.16.3: who exposed the talon.")
 @click.option("--whists", "whists", multiple=True, metavar="NAME=N",
-              help="3.3.16.3: the whists a wronged player writes on the offender (repeat).")
-@click.option("--agreed-by", help="3.9.22: every player, comma-separated.")
+              help="3.3.16.3: the whists a wronged player writes on the offender; 3.8.5.1: the compensation a "
+                   "dissenter writes on the planner (repeat).")
+@click.option("--agreed-by", help="3.9.22: every player; 3.8.5.1: the planner and the dissenters (comma-separated).")
+@click.option("--planner", metavar="NAME", help="3.8.5.1: the defender whose plan of play was carried out.")
+@click.option("--compensated", metavar="A,B", help="3.8.5.1 b: the dissenters given the other plan's result.")
+@click.option("--declarer-result", type=click.Choice(["played", "other"]),
+              help="3.8.5.1 b: the declarer's result drawn by lot.")
 @click.option("--reason", default="")
 @by_option
 @report_options
 @db_option
 def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, whists: tuple[str, ...],
-           agreed_by: str | None, reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
-    """Close the current deal by a ruling or an agreement, and move the deal on [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22].
+           agreed_by: str | None, planner: str | None, compensated: str | None, declarer_result: str | None,
+           reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """A ruling or an agreement on the current deal [Code 3.3.16.2, 3.3.16.3, 3.4.4, 3.5.4, 3.8.5.1, 3.9.22].
 
     \b
-      3.3.16.3  the talon exposed in the auction: --offender NAME --whists NAME=N …
+      3.3.16.2  the talon exposed while one other player still bids: --offender NAME;
+                the talon is his, he declares, the deal is played
+      3.3.16.3  the talon exposed while two still bid: --offender NAME --whists NAME=N …
       3.4.4     a declaration against the rules that stands: a remiz without all
       3.5.4     the declarer concedes without all (NAME=N: the defenders' split, else 5 and 5)
+      3.8.5.1   a plan of play carried out against a partner's view: --planner NAME and
+                a) --whists NAME=N … --agreed-by (agreed compensation), or
+                b) NAME=N … (the other plan's tricks) --compensated A,B
+                   --declarer-result played|other --by arbiter:NAME
       3.9.22    a result agreed by all without play: NAME=N tricks, --agreed-by
+    The rulings under 3.3.16.3, 3.4.4, 3.5.4 and 3.9.22 close the deal and move it on.
     """
     if rule == "3.9.22" and agreed_by is None:
         raise UserError("refused: an agreed result needs --agreed-by, every player [rule 3.9.22]")
     make = events_of(lambda s: Ruling(
         rule=rule, tricks=trick_counts(s, counts) if counts else None,
-        offender=player_in(s, offender) if offender else None, whists=whists_of(s, whists),
-        agreed_by=names_in(s, agreed_by), reason=reason, by=by_in(s, by)))
+        offender=player_in(s, offender) if offender else None, whists=whists_of(s, whists, rule),
+        agreed_by=names_in(s, agreed_by), reason=reason, by=by_in(s, by),
+        planner=player_in(s, planner) if planner else None, compensated=names_in(s, compensated),
+        declarer_result="other" if declarer_result == "other" else "played" if declarer_result else None))
     record(db, game, make, quiet=quiet, as_json=as_json)
 
 

@@ -77,7 +77,9 @@ def describe(event: AnyEvent) -> str:
             return f"{event.player} bids {event.bid}{dark}"
         case Contract():
             shared = f", shared in halves with the dealer {event.shared_with} [Code 3.6.9]" if event.shared_with else ""
-            return f"{event.player} declares {event.contract}{shared}"
+            fixed = (": an evident correction after a whist, the calls said so far void [Code 3.4.8]"
+                     if event.evident_correction else "")
+            return f"{event.player} declares {event.contract}{shared}{fixed}"
         case Defence():
             hand = f" with {event.hand}'s cards [Code 3.8.8]" if event.hand else ""
             return f"{event.player}: {event.call.replace('_', '-')}" + (" (open)" if event.open else "") + hand

@@ -198,6 +198,19 @@ class DealState:
     ruling_at: int | None = None
     offender: int | None = None  # who exposed the talon [Code 3.3.16.3]
     ruled_whists: tuple[tuple[int, int], ...] = ()  # seat, whists on the offender
+    # The talon exposed while one other player still bid: it went to him and the deal
+    # is played [Code 3.3.16.2]; who exposed it, and the ruling's event.
+    exposed_by: int | None = None
+    exposed_at: int | None = None
+    # A plan of play carried out against a partner's view [Code 3.8.5.1]: the ruling, its
+    # event, whose plan it was, a) the compensation whists each dissenter writes on him,
+    # b) the other plan's result and the dissenters given it.
+    plan: Ruling | None = None
+    plan_at: int | None = None
+    planner: int | None = None
+    plan_whists: tuple[tuple[int, int], ...] = ()
+    other_tricks: dict[int, int] | None = None
+    compensated: tuple[int, ...] = ()
     annulled_at: int | None = None
     dealer_error: bool = False
     # Derived once per change of the calls or the contract (``phase`` asks often).
@@ -410,7 +423,15 @@ class DealState:
             self.declarer = still_in[0]
             self.bidding_closed_at = number
 
-    def apply_contract(self, seat: int, contract: str, number: int, shared_with: int | None = None) -> None:
+    def apply_contract(
+        self, seat: int, contract: str, number: int, shared_with: int | None = None, recall: bool = False
+    ) -> None:
+        """The contract declared (or changed). ``recall``: an evident correction after a
+        whist, which voids the calls said so far; the defence calls again [Code 3.4.8]."""
+        if recall:
+            self.calls.clear()
+            self.call_events.clear()
+            self.dealer_hand = None
         if self.bidding_closed_at is None:
             # The third hand takes the talon without bidding [Code 3.3.15].
             self.talon_without_bid = True
@@ -453,6 +474,44 @@ class DealState:
         if tricks is not None:
             self.tricks = tricks
             self.tricks_event = number
+
+    def apply_exposed_talon(self, offender: int, number: int) -> None:
+        """The talon exposed by ``offender`` while one other player still bid: the talon
+        goes to him, his last bid counts as the auction's last, and he declares; having
+        made no bid, he declares as the third hand who takes the talon [Code 3.3.16.2,
+        3.3.15]."""
+        self.exposed_by = offender
+        self.exposed_at = number
+        winner = self.still_bidding(offender)[0]
+        self.declarer = winner
+        if winner not in self.own_level:
+            self.talon_without_bid = True
+            self.spoken.add(winner)
+            self.looked.add(winner)
+            self.dark_last[winner] = False
+        self.bidding_closed_at = number
+
+    def apply_plan_ruling(
+        self,
+        ruling: Ruling,
+        number: int,
+        planner: int,
+        whists: tuple[tuple[int, int], ...],
+        other: dict[int, int] | None,
+        compensated: tuple[int, ...],
+    ) -> None:
+        """How a deal played by one defender's plan is written [Code 3.8.5.1]."""
+        self.plan = ruling
+        self.plan_at = number
+        self.planner = planner
+        self.plan_whists = whists
+        self.other_tricks = other
+        self.compensated = compensated
+
+    def still_bidding(self, offender: int) -> list[int]:
+        """The players besides ``offender`` who have not finished the auction: neither
+        passed nor barred by a look at the talon [Code 3.3.16, 3.3.16.1]."""
+        return [s for s in self.bidders if s not in self.passed and s not in self.peeked and s != offender]
 
     def apply_annulled(self, number: int, dealer_error: bool = False) -> None:
         self.annulled_at = number

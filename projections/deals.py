@@ -24,6 +24,11 @@ def describe_ruling(r: Ruling) -> str:
     if r.rule == "3.3.16.3":
         who = ", ".join(f"{p} {a}" for p, a in (r.whists or {}).items())
         return f"ruled [Code 3.3.16.3]: the talon exposed by {r.offender}; whists on him: {who}{why}"
+    if r.rule == "3.3.16.2":
+        return (f"ruled [Code 3.3.16.2]: the talon exposed by {r.offender} goes to the one player still bidding, "
+                f"whose last bid ends the auction; the deal is played{why}")
+    if r.rule == "3.8.5.1":
+        return describe_plan(r) + why
     if r.rule == "3.4.4":
         return f"ruled [Code 3.4.4]: a declaration against the rules stands: remiz without all{why}"
     if r.rule == "3.5.4":
@@ -31,6 +36,19 @@ def describe_ruling(r: Ruling) -> str:
         return f"conceded [Code 3.5.4]: the declarer is without all{f' ({split})' if split else ''}{why}"
     tricks = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
     return f"agreed [Code 3.9.22] by {', '.join(r.agreed_by)}: the result without play: {tricks}{why}"
+
+
+def describe_plan(r: Ruling) -> str:
+    """A ruling on a disputed plan of play [Code 3.8.5.1]: a) agreed compensation, b) the
+    arbiter's compensating result."""
+    if r.whists is not None:
+        who = ", ".join(f"{p} {a}" for p, a in r.whists.items())
+        return (f"agreed [Code 3.8.5.1 a] by {', '.join(r.agreed_by)}: {r.planner}'s plan of play; "
+                f"compensation on him: {who}")
+    tricks = ", ".join(f"{p} {t}" for p, t in (r.tricks or {}).items())
+    lot = "the other plan's" if r.declarer_result == "other" else "the result played"
+    return (f"ruled [Code 3.8.5.1 b]: {r.planner}'s plan of play; {', '.join(r.compensated)} given the other "
+            f"plan's result ({tricks}); the declarer {lot}, drawn by lot")
 
 
 def tricks_order(deal: DealState, tricks: dict[int, int]) -> list[int]:
@@ -82,6 +100,8 @@ def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | No
                 bids.append((event.player, event.bid + (":dark" if event.dark else "")))
             case Contract():
                 contract = [(event.player, event.contract + (":shared" if event.shared_with else ""))]
+                if event.evident_correction:
+                    calls = []  # said to the mistaken contract: void [Code 3.4.8]
             case Defence():
                 hand = f"@{event.hand}" if event.hand else ""
                 calls.append((event.player, event.call + hand + (":open" if event.open else "")))
@@ -110,11 +130,15 @@ def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None 
     """The deal with the names of who spoke: ``Anna 6S, Boris pass, Vera pass | Anna 6S | …``."""
     if deal.annulled_at is not None:
         return "annulled" + (" (the dealer's error) [Code 3.2.17]" if deal.dealer_error else "")
-    story = " | ".join(", ".join(f"{who} {word}" for who, word in section)
-                       for section in line_sections(state, deal, events))
-    if deal.ruling is not None:
-        story += f" | {describe_ruling(deal.ruling)}"
-    return story
+    parts = [", ".join(f"{who} {word}" for who, word in section) for section in line_sections(state, deal, events)]
+    if deal.exposed_by is not None and deal.declarer is not None:
+        # The auction ended by the talon exposed [Code 3.3.16.2]: said after the bids.
+        parts.insert(1, f"the talon exposed by {deal.persons[deal.exposed_by]} goes to "
+                        f"{deal.persons[deal.declarer]} [Code 3.3.16.2]")
+    for ruling in (deal.ruling, deal.plan):
+        if ruling is not None:
+            parts.append(describe_ruling(ruling))
+    return " | ".join(parts)
 
 
 def game_name(state: GameState, deal: DealState) -> str:

@@ -402,7 +402,8 @@ class GameState:
             case Contract():
                 deal = self.deals[-1]
                 shared = self.deal_seat(deal, event.shared_with) if event.shared_with is not None else None
-                deal.apply_contract(self.deal_seat(deal, event.player), event.contract, number, shared)
+                deal.apply_contract(self.deal_seat(deal, event.player), event.contract, number, shared,
+                                    recall=event.evident_correction)
                 self._changed(deal.number)
             case Defence():
                 deal = self.deals[-1]
@@ -413,6 +414,8 @@ class GameState:
                 deal = self.deals[event.deal - 1] if event.deal else self.deals[-1]
                 deal.apply_tricks(self._by_seat(deal, event.tricks), number, self._penalty_seats(deal, event))
                 self._result_changed(deal, number)
+            case Ruling() if event.rule in _PLAYED_ON:
+                self._fold_played_on(number, event)
             case Ruling():
                 deal = self.deals[-1]
                 tricks = self._ruled_tricks(deal, event)
@@ -499,6 +502,22 @@ class GameState:
         if not event.penalty_tricks:
             return ()
         return tuple((self.deal_seat(deal, pt.player), pt.tricks, pt.rule) for pt in event.penalty_tricks)
+
+    def _fold_played_on(self, number: int, event: Ruling) -> None:
+        """A ruling after which the deal is still played: the talon given to the one
+        player still bidding [Code 3.3.16.2], or how a deal played by one defender's plan
+        is written [Code 3.8.5.1]."""
+        deal = self.deals[-1]
+        if event.rule == "3.3.16.2":
+            assert event.offender is not None
+            deal.apply_exposed_talon(self.deal_seat(deal, event.offender), number)
+        else:
+            assert event.planner is not None
+            whists = tuple((self.deal_seat(deal, p), a) for p, a in (event.whists or {}).items())
+            other = self._by_seat(deal, event.tricks) if event.tricks is not None else None
+            compensated = tuple(self.deal_seat(deal, p) for p in event.compensated)
+            deal.apply_plan_ruling(event, number, self.deal_seat(deal, event.planner), whists, other, compensated)
+        self._changed(deal.number)
 
     def _ruled_tricks(self, deal: DealState, ruling: Ruling) -> dict[int, int] | None:
         """The result a ruling gives in tricks: an agreed result [Code 3.9.22]; a
@@ -960,6 +979,9 @@ class GameState:
         """No deal may follow: the pulka ended or was abandoned."""
         return self.abandoned_at is not None or self.finished
 
+
+# The rulings after which the deal is still played (the others close it).
+_PLAYED_ON = frozenset({"3.3.16.2", "3.8.5.1"})
 
 # The events whose content ``apply`` folds as it is: none that the recording rules decide on.
 _FOLDED: frozenset[type] = frozenset({Bid, Contract, Defence, Ruling, Annulled, Dealt, Penalty, Talon, Joined, Left,

@@ -16,6 +16,7 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Literal, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
@@ -88,6 +89,7 @@ class Scaled:
 
 
 _NONE: dict[int, int] = {}  # no penalty tricks (never written to)
+ALL_TRICKS = 10  # the tricks of a deal: a misère "without all" takes them all
 
 
 def penalty_rules(deal: DealState, seat: int) -> str:
@@ -140,13 +142,96 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
-    elif deal.contract is not None and deal.contract.is_misere:
-        made = _score_misere(out, deal)
+    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None and ruling is None:
+        made = _score_two_plans(out, deal)
     else:
-        made = _score_contract(out, deal)
+        made = _score_played(out, deal)
+    _score_compensation(sheet, deal)
     if made and bomb > 1:
         # A bomb is used up by a game made; a game lost keeps it [Code footnotes 29, 30].
         sheet.bombs[declarer] = bombs[1:]
+
+
+def _score_played(out: Writer, deal: DealState) -> bool:
+    """A declared game as played (or as a ruling gave its tricks); whether it was made."""
+    if deal.contract is not None and deal.contract.is_misere:
+        return _score_misere(out, deal)
+    return _score_contract(out, deal)
+
+
+class Only:
+    """Writes on ``out`` only those of the players in ``notes``, each with its note added
+    to the reason and, where ``event`` is given, credited to that event: the writes of a
+    deal that the result of one plan of play decides [Code 3.8.5.1 b]."""
+
+    def __init__(self, out: Writer, notes: dict[str, str], event: int | None = None) -> None:
+        self.out = out
+        self.rules: RuleSet = out.rules
+        self.notes = notes
+        self.event = event
+
+    def write(
+        self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
+        why: str = "",
+    ) -> None:
+        note = self.notes.get(player)
+        if note is not None:
+            self.out.write(self.event or event, deal, player, column, amount, on, why + note)
+
+    def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None:
+        note = self.notes.get(player)
+        if note is not None:
+            self.out.write_pulya(self.event or event, deal, player, amount, why + note)
+
+    def closed(self, player: str) -> bool:
+        return self.out.closed(player)
+
+
+def other_plan(deal: DealState) -> DealState:
+    """The deal as the other plan of play would have ended it: its tricks are the ones the
+    arbiter found [Code 3.8.5.1 b]; the penalty tricks of the play are not carried over."""
+    assert deal.other_tricks is not None
+    return replace(deal, tricks=dict(deal.other_tricks), penalties=())
+
+
+def drawn(deal: DealState) -> DealState:
+    """The deal as it is scored for the declarer: with the result the lot gave him when an
+    arbiter ruled on a disputed plan of play [Code 3.8.5.1 b]."""
+    plan = deal.plan
+    if plan is not None and plan.declarer_result == "other" and deal.other_tricks is not None:
+        return other_plan(deal)
+    return deal
+
+
+def _score_two_plans(out: Writer, deal: DealState) -> bool:
+    """The whister's plan was carried out, a partner (or the dealer) disagreeing, and the
+    arbiter ruled [Code 3.8.5.1 b, footnote 58]: each dissenter is given the result the
+    other plan would have had, the declarer the result drawn by lot, everybody else the
+    result played. Returns whether the declarer's result, as drawn, was made."""
+    assert deal.declarer is not None and deal.plan is not None
+    names = deal.names
+    declarer = names[deal.declarer]
+    other_wins = deal.plan.declarer_result == "other"
+    others = {names[s] for s in deal.compensated}
+    played_notes = {names[s]: "" for s in range(deal.n_players) if s != deal.declarer and names[s] not in others}
+    other_notes = {p: ", the result of the other plan [Code 3.8.5.1 b]" for p in others}
+    lot = {declarer: f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"}
+    (other_notes if other_wins else played_notes).update(lot)
+    made_played = _score_played(Only(out, played_notes), deal)
+    made_other = _score_played(Only(out, other_notes, deal.plan_at), other_plan(deal))
+    return made_other if other_wins else made_played
+
+
+def _score_compensation(sheet: Sheet, deal: DealState) -> None:
+    """The compensation each dissenter agreed to write on the defender whose plan of play
+    was carried out, whatever the play gave [Code 3.8.5.1 a]."""
+    if not deal.plan_whists:
+        return
+    assert deal.planner is not None and deal.plan_at is not None
+    planner = deal.names[deal.planner]
+    for seat, amount in deal.plan_whists:
+        sheet.write(deal.plan_at, deal.number, deal.names[seat], "whists", amount * UNIT, on=planner,
+                    why=f"compensation agreed for {planner}'s plan of play [Code 3.8.5.1 a]")
 
 
 def consolation_per_undertrick(rules: RuleSet, price: int) -> int:
@@ -188,12 +273,20 @@ def _score_exposed_talon(sheet: Sheet, deal: DealState) -> None:
 def _score_illegal_declaration(out: Writer, deal: DealState) -> bool:
     """A declaration against the rules that its maker will not change: a remiz without all
     at the level he reached in the auction [Code 3.4.4]; every other player writes his
-    consolation for each trick as on any remiz [Code 3.8.1.2]."""
+    consolation for each trick as on any remiz [Code 3.8.1.2]. At a misère (he bid it and
+    will not declare it) without all is every trick taken: ten."""
     assert deal.declarer is not None and deal.ruling_at is not None
     level = deal.own_level[deal.declarer]
     names, rules = deal.names, out.rules
     declarer = names[deal.declarer]
     ev, k = deal.ruling_at, deal.number
+    if level.is_misere:
+        # Without all on a misère: all ten tricks taken (the Code counts a misère's remiz
+        # by the tricks taken, "без одной" for one [3.8.5.1 a]); a misère writes no
+        # consolation [rules.md §4.5].
+        out.write(ev, k, declarer, "gora", MISERE_PRICE * rules.gora_whist_multiplier * ALL_TRICKS * UNIT,
+                  why=f"misère without all: {ALL_TRICKS} tricks{_ruled(deal)}")
+        return False
     need = level.needed
     out.write(ev, k, declarer, "gora", level.price * rules.gora_whist_multiplier * UNIT * need,
               why=f"{level} without all{_ruled(deal)}")
@@ -347,10 +440,17 @@ def _defence_writes(
             half = share(all_tricks + 2 * cons, 2)
             out.append((w, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
             out.append((passer, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
-    # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2]; a defender
-    # whose cards the dealer played writes nothing for the deal.
+    # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2].
     if so is not None and so not in whisters and under and rules.dealer_consolation:
         out.append((so, "whists", cons, "consolation"))
+    # The defender whose cards the dealer played writes his consolation like every other
+    # player [Code 3.8.1.2, footnote 36; 3.8.8]; as a half-whister under the gentleman's
+    # whist he writes nothing, like any half-whister there [Code 3.8.14].
+    hand = deal.dealer_hand
+    if hand is not None and under and rules.hand_consolation and not (
+        rules.single_whist_split == "gentleman" and hand == view.half_whister
+    ):
+        out.append((hand, "whists", cons, "consolation (his cards played by the dealer, Code 3.8.8)"))
 
     # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and the remiz on the whist of
     # penalty tricks [Code 3.9.18].
@@ -492,6 +592,9 @@ def deal_outcome(deal: DealState) -> Outcome:
         return "ruled"
     if ruling is not None and ruling.rule == "3.4.4":
         return "remiz"
+    if ruling is None:
+        deal = drawn(deal)
+    assert deal.declarer is not None
     c = deal.contract
     if c is None:
         return "open"

@@ -462,28 +462,32 @@ def tricks_event(walk: Walk, deal: DealState) -> AnyEvent:
 
 
 def ruling_event(walk: Walk, deal: DealState) -> AnyEvent | None:
-    """A deal closed by a ruling or agreement, where the Code allows one [3.3.16.3,
-    3.4.4, 3.5.4, 3.9.22]."""
+    """A ruling or agreement, where the Code allows one: one that closes the deal
+    [3.3.16.3, 3.4.4, 3.5.4, 3.9.22], or one after which it is played [3.3.16.2, 3.8.5.1]."""
     names = deal.persons
     phase = deal.phase
     state = walk.state
     if phase == "auction":
-        still = [s for s in deal.bidders if s not in deal.passed]
+        offender = walk.draw(st.sampled_from(range(deal.n_players)))
+        still = deal.still_bidding(offender)
+        if len(still) == 1:
+            return Ruling(rule="3.3.16.2", offender=names[offender], by=ARBITER)
         if len(still) < 2:
             return None
-        offender = walk.draw(st.sampled_from(range(deal.n_players)))
         wronged = [s for s in range(deal.n_players) if s != offender]
         whists = {names[s]: walk.draw(st.integers(1, 60)) for s in wronged[: walk.draw(st.integers(1, 2))]}
         return Ruling(rule="3.3.16.3", offender=names[offender], whists=whists, by=ARBITER)
     if phase == "contract":
         assert deal.declarer is not None
-        own = deal.own_level.get(deal.declarer)
-        if own is None or own.is_misere:
+        if deal.own_level.get(deal.declarer) is None:
             return None
-        return Ruling(rule="3.4.4", by=ARBITER, reason="declared below his bid and would not change")
+        return Ruling(rule="3.4.4", by=ARBITER, reason="declared against the rules and would not change")
     if phase != "play" or deal.raspasy:
         return None
     assert deal.contract is not None
+    plan = plan_ruling(walk, deal)
+    if plan is not None:
+        return plan
     whisted = not deal.no_defence and bool(deal.defence().whisters)
     if not deal.contract.is_misere and whisted and walk.chance(50):
         tricks = None
@@ -494,6 +498,30 @@ def ruling_event(walk: Walk, deal: DealState) -> AnyEvent | None:
             tricks = {names[deal.declarer]: 0, names[a_seat]: a, names[b_seat]: 10 - a}
         return Ruling(rule="3.5.4", tricks=tricks)
     return Ruling(rule="3.9.22", tricks=result_tricks(walk, deal), agreed_by=state.players)
+
+
+def plan_ruling(walk: Walk, deal: DealState) -> AnyEvent | None:
+    """Sometimes, on a game whisted by one or a misère, a ruling on the plan of play
+    [Code 3.8.5.1]: agreed compensation (a) or the arbiter's compensating result (b)."""
+    assert deal.contract is not None and deal.declarer is not None
+    if deal.plan is not None or not walk.chance(30):
+        return None
+    names = deal.persons
+    if deal.contract.is_misere:
+        planner = walk.draw(st.sampled_from(deal.defenders))
+    elif deal.no_defence or len(deal.defence().whisters) != 1:
+        return None
+    else:
+        planner = deal.defence().whisters[0]
+    others = [s for s in range(deal.n_players) if s not in (deal.declarer, planner, deal.shared_with)]
+    dissenters = others[: walk.draw(st.integers(1, len(others)))]
+    if walk.chance(50):
+        whists = {names[s]: walk.draw(st.integers(1, 60)) for s in dissenters}
+        return Ruling(rule="3.8.5.1", planner=names[planner], whists=whists,
+                      agreed_by=(names[planner], *whists))
+    return Ruling(rule="3.8.5.1", planner=names[planner], tricks=result_tricks(walk, deal),
+                  compensated=tuple(names[s] for s in dissenters),
+                  declarer_result="other" if walk.chance(50) else "played", by=ARBITER)
 
 
 def by_hand_event(walk: Walk) -> AnyEvent:
@@ -706,6 +734,7 @@ def rule_overrides() -> st.SearchStrategy[dict[str, Any]]:
             "talon_refusal_gora": st.sampled_from([0, 2]),
             "talon_premium": st.booleans(),
             "misere_with_dealer": st.booleans(),
+            "hand_consolation": st.booleans(),
         },
     ).map(_consistent)
 

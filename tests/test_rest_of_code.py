@@ -50,7 +50,8 @@ def test_a_four_player_deal_line_with_the_dealers_return(store_url: str) -> None
     assert tricks[0]["tricks"] == {"A": 5, "D": 3, "C": 2}
     doc = sheet(store_url, "g4")
     assert doc["A"]["gora"] == 2 and doc["D"]["whists"] == {"A": 12, "B": 0, "C": 0}
-    assert doc["C"]["whists"] == {"A": 2, "B": 0, "D": 0} and doc["B"]["whists"] == {"A": 0, "C": 0, "D": 0}
+    # B, whose cards D played, writes his consolation like everyone else [Code 3.8.1.2, footnote 36].
+    assert doc["C"]["whists"] == {"A": 2, "B": 0, "D": 0} and doc["B"]["whists"] == {"A": 2, "C": 0, "D": 0}
     log = ok(store_url, "log", "g4")
     assert "D: whist with B's cards [Code 3.8.8]" in log
 

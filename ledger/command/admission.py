@@ -50,7 +50,7 @@ ITEMS_MAX = 1000  # items of a list or object
 # objects: the trick counts, a table's results and tallies).
 NAMES = frozenset({
     "players", "player", "on", "first_dealer", "agreed_by", "declarer", "kept", "name", "same_as",
-    "shared_with", "wronged", "demanded_by", "offender", "substitute", "hand", "replaces",
+    "shared_with", "wronged", "demanded_by", "offender", "substitute", "hand", "replaces", "planner", "compensated",
 })
 NAMED_KEYS = frozenset({"tricks", "whists", "tallies"})
 OFFICIALS = ("arbiter:", "scorer:")  # recorders who are not players: the NAME after the prefix is a name

@@ -47,7 +47,7 @@ PLAY_EVENTS = (
     Bid, Contract, Defence, Tricks, Entry, Penalty, PencilDown, Abandoned, Annulled, Dealt, Ruling, Joined, Left,
     Substituted, Talon,
 )
-RULINGS = ("3.3.16.3", "3.4.4", "3.5.4", "3.9.22")
+RULINGS = ("3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22")
 
 
 def is_play(event: AnyEvent) -> TypeGuard[PlayEvent]:
@@ -326,6 +326,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
     by = event.by or event.player
     if deal.third_hand_may_take_talon(seat):
         # Two passes, then the third hand takes the talon without bidding [Code 3.3.15].
+        _change(state, deal, event)
         if level.is_misere:
             raise Refused("3.3.15", "taking the talon without bidding obliges a contract, not a misère",
                           f"{floor}S or higher")
@@ -342,10 +343,7 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
     if seat != deal.declarer:
         raise Refused("3.3.13", f"{event.player} did not win the auction; {names[deal.declarer]} declares",
                       f"a contract by {names[deal.declarer]}")
-    if deal.contract is not None:
-        # The declarer may change his contract until a defender has whisted [Code 3.4.7-3.4.8].
-        if deal.no_defence or deal.resolved or any(call != PASS for _, call in deal.calls) or deal.tricks:
-            raise Refused("3.4.7", "the contract can no longer change: it has been whisted or played")
+    _change(state, deal, event)
     bid = deal.own_level.get(seat)
     dark_winner = deal.dark_last.get(seat, False)
     if deal.talon_without_bid:
@@ -354,7 +352,8 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
                           f"{floor} or more, not a misère", f"{floor}S or higher")
     elif bid is not None and bid.is_misere:
         if not level.is_misere:
-            raise Refused("3.4.4", f"{event.player} bid misère and must declare the misère", MISERE)
+            raise Refused("3.4.4", f"{event.player} bid misère and must declare the misère",
+                          f"{MISERE}; if he will not, a ruling under 3.4.4: a misère without all, all ten tricks")
     elif level.is_misere:
         if not dark_winner:
             raise Refused("3.4.4", f"{event.player} did not bid misère and cannot declare one",
@@ -370,6 +369,33 @@ def _contract(state: GameState, event: Contract) -> AnyEvent:
                       "already", "a contract of 7 or more, or the contract as declared")
     _shared(state, deal, event, level)
     return filled(state, event, by=by, contract=str(level))
+
+
+def _change(state: GameState, deal: DealState, event: Contract) -> None:
+    """The declarer may change his contract until a defender has whisted [Code 3.4.7,
+    3.4.8]; after a whist only where his intention to correct the error was evident, as
+    in the Code's "6D - oh-oh-oh - whist! - 6H" (``evident_correction``) [3.4.8]."""
+    whisted = any(call != PASS for _, call in deal.calls)
+    if event.evident_correction:
+        if deal.contract is None:
+            raise Refused("3.4.8", "an evident correction changes a contract declared already; none is",
+                          "the contract without evident_correction")
+        if deal.tricks is not None or deal.no_defence:
+            raise Refused("3.4.7", "the contract can no longer change: it has been played"
+                          if deal.tricks is not None else "a misère or a checked 10 is played at once, without calls")
+        if not whisted:
+            raise Refused("3.4.8", "nobody has whisted: the declarer changes his contract without claiming an "
+                          "evident correction", "the contract without evident_correction")
+        if state.seats.changed_at > state.starts[-1]:
+            raise Refused("3.1.2", f"the table changed after deal {deal.number}; its contract is closed",
+                          "a bid of the next deal")
+        return
+    if deal.contract is None:
+        return
+    if deal.no_defence or deal.resolved or whisted or deal.tricks:
+        raise Refused("3.4.7", "the contract can no longer change: it has been whisted or played",
+                      "an evident correction (evident_correction), where the declarer's intention to correct his "
+                      "error was evident before the whist (3.4.8)" if whisted and deal.tricks is None else None)
 
 
 def _shared(state: GameState, deal: DealState, event: Contract, level: Level) -> None:
@@ -719,42 +745,29 @@ def _dealt(state: GameState, event: Dealt) -> AnyEvent:
 
 
 def _ruling(state: GameState, event: Ruling) -> AnyEvent:
-    """A deal closed by a ruling or an agreement [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22]."""
-    if event.rule not in RULINGS:
-        raise Refused("4.2.16", f"a ruling that closes a deal cites one of {', '.join(RULINGS)}, not {event.rule!r}",
+    """A ruling or an agreement on the current deal [Code 3.3.16.2, 3.3.16.3, 3.4.4, 3.5.4,
+    3.8.5.1, 3.9.22]: each names the fields its rule needs and no other."""
+    rule = event.rule
+    if rule not in RULINGS:
+        raise Refused("4.2.16", f"a ruling on a deal cites one of {', '.join(RULINGS)}, not {event.rule!r}",
                       ", ".join(RULINGS))
     _not_abandoned(state)
+    _ruling_fields(event)
     deal = state.current
+    if rule == "3.8.5.1":
+        return _plan_ruling(state, deal, event)
     if deal is None or deal.annulled_at is not None or deal.resolved:
-        raise Refused(event.rule, "there is no deal in progress to close", "a bid")
+        raise Refused(rule, "there is no deal in progress to rule on", "a bid")
     names = deal.persons
-    rule = event.rule
-    if rule != "3.3.16.3" and (event.whists is not None or event.offender is not None):
-        raise Refused(rule, "whists and offender belong to a ruling under 3.3.16.3")
-    if rule == "3.3.16.3":
-        still = [s for s in deal.bidders if s not in deal.passed]
-        if deal.phase != "auction" or len(still) < 2:
-            raise Refused(rule, "this ruling is for a talon exposed while two players still bid")
-        if event.offender is None or not event.whists or event.tricks is not None:
-            raise Refused(rule, "name the offender and the whists each wronged player writes on him",
-                          '"offender": NAME, "whists": {NAME: N}')
-        offender = in_deal(state, deal, event.offender)
-        for name, amount in event.whists.items():
-            if in_deal(state, deal, name) == offender:
-                raise Refused(rule, f"{name} exposed the talon and writes nothing")
-            if amount <= 0:
-                raise Refused(rule, f"{name}'s whists on the offender must be positive", "1 or more")
-        by = event.by or next(iter(event.whists))
+    if rule in ("3.3.16.2", "3.3.16.3"):
+        by = _exposed_talon(state, deal, event)
     elif rule == "3.4.4":
         if deal.phase != "contract" or deal.declarer is None:
             raise Refused(rule, "this ruling is for a declaration against the rules, before any contract stands",
                           waiting_for(state, deal))
-        own = deal.own_level.get(deal.declarer)
-        if own is None or own.is_misere:
-            raise Refused(rule, "the declarer reached no suit level in the auction for a remiz without all",
-                          "a contract by the declarer")
-        if event.tricks is not None:
-            raise Refused(rule, "a remiz without all needs no tricks")
+        if deal.own_level.get(deal.declarer) is None:
+            raise Refused(rule, "the declarer reached no level in the auction for a remiz without all: he took "
+                          "the talon without bidding (3.3.15)", "a contract by the declarer")
         by = event.by or names[deal.defenders[0]]
     elif rule == "3.5.4":
         if deal.phase != "play" or deal.raspasy or deal.contract is None or deal.contract.is_misere:
@@ -780,6 +793,145 @@ def _ruling(state: GameState, event: Ruling) -> AnyEvent:
         check_result(state, deal, event.tricks, "the agreed tricks")
         by = event.by or event.agreed_by[0]
     return filled(state, event, by=by, deal=deal.number)
+
+
+# The fields of a ruling beside ``rule``, ``reason`` and ``agreed_by`` (which any ruling
+# may carry, as it always could), and the rulings that take each.
+RULING_FIELDS: dict[str, tuple[str, ...]] = {
+    "offender": ("3.3.16.2", "3.3.16.3"),
+    "whists": ("3.3.16.3", "3.8.5.1"),
+    "tricks": ("3.5.4", "3.8.5.1", "3.9.22"),
+    "planner": ("3.8.5.1",),
+    "compensated": ("3.8.5.1",),
+    "declarer_result": ("3.8.5.1",),
+}
+
+
+def _ruling_fields(event: Ruling) -> None:
+    """A field that belongs to another rule is refused, naming the rule it belongs to."""
+    for name, rules in RULING_FIELDS.items():
+        if getattr(event, name) not in (None, ()) and event.rule not in rules:
+            raise Refused(event.rule, f"{name} belongs to a ruling under {' or '.join(rules)}, not {event.rule}")
+
+
+def _exposed_talon(state: GameState, deal: DealState, event: Ruling) -> str:
+    """The talon exposed to all during the auction [Code 3.3.16]: with one player besides
+    the offender still bidding, the talon is his and the deal is played [3.3.16.2]; with
+    two or more, the cards are opened and each writes on the offender what his contract
+    would have given him [3.3.16.3]. Returns the default recorder."""
+    rule = event.rule
+    names = deal.persons
+    if deal.phase != "auction":
+        raise Refused(rule, f"the talon counts as exposed in the auction only while it is open; deal {deal.number} "
+                      "waits for " + waiting_for(state, deal))
+    if event.offender is None:
+        raise Refused(rule, "name the offender, who exposed the talon", '"offender": NAME')
+    offender = in_deal(state, deal, event.offender)
+    still = deal.still_bidding(offender)
+    if not still:
+        raise Refused(rule, f"nobody besides {event.offender} still bids: the auction is his, and so is the talon "
+                      "(3.3.15)", waiting_for(state, deal))
+    who = " and ".join(names[s] for s in still)
+    if len(still) == 1:
+        if rule == "3.3.16.2":
+            return event.by or names[still[0]]
+        level = deal.own_level.get(still[0])
+        raise Refused("3.3.16.2", f"only {who} besides the offender {event.offender} still bids: the talon goes to "
+                      f"{who} and the deal is played; 3.3.16.3 is for a talon exposed while two players still bid",
+                      f"a ruling under 3.3.16.2 (offender {event.offender}): {who} takes the talon and declares "
+                      + (f"{level} or higher" if level is not None else "a contract, as the third hand does (3.3.15)"))
+    if rule == "3.3.16.2":
+        raise Refused(rule, f"two players besides the offender {event.offender} still bid ({who}): the talon cannot "
+                      "go to one of them", f"a ruling under 3.3.16.3: each writes on {event.offender} what his "
+                      "contract would have given him")
+    if not event.whists:
+        raise Refused(rule, "name the whists each wronged player writes on the offender", '"whists": {NAME: N}')
+    for name, amount in event.whists.items():
+        if in_deal(state, deal, name) == offender:
+            raise Refused(rule, f"{name} exposed the talon and writes nothing")
+        if amount <= 0:
+            raise Refused(rule, f"{name}'s whists on the offender must be positive", "1 or more")
+    return event.by or next(iter(event.whists))
+
+
+def _plan_ruling(state: GameState, deal: DealState | None, event: Ruling) -> AnyEvent:
+    """A defender's plan of play carried out though his partner (or the four-player
+    dealer) did not support it [Code 3.8.5, 3.8.5.1]: a) the compensation the dissenters
+    agreed to write on him, whatever the play gives; b) the arbiter's ruling: the
+    dissenters are given the other plan's result, the declarer one of the two by lot
+    (footnote 58: the arbiter must be there). It comes with the deal in play or just
+    played, before the next deal begins."""
+    rule = event.rule
+    if deal is None or deal.annulled_at is not None or deal.raspasy or deal.contract is None or (
+        deal.ruling is not None or not (deal.phase == "play" or deal.tricks_event is not None)
+    ):
+        raise Refused(rule, "a plan of play is disputed in a declared game being played (or just played, before "
+                      "the next deal)", waiting_for(state, deal) if deal is not None else "a bid")
+    if deal.plan is not None:
+        raise Refused(rule, f"deal {deal.number} has its ruling on the plan of play already (event {deal.plan_at})")
+    names = deal.persons
+    planner, dissenters = _plan_sides(state, deal, event)
+    if event.whists is not None:
+        if event.tricks is not None or event.compensated or event.declarer_result is not None:
+            raise Refused(rule, "agreed compensation (a) and the arbiter's compensating result (b) are two ways; "
+                          "a ruling records one", '"whists" and "agreed_by", or "tricks", "compensated" and '
+                          '"declarer_result"')
+        for name, amount in event.whists.items():
+            if in_deal(state, deal, name) not in dissenters:
+                raise Refused(rule, f"{name} is not a partner of {event.planner} who could dissent from his plan",
+                              ", ".join(names[s] for s in dissenters))
+            if amount <= 0:
+                raise Refused(rule, f"{name}'s compensation on {event.planner} must be positive", "1 or more")
+        needed = [names[planner]] + list(event.whists)
+        missing = [p for p in needed if p not in event.agreed_by]
+        if missing:
+            raise Refused(rule, f"agreed compensation needs the agreement of {', '.join(needed)}; "
+                          f"{', '.join(missing)} did not agree", ", ".join(needed))
+        return filled(state, event, by=event.by or next(iter(event.whists)), deal=deal.number)
+    if event.by is None or not is_arbiter(event.by):
+        raise Refused(rule, "without agreed compensation (a) the arbiter rules (b), and he must be at the table "
+                      "(footnote 58): `by` must be arbiter:NAME", '"whists" agreed by the partners, or by arbiter:NAME')
+    if event.tricks is None or not event.compensated or event.declarer_result is None:
+        raise Refused(rule, "the arbiter's ruling gives the other plan's result (tricks), the dissenters given it "
+                      "(compensated) and the declarer's result drawn by lot (declarer_result)",
+                      '"tricks": {NAME: N}, "compensated": [NAME], "declarer_result": "played" or "other"')
+    for name in event.compensated:
+        if in_deal(state, deal, name) not in dissenters:
+            raise Refused(rule, f"{name} is not a partner of {event.planner} who could dissent from his plan",
+                          ", ".join(names[s] for s in dissenters))
+    if len(set(event.compensated)) != len(event.compensated):
+        raise Refused(rule, "each dissenter is named once", ", ".join(names[s] for s in dissenters))
+    check_result(state, deal, event.tricks, "the other plan's tricks")
+    return filled(state, event, by=event.by, deal=deal.number)
+
+
+def _plan_sides(state: GameState, deal: DealState, event: Ruling) -> tuple[int, tuple[int, ...]]:
+    """The defender whose plan was carried out, and those who could dissent from it: on a
+    game whisted by one, the whister, and the passer or the four-player dealer [Code
+    3.8.5]; on a misère, one of its catchers, and the other or the dealer [3.8.5.1 a,
+    its example]."""
+    rule = event.rule
+    names = deal.persons
+    assert deal.contract is not None and deal.declarer is not None
+    if event.planner is None:
+        raise Refused(rule, "name the defender whose plan of play was carried out", '"planner": NAME')
+    planner = in_deal(state, deal, event.planner)
+    if deal.contract.is_misere:
+        catchers = deal.defenders
+        if planner not in catchers:
+            raise Refused(rule, f"{event.planner} did not catch the misère", " or ".join(names[s] for s in catchers))
+    elif deal.no_defence:
+        raise Refused(rule, "a checked 10 has no whister to plan the play")
+    else:
+        whisters = deal.defence().whisters
+        if len(whisters) != 1:
+            raise Refused(rule, "a plan of play is the single whister's, who plays his partner's cards too; "
+                          + ("both whisted and each plays his own [3.8.4]" if whisters else "nobody whisted"))
+        if planner != whisters[0]:
+            raise Refused(rule, f"{names[whisters[0]]} whisted alone and decides the plan of play, not "
+                          f"{event.planner}", names[whisters[0]])
+    others = tuple(s for s in range(deal.n_players) if s not in (deal.declarer, planner, deal.shared_with))
+    return planner, others
 
 
 # -- changes of players [Code 3.1.2, 5.4.7, 5.4.18] ---------------------------------------

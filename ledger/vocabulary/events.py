@@ -61,6 +61,10 @@ class Contract(Event, frozen=True, tag="contract"):
     contract: str
     # A misère shared in halves with the sitting-out dealer, who is named [Code 3.6.9].
     shared_with: str | None = None
+    # A change of contract after a whist, the declarer's intention to correct his error
+    # having been evident ("6D - oh-oh-oh - whist! - 6H") [Code 3.4.8, its exception to
+    # 3.4.7]: the calls said to the mistaken contract are void, the defence calls again.
+    evident_correction: bool = False
 
 
 class Defence(Event, frozen=True, tag="defence"):
@@ -162,12 +166,24 @@ class Dealt(Event, frozen=True, tag="dealt"):
 
 
 class Ruling(Event, frozen=True, tag="ruling"):
-    """A deal closed without (the rest of) its play, by a ruling or an agreement, citing
-    the rule: 3.3.16.3 (the talon exposed in the auction: ``whists`` each wronged player
-    writes on the ``offender``), 3.4.4 (a declaration against the rules that stands: a
+    """A ruling or an agreement on a deal, citing the rule.
+
+    These close the deal without (the rest of) its play, and the deal moves on: 3.3.16.3
+    (the talon exposed while two besides the ``offender`` still bid: ``whists`` each
+    wronged player writes on him), 3.4.4 (a declaration against the rules that stands: a
     remiz without all at the level reached), 3.5.4 (the declarer concedes: a remiz
     without all; ``tricks`` may give the defenders' split) or 3.9.22 (a result agreed by
-    all, ``agreed_by``, without play: ``tricks``). The deal then moves on."""
+    all, ``agreed_by``, without play: ``tricks``).
+
+    These leave the deal to be played: 3.3.16.2 (the talon exposed by the ``offender``
+    while one other player still bids: the talon is his, his last bid the auction's last,
+    and he declares) and 3.8.5.1 (the whister's plan of play, not supported by a partner,
+    was carried out; ``planner`` is the defender whose plan it was: a) the agreed
+    compensation ``whists`` each dissenter writes on him, ``agreed_by`` them all; b) the
+    arbiter's ruling: the ``compensated`` dissenters are given the result of the other plan,
+    ``tricks``, and the declarer the result drawn by lot, ``declarer_result``: the
+    ``played`` one or the ``other``).
+    """
 
     rule: str
     tricks: dict[str, int] | None = None
@@ -175,6 +191,9 @@ class Ruling(Event, frozen=True, tag="ruling"):
     whists: dict[str, int] | None = None
     agreed_by: tuple[str, ...] = ()
     reason: str = ""
+    planner: str | None = None
+    compensated: tuple[str, ...] = ()
+    declarer_result: Literal["played", "other"] | None = None
 
 
 class Joined(Event, frozen=True, tag="joined"):

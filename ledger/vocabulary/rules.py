@@ -123,6 +123,10 @@ class RuleSet(
     talon_premium: bool = False
     # With four players a misère may be shared in halves with the dealer [Code 3.6.9].
     misere_with_dealer: bool = False
+    # With four players the defender whose cards the whisting dealer plays [Code 3.8.8]
+    # writes his consolation on a failed declarer like every other player [Code 3.8.1.2,
+    # footnote 36]; false: he writes nothing for the deal (how the ledger scored it first).
+    hand_consolation: bool = False
 
 
 SOCHI = RuleSet(
@@ -146,6 +150,7 @@ SOCHI = RuleSet(
     ten_checked=False,
     jump_bids=True,
     misere_nine_ends_auction=True,
+    hand_consolation=True,
 )
 LENINGRAD = msgspec.structs.replace(
     SOCHI,
@@ -235,6 +240,7 @@ MEANING: dict[str, str] = {
     "talon_refusal_gora": "gora points the dealer writes when the declarer refuses the talon (3.4.10); 0: off",
     "talon_premium": "the dealer writes a premium on the declarer for tricks in the talon (3.4.11)",
     "misere_with_dealer": "with four players a misère may be shared in halves with the dealer (3.6.9)",
+    "hand_consolation": "with four players the defender whose cards the whisting dealer plays writes his consolation (3.8.1.2, 3.8.8)",
 }
 
 PARAMETERS: tuple[str, ...] = tuple(f for f in RuleSet.__struct_fields__ if f != "convention")

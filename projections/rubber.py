@@ -38,7 +38,7 @@ from ledger.vocabulary.bridge import (
 from ledger.vocabulary.bridge_rules import GAME, GAMES_TO_WIN, BridgeRules, resolve_bridge
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
 from projections.bridge_scoring import Line, Score, other, rubber_bonus, score_deal, unfinished_bonuses
-from projections.recording import Effect, merge
+from projections.recording import Effect, checked_merge
 
 LAW_77 = "Law 77"
 
@@ -227,7 +227,9 @@ class RubberState:
 
     def _apply_correction(self, number: int, c: Correction) -> None:
         target = self.content(c.target)
-        merged = merge(target, c.replacement)
+        # Merged field by field as a log line is read (honours an ``Honours``, not the
+        # mapping the replacement holds): the record the command side judged.
+        merged = checked_merge(target, c.replacement)
         k = target.deal or 0
         if isinstance(target, BridgeDeal) and isinstance(merged, BridgeDeal) and len(self.deals) >= k + 2:
             before = self._checkpoint(k - 1)

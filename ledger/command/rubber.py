@@ -24,7 +24,7 @@ import msgspec
 
 from ledger.command.checks import STAKE_TEXT, check_recorder, correction_of, check_time, filled, is_arbiter, is_stake
 from ledger.vocabulary.bridge import SIDE_NAMES, BridgeDeal, BridgePenalty, ContractError, PassedOut, RubberStarted
-from ledger.vocabulary.bridge import canonical_contract, parse_contract
+from ledger.vocabulary.bridge import contract_text, parse_contract
 from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
 from ledger.vocabulary.bridge_rules import resolve_bridge
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
@@ -90,9 +90,9 @@ def decide(state: RubberState, event: AnyEvent) -> AnyEvent:
     check_recorder(state, event.by)
     if isinstance(event, BridgeDeal):
         _no_deal_after_end(state)
-        check_deal(state, event)
+        canonical = check_deal(state, event)
         return filled(state, event, by=event.by or event.declarer, deal=state.current_deal_number + 1,
-                      contract=stored_contract(state, event.contract))
+                      contract=stored_contract(state, event.contract, canonical))
     if isinstance(event, PassedOut):
         _no_deal_after_end(state)
         k = state.current_deal_number + 1
@@ -122,16 +122,17 @@ def _no_deal_after_end(state: RubberState) -> None:
                       "no deal may follow", "a new rubber (pulka bridge new)")
 
 
-def stored_contract(state: RubberState, contract: str) -> str:
+def stored_contract(state: RubberState, typed: str, canonical: str) -> str:
     """A contract as the rubber stores it: in its canonical form (``3NT``, ``4S``) as a
     pulka stores a bid, or as typed in a rubber stored before that (see
-    ``RubberStarted.canonical_contracts``). The contract has been judged already."""
-    return canonical_contract(contract) if state.started.canonical_contracts else contract
+    ``RubberStarted.canonical_contracts``)."""
+    return canonical if state.started.canonical_contracts else typed
 
 
-def check_deal(state: RubberState, deal: BridgeDeal) -> None:
+def check_deal(state: RubberState, deal: BridgeDeal) -> str:
     """The fields of a deal: the declarer, a contract of one to seven in a denomination,
-    0 to 13 tricks, who doubled and redoubled, and honours only as the rules allow."""
+    0 to 13 tricks, who doubled and redoubled, and honours only as the rules allow.
+    Returns the contract in its canonical form."""
     if deal.declarer not in state.players:
         raise Refused("event-log", f"unknown declarer {deal.declarer!r}", ", ".join(state.players))
     try:
@@ -146,7 +147,7 @@ def check_deal(state: RubberState, deal: BridgeDeal) -> None:
     check_doubles(state, deal)
     honours = deal.honours
     if honours is None:
-        return
+        return contract_text(level, denomination)
     if not state.rules.honours:
         raise Refused("docs/conventions.md", "this rubber does not score honours (rule honours=false)",
                       "no honours")
@@ -157,6 +158,7 @@ def check_deal(state: RubberState, deal: BridgeDeal) -> None:
         what = ("at no trump only the four aces in one hand score: 150" if denomination == "NT" else
                 "in a suit contract four of the five trump honours in one hand score 100, all five 150")
         raise Refused("Law 81", f"honours of {honours.points}: {what}", " or ".join(map(str, allowed)))
+    return contract_text(level, denomination)
 
 
 def check_doubles(state: RubberState, deal: BridgeDeal) -> None:
@@ -210,16 +212,16 @@ def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
     """A correction of a deal or a ruling: well formed, and leaving the log valid."""
     number = state.folded + 1
     target, merged = correction_of(state, c, CORRECTABLE, "Law 77", "type, by and deal", "a record of the score")
+    replacement = c.replacement
     try:
         if isinstance(merged, BridgeDeal):
-            check_deal(state, merged)
+            canonical = check_deal(state, merged)
+            if "contract" in replacement:
+                replacement = {**replacement, "contract": stored_contract(state, merged.contract, canonical)}
         elif isinstance(merged, BridgePenalty):
             check_penalty(merged)
     except Refused as exc:
         raise Refused(exc.rule, f"the corrected event {c.target}: {exc.reason}", exc.allowed) from None
-    replacement = c.replacement
-    if isinstance(merged, BridgeDeal) and "contract" in replacement:
-        replacement = {**replacement, "contract": stored_contract(state, merged.contract)}
     stored = filled(state, c, by=c.by or target.by, replacement=replacement)
     # What the correction would do, folded and scored as it will be (what is judged
     # here is what replay and verify will score): when it takes effect, no deal (and

@@ -7,13 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
+
+import projections.rubber as rubber_projection
 
 from cli.main import main
 from ledger.command.store import Store
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, Honours, PassedOut, RubberStarted
 from ledger.vocabulary.bridge_rules import LAWS
 from ledger.vocabulary.events import EVENT_TYPES, Abandoned, Correction, ForeignEvent, encode_event
+from projections.recording import merge
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bridge"
 TIMES = ["2026-11-30T19:00:00+00:00", "2026-11-30T19:10:00+00:00", "2026-11-30T19:20:00+00:00"]
@@ -306,3 +310,26 @@ def test_who_doubled_is_recorded_shown_and_judged(store_url: str) -> None:
     assert "correction of event 2: doubled_by=Gleb" in ok(store_url, "log", "r6")
     ok(store_url, "bridge", "correct", "r6", "2", "double=none", "doubled_by=none")
     assert "chain intact" in ok(store_url, "verify", "r6")
+
+
+def test_verify_scores_the_corrections_it_passes(store_url: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify judges a stored correction by scoring it as replay will, even one in time
+    (which the fold does not score until the sheet is read): were the fold to read a
+    correction otherwise than the judge checked it (as it once read honours as a bare
+    mapping), verify names the correction instead of calling the rubber intact while
+    its sheet cannot be read."""
+    path = tmp_path / "in_time.jsonl"
+    path.write_text("\n".join([
+        '{"type":"rubber_started","game":"in_time","players":["Nadia","Egor","Sveta","Vadim"]}',
+        '{"type":"bridge_deal","declarer":"Nadia","contract":"4S","tricks":10,"honours":{"player":"Egor","points":150}}',
+        '{"type":"correction","target":2,"replacement":{"honours":{"player":"Egor","points":100}},"by":"Egor"}',
+    ]) + "\n", encoding="utf-8")
+    ok(store_url, "import", str(path))
+    assert "chain intact" in ok(store_url, "verify", "in_time")
+    # N-S 120 below and, unfinished, 300 for the game; E-W 100 for the honours as corrected.
+    assert json.loads(ok(store_url, "settle", "in_time", "--json"))["totals"] == {"NS": 420, "EW": 100}
+    # The fold as it was: the replacement merged as stored, honours left a mapping.
+    monkeypatch.setattr(rubber_projection, "corrected", merge)
+    result = run(store_url, "verify", "in_time")
+    assert result.exit_code == 1 and "event 3" in result.output and "intact" not in result.output, result.output

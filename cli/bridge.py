@@ -29,7 +29,7 @@ from cli.record import report_options
 from cli.rules import parse_overrides, parse_value
 from ledger.command.application import Command, Outcome
 from ledger.command.kinds import RUBBER
-from ledger.command.rubberline import player_of, rubber_deal
+from ledger.command.rubberline import correction_words, player_of, rubber_deal
 from ledger.command.words import recorder_word
 from ledger.vocabulary.bridge import BridgePenalty, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_to_dict
@@ -141,11 +141,12 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
 @report_options
 @db_option
 def deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
-    """Record a deal: "CONTRACT [X|XX] DECLARER RESULT [hon SEAT POINTS]", or "pass".
+    """Record a deal: "CONTRACT [X[@SEAT]] [XX[@SEAT]] DECLARER RESULT [hon SEAT POINTS]", or "pass".
 
-    e.g. pulka bridge deal r1 "4S X N 10"; "3NT S -1"; "4H W = hon E 100"; "pass".
+    e.g. pulka bridge deal r1 "4S X@E N 10"; "3NT S -1"; "4H W = hon E 100"; "pass".
     The declarer is a seat (N, E, S, W) or a name; the result is the tricks the
-    declarer's side took, or =, +N, -N against the contract.
+    declarer's side took, or =, +N, -N against the contract. X@E: East doubled;
+    XX@N: North redoubled [Law 19].
     """
     def command(state: RubberState) -> list[AnyEvent]:
         event = rubber_deal(state.players, line)
@@ -181,8 +182,9 @@ def penalty(game: str, side: str, points: int, reason: str, by: str, quiet: bool
 @db_option
 def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, quiet: bool, as_json: bool,
             db: str | None) -> None:
-    """Correct event TARGET [Law 77]: tricks=10, contract=3NT, double=X, declarer=Anna,
-    honours='{"player":"Vera","points":100}'; a ruling's side, points or reason."""
+    """Correct event TARGET [Law 77]: tricks=10, contract=3NT, double=X (or none),
+    declarer=Anna, doubled_by=E, redoubled_by=S, honours=S:100 (or none, or
+    '{"player":"Vera","points":100}'); a ruling's side, points or reason."""
     replacement: dict[str, Any] = {}
     for item in changes_:
         key, sep, value = item.partition("=")
@@ -191,9 +193,8 @@ def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, q
         replacement[key] = parse_value(value)
 
     def command(state: RubberState) -> list[AnyEvent]:
-        if isinstance(replacement.get("declarer"), str):
-            replacement["declarer"] = player_of(state.players, replacement["declarer"])
-        return [Correction(target=target, replacement=replacement, by=by_in(state, by))]
+        fields = correction_words(state.players, replacement)
+        return [Correction(target=target, replacement=fields, by=by_in(state, by))]
 
     record(db, game, command, quiet=quiet, as_json=as_json)
 

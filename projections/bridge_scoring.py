@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from ledger.vocabulary.bridge import SIDE_NAMES, Side, needed, parse_contract
+from ledger.vocabulary.bridge import SIDE_NAMES, Side, contract_text, needed, parse_contract
 from ledger.vocabulary.bridge_rules import (
     DOUBLED_OVERTRICK,
     DOUBLED_UNDERTRICKS,
@@ -80,7 +80,7 @@ def score_deal(
     vul = vulnerable[declarer_side]
     made = tricks - needed(level)
     scores: list[Score] = []
-    shown = f"{contract}{double or ''}"
+    shown = f"{contract_text(level, denomination)}{double or ''}"
     if made >= 0:
         scores.append(Score(declarer_side, "below", trick_points(level, denomination, double),
                             f"{shown} made [seed 003; Law 81]"))

@@ -23,13 +23,16 @@ once two more deals have been recorded.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import msgspec
 
 from ledger.vocabulary.bridge import (
     SIDE_NAMES,
     SIDES,
     BridgeDeal,
     BridgePenalty,
+    Honours,
     PassedOut,
     RubberStarted,
     Side,
@@ -227,7 +230,7 @@ class RubberState:
 
     def _apply_correction(self, number: int, c: Correction) -> None:
         target = self.content(c.target)
-        merged = merge(target, c.replacement)
+        merged = corrected(target, c.replacement)
         k = target.deal or 0
         if isinstance(target, BridgeDeal) and isinstance(merged, BridgeDeal) and len(self.deals) >= k + 2:
             before = self._checkpoint(k - 1)
@@ -325,6 +328,18 @@ class RubberState:
     def over(self) -> bool:
         """No deal may follow: the rubber was won or abandoned."""
         return self.abandoned_at is not None or self.finished
+
+
+def corrected(target: AnyEvent, replacement: dict[str, Any]) -> AnyEvent:
+    """The record with a correction's fields, typed as the command side judged it
+    (``checked_merge``): a stored replacement's honours are the mapping its JSON holds,
+    and the deal's are an ``Honours``. Every other field a correction may change is a
+    plain string, number or null already. (``checked_merge`` builds the whole event
+    again, some fifty times slower; replay only merges.)"""
+    honours = replacement.get("honours")
+    if isinstance(honours, dict):
+        replacement = {**replacement, "honours": msgspec.convert(honours, Honours)}
+    return merge(target, replacement)
 
 
 def _course(sheet: RubberSheet) -> tuple[object, ...]:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.bridge import SIDE_NAMES, SIDES, BridgeDeal, BridgePenalty, PassedOut, RubberStarted, Side
-from ledger.vocabulary.bridge import needed, parse_contract
+from ledger.vocabulary.bridge import contract_text, needed, parse_contract
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
 from projections.audit import describe as describe_shared
@@ -71,12 +71,18 @@ def describe(state: RubberState, event: AnyEvent) -> str:
 
 
 def describe_deal(state: RubberState, deal: BridgeDeal) -> str:
-    level, _ = parse_contract(deal.contract)
+    """The deal in one line, its contract in canonical form (a rubber stored before
+    contracts were stored canonical may hold ``3nt``), who doubled and who redoubled."""
+    level, denomination = parse_contract(deal.contract)
     over = deal.tricks - needed(level)
     how = {None: "", "X": " doubled", "XX": " redoubled"}[deal.double]
     result = "made" if over == 0 else (f"made +{over}" if over > 0 else f"{-over} down")
     side = SIDE_NAMES[state.side_of(deal.declarer)] if deal.declarer in state.players else "?"
-    text = f"{deal.contract}{how} by {deal.declarer} ({side}), {deal.tricks} tricks: {result}"
+    text = f"{contract_text(level, denomination)}{how} by {deal.declarer} ({side}), {deal.tricks} tricks: {result}"
+    doublers = [f"the {call} by {who}" for call, who in (("double", deal.doubled_by), ("redouble", deal.redoubled_by))
+                if who is not None]
+    if doublers:
+        text += "; " + ", ".join(doublers)
     if deal.honours is not None:
         text += f"; honours {deal.honours.points} in {deal.honours.player}'s hand"
     return text

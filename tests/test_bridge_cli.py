@@ -7,13 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
+
+import projections.rubber as rubber_projection
 
 from cli.main import main
 from ledger.command.store import Store
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, Honours, PassedOut, RubberStarted
 from ledger.vocabulary.bridge_rules import LAWS
 from ledger.vocabulary.events import EVENT_TYPES, Abandoned, Correction, ForeignEvent, encode_event
+from projections.recording import merge
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bridge"
 TIMES = ["2026-11-30T19:00:00+00:00", "2026-11-30T19:10:00+00:00", "2026-11-30T19:20:00+00:00"]
@@ -207,3 +211,125 @@ def test_the_pulka_only_commands_refuse_a_rubber_plainly(store_url: str) -> None
     assert "is a rubber, not a pulka" in refused(store_url, "undo", "r4")
     listed = json.loads(ok(store_url, "games", "--json"))
     assert listed[0]["kind"] == "rubber" and listed[0]["games"] == {"NS": 1, "EW": 0} and listed[0]["deals"] == 1
+
+
+# -- issue 18: honours corrected, contracts canonical, who doubled ------------------------------------
+
+
+def test_correcting_honours_on_the_command_line_is_judged_and_scored(store_url: str) -> None:
+    """[Law 77] The syntax ``--help`` shows (JSON) and the short one (SEAT:POINTS): each
+    correction is stored, scored above the line, and every reading command works."""
+    ok(store_url, "bridge", "new", "r5", "--players", "Anna,Boris,Vera,Gleb")
+    ok(store_url, "bridge", "deal", "r5", "4H S = hon S 100")  # Vera (S): 120 below, 100 above
+    assert '{"player":"Vera","points":100}' in run(store_url, "bridge", "correct", "--help").output
+    said = json.loads(ok(store_url, "bridge", "correct", "r5", "2", 'honours={"player":"Vera","points":150}',
+                         "--by", "Vera", "--json"))
+    assert said["writes"] == [{"side": "NS", "line": "above", "amount": 50}]  # 100 -> 150, N-S
+    assert said["verdicts"][0]["effective"] is True and said["verdicts"][0]["rule"] == "Law 77"
+    said = json.loads(ok(store_url, "bridge", "correct", "r5", "2", "honours=E:100", "--json"))
+    # Now four honours in Boris's (East's) hand: N-S lose 150, E-W write 100.
+    assert {(w["side"], w["amount"]) for w in said["writes"]} == {("NS", -150), ("EW", 100)}
+    assert json.loads(ok(store_url, "settle", "r5", "--json"))["totals"]["EW"] == 100
+    assert "[Law 81]" in refused(store_url, "bridge", "correct", "r5", "2", "honours=W:120")
+    ok(store_url, "bridge", "correct", "r5", "2", "honours=none")
+    sheet = json.loads(ok(store_url, "sheet", "r5", "--json"))
+    assert sheet["we"]["above_total"] == 0 and sheet["they"]["above_total"] == 0
+    assert "chain intact" in ok(store_url, "verify", "r5")
+
+
+def test_a_log_with_honours_corrected_imports_and_reads(store_url: str) -> None:
+    """The same corrections in a log, in time and late: imported, shown, settled and
+    verified; what verify passes, the reading commands read (fixture
+    laws_honours_corrected: N-S 670, E-W 180)."""
+    ok(store_url, "import", str(FIXTURES / "laws_honours_corrected.jsonl"))
+    doc = json.loads(ok(store_url, "settle", "laws_honours_corrected", "--json"))
+    assert doc["totals"] == {"NS": 670, "EW": 180}
+    assert "МЫ" in ok(store_url, "sheet", "laws_honours_corrected")
+    assert "chain intact" in ok(store_url, "verify", "laws_honours_corrected")
+    log = json.loads(ok(store_url, "log", "laws_honours_corrected", "--json"))["events"]
+    assert [e["effective"] for e in log[4:]] == [True] * 4
+
+
+def test_contracts_are_stored_in_their_canonical_form(store_url: str, tmp_path: Path) -> None:
+    """As typed in a log (3nt, ' 3N ', 2s, a correction's ' 1s') or on the command line
+    (contract=3nt), a contract is stored and exported as 3NT, 2S, 1S."""
+    ok(store_url, "import", str(FIXTURES / "laws_contracts_canonical.jsonl"))
+    exported = [json.loads(line) for line in ok(store_url, "export", "laws_contracts_canonical").splitlines()]
+    assert [e.get("contract") for e in exported[1:4]] == ["3NT", "3NT", "2S"]
+    assert exported[4]["replacement"] == {"contract": "1S"} and exported[0]["canonical_contracts"] is True
+    ok(store_url, "bridge", "correct", "laws_contracts_canonical", "4", "contract=3nt")
+    last = json.loads(ok(store_url, "export", "laws_contracts_canonical").splitlines()[-1])
+    assert last["replacement"] == {"contract": "3NT"}
+    path = tmp_path / "again.jsonl"
+    path.write_text(ok(store_url, "export", "laws_contracts_canonical"), encoding="utf-8")
+    assert "chain intact" in ok(str(tmp_path / "copy.db"), "verify", "--file", str(path))
+
+
+def test_a_rubber_stored_before_keeps_its_contracts_and_digests(store_url: str, tmp_path: Path) -> None:
+    """An export of a rubber stored before contracts were canonical imports with its
+    digests: stored as exported, verified against the file, not imported twice; it
+    reads the contracts it names, and a deal added now is stored canonical."""
+    path = FIXTURES / "old_typed_contracts.jsonl"
+    ok(store_url, "import", str(path))
+    assert ok(store_url, "export", "old_typed_contracts") == path.read_text(encoding="utf-8")
+    assert "chain intact" in ok(store_url, "verify", "old_typed_contracts")
+    assert "matches the saved export" in ok(store_url, "verify", "old_typed_contracts", "--against", str(path))
+    assert "nothing new" in ok(store_url, "import", str(path))
+    text = ok(store_url, "log", "old_typed_contracts")
+    assert "3NT by Egor" in text and "4H by Sveta" in text and " 3N " not in text
+    ok(store_url, "bridge", "deal", "old_typed_contracts", "2d N 8")
+    assert json.loads(ok(store_url, "export", "old_typed_contracts").splitlines()[-1])["contract"] == "2D"
+    assert "chain intact" in ok(store_url, "verify", "old_typed_contracts")
+    # 2D: 40 below brings N-S's game 2 to 90 + 40: one game all, so no 300 any more [Law 80].
+    assert json.loads(ok(store_url, "settle", "old_typed_contracts", "--json"))["totals"] == {"NS": 190, "EW": 120}
+
+
+def test_who_doubled_is_recorded_shown_and_judged(store_url: str) -> None:
+    """[Law 19] X@SEAT and XX@SEAT on the deal line: stored as doubled_by and
+    redoubled_by, shown in the log; a double by the declaring side, a redouble by the
+    defenders and a doubler named for an undoubled contract are refused, nothing stored."""
+    ok(store_url, "bridge", "new", "r6", "--players", "Anna,Boris,Vera,Gleb")
+    said = json.loads(ok(store_url, "bridge", "deal", "r6", "4S X@E N 10", "--json"))
+    event = said["events"][0]
+    assert (event["double"], event["doubled_by"], "redoubled_by" in event) == ("X", "Boris", False)
+    before = ok(store_url, "export", "r6")
+    err = refused(store_url, "bridge", "deal", "r6", "2H X@W E 8")  # Gleb is Boris's partner
+    assert "[Law 19]" in err and "double only a bid made by an opponent" in err and "allowed: Anna or Vera" in err
+    err = refused(store_url, "bridge", "deal", "r6", "2H X@N XX@S E 8")  # Vera defends
+    assert "[Law 19]" in err and "redouble only a double made by an opponent" in err
+    assert "not doubled" in refused(store_url, "bridge", "correct", "r6", "2", "double=none")
+    assert ok(store_url, "export", "r6") == before
+    said = json.loads(ok(store_url, "bridge", "deal", "r6", "2H X@N XX@W E 8", "--json"))
+    event = said["events"][0]
+    assert (event["double"], event["doubled_by"], event["redoubled_by"]) == ("XX", "Anna", "Gleb")
+    # Redoubled 2H made: 60 x 4 = 240 below (E-W's game) and 100 for making it [Law 81].
+    assert {(w["side"], w["line"], w["amount"]) for w in said["writes"]} == {("EW", "below", 240), ("EW", "above", 100)}
+    log = ok(store_url, "log", "r6")
+    assert "the double by Boris" in log and "the double by Anna, the redouble by Gleb" in log
+    ok(store_url, "bridge", "correct", "r6", "2", "doubled_by=W")
+    assert "correction of event 2: doubled_by=Gleb" in ok(store_url, "log", "r6")
+    ok(store_url, "bridge", "correct", "r6", "2", "double=none", "doubled_by=none")
+    assert "chain intact" in ok(store_url, "verify", "r6")
+
+
+def test_verify_scores_the_corrections_it_passes(store_url: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify judges a stored correction by scoring it as replay will, even one in time
+    (which the fold does not score until the sheet is read): were the fold to read a
+    correction otherwise than the judge checked it (as it once read honours as a bare
+    mapping), verify names the correction instead of calling the rubber intact while
+    its sheet cannot be read."""
+    path = tmp_path / "in_time.jsonl"
+    path.write_text("\n".join([
+        '{"type":"rubber_started","game":"in_time","players":["Nadia","Egor","Sveta","Vadim"]}',
+        '{"type":"bridge_deal","declarer":"Nadia","contract":"4S","tricks":10,"honours":{"player":"Egor","points":150}}',
+        '{"type":"correction","target":2,"replacement":{"honours":{"player":"Egor","points":100}},"by":"Egor"}',
+    ]) + "\n", encoding="utf-8")
+    ok(store_url, "import", str(path))
+    assert "chain intact" in ok(store_url, "verify", "in_time")
+    # N-S 120 below and, unfinished, 300 for the game; E-W 100 for the honours as corrected.
+    assert json.loads(ok(store_url, "settle", "in_time", "--json"))["totals"] == {"NS": 420, "EW": 100}
+    # The fold as it was: the replacement merged as stored, honours left a mapping.
+    monkeypatch.setattr(rubber_projection, "corrected", merge)
+    result = run(store_url, "verify", "in_time")
+    assert result.exit_code == 1 and "event 3" in result.output and "intact" not in result.output, result.output

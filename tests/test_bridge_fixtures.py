@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ledger.command.kinds import judge_log
-from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.events import AnyEvent, event_to_dict
 from ledger.vocabulary.logfile import parse_log
 from ledger.vocabulary.refusal import Refused
 from projections.points import Point
@@ -66,6 +66,10 @@ def check_point(state: RubberState, check: dict[str, Any], where: str) -> None:
             assert getattr(s, key) == check[key], f"{where}: {key} {getattr(s, key)}, expected {check[key]}"
     if "money" in check:
         assert s.money is not None and {p: str(v) for p, v in s.money.items()} == check["money"], where
+    for n, fields in check.get("stored", {}).items():
+        stored = event_to_dict(state.events[int(n) - 1])
+        for key, value in fields.items():
+            assert stored.get(key) == value, f"{where}: event {n} stores {key} {stored.get(key)!r}, expected {value!r}"
     for n, want in check.get("effects", {}).items():
         effect = state.effects.get(int(n))
         assert effect is not None, f"{where}: no verdict for event {n}"

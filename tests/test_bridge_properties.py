@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from ledger.vocabulary.bridge import BridgeDeal, PassedOut, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, decode_event, encode_event
 from ledger.vocabulary.logfile import export_line, parse_export, parse_log
 from projections.points import Point
-from projections.recording import merge
+from projections.recording import checked_merge
 from projections.rubber import RubberState, replay_rubber
 from projections.rubber_report import audit, rubber_at, settlement_doc, sheet_doc
 from projections.rubber_settlement import settle_rubber
@@ -118,6 +119,33 @@ def test_totals_agree_with_the_table_scored_independently(events: list[AnyEvent]
     assert {s: sheet.total(s, "below") for s in ("NS", "EW")} == want["below"]
     assert {s: sheet.won(s) for s in ("NS", "EW")} == want["games"]
     assert sheet.over == want["ended"]
+
+
+# -- what is stored ---------------------------------------------------------------------------------
+
+CANONICAL = re.compile(r"[1-7](C|D|H|S|NT)")
+
+
+@PROPERTY
+@given(legal_rubbers())
+def test_contracts_are_stored_canonical_and_doubles_name_the_right_side(events: list[AnyEvent]) -> None:
+    """Whatever spelling the generator typed, a deal and a correction store ``3NT``, not
+    ``3nt`` or `` 3N ``; who doubled is a defender, who redoubled the declaring side
+    [Law 19], as the deal stands after every correction."""
+    state = replay_rubber(events)
+    side = {p: i % 2 for i, p in enumerate(state.players)}
+    for e in events:
+        if isinstance(e, BridgeDeal):
+            assert CANONICAL.fullmatch(e.contract), e
+        if isinstance(e, Correction) and "contract" in e.replacement:
+            assert CANONICAL.fullmatch(e.replacement["contract"]), e
+    for n in state.deals:
+        deal = state.content(n)
+        if isinstance(deal, BridgeDeal):
+            if deal.doubled_by is not None:
+                assert deal.double is not None and side[deal.doubled_by] != side[deal.declarer], deal
+            if deal.redoubled_by is not None:
+                assert deal.double == "XX" and side[deal.redoubled_by] == side[deal.declarer], deal
 
 
 # -- the sheet's own consistency ---------------------------------------------------------------
@@ -231,7 +259,7 @@ def test_a_correction_that_counts_gives_the_sheet_of_the_log_written_right(event
     right: dict[int, AnyEvent] = {}
     for n, e in enumerate(events, start=1):
         if isinstance(e, Correction) and state.effects[n].effective:
-            right[e.target] = merge(right.get(e.target, events[e.target - 1]), e.replacement)
+            right[e.target] = checked_merge(right.get(e.target, events[e.target - 1]), e.replacement)
     written_right = [right.get(n, e) for n, e in enumerate(events, start=1) if not isinstance(e, Correction)]
 
     def lines(s: RubberState) -> list[tuple[int, str, str, int, str]]:

@@ -147,10 +147,12 @@ class Ledger:
         try:
             return rejudged(stream, events, self.clock)
         except Exception:
-            # An event that makes the judging itself fail (one the fold cannot take):
-            # the replay names it, found by halving, as a reading command would.
+            # An event that makes the judging itself fail (one the fold cannot take, or
+            # whose sheet cannot be read): the replay to the sheet names it, found by
+            # halving, as a reading command would.
+            judging = judging_of(events[0])
             try:
-                self.replayed(stream, events)
+                guarded(stream, events, lambda replayed: judging.cells(judging.fold(replayed)))
             except ImpossibleEventError as exc:
                 return ChainProblem(exc.number, str(exc))
             raise

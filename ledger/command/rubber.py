@@ -7,10 +7,15 @@
 - ``same_start`` says whether a file that appends begins with the stored rubber's start.
 
 Refusals name the rule: the Laws of rubber bridge by number ([Law 18]: a level of one
-to seven; [Law 74]: no deal after the rubber is won; [Law 81]: which honours score),
-seed 003 (thirteen tricks), or the log format. Whether a correction takes effect is the
-projection's verdict [Law 77] (``projections.rubber``); here a correction is checked to
-be well formed and to leave the log valid.
+to seven; [Law 19]: a double by a defender, a redouble by the declaring side; [Law 74]:
+no deal after the rubber is won; [Law 81]: which honours score), seed 003 (thirteen
+tricks), or the log format. Whether a correction takes effect is the projection's
+verdict [Law 77] (``projections.rubber``); here a correction is checked to be well
+formed and to leave the log valid, and is scored as replay will score it.
+
+A contract is stored in its canonical form (``3NT`` for ``3nt`` or `` 3N ``), in a deal
+and in a correction, as a pulka stores a bid; a rubber stored before that keeps its
+contracts as typed (``RubberStarted.canonical_contracts``).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import msgspec
 
 from ledger.command.checks import STAKE_TEXT, check_recorder, correction_of, check_time, filled, is_arbiter, is_stake
 from ledger.vocabulary.bridge import SIDE_NAMES, BridgeDeal, BridgePenalty, ContractError, PassedOut, RubberStarted
-from ledger.vocabulary.bridge import parse_contract
+from ledger.vocabulary.bridge import contract_text, parse_contract
 from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
 from ledger.vocabulary.bridge_rules import resolve_bridge
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
@@ -30,7 +35,7 @@ from projections.rubber import RubberState
 RUBBER_EVENTS = "bridge_deal, passed_out, bridge_penalty, correction, abandoned"
 # Fields a correction may change, per event type; type, by and deal never change.
 CORRECTABLE: dict[str, tuple[str, ...]] = {
-    "bridge_deal": ("declarer", "contract", "double", "tricks", "honours"),
+    "bridge_deal": ("declarer", "contract", "double", "tricks", "honours", "doubled_by", "redoubled_by"),
     "bridge_penalty": ("side", "points", "reason"),
 }
 
@@ -65,7 +70,12 @@ def start(event: AnyEvent) -> RubberStarted:
     if event.by is not None and event.by not in players and not is_arbiter(event.by):
         raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
     fd = event.first_dealer if event.first_dealer is not None else players[0]
-    return msgspec.structs.replace(event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None)
+    # A start with its rule set and without canonical_contracts is that of a rubber
+    # stored before contracts were stored canonical (an export, or the store itself
+    # judged again): it keeps its form. Any other start is a new rubber's.
+    canonical = event.canonical_contracts or event.rule_set is None
+    return msgspec.structs.replace(event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None,
+                                   canonical_contracts=canonical)
 
 
 def same_start(a: RubberStarted, b: RubberStarted) -> bool:
@@ -80,8 +90,9 @@ def decide(state: RubberState, event: AnyEvent) -> AnyEvent:
     check_recorder(state, event.by)
     if isinstance(event, BridgeDeal):
         _no_deal_after_end(state)
-        check_deal(state, event)
-        return filled(state, event, by=event.by or event.declarer, deal=state.current_deal_number + 1)
+        canonical = check_deal(state, event)
+        return filled(state, event, by=event.by or event.declarer, deal=state.current_deal_number + 1,
+                      contract=stored_contract(state, event.contract, canonical))
     if isinstance(event, PassedOut):
         _no_deal_after_end(state)
         k = state.current_deal_number + 1
@@ -111,9 +122,17 @@ def _no_deal_after_end(state: RubberState) -> None:
                       "no deal may follow", "a new rubber (pulka bridge new)")
 
 
-def check_deal(state: RubberState, deal: BridgeDeal) -> None:
+def stored_contract(state: RubberState, typed: str, canonical: str) -> str:
+    """A contract as the rubber stores it: in its canonical form (``3NT``, ``4S``) as a
+    pulka stores a bid, or as typed in a rubber stored before that (see
+    ``RubberStarted.canonical_contracts``)."""
+    return canonical if state.started.canonical_contracts else typed
+
+
+def check_deal(state: RubberState, deal: BridgeDeal) -> str:
     """The fields of a deal: the declarer, a contract of one to seven in a denomination,
-    0 to 13 tricks, and honours only as the rules allow."""
+    0 to 13 tricks, who doubled and redoubled, and honours only as the rules allow.
+    Returns the contract in its canonical form."""
     if deal.declarer not in state.players:
         raise Refused("event-log", f"unknown declarer {deal.declarer!r}", ", ".join(state.players))
     try:
@@ -125,9 +144,10 @@ def check_deal(state: RubberState, deal: BridgeDeal) -> None:
     if deal.tricks not in TRICKS:
         raise Refused("seed 003", f"a deal has thirteen tricks; the declarer's side cannot take {deal.tricks}",
                       "0 to 13")
+    check_doubles(state, deal)
     honours = deal.honours
     if honours is None:
-        return
+        return contract_text(level, denomination)
     if not state.rules.honours:
         raise Refused("docs/conventions.md", "this rubber does not score honours (rule honours=false)",
                       "no honours")
@@ -138,6 +158,34 @@ def check_deal(state: RubberState, deal: BridgeDeal) -> None:
         what = ("at no trump only the four aces in one hand score: 150" if denomination == "NT" else
                 "in a suit contract four of the five trump honours in one hand score 100, all five 150")
         raise Refused("Law 81", f"honours of {honours.points}: {what}", " or ".join(map(str, allowed)))
+    return contract_text(level, denomination)
+
+
+def check_doubles(state: RubberState, deal: BridgeDeal) -> None:
+    """Who doubled and who redoubled, when recorded: a double is of a bid made by an
+    opponent, so it is a defender's [Law 19 A1]; a redouble is of a double made by an
+    opponent, so it is the declaring side's [Law 19 B1]; and only a doubled (a
+    redoubled) contract names its doubler (its redoubler)."""
+    declaring = state.side_of(deal.declarer)
+    for field, doubler, needs in (("doubled_by", deal.doubled_by, ("X", "XX")),
+                                  ("redoubled_by", deal.redoubled_by, ("XX",))):
+        if doubler is None:
+            continue
+        if deal.double not in needs:
+            what = "not doubled" if deal.double is None else "doubled, not redoubled"
+            raise Refused("event-log", f"{field} {doubler!r}: the contract is {what}",
+                          f"double {' or '.join(needs)} with {field}, or no {field}")
+        if doubler not in state.players:
+            raise Refused("event-log", f"unknown {field} {doubler!r}", ", ".join(state.players))
+        redouble = field == "redoubled_by"
+        if (state.side_of(doubler) == declaring) != redouble:
+            right = declaring if redouble else other(declaring)
+            why = ("a player may redouble only a double made by an opponent: the declaring side "
+                   f"{state.side_text(declaring)} redoubles" if redouble else
+                   "a player may double only a bid made by an opponent: the defending side "
+                   f"{state.side_text(other(declaring))} doubles")
+            raise Refused("Law 19", f"{doubler} cannot have {'re' if redouble else ''}doubled {deal.declarer}'s "
+                          f"{deal.contract}: {why}", " or ".join(state.members(right)))
 
 
 def check_penalty(penalty: BridgePenalty) -> None:
@@ -164,18 +212,23 @@ def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
     """A correction of a deal or a ruling: well formed, and leaving the log valid."""
     number = state.folded + 1
     target, merged = correction_of(state, c, CORRECTABLE, "Law 77", "type, by and deal", "a record of the score")
+    replacement = c.replacement
     try:
         if isinstance(merged, BridgeDeal):
-            check_deal(state, merged)
+            canonical = check_deal(state, merged)
+            if "contract" in replacement:
+                replacement = {**replacement, "contract": stored_contract(state, merged.contract, canonical)}
         elif isinstance(merged, BridgePenalty):
             check_penalty(merged)
     except Refused as exc:
         raise Refused(exc.rule, f"the corrected event {c.target}: {exc.reason}", exc.allowed) from None
-    stored = filled(state, c, by=c.by or target.by)
-    # What the correction would do, folded as it will be: when it takes effect, no deal
-    # (and no agreed end) may come after the end of the rubber it makes.
+    stored = filled(state, c, by=c.by or target.by, replacement=replacement)
+    # What the correction would do, folded and scored as it will be (what is judged
+    # here is what replay and verify will score): when it takes effect, no deal (and
+    # no agreed end) may come after the end of the rubber it makes.
     trial = state.fork()
     trial.apply(stored)
+    trial.sheet()
     if trial.effects[number].effective:
         after = trial.first_after_end(since=target.deal or 1)
         if after is not None:

@@ -1,26 +1,32 @@
 """A deal of bridge in one line, the way it is called at the table.
 
-    pulka bridge deal RUBBER "4S X N 10"      4 spades doubled by North, 10 tricks
+    pulka bridge deal RUBBER "4S X N 10"      4 spades by North doubled, 10 tricks
+    pulka bridge deal RUBBER "4S X@E N 10"    the same, East doubled
+    pulka bridge deal RUBBER "2H X@N XX@W W 8"    North doubled, West redoubled
     pulka bridge deal RUBBER "3NT S -1"       3 no trump by South, one down
     pulka bridge deal RUBBER "4H W = hon E 100"   made exactly; East held 4 honours
     pulka bridge deal RUBBER "pass"           passed out
 
 Words in order: the contract (``4S``, ``3NT``; ``4SX`` and ``4SXX`` also read), then
-``X`` or ``XX`` when it was doubled or redoubled, the declarer (a seat, N E S W, or a
-player's name), and the result: the tricks the declarer's side took (0-13), or ``=``,
-``+N``, ``-N`` against the contract. Honours follow as ``hon SEAT POINTS`` (``honours``
-also reads). The line only reads; ``ledger.command.rubber`` judges the event it makes.
+``X`` or ``XX`` when it was doubled or redoubled, each with ``@SEAT`` (or ``@NAME``)
+naming who doubled or redoubled when that is recorded [Law 19], the declarer (a seat,
+N E S W, or a player's name), and the result: the tricks the declarer's side took
+(0-13), or ``=``, ``+N``, ``-N`` against the contract. Honours follow as ``hon SEAT
+POINTS`` (``honours`` also reads). The contract is written in its canonical form
+(``3NT``). The line only reads; ``ledger.command.rubber`` judges the event it makes.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ledger.vocabulary.bridge import SEATS, BridgeDeal, ContractError, Honours, PassedOut, contract_text, needed
-from ledger.vocabulary.bridge import parse_contract
+from ledger.vocabulary.bridge import canonical_contract, parse_contract
 from ledger.command.words import player_word
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
 
-EXAMPLES = '"4S X N 10", "3NT S -1", "4H W = hon E 100", "pass"'
+EXAMPLES = '"4S X N 10", "4S X@E N 10", "3NT S -1", "4H W = hon E 100", "pass"'
 PASSED = ("pass", "passed", "passed-out", "-")
 
 
@@ -42,21 +48,25 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
         raise Refused("event-log", "an empty deal line", EXAMPLES)
     if len(words) == 1 and words[0].lower() in PASSED:
         return PassedOut()
-    first = words.pop(0)
-    double: str | None = None
+    first, _, suffix_by = words.pop(0).partition("@")
+    doubles: list[str] = []
     upper = first.upper()
     for suffix in ("XX", "X"):
         if upper.endswith(suffix) and len(upper) > len(suffix):
-            first, double = first[: -len(suffix)], suffix
+            first = first[: -len(suffix)]
+            doubles.append(suffix + ("@" + suffix_by if suffix_by else ""))
             break
+    else:
+        if suffix_by:
+            raise Refused("event-log", f"{first}@{suffix_by}: @ names who doubled or redoubled, after X or XX",
+                          "e.g. 4S X@E N 10")
     try:
         level, denomination = parse_contract(first)
     except ContractError as exc:
         raise Refused("Law 18", str(exc), EXAMPLES) from None
-    if words and words[0].upper() in ("X", "XX"):
-        if double is not None:
-            raise Refused("event-log", f"doubled twice in {line!r}", "X or XX once")
-        double = words.pop(0).upper()
+    while words and words[0].partition("@")[0].upper() in ("X", "XX"):
+        doubles.append(words.pop(0))
+    double, by = _doubles(players, doubles, line)
     if len(words) < 2:
         raise Refused("event-log", f"{line!r} needs the declarer and the result", EXAMPLES)
     declarer = player_of(players, words.pop(0))
@@ -69,8 +79,67 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
         honours = Honours(player=player_of(players, words.pop(0)), points=int(words.pop(0)))
     if words:
         raise Refused("event-log", f"unexpected {' '.join(words)!r} after the deal", EXAMPLES)
-    return BridgeDeal(declarer=declarer, contract=contract_text(level, denomination),
-                      double=double, tricks=tricks, honours=honours)  # type: ignore[arg-type]
+    return BridgeDeal(declarer=declarer, contract=contract_text(level, denomination), double=double,  # type: ignore[arg-type]
+                      tricks=tricks, honours=honours, doubled_by=by.get("X"), redoubled_by=by.get("XX"))
+
+
+def _doubles(players: tuple[str, ...], words: list[str], line: str) -> tuple[str | None, dict[str, str]]:
+    """``X``, ``XX``, ``X@E XX@S``...: the double of the contract and who made each call."""
+    by: dict[str, str] = {}
+    calls: list[str] = []
+    for word in words:
+        call, at, who = word.partition("@")
+        call = call.upper()
+        if call in calls or (call == "X" and "XX" in calls):
+            raise Refused("event-log", f"doubled twice in {line!r}", "X, XX, or X@SEAT XX@SEAT once each")
+        if at and not who:
+            raise Refused("event-log", f"{word!r} names nobody after @", "X@SEAT or XX@SEAT, e.g. X@E")
+        calls.append(call)
+        if who:
+            by[call] = player_of(players, who)
+    return ("XX" if "XX" in calls else "X" if calls else None), by
+
+
+NONE_WORDS = ("none", "null", "-")
+
+
+def correction_words(players: tuple[str, ...], fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``pulka bridge correct`` as the log writes them: a seat or a name in
+    any case for ``declarer``, ``doubled_by``, ``redoubled_by`` and the holder of
+    ``honours`` (``honours=E:100``, or the log's ``{"player": "Egor", "points": 100}``),
+    ``x``/``xx`` for the double, ``none`` for a field that is taken away, the contract in
+    its canonical form. What is not read is left as typed, for the judge to refuse."""
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if isinstance(value, str) and value.strip().lower() in NONE_WORDS and key in _OPTIONAL:
+            value = None
+        elif key in ("declarer", "doubled_by", "redoubled_by") and isinstance(value, str):
+            value = player_of(players, value)
+        elif key == "double" and isinstance(value, str):
+            value = value.strip().upper()
+        elif key == "contract" and isinstance(value, str):
+            try:
+                value = canonical_contract(value)
+            except ContractError:
+                pass
+        elif key == "honours":
+            value = _honours(players, value)
+        out[key] = value
+    return out
+
+
+_OPTIONAL = ("double", "doubled_by", "redoubled_by", "honours")
+
+
+def _honours(players: tuple[str, ...], value: Any) -> Any:
+    if isinstance(value, str):
+        holder, sep, points = value.partition(":")
+        if not sep or not points.strip().isdigit():
+            raise Refused("event-log", f"honours={value!r}: honours are written SEAT:POINTS", "e.g. honours=E:100")
+        return {"player": player_of(players, holder.strip()), "points": int(points)}
+    if isinstance(value, dict) and isinstance(value.get("player"), str):
+        return {**value, "player": player_of(players, value["player"])}
+    return value
 
 
 def _result(word: str, need: int) -> int:

@@ -39,6 +39,11 @@ class RubberStarted(StreamStart, ForeignEvent, frozen=True, tag="rubber_started"
     rules: dict[str, Any] = {}
     # The complete rule set, resolved when the rubber was stored; replay uses it.
     rule_set: BridgeRules | None = None
+    # Its contracts are stored in their canonical form (``3NT``, not ``3nt``): set on
+    # every rubber started since. A rubber stored before it (its start has a rule_set
+    # and not this) keeps its contracts as they were typed, so that its events, its
+    # digests and their judging again by ``verify`` stay what they were.
+    canonical_contracts: bool = False
 
 
 class Honours(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -50,13 +55,17 @@ class Honours(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class BridgeDeal(ForeignEvent, frozen=True, tag="bridge_deal"):
     """One deal played: the final contract (``4S``, ``3NT``), doubled (``X``) or
-    redoubled (``XX``), the declarer, the tricks the declarer's side took, and honours."""
+    redoubled (``XX``) and by whom, the declarer, the tricks the declarer's side took,
+    and honours. Who doubled and who redoubled are optional (a log written before they
+    were recorded has neither, and encodes as it did)."""
 
     declarer: str
     contract: str
     tricks: int
     double: Double | None = None
     honours: Honours | None = None
+    doubled_by: str | None = None  # a defender [Law 19 A1]
+    redoubled_by: str | None = None  # the declarer or his partner [Law 19 B1]
 
 
 class PassedOut(ForeignEvent, frozen=True, tag="passed_out"):
@@ -91,6 +100,12 @@ def parse_contract(text: str) -> tuple[int, str]:
 
 def contract_text(level: int, denomination: str) -> str:
     return f"{level}{denomination}"
+
+
+def canonical_contract(text: str) -> str:
+    """The contract as the log stores it: ``" 3nt "`` and ``"3N"`` -> ``"3NT"``, ``"4s"``
+    -> ``"4S"``; raises ContractError for text that is not a contract."""
+    return contract_text(*parse_contract(text))
 
 
 def needed(level: int) -> int:

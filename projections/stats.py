@@ -12,10 +12,13 @@ What counts, and by which rule:
 - ``pulkas``: the pulkas over (finished, abandoned, or stopped at a tournament's deal
   cap), their rounded results [Code 4.2.12]; ``pulkas.first``, where his result was
   the highest (shared included); ``pulkas.in_play`` are not counted in the others.
-- ``deals``: deals with a result in which he held a seat, in every selected pulka;
-  what a deal *brought* him is the change of his exact result [Code 4.2.14] from the
-  end of the deal before to the end of this one (records by hand made during it
-  included), so that a pulka's deals bring what its settlement says.
+- ``deals``: every deal dealt while he held a seat, in every selected pulka (a
+  misdeal [Code 3.2.13] and a deal left without its result included: they may bring
+  something, the dealer's second error a remiz [Code 3.2.17]); what a deal *brought*
+  him is the change of his exact result [Code 4.2.14] from the end of the deal before
+  (for the first, from nothing) to the end of this one, records by hand made during it
+  included, so that a pulka's deals bring what its settlement says. The other numbers
+  count only deals played to a result.
 - ``contracts``: games he declared (not misère), by level (``contracts.7``) and by
   level and suit (``contracts.7S``, ``contracts.6NT``); ``made``: the declarer took
   the tricks the contract needs (his penalty tricks counted) or nobody whisted
@@ -233,17 +236,18 @@ def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: 
     sheets = state.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
     for deal in state.deals:
-        if deal.annulled_at is not None or not deal.resolved:
-            continue
         seat = next((s for s, person in enumerate(deal.persons) if person in names), None)
         if seat is None:
             continue
         k = deal.number
         seat_name = deal.names[seat]
         after = sheets[k] if k < len(sheets) else final
-        brought = _result(after, seat_name) - _result(sheets[k - 1], seat_name)
-        ref = Ref(game, k, deal.resolved_at, brought, deal_story(state, deal))
+        before = _result(sheets[k - 1], seat_name) if k > 1 else Fraction(0)
+        decided = deal.resolved_at or deal.annulled_at or state.starts[k - 1]
+        ref = Ref(game, k, decided, _result(after, seat_name) - before, deal_story(state, deal))
         numbers["deals"].add(ref)
+        if deal.annulled_at is not None or not deal.resolved:
+            continue
         _classify(numbers, deal, seat, ref, gora.get((k, seat_name, deal.resolved_at), False))
 
 
@@ -264,10 +268,10 @@ def _classify(numbers: dict[str, Tally], deal: DealState, seat: int, ref: Ref, g
                 numbers["raspasy.clean"].add(ref)
         return
     contract = deal.contract
-    if deal.declarer is None or contract is None:
-        return
     if deal.declarer == seat:
         _declared(numbers, deal, ref)
+        return
+    if deal.declarer is None or contract is None:
         return
     if deal.no_defence or not deal.calls:
         return
@@ -286,17 +290,24 @@ def _classify(numbers: dict[str, Tally], deal: DealState, seat: int, ref: Ref, g
 
 
 def _declared(numbers: dict[str, Tally], deal: DealState, ref: Ref) -> None:
-    contract = deal.contract
-    assert contract is not None and deal.declarer is not None
+    assert deal.declarer is not None
     outcome = deal_outcome(deal)
-    if contract.is_misere and outcome != "remiz":
+    ruling = deal.ruling
+    if ruling is not None and ruling.rule == "3.4.4":
+        # A remiz without all at the level he reached in the auction [Code 3.4.4].
+        contract = deal.own_level.get(deal.declarer, deal.contract)
+    else:
+        contract = deal.contract
+    if contract is None:
+        return
+    if contract.is_misere:
         numbers["misere"].add(ref)
-        assert deal.tricks is not None
         lost, remiz = penalty_counts(deal)
         s = deal.declarer
-        taken = deal.tricks.get(s, 0) + lost.get(s, 0) + remiz.get(s, 0)
-        numbers["misere.made" if taken == 0 else "misere.failed"].add(ref)
-        if taken:
+        taken = (deal.tricks or {}).get(s, 0) + lost.get(s, 0) + remiz.get(s, 0)
+        made = outcome != "remiz" and taken == 0  # a remiz without all ruled [Code 3.4.4] fails it
+        numbers["misere.made" if made else "misere.failed"].add(ref)
+        if not made:
             numbers["remizes.declarer"].add(ref)
         return
     if outcome not in ("made", "unwhisted", "remiz"):
@@ -312,12 +323,12 @@ def _declared(numbers: dict[str, Tally], deal: DealState, ref: Ref) -> None:
 
 def _count_records(numbers: dict[str, Tally], game: str, state: GameState, names: set[str]) -> None:
     """Errors the recording rules charged to him, and arbiters' penalties on him."""
-    seats = {state.seat_key(p) for p in names} - {None}
     for number_, effect in sorted(state.effects.items()):
         event = state.events[number_ - 1]
         if isinstance(event, Correction):
+            # Charged to whoever wrote the record (his seat takes the penalty) [Code 4.2.7].
             target = state.events[event.target - 1]
-            if not effect.effective or effect.free or state.seat_key(target.by or "") not in seats:
+            if not effect.effective or effect.free or target.by not in names or not (effect.warning or "equal for equal" in effect.reason):
                 continue
             kind = "errors.warning" if effect.warning else "errors.equal_for_equal"
             numbers[kind].add(Ref(game, event.deal, number_, None,
@@ -327,7 +338,7 @@ def _count_records(numbers: dict[str, Tally], game: str, state: GameState, names
             numbers["errors.late"].add(Ref(game, event.deal, number_, None,
                                            f"event {number_}: {effect.reason} [Code 4.2.10]"))
     for number_, event in enumerate(state.events, start=1):
-        if isinstance(event, Penalty) and event.player in names:
+        if isinstance(event, Penalty) and event.player in names and number_ not in state.void:
             numbers["penalties"].add(Ref(game, event.deal, number_, None,
                                          f"event {number_}: {event.column} {event.amount}: {event.reason} [Code 4.2.16]"))
 

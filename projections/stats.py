@@ -305,19 +305,19 @@ def _declared(numbers: dict[str, Tally], deal: DealState, ref: Ref) -> None:
         lost, remiz = penalty_counts(deal)
         s = deal.declarer
         taken = (deal.tricks or {}).get(s, 0) + lost.get(s, 0) + remiz.get(s, 0)
-        made = outcome != "remiz" and taken == 0  # a remiz without all ruled [Code 3.4.4] fails it
-        numbers["misere.made" if made else "misere.failed"].add(ref)
-        if not made:
+        clean = outcome != "remiz" and taken == 0  # a remiz without all ruled [Code 3.4.4] fails it
+        numbers["misere.made" if clean else "misere.failed"].add(ref)
+        if not clean:
             numbers["remizes.declarer"].add(ref)
         return
     if outcome not in ("made", "unwhisted", "remiz"):
         return
-    made = "remiz" if outcome == "remiz" else "made"
+    result = "remiz" if outcome == "remiz" else "made"
     level, suit = str(contract.level), contract.suit
     for name in ("contracts", f"contracts.{level}", f"contracts.{level}{suit}"):
         numbers.setdefault(name, Tally()).add(ref)
-        numbers.setdefault(f"{name}.{made}", Tally()).add(ref)
-    if made == "remiz":
+        numbers.setdefault(f"{name}.{result}", Tally()).add(ref)
+    if result == "remiz":
         numbers["remizes.declarer"].add(ref)
 
 

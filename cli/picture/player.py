@@ -139,7 +139,7 @@ def club_html(table: dict[str, Any], histories: list[dict[str, Any]]) -> str:
     model = table["model"]
     body = (
         f'<header><h1>club rating</h1><p class="meta">{_e(table["as_of"])}; {_e(model["model"])}, '
-        f'rating = {_e(model["rating"])}, in {_e(model["order"])}</p></header>'
+        f'rating = {_e(model["rating"])}; pulkas taken in order of {_e(model["order"])}</p></header>'
         '<section id="table"><div class="scroll"><table id="rating-table"><thead><tr><th class="num">place</th>'
         '<th>player</th><th class="num">rating</th><th class="num">mu</th><th class="num">sigma</th>'
         '<th class="num">pulkas</th><th>trend</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table></div>"

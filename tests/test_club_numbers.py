@@ -381,3 +381,20 @@ def test_csv_and_text(store_url: str) -> None:
     assert stats[0] == "number,count,whists" and any(line.startswith("pulkas,1,") for line in stats)
     assert "club rating (now)" in cli(db, "rating")
     assert "Boris: statistics (now)" in cli(db, "stats", "Boris")
+
+
+def test_views_made_before_the_rating_are_built_again_whole(tmp_path: Any) -> None:
+    """A store whose views predate the rating tables: a read refuses until they are made;
+    a new game makes them and the next read builds every view from the first event."""
+    import sqlite3
+
+    db = str(tmp_path / "old.db")
+    club(db)
+    cli(db, "players")
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rating_matches")
+        conn.execute("DROP TABLE rating_changes")
+    r = CliRunner().invoke(main, ["rating", "--db", db])
+    assert r.exit_code == 1 and "pulka views rebuild" in r.stderr
+    cli(db, "new", "g9", "--players", "Anna,Boris,Vera")
+    assert_same(shown_rating(db), expected_rating(db))

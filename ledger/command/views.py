@@ -17,9 +17,14 @@ kept by an ``eventsourcing.projection`` projection that follows the store's even
   LISTEN/NOTIFY; SQLite, which eventsourcing 9.5.6 cannot subscribe to, is polled),
   ``rebuild`` clears it and builds it again from the first event.
 
+The club rating (``ledger.command.ratings``) is kept in the same transactions, from the
+results each write brings (``_ArchiveSQL.keep_rating``): the same position, the same
+crash safety, and a rebuild rebuilds it too.
+
 The view's tables are made only when the store is initialised or a stream is created
 (``ensure_views``, ``Views.create``); a read never runs DDL, and refuses on a store
-whose views were never made.
+whose views were never made. Views made before the rating had tables are cleared when
+its tables are made, so that the next read builds them all from the first event.
 """
 
 from __future__ import annotations

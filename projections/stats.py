@@ -46,7 +46,7 @@ What counts, and by which rule:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -202,8 +202,8 @@ def _ordered(numbers: dict[str, Tally]) -> dict[str, Tally]:
     return {n: numbers[n] for n in sorted(numbers, key=rank)}
 
 
-def _count_pulka(numbers: dict[str, Tally], row: PulkaRow, names: set[str], key: Any, display: Any,
-                 lines: list[PulkaLine]) -> None:
+def _count_pulka(numbers: dict[str, Tally], row: PulkaRow, names: set[str], key: Callable[[str], str],
+                 display: Callable[[str], str], lines: list[PulkaLine]) -> None:
     result = row.result
     own = [p for p in row.everyone if p in names]
     if not own:

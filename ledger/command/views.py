@@ -236,6 +236,13 @@ class _ArchiveSQL:
                     for c in changes if isinstance(c, ResultRow) and (c.result.over or c.was_over)]
         ratings.keep(tx, outcomes, any(isinstance(c, AliasRow) for c in changes))
 
+    def rate_again(self) -> None:
+        """Fold the rating again from the first pulka over, in one transaction (what an
+        alias does; ``bench/rating.py`` times it)."""
+        datastore: Any = getattr(self, "datastore")
+        with datastore.transaction(commit=True) as c:
+            ratings.keep(_Tx(self, c, encode=self.placeholder != "?"), [], aliases_changed=True)
+
     def advance_statement(self) -> str:
         # The position only moves forward; a follower that is behind writes nothing new.
         return self.sql(

@@ -55,7 +55,7 @@ from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, J
 from ledger.vocabulary.names import name_key
 from projections.archive import Alias, PulkaRow, identities
 from projections.deal import DealState
-from projections.deals import deal_story
+from projections.deals import deal_events, deal_story
 from projections.game import GameState, replay
 from projections.numbers import exact_text, number
 from projections.scoring import deal_outcome, penalty_counts
@@ -235,6 +235,8 @@ def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: 
     final = state.sheet()
     sheets = state.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
+    played = deal_events(state)  # each deal's events, read once
+    results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end
     for deal in state.deals:
         seat = next((s for s, person in enumerate(deal.persons) if person in names), None)
         if seat is None:
@@ -242,9 +244,12 @@ def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: 
         k = deal.number
         seat_name = deal.names[seat]
         after = sheets[k] if k < len(sheets) else final
-        before = _result(sheets[k - 1], seat_name) if k > 1 else Fraction(0)
+        before = results.get((k - 1, seat_name)) if k > 1 else Fraction(0)
+        if before is None:
+            before = _result(sheets[k - 1], seat_name)
+        results[(k, seat_name)] = now = _result(after, seat_name)
         decided = deal.resolved_at or deal.annulled_at or state.starts[k - 1]
-        ref = Ref(game, k, decided, _result(after, seat_name) - before, deal_story(state, deal))
+        ref = Ref(game, k, decided, now - before, deal_story(state, deal, played.get(k, [])))
         numbers["deals"].add(ref)
         if deal.annulled_at is not None or not deal.resolved:
             continue

@@ -311,6 +311,9 @@ def test_a_convention_rates_its_own_pulkas(store_url: str) -> None:
         ledger.execute("l1", lambda st: [Abandoned(agreed_by=("Anna", "Boris", "Gleb"))])
     assert set(shown_rating(db, "--convention", "piter")) == {"Anna", "Boris", "Gleb"}
     assert shown_rating(db, "--convention", "leningrad")["Anna"][2] == 1
+    assert doc(db, "stats", "Anna", "--convention", "piter")["numbers"]["pulkas"]["count"] == 1
+    assert [p["game"] for p in doc(db, "stats", "Boris", "--from", "2026-01-02")["pulkas"]] == ["l1"]
+    assert [p["game"] for p in doc(db, "stats", "Boris", "--to", "2026-01-01")["pulkas"]] == ["s1"]
 
 
 def test_the_update_after_one_more_pulka_does_not_grow_with_the_archive(

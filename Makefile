@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench bench-archive bench-load venv
+.PHONY: test demo bench bench-archive bench-load bench-rating venv
 
 venv: $(STAMP)
 
@@ -50,3 +50,7 @@ bench-archive: $(STAMP)
 
 bench-load: $(STAMP)
 	$(PY) bench/load.py $(BENCH_ARGS)
+
+# The rating and statistics on the archive of bench-archive (BENCH_ARGS=--quick for 100 pulkas).
+bench-rating: $(STAMP)
+	$(PY) bench/rating.py $(BENCH_ARGS)

@@ -60,6 +60,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "players": ("cli.players:players", 'Every player across the stored pulkas: pulkas played (finished and abandoned), total whists and money from the rounded settlements, average, best and worst.'),
     "player": ("cli.players:player", "One player's pulkas, one line each (date, game, convention, seat, result), with a running total."),
     "alias": ("cli.players:alias", 'Record that NAME is written for the player SAME_AS (one person, two spellings).'),
+    "rating": ("cli.rating:rating", 'The club rating over every pulka over (OpenSkill, free-for-all by the results); with NAME, his rating pulka by pulka, each change with its game.'),
+    "stats": ("cli.rating:stats", "A player's statistics: pulkas and results, contracts by level and suit and how many made, misères, whists, passes and half-whists and what they brought, raspasy, remizes, errors charged by the recording rules, head to head; NUMBER --deals lists the deals behind a number (contracts.7, defence.whist, vs.Boris.ahead)."),
     "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
     "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
 }

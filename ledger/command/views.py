@@ -17,9 +17,14 @@ kept by an ``eventsourcing.projection`` projection that follows the store's even
   LISTEN/NOTIFY; SQLite, which eventsourcing 9.5.6 cannot subscribe to, is polled),
   ``rebuild`` clears it and builds it again from the first event.
 
+The club rating (``ledger.command.ratings``) is kept in the same transactions, from the
+results each write brings (``_ArchiveSQL.keep_rating``): the same position, the same
+crash safety, and a rebuild rebuilds it too.
+
 The view's tables are made only when the store is initialised or a stream is created
 (``ensure_views``, ``Views.create``); a read never runs DDL, and refuses on a store
-whose views were never made.
+whose views were never made. Views made before the rating had tables are cleared when
+its tables are made, so that the next read builds them all from the first event.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from eventsourcing.projection import BaseProjectionRunner, Projection
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment, get_topic
 
+from ledger.command import ratings
 from ledger.command.records import LedgerApplication, Recorded
 from ledger.command.store import Store, StoreError
 from ledger.vocabulary.club import PlayerAliased
@@ -130,6 +136,7 @@ class ResultRow:
     version: int
     at_utc: int
     result: GameResult
+    was_over: bool = False  # the game's result before this one was over (the rating asks)
 
 
 @dataclass(frozen=True)
@@ -152,7 +159,9 @@ Change = GameRow | ResultRow | TournamentRow | AliasRow
 # -- the views: tracking recorders with the archive's tables -------------------------------
 
 
-TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases")
+ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases")
+# The club rating's tables (``ledger.command.ratings``), kept in the same transactions.
+TABLES = ARCHIVE_TABLES + ratings.TABLES
 
 
 class ArchiveView(Protocol):
@@ -194,6 +203,7 @@ class _ArchiveSQL:
             "CREATE TABLE IF NOT EXISTS {archive_aliases} (seq BIGINT PRIMARY KEY, at_utc BIGINT NOT NULL, "
             "name TEXT NOT NULL, same_as TEXT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name TEXT PRIMARY KEY, notification_id BIGINT)",
+            *ratings.CREATE,
         )]
 
     def write_statements(self, change: Change) -> list[tuple[str, tuple[Any, ...]]]:
@@ -220,6 +230,19 @@ class _ArchiveSQL:
                 return [(self.sql("INSERT INTO {archive_aliases} VALUES (?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING"),
                          (change.seq, change.at_utc, change.name, change.same_as))]
 
+    def keep_rating(self, tx: ratings.Tx, changes: Sequence[Change]) -> None:
+        """The club rating, in the transaction that writes the archive's changes."""
+        outcomes = [ratings.Outcome(c.game, c.at_utc, c.result, c.was_over)
+                    for c in changes if isinstance(c, ResultRow) and (c.result.over or c.was_over)]
+        ratings.keep(tx, outcomes, any(isinstance(c, AliasRow) for c in changes))
+
+    def rate_again(self) -> None:
+        """Fold the rating again from the first pulka over, in one transaction (what an
+        alias does; ``bench/rating.py`` times it)."""
+        datastore: Any = getattr(self, "datastore")
+        with datastore.transaction(commit=True) as c:
+            ratings.keep(_Tx(self, c, encode=self.placeholder != "?"), [], aliases_changed=True)
+
     def advance_statement(self) -> str:
         # The position only moves forward; a follower that is behind writes nothing new.
         return self.sql(
@@ -227,6 +250,21 @@ class _ArchiveSQL:
             "ON CONFLICT (application_name) DO UPDATE SET notification_id = excluded.notification_id "
             "WHERE {tracking}.notification_id < excluded.notification_id"
         )
+
+
+class _Tx:
+    """One transaction of a view, for the rating's reads and writes in it."""
+
+    def __init__(self, view: _ArchiveSQL, cursor: Any, *, encode: bool) -> None:
+        self.view, self.cursor, self.encode = view, cursor, encode
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> None:
+        text = self.view.sql(statement)
+        self.cursor.execute(text.encode() if self.encode else text, tuple(params))
+
+    def query(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        self.execute(statement, params)
+        return [tuple(row.values()) if isinstance(row, dict) else tuple(row) for row in self.cursor.fetchall()]
 
 
 class _Progress:
@@ -270,17 +308,21 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
 
     def exists(self) -> bool:
         with self.datastore.transaction(commit=False) as c:
-            c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?, ?, ?)",
+            c.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({', '.join('?' * len(TABLES))}, ?)",
                       (*TABLES, "tracking"))
             return len(c.fetchall()) == len(TABLES) + 1
 
     def create(self) -> None:
         with self.datastore.transaction(commit=True) as c:
+            c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('archive_games', 'rating_matches')")
+            older = [r[0] for r in c.fetchall()] == ["archive_games"]
             for statement in self.create_statements():
                 c.execute(statement)
             # eventsourcing marks a tracking table it made as single-row with this row;
             # without it, its own create_table() would "migrate" ours.
             c.execute(self.advance_statement(), ("__migration__", 1))
+        if older:
+            self.clear()  # views made before the rating: the next read builds them all again
 
     def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
         with self.datastore.transaction(commit=True) as c:
@@ -289,6 +331,7 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
             for change in changes:
                 for statement, params in self.write_statements(change):
                     c.execute(statement, params)
+            self.keep_rating(_Tx(self, c, encode=False), changes)
         self.progress.moved()
 
     def clear(self) -> None:
@@ -342,9 +385,14 @@ def postgres_archive_view() -> type[Any]:
         def create(self) -> None:
             with self.datastore.transaction(commit=True) as c:
                 c.execute("SELECT pg_advisory_xact_lock(%s)", (self.DDL_LOCK,))
+                c.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
+                          (self.datastore.schema, ["archive_games", "rating_matches"]))
+                older = [r["tablename"] for r in c.fetchall()] == ["archive_games"]
                 for statement in self.create_statements():
                     c.execute(statement.encode())
                 c.execute(self.advance_statement().encode(), ("__migration__", 1))
+            if older:
+                self.clear()  # views made before the rating: the next read builds them all again
 
         def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
             with self.datastore.transaction(commit=True) as c:
@@ -352,6 +400,7 @@ def postgres_archive_view() -> type[Any]:
                 for change in changes:
                     for statement, params in self.write_statements(change):
                         c.execute(statement.encode(), params)
+                self.keep_rating(_Tx(self, c, encode=True), changes)
             self.progress.moved()
 
         def clear(self) -> None:
@@ -438,8 +487,9 @@ class ArchiveProjection(Projection[Any]):
         result = result_of(state, stream.cap)
         if result == stream.result:
             return []
+        was_over = stream.result is not None and stream.result.over
         stream.result = result
-        return [ResultRow(stream.name, version, _micros(event.at), result)]
+        return [ResultRow(stream.name, version, _micros(event.at), result, was_over)]
 
     def _start(self, stream_id: UUID, event: StreamStart) -> list[Change]:
         if isinstance(event, TournamentStarted):
@@ -657,7 +707,7 @@ class Views:
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every view table, in a fixed order (to compare two builds)."""
         keys = {"archive_games": "game", "archive_results": "game, version",
-                "archive_tournaments": "tournament", "archive_aliases": "seq"}
+                "archive_tournaments": "tournament", "archive_aliases": "seq", **ratings.DUMP}
         return {t: self.view.select(f"SELECT * FROM {{{t}}} ORDER BY {k}") for t, k in keys.items()}
 
     def close(self) -> None:

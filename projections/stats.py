@@ -1,0 +1,413 @@
+"""A player's statistics over the archive's pulkas, every number with what is behind it.
+
+A pure fold, like every projection: ``player_stats`` takes the archive's rows of the
+player's pulkas (``projections.archive.PulkaRow``) and each pulka's events, replays
+each one, and counts. Every number is a ``Tally``: how many, what they brought him
+in whists where that means something, and the references behind it (game, deal,
+event), so that ``pulka stats NAME contracts.7 --deals`` lists them as ``explain``
+lists the writes behind a number of the sheet.
+
+What counts, and by which rule:
+
+- ``pulkas``: the pulkas over (finished, abandoned, or stopped at a tournament's deal
+  cap), their rounded results [Code 4.2.12]; ``pulkas.first``, where his result was
+  the highest (shared included); ``pulkas.in_play`` are not counted in the others.
+- ``deals``: every deal dealt while he held a seat, in every selected pulka (a
+  misdeal [Code 3.2.13] and a deal left without its result included: they may bring
+  something, the dealer's second error a remiz [Code 3.2.17]); what a deal *brought*
+  him is the change of his exact result [Code 4.2.14] from the end of the deal before
+  (for the first, from nothing) to the end of this one, records by hand made during it
+  included, so that a pulka's deals bring what its settlement says. The other numbers
+  count only deals played to a result.
+- ``contracts``: games he declared (not misère), by level (``contracts.7``) and by
+  level and suit (``contracts.7S``, ``contracts.6NT``); ``made``: the declarer took
+  the tricks the contract needs (his penalty tricks counted) or nobody whisted
+  [Code 4.2.1, 4.2.3.2]; ``remiz``: he did not [Code 4.2.1, 3.8.1.2], a remiz without
+  all ruled under 3.4.4 and a concession without all [Code 3.5.4] included.
+- ``misere``: misères he declared; ``made``: no trick, penalty tricks counted [Code
+  3.6.1, 3.9.11.2]; ``failed`` otherwise.
+- ``defence``: the call that stood in each game he defended: ``whist`` (he whisted,
+  the four-player dealer who whisted too [Code 3.8.8]), ``half_whist`` (his half-whist
+  stood [Code 3.8.7]; one returned is a pass), ``pass`` (he passed, or half-whisted and
+  the whist was returned); misères and checked tens have no calls and are left out.
+- ``remizes``: ``remizes.declarer``, his games not made and misères failed, and
+  ``remizes.whist``, the games where the defence fell short and gora was written on
+  him [Code 3.8.1.3, 3.8.11, 3.8.12].
+- ``raspasy``: raspasy he played; ``raspasy.clean``, without a trick [Code 3.7.2].
+- ``errors``: his records whose correction the recording rules charged to him:
+  ``errors.warning`` (the first counted error, [Code 4.2.7]), ``errors.equal_for_equal``
+  (a counted error after it [Code 4.2.7], or a late one by himself [Code 4.2.9]), and
+  ``errors.late`` (his forgotten records without effect, too late or objected to [Code
+  4.2.10]); corrections while the record was in hand are free [Code 4.2.8] and not
+  errors. ``penalties``: arbiters' penalties on him [Code 4.2.16].
+- ``vs.NAME``: the pulkas over he played with NAME; ``ahead``, ``behind``, ``level``
+  by the rounded results; the whists are his results less NAME's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
+from ledger.vocabulary.names import name_key
+from projections.archive import Alias, PulkaRow, identities
+from projections.deal import DealState
+from projections.deals import deal_events, deal_story
+from projections.game import GameState, replay
+from projections.numbers import exact_text, number
+from projections.scoring import deal_outcome, penalty_counts
+from projections.settlement import result_of
+from projections.sheet import Sheet, Write
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One thing behind a number: a pulka, a deal of it, the event that decided it."""
+
+    game: str
+    deal: int | None
+    event: int | None
+    whists: Fraction | None  # what it brought, where that is counted
+    text: str
+
+
+@dataclass
+class Tally:
+    count: int = 0
+    whists: Fraction | None = None
+    refs: list[Ref] = field(default_factory=list)
+
+    def add(self, ref: Ref) -> None:
+        self.count += 1
+        if ref.whists is not None:
+            self.whists = (self.whists or Fraction(0)) + ref.whists
+        self.refs.append(ref)
+
+
+# The numbers every player has, in the order they are shown; by level and suit, and
+# head to head, follow as the player has them.
+FIXED = (
+    "pulkas", "pulkas.finished", "pulkas.abandoned", "pulkas.first", "pulkas.in_play",
+    "deals",
+    "contracts", "contracts.made", "contracts.remiz",
+    "misere", "misere.made", "misere.failed",
+    "defence.whist", "defence.half_whist", "defence.pass",
+    "remizes", "remizes.declarer", "remizes.whist",
+    "raspasy", "raspasy.clean",
+    "errors", "errors.warning", "errors.equal_for_equal", "errors.late",
+    "penalties",
+)
+SUITS = ("S", "C", "D", "H", "NT")
+
+
+@dataclass(frozen=True)
+class PulkaLine:
+    """One pulka of the player, for his results per pulka."""
+
+    game: str
+    date: str
+    status: str
+    whists: int
+
+
+@dataclass(frozen=True)
+class Stats:
+    player: str
+    numbers: dict[str, Tally]
+    pulkas: tuple[PulkaLine, ...]
+
+    def find(self, name: str) -> Tally | None:
+        """A number by its name; head to head is found whatever the case of the name."""
+        if name in self.numbers:
+            return self.numbers[name]
+        wanted = name_key(name)
+        for known, tally in self.numbers.items():
+            if name_key(known) == wanted:
+                return tally
+        return None
+
+
+def player_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
+                 events: Iterable[tuple[PulkaRow, list[AnyEvent]]]) -> Stats | None:
+    """The statistics of the player ``name`` over ``rows`` (the archive's pulkas, already
+    selected by date and convention); ``events`` gives the events of each of his pulkas
+    (``mine`` says which). None when he has no pulka among them."""
+    who = identities(rows, aliases)
+    key = who.key(name)
+    numbers: dict[str, Tally] = {n: Tally() for n in FIXED}
+    lines: list[PulkaLine] = []
+    found = False
+    for row, log in events:
+        names = {p for p in _persons(log) if who.key(p) == key}
+        if not names:
+            continue
+        found = True
+        state = replay(log)
+        _count_pulka(numbers, row, names, who.key, who.name, lines)
+        _count_deals(numbers, row.game, state, names)
+        _count_records(numbers, row.game, state, names)
+    if not found:
+        return None
+    numbers["remizes"] = _joined(numbers["remizes.declarer"], numbers["remizes.whist"])
+    numbers["errors"] = _joined(numbers["errors.warning"], numbers["errors.equal_for_equal"], numbers["errors.late"])
+    return Stats(who.name(key), _ordered(numbers), tuple(lines))
+
+
+def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> list[PulkaRow]:
+    """The rows of the pulkas the archive counts the player in, oldest first (a seat
+    held by a substitute counts for its first player, so a substitute's deals are read
+    only in pulkas he has a seat of his own in)."""
+    who = identities(rows, aliases)
+    key = who.key(name)
+    return sorted((r for r in rows if any(who.key(p) == key for p in r.everyone)),
+                  key=lambda r: (r.started_utc, r.game))
+
+
+def _persons(log: list[AnyEvent]) -> set[str]:
+    """Everyone who held a seat in a pulka: its players, newcomers and substitutes."""
+    out: set[str] = set()
+    for e in log:
+        if isinstance(e, GameStarted):
+            out.update(e.players)
+        elif isinstance(e, Joined):
+            out.add(e.player)
+        elif isinstance(e, Substituted):
+            out.add(e.substitute)
+    return out
+
+
+def _joined(*tallies: Tally) -> Tally:
+    out = Tally()
+    for t in tallies:
+        for ref in t.refs:
+            out.add(ref)
+    out.refs.sort(key=lambda r: (r.game, r.deal or 0, r.event or 0))
+    return out
+
+
+def _ordered(numbers: dict[str, Tally]) -> dict[str, Tally]:
+    def rank(name: str) -> tuple[Any, ...]:
+        if name in FIXED:
+            return (0, FIXED.index(name))
+        if name.startswith("contracts."):
+            level, _, rest = name[len("contracts."):].partition(".")
+            digits = "".join(ch for ch in level if ch.isdigit())
+            suit = level[len(digits):]
+            return (1, int(digits), SUITS.index(suit) + 1 if suit else 0, rest)
+        return (2, name_key(name), name)
+
+    return {n: numbers[n] for n in sorted(numbers, key=rank)}
+
+
+def _count_pulka(numbers: dict[str, Tally], row: PulkaRow, names: set[str], key: Callable[[str], str],
+                 display: Callable[[str], str], lines: list[PulkaLine]) -> None:
+    result = row.result
+    own = [p for p in row.everyone if p in names]
+    if not own:
+        return  # he only held another's seat: the archive counts it for its first player
+    me = own[0]
+    whists = result.whists[me]
+    lines.append(PulkaLine(row.game, row.date, result.status, whists))
+    ref = Ref(row.game, None, None, Fraction(whists), f"{row.date} {row.game}: {whists:+d} ({result.status})")
+    if not result.over:
+        numbers["pulkas.in_play"].add(ref)
+        return
+    numbers["pulkas"].add(ref)
+    numbers["pulkas.finished" if result.status == "finished" else "pulkas.abandoned"].add(ref)
+    if whists == max(result.whists.values()):
+        numbers["pulkas.first"].add(ref)
+    for other in row.everyone:
+        if other == me:
+            continue
+        theirs = result.whists[other]
+        base = f"vs.{display(key(other))}"
+        diff = whists - theirs
+        vs = Ref(row.game, None, None, Fraction(diff), f"{row.date} {row.game}: {whists:+d} against {theirs:+d}")
+        numbers.setdefault(base, Tally()).add(vs)
+        side = "ahead" if diff > 0 else "behind" if diff < 0 else "level"
+        numbers.setdefault(f"{base}.{side}", Tally()).add(vs)
+
+
+def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: set[str]) -> None:
+    final = state.sheet()
+    sheets = state.sheets  # the sheet at the end of every deal, computed by ``sheet()``
+    gora = _gora_writes(final.writes)
+    played = deal_events(state)  # each deal's events, read once
+    results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end
+    for deal in state.deals:
+        seat = next((s for s, person in enumerate(deal.persons) if person in names), None)
+        if seat is None:
+            continue
+        k = deal.number
+        seat_name = deal.names[seat]
+        after = sheets[k] if k < len(sheets) else final
+        before = results.get((k - 1, seat_name)) if k > 1 else Fraction(0)
+        if before is None:
+            before = _result(sheets[k - 1], seat_name)
+        results[(k, seat_name)] = now = _result(after, seat_name)
+        decided = deal.resolved_at or deal.annulled_at or state.starts[k - 1]
+        ref = Ref(game, k, decided, now - before, deal_story(state, deal, played.get(k, [])))
+        numbers["deals"].add(ref)
+        if deal.annulled_at is not None or not deal.resolved:
+            continue
+        _classify(numbers, deal, seat, ref, gora.get((k, seat_name, deal.resolved_at), False))
+
+
+def _result(sheet: Sheet, seat: str) -> Fraction:
+    return result_of(sheet, seat) if seat in sheet.players else Fraction(0)
+
+
+def _gora_writes(writes: list[Write]) -> dict[tuple[int, str, int | None], bool]:
+    """Which seats had gora written by which deal's result (deal, seat, event)."""
+    return {(w.deal, w.player, w.event): True for w in writes if w.column == "gora" and w.amount > 0}
+
+
+def _classify(numbers: dict[str, Tally], deal: DealState, seat: int, ref: Ref, gora: bool) -> None:
+    if deal.raspasy:
+        if seat in deal.active:
+            numbers["raspasy"].add(ref)
+            if deal.tricks is not None and deal.tricks.get(seat, 0) == 0:
+                numbers["raspasy.clean"].add(ref)
+        return
+    contract = deal.contract
+    if deal.declarer == seat:
+        _declared(numbers, deal, ref)
+        return
+    if deal.declarer is None or contract is None:
+        return
+    if deal.no_defence or not deal.calls:
+        return
+    view = deal.defence()
+    if seat in view.whisters:
+        call = "whist"
+    elif seat == view.half_whister and not view.returned:
+        call = "half_whist"
+    elif seat in deal.defenders:
+        call = "pass"
+    else:
+        return  # the four-player dealer who did not whist
+    numbers[f"defence.{call}"].add(ref)
+    if gora and seat in view.whisters:
+        numbers["remizes.whist"].add(ref)
+
+
+def _declared(numbers: dict[str, Tally], deal: DealState, ref: Ref) -> None:
+    assert deal.declarer is not None
+    outcome = deal_outcome(deal)
+    ruling = deal.ruling
+    if ruling is not None and ruling.rule == "3.4.4":
+        # A remiz without all at the level he reached in the auction [Code 3.4.4].
+        contract = deal.own_level.get(deal.declarer, deal.contract)
+    else:
+        contract = deal.contract
+    if contract is None:
+        return
+    if contract.is_misere:
+        numbers["misere"].add(ref)
+        lost, remiz = penalty_counts(deal)
+        s = deal.declarer
+        taken = (deal.tricks or {}).get(s, 0) + lost.get(s, 0) + remiz.get(s, 0)
+        clean = outcome != "remiz" and taken == 0  # a remiz without all ruled [Code 3.4.4] fails it
+        numbers["misere.made" if clean else "misere.failed"].add(ref)
+        if not clean:
+            numbers["remizes.declarer"].add(ref)
+        return
+    if outcome not in ("made", "unwhisted", "remiz"):
+        return
+    result = "remiz" if outcome == "remiz" else "made"
+    level, suit = str(contract.level), contract.suit
+    for name in ("contracts", f"contracts.{level}", f"contracts.{level}{suit}"):
+        numbers.setdefault(name, Tally()).add(ref)
+        numbers.setdefault(f"{name}.{result}", Tally()).add(ref)
+    if result == "remiz":
+        numbers["remizes.declarer"].add(ref)
+
+
+def _count_records(numbers: dict[str, Tally], game: str, state: GameState, names: set[str]) -> None:
+    """Errors the recording rules charged to him, and arbiters' penalties on him."""
+    for number_, effect in sorted(state.effects.items()):
+        event = state.events[number_ - 1]
+        if isinstance(event, Correction):
+            # Charged to whoever wrote the record (his seat takes the penalty) [Code 4.2.7].
+            target = state.events[event.target - 1]
+            if not effect.effective or effect.free or target.by not in names or not (effect.warning or "equal for equal" in effect.reason):
+                continue
+            kind = "errors.warning" if effect.warning else "errors.equal_for_equal"
+            numbers[kind].add(Ref(game, event.deal, number_, None,
+                                  f"event {number_} corrected event {event.target}: {effect.reason} [Code {effect.rule}]"))
+        elif isinstance(event, (Entry, Tricks)) and not effect.effective and effect.rule == "4.2.10" \
+                and event.by in names:
+            numbers["errors.late"].add(Ref(game, event.deal, number_, None,
+                                           f"event {number_}: {effect.reason} [Code 4.2.10]"))
+    for number_, event in enumerate(state.events, start=1):
+        if isinstance(event, Penalty) and event.player in names and number_ not in state.void:
+            numbers["penalties"].add(Ref(game, event.deal, number_, None,
+                                         f"event {number_}: {event.column} {event.amount}: {event.reason} [Code 4.2.16]"))
+
+
+# -- documents ------------------------------------------------------------------------
+
+
+def _whists_fields(x: Fraction | None) -> dict[str, Any]:
+    if x is None:
+        return {}
+    out: dict[str, Any] = {"whists": number(x)}
+    if x.denominator != 1:
+        out["whists_exact"] = exact_text(x)
+    return out
+
+
+def stats_doc(s: Stats, describe: str) -> dict[str, Any]:
+    return {
+        "player": s.player,
+        "as_of": describe,
+        "numbers": {name: {"count": t.count, **_whists_fields(t.whists)} for name, t in s.numbers.items()},
+        "pulkas": [{"game": p.game, "date": p.date, "status": p.status, "whists": p.whists} for p in s.pulkas],
+    }
+
+
+def refs_doc(s: Stats, name: str, t: Tally) -> dict[str, Any]:
+    return {
+        "player": s.player,
+        "number": name,
+        "count": t.count,
+        **_whists_fields(t.whists),
+        "deals": [{"game": r.game, "deal": r.deal, "event": r.event, **_whists_fields(r.whists), "text": r.text}
+                  for r in t.refs],
+    }
+
+
+def _w(x: Fraction | None) -> str:
+    if x is None:
+        return ""
+    return f"{float(x):+.2f}".rstrip("0").rstrip(".") if x.denominator != 1 else f"{int(x):+d}"
+
+
+def render_stats(s: Stats, describe: str) -> str:
+    out = [f"{s.player}: statistics ({describe})", ""]
+    width = max(24, *(len(n) + 2 for n in s.numbers))
+    out.append(f"{'number':<{width}}{'count':>7}{'whists':>11}")
+    for name, t in s.numbers.items():
+        out.append(f"{name:<{width}}{t.count:>7}{_w(t.whists):>11}")
+    out.append("")
+    out.append("whists: what they brought him (his exact result [Code 4.2.14], deal by deal; pulkas: the "
+               "rounded results [Code 4.2.12]). `pulka stats NAME NUMBER --deals` lists what is behind a number.")
+    return "\n".join(out) + "\n"
+
+
+def render_refs(s: Stats, name: str, t: Tally) -> str:
+    out = [f"{s.player} {name}: {t.count}" + (f", {_w(t.whists)} whists" if t.whists is not None else ""), ""]
+    for r in t.refs:
+        where = r.game + (f" deal {r.deal}" if r.deal is not None else "") + (f" event {r.event}" if r.event else "")
+        out.append(f"  {where:<36} {_w(r.whists):>9}  {r.text}")
+    return "\n".join(out) + "\n"
+
+
+CSV_COLUMNS = ("number", "count", "whists")
+
+
+def csv_rows(s: Stats) -> list[list[str]]:
+    return [[name, str(t.count), "" if t.whists is None else exact_text(t.whists)] for name, t in s.numbers.items()]

@@ -165,7 +165,10 @@ def region(browser: WebDriver, first: str, last: str) -> bytes:
 
 
 def keep_screenshot(name: str, png: bytes) -> None:
-    """Write a screenshot into docs/ when it differs from the one kept there."""
+    """Write a screenshot into docs/ when it differs from the one kept there, when asked
+    to (PULKA_KEEP_SCREENSHOTS=1): a test run leaves the checkout as it found it."""
+    if not os.environ.get("PULKA_KEEP_SCREENSHOTS"):
+        return
     path = DOCS / name
     if not path.exists() or path.read_bytes() != png:
         path.write_bytes(png)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from test_browser import browser, console_errors, requests  # noqa: F401 (browser: the fixture)
+from test_browser import browser, console_errors, keep_screenshot, requests  # noqa: F401 (browser: the fixture)
 from test_club_numbers import club, doc
 
 try:
@@ -22,7 +22,6 @@ try:
 except ImportError:  # pragma: no cover: selenium is in the test extras
     pass
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +57,7 @@ def test_the_club_table_with_sparklines(browser: WebDriver, pages: dict[str, Any
     assert [url for url in requests(browser) if not url.startswith(("file:", "data:"))] == []
     assert browser.find_elements(By.TAG_NAME, "script") == []
     browser.set_window_size(1000, 900)
-    (DOCS / "club-rating.png").write_bytes(browser.get_screenshot_as_png())
+    keep_screenshot("club-rating.png", browser.get_screenshot_as_png())
 
 
 def test_a_players_page_every_number_with_its_deals(browser: WebDriver, pages: dict[str, Any]) -> None:
@@ -83,5 +82,5 @@ def test_a_players_page_every_number_with_its_deals(browser: WebDriver, pages: d
     assert console_errors(browser) == []
     assert [url for url in requests(browser) if not url.startswith(("file:", "data:"))] == []
     browser.set_window_size(1000, 1200)
-    (DOCS / "player-page.png").write_bytes(browser.get_screenshot_as_png())
+    keep_screenshot("player-page.png", browser.get_screenshot_as_png())
     browser.set_window_size(1280, 1000)

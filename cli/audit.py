@@ -171,8 +171,13 @@ def head(game: str, db: str | None) -> None:
 @file_option
 @click.option("--against", metavar="SAVED.jsonl|HEAD",
               help="Also compare GAME with a saved export of it, or with a head digest from `pulka head`.")
+@click.option("--key", "keys", multiple=True, metavar="PUBKEY",
+              help="Trust only checkpoints and signatures by these public keys (NAME.pub, or its text; again for more).")
+@click.option("--checkpoint", "published", multiple=True, metavar="FILE",
+              help="Also check a published checkpoint (a file) against the store.")
 @db_option
-def verify(game: str | None, file: str | None, against: str | None, db: str | None) -> None:
+def verify(game: str | None, file: str | None, against: str | None, keys: tuple[str, ...],
+           published: tuple[str, ...], db: str | None) -> None:
     """Check the hash chain of one game or of every game, and judge every stored event
     again as import would; exit 1 naming the first bad event. With --file, check an
     export against its digests and judge every event; with --against, compare the game
@@ -219,6 +224,10 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
                 else:
                     failed.append(name)
                     click.echo(f"{name}: TAMPERED: {problem}")
+        if game is None or keys or published:
+            from cli.proofs import check_history
+
+            failed += check_history(ledger, keys, published)
         if failed:
             raise UserError(f"{', '.join(failed)}: tampered (the first bad event of each is named above)")
         if game is not None and against is not None:

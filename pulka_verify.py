@@ -245,11 +245,17 @@ def check_bundle(bundle: dict[str, Any], keys: list[Key], say: Any) -> None:
         f"under the checkpoint's root: events 1-{len(events)} are those the club signed")
     for signed in bundle.get("signatures", []):
         number = signed["number"]
-        note_text, signers, others = open_note(signed["note"], keys)
+        what = f"event {number} ({signed.get('what', 'decision')})"
+        try:
+            note_text, signers, others = open_note(signed["note"], keys)
+        except Failed as exc:
+            if "no signature of a key you trust" not in str(exc):
+                raise Failed(f"{what}: {exc}") from None
+            say(f"{what}: {str(exc).split(': ', 1)[1]}, no key you gave: not checked")
+            continue
         if note_text != f"{EVENT_HEADER}\n{game}\n{number}\n{digests[number - 1]}\n":
             raise Failed(f"the signature on event {number} is not over that event's digest")
-        say(f"event {number} ({signed.get('what', 'decision')}): signed by {', '.join(signers)}"
-            + (f"; also by {', '.join(others)} (not checked)" if others else ""))
+        say(f"{what}: signed by {', '.join(signers)}" + (f"; also by {', '.join(others)} (not checked)" if others else ""))
     stored = bundle.get("stored", len(events))
     if stored > len(events):
         say(f"note: the store held {stored} events of the game when the bundle was made; the checkpoint covers "

@@ -224,5 +224,5 @@ def check_history(ledger: Ledger, keys: Sequence[str], published: Sequence[str])
     for line in report:
         click.echo(line)
     for problem in problems:
-        click.echo(f"club log: TAMPERED: {problem}")
-    return ["the club log"] if problems else []
+        click.echo(f"club log: {problem}")
+    return ["the club log (its checkpoints or signatures)"] if problems else []

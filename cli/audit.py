@@ -91,13 +91,18 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
         rows = guarded(read.game, events, lambda evs: kind.audit(evs, update))
         update(len(events))
     rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
+    from cli.proofs import signed_lines  # who signed which decision (@signatures)
+
+    signed = [] if file is not None else signed_lines(db, read.game, {r.number for r in rows})
     if as_json:
-        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows]})
+        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows], "signed": signed})
         return
     zone = local_zone()
     click.echo(f"log of {read.game}: {len(rows)} of {counted(len(events), 'event')}; times in {zone_name(zone)}")
     if rows:
         click.echo(render_audit(rows, shown, kind.cells), nl=False)
+    for line in signed:
+        click.echo(line)
 
 
 @click.command(cls=GameCommand)

@@ -226,3 +226,20 @@ def check_history(ledger: Ledger, keys: Sequence[str], published: Sequence[str])
     for problem in problems:
         click.echo(f"club log: {problem}")
     return ["the club log (its checkpoints or signatures)"] if problems else []
+
+
+def history(db: str | None, game: str, number: int) -> dict[str, object]:
+    """For a picture and the report: the checkpoint that covers events 1..``number`` of
+    ``game`` and the signatures on them (``projections.attested.history_doc``)."""
+    with opened(db) as ledger:
+        return Attestations(ledger.store, ledger.clock).history(game, number)
+
+
+def signed_lines(db: str | None, game: str, numbers: set[int]) -> list[str]:
+    """``log``'s lines on who signed which of the events shown."""
+    with opened(db) as ledger:
+        signed = Attestations(ledger.store, ledger.clock).signatures(game)
+        events = {s.number: s.event for s in ledger.store.load(game)} if signed else {}
+    return [f"event {n} ({what(events[n])}) signed by {s.signer} (key {s.key.rsplit('+', 1)[0]})"
+            + ("" if s.valid else ": THE SIGNATURE DOES NOT VERIFY (see pulka verify)")
+            for n, sigs in sorted(signed.items()) if n in numbers for s in sigs]

@@ -134,3 +134,26 @@ def key_of(signature: NoteSignature) -> Verifier | None:
         return Verifier.parse(signature.key)
     except NoteError:
         return None
+
+
+def coverage_caption(cp: StoredCheckpoint | None, covered: int, shown: int) -> str:
+    """What a picture says of the checkpoint that covers its events 1..``shown``."""
+    if cp is None:
+        return ""  # a store that keeps no checkpoint: nothing to say
+    if covered == 0:
+        return "not yet under a signed checkpoint of the club log (pulka checkpoint)"
+    if covered < shown:
+        return f"events 1-{covered} under {cp.caption()}; the rest not yet under a checkpoint"
+    return f"under {cp.caption()}"
+
+
+def history_doc(cp: StoredCheckpoint | None, covered: int, shown: int,
+                signatures: Sequence[tuple[int, str, str, str, bool]]) -> dict[str, object]:
+    """The report's section on verifiable history: the checkpoint that covers the game
+    (its caption and the signed note to publish) and the signatures on its events, as
+    (number, what, signer, key, valid)."""
+    return {
+        "caption": coverage_caption(cp, covered, shown),
+        "note": str(cp.note()) if cp is not None and covered else None,
+        "signatures": [{"number": n, "what": w, "signer": s, "key": k, "valid": v} for n, w, s, k, v in signatures],
+    }

@@ -59,7 +59,15 @@ from ledger.vocabulary.notes import (
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from ledger.vocabulary.tournament import CutMade, Disqualified, Removed, TourClosed, YellowCard
-from projections.attested import StoredCheckpoint, checkpoints, covering, forks, key_of, orphan_cosignatures
+from projections.attested import (
+    StoredCheckpoint,
+    checkpoints,
+    covering,
+    forks,
+    history_doc,
+    key_of,
+    orphan_cosignatures,
+)
 from projections.attested import signed_events as signed_in
 from projections.attested import signature_line
 
@@ -131,6 +139,30 @@ class Attestations:
                     Signed(number, e.signature.key.split("+", 1)[0], e.signature.key,
                            digests.get(number) == e.digest and signature_holds(e)))
         return out
+
+    def coverage(self, game: str, number: int) -> tuple[StoredCheckpoint | None, int]:
+        """The checkpoint that covers events 1..``number`` of ``game`` (the latest whose
+        tree holds event ``number``; else the latest, covering fewer), and how many of
+        them it covers."""
+        found = self.checkpoints()
+        if not found or not self.store.count(game):
+            return None, 0
+        with ClubTree.open(self.store) as tree:
+            index = tree.index_of(game, number)
+            whole = None if index is None else covering(found, index)
+            if whole is not None:
+                return whole, number
+            part = tree.covered(game, found[-1].size)
+        return found[-1], 0 if part is None else min(part[0], number)
+
+    def history(self, game: str, number: int) -> dict[str, object]:
+        """The report's section: the covering checkpoint and the signatures on events
+        1..``number`` of ``game``."""
+        cp, covered = self.coverage(game, number)
+        events = {s.number: s.event for s in self.store.load(game)}
+        signatures = [(n, what(events[n]), s.signer, s.key, s.valid)
+                      for n, signed in sorted(self.signatures(game).items()) if n <= number for s in signed]
+        return history_doc(cp, covered, number, signatures)
 
     def covering(self, game: str, number: int) -> StoredCheckpoint | None:
         """The latest stored checkpoint whose tree holds event ``number`` of ``game``."""

@@ -468,3 +468,17 @@ def _cache_problems(tree: ClubTree, names: dict[str, str]) -> list[str]:
                     "tree took in: it was changed, or events before it were deleted, inserted or reordered, after "
                     "it was taken into the tree"]
     return []
+
+
+def attest_close(store: Store, clock: Callable[[], str], tournament: str, closed: Sequence[StoredEvent],
+                 signer: Signer, final: bool) -> StoredCheckpoint:
+    """What the arbiter signs when he closes a tour: the close (the tour's results; the
+    tournament's final standings after the last tour) and what it brought (cards,
+    removals, a cut), then a checkpoint of the club log, signed by him, that covers them."""
+    attest = Attestations(store, clock)
+    for stored in closed:
+        if type(stored.event) in SIGNABLE:
+            attest.sign_event(tournament, stored.number, signer)
+    tour = next((s.event.tour for s in closed if isinstance(s.event, TourClosed)), None)
+    reason = f"final standings of {tournament}" if final else f"tour {tour} of {tournament} closed"
+    return attest.make([signer], reason=reason, by=signer.name)

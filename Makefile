@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench bench-archive bench-load venv
+.PHONY: test demo bench bench-archive bench-load bench-merkle venv
 
 venv: $(STAMP)
 
@@ -50,3 +50,8 @@ bench-archive: $(STAMP)
 
 bench-load: $(STAMP)
 	$(PY) bench/load.py $(BENCH_ARGS)
+
+# The club log's Merkle tree on a store of 1,000,000 events: root and proof times beside
+# the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).
+bench-merkle: $(STAMP)
+	$(PY) bench/merkle.py $(BENCH_ARGS)

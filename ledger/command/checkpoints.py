@@ -446,7 +446,11 @@ def _signature_problems(cp: StoredCheckpoint, trusted: Sequence[Verifier]) -> li
 
 def _stream_names(store: Store) -> dict[str, str]:
     """Stream ids (as the rows hold them) and their names."""
-    return {str(game_id(name)): name for name in store.games()}
+    names = {}
+    for name in store.games():
+        stream = game_id(name)
+        names[str(stream)] = names[stream.hex] = name  # as PostgreSQL and SQLite hold it
+    return names
 
 
 def _cache_problems(tree: ClubTree, names: dict[str, str]) -> list[str]:

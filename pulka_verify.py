@@ -322,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.same_log:
-            check_same_log(*(open(p, encoding="utf-8").read() for p in args.same_log), keys, say)
+            first, second = (open(p, encoding="utf-8").read() for p in args.same_log)
+            check_same_log(first, second, keys, say)
         elif args.consistency:
             check_consistency(json.load(open(args.consistency, encoding="utf-8")), keys, say)
         elif args.bundle:

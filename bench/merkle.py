@@ -72,7 +72,7 @@ def ms(seconds: float) -> str:
 
 
 def row(label: str, *cells: str) -> None:
-    print(f"  {label:<58}" + "".join(f"{c:>16}" for c in cells))
+    print(f"  {label:<58}" + "".join(f"{c:>20}" for c in cells))
 
 
 def raw_read(db: str) -> float:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from cli.picture.qr import qr_svg
 from cli.common import CURRENT, GameCommand, UserError, db_option, emit, game_argument, game_name, opened
 from ledger.command.application import Ledger
 from ledger.command.checkpoints import Attestations, what
@@ -119,8 +120,9 @@ def keygen(name: str, out: str | None) -> None:
 @click.option("--reason", default="", metavar="TEXT", help="What the checkpoint is for.")
 @click.option("--size", type=int, metavar="N", help="Show the stored checkpoint of N events (default: the latest).")
 @click.option("--json", "as_json", is_flag=True, help="Every stored checkpoint, as JSON.")
+@click.option("--qr", is_flag=True, help="The checkpoint as a QR code (SVG) of its signed text, to print.")
 @db_option
-def checkpoint(keys: tuple[str, ...], origin: str | None, reason: str, size: int | None, as_json: bool,
+def checkpoint(keys: tuple[str, ...], origin: str | None, reason: str, size: int | None, as_json: bool, qr: bool,
                db: str | None) -> None:
     """Make a signed checkpoint of the whole club log (every event stored, in store
     order) and print it to publish; without --key, print a stored one."""
@@ -133,11 +135,12 @@ def checkpoint(keys: tuple[str, ...], origin: str | None, reason: str, size: int
             return
         if signers:
             made = attest.make(signers, origin, reason)
-            click.echo(str(made.note()), nl=False)
+            click.echo(qr_svg(str(made.note())) if qr else str(made.note()), nl=qr)
             click.echo(f"stored: checkpoint #{made.size} of {made.origin}, signed by {', '.join(made.signers())}",
                        err=True)
             return
-        click.echo(str(attest.stored(size).note()), nl=False)
+        note = str(attest.stored(size).note())
+        click.echo(qr_svg(note) if qr else note, nl=qr)
 
 
 @click.command()

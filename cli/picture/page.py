@@ -16,6 +16,7 @@ import re
 from importlib.resources import files
 from typing import Any
 
+from cli.picture.qr import qr_svg
 from cli.picture.svg import draw
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -43,6 +44,7 @@ def history_html(history: dict[str, Any] | None) -> str:
     parts = ['<section id="history">', "<h2>Verifiable history</h2>",
              f'<p class="meta" id="checkpoint">{html.escape(history["caption"] or "no checkpoint yet")}</p>']
     if history["note"]:
+        parts.append(f'<div class="qr">{qr_svg(history["note"])}</div>')
         parts.append(f'<pre class="note">{html.escape(history["note"])}</pre>')
         parts.append('<p class="hint">Publish this text; a player checks his table against it with '
                      "<code>pulka prove</code> and <code>pulka_verify.py</code>.</p>")

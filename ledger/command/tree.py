@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
+from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, NamedTuple, cast
 from uuid import UUID
@@ -35,6 +36,7 @@ from ledger.command.records import LedgerApplication
 from ledger.command.store import Store, StoreError, game_id
 from ledger.vocabulary.merkle import (
     HASH_SIZE,
+    TILE_WIDTH,
     TileKey,
     TileNodes,
     consistency_proof,
@@ -47,6 +49,7 @@ from ledger.vocabulary.merkle import (
 
 TILES = "merkle_tiles"
 STATE = "merkle_state"
+MARKS = "merkle_marks"  # the store position of every 256th leaf: a leaf's index without counting every row
 PAGE = 20_000  # rows read per query in store order
 
 
@@ -106,7 +109,7 @@ class TreeDatabase:
 
     def _sql(self, statement: str) -> Any:
         text = statement.format(events=self.events, tiles=self._name(TILES), state=self._name(STATE),
-                                id=self.id_column)
+                                marks=self._name(MARKS), id=self.id_column)
         return text.replace("?", "%s").encode() if self.postgres else text
 
     @contextmanager
@@ -158,9 +161,20 @@ class TreeDatabase:
                 return
             start = page[-1][0]
 
-    def rank(self, position: int) -> int:
-        """How many rows come before position ``position`` in store order."""
-        return int(self._rows("SELECT COUNT(*) FROM {events} WHERE {id} < ?", (position,))[0][0])
+    def rank(self, position: int, since: tuple[int, int] | None = None) -> int:
+        """How many rows come before position ``position`` in store order; ``since``:
+        (index, position) of a row known at or before it, from which to count."""
+        if since is None:
+            return int(self._rows("SELECT COUNT(*) FROM {events} WHERE {id} < ?", (position,))[0][0])
+        index, start = since
+        return index + int(self._rows("SELECT COUNT(*) FROM {events} WHERE {id} >= ? AND {id} < ?",
+                                      (start, position))[0][0])
+
+    def mark(self, position: int) -> tuple[int, int] | None:
+        """(index, position) of the last marked leaf at or before ``position``."""
+        found = self._rows("SELECT idx, position FROM {marks} WHERE position <= ? ORDER BY position DESC LIMIT 1",
+                           (position,))
+        return (int(found[0][0]) * TILE_WIDTH, int(found[0][1])) if found else None
 
     def positions(self, stream: str) -> list[tuple[int, int]]:
         """(number, position) of every row of a stream, by number."""
@@ -177,12 +191,12 @@ class TreeDatabase:
 
     def cache_exists(self) -> bool:
         if self.postgres:
-            found = self._rows("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename IN (?, ?)",
-                               (self.datastore.schema, TILES, STATE))
+            found = self._rows("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename IN (?, ?, ?)",
+                               (self.datastore.schema, TILES, STATE, MARKS))
         else:
-            found = self._rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
-                               (TILES, STATE))
-        return int(found[0][0]) == 2
+            found = self._rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)",
+                               (TILES, STATE, MARKS))
+        return int(found[0][0]) == 3
 
     def create_cache(self) -> None:
         blob = "BYTEA" if self.postgres else "BLOB"
@@ -191,6 +205,8 @@ class TreeDatabase:
                                 f"hashes {blob} NOT NULL, PRIMARY KEY (level, idx))"))
             c.execute(self._sql("CREATE TABLE IF NOT EXISTS {state} (name TEXT PRIMARY KEY, size BIGINT NOT NULL, "
                                 f"position BIGINT NOT NULL, leaf {blob} NOT NULL)"))
+            c.execute(self._sql("CREATE TABLE IF NOT EXISTS {marks} (idx BIGINT PRIMARY KEY, position BIGINT NOT NULL)"))
+            c.execute(self._sql(f"CREATE INDEX IF NOT EXISTS {MARKS}_position ON {{marks}} (position)"))
 
     def cached(self) -> Cached | None:
         found = self._rows("SELECT size, position, leaf FROM {state} WHERE name = 'tree'")
@@ -206,16 +222,20 @@ class TreeDatabase:
     def tiles(self) -> dict[TileKey, bytes]:
         return {(int(t), int(k)): bytes(h) for t, k, h in self._rows("SELECT level, idx, hashes FROM {tiles}")}
 
-    def save(self, tiles: dict[TileKey, bytes], cached: Cached, clear: bool) -> None:
-        """Write the changed tiles and what they hold, in one transaction (after clearing
-        the cache when it is built again)."""
+    def save(self, tiles: dict[TileKey, bytes], marks: list[tuple[int, int]], cached: Cached, clear: bool) -> None:
+        """Write the changed tiles, the new marks and what they hold, in one transaction
+        (after clearing the cache when it is built again)."""
         upsert = ("INSERT INTO {tiles} (level, idx, hashes) VALUES (?, ?, ?) "
                   "ON CONFLICT (level, idx) DO UPDATE SET hashes = excluded.hashes")
         with self._cursor(commit=True) as c:
             if clear:
                 c.execute(self._sql("DELETE FROM {tiles}"))
+                c.execute(self._sql("DELETE FROM {marks}"))
             for (level, index), hashes in tiles.items():
                 c.execute(self._sql(upsert), (level, index, hashes))
+            for index, position in marks:
+                c.execute(self._sql("INSERT INTO {marks} (idx, position) VALUES (?, ?) ON CONFLICT (idx) "
+                                    "DO UPDATE SET position = excluded.position"), (index, position))
             c.execute(self._sql("INSERT INTO {state} (name, size, position, leaf) VALUES ('tree', ?, ?, ?) "
                                 "ON CONFLICT (name) DO UPDATE SET size = excluded.size, "
                                 "position = excluded.position, leaf = excluded.leaf"),
@@ -229,12 +249,16 @@ class ClubTree:
     """The tree of every stored event, its nodes read from the cached tiles and the rows
     after them (``open``), or from every row (``fresh``)."""
 
-    def __init__(self, database: TreeDatabase, size: int, nodes: TileNodes, leaves: list[Leaf] | None) -> None:
+    def __init__(self, database: TreeDatabase, size: int, nodes: TileNodes, leaves: list[Leaf] | None,
+                 base: int = 0, tail: list[int] | None = None) -> None:
         self.database = database
         self.size = size
         self.nodes = nodes
         # Every row in store order, when the tree was read whole with them kept (verify).
         self.leaves = leaves
+        # The positions of the leaves from index ``base`` on, read after the cache.
+        self.base = base
+        self.tail = tail or []
 
     @classmethod
     def open(cls, store: Store, *, write: bool = False) -> ClubTree:
@@ -252,15 +276,18 @@ class ClubTree:
         read = database.tile if cached is not None else (lambda t, k: b"")
         overlay: dict[TileKey, bytes] = {}
         size, last = base.size, base
+        tail: list[int] = []
         if store_has_events(store):
             for page in database.leaves(cached.position if cached is not None else None):
                 overlay.update(extend_tiles(lambda t, k: overlay[(t, k)] if (t, k) in overlay else read(t, k),
                                             size, [leaf.leaf for leaf in page]))
+                tail += [leaf.position for leaf in page]
                 size += len(page)
                 last = Cached(size, page[-1].position, page[-1].leaf)
         if write and exists and (overlay or cached is None) and size:
-            database.save(overlay, last, clear=cached is None)
-        return cls(database, size, TileNodes(read, overlay), None)
+            marks = [((base.size + i) // TILE_WIDTH, p) for i, p in enumerate(tail) if (base.size + i) % TILE_WIDTH == 0]
+            database.save(overlay, marks, last, clear=cached is None)
+        return cls(database, size, TileNodes(read, overlay), None, base.size, tail)
 
     @classmethod
     def fresh(cls, store: Store) -> ClubTree:
@@ -272,7 +299,7 @@ class ClubTree:
             for page in database.leaves(None):
                 tiles.update(extend_tiles(lambda t, k: tiles.get((t, k), b""), len(kept), [leaf.leaf for leaf in page]))
                 kept += page
-        return cls(database, len(kept), TileNodes(lambda t, k: b"", tiles), kept)
+        return cls(database, len(kept), TileNodes(lambda t, k: b"", tiles), kept, 0, [leaf.position for leaf in kept])
 
     def root(self, size: int | None = None) -> bytes:
         return root(self.nodes, self.size if size is None else size)
@@ -286,10 +313,19 @@ class ClubTree:
     def leaf(self, index: int) -> bytes:
         return self.nodes.node(0, index)
 
+    def index_at(self, position: int) -> int:
+        """The leaf index of the row at store position ``position``: among the rows read
+        after the cache, found in memory; before them, counted from the last mark at or
+        before it (at most 255 rows); without marks, counted from the first row."""
+        if self.tail and position >= self.tail[0]:
+            return self.base + bisect_left(self.tail, position)
+        mark = self.database.mark(position) if self.base else None
+        return self.database.rank(position, mark)
+
     def index_of(self, stream: str, number: int) -> int | None:
         """The leaf index of event ``number`` of ``stream`` (None when not stored)."""
         found = dict(self.database.positions(stream)).get(number)
-        return None if found is None else self.database.rank(found)
+        return None if found is None else self.index_at(found)
 
     def covered(self, stream: str, size: int) -> tuple[int, int] | None:
         """(the number of the last event of ``stream`` among the first ``size`` leaves,
@@ -298,7 +334,7 @@ class ClubTree:
         low, high, best = 0, len(positions) - 1, None
         while low <= high:  # the events of a stream are in store order, by number
             middle = (low + high) // 2
-            index = self.database.rank(positions[middle][1])
+            index = self.index_at(positions[middle][1])
             if index < size:
                 best, low = (positions[middle][0], index), middle + 1
             else:
@@ -324,10 +360,11 @@ def store_has_events(store: Store) -> bool:
 
 
 def _still_holds(database: TreeDatabase, cached: Cached) -> bool:
-    """Whether the row the cache ends at is still the leaf it holds, at that index."""
+    """Whether the row the cache ends at is still the leaf it holds (rows renumbered, as
+    SQLite's VACUUM may, or edited, make the cache be built again; rows deleted or
+    slipped in before it are what ``verify`` finds, comparing the cache with the rows)."""
     state = database.row_at(cached.position)
-    return (state is not None and row_leaf(state) == cached.leaf
-            and database.rank(cached.position) == cached.size - 1)
+    return state is not None and row_leaf(bytes(state)) == cached.leaf
 
 
 __all__ = ["HASH_SIZE", "ClubTree", "Leaf", "TreeDatabase", "row_leaf"]

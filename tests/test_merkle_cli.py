@@ -161,3 +161,9 @@ def test_closing_a_tour_with_the_arbiters_key_signs_it_and_a_checkpoint(store_ur
     done = subprocess.run([sys.executable, str(ROOT / "pulka_verify.py"), str(bundle), "--key", str(tmp_path / "oleg.pub"),
                            "--no-recompute"], capture_output=True, text=True)
     assert done.returncode == 0 and "signed by arbiter:Oleg (keys you trust)" in done.stdout, done.stdout
+
+
+def test_verify_of_a_store_that_does_not_exist_makes_none(tmp_path: Path) -> None:
+    missing = tmp_path / "none.db"
+    assert run(str(missing), "verify").exit_code == 0
+    assert not missing.exists()

@@ -341,6 +341,8 @@ class Attestations:
         must hold what the rows give."""
         problems: list[str] = []
         report: list[str] = []
+        if not self.store.has_events_table():
+            return report, problems  # nothing stored: nothing to check, and nothing made
         stored = self.checkpoints()
         with ClubTree.fresh(self.store) as tree:
             names = _stream_names(self.store)

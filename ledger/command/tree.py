@@ -138,11 +138,10 @@ class TreeDatabase:
         decode, sha256 = _decode_digest, hashlib.sha256
         new = tuple.__new__  # Leaf(...) without its Python-level __new__
         while True:
-            with self._cursor() as c:
-                if self.postgres:
-                    c.execute(statement, (start, PAGE))
-                    page = [tuple(r.values()) for r in c.fetchall()]
-                else:  # plain tuples, as the store reads them (``store_sqlite``)
+            if self.postgres:  # plain tuples, binary, as the store reads them (``store_postgres``)
+                page = self._tuples(statement, (start, PAGE))
+            else:
+                with self._cursor() as c:  # plain tuples, as ``store_sqlite`` reads them
                     cursor = c.sqlite_cursor
                     cursor.row_factory = None
                     cursor.execute(statement, (start, PAGE))
@@ -160,6 +159,17 @@ class TreeDatabase:
             if len(page) < PAGE:
                 return
             start = page[-1][0]
+
+    def _tuples(self, statement: Any, params: Sequence[Any]) -> list[Any]:
+        """PostgreSQL rows as plain tuples in binary, on a connection of the datastore."""
+        from psycopg.rows import tuple_row
+
+        try:
+            with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as cur:
+                cur.execute(statement, params)
+                return list(cur.fetchall())
+        except PersistenceError as exc:
+            raise StoreError(f"cannot read {self.description}: {exc}") from None
 
     def rank(self, position: int, since: tuple[int, int] | None = None) -> int:
         """How many rows come before position ``position`` in store order; ``since``:

@@ -35,7 +35,6 @@ from eventsourcing.persistence import PersistenceError
 from ledger.command.records import LedgerApplication
 from ledger.command.store import Store, StoreError, game_id
 from ledger.vocabulary.merkle import (
-    HASH_SIZE,
     TILE_WIDTH,
     TileKey,
     TileNodes,
@@ -377,4 +376,4 @@ def _still_holds(database: TreeDatabase, cached: Cached) -> bool:
     return state is not None and row_leaf(bytes(state)) == cached.leaf
 
 
-__all__ = ["HASH_SIZE", "ClubTree", "Leaf", "TreeDatabase", "row_leaf"]
+__all__ = ["ClubTree", "Leaf", "TreeDatabase", "row_leaf"]

@@ -240,11 +240,11 @@ class TreeDatabase:
             if clear:
                 c.execute(self._sql("DELETE FROM {tiles}"))
                 c.execute(self._sql("DELETE FROM {marks}"))
-            for (level, index), hashes in tiles.items():
-                c.execute(self._sql(upsert), (level, index, hashes))
-            for index, position in marks:
-                c.execute(self._sql("INSERT INTO {marks} (idx, position) VALUES (?, ?) ON CONFLICT (idx) "
-                                    "DO UPDATE SET position = excluded.position"), (index, position))
+            if tiles:
+                c.executemany(self._sql(upsert), [(level, index, hashes) for (level, index), hashes in tiles.items()])
+            if marks:
+                c.executemany(self._sql("INSERT INTO {marks} (idx, position) VALUES (?, ?) ON CONFLICT (idx) "
+                                        "DO UPDATE SET position = excluded.position"), marks)
             c.execute(self._sql("INSERT INTO {state} (name, size, position, leaf) VALUES ('tree', ?, ?, ?) "
                                 "ON CONFLICT (name) DO UPDATE SET size = excluded.size, "
                                 "position = excluded.position, leaf = excluded.leaf"),

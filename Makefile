@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench bench-archive bench-load bench-rating venv
+.PHONY: test demo bench bench-archive bench-load bench-rating bench-merkle venv
 
 venv: $(STAMP)
 
@@ -54,3 +54,8 @@ bench-load: $(STAMP)
 # The rating and statistics on the archive of bench-archive (BENCH_ARGS=--quick for 100 pulkas).
 bench-rating: $(STAMP)
 	$(PY) bench/rating.py $(BENCH_ARGS)
+
+# The club log's Merkle tree on a store of 1,000,000 events: root and proof times beside
+# the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).
+bench-merkle: $(STAMP)
+	$(PY) bench/merkle.py $(BENCH_ARGS)

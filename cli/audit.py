@@ -91,13 +91,18 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
         rows = guarded(read.game, events, lambda evs: kind.audit(evs, update))
         update(len(events))
     rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
+    from cli.proofs import signed_lines  # who signed which decision (@signatures)
+
+    signed = [] if file is not None else signed_lines(db, read.game, {r.number for r in rows})
     if as_json:
-        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows]})
+        emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows], "signed": signed})
         return
     zone = local_zone()
     click.echo(f"log of {read.game}: {len(rows)} of {counted(len(events), 'event')}; times in {zone_name(zone)}")
     if rows:
         click.echo(render_audit(rows, shown, kind.cells), nl=False)
+    for line in signed:
+        click.echo(line)
 
 
 @click.command(cls=GameCommand)
@@ -171,8 +176,13 @@ def head(game: str, db: str | None) -> None:
 @file_option
 @click.option("--against", metavar="SAVED.jsonl|HEAD",
               help="Also compare GAME with a saved export of it, or with a head digest from `pulka head`.")
+@click.option("--key", "keys", multiple=True, metavar="PUBKEY",
+              help="Trust only checkpoints and signatures by these public keys (NAME.pub, or its text; again for more).")
+@click.option("--checkpoint", "published", multiple=True, metavar="FILE",
+              help="Also check a published checkpoint (a file) against the store.")
 @db_option
-def verify(game: str | None, file: str | None, against: str | None, db: str | None) -> None:
+def verify(game: str | None, file: str | None, against: str | None, keys: tuple[str, ...],
+           published: tuple[str, ...], db: str | None) -> None:
     """Check the hash chain of one game or of every game, and judge every stored event
     again as import would; exit 1 naming the first bad event. With --file, check an
     export against its digests and judge every event; with --against, compare the game
@@ -219,6 +229,10 @@ def verify(game: str | None, file: str | None, against: str | None, db: str | No
                 else:
                     failed.append(name)
                     click.echo(f"{name}: TAMPERED: {problem}")
+        if game is None or keys or published:
+            from cli.proofs import check_history
+
+            failed += check_history(ledger, keys, published)
         if failed:
             raise UserError(f"{', '.join(failed)}: tampered (the first bad event of each is named above)")
         if game is not None and against is not None:

@@ -151,6 +151,10 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
         only_pulka(read, "--svg draws a pulka's sheet")
         with refusals():
             drawn = picture(read.events, point)
+        if file is None:
+            from cli.proofs import history  # the checkpoint that covers what is drawn
+
+            drawn["checkpoint"] = history(db, read.game, drawn.get("event") or len(read.events))["caption"]
         click.echo(svg_document(drawn), nl=False)
         return
     shown_at = view(read, point)

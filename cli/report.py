@@ -20,4 +20,8 @@ def report(game: str, file: str | None, db: str | None) -> None:
     only_pulka(read, "the report draws a pulka")
     with refusals():
         doc = timeline(read.events)
+    if file is None:
+        from cli.proofs import history  # the checkpoint that covers the game, the signatures
+
+        doc["history"] = history(db, read.game, len(read.events))
     click.echo(report_html(doc), nl=False)

@@ -188,16 +188,25 @@ def start(name: str, tour: int, by: str | None, db: str | None) -> None:
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
+@click.option("--key", metavar="FILE", help="The arbiter's private key: he signs the close (and what it brings) and a "
+              "checkpoint of the club log that covers it.")
 @db_option
-def close(name: str, tour: int, by: str | None, db: str | None) -> None:
+def close(name: str, tour: int, by: str | None, key: str | None, db: str | None) -> None:
     """Close tour TOUR once every table's pulka is over: each table's result is recorded,
     with the cards, removals and cuts it brings."""
+    from cli.proofs import read_signer
+
+    signer = read_signer(key) if key is not None else None
     with opened(db, write=True) as ledger:
         tournaments = Tournaments(ledger)
-        stored = tournaments.close(name, tour, by)
+        stored = tournaments.close(name, tour, by, signer)
         state = tournaments.state(name)
         for s in stored:
             click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
+        if signer is not None:
+            from ledger.command.checkpoints import Attestations
+
+            click.echo(str(Attestations(ledger.store).stored().note()), nl=False)
 
 
 @tournament.command()

@@ -59,6 +59,14 @@ def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:
     # as a file and planted in others, must be refused.
     found.append(("club register", [b'{"type":"club_started","game":"@club"}',
                                     b'{"type":"player_aliased","name":"Anna P.","same_as":"Anna","by":"arbiter:O"}']))
+    # Nor are the ledger's own streams of checkpoints and signatures (`pulka checkpoint`, `pulka sign`).
+    signature = b'{"key":"arbiter:O+5f706783+AeC8SuBJwcClHmzVc26GDY2xayRm1KsDVYqSZgDPyfwy","signature":"AAAA"}'
+    found.append(("club log's own streams", [
+        b'{"type":"checkpoints_started","game":"@checkpoints","origin":"club.example/pulka"}',
+        b'{"type":"checkpoint","size":3,"root":"AAAA","signatures":[' + signature + b']}',
+        b'{"type":"cosigned","size":3,"root":"AAAA","signature":' + signature + b'}',
+        b'{"type":"signatures_started","game":"@signatures"}',
+        b'{"type":"event_signed","stream":"t1","number":2,"digest":"00","signature":' + signature + b'}']))
     return found
 
 

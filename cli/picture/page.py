@@ -16,6 +16,7 @@ import re
 from importlib.resources import files
 from typing import Any
 
+from cli.picture.qr import qr_svg
 from cli.picture.svg import draw
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -35,6 +36,29 @@ def fill(template: str, values: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
+def history_html(history: dict[str, Any] | None) -> str:
+    """The report's section on verifiable history: the signed checkpoint of the club log
+    that covers the game, as text to publish, and who signed which decision."""
+    if history is None or not (history["caption"] or history["signatures"]):
+        return ""
+    parts = ['<section id="history">', "<h2>Verifiable history</h2>",
+             f'<p class="meta" id="checkpoint">{html.escape(history["caption"] or "no checkpoint yet")}</p>']
+    if history["note"]:
+        parts.append(f'<div class="qr">{qr_svg(history["note"])}</div>')
+        parts.append(f'<pre class="note">{html.escape(history["note"])}</pre>')
+        parts.append('<p class="hint">Publish this text; a player checks his table against it with '
+                     "<code>pulka prove</code> and <code>pulka_verify.py</code>.</p>")
+    if history["signatures"]:
+        parts.append('<ul id="signed">')
+        for s in history["signatures"]:
+            ok = "" if s["valid"] else " — the signature does not verify"
+            parts.append(f"<li>event {s['number']} ({html.escape(s['what'])}) signed by "
+                         f"{html.escape(s['signer'])} <code>{html.escape(s['key'].rsplit('+', 1)[0])}</code>{ok}</li>")
+        parts.append("</ul>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
 def report_html(doc: dict[str, Any]) -> str:
     """The report of one pulka from its ``timeline`` document."""
     templates = []
@@ -42,10 +66,12 @@ def report_html(doc: dict[str, Any]) -> str:
         svg = draw(picture, title=False, settlement=False, styled=False).svg
         templates.append(f'<template data-picture="{k}">{svg}</template>')
     data = {**doc, "pictures": [{"settlement": p["settlement"]} for p in doc["pictures"]]}
+    data.pop("history", None)
     return fill(resource("report.html"), {
         "title": html.escape(f"pulka {doc['game']}"),
         "css": resource("sheet.css") + resource("report.css"),
         "pictures": "\n".join(templates),
         "data": embed_json(data),
+        "history": history_html(doc.get("history")),
         "js": resource("report.js"),
     })

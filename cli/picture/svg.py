@@ -506,6 +506,10 @@ def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True
         text = title_of(picture)
         d.text(root, None, 10, 10 + ASCENT * NAME, text, NAME, None, **{"class": "title"})
         width = max(width, text_width(text, NAME) + 20)
+    if picture.get("checkpoint"):  # the signed checkpoint of the club log that covers it
+        d.text(root, None, 10, height + ASCENT * FONT, picture["checkpoint"], FONT, None, **{"class": "checkpoint"})
+        width = max(width, text_width(picture["checkpoint"], FONT) + 20)
+        height += LINE + PAD
     root.set("viewBox", f"0 0 {fmt_px(width)} {fmt_px(height)}")
     root.set("width", fmt_px(width))
     root.set("height", fmt_px(height))

@@ -341,6 +341,10 @@ class Store:
             raise StoreError(f"cannot store events of {game!r} in {self.description}: {exc}") from None
         return stored
 
+    def has_events_table(self) -> bool:
+        """Whether the store has its events table (a store never written has none)."""
+        return self._backend.found()
+
     def ensure_table(self) -> None:
         """Make the events table if it is missing, in a store opened to write: what the
         first write of a command does, and ``pulka init``."""

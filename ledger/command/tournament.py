@@ -26,6 +26,7 @@ import msgspec
 
 from ledger.command.admission import GAME_MAX, admit
 from ledger.command.application import Ledger, Outcome
+from ledger.command.checkpoints import attest_close
 from ledger.command.checks import is_arbiter, time_of
 from ledger.command.kinds import judge_log, judging_of
 from ledger.command.seating import by_lot, swiss, table_sizes
@@ -36,6 +37,7 @@ from ledger.vocabulary.club import RESERVED_PREFIX
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.logfile import LogLine, check_export, export_line
 from ledger.vocabulary.names import name_key
+from ledger.vocabulary.notes import Signer
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.rules import RuleSetError, check, resolve
 from ledger.vocabulary.times import now_iso
@@ -496,12 +498,15 @@ class Tournaments:
                 out[game] = TableGame(replay([s.event for s in stored]), len(stored), stored[-1].digest)
         return out
 
-    def close(self, name: str, tour: int, by: str | None = None) -> list[StoredEvent]:
+    def close(self, name: str, tour: int, by: str | None = None, signer: Signer | None = None) -> list[StoredEvent]:
         stored = self.events(name)
         state = fold([s.event for s in stored])
         closed = tables_closed(state, tour, self.table_games(state, tour))
         state.apply(closed)
-        return self._save(name, stored, [closed, *consequences(state, closed, None)], by)
+        saved = self._save(name, stored, [closed, *consequences(state, closed, None)], by)
+        if signer is not None:  # the arbiter signs the close, and a checkpoint that covers it
+            attest_close(self.store, self.ledger.clock, name, saved, signer, final=tour == state.started.tours)
+        return saved
 
     def card(self, name: str, player: str, reason: str, by: str | None = None) -> list[StoredEvent]:
         """An arbiter's yellow card in the current tour; the last card disqualifies."""

@@ -16,6 +16,13 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary.attestation import (
+    CheckpointMade,
+    CheckpointsStarted,
+    Cosigned,
+    EventSigned,
+    SignaturesStarted,
+)
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
 from ledger.vocabulary.club import ClubStarted, PlayerAliased
 from ledger.vocabulary.rules import RuleSet
@@ -272,6 +279,12 @@ AnyEvent = (
     | Removed
     | Disqualified
     | CutMade
+    # The ledger's own streams: checkpoints of the club log, signatures on decisions.
+    | CheckpointsStarted
+    | CheckpointMade
+    | Cosigned
+    | SignaturesStarted
+    | EventSigned
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -309,6 +322,11 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Removed,
         Disqualified,
         CutMade,
+        CheckpointsStarted,
+        CheckpointMade,
+        Cosigned,
+        SignaturesStarted,
+        EventSigned,
     )
 }
 

@@ -30,6 +30,7 @@ DOCS = {
     "event-log": "docs/event-log.md",
     "rules.md §9": "docs/conventions.md",
     "command-line": "docs/event-log.md, the command line",
+    "proofs": "docs/event-log.md, Proofs",
 }
 
 

@@ -1,0 +1,82 @@
+"""The ledger's own streams that vouch for the club log: its signed checkpoints, and the
+signatures of arbiters on decisions.
+
+Events are immutable and a signature over an event's digest cannot be inside the event
+it signs, so signatures are events of their own, in two streams of the ledger (names
+beginning with ``@``, which no game or tournament may take):
+
+- ``@checkpoints``: ``checkpoints_started`` (the origin that names the club's log),
+  then a ``checkpoint`` for each checkpoint made (its tree size and root, and the
+  signatures made with it) and a ``cosigned`` for each signature added later to the
+  same checkpoint (the arbiter after a tour, a player who wants to).
+- ``@signatures``: ``signatures_started``, then an ``event_signed`` for each signature
+  on an event of another stream (a ruling, a penalty, a card, a removal, a tour's
+  results): the stream, the event's number, the digest signed, and the signature.
+
+Each signature is kept as its note signature line (``notes``) with the signer's public
+key beside it, so that ``verify`` checks it with no key given; a reader checks it
+against the keys he trusts. These streams are chained and are leaves of the tree like
+every other: a checkpoint stored at position N covers a tree of size N or less, never
+itself.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ledger.vocabulary.stream import ForeignEvent, StreamStart
+
+CHECKPOINTS_STREAM = "@checkpoints"
+SIGNATURES_STREAM = "@signatures"
+
+
+class NoteSignature(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A signature as a signed note's line carries it (``signature``: base64 of the key
+    id and the Ed25519 signature), with the signer's verifier key (``key``:
+    NAME+KEYID+KEY)."""
+
+    key: str
+    signature: str
+
+
+class CheckpointsStarted(StreamStart, ForeignEvent, frozen=True, tag="checkpoints_started"):
+    """The first event of ``@checkpoints``: the origin, the first line of every
+    checkpoint (C2SP tlog-checkpoint), naming the club's log."""
+
+    origin: str
+
+
+class CheckpointMade(ForeignEvent, frozen=True, tag="checkpoint"):
+    """A checkpoint of the club log: the first ``size`` events in store order have the
+    root hash ``root`` (base64), signed by ``signatures``; ``reason`` says what made it
+    (a tour closed, a command)."""
+
+    size: int
+    root: str
+    signatures: tuple[NoteSignature, ...]
+    reason: str = ""
+
+
+class Cosigned(ForeignEvent, frozen=True, tag="cosigned"):
+    """A signature added to the stored checkpoint of ``size`` and ``root``."""
+
+    size: int
+    root: str
+    signature: NoteSignature
+
+
+class SignaturesStarted(StreamStart, ForeignEvent, frozen=True, tag="signatures_started"):
+    """The first event of ``@signatures``."""
+
+
+class EventSigned(ForeignEvent, frozen=True, tag="event_signed"):
+    """A signature over event ``number`` of ``stream``, whose chain digest was
+    ``digest`` (the note signed is ``notes.event_text``)."""
+
+    stream: str
+    number: int
+    digest: str
+    signature: NoteSignature
+
+
+AttestationEvent = CheckpointsStarted | CheckpointMade | Cosigned | SignaturesStarted | EventSigned

@@ -1,0 +1,272 @@
+"""The club log as a Merkle tree: RFC 9162's tree hash, inclusion and consistency
+proofs, over the store's events in store order, and the tiles that keep its levels.
+
+Every event the store holds, of every stream, is a leaf, in the order the store
+recorded them (eventsourcing's notification ids). The leaf is defined from the event's
+existing chain digest (``chain``), which already binds the stream's name, the event's
+number, its content and every event before it in its stream, so that stores written
+before the tree existed need no rewrite::
+
+    leaf input  = the digest as its 64 ASCII hex digits
+    leaf hash   = SHA-256(0x00 || leaf input)             [RFC 9162 2.1.1]
+    node hash   = SHA-256(0x01 || left || right)
+    MTH(D[n])   = the root of the first n leaves; SHA-256("") for none
+
+The proofs are RFC 9162's PATH (2.1.3.1) and PROOF (2.1.4.1), computed from the
+hashes of complete subtrees (``Nodes.node``: level h, index i covers leaves
+[i * 2^h, (i + 1) * 2^h)); any other range is split as MTH splits it, so a root or a
+proof costs O(log n) complete nodes whatever the size. Their verifiers are RFC 9162's
+algorithms (2.1.3.2, 2.1.4.2).
+
+The complete nodes are kept in *tiles* (after C2SP tlog-tiles): tile (t, k) holds the
+hashes of the nodes of tree level 8t numbered 256k to 256k + 255, as 32-byte hashes
+one after the other (fewer at the right edge, only complete nodes). A node of level h
+is read from the one tile of level h // 8 that holds its 2^(h % 8) descendants there,
+and hashed up at most 7 levels. Appending k leaves rewrites the right-edge tile of each
+level and adds the tiles filled: O(k + log n) hashes (``extend_tiles``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
+
+HASH_SIZE = 32
+TILE_HEIGHT = 8
+TILE_WIDTH = 1 << TILE_HEIGHT  # hashes in a full tile
+EMPTY_ROOT = hashlib.sha256(b"").digest()
+
+
+class ProofError(ValueError):
+    """A proof asked of sizes or indexes that the tree does not have."""
+
+
+def leaf_hash(data: bytes) -> bytes:
+    """RFC 9162's hash of a leaf: SHA-256(0x00 || data)."""
+    return hashlib.sha256(b"\x00" + data).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    """RFC 9162's hash of an inner node: SHA-256(0x01 || left || right)."""
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def event_leaf(digest: str) -> bytes:
+    """The leaf hash of a stored event, from its chain digest (what the row holds,
+    hashed as ASCII: a digest edited into something else still makes a leaf)."""
+    return leaf_hash(digest.encode("ascii", "replace"))
+
+
+class Nodes(Protocol):
+    """Where the hashes of complete subtrees are read."""
+
+    def node(self, level: int, index: int) -> bytes: ...
+
+
+def _split(size: int) -> int:
+    """The largest power of two smaller than ``size`` (size >= 2): where MTH splits."""
+    return 1 << ((size - 1).bit_length() - 1)
+
+
+def range_hash(nodes: Nodes, start: int, end: int) -> bytes:
+    """MTH of leaves [start, end), for a range that MTH's own splitting makes (its start
+    a multiple of a power of two at least its length): complete subtrees are read,
+    the rest hashed as MTH splits it."""
+    size = end - start
+    if size & (size - 1) == 0 and start % size == 0:
+        level = size.bit_length() - 1
+        return nodes.node(level, start >> level)
+    k = _split(size)
+    return node_hash(range_hash(nodes, start, start + k), range_hash(nodes, start + k, end))
+
+
+def root(nodes: Nodes, size: int) -> bytes:
+    """MTH of the first ``size`` leaves."""
+    if size < 0:
+        raise ProofError(f"a tree has no size {size}")
+    return EMPTY_ROOT if size == 0 else range_hash(nodes, 0, size)
+
+
+def inclusion_proof(nodes: Nodes, index: int, size: int) -> list[bytes]:
+    """RFC 9162 PATH(index, D[size]): the hashes that lead leaf ``index`` to the root
+    of the first ``size`` leaves, from the leaf up."""
+    if not 0 <= index < size:
+        raise ProofError(f"leaf {index} is not in a tree of {size} leaves")
+    path: list[bytes] = []
+    start, end = 0, size
+    while end - start > 1:
+        k = _split(end - start)
+        if index < start + k:
+            path.append(range_hash(nodes, start + k, end))
+            end = start + k
+        else:
+            path.append(range_hash(nodes, start, start + k))
+            start += k
+    path.reverse()
+    return path
+
+
+def consistency_proof(nodes: Nodes, old: int, new: int) -> list[bytes]:
+    """RFC 9162 PROOF(old, D[new]): the hashes that show the first ``old`` leaves of
+    the tree of ``new`` leaves are the tree of ``old`` leaves (empty when equal)."""
+    if not 0 < old <= new:
+        raise ProofError(f"no consistency proof from a tree of {old} leaves to one of {new}")
+    proof: list[bytes] = []
+    start, end, m, whole = 0, new, old, True
+    while True:
+        if m == end - start:
+            if not whole:
+                proof.append(range_hash(nodes, start, end))
+            break
+        k = _split(end - start)
+        if m <= k:
+            proof.append(range_hash(nodes, start + k, end))
+            end = start + k
+        else:
+            proof.append(range_hash(nodes, start, start + k))
+            start, m, whole = start + k, m - k, False
+    proof.reverse()
+    return proof
+
+
+def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
+    """RFC 9162 2.1.3.2: whether ``proof`` leads leaf hash ``leaf`` at ``index`` to the
+    root ``expected`` of a tree of ``size`` leaves."""
+    if not 0 <= index < size:
+        return False
+    fn, sn, r = index, size - 1, leaf
+    for p in proof:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            r = node_hash(p, r)
+            while not fn & 1 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            r = node_hash(r, p)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and r == expected
+
+
+def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> bool:
+    """RFC 9162 2.1.4.2: whether ``proof`` shows that the tree of ``old`` leaves with
+    root ``old_root`` is the start of the tree of ``new`` leaves with root ``new_root``."""
+    if not 0 < old <= new:
+        return False
+    if old == new:
+        return not proof and old_root == new_root
+    path = list(proof)
+    if old & (old - 1) == 0:
+        path.insert(0, old_root)
+    if not path:
+        return False
+    fn, sn = old - 1, new - 1
+    while fn & 1:
+        fn >>= 1
+        sn >>= 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            fr = node_hash(c, fr)
+            sr = node_hash(c, sr)
+            while not fn & 1 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            sr = node_hash(sr, c)
+        fn >>= 1
+        sn >>= 1
+    return fr == old_root and sr == new_root and sn == 0
+
+
+# -- tiles -------------------------------------------------------------------------------
+
+TileKey = tuple[int, int]  # (tile level, tile index)
+ReadTile = Callable[[int, int], bytes]  # the stored hashes of a tile (b"" for none)
+
+
+def hash_up(hashes: bytes, levels: int) -> bytes:
+    """The root of a perfect subtree given its 2^levels nodes, one after the other."""
+    row = [hashes[i:i + HASH_SIZE] for i in range(0, len(hashes), HASH_SIZE)]
+    for _ in range(levels):
+        row = [node_hash(row[i], row[i + 1]) for i in range(0, len(row), 2)]
+    assert len(row) == 1, len(row)
+    return row[0]
+
+
+def extend_tiles(read: ReadTile, size: int, leaves: Sequence[bytes]) -> dict[TileKey, bytes]:
+    """The tiles that change when ``leaves`` (leaf hashes) are appended to a tree of
+    ``size`` leaves whose tiles ``read`` gives: the right-edge tile of each level,
+    grown, and every tile that the new nodes fill or begin."""
+    changed: dict[TileKey, bytes] = {}
+    nodes: list[bytes] = list(leaves)
+    start = size  # nodes of tree level 8t before the new ones
+    level = 0
+    while nodes:
+        first = start // TILE_WIDTH
+        kept = read(level, first)
+        offset = start % TILE_WIDTH
+        if len(kept) != offset * HASH_SIZE:
+            raise ProofError(f"tile {level}/{first} holds {len(kept) // HASH_SIZE} hashes, not the {offset} "
+                             "a tree of this size has")
+        row = kept + b"".join(nodes)
+        width = TILE_WIDTH * HASH_SIZE
+        for i in range(0, len(row), width):
+            changed[(level, first + i // width)] = row[i:i + width]
+        end = start + len(nodes)
+        # Each tile filled by the new nodes is one node of tree level 8(t + 1).
+        nodes = [hash_up(changed[(level, k)], TILE_HEIGHT) for k in range(first, end // TILE_WIDTH)]
+        start = first
+        level += 1
+    return changed
+
+
+class TileNodes:
+    """Complete nodes read from tiles: ``read`` gives a stored tile, ``overlay`` the
+    tiles changed since (what ``extend_tiles`` returned); tiles read are kept."""
+
+    def __init__(self, read: ReadTile, overlay: Mapping[TileKey, bytes] | None = None) -> None:
+        self._read = read
+        self.tiles: dict[TileKey, bytes] = dict(overlay or {})
+
+    def tile(self, level: int, index: int) -> bytes:
+        key = (level, index)
+        found = self.tiles.get(key)
+        if found is None:
+            found = self.tiles[key] = self._read(level, index)
+        return found
+
+    def node(self, level: int, index: int) -> bytes:
+        up = level % TILE_HEIGHT
+        first = index << up  # its first descendant at tree level 8 * (level // 8)
+        tile = self.tile(level // TILE_HEIGHT, first // TILE_WIDTH)
+        offset = (first % TILE_WIDTH) * HASH_SIZE
+        hashes = tile[offset:offset + (HASH_SIZE << up)]
+        if len(hashes) != HASH_SIZE << up:
+            raise ProofError(f"node {level}/{index} is not in the tiles: the tree is smaller")
+        return hash_up(hashes, up) if up else hashes
+
+
+class MemoryTree:
+    """A tree held in memory as its tiles: what a store without a tree cache, a test or
+    a verifier builds from leaf hashes."""
+
+    def __init__(self, leaves: Iterable[bytes] = ()) -> None:
+        self.tiles: dict[TileKey, bytes] = {}
+        self.size = 0
+        self.append(list(leaves))
+
+    def append(self, leaves: Sequence[bytes]) -> None:
+        self.tiles.update(extend_tiles(lambda t, k: self.tiles.get((t, k), b""), self.size, leaves))
+        self.size += len(leaves)
+
+    def node(self, level: int, index: int) -> bytes:
+        return TileNodes(lambda t, k: self.tiles.get((t, k), b""), None).node(level, index)
+
+    def root(self, size: int | None = None) -> bytes:
+        return root(self, self.size if size is None else size)

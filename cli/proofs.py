@@ -178,7 +178,7 @@ def sign(game: str, number: int, keys: tuple[str, ...], db: str | None) -> None:
             signed = attest.sign_event(name, number, signer)
             target = ledger.store.load(name)[number - 1].event
             click.echo(f"{name}: event {number} ({what(target)}) signed by {signer.name} "
-                       f"(key {signer.verifier.text()}), digest {signed.digest[:16]}")
+                       f"(key {signer.verifier.text()}), digest {signed.event_digest[:16]}")
 
 
 @click.command()

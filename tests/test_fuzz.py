@@ -66,7 +66,7 @@ def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:
         b'{"type":"checkpoint","size":3,"root":"AAAA","signatures":[' + signature + b']}',
         b'{"type":"cosigned","size":3,"root":"AAAA","signature":' + signature + b'}',
         b'{"type":"signatures_started","game":"@signatures"}',
-        b'{"type":"event_signed","stream":"t1","number":2,"digest":"00","signature":' + signature + b'}']))
+        b'{"type":"event_signed","stream":"t1","number":2,"event_digest":"00","signature":' + signature + b'}']))
     return found
 
 

@@ -328,6 +328,13 @@ def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
     logs.append([json.loads(line) for line in tournament_export(str(tmp_path / "cup.db")).splitlines()])
     logs.append([{"type": "club_started", "game": "@club"}, {"type": "player_aliased", "name": "Anna P.",
                                                               "same_as": "Anna"}])
+    # The ledger's own streams of checkpoints and signatures (`pulka checkpoint`, `sign`).
+    signed = {"key": "club+12345678+" + "A" * 44, "signature": "B" * 88}
+    logs.append([{"type": "checkpoints_started", "game": "@checkpoints", "origin": "club.example/pulka"},
+                 {"type": "checkpoint", "size": 1, "root": "C" * 44, "signatures": [signed]},
+                 {"type": "cosigned", "size": 1, "root": "C" * 44, "signature": signed},
+                 {"type": "signatures_started", "game": "@signatures"},
+                 {"type": "event_signed", "stream": "cup", "number": 1, "event_digest": "d" * 64, "signature": signed}])
     for log in logs:
         for line in log:
             line.pop("digest", None)

@@ -137,7 +137,7 @@ class Attestations:
             for e in events:
                 out.setdefault(number, []).append(
                     Signed(number, e.signature.key.split("+", 1)[0], e.signature.key,
-                           digests.get(number) == e.digest and signature_holds(e)))
+                           digests.get(number) == e.event_digest and signature_holds(e)))
         return out
 
     def coverage(self, game: str, number: int) -> tuple[StoredCheckpoint | None, int]:
@@ -247,7 +247,7 @@ class Attestations:
             if e.signature.key == signer.verifier.text():
                 raise Refused(RULE, f"event {number} of {stream!r} is signed by {signer.name} already")
         line = signature_of(signer, event_text(stream, number, target.digest))
-        signed = EventSigned(stream=stream, number=number, digest=target.digest, at=self.clock(), by=signer.name,
+        signed = EventSigned(stream=stream, number=number, event_digest=target.digest, at=self.clock(), by=signer.name,
                              signature=NoteSignature(signer.verifier.text(), line.base64))
         stored = self.store.load(SIGNATURES_STREAM)
         events: list[AnyEvent] = [signed] if stored else [
@@ -303,7 +303,7 @@ class Attestations:
                         signed: list[Signed]) -> dict[str, Any]:
         stored = signed_in([s.event for s in self.store.load(SIGNATURES_STREAM)], game)[(game, number)]
         text = event_text(game, number, events[number - 1].digest)
-        lines = tuple(signature_line(e.signature) for e in stored if e.digest == events[number - 1].digest)
+        lines = tuple(signature_line(e.signature) for e in stored if e.event_digest == events[number - 1].digest)
         return {"number": number, "what": what(events[number - 1].event), "note": str(Note(text, lines)),
                 "keys": [e.signature.key for e in stored]}
 
@@ -390,7 +390,7 @@ class Attestations:
             stored = digests[event.stream].get(event.number)
             if stored is None:
                 problems.append(f"{where}: the store has no such event")
-            elif stored != event.digest:
+            elif stored != event.event_digest:
                 problems.append(f"{where}: the event's digest is no longer the one signed (the event was changed "
                                 "and chained anew?)")
             elif not signature_holds(event):
@@ -410,7 +410,7 @@ def signature_holds(event: EventSigned) -> bool:
         line = signature_line(event.signature)
     except NoteError:
         return False
-    return verified_by(Note(event_text(event.stream, event.number, event.digest), (line,)), key)
+    return verified_by(Note(event_text(event.stream, event.number, event.event_digest), (line,)), key)
 
 
 def _checkpoint_of(note: Note) -> Checkpoint:

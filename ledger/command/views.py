@@ -313,9 +313,13 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
             return len(c.fetchall()) == len(TABLES) + 1
 
     def create(self) -> None:
-        with self.datastore.transaction(commit=True) as c:
+        # Asked in a read transaction of its own: a write transaction that reads first
+        # cannot wait for another writer (SQLite refuses to upgrade its stale snapshot at
+        # once, "database is locked"); the one below begins with a write and waits.
+        with self.datastore.transaction(commit=False) as c:
             c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('archive_games', 'rating_matches')")
             older = [r[0] for r in c.fetchall()] == ["archive_games"]
+        with self.datastore.transaction(commit=True) as c:
             for statement in self.create_statements():
                 c.execute(statement)
             # eventsourcing marks a tracking table it made as single-row with this row;

@@ -71,11 +71,12 @@ class SignaturesStarted(StreamStart, ForeignEvent, frozen=True, tag="signatures_
 
 class EventSigned(ForeignEvent, frozen=True, tag="event_signed"):
     """A signature over event ``number`` of ``stream``, whose chain digest was
-    ``digest`` (the note signed is ``notes.event_text``)."""
+    ``event_digest`` (the note signed is ``notes.event_text``). Not ``digest``: an
+    export line's ``digest`` is the chain digest of the line's own event."""
 
     stream: str
     number: int
-    digest: str
+    event_digest: str
     signature: NoteSignature
 
 

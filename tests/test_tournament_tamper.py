@@ -154,6 +154,25 @@ def test_verify_of_one_tournament_checks_it_too(cup: str, raw: RawEvents) -> Non
     assert "does not match cup/1/1" in out.stdout
 
 
+def test_verify_judges_a_table_in_play_against_its_tournament(store_url: str) -> None:
+    """A table's game chained anew with another player seated: a game the table's own
+    judge takes, and one its tournament does not (table 1 seats Vera, not Zoya)."""
+    db = store_url
+    ok(db, "tournament", "new", "cup", "--players", "Anna,Boris,Vera", "--pulya", "6", "--table-size", "3", *ARBITER)
+    ok(db, "tournament", "seat", "cup", "1", "1", "Anna,Boris,Vera", *ARBITER)
+    ok(db, "tournament", "start", "cup", "1")
+    raw = RawEvents(db)
+    try:
+        raw.rechain("cup/1/1", 1, lambda e: e.update(players=["Anna", "Boris", "Zoya"], first_dealer="Zoya", by="Zoya"))
+    finally:
+        raw.close()
+    out = run(db, "verify")
+    assert out.exit_code == 1, out.output
+    assert "cup/1/1: 1 event, chain intact" in out.stdout  # alone, the game holds
+    assert "cup: TAMPERED: its table cup/1/1: event 1 would be refused: table 1 of tour 1 seats Anna, Boris, Vera, " \
+           "not Anna, Boris, Zoya [tournament.seating" in out.stdout, out.stdout
+
+
 def edit_without_chaining(raw: RawEvents, stream: str, number: int, edit: Callable[[dict[str, Any]], None]) -> None:
     topic, state = raw.row(stream, number)
     record = msgspec.json.decode(state)

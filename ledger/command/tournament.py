@@ -38,7 +38,14 @@ from ledger.command.application import Ledger, Outcome, retried, stale_read
 from ledger.command.checks import is_arbiter, time_of
 from ledger.command.kinds import GAME_STARTS, Start, judge_log, judging_of
 from ledger.command.seating import by_lot, swiss, table_sizes
-from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, StoredEvent, UnreadableEventError
+from ledger.command.store import (
+    Append,
+    BrokenChainError,
+    ConcurrentWriteError,
+    Store,
+    StoredEvent,
+    UnreadableEventError,
+)
 from ledger.command.tables import judge_table, read_tournament
 from ledger.command.views import ensure_views
 from ledger.vocabulary.club import RESERVED_PREFIX
@@ -671,7 +678,7 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
             raise refused
     lines = {_name(stream): stream[0].line for stream in streams}
 
-    def once(expected: int | None) -> list[Imported]:
+    def once(_: int | None) -> list[Imported]:  # every stream is new: none was read
         read: dict[str, int] = {}
         for name, events in judged.events.items():
             state = judged.states.get(name)
@@ -698,29 +705,17 @@ def judged(ledger: Ledger, name: str) -> ChainProblem | None:
     matches what the close records. Every event of the tournament must be stored as the
     judge records it. None when all is well; else the first problem, by the
     tournament's event or by the table and its event."""
-    store = ledger.store
-    stored = store.load(name)
-    seats = {table_game(name, e.tour, e.table) for e in (s.event for s in stored) if isinstance(e, Seated)}
-    games = sorted(seats | {g for g in store.games(GAME_STARTS) if (parse_table_game(g) or ("",))[0] == name})
-    streams = [[LogLine(s.number, s.event, s.digest) for s in stored]]
-    where = {s.number: (name, s.number) for s in stored}  # a line of this "export": its stream and event
-    line = len(stored)
-    for game in games:
-        try:
-            table = store.sound(game)
-        except (BrokenChainError, UnreadableEventError) as exc:
-            return ChainProblem(len(stored), f"its table {game} cannot be read: {exc}")
-        streams.append([LogLine(line + s.number, s.event, s.digest) for s in table])
-        where.update((line + s.number, (game, s.number)) for s in table)
-        line += len(table)
-    streams = [stream for stream in streams if stream]
-    problem = "would be refused"
+    stored = ledger.store.load(name)
+    try:
+        streams, where = _as_export(ledger.store, name, stored)
+    except (BrokenChainError, UnreadableEventError) as exc:
+        return ChainProblem(len(stored), f"a table of tournament {name!r} cannot be read: {exc}")
     try:
         again = _judge_plan(_plan(streams, 0), ledger.clock).events[name]
     except Refused as exc:
         stream, number = where.get(exc.line or 1, (name, 1))
-        reason = f"{problem}: {exc.message} (the tournament and its tables are not as the ledger recorded " \
-                 "them: changed outside pulka?)"
+        reason = f"would be refused: {exc.message} (the tournament and its tables are not as the ledger " \
+                 "recorded them: changed outside pulka?)"
         if stream == name:
             return ChainProblem(number, f"event {number} of tournament {name!r} {reason}")
         return ChainProblem(len(stored), f"its table {stream}: event {number} {reason}")
@@ -733,6 +728,25 @@ def judged(ledger: Ledger, name: str) -> ChainProblem | None:
                                           f"ledger records it (written outside pulka?): stored "
                                           f"{encode_event(s.event).decode()}, recorded {encode_event(event).decode()}")
     return None
+
+
+def _as_export(store: Store, name: str, stored: Sequence[StoredEvent]
+               ) -> tuple[list[list[LogLine]], dict[int, tuple[str, int]]]:
+    """A stored tournament and its tables' games (those seated, and any other game named
+    as its table) as the streams of its export would be read, with each line's stream
+    and event number. A table whose chain does not hold is not read (BrokenChainError)."""
+    seats = {table_game(name, e.tour, e.table) for e in (s.event for s in stored) if isinstance(e, Seated)}
+    named = {g for g in store.games(GAME_STARTS) if (parse_table_game(g) or ("",))[0] == name}
+    streams = [[LogLine(s.number, s.event, s.digest) for s in stored]]
+    where = {s.number: (name, s.number) for s in stored}
+    line = len(stored)
+    for game in sorted(seats | named):
+        table = store.sound(game)
+        if table:
+            streams.append([LogLine(line + s.number, s.event, s.digest) for s in table])
+            where.update((line + s.number, (game, s.number)) for s in table)
+            line += len(table)
+    return streams, where
 
 
 def _name(stream: Sequence[LogLine]) -> str:

@@ -37,6 +37,7 @@ from ledger.command.store import Verified
 from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.command.tournament import judge_streams
+from ledger.command.verifying import judged
 from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
@@ -221,7 +222,7 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
             done = 0
             for name, count, problem in chains:
                 if problem is None:
-                    problem = ledger.judged(name)
+                    problem = judged(ledger, name)
                 done += count
                 update(done)
                 if problem is None:

@@ -26,10 +26,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from cli.output import clean, uncleaned
-from ledger.command.application import BrokenChainError, ImpossibleEventError, Ledger, bulk, guarded
+from ledger.command.application import ImpossibleEventError, Ledger, bulk, guarded
 from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
+    BrokenChainError,
     ConcurrentWriteError,
     Reading,
     Store,

@@ -298,7 +298,7 @@ def report(name: str, db: str | None) -> None:
         for tour, tables in sorted(state.seating.items()):
             for table in sorted(tables):
                 game = table_game(name, tour, table)
-                stored = [s.event for s in ledger.store.load(game)]
+                stored = [s.event for s in ledger.sound(game)]
                 if stored:
                     sheets[game] = picture(stored, Point())
         click.echo(tournament_html(docs, sheets), nl=False)

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cli.main import main
+from helpers import stored_rows
 from ledger.command import views as views_module
 from ledger.command.application import Ledger
 from ledger.command.dealline import deal_events
@@ -246,6 +247,39 @@ def test_an_alias_joins_two_spellings_from_when_it_is_recorded(archive: str) -> 
     assert "'@club' is the club register, not a game" in refused(archive, "sheet", "@club")
     assert "may not begin with '@'" in refused(archive, "new", "@x", "--players", "A,B,C")
     assert "@club" not in ok(archive, "games")
+
+
+def test_an_alias_keeps_one_person_from_sitting_twice_at_one_table(store_url: str, tmp_path: Path) -> None:
+    """Once "Anna P." is written for Anna, and "A. Petrova" for "Anna P.", no game seats
+    two of those names (from the command line or a log, at its start, by a player who
+    joins or takes a seat, a rubber too), no tournament enters two of them, and the
+    archive never counts one person twice at a table; others are seated as before."""
+    db = store_url
+    ok(db, "new", "g", "--players", "Anna,Boris,Vera", "--pulya", "10")
+    ok(db, "deal", "g", "6S pass pass | 6S | whist pass | 6 2 2")  # a newcomer joins after a deal [Code 3.1.2]
+    ok(db, "alias", "Anna P.", "Anna", "--by", "arbiter:Oleg")
+    ok(db, "alias", "A. Petrova", "anna p.", "--by", "arbiter:Oleg")
+    log = tmp_path / "twice.jsonl"
+    log.write_text(json.dumps({"type": "game_started", "game": "twice", "players": ["Boris", "A. Petrova", "ANNA"],
+                               "pulya": 10}) + "\n", encoding="utf-8")
+    before = stored_rows(db)
+    for args, names, where in [
+        (["new", "two", "--players", "Anna P.,Anna,Boris", "--pulya", "10"], ("Anna P.", "Anna"), "sits at a table"),
+        (["import", str(log)], ("A. Petrova", "ANNA"), "sits at a table"),
+        (["bridge", "new", "r", "--players", "Anna,Boris,A. Petrova,Gleb"], ("Anna", "A. Petrova"), "sits at a table"),
+        (["join", "g", "A. Petrova", "--agreed-by", "Anna,Boris,Vera"], ("A. Petrova", "Anna"), "sits at a table"),
+        (["substitute", "g", "Boris", "anna p.", "--agreed-by", "Anna,Vera"], ("anna p.", "Anna"), "sits at a table"),
+        (["tournament", "new", "cup", "--players", "Anna,Boris,Vera,Anna P.", "--pulya", "6"], ("Anna", "Anna P."),
+         "enters a tournament"),
+    ]:
+        err = refused(db, *args)
+        first, second = names
+        assert f"'{first}' and '{second}' are one player by the club's register" in err, (args, err)
+        assert f"one person {where} once [club.alias" in err, (args, err)
+    assert stored_rows(db) == before
+    ok(db, "new", "two", "--players", "Anna P.,Boris,Vera", "--pulya", "10")
+    ok(db, "join", "g", "Gleb", "--agreed-by", "Anna,Boris,Vera")
+    assert rows(db)["Anna"]["in_play"] == 2  # g and two: one person, one seat at each
 
 
 # -- the views -----------------------------------------------------------------------------

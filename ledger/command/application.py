@@ -7,7 +7,10 @@ events are read once and replayed once, each new event is judged once against th
 state it will be applied to (``judging.judge_events``, with the ``decide`` of the
 stream's kind: ``kinds.judging_of`` its first event), and all of them are stored in
 one transaction, or none. A concurrent writer is caught by the store's optimistic
-concurrency. Nothing is recorded onto a stream whose hash chain is broken.
+concurrency. Nothing is recorded onto a stream whose hash chain is broken. A command
+judged by another stream too (a table's game by its tournament, a seating by the club
+register) stores only if that stream is unchanged when it writes, and is decided again
+once when it is not (``retried``).
 
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
@@ -18,6 +21,7 @@ replay of a long game, which allocates much and frees nothing cyclic.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,11 +32,11 @@ from typing import Any, TypeVar
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
 from ledger.command.kinds import PULKA, Judging, Start, judge_log, judging_of, start_stream
-from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent
+from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
-from ledger.vocabulary.events import AnyEvent, encode_event, event_type
+from ledger.vocabulary.events import AnyEvent, Joined, Substituted, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
@@ -50,16 +54,6 @@ from projections.trail import Cell
 Command = Callable[[Any], Iterable[AnyEvent]]
 
 T = TypeVar("T")
-
-
-class BrokenChainError(Exception):
-    """A game whose hash chain does not check out: nothing is recorded onto it, and
-    reading it needs the reader's explicit consent."""
-
-    def __init__(self, game: str, problem: ChainProblem) -> None:
-        self.game = game
-        self.problem = problem
-        super().__init__(f"the hash chain of game {game!r} is broken: {problem}; see `pulka verify {game}`")
 
 
 class ImpossibleEventError(Exception):
@@ -127,10 +121,7 @@ class Ledger:
     def sound(self, game: str) -> list[StoredEvent]:
         """All events of a stream whose chain checks out (what recording continues
         from); [] for a stream never stored."""
-        reading = self.store.read(game)
-        if reading.problem is not None:
-            raise BrokenChainError(game, reading.problem)
-        return reading.stored
+        return self.store.sound(game)
 
     def judged(self, stream: str) -> ChainProblem | None:
         """The first event of a stream whose chain is intact (``Store.verify``) that the
@@ -138,7 +129,7 @@ class Ledger:
         cannot be replayed, one that its judge refuses on the game before it (as
         ``import`` and ``verify --file`` judge every line), or one stored otherwise than
         the judge records it. None when there is none; for a tournament's or the club
-        register's stream, whose chain is what ``verify`` checks, None."""
+        register's stream, None (``verifying`` judges a tournament with its tables)."""
         events = [s.event for s in self.store.load(stream)]
         try:
             judging_of(events[0])
@@ -189,6 +180,11 @@ class Ledger:
 
     def _decide(self, game: str, command: Command, expected: int | None, save: bool,
                 kind: Judging[Any] | None) -> Outcome:
+        return retried(lambda seen: self._decide_once(game, command, seen if seen is not None else expected,
+                                                      save, kind))
+
+    def _decide_once(self, game: str, command: Command, expected: int | None, save: bool,
+                     kind: Judging[Any] | None) -> Outcome:
         stored = self.sound(game)
         if not stored:
             raise self.unknown(game)
@@ -203,12 +199,27 @@ class Ledger:
         state = self.replayed(game, [s.event for s in stored])
         before, effects = judging.cells(state), dict(state.effects)
         new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
-        check_table_game(self.store, game, state if judging is PULKA else None, new)
+        read = self.judged_against(game, state if judging is PULKA else None, new)
         if save:
-            saved = self.store.append(game, new, expected=len(stored), previous=stored[-1].digest) if new else []
+            saved = stale_read(len(stored), lambda: self.store.append(
+                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
         else:
             saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
         return Outcome(game, False, saved, state, before, effects)
+
+    def judged_against(self, game: str, state: Any, new: Sequence[AnyEvent]) -> dict[str, int]:
+        """Refuse ``new`` events of ``game`` (``state``: the pulka after them; None for a
+        stream of another kind) that the streams it depends on do not allow: its
+        tournament (``tables.check_table_game``), and the club's register for a player
+        seated (``club.one_person_once``). What was read of them, with the count of
+        events of each, which must be unchanged when ``new`` is stored."""
+        read = check_table_game(self.store, game, state, new)
+        if any(isinstance(e, StreamStart | Joined | Substituted) for e in new):
+            # Only a command that seats someone reads the register (a deal loads none of it).
+            from ledger.command.club import one_person_once
+
+            read |= one_person_once(self.store, new, state)
+        return read
 
     def stored_prefix(self, lines: Sequence[LogLine]) -> int:
         """How many lines at the head of an export are events its stream has stored
@@ -239,6 +250,29 @@ class Ledger:
         judging, started = start_stream(None, event, self.clock)
         return self._record(judging, started, None, [], None)
 
+    def create_all(self, events: Sequence[Start]) -> list[Outcome]:
+        """Start several games from the command line (a tournament's tour) in one
+        transaction: all of them, or none."""
+        return retried(lambda seen: self._create_all_once(events))
+
+    def _create_all_once(self, events: Sequence[Start]) -> list[Outcome]:
+        appends: list[Append] = []
+        outcomes: list[Outcome] = []
+        read: dict[str, int] = {}
+        for event in events:
+            judging, started = start_stream(None, event, self.clock)
+            if self.store.count(started.game):
+                raise Refused("event-log", f"game {started.game!r} exists already", "another name")
+            state = judging.fold([started])
+            read |= self.judged_against(started.game, state if judging is PULKA else None, [started])
+            appends.append(Append(started.game, [started], 0, GENESIS))
+            outcomes.append(Outcome(started.game, True, [], state))
+        from ledger.command.views import ensure_views
+
+        ensure_views(self.store)
+        saved = stale_read(0, lambda: self.store.append_all(appends, unchanged=read))
+        return [dataclasses.replace(outcome, stored=stored) for outcome, stored in zip(outcomes, saved, strict=True)]
+
     def _record(
         self,
         judging: Judging[Any],
@@ -247,7 +281,20 @@ class Ledger:
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
     ) -> Outcome:
+        return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen))
+
+    def _record_once(
+        self,
+        judging: Judging[Any],
+        started: Start,
+        first_line: int | None,
+        rest: Sequence[tuple[int, AnyEvent]],
+        progress: Progress | None,
+        expected: int | None,
+    ) -> Outcome:
         stored = self.sound(started.game)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(started.game, expected, len(stored))
         if stored:
             existing = stored[0].event
             if not isinstance(existing, type(started)) or not judging.same_start(existing, started):
@@ -264,7 +311,7 @@ class Ledger:
             state = judging.fold([started])
             new = [started]
         new += judge_events(state, judging.decide, rest, self.clock, progress, total=len(rest))
-        check_table_game(self.store, started.game, state if judging is PULKA else None, new)
+        read = self.judged_against(started.game, state if judging is PULKA else None, new)
         if not stored:
             # The views' machinery (eventsourcing's projections) is needed only when a
             # stream is created: a deal recorded into a game never loads it.
@@ -272,8 +319,48 @@ class Ledger:
 
             ensure_views(self.store)
         previous = stored[-1].digest if stored else GENESIS
-        saved = self.store.append(started.game, new, expected=len(stored), previous=previous) if new else []
+        saved = stale_read(len(stored), lambda: self.store.append(
+            started.game, new, expected=len(stored), previous=previous, unchanged=read)) if new else []
         return Outcome(started.game, not stored, saved, state)
+
+
+class StaleReadError(Exception):
+    """A write refused because a stream the command judged by, and does not write (a
+    tournament, a table), changed after it was read; ``count``: the events of the
+    stream written that the command had read."""
+
+    def __init__(self, count: int, cause: ConcurrentWriteError) -> None:
+        self.count = count
+        self.cause = cause
+        super().__init__(str(cause))
+
+
+def stale_read(count: int, write: Callable[[], T]) -> T:
+    """``write()``, whose ``unchanged`` streams changing meanwhile is a StaleReadError
+    (``count``: the events of the written stream read); a change to the stream
+    written stays a ConcurrentWriteError."""
+    try:
+        return write()
+    except ConcurrentWriteError as exc:
+        if exc.written:
+            raise
+        raise StaleReadError(count, exc) from exc
+
+
+def retried(attempt: Callable[[int | None], T]) -> T:
+    """``attempt(None)``; when a stream it judged by changed before it wrote (a tour
+    closed while a table's record was decided, a table recorded into while its tour's
+    close was), once more on what is stored now, so that the command is judged by it:
+    refused because the tour is closed, or a close that sees the table's last record.
+    The second attempt is given the count of events the first read of the stream it
+    writes: when that stream changed too, it is refused as any concurrent write is."""
+    try:
+        return attempt(None)
+    except StaleReadError as exc:
+        try:
+            return attempt(exc.count)
+        except StaleReadError as again:
+            raise again.cause from None
 
 
 def rejudged(game: str, events: list[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:

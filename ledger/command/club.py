@@ -5,6 +5,10 @@ with its first alias): one load, one decision, one save. An alias joins keys tha
 ``names.name_key`` keeps apart; it is refused when it joins a name to itself, makes a
 circle, renames a name already joined to another, or would make one person of two
 players who sat at the same table.
+
+``one_person_once`` is the other side of that rule: once an alias is recorded, a game
+that seats both names (at its start, or by a player joining or taking a seat) is
+refused, and so is a tournament that enters both.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from collections.abc import Sequence
 from ledger.command.admission import admit
 from ledger.command.checks import is_arbiter
 from ledger.command.store import Store, StoredEvent
-from ledger.command.views import ensure_views
 from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
+from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted
 from ledger.vocabulary.names import name_key
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.refusal import Refused, excerpt
+from ledger.vocabulary.tournament import TournamentStarted
 from projections.archive import Alias, PulkaRow, identities
+from projections.game import GameState
 
 
 def judge_alias(name: str, same_as: str, aliases: Sequence[Alias], rows: Sequence[PulkaRow]) -> None:
@@ -55,5 +61,50 @@ def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows:
     count = store.count(CLUB_STREAM)
     if count:
         return store.append(CLUB_STREAM, [event], expected=count)
+    from ledger.command.views import ensure_views  # made with the first stream: the register's
+
     ensure_views(store)
     return store.append(CLUB_STREAM, [ClubStarted(game=CLUB_STREAM, at=at, by=by), event], expected=0)
+
+
+def newcomers(new: Sequence[AnyEvent]) -> list[str]:
+    """The names that events ``new`` seat: a start's players (a tournament's entrants), a
+    player who joins, a substitute."""
+    names: list[str] = []
+    for event in new:
+        if isinstance(event, StreamStart):
+            names += getattr(event, "players", ())
+        elif isinstance(event, Joined):
+            names.append(event.player)
+        elif isinstance(event, Substituted):
+            names.append(event.substitute)
+    return names
+
+
+def one_person_once(store: Store, new: Sequence[AnyEvent], state: GameState | None) -> dict[str, int]:
+    """Refuse events ``new`` of a stream that seat one person twice by the club's
+    register: two players of a game's start (or two entrants of a tournament) whose
+    names an alias joins, or a player who joins or takes a seat under a name joined to
+    one who is or was at the table (``state``: the pulka after ``new``; None for a
+    stream of another kind). What was read: the register with its count of events,
+    which must be unchanged when ``new`` is stored ({} when nothing is seated, or the
+    club has no register)."""
+    names = newcomers(new)
+    if not names:
+        return {}
+    stored = store.sound(CLUB_STREAM, "club register")
+    aliases = [Alias(e.name, e.same_as) for e in (s.event for s in stored) if isinstance(e, PlayerAliased)]
+    if not aliases:
+        return {CLUB_STREAM: len(stored)} if stored else {}
+    who = identities([], aliases)
+    start = new[0] if isinstance(new[0], StreamStart) else None
+    seated = list(getattr(start, "players", ())) if start is not None else []
+    present = seated + [p for p in (state.person_seat if state is not None else ()) if p not in seated]
+    for name in names:
+        other = next((p for p in present if p != name and who.key(p) == who.key(name)), None)
+        if other is not None:
+            where = "enters a tournament" if isinstance(start, TournamentStarted) else "sits at a table"
+            raise Refused("club.alias", f"{excerpt(name)} and {excerpt(other)} are one player by the club's "
+                          f"register (an alias joins them): one person {where} once",
+                          f"another player, or {excerpt(other)} alone")
+    return {CLUB_STREAM: len(stored)}

@@ -13,7 +13,9 @@ A password is never shown: every message names a store by ``describe(address)``.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -39,12 +41,14 @@ __all__ = [
     "Row",
     "State",
     "StoreError",
+    "StreamChanged",
     "decode_state",
     "describe",
     "encode_state",
     "is_postgres_url",
     "mask",
     "parse_postgres_url",
+    "pause",
     "reason",
 ]
 
@@ -91,6 +95,16 @@ class StoreError(Exception):
 class ConflictError(StoreError):
     """The database refused a row because its (stream, version) is taken: someone
     appended to the game between our read and our write."""
+
+
+class StreamChanged(StoreError):
+    """A stream that a write was decided on (read, not written) has another number of
+    events than the writer read: someone recorded into it meanwhile."""
+
+    def __init__(self, stream: UUID, found: int) -> None:
+        self.stream = stream
+        self.found = found
+        super().__init__(f"stream {stream} has {found} events now")
 
 
 # One stored event as the backends read it: its number, its topic and its stored bytes.
@@ -141,13 +155,42 @@ class Backend(ABC):
         given as it is stored)."""
 
     @abstractmethod
-    def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
-        """Store ``rows`` of one stream in one transaction, all or nothing; ConflictError
-        when a (stream, version) is taken."""
+    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+               unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
+        """Store the rows of each stream of ``groups`` in one transaction, all or nothing
+        (``pause("stream")`` between one stream's rows and the next): ConflictError when
+        a (stream, version) is taken, StreamChanged when a stream of ``unchanged`` has
+        not exactly that many rows. Each count is read under the write lock that every
+        writer takes, within the transaction, so that no other writer can change it
+        before the commit."""
 
     @abstractmethod
     def close(self) -> None:
         """Close the connections."""
+
+
+# --- a seam for tests with real processes ------------------------------------------
+
+PAUSE_ENV = "PULKA_TEST_PAUSE"
+_paused: set[str] = set()
+
+
+def pause(point: str) -> None:
+    """Where a test of real processes makes a command stop: with ``PULKA_TEST_PAUSE`` set
+    to ``point`` the process stops itself (SIGSTOP) there, the first time it gets there;
+    the test, which waits for it to stop (``waitpid`` with ``WUNTRACED``), then lets it go
+    on (SIGCONT) or kills it (SIGKILL). So two commands interleave, or a command dies,
+    exactly there, with no timing. The points:
+
+    - ``write``: a command has read and decided, and its first write is about to begin;
+    - ``stream``: a command has written one stream's rows and is about to write
+      another's.
+
+    Without the variable (every real use) it does nothing."""
+    if point in _paused or os.environ.get(PAUSE_ENV) != point:
+        return
+    _paused.add(point)
+    os.kill(os.getpid(), signal.SIGSTOP)
 
 
 # --- addresses -------------------------------------------------------------------------

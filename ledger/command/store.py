@@ -3,8 +3,10 @@
 A game is one event stream: its id is ``uuid5(NAMESPACE, game name)`` and its versions
 1..N are the event numbers of the log (``game_started`` is 1). Rows are written by
 eventsourcing's application recorder of the backend (``store_sqlite``,
-``store_postgres``) in one transaction; its unique (stream, version) key makes an
-append all or nothing and refuses a writer that read a stale count.
+``store_postgres``) in one transaction, one stream's or several (``append_all``: a
+tournament's file, a tour's tables); its unique (stream, version) key makes an append
+all or nothing and refuses a writer that read a stale count, and the count of a stream
+the writer only read (``unchanged``) is checked in the same transaction.
 
 Each row's state is the msgspec JSON of the event, its hash-chain digest and its link
 to the digest before it (``ledger.vocabulary.chain``); its topic is fixed by its
@@ -23,7 +25,7 @@ where there is no table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import NamedTuple, Self
 from uuid import UUID, uuid5
@@ -41,10 +43,12 @@ from ledger.command.storage import (
     RawRow,
     State,
     StoreError,
+    StreamChanged,
     decode_state,
     describe,
     is_postgres_url,
     parse_postgres_url,
+    pause,
     topic_of,
 )
 from ledger.command.store_sqlite import SQLiteBackend
@@ -54,6 +58,8 @@ from ledger.vocabulary.wording import counted
 
 __all__ = [
     "NAMESPACE",
+    "Append",
+    "BrokenChainError",
     "ConcurrentWriteError",
     "PostgresAddress",
     "Reading",
@@ -77,6 +83,17 @@ DEFAULT_DB = "pulka.db"
 def game_id(game: str) -> UUID:
     """The id of a game's event stream."""
     return uuid5(NAMESPACE, game)
+
+
+class Append(NamedTuple):
+    """Events to store in one stream as its numbers ``expected + 1``...; ``previous``: the
+    digest of event ``expected`` when the caller has just read it (else the store reads
+    it)."""
+
+    game: str
+    events: Sequence[AnyEvent]
+    expected: int
+    previous: str | None = None
 
 
 class StoredEvent(NamedTuple):
@@ -113,16 +130,29 @@ class UnreadableEventError(StoreError):
 
 
 class ConcurrentWriteError(Exception):
-    """Someone else appended to the game after the caller read it."""
+    """Someone else appended to a stream (a game, a tournament) after the caller read it:
+    to the one the caller writes (``written``), or to one it read to decide."""
 
-    def __init__(self, game: str, expected: int, found: int) -> None:
+    def __init__(self, game: str, expected: int, found: int, *, written: bool = True) -> None:
         self.game = game
         self.expected = expected
         self.found = found
+        self.written = written
         super().__init__(
-            f"game {game!r} was changed by someone else: expected {expected} stored "
-            f"event(s), found {found}; reload the game and try again"
+            f"{game!r} was changed by someone else: expected {expected} stored "
+            f"event(s), found {found}; reload it and try again"
         )
+
+
+class BrokenChainError(Exception):
+    """A stream whose hash chain does not check out: nothing is recorded onto it, nor
+    judged by it, and reading it needs the reader's explicit consent. ``what`` names its
+    kind in the message (a game, a tournament, the club register)."""
+
+    def __init__(self, game: str, problem: ChainProblem, what: str = "game") -> None:
+        self.game = game
+        self.problem = problem
+        super().__init__(f"the hash chain of {what} {game!r} is broken: {problem}; see `pulka verify {game}`")
 
 
 LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's integers end at 2**63)
@@ -201,6 +231,15 @@ class Store:
             )
         return Reading(stored if upto is None else stored[:upto], problem)
 
+    def sound(self, game: str, what: str = "game") -> list[StoredEvent]:
+        """All events of a stream whose chain checks out, as a command that records onto
+        it or judges by it needs them ([] for a stream never stored); BrokenChainError
+        names the first bad event (``what`` the kind of stream, for the message)."""
+        reading = self.read(game)
+        if reading.problem is not None:
+            raise BrokenChainError(game, reading.problem, what)
+        return reading.stored
+
     def count(self, game: str) -> int:
         """How many events the game has (the number of its last event; 0 if unknown)."""
         last = self._rows(game, desc=True, limit=1)
@@ -277,7 +316,8 @@ class Store:
     # writing
 
     def append(
-        self, game: str, events: Sequence[AnyEvent], expected: int, previous: str | None = None
+        self, game: str, events: Sequence[AnyEvent], expected: int, previous: str | None = None,
+        *, unchanged: Mapping[str, int] | None = None,
     ) -> list[StoredEvent]:
         """Store ``events`` as numbers ``expected + 1``..., all or nothing.
 
@@ -285,8 +325,60 @@ class Store:
         it; without it the store reads the game's last row. Raises ConcurrentWriteError
         when the game already has more than ``expected`` events (someone appended
         first), before or during the write. The first event of a game must be its
-        ``game_started`` and no other may be.
+        ``game_started`` and no other may be. ``unchanged``: see ``append_all``.
         """
+        return self.append_all([Append(game, events, expected, previous)], unchanged)[0]
+
+    def append_all(
+        self, appends: Sequence[Append], unchanged: Mapping[str, int] | None = None
+    ) -> list[list[StoredEvent]]:
+        """Store the events of several streams (each at most once) in one transaction:
+        all of them, or none. What is stored of each, in the order given.
+
+        ``unchanged``: streams the caller read to decide and does not write, each with
+        the number of events it read. When one has another number by the time of the
+        write (someone recorded into it meanwhile), nothing is stored and
+        ConcurrentWriteError names it. The count is checked inside the write's
+        transaction, under the store's write lock, which every writer takes: of two
+        commands that each read the stream the other writes (a tour's close and a
+        record at one of its tables), the second to write is refused; neither writes
+        on what the other has made stale.
+        """
+        names = [a.game for a in appends]
+        if len(set(names)) != len(names):
+            raise ValueError(f"one transaction appends to a stream once: {names}")
+        groups: list[tuple[UUID, list[NewRow]]] = []
+        stored: list[list[StoredEvent]] = []
+        for append in appends:
+            rows, done = self._rows_of(append)
+            stored.append(done)
+            if rows:
+                groups.append((game_id(append.game), rows))
+        if not groups:
+            return stored
+        read = dict(unchanged or {})
+        self.ensure_table()
+        pause("write")
+        try:
+            self._backend.insert(groups, [(game_id(name), count) for name, count in read.items()])
+        except StreamChanged as exc:
+            name = next(name for name in read if game_id(name) == exc.stream)
+            raise ConcurrentWriteError(name, read[name], exc.found, written=False) from None
+        except ConflictError as exc:
+            # A version is taken: someone appended between our read and our write.
+            # Anything else that the database refused is a store error.
+            for append in appends:
+                found = self.count(append.game)
+                if found > append.expected:
+                    raise ConcurrentWriteError(append.game, append.expected, found) from None
+            raise StoreError(f"cannot store events of {', '.join(map(repr, names))} in {self.description}: "
+                             f"{exc}") from None
+        return stored
+
+    def _rows_of(self, append: Append) -> tuple[list[NewRow], list[StoredEvent]]:
+        """The rows that store ``append``, chained to the stream's last event, and the
+        events as they will be stored."""
+        game, events, expected, previous = append
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
         for number, event in enumerate(events, start=expected + 1):
@@ -298,7 +390,7 @@ class Store:
             elif number == 1:
                 raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
         if not events:
-            return []
+            return [], []
 
         if previous is None:
             head = self._head(game)
@@ -314,7 +406,6 @@ class Store:
         # Each event is encoded once: its bytes are hashed for its digest and stored.
         encoded = [encode_event(event) for event in events]
         digests = chain_encoded(game, encoded, start_digest=previous, start_number=expected + 1)
-        stream = game_id(game)
         new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
         state = STATE_JSON
         stored: list[StoredEvent] = []
@@ -329,17 +420,7 @@ class Store:
             hexdigits = digest.encode()
             rows.append((number, topic_of(number), state % (event_json, hexdigits, link)))
             link = b'"%b"' % link_of(digest).encode()
-        self.ensure_table()
-        try:
-            self._backend.insert(stream, rows)
-        except ConflictError as exc:
-            # The version is taken: someone appended between our read and our write.
-            # Anything else that the database refused is a store error.
-            found = self.count(game)
-            if found > expected:
-                raise ConcurrentWriteError(game, expected, found) from None
-            raise StoreError(f"cannot store events of {game!r} in {self.description}: {exc}") from None
-        return stored
+        return rows, stored
 
     def has_events_table(self) -> bool:
         """Whether the store has its events table (a store never written has none)."""

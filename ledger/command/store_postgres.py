@@ -4,8 +4,8 @@ Imported only for a ``postgresql://`` address, so that nothing else loads the dr
 
 The table is the application recorder's ``pulka_events`` in the address's schema
 (``public`` by default). Writing goes through ``BatchedRecorder``, eventsourcing's
-application recorder with two changes: the rows of one append are sent in bounded
-batches inside its one transaction (a single statement of tens of megabytes never
+application recorder with two changes: the rows of one append (of one stream or
+several) are sent in bounded batches inside its one transaction (a single statement of tens of megabytes never
 completed), and a failed write is not retried behind the user's back (a retry after a
 lost commit could report someone else's write; a lock timeout would be waited ten
 times). The datastore and the recorder are made only when a command first writes or
@@ -47,6 +47,8 @@ from ledger.command.storage import (
     RawRow,
     Row,
     StoreError,
+    StreamChanged,
+    pause,
     reason,
 )
 
@@ -73,16 +75,39 @@ class BatchedRecorder(PostgresApplicationRecorder):
     BATCH_BYTES = 1 << 20
 
     def insert_events(self, stored_events: Sequence[EsStoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        if not stored_events:
-            return None
+        if stored_events:
+            self.insert_groups([stored_events])
+        return None
+
+    def insert_groups(self, groups: Sequence[Sequence[EsStoredEvent]],
+                      unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
+        """The rows of several streams, a stream's at a time, in one transaction; then
+        each stream of ``unchanged`` must have exactly its count of rows
+        (``StreamChanged``). Under the recorder's table lock, which every writer takes
+        first and keeps until its commit, a count read in the transaction is the
+        stream's last committed one (read committed: each statement sees what is
+        committed when it begins)."""
         with self.datastore.transaction(commit=True) as curs:
             # The recorder's own table lock (which orders the notification log) and
             # notification, once; then its insert statement, once per batch.
             self._lock_table(curs)
             self._notify_channel(curs)
-            for batch in batches(stored_events, self.BATCH_ROWS, self.BATCH_BYTES):
-                PostgresAggregateRecorder._insert_stored_events(self, curs, batch)
-        return None
+            for i, rows in enumerate(groups):
+                if i:
+                    pause("stream")
+                for batch in batches(rows, self.BATCH_ROWS, self.BATCH_BYTES):
+                    PostgresAggregateRecorder._insert_stored_events(self, curs, batch)
+            for stream, count in unchanged:
+                curs.execute(
+                    sql.SQL("SELECT COALESCE(MAX(originator_version), 0) AS found FROM {}.{} "
+                            "WHERE originator_id = %s").format(
+                        sql.Identifier(self.datastore.schema), sql.Identifier(self.events_table_name)),
+                    (stream,),
+                )
+                row = curs.fetchone()
+                assert row is not None
+                if row["found"] != count:
+                    raise StreamChanged(stream, row["found"])
 
 
 def batches(rows: Sequence[EsStoredEvent], most_rows: int, most_bytes: int) -> Iterator[Sequence[EsStoredEvent]]:
@@ -213,11 +238,15 @@ class PostgresBackend(Backend):
         statement = sql.SQL("SELECT originator_id, COUNT(*) FROM {} GROUP BY originator_id").format(self._table())
         return [(stream, count) for stream, count in self._fetch(statement, [])]
 
-    def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
+    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+               unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
         recorder = self.recorder
         self._close_probe()  # from here on the recorder's connection reads too: one at a time
         try:
-            recorder.insert_events([Row(stream, version, topic, state) for version, topic, state in rows])
+            recorder.insert_groups(
+                [[Row(stream, version, topic, state) for version, topic, state in rows] for stream, rows in groups],
+                unchanged,
+            )
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except PersistenceError as exc:

@@ -3,9 +3,9 @@
 The table is the recorder's ``stored_events`` (a rowid table, so that its rowid orders
 the notification log, with the primary key (originator_id, originator_version)). The
 recorder writes (``ManyRowsRecorder.insert_rows``: its transaction and its insert
-statement, every row of an append in one ``executemany``, the primary key refusing a
-version already taken); reads are a narrow ``SELECT`` on the recorder's datastore
-connection returning plain tuples.
+statement, the rows of each stream of an append in one ``executemany``, the primary key
+refusing a version already taken); reads are a narrow ``SELECT`` on the recorder's
+datastore connection returning plain tuples.
 
 Only a file keeps anything: an in-memory database, which forgets every event when the
 command ends, is refused.
@@ -24,7 +24,17 @@ from eventsourcing.persistence import IntegrityError, OperationalError, Persiste
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
 from eventsourcing.utils import Environment
 
-from ledger.command.storage import MAPPER_TOPIC, Backend, ConflictError, NewRow, RawRow, StoreError, reason
+from ledger.command.storage import (
+    MAPPER_TOPIC,
+    Backend,
+    ConflictError,
+    NewRow,
+    RawRow,
+    StoreError,
+    StreamChanged,
+    pause,
+    reason,
+)
 
 # How long a writer waits for another one to finish, in seconds.
 LOCK_TIMEOUT = 10
@@ -44,16 +54,34 @@ def cannot_persist(path: str) -> bool:
 
 class ManyRowsRecorder(SQLiteApplicationRecorder):
     """eventsourcing's SQLite application recorder, inserting the rows of one append
-    with one ``executemany`` in its one transaction instead of one ``execute`` per row:
-    the rowids that order the notification log are given in the same order; nothing
-    here needs each row's id back."""
+    with one ``executemany`` per stream in its one transaction instead of one
+    ``execute`` per row: the rowids that order the notification log are given in the
+    same order; nothing here needs each row's id back."""
 
-    def insert_rows(self, rows: Sequence[tuple[str, int, str, bytes]]) -> None:
+    def insert_rows(self, groups: Sequence[Sequence[tuple[str, int, str, bytes]]],
+                    unchanged: Sequence[tuple[str, int]] = ()) -> None:
         """``insert_events`` of rows given as the tuples its statement takes (stream id,
-        version, topic, state): the same transaction and statement, without building an
-        eventsourcing ``StoredEvent`` for each row only to take it apart again."""
+        version, topic, state), a stream's at a time: the same transaction and statement,
+        without building an eventsourcing ``StoredEvent`` for each row only to take it
+        apart again. Then each stream of ``unchanged`` must have exactly its count of
+        rows (``StreamChanged``).
+
+        The transaction begins deferred (eventsourcing's ``BEGIN``): its first insert
+        takes the file's write lock, waiting for another writer to finish, and reads
+        the database as it is then. The counts are read after the inserts, under that
+        lock, so that no writer can have changed a stream since; read first, they would
+        see the database as it was before the lock was taken."""
         with self.datastore.transaction(commit=True) as c:
-            c.executemany(self.insert_events_statement, rows)
+            for i, rows in enumerate(groups):
+                if i:
+                    pause("stream")
+                c.executemany(self.insert_events_statement, rows)
+            for stream, count in unchanged:
+                c.execute(f"SELECT COALESCE(MAX(originator_version), 0) FROM {TABLE} WHERE originator_id = ?",
+                          (stream,))
+                found = c.fetchone()[0]
+                if found != count:
+                    raise StreamChanged(UUID(stream), found)
 
 
 RECORDER_TOPIC = "ledger.command.store_sqlite:ManyRowsRecorder"
@@ -168,11 +196,14 @@ class SQLiteBackend(Backend):
             found = cursor.fetchall()
         return [(_uuid(stream) or stream, count) for stream, count in found]
 
-    def insert(self, stream: UUID, rows: Sequence[NewRow]) -> None:
+    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+               unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
         assert isinstance(self.recorder, ManyRowsRecorder), self.recorder
-        key = stream.hex
         try:
-            self.recorder.insert_rows([(key, version, topic, state) for version, topic, state in rows])
+            self.recorder.insert_rows(
+                [[(stream.hex, version, topic, state) for version, topic, state in rows] for stream, rows in groups],
+                [(stream.hex, count) for stream, count in unchanged],
+            )
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except (PersistenceError, sqlite3.Error) as exc:

@@ -21,46 +21,70 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ledger.command.checks import is_arbiter
-from ledger.command.store import Store
+from ledger.command.store import BrokenChainError, Store, StoredEvent
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart, Substituted
+from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import rule_set_to_dict
-from ledger.vocabulary.tournament import TournamentStarted, parse_table_game, table_game
+from ledger.vocabulary.tournament import TournamentEvent, TournamentStarted, parse_table_game, table_game
 from projections.game import GameState, replay
 
 if TYPE_CHECKING:
     from projections.tournament import TournamentState
 
 
-def tournament_of(store: Store, game: str) -> TournamentState | None:
-    """The tournament whose table game ``game`` is, folded from the store; None if none."""
+def read_tournament(store: Store, name: str) -> list[StoredEvent] | None:
+    """The stored events of tournament ``name``; None when no tournament has that name.
+
+    Only a tournament whose hash chain holds is read (``BrokenChainError`` names the
+    first bad event), and each of its later events must be a tournament's: an event of
+    another kind of stream, chained in behind the ledger's back, is refused by its
+    number (the tournament's fold could not take it)."""
+    reading = store.read(name)
+    stored = reading.stored
+    if not stored or not isinstance(stored[0].event, TournamentStarted):
+        return None
+    if reading.problem is not None:
+        raise BrokenChainError(name, reading.problem, "tournament")
+    for s in stored[1:]:
+        if not isinstance(s.event, TournamentEvent) or isinstance(s.event, TournamentStarted):
+            raise Refused("event-log", f"event {s.number} of tournament {name!r} is a {event_type(s.event)}, "
+                          "which no tournament holds (written outside pulka? see `pulka verify`)")
+    return stored
+
+
+def tournament_of(store: Store, game: str) -> tuple[TournamentState, int] | None:
+    """The tournament whose table game ``game`` is, folded from the store, with the
+    number of its events; None if none."""
     parsed = parse_table_game(game)
     if parsed is None:
         return None
-    events = [s.event for s in store.load(parsed[0])]
-    if not events or not isinstance(events[0], TournamentStarted):
+    stored = read_tournament(store, parsed[0])
+    if stored is None:
         return None
     # Only a tournament's table needs the tournament's fold: an ordinary game's deal
     # loads none of it (start-up). The module imports nothing of this one.
     from projections.tournament import fold
 
-    return fold(events)
+    return fold([s.event for s in stored]), len(stored)
 
 
-def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> None:
+def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> dict[str, int]:
     """Refuse ``new`` events of ``game`` (``state`` is the pulka after them; None for a
     stream of another kind) that the game's tournament does not allow; nothing happens
-    for an ordinary game."""
+    for an ordinary game. What the judgement read: the tournament with its number of
+    events (``{}`` for an ordinary game), which must be unchanged when ``new`` is stored
+    (``Store.append``'s ``unchanged``): a tour closed meanwhile takes no more records."""
     if not new:
-        return
+        return {}
     if isinstance(new[0], StreamStart) and game.startswith(RESERVED_PREFIX):
         raise Refused("event-log", f"a game's name may not begin with {RESERVED_PREFIX!r}: {game!r}",
                       "another name")
-    tournament = tournament_of(store, game)
-    if tournament is None:
-        return
+    found = tournament_of(store, game)
+    if found is None:
+        return {}
+    tournament, count = found
     if state is None:
         raise Refused("tournament.rules", f"{game} is a table of {tournament.name}: it plays a pulka",
                       "pulka tournament start")
@@ -69,10 +93,11 @@ def check_table_game(store: Store, game: str, state: GameState | None, new: Sequ
         _, tour, table = parse_table_game(game) or ("", 0, 0)
         for other in tournament.seating.get(tour, {}):
             name = table_game(tournament.name, tour, other)
-            stored = store.load(name) if other != table else []
+            stored = store.sound(name) if other != table else []
             if stored:
                 others[name] = replay([s.event for s in stored])
     judge_table(tournament, game, state, new, others)
+    return {tournament.name: count}
 
 
 def judge_table(tournament: TournamentState, game: str, state: GameState, new: Sequence[AnyEvent],

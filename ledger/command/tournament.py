@@ -10,7 +10,15 @@ append, like ``Ledger.execute`` for a game.
   disqualification at the last card, a cut;
 - ``card`` records an arbiter's yellow card;
 - ``standings``, ``export`` and ``import_streams`` read, write out and bring back a whole
-  tournament with its games.
+  tournament with its games (the import in one transaction, as ``start_tables``);
+- ``judged`` is ``verify``'s judgement of a stored tournament with its tables' games, as
+  ``judge_streams`` judges its export.
+
+A tournament is read only while its chain holds and every event of it is a
+tournament's (``tables.read_tournament``), and its tables only while theirs hold. The
+close depends on its tables, a table's record on its tournament: each is stored only if
+what it read of the other is unchanged (``Store.append``'s ``unchanged``), and decided
+again when it is not (``application.retried``).
 
 Each refusal names the rule (``tournament.*``, documented in docs/conventions.md).
 """
@@ -21,20 +29,29 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import msgspec
 
 from ledger.command.admission import GAME_MAX, admit
-from ledger.command.application import Ledger, Outcome
+from ledger.command.application import Ledger, Outcome, retried, stale_read
 from ledger.command.checkpoints import attest_close
 from ledger.command.checks import is_arbiter, time_of
-from ledger.command.kinds import judge_log, judging_of
+from ledger.command.kinds import GAME_STARTS, Start, judge_log, judging_of
 from ledger.command.seating import by_lot, swiss, table_sizes
-from ledger.command.store import ConcurrentWriteError, StoredEvent
-from ledger.command.tables import judge_table
+from ledger.command.store import (
+    Append,
+    BrokenChainError,
+    ConcurrentWriteError,
+    Store,
+    StoredEvent,
+    UnreadableEventError,
+)
+from ledger.command.tables import judge_table, read_tournament
 from ledger.command.views import ensure_views
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
+from ledger.vocabulary.chain import GENESIS, ChainProblem
+from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine, check_export, export_line
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.notes import Signer
@@ -376,7 +393,7 @@ def decide(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGam
     if isinstance(event, TournamentStarted) or not isinstance(
         event, Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade
     ):
-        raise Refused("event-log", f"{type(event).__name__} cannot follow tournament_started in a tournament")
+        raise Refused("event-log", f"a {event_type(event)} cannot follow tournament_started in a tournament")
     admit(event)
     if event.by is not None and not is_arbiter(event.by):
         raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
@@ -384,17 +401,44 @@ def decide(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGam
     if isinstance(event, Seated):
         return judge_seated(state, event)
     if isinstance(event, TourClosed):
-        expected = tables_closed(state, event.tour, games)
-        if expected.tables != event.tables:
-            differ = next(t.game for t, e in zip(event.tables, expected.tables, strict=False) if t != e) \
-                if len(event.tables) == len(expected.tables) else "the tables"
-            raise Refused("tournament.closed", f"the close of tour {event.tour} does not match {differ} as recorded",
-                          "the results, event counts and digests of the table games")
+        _judge_close(state, event, games)
         return event
     if isinstance(event, CutMade):
         return event
     player = resolve_player(state, event.player)
     return msgspec.structs.replace(event, player=player)
+
+
+def _judge_close(state: TournamentState, event: TourClosed, games: Mapping[str, TableGame]) -> None:
+    """A recorded close must be the close of its tables as they are: each table's game
+    with the event count and last digest recorded (a game cut short, changed or gone
+    since no longer is), and each result, end and tally the game gives."""
+    allowed = "the results, event counts and digests of the table games"
+    for recorded in event.tables:
+        found = games.get(recorded.game)
+        if found is None:
+            raise Refused("tournament.closed", f"the close of tour {event.tour} records {recorded.game} with "
+                          f"{counted(recorded.events, 'event')}, and there is no such game", allowed)
+        if (found.events, found.digest) != (recorded.events, recorded.digest):
+            raise Refused("tournament.closed", f"the close of tour {event.tour} does not match {recorded.game} as "
+                          f"recorded: the close records {counted(recorded.events, 'event')}, the last with digest "
+                          f"{recorded.digest[:16]}; the game has {counted(found.events, 'event')}, the last with "
+                          f"digest {found.digest[:16]}", allowed)
+    expected = tables_closed(state, event.tour, games)
+    if expected.tables != event.tables:
+        if len(event.tables) != len(expected.tables):
+            raise Refused("tournament.closed", f"the close of tour {event.tour} records "
+                          f"{counted(len(event.tables), 'table')}, and the tour has {len(expected.tables)}", allowed)
+        table, truth = next((t, e) for t, e in zip(event.tables, expected.tables, strict=True) if t != e)
+        field = next((f for f in TableClosed.__struct_fields__ if getattr(table, f) != getattr(truth, f)), "")
+        raise Refused("tournament.closed", f"the close of tour {event.tour} does not match {table.game} as recorded: "
+                      f"its {field} {_shown(getattr(table, field))}, the game's {_shown(getattr(truth, field))}",
+                      allowed)
+
+
+def _shown(value: object) -> str:
+    """A field of a recorded close as a message quotes it."""
+    return msgspec.json.encode(value).decode() if not isinstance(value, str) else value
 
 
 def _check_time(state: TournamentState, event: AnyEvent) -> None:
@@ -416,11 +460,13 @@ class Tournaments:
         self.store = ledger.store
 
     def events(self, name: str) -> list[StoredEvent]:
-        stored = self.store.load(name)
-        if not stored or not isinstance(stored[0].event, TournamentStarted):
+        """The tournament's stored events, its chain intact and each event a
+        tournament's (``tables.read_tournament``), or a refusal naming the tournaments."""
+        stored = read_tournament(self.store, name)
+        if stored is None:
             known = self.store.games(TournamentStarted)
             hint = f"; the tournaments are: {', '.join(known)}" if known else "; the store has no tournament"
-            what = f"{name!r} is not a tournament" if stored else f"no tournament named {name!r}"
+            what = f"{name!r} is not a tournament" if self.store.count(name) else f"no tournament named {name!r}"
             raise Refused("event-log", what + hint)
         return stored
 
@@ -428,7 +474,7 @@ class Tournaments:
         return fold([s.event for s in self.events(name)])
 
     def _save(self, name: str, stored: list[StoredEvent], new: Sequence[TournamentEvent],
-              by: str | None) -> list[StoredEvent]:
+              by: str | None, unchanged: Mapping[str, int] | None = None) -> list[StoredEvent]:
         if by is not None and not is_arbiter(by):
             raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {by!r}", "arbiter:NAME")
         at = self.ledger.clock()
@@ -438,7 +484,8 @@ class Tournaments:
         events = [msgspec.structs.replace(e, at=e.at or at, by=by) for e in new]
         for event in events:
             admit(event)
-        return self.store.append(name, events, expected=len(stored))
+        return stale_read(len(stored), lambda: self.store.append(
+            name, events, expected=len(stored), previous=stored[-1].digest, unchanged=unchanged))
 
     def create(self, event: TournamentStarted) -> TournamentStarted:
         if "lot" in event.tie_breaks and event.lot_seed is None:
@@ -448,10 +495,13 @@ class Tournaments:
             judged = msgspec.structs.replace(judged, at=self.ledger.clock())
         if self.store.count(judged.game):
             raise Refused("event-log", f"{judged.game!r} exists already", "another name")
+        read = self.ledger.judged_against(judged.game, None, [judged])  # the entrants: one person each
         ensure_views(self.store)
         try:
-            self.store.append(judged.game, [judged], expected=0)
-        except ConcurrentWriteError:
+            self.store.append(judged.game, [judged], expected=0, unchanged=read)
+        except ConcurrentWriteError as exc:
+            if not exc.written:
+                raise
             raise Refused("event-log", f"{judged.game!r} exists already", "another name") from None
         return judged
 
@@ -472,38 +522,53 @@ class Tournaments:
         return self._save(name, stored, new, by)
 
     def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome]:
-        """Start the game of every seated table of ``tour`` that has none yet."""
-        state = self.state(name)
+        """Start the game of every seated table of ``tour`` that has none yet: all of
+        them in one transaction, or none."""
+        stored = self.events(name)
+        state = fold([s.event for s in stored])
         seated = state.seating.get(tour)
         if not seated:
             raise Refused("tournament.seating", f"tour {tour} of {name} is not seated",
                           f"pulka tournament seat {name} {tour} --auto")
-        started = []
+        starts: list[Start] = []
         for table, players in sorted(seated.items()):
             game = table_game(name, tour, table)
             if self.store.count(game):
                 continue
-            started.append(self.ledger.create(GameStarted(
+            starts.append(GameStarted(
                 game=game, players=players, pulya=state.started.pulya, convention=state.rules.convention,
                 rule_set=state.rules, by=by if by is not None and is_arbiter(by) else None,
-            )))
-        return started
+            ))
+        return self.ledger.create_all(starts) if starts else []
 
     def table_games(self, state: TournamentState, tour: int) -> dict[str, TableGame]:
+        """The stored games of the tables of ``tour``, their chains intact."""
         out = {}
         for table in state.seating.get(tour, {}):
             game = table_game(state.name, tour, table)
-            stored = self.store.load(game)
+            stored = self.store.sound(game)
             if stored:
                 out[game] = TableGame(replay([s.event for s in stored]), len(stored), stored[-1].digest)
         return out
 
     def close(self, name: str, tour: int, by: str | None = None, signer: Signer | None = None) -> list[StoredEvent]:
+        """Close ``tour`` on its tables as they are stored when the close is: a record
+        at one of them stored between the close's read and its write makes it read and
+        decide again (``application.retried``), so that it never records a table as it
+        no longer is."""
+        return retried(lambda seen: self._close(name, tour, by, seen, signer))
+
+    def _close(self, name: str, tour: int, by: str | None, expected: int | None,
+               signer: Signer | None) -> list[StoredEvent]:
         stored = self.events(name)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(name, expected, len(stored))
         state = fold([s.event for s in stored])
-        closed = tables_closed(state, tour, self.table_games(state, tour))
+        games = self.table_games(state, tour)
+        closed = tables_closed(state, tour, games)
         state.apply(closed)
-        saved = self._save(name, stored, [closed, *consequences(state, closed, None)], by)
+        saved = self._save(name, stored, [closed, *consequences(state, closed, None)], by,
+                           unchanged={game: found.events for game, found in games.items()})
         if signer is not None:  # the arbiter signs the close, and a checkpoint that covers it
             attest_close(self.store, self.ledger.clock, name, saved, signer, final=tour == state.started.tours)
         return saved
@@ -542,7 +607,7 @@ class Tournaments:
                 continue
             for table in tables:
                 game = table_game(state.name, tour, table)
-                events = [s.event for s in self.store.load(game)]
+                events = [s.event for s in self.store.sound(game)]
                 if not events:
                     continue
                 if time is not None:
@@ -559,7 +624,7 @@ class Tournaments:
         state = fold([s.event for s in stored])
         for tour in sorted(state.seating):
             for table in sorted(state.seating[tour]):
-                lines += [export_line(s.event, s.digest) for s in self.store.load(table_game(name, tour, table))]
+                lines += [export_line(s.event, s.digest) for s in self.store.sound(table_game(name, tour, table))]
         return lines
 
 
@@ -572,7 +637,17 @@ class Imported:
     events: int
 
 
-def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> None:
+@dataclass(frozen=True)
+class Judged:
+    """A file of several streams judged: each stream's events as they would be stored,
+    the tournament first, then the games in the order of the tournament; and each game's
+    state after them."""
+
+    events: dict[str, list[AnyEvent]]
+    states: dict[str, Any]
+
+
+def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> Judged:
     """Judge a file of several streams as ``import_streams`` would, storing nothing."""
     seen: dict[str, int] = {}
     for stream in streams:
@@ -587,59 +662,97 @@ def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str]
     starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
     if len(starts) > 1:
         raise Refused("event-log", "a file holds one tournament at most")
-    _dry_run(_plan(streams, starts[0] if starts else None), clock)
+    return _judge_plan(_plan(streams, starts[0] if starts else None), clock)
 
 
 def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list[Imported]:
     """Store a file of several streams into a store that has none of them: a tournament
-    with its table games (``pulka tournament export``), or several games.
+    with its table games (``pulka tournament export``), or several games; all of them
+    in one transaction, or none.
 
     Everything is judged first, in the order of the tournament (each tour's games before
-    its close, whose recorded results must match them), and only then stored, in that
-    same order, each part judged again against the store as any command is."""
-    judge_streams(streams, ledger.clock)
-    names = [_name(stream) for stream in streams]
-    for stream, name in zip(streams, names, strict=True):
+    its close, whose recorded results must match them); then each game against what
+    the store holds that it depends on (a tournament not in the file), which must be
+    unchanged when the whole file is stored."""
+    judged = judge_streams(streams, ledger.clock)
+    for stream in streams:
+        name = _name(stream)
         if ledger.store.count(name):
             refused = Refused("event-log", f"{name!r} is stored already; a file of several streams imports "
                               "into a store without them", "an empty store, or `pulka import` of one game")
             refused.line = stream[0].line
             raise refused
-    starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
-    plan = _plan(streams, starts[0] if starts else None)
-    done: list[Imported] = []
-    tournaments = Tournaments(ledger)
-    for step in plan:
-        if isinstance(step, _TournamentPart):
-            stored = ledger.store.load(step.name)
-            state = fold([s.event for s in stored]) if stored else None
-            new: list[AnyEvent] = []
-            for line in step.lines:
-                try:
-                    if state is None:
-                        assert isinstance(line.event, TournamentStarted)
-                        started = judge_start(line.event)
-                        state = TournamentState.start(started)
-                        judged: AnyEvent = started
-                    else:
-                        judged = decide(state, line.event, tournaments.table_games(state, _tour_of(line.event)))
-                        state.apply(as_tournament_event(judged))
-                except Refused as exc:
-                    exc.line = line.line
-                    raise
-                new.append(judged)
-            if not stored:
-                ensure_views(ledger.store)
-            ledger.store.append(step.name, new, expected=len(stored))
-        else:
-            ledger.record_lines([(line.line, line.event) for line in step.lines])
-        if not done or done[-1].stream != step.name:
-            done.append(Imported(step.name, 0))
-        done[-1] = Imported(step.name, done[-1].events + len(step.lines))
-    merged: dict[str, int] = {}
-    for item in done:
-        merged[item.stream] = merged.get(item.stream, 0) + item.events
-    return [Imported(k, v) for k, v in merged.items()]
+    lines = {_name(stream): stream[0].line for stream in streams}
+
+    def once(_: int | None) -> list[Imported]:  # every stream is new: none was read
+        read: dict[str, int] = {}
+        for name, events in judged.events.items():
+            state = judged.states.get(name)
+            try:
+                read |= ledger.judged_against(name, state if isinstance(state, GameState) else None, events)
+            except Refused as exc:
+                exc.line = lines[name]
+                raise
+        ensure_views(ledger.store)
+        appends = [Append(name, events, 0, GENESIS) for name, events in judged.events.items()]
+        stale_read(0, lambda: ledger.store.append_all(appends, unchanged=read))
+        return [Imported(name, len(events)) for name, events in judged.events.items()]
+
+    return retried(once)
+
+
+def judged(ledger: Ledger, name: str) -> ChainProblem | None:
+    """``verify``'s judgement of tournament ``name`` (whose own chain the caller has
+    checked) with its tables' games: as ``verify --file`` judges its export
+    (``judge_streams``). Every event of the tournament is judged again on the tournament
+    before it, each table's game against the tournament at its place (before the close
+    of its tour), and each close against its tables as they are stored: a table cut
+    short, changed and chained anew, or deleted since its tour closed on it no longer
+    matches what the close records. Every event of the tournament must be stored as the
+    judge records it. None when all is well; else the first problem, by the
+    tournament's event or by the table and its event."""
+    stored = ledger.store.load(name)
+    try:
+        streams, where = _as_export(ledger.store, name, stored)
+    except (BrokenChainError, UnreadableEventError) as exc:
+        return ChainProblem(len(stored), f"a table of tournament {name!r} cannot be read: {exc}")
+    try:
+        again = _judge_plan(_plan(streams, 0), ledger.clock).events[name]
+    except Refused as exc:
+        stream, number = where.get(exc.line or 1, (name, 1))
+        reason = f"would be refused: {exc.message} (the tournament and its tables are not as the ledger " \
+                 "recorded them: changed outside pulka?)"
+        if stream == name:
+            return ChainProblem(number, f"event {number} of tournament {name!r} {reason}")
+        return ChainProblem(len(stored), f"its table {stream}: event {number} {reason}")
+    except Exception as exc:  # a table the judging cannot take: its own line names the event
+        return ChainProblem(len(stored), f"its tables cannot be judged with it ({type(exc).__name__}: {exc}); "
+                                         "see the tables' own lines")
+    for s, event in zip(stored, again, strict=True):
+        if s.event != event:
+            return ChainProblem(s.number, f"event {s.number} of tournament {name!r} is stored otherwise than the "
+                                          f"ledger records it (written outside pulka?): stored "
+                                          f"{encode_event(s.event).decode()}, recorded {encode_event(event).decode()}")
+    return None
+
+
+def _as_export(store: Store, name: str, stored: Sequence[StoredEvent]
+               ) -> tuple[list[list[LogLine]], dict[int, tuple[str, int]]]:
+    """A stored tournament and its tables' games (those seated, and any other game named
+    as its table) as the streams of its export would be read, with each line's stream
+    and event number. A table whose chain does not hold is not read (BrokenChainError)."""
+    seats = {table_game(name, e.tour, e.table) for e in (s.event for s in stored) if isinstance(e, Seated)}
+    named = {g for g in store.games(GAME_STARTS) if (parse_table_game(g) or ("",))[0] == name}
+    streams = [[LogLine(s.number, s.event, s.digest) for s in stored]]
+    where = {s.number: (name, s.number) for s in stored}
+    line = len(stored)
+    for game in sorted(seats | named):
+        table = store.sound(game)
+        if table:
+            streams.append([LogLine(line + s.number, s.event, s.digest) for s in table])
+            where.update((line + s.number, (game, s.number)) for s in table)
+            line += len(table)
+    return streams, where
 
 
 def _name(stream: Sequence[LogLine]) -> str:
@@ -692,35 +805,46 @@ def _plan(streams: Sequence[Sequence[LogLine]], tournament: int | None) -> list[
     return plan
 
 
-def _dry_run(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], str]) -> None:
-    """Judge the whole plan in memory, so that a refusal stores nothing."""
+def _judge_plan(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], str]) -> Judged:
+    """Judge the whole plan in memory, so that a refusal stores nothing; what would be
+    stored."""
     state: TournamentState | None = None
     games: dict[str, TableGame] = {}
+    out = Judged({}, {})
     for step in plan:
         if isinstance(step, _TournamentPart):
+            kept = out.events.setdefault(step.name, [])
             for line in step.lines:
                 try:
                     if state is None:
-                        assert isinstance(line.event, TournamentStarted)
-                        state = TournamentState.start(judge_start(line.event))
+                        if not isinstance(line.event, TournamentStarted):
+                            raise Refused("event-log", "a tournament's stream begins with its tournament_started")
+                        started = judge_start(line.event)
+                        state = TournamentState.start(started)
+                        kept.append(started)
                     else:
-                        state.apply(decide(state, line.event, games))
+                        judged = decide(state, line.event, games)
+                        state.apply(judged)
+                        kept.append(judged)
                 except Refused as exc:
                     exc.line = line.line
                     raise
             continue
-        judged = judge_log([(line.line, line.event) for line in step.lines], clock)
-        game_state = judging_of(judged[0]).fold(judged)
+        judged_log = judge_log([(line.line, line.event) for line in step.lines], clock)
+        game_state = judging_of(judged_log[0]).fold(judged_log)
+        out.events[step.name] = judged_log
+        out.states[step.name] = game_state
         if not isinstance(game_state, GameState):
             continue  # a rubber: a game of no tournament
         if state is not None and (parse_table_game(step.name) or ("",))[0] == state.name:
             try:
-                judge_table(state, step.name, game_state, judged, {n: g.state for n, g in games.items()})
+                judge_table(state, step.name, game_state, judged_log, {n: g.state for n, g in games.items()})
             except Refused as exc:
                 exc.line = step.lines[0].line
                 raise
         digests = [line.digest for line in step.lines]
-        games[step.name] = TableGame(game_state, len(judged), digests[-1] or "")
+        games[step.name] = TableGame(game_state, len(judged_log), digests[-1] or "")
+    return out
 
 
 def points_total(s: Standings) -> dict[str, Fraction]:

@@ -6,19 +6,31 @@ settlement when the pulka ends (or when the scorer types ``end``). Any other com
 of ``pulka`` may be typed without the game's name (``entry Vera whists 4 --on Boris``,
 ``correct 16 2``, ``sheet``, ``log --only-deal 3``); each runs exactly as it would on
 the command line, on the same store.
+
+The session loads the game once (``Ledger.keep``) and keeps its fold: a deal line and
+``u`` go straight to the scorer's desk (``PulkaDesk.deal``, ``PulkaDesk.undo``), and
+the recording commands typed in the session record through the same kept game. Each
+reads only the game's head, so that a scorer at another terminal writing to the same
+game is caught (``not stored: … changed by someone else``), and the session then loads
+the game again.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from cli.common import UserError, complete_game, current_game, db_option, opened, store_address
 from cli.main import COMMANDS, main
-from cli.output import clean
-from ledger.command.scorer import next_text
+from cli.output import clean, internal_error
+from cli.record import tell
+from ledger.command.application import Kept
+from ledger.command.desk import PulkaDesk
+from ledger.command.scorer import Told, next_text
 from projections.deals import next_deal_text, sheet_line
 from projections.game import GameState
 from projections.report import Point, render_settlement
@@ -60,6 +72,25 @@ def run(args: list[str], obj: dict[str, Any]) -> bool:
     return True
 
 
+def record(address: str, kept: Kept, act: Callable[[PulkaDesk], Told]) -> None:
+    """Record a line of the session through the desk, on the kept game, and say what it
+    did; a refusal, or a fault of pulka, is said as the command would say it (as
+    ``cli.main`` does for a command), and the session goes on."""
+    try:
+        with opened(address, write=True) as ledger:
+            told = act(PulkaDesk(ledger, kept=kept))
+    except click.ClickException as exc:
+        exc.show()
+        return
+    except KeyboardInterrupt:
+        click.echo("pulka: not done", err=True)
+        return
+    except Exception as exc:  # noqa: BLE001 - as LazyGroup.main: a fault of pulka, reported; the session goes on
+        click.echo(internal_error(exc), err=True)
+        return
+    tell(told)
+
+
 def words_of(text: str) -> list[str] | None:
     try:
         return shlex.split(text)
@@ -82,11 +113,13 @@ def play(game: str | None, db: str | None) -> None:
             raise click.UsageError("name the game, or choose one with `pulka use GAME`")
         game = chosen[0]
     with opened(address) as ledger:
-        state = ledger.state(game)
+        kept = ledger.keep(game)
+    state = kept.state
     if not isinstance(state, GameState):
         raise UserError(f"pulka play is a pulka's session; {game!r} is a rubber of bridge: record it with "
                         "pulka bridge deal")
-    obj = {"db": address, "game": game}
+    obj: dict[str, Any] = {"db": address, "game": game, "kept": kept}
+    by = os.environ.get("PULKA_BY") or None  # as the commands' --by
     r = state.rules
     click.echo(f"pulka play: {game} ({r.convention}, pulya to {state.started.pulya}): {', '.join(state.players)}")
     click.echo("A deal line, a command, u to undo, ? for help, end to stop.")
@@ -111,8 +144,11 @@ def play(game: str | None, db: str | None) -> None:
         if first in HELP:
             click.echo(HELP_TEXT)
             continue
-        if first in UNDO:
-            args = ["undo", *text.split()[1:]]
+        before = state.folded
+        if first in UNDO and len(text.split()) == 1:
+            record(address, kept, lambda desk: desk.undo(game, by=by))
+        elif first in UNDO:
+            run(["undo", *text.split()[1:]], obj)
         elif first in COMMANDS:
             if first in NOT_HERE:
                 click.echo(f"pulka: `{first}` is not for a session; end it first", err=True)
@@ -120,19 +156,19 @@ def play(game: str | None, db: str | None) -> None:
             words = words_of(text)
             if words is None:
                 continue
-            args = words
+            run(words, obj)
         else:
             words = text.split()
-            flags = [w for w in words if w in FLAGS]
-            args = ["deal", *flags, "--", " ".join(w for w in words if w not in FLAGS)]
-        before = state.folded
-        run(args, obj)
+            line = " ".join(w for w in words if w not in FLAGS)
+            again, leave_open = "--again" in words, "--leave-open" in words
+            record(address, kept, lambda desk: desk.deal(game, line, by=by, again=again, leave_open=leave_open))
         try:
             with opened(address) as ledger:
-                state = ledger.state(game)
+                kept = obj["kept"] = ledger.current(kept)  # loaded again only when someone else wrote
         except UserError as exc:
             exc.show()
             return
+        state = kept.state
         if state.folded != before:
             click.echo(f"sheet: {sheet_line(state)}")
     click.echo()

@@ -10,22 +10,19 @@ from typing import Any
 import click
 
 from cli.common import UserError, emit
+from ledger.command import words
 from ledger.vocabulary.events import TOO_DEEP
-from ledger.vocabulary.refusal import excerpt
+from ledger.vocabulary.refusal import UnreadableInput
 from ledger.vocabulary.rules import MEANING, PARAMETERS, PRESETS, RuleSet, RuleSetError, find_preset, rule_set_to_dict
 
 
 def parse_value(text: str) -> Any:
-    """A value as JSON when it is JSON (7, true, [1,2,3], "price"), else the bare word;
-    ``1,2,3`` is a list."""
+    """A value as JSON when it is JSON (7, true, [1,2,3], "price"), else the bare word
+    (``ledger.command.words.parse_value``); one too deep to read is refused."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        if "," in text:
-            return [parse_value(part) for part in text.split(",")]
-        return text
-    except RecursionError:
-        raise UserError(f"refused: {excerpt(text)}: {TOO_DEEP}") from None
+        return words.parse_value(text)
+    except UnreadableInput as exc:
+        raise UserError(f"refused: {exc}") from None
 
 
 RULES_FILE = "a [rules] table of rule parameters, e.g. raspasy_exit = 7 (see `pulka rules sochi`)"

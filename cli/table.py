@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from cli.common import GameCommand, UserError, complete_player, db_option, game_argument
+from cli.common import GameCommand, complete_player, db_option, game_argument
 from cli.record import by_option, record, report_options
 
 
@@ -60,8 +60,6 @@ def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, 
       3.9.22    a result agreed by all without play: NAME=N tricks, --agreed-by
     The rulings under 3.3.16.3, 3.4.4, 3.5.4 and 3.9.22 close the deal and move it on.
     """
-    if rule == "3.9.22" and agreed_by is None:
-        raise UserError("refused: an agreed result needs --agreed-by, every player [rule 3.9.22]")
     record(db, game, lambda desk, name: desk.ruling(
         name, rule, counts, offender=offender, whists=whists, agreed_by=agreed_by, planner=planner,
         compensated=compensated, declarer_result=declarer_result, reason=reason, by=by), quiet=quiet, as_json=as_json)

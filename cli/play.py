@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -72,31 +73,76 @@ def run(args: list[str], obj: dict[str, Any]) -> bool:
     return True
 
 
-def record(address: str, kept: Kept, act: Callable[[PulkaDesk], Told]) -> None:
-    """Record a line of the session through the desk, on the kept game, and say what it
-    did; a refusal, or a fault of pulka, is said as the command would say it (as
-    ``cli.main`` does for a command), and the session goes on."""
-    try:
-        with opened(address, write=True) as ledger:
-            told = act(PulkaDesk(ledger, kept=kept))
-    except click.ClickException as exc:
-        exc.show()
-        return
-    except KeyboardInterrupt:
-        click.echo("pulka: not done", err=True)
-        return
-    except Exception as exc:  # noqa: BLE001 - as LazyGroup.main: a fault of pulka, reported; the session goes on
-        click.echo(internal_error(exc), err=True)
-        return
-    tell(told)
-
-
 def words_of(text: str) -> list[str] | None:
     try:
         return shlex.split(text)
     except ValueError as exc:
         click.echo(f"pulka: cannot read that line: {exc}", err=True)
         return None
+
+
+@dataclass
+class Session:
+    """The scorer's session on one game: the store, the game kept loaded, who records."""
+
+    address: str
+    game: str
+    kept: Kept
+    by: str | None  # PULKA_BY, as the commands' --by
+
+    @property
+    def state(self) -> GameState:
+        state = self.kept.state
+        assert isinstance(state, GameState)
+        return state
+
+    def obj(self) -> dict[str, Any]:
+        """What the commands typed in the session find in click's context: the store, the
+        game, and the kept game they record into."""
+        return {"db": self.address, "game": self.game, "kept": self.kept}
+
+    def take(self, text: str, first: str) -> None:
+        """One line: a deal line or ``u`` through the desk, anything else as a command."""
+        if first in UNDO and len(text.split()) == 1:
+            self.record(lambda desk: desk.undo(self.game, by=self.by))
+        elif first in UNDO:
+            run(["undo", *text.split()[1:]], self.obj())
+        elif first in COMMANDS:
+            if first in NOT_HERE:
+                click.echo(f"pulka: `{first}` is not for a session; end it first", err=True)
+                return
+            words = words_of(text)
+            if words is not None:
+                run(words, self.obj())
+        else:
+            words = text.split()
+            line = " ".join(w for w in words if w not in FLAGS)
+            again, leave_open = "--again" in words, "--leave-open" in words
+            self.record(lambda desk: desk.deal(self.game, line, by=self.by, again=again, leave_open=leave_open))
+
+    def record(self, act: Callable[[PulkaDesk], Told]) -> None:
+        """Record a line through the desk, on the kept game, and say what it did; a
+        refusal, or a fault of pulka, is said as the command would say it (as
+        ``cli.main`` does for a command), and the session goes on."""
+        try:
+            with opened(self.address, write=True) as ledger:
+                told = act(PulkaDesk(ledger, kept=self.kept))
+        except click.ClickException as exc:
+            exc.show()
+            return
+        except KeyboardInterrupt:
+            click.echo("pulka: not done", err=True)
+            return
+        except Exception as exc:  # noqa: BLE001 - as LazyGroup.main: a fault of pulka, reported; the session goes on
+            click.echo(internal_error(exc), err=True)
+            return
+        tell(told)
+
+    def catch_up(self) -> None:
+        """The game as stored: kept as it is when nobody else has written to it, else
+        loaded again."""
+        with opened(self.address) as ledger:
+            self.kept = ledger.current(self.kept)
 
 
 @click.command()
@@ -114,62 +160,40 @@ def play(game: str | None, db: str | None) -> None:
         game = chosen[0]
     with opened(address) as ledger:
         kept = ledger.keep(game)
-    state = kept.state
-    if not isinstance(state, GameState):
+    if not isinstance(kept.state, GameState):
         raise UserError(f"pulka play is a pulka's session; {game!r} is a rubber of bridge: record it with "
                         "pulka bridge deal")
-    obj: dict[str, Any] = {"db": address, "game": game, "kept": kept}
-    by = os.environ.get("PULKA_BY") or None  # as the commands' --by
-    r = state.rules
-    click.echo(f"pulka play: {game} ({r.convention}, pulya to {state.started.pulya}): {', '.join(state.players)}")
+    s = Session(address, game, kept, os.environ.get("PULKA_BY") or None)
+    r = s.state.rules
+    click.echo(f"pulka play: {game} ({r.convention}, pulya to {s.state.started.pulya}): {', '.join(s.state.players)}")
     click.echo("A deal line, a command, u to undo, ? for help, end to stop.")
-    click.echo(f"sheet (pulya/gora, result if settled now): {sheet_line(state)}")
+    click.echo(f"sheet (pulya/gora, result if settled now): {sheet_line(s.state)}")
     try:
         import readline  # noqa: F401  (line editing and history, where the platform has it)
     except ImportError:  # pragma: no cover
         pass
-    while not state.over:
+    while not s.state.over:
         try:
             # input() may write its prompt to the terminal itself, past the cleaned
             # standard output: the prompt (players' names) is cleaned here.
-            text = input(clean(prompt_of(state))).strip()
+            text = input(clean(prompt_of(s.state))).strip()
         except EOFError:
             click.echo()
             break
-        if not text:
-            continue
-        first = text.split()[0].lower()
+        first = text.split()[0].lower() if text else ""
         if first in END:
             break
         if first in HELP:
             click.echo(HELP_TEXT)
-            continue
-        before = state.folded
-        if first in UNDO and len(text.split()) == 1:
-            record(address, kept, lambda desk: desk.undo(game, by=by))
-        elif first in UNDO:
-            run(["undo", *text.split()[1:]], obj)
-        elif first in COMMANDS:
-            if first in NOT_HERE:
-                click.echo(f"pulka: `{first}` is not for a session; end it first", err=True)
-                continue
-            words = words_of(text)
-            if words is None:
-                continue
-            run(words, obj)
-        else:
-            words = text.split()
-            line = " ".join(w for w in words if w not in FLAGS)
-            again, leave_open = "--again" in words, "--leave-open" in words
-            record(address, kept, lambda desk: desk.deal(game, line, by=by, again=again, leave_open=leave_open))
-        try:
-            with opened(address) as ledger:
-                kept = obj["kept"] = ledger.current(kept)  # loaded again only when someone else wrote
-        except UserError as exc:
-            exc.show()
-            return
-        state = kept.state
-        if state.folded != before:
-            click.echo(f"sheet: {sheet_line(state)}")
+        elif text:
+            before = s.state.folded
+            s.take(text, first)
+            try:
+                s.catch_up()
+            except UserError as exc:
+                exc.show()
+                return
+            if s.state.folded != before:
+                click.echo(f"sheet: {sheet_line(s.state)}")
     click.echo()
-    click.echo(render_settlement(state, Point()), nl=False)
+    click.echo(render_settlement(s.state, Point()), nl=False)

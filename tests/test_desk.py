@@ -291,6 +291,17 @@ def test_a_judges_refusal_names_no_field(desk: PulkaDesk) -> None:
     assert exc.field is None and exc.rule.startswith("3.")
 
 
+@pytest.mark.parametrize(("line", "rule"), [
+    ("6S pass pass | 6S | whist whist | 6 2", "3.2.8"),  # three players in the deal, two counts
+    ("6S pass pass | 6S | whist whist | 6 2 2 | 1", "event-log"),  # a fifth section
+    ("6S pass 6Q", "2.2.2"),  # not a bid
+])
+def test_a_deal_line_typed_wrong_names_the_line(desk: PulkaDesk, store: Store, line: str, rule: str) -> None:
+    exc = refusal(lambda: desk.deal("g", line))
+    assert (exc.rule, exc.field) == (rule, "line") and store.count("g") == 1
+    assert refusal(lambda: desk.deal("g", "6S 6S")).field is None  # the judge's: Boris may not repeat it
+
+
 def test_a_deal_line_said(desk: PulkaDesk) -> None:
     said = desk.deal("g", "6♠ пас пас | 6♠ | вист вист | 6 2 2")
     assert said.kind == "pulka" and [e.number for e in said.events] == list(range(2, 9))

@@ -22,7 +22,7 @@ again, and a command refused leaves it as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -130,6 +130,17 @@ def typed(field: str, read: Callable[..., T], *args: Any) -> T:
         raise
 
 
+def about(field: str, events: Iterable[AnyEvent]) -> Iterator[AnyEvent]:
+    """``events`` as they are made, a refusal of how they are typed naming ``field`` (a
+    judge's refusal of an event made is raised where it is judged, naming none)."""
+    try:
+        yield from events
+    except Refused as exc:
+        if exc.field is None:
+            exc.field = field
+        raise
+
+
 def maybe_player(state: GameState, field: str, text: str | None) -> str | None:
     """A player of the game named in any case; None when nothing was typed."""
     return typed(field, player_word, state.players, text) if text else None
@@ -220,7 +231,8 @@ class PulkaDesk:
         """A whole deal in one line: "BIDS | CONTRACT | CALLS | TRICKS" (``dealline``)."""
 
         def command(state: GameState) -> Iterable[AnyEvent]:
-            return guarded(state, deal_events(state, line, recorder(state, by)), leave_open=leave_open, again=again)
+            made = about("line", deal_events(state, line, recorder(state, by)))
+            return guarded(state, made, leave_open=leave_open, again=again)
 
         return self._told(game, command, line=True, leave_open=leave_open)
 

@@ -23,6 +23,7 @@ again, and a command refused leaves it as it was.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -120,25 +121,29 @@ class Corrected:
         return self.told.events[0].number
 
 
-def typed(field: str, read: Callable[..., T], *args: Any) -> T:
-    """``read(*args)``, a refusal naming ``field``: the input it is about."""
+@contextmanager
+def naming(field: str) -> Iterator[None]:
+    """A refusal raised inside names ``field``, the input it is about (unless it names one
+    already)."""
     try:
-        return read(*args)
+        yield
     except Refused as exc:
         if exc.field is None:
             exc.field = field
         raise
+
+
+def typed(field: str, read: Callable[..., T], *args: Any) -> T:
+    """``read(*args)``, a refusal naming ``field``."""
+    with naming(field):
+        return read(*args)
 
 
 def about(field: str, events: Iterable[AnyEvent]) -> Iterator[AnyEvent]:
     """``events`` as they are made, a refusal of how they are typed naming ``field`` (a
     judge's refusal of an event made is raised where it is judged, naming none)."""
-    try:
+    with naming(field):
         yield from events
-    except Refused as exc:
-        if exc.field is None:
-            exc.field = field
-        raise
 
 
 def maybe_player(state: GameState, field: str, text: str | None) -> str | None:

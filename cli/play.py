@@ -138,11 +138,11 @@ class Session:
             return
         tell(told)
 
-    def catch_up(self) -> None:
+    def renew(self) -> None:
         """The game as stored: kept as it is when nobody else has written to it, else
         loaded again."""
         with opened(self.address) as ledger:
-            self.kept = ledger.current(self.kept)
+            self.kept = ledger.renewed(self.kept)
 
 
 @click.command()
@@ -189,7 +189,7 @@ def play(game: str | None, db: str | None) -> None:
             before = s.state.folded
             s.take(text, first)
             try:
-                s.catch_up()
+                s.renew()
             except UserError as exc:
                 exc.show()
                 return

@@ -418,9 +418,9 @@ def test_a_kept_game_refuses_when_someone_else_wrote(store: Store) -> None:
     with pytest.raises(ConcurrentWriteError):
         PulkaDesk(ledger, kept=kept).deal("k", "pass pass pass | 2 5 3")
     assert store.count("k") == 8 and kept.state.folded == 1
-    again = ledger.current(kept)
+    again = ledger.renewed(kept)
     assert again is not kept and again.state.folded == 8
-    assert ledger.current(again) is again  # nobody wrote since: not loaded again
+    assert ledger.renewed(again) is again  # nobody wrote since: not loaded again
     PulkaDesk(ledger, kept=again).deal("k", "pass pass pass | 2 5 3")
     assert store.count("k") == 12
 

@@ -96,7 +96,9 @@ class Outcome:
 @dataclass
 class Kept:
     """A game loaded once and kept between commands: its stored events (its chain checked
-    when it was loaded) and its fold, which each command recorded through it extends."""
+    when it was loaded) and its fold, which each command recorded through it extends.
+    Commands on one kept game run one at a time (a session, or a service's lock per
+    game); other writers are caught by its head."""
 
     game: str
     stored: list[StoredEvent]
@@ -196,7 +198,7 @@ class Ledger:
         a_game(game, stored[0].event)
         return Kept(game, stored, self.replayed(game, [s.event for s in stored]))
 
-    def current(self, kept: Kept) -> Kept:
+    def renewed(self, kept: Kept) -> Kept:
         """``kept`` when nobody has written to its game since, else the game loaded again."""
         return kept if self.store.count(kept.game) == len(kept.stored) else self.keep(kept.game)
 

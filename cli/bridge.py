@@ -1,5 +1,6 @@
 """The commands of a rubber of bridge: ``pulka bridge new``, ``deal``, ``penalty``,
-``correct`` and ``abandon``.
+``correct`` and ``abandon``, each a command of the rubber's desk
+(``ledger.command.rubber_desk.RubberDesk``).
 
 What reads a game works on a rubber as on a pulka and is shared: ``sheet``, ``settle``,
 ``log``, ``explain``, ``diff``, ``verify``, ``export``, ``import`` and ``games`` dispatch
@@ -10,35 +11,25 @@ did: the events, the points they wrote, the verdicts, and who deals next.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import click
-import msgspec
 
 from cli.common import (
     GameCommand,
     UserError,
     db_option,
-    emit,
     game_argument,
     game_name,
     opened,
+    session_kept,
     set_current,
 )
-from cli.record import report_options
-from cli.rules import parse_overrides, parse_value
-from ledger.command.application import Command, Outcome
-from ledger.command.kinds import RUBBER
-from ledger.command.rubberline import correction_words, player_of, rubber_deal
-from ledger.command.words import recorder_word
-from ledger.vocabulary.bridge import BridgePenalty, RubberStarted
-from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_to_dict
-from ledger.vocabulary.refusal import cite
-from projections.numbers import exact_fields, signed
-from projections.rubber import RubberState
-from projections.rubber_report import describe, side_cell_text, status
-from projections.rubber_report import totals as cells_of
-from projections.trail import changes
+from cli.record import report_options, tell
+from cli.rules import parse_overrides
+from ledger.command.rubber_desk import RubberDesk
+from ledger.command.scorer import Told
+from ledger.vocabulary.bridge import RubberStarted
 
 
 @click.group()
@@ -50,51 +41,14 @@ def bridge() -> None:
     """
 
 
-# -- what a command did -------------------------------------------------------------------------
-
-
-def tell(outcome: Outcome, *, quiet: bool, as_json: bool) -> None:
-    """The events a command stored, the points they wrote, the verdicts, and what comes next."""
-    state: RubberState = outcome.state
-    writes = changes(outcome.totals_before, cells_of(state.sheet()))
-    verdicts = [(s.number, state.effects[s.number]) for s in outcome.stored if s.number in state.effects]
-    sheet = state.sheet()
-    nxt = (status(state) if state.over else
-           f"deal {state.current_deal_number + 1}: {state.dealer(state.current_deal_number + 1)} deals")
-    if as_json:
-        emit({
-            "game": outcome.game,
-            "events": [{"number": s.number, **event_to_dict(s.event)} for s in outcome.stored],
-            "writes": [{"side": c[0], "line": c[1], **exact_fields("amount", v)} for c, v in writes.items()],
-            "verdicts": [{"number": n, "effective": e.effective, "rule": e.rule, "reason": e.reason}
-                         for n, e in verdicts],
-            "vulnerable": {side: sheet.vulnerable(side) for side in ("NS", "EW")},
-            "next": nxt,
-            "over": state.over,
-        })
-    elif not quiet:
-        for s in outcome.stored:
-            click.echo(f"event {s.number}: {describe(state, s.event)}")
-        for c, v in writes.items():
-            click.echo(f"  {side_cell_text(c)} {signed(v)}")
-        for n, e in verdicts:
-            if e.effective:
-                click.echo(f"verdict on event {n}: effective [{cite(e.rule)}]: {e.reason}")
-        click.echo(nxt)
-    for n, e in verdicts:
-        if not e.effective and not quiet:
-            click.echo(f"pulka: event {n}: no effect [{cite(e.rule)}]: {e.reason}", err=True)
-
-
-def record(db: str | None, game: str, command: Command, *, quiet: bool, as_json: bool) -> None:
+def record(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *, quiet: bool,
+           as_json: bool) -> None:
+    """Run one recording command of the rubber's desk and say what it did (as a pulka's
+    commands say it: ``cli.record.tell``)."""
     name = game_name(game, db)
     with opened(db, write=True) as ledger:
-        outcome = ledger.execute(name, command, kind=RUBBER)
-    tell(outcome, quiet=quiet, as_json=as_json)
-
-
-def by_in(state: RubberState, by: str | None) -> str | None:
-    return recorder_word(state.players, by)
+        told = act(RubberDesk(ledger, kept=session_kept()), name)
+    tell(told, quiet=quiet, as_json=as_json)
 
 
 # -- the commands ---------------------------------------------------------------------------------
@@ -112,21 +66,13 @@ def by_in(state: RubberState, by: str | None) -> str | None:
 def new(game: str, players: str, stake: str | None, first_dealer: str | None, overrides: tuple[str, ...],
         by: str | None, db: str | None) -> None:
     """Start a rubber; it becomes the current game."""
-    names = tuple(p.strip() for p in players.split(","))
     with opened(db, write=True) as ledger:
-        started = RubberStarted(
-            game=game,
-            players=names,
-            stake=stake,
-            first_dealer=player_of(names, first_dealer) if first_dealer and len(names) == 4 else first_dealer,
-            rules=parse_overrides(overrides, None),
-            by=by,
-        )
-        recorded = ledger.create(started)
-        if not recorded.created:
+        started = RubberDesk(ledger).new(game, players, stake=stake, first_dealer=first_dealer,
+                                         rules=parse_overrides(overrides, None), by=by)
+        if not started.created:
             raise UserError(f"game {game!r} exists already")
     set_current(db, game)
-    stored = recorded.stored[0].event
+    stored = started.event
     assert isinstance(stored, RubberStarted)
     n, e, s, w = stored.players
     click.echo(f"started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); "
@@ -148,11 +94,7 @@ def deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: s
     declarer's side took, or =, +N, -N against the contract. X@E: East doubled;
     XX@N: North redoubled [Law 19].
     """
-    def command(state: RubberState) -> list[AnyEvent]:
-        event = rubber_deal(state.players, line)
-        return [msgspec.structs.replace(event, by=by_in(state, by)) if by else event]
-
-    record(db, game, command, quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.deal(name, line, by=by), quiet=quiet, as_json=as_json)
 
 
 @bridge.command(cls=GameCommand)
@@ -166,11 +108,8 @@ def deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: s
 def penalty(game: str, side: str, points: int, reason: str, by: str, quiet: bool, as_json: bool,
             db: str | None) -> None:
     """Points above the line for a side by ruling (never towards a game)."""
-    def command(state: RubberState) -> list[AnyEvent]:
-        return [BridgePenalty(side=side.upper(), points=points, reason=reason,  # type: ignore[arg-type]
-                              by=by_in(state, by))]
-
-    record(db, game, command, quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.penalty(name, side, points, reason=reason, by=by),
+           quiet=quiet, as_json=as_json)
 
 
 @bridge.command(cls=GameCommand, game_given=lambda w: len(w) >= 3 and (not w[0].isdigit() or w[1].isdigit()))
@@ -185,18 +124,13 @@ def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, q
     """Correct event TARGET [Law 77]: tricks=10, contract=3NT, double=X (or none),
     declarer=Anna, doubled_by=E, redoubled_by=S, honours=S:100 (or none, or
     '{"player":"Vera","points":100}'); a ruling's side, points or reason."""
-    replacement: dict[str, Any] = {}
+    fields: dict[str, str] = {}
     for item in changes_:
         key, sep, value = item.partition("=")
         if not sep:
             raise UserError(f"refused: {item!r} is not FIELD=VALUE")
-        replacement[key] = parse_value(value)
-
-    def command(state: RubberState) -> list[AnyEvent]:
-        fields = correction_words(state.players, replacement)
-        return [Correction(target=target, replacement=fields, by=by_in(state, by))]
-
-    record(db, game, command, quiet=quiet, as_json=as_json)
+        fields[key] = value
+    record(db, game, lambda desk, name: desk.correct(name, target, fields, by=by), quiet=quiet, as_json=as_json)
 
 
 @bridge.command(cls=GameCommand)
@@ -207,8 +141,4 @@ def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, q
 @db_option
 def abandon(game: str, agreed_by: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """Stop the rubber by agreement of all four: it is scored as unfinished [Law 80]."""
-    def command(state: RubberState) -> list[AnyEvent]:
-        agreed = tuple(player_of(state.players, p.strip()) for p in agreed_by.split(","))
-        return [Abandoned(agreed_by=agreed, by=by_in(state, by))]
-
-    record(db, game, command, quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.abandon(name, agreed_by=agreed_by, by=by), quiet=quiet, as_json=as_json)

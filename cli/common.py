@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from cli.output import clean, uncleaned
-from ledger.command.application import ImpossibleEventError, Ledger, bulk, guarded
+from ledger.command.application import ImpossibleEventError, Kept, Ledger, bulk, guarded
 from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
@@ -43,7 +43,7 @@ from ledger.command.store import (
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import LogLine, check_export, decode_log, game_of, parse_export
-from ledger.vocabulary.refusal import Refused, bounded
+from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from projections.game import GameState
@@ -140,7 +140,7 @@ def refusals() -> Iterator[None]:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
-    except (BrokenChainError, ImpossibleEventError, UnreadableEventError) as exc:
+    except (BrokenChainError, ImpossibleEventError, UnreadableEventError, UnreadableInput) as exc:
         raise UserError(f"refused: {exc}") from None
     except StoreError as exc:
         raise UserError(f"store error: {exc}") from None
@@ -188,6 +188,13 @@ def current_game(db: str | None) -> tuple[str, str] | None:
         return env, "PULKA_GAME"
     chosen = read_current().get(store_key(db))
     return (chosen, "pulka use") if chosen else None
+
+
+def session_kept() -> Kept | None:
+    """The game a ``pulka play`` session keeps loaded (``Ledger.keep``), which the commands
+    typed in the session record into without loading it again; None outside a session."""
+    kept = root_obj().get("kept")
+    return kept if isinstance(kept, Kept) else None
 
 
 def set_current(db: str | None, game: str | None) -> None:

@@ -6,19 +6,32 @@ settlement when the pulka ends (or when the scorer types ``end``). Any other com
 of ``pulka`` may be typed without the game's name (``entry Vera whists 4 --on Boris``,
 ``correct 16 2``, ``sheet``, ``log --only-deal 3``); each runs exactly as it would on
 the command line, on the same store.
+
+The session loads the game once (``Ledger.keep``) and keeps its fold: a deal line and
+``u`` go straight to the scorer's desk (``PulkaDesk.deal``, ``PulkaDesk.undo``), and
+the recording commands typed in the session record through the same kept game. Each
+reads only the game's head, so that a scorer at another terminal writing to the same
+game is caught (``not stored: … changed by someone else``), and the session then loads
+the game again.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from cli.common import UserError, complete_game, current_game, db_option, opened, store_address
 from cli.main import COMMANDS, main
-from cli.output import clean
-from ledger.command.scorer import next_text
+from cli.output import clean, internal_error
+from cli.record import tell
+from ledger.command.application import Kept
+from ledger.command.desk import PulkaDesk
+from ledger.command.scorer import Told, next_text
 from projections.deals import next_deal_text, sheet_line
 from projections.game import GameState
 from projections.report import Point, render_settlement
@@ -68,6 +81,70 @@ def words_of(text: str) -> list[str] | None:
         return None
 
 
+@dataclass
+class Session:
+    """The scorer's session on one game: the store, the game kept loaded, who records."""
+
+    address: str
+    game: str
+    kept: Kept
+    by: str | None  # PULKA_BY, as the commands' --by
+
+    @property
+    def state(self) -> GameState:
+        state = self.kept.state
+        assert isinstance(state, GameState)
+        return state
+
+    def obj(self) -> dict[str, Any]:
+        """What the commands typed in the session find in click's context: the store, the
+        game, and the kept game they record into."""
+        return {"db": self.address, "game": self.game, "kept": self.kept}
+
+    def take(self, text: str, first: str) -> None:
+        """One line: a deal line or ``u`` through the desk, anything else as a command."""
+        if first in UNDO and len(text.split()) == 1:
+            self.record(lambda desk: desk.undo(self.game, by=self.by))
+        elif first in UNDO:
+            run(["undo", *text.split()[1:]], self.obj())
+        elif first in COMMANDS:
+            if first in NOT_HERE:
+                click.echo(f"pulka: `{first}` is not for a session; end it first", err=True)
+                return
+            words = words_of(text)
+            if words is not None:
+                run(words, self.obj())
+        else:
+            words = text.split()
+            line = " ".join(w for w in words if w not in FLAGS)
+            again, leave_open = "--again" in words, "--leave-open" in words
+            self.record(lambda desk: desk.deal(self.game, line, by=self.by, again=again, leave_open=leave_open))
+
+    def record(self, act: Callable[[PulkaDesk], Told]) -> None:
+        """Record a line through the desk, on the kept game, and say what it did; a
+        refusal, or a fault of pulka, is said as the command would say it (as
+        ``cli.main`` does for a command), and the session goes on."""
+        try:
+            with opened(self.address, write=True) as ledger:
+                told = act(PulkaDesk(ledger, kept=self.kept))
+        except click.ClickException as exc:
+            exc.show()
+            return
+        except KeyboardInterrupt:
+            click.echo("pulka: not done", err=True)
+            return
+        except Exception as exc:  # noqa: BLE001 - as LazyGroup.main: a fault of pulka, reported; the session goes on
+            click.echo(internal_error(exc), err=True)
+            return
+        tell(told)
+
+    def renew(self) -> None:
+        """The game as stored: kept as it is when nobody else has written to it, else
+        loaded again."""
+        with opened(self.address) as ledger:
+            self.kept = ledger.renewed(self.kept)
+
+
 @click.command()
 @click.argument("game", required=False, shell_complete=complete_game)
 @db_option
@@ -82,58 +159,41 @@ def play(game: str | None, db: str | None) -> None:
             raise click.UsageError("name the game, or choose one with `pulka use GAME`")
         game = chosen[0]
     with opened(address) as ledger:
-        state = ledger.state(game)
-    if not isinstance(state, GameState):
+        kept = ledger.keep(game)
+    if not isinstance(kept.state, GameState):
         raise UserError(f"pulka play is a pulka's session; {game!r} is a rubber of bridge: record it with "
                         "pulka bridge deal")
-    obj = {"db": address, "game": game}
-    r = state.rules
-    click.echo(f"pulka play: {game} ({r.convention}, pulya to {state.started.pulya}): {', '.join(state.players)}")
+    s = Session(address, game, kept, os.environ.get("PULKA_BY") or None)
+    r = s.state.rules
+    click.echo(f"pulka play: {game} ({r.convention}, pulya to {s.state.started.pulya}): {', '.join(s.state.players)}")
     click.echo("A deal line, a command, u to undo, ? for help, end to stop.")
-    click.echo(f"sheet (pulya/gora, result if settled now): {sheet_line(state)}")
+    click.echo(f"sheet (pulya/gora, result if settled now): {sheet_line(s.state)}")
     try:
         import readline  # noqa: F401  (line editing and history, where the platform has it)
     except ImportError:  # pragma: no cover
         pass
-    while not state.over:
+    while not s.state.over:
         try:
             # input() may write its prompt to the terminal itself, past the cleaned
             # standard output: the prompt (players' names) is cleaned here.
-            text = input(clean(prompt_of(state))).strip()
+            text = input(clean(prompt_of(s.state))).strip()
         except EOFError:
             click.echo()
             break
-        if not text:
-            continue
-        first = text.split()[0].lower()
+        first = text.split()[0].lower() if text else ""
         if first in END:
             break
         if first in HELP:
             click.echo(HELP_TEXT)
-            continue
-        if first in UNDO:
-            args = ["undo", *text.split()[1:]]
-        elif first in COMMANDS:
-            if first in NOT_HERE:
-                click.echo(f"pulka: `{first}` is not for a session; end it first", err=True)
-                continue
-            words = words_of(text)
-            if words is None:
-                continue
-            args = words
-        else:
-            words = text.split()
-            flags = [w for w in words if w in FLAGS]
-            args = ["deal", *flags, "--", " ".join(w for w in words if w not in FLAGS)]
-        before = state.folded
-        run(args, obj)
-        try:
-            with opened(address) as ledger:
-                state = ledger.state(game)
-        except UserError as exc:
-            exc.show()
-            return
-        if state.folded != before:
-            click.echo(f"sheet: {sheet_line(state)}")
+        elif text:
+            before = s.state.folded
+            s.take(text, first)
+            try:
+                s.renew()
+            except UserError as exc:
+                exc.show()
+                return
+            if s.state.folded != before:
+                click.echo(f"sheet: {sheet_line(s.state)}")
     click.echo()
-    click.echo(render_settlement(state, Point()), nl=False)
+    click.echo(render_settlement(s.state, Point()), nl=False)

@@ -11,27 +11,18 @@ import click
 
 from cli.common import UserError, emit
 from ledger.vocabulary.events import TOO_DEEP
-from ledger.vocabulary.refusal import excerpt
+from ledger.vocabulary.refusal import UnreadableInput
 from ledger.vocabulary.rules import MEANING, PARAMETERS, PRESETS, RuleSet, RuleSetError, find_preset, rule_set_to_dict
-
-
-def parse_value(text: str) -> Any:
-    """A value as JSON when it is JSON (7, true, [1,2,3], "price"), else the bare word;
-    ``1,2,3`` is a list."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        if "," in text:
-            return [parse_value(part) for part in text.split(",")]
-        return text
-    except RecursionError:
-        raise UserError(f"refused: {excerpt(text)}: {TOO_DEEP}") from None
 
 
 RULES_FILE = "a [rules] table of rule parameters, e.g. raspasy_exit = 7 (see `pulka rules sochi`)"
 
 
 def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str, Any]:
+    # The table's words are the command side's (and import its folds): only a command
+    # given --rule needs them, not `pulka rules`.
+    from ledger.command.words import parse_value
+
     overrides: dict[str, Any] = {}
     if rules_file is not None:
         overrides.update(rules_of(rules_file))
@@ -39,7 +30,10 @@ def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str,
         key, sep, value = item.partition("=")
         if not sep:
             raise UserError(f"--rule takes KEY=VALUE, not {item!r}; keys: {', '.join(PARAMETERS)}")
-        overrides[key.strip()] = parse_value(value.strip())
+        try:
+            overrides[key.strip()] = parse_value(value.strip())
+        except UnreadableInput as exc:
+            raise UserError(f"refused: {exc}") from None
     return overrides
 
 

@@ -1,39 +1,14 @@
 """Recording what happens around the cards: a deal out of turn, a deal closed by a ruling
 or an agreement, a newcomer, a leaver, a substitute, and the talon's records. Each is
-one call of ``Ledger.execute``, like every recording command (``cli.record``), and says
-what it did."""
+one command of the scorer's desk (``ledger.command.desk.PulkaDesk``), like every
+recording command (``cli.record``), and says what it did."""
 
 from __future__ import annotations
 
 import click
 
-from cli.common import GameCommand, UserError, complete_player, db_option, game_argument
-from cli.record import by_in, by_option, events_of, player_in, record, report_options, trick_counts
-from ledger.command.words import player_word
-from ledger.vocabulary.events import Dealt, Joined, Left, Ruling, Substituted, Talon
-from ledger.vocabulary.refusal import Refused
-from projections.game import GameState
-
-
-def names_in(state: GameState, text: str | None) -> tuple[str, ...]:
-    return tuple(player_in(state, p.strip()) for p in text.split(",")) if text else ()
-
-
-def left_in(state: GameState, name: str) -> str:
-    """Someone who played in the pulka (who has left the table), named in any case."""
-    return player_word(tuple(state.person_seat), name)
-
-
-def whists_of(state: GameState, items: tuple[str, ...], rule: str = "3.3.16.3") -> dict[str, int] | None:
-    """``Boris=52`` as the whists each wronged player writes on the offender (3.3.16.3),
-    or each dissenter on the planner (3.8.5.1)."""
-    out: dict[str, int] = {}
-    for item in items:
-        name, sep, n = item.partition("=")
-        if not sep or not n.strip().isdigit():
-            raise Refused(rule, f"{item!r} is not NAME=N", "e.g. --whists Boris=52")
-        out[player_in(state, name)] = int(n)
-    return out or None
+from cli.common import GameCommand, complete_player, db_option, game_argument
+from cli.record import by_option, record, report_options
 
 
 @click.command(cls=GameCommand)
@@ -44,8 +19,7 @@ def whists_of(state: GameState, items: tuple[str, ...], rule: str = "3.3.16.3") 
 @db_option
 def dealt(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """PLAYER dealt the next deal out of turn and it stands [Code 3.2.14]; the deal after it is dealt by the player to his left."""
-    record(db, game, events_of(lambda s: Dealt(player=player_in(s, player), by=by_in(s, by))),
-           quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.dealt(name, player, by=by), quiet=quiet, as_json=as_json)
 
 
 RULES = ["3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22"]
@@ -86,15 +60,9 @@ def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, 
       3.9.22    a result agreed by all without play: NAME=N tricks, --agreed-by
     The rulings under 3.3.16.3, 3.4.4, 3.5.4 and 3.9.22 close the deal and move it on.
     """
-    if rule == "3.9.22" and agreed_by is None:
-        raise UserError("refused: an agreed result needs --agreed-by, every player [rule 3.9.22]")
-    make = events_of(lambda s: Ruling(
-        rule=rule, tricks=trick_counts(s, counts) if counts else None,
-        offender=player_in(s, offender) if offender else None, whists=whists_of(s, whists, rule),
-        agreed_by=names_in(s, agreed_by), reason=reason, by=by_in(s, by),
-        planner=player_in(s, planner) if planner else None, compensated=names_in(s, compensated),
-        declarer_result="other" if declarer_result == "other" else "played" if declarer_result else None))
-    record(db, game, make, quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.ruling(
+        name, rule, counts, offender=offender, whists=whists, agreed_by=agreed_by, planner=planner,
+        compensated=compensated, declarer_result=declarer_result, reason=reason, by=by), quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -108,9 +76,8 @@ def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, 
 def join(game: str, player: str, agreed_by: str, replaces: str | None, by: str | None, quiet: bool, as_json: bool,
          db: str | None) -> None:
     """A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next; with --replaces, in the place of the player who left, and the deal goes round as before."""
-    record(db, game, events_of(lambda s: Joined(player=player.strip(), agreed_by=names_in(s, agreed_by),
-                                                replaces=left_in(s, replaces) if replaces else None,
-                                                by=by_in(s, by))), quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.join(name, player, agreed_by=agreed_by, replaces=replaces, by=by),
+           quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -122,8 +89,7 @@ def join(game: str, player: str, agreed_by: str, replaces: str | None, by: str |
 @db_option
 def leave(game: str, player: str, reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18]."""
-    record(db, game, events_of(lambda s: Left(player=player_in(s, player), reason=reason, by=by_in(s, by))),
-           quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.leave(name, player, reason=reason, by=by), quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -141,8 +107,7 @@ def substitute(game: str, player: str, substitute: str, agreed_by: str, by: str 
     At a tournament's table the arbiter records it (--by arbiter:NAME), and the
     substitute plays at no other table of the tour.
     """
-    record(db, game, events_of(lambda s: Substituted(player=player_in(s, player), substitute=substitute.strip(),
-                                                     agreed_by=names_in(s, agreed_by), by=by_in(s, by))),
+    record(db, game, lambda desk, name: desk.substitute(name, player, substitute, agreed_by=agreed_by, by=by),
            quiet=quiet, as_json=as_json)
 
 
@@ -157,5 +122,5 @@ def substitute(game: str, player: str, substitute: str, agreed_by: str, by: str 
 def talon(game: str, kind: str, player: str, tricks: int, by: str | None, quiet: bool, as_json: bool,
           db: str | None) -> None:
     """The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."""
-    record(db, game, events_of(lambda s: Talon(kind=kind, player=player_in(s, player), tricks=tricks,  # type: ignore[arg-type]
-                                               by=by_in(s, by))), quiet=quiet, as_json=as_json)
+    record(db, game, lambda desk, name: desk.talon(name, kind, player, tricks=tricks, by=by),
+           quiet=quiet, as_json=as_json)

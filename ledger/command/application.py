@@ -12,6 +12,11 @@ judged by another stream too (a table's game by its tournament, a seating by the
 register) stores only if that stream is unchanged when it writes, and is decided again
 once when it is not (``retried``).
 
+A caller that records into one game again and again (the scorer's session, ``pulka
+play``; a service) may keep the game loaded (``Ledger.keep``: a ``Kept``): a command
+on it then reads only the stream's head, and is refused as a concurrent write when
+someone else has written since; a command refused keeps the fold as it was.
+
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
 what was read is checked on the way. A stored event that cannot be replayed is refused
@@ -80,6 +85,18 @@ class Outcome:
     state: Any  # the game after the new events: a GameState, a RubberState
     totals_before: dict[Cell, Fraction] = field(default_factory=dict)
     effects_before: dict[int, Effect] = field(default_factory=dict)
+
+
+@dataclass
+class Kept:
+    """A game loaded once and kept between commands: its stored events (its chain checked
+    when it was loaded) and its fold, which each command recorded through it extends.
+    Commands on one kept game run one at a time (a session, or a service's lock per
+    game); other writers are caught by its head."""
+
+    game: str
+    stored: list[StoredEvent]
+    state: Any
 
 
 class Ledger:
@@ -163,14 +180,31 @@ class Ledger:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
         return self.replayed(game, self.read(game).events)
 
+    def keep(self, game: str) -> Kept:
+        """The game loaded once, its chain checked, to record into again and again
+        (``execute(..., kept=)``)."""
+        stored = self.sound(game)
+        if not stored:
+            raise self.unknown(game)
+        a_game(game, stored[0].event)
+        return Kept(game, stored, self.replayed(game, [s.event for s in stored]))
+
+    def renewed(self, kept: Kept) -> Kept:
+        """``kept`` when nobody has written to its game since, else the game loaded again."""
+        return kept if self.store.count(kept.game) == len(kept.stored) else self.keep(kept.game)
+
     # -- recording: load, decide, save ---------------------------------------------------
 
     def execute(self, game: str, command: Command, expected: int | None = None,
-                kind: Judging[Any] | None = None) -> Outcome:
+                kind: Judging[Any] | None = None, kept: Kept | None = None) -> Outcome:
         """Record what ``command`` decides on the stored game: one load, one replay, each
         new event judged once, one save. ``expected``: the number of events the caller
         saw (in a preview); when the game has more by now, nothing is stored. A command
-        that reads the state names its ``kind``; it is refused on a game of another kind."""
+        that reads the state names its ``kind``; it is refused on a game of another kind.
+        ``kept``: the game as loaded before (``keep``), read again only as far as its head:
+        when someone else has written to it since, nothing is stored."""
+        if kept is not None and kept.game == game:
+            return self._decide_kept(kept, command, expected, kind)
         return self._decide(game, command, expected, save=True, kind=kind)
 
     def preview(self, game: str, command: Command, kind: Judging[Any] | None = None) -> Outcome:
@@ -191,15 +225,10 @@ class Ledger:
         a_game(game, stored[0].event)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(game, expected, len(stored))
-        judging = judging_of(stored[0].event)
-        if kind is not None and judging is not kind:
-            raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
-                          "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
-                          else "the commands of a pulka")
+        judging = kind_checked(game, stored, kind)
         state = self.replayed(game, [s.event for s in stored])
         before, effects = judging.cells(state), dict(state.effects)
-        new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
-        read = self.judged_against(game, state if judging is PULKA else None, new)
+        new, read = self._judged(game, judging, state, command)
         if save:
             saved = stale_read(len(stored), lambda: self.store.append(
                 game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
@@ -220,6 +249,34 @@ class Ledger:
 
             read |= one_person_once(self.store, new, state)
         return read
+
+    def _decide_kept(self, kept: Kept, command: Command, expected: int | None,
+                     kind: Judging[Any] | None) -> Outcome:
+        """``_decide`` on a kept game: its head is read instead of the whole game, and a
+        command refused (or not stored) leaves the kept fold as it was."""
+        game, stored, state = kept.game, kept.stored, kept.state
+        found = self.store.count(game)
+        if found != len(stored) or (expected is not None and expected != found):
+            raise ConcurrentWriteError(game, len(stored) if expected is None else expected, found)
+        judging = kind_checked(game, stored, kind)
+        before, effects = judging.cells(state), dict(state.effects)
+        try:
+            new, read = self._judged(game, judging, state, command)
+            saved = stale_read(len(stored), lambda: self.store.append(
+                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
+        except BaseException:
+            kept.state = self.replayed(game, [s.event for s in stored])  # the events judged so far are folded in
+            raise
+        stored.extend(saved)
+        return Outcome(game, False, saved, state, before, effects)
+
+    def _judged(self, game: str, judging: Judging[Any], state: Any,
+                command: Command) -> tuple[list[AnyEvent], dict[str, int]]:
+        """The events ``command`` decides, each judged and folded into ``state``, and
+        judged against the streams the game depends on (``judged_against``), with what
+        was read of those."""
+        new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
+        return new, self.judged_against(game, state if judging is PULKA else None, new)
 
     def stored_prefix(self, lines: Sequence[LogLine]) -> int:
         """How many lines at the head of an export are events its stream has stored
@@ -380,6 +437,16 @@ def rejudged(game: str, events: list[AnyEvent], clock: Callable[[], str]) -> Cha
                                         f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
                                         f"recorded {encode_event(again).decode()}")
     return None
+
+
+def kind_checked(game: str, stored: list[StoredEvent], kind: Judging[Any] | None) -> Judging[Any]:
+    """The kind of a stored game, refused when the command is for another kind."""
+    judging = judging_of(stored[0].event)
+    if kind is not None and judging is not kind:
+        raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
+                      "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
+                      else "the commands of a pulka")
+    return judging
 
 
 def a_game(name: str, first: AnyEvent) -> None:

@@ -1,10 +1,14 @@
 """The scorer at the table: what a recording command did, in the table's words, and the
 checks of table mode that a log file does not need.
 
-``said`` turns the ``Outcome`` of a command into what the scorer is told: the writes it
-made on the sheet, the verdicts of the recording rules on what it recorded (and on
-earlier records it changed), the deal it completed, who deals and leads next, and the
-end of the pulka when it comes.
+``Told`` is what the scorer is told after a recording command, one shape for every
+kind of stream (a pulka, a rubber): the events it stored, each with its line; the
+writes it made on the sheet; the verdicts of the recording rules on what it recorded
+(and on earlier records it changed); the deals it completed; who deals and leads next
+(or what the deal waits for, or the end); a deal played without its result; and the
+reminders of the rules the command calls for. ``told`` makes it from a pulka's
+``Outcome`` (``rubber_desk.rubber_told`` from a rubber's), and ``told_doc`` is its JSON
+document, the one ``--json`` prints and a web service would send.
 
 ``guarded`` wraps the events of a table command with two checks a paper sheet cannot
 make [Code 4.2.10]: a deal that was played but whose result was not written is not
@@ -16,17 +20,20 @@ these: it records what happened, and the rules of the Code judge it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from ledger.command.application import Outcome
 from ledger.command.play import waiting_for
-from ledger.command.store import StoredEvent
-from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks
+from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
+    event_to_dict
 from ledger.vocabulary.refusal import Refused
+from projections.audit import cell_text, describe
+from projections.numbers import exact_fields
 from projections.sheet import totals
-from projections.trail import Cell, changes
+from projections.trail import PLAYER_CELLS, Cell, CellNames, changes
 from projections.deal import DealState
 from projections.deals import deal_line, deal_story, next_deal_text, play_of
 from projections.game import GameState
@@ -47,22 +54,73 @@ class Verdict:
 
     @property
     def loud(self) -> bool:
-        """A verdict the scorer must not miss: printed on standard error."""
+        """A verdict the scorer must not miss (the command line prints it on standard
+        error)."""
         return self.kind in ("no effect", "warning", "counted")
 
 
 @dataclass(frozen=True)
-class Said:
-    """What a recording command did, for the scorer."""
+class Recorded:
+    """An event a command stored: its number, the event, and its line for people."""
 
+    number: int
+    event: AnyEvent
+    text: str
+
+
+@dataclass(frozen=True)
+class Write:
+    """A number a command changed on the sheet: the cell, by how much, and the cell as
+    people name it (``Boris whists on Anna``, ``N–S (МЫ) above``)."""
+
+    cell: Cell
+    amount: Fraction
+    text: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A reminder of a rule that the scorer must not miss (on standard error): a deal
+    left without its result [Code 4.2.10]."""
+
+    rule: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Told:
+    """What a recording command did, for the scorer: one shape for every kind of stream."""
+
+    kind: str  # the kind of stream: "pulka", "rubber"
     game: str
-    events: list[StoredEvent]
-    writes: list[tuple[Cell, Fraction]]
-    verdicts: list[Verdict]
-    deals: list[tuple[int, str]]  # the deals it completed, and each as told with names
+    events: tuple[Recorded, ...]
+    writes: tuple[Write, ...]
+    verdicts: tuple[Verdict, ...]
+    deals: tuple[tuple[int, str], ...]  # the deals it completed, and each as told with names
     next: str  # who deals and leads next, what the deal waits for, or the end
-    over: bool  # the pulka has ended or was abandoned
+    over: bool  # the game has ended or was abandoned
     open_deal: int | None  # a deal played without its result, waiting for its tricks
+    notices: tuple[Notice, ...] = ()
+    vulnerable: Mapping[str, bool] = field(default_factory=dict)  # a rubber's sides
+    cells: CellNames = PLAYER_CELLS  # how a document names the writes' cells
+
+
+def told_doc(told: Told) -> dict[str, Any]:
+    """The JSON document of what a command did (``--json``; docs/event-log.md)."""
+    doc: dict[str, Any] = {
+        "game": told.game,
+        "events": [{"number": e.number, **event_to_dict(e.event)} for e in told.events],
+        "writes": [{**told.cells.doc(w.cell), **exact_fields("amount", w.amount)} for w in told.writes],
+    }
+    if told.kind == "rubber":
+        doc["verdicts"] = [{"number": v.number, "effective": v.effect.effective, "rule": v.effect.rule,
+                            "reason": v.effect.reason} for v in told.verdicts]
+        doc["vulnerable"] = dict(told.vulnerable)
+        return {**doc, "next": told.next, "over": told.over}
+    doc["verdicts"] = [{"number": v.number, "kind": v.kind, "effective": v.effect.effective, "rule": v.effect.rule,
+                        "reason": v.effect.reason, "new": v.new} for v in told.verdicts]
+    doc["deals"] = [{"deal": k, "line": story} for k, story in told.deals]
+    return {**doc, "next": told.next, "over": told.over, "open_deal": told.open_deal}
 
 
 def kind_of(event: AnyEvent, effect: Effect) -> str:
@@ -112,28 +170,56 @@ def left_open(state: GameState) -> DealState | None:
     return None
 
 
-def said(outcome: Outcome) -> Said:
-    state = outcome.state
+def told(outcome: Outcome, notices: Iterable[Notice] = ()) -> Told:
+    """What a pulka's recording command did, from its ``Outcome``."""
+    state: GameState = outcome.state
     first = outcome.stored[0].number if outcome.stored else state.folded + 1
     delta = changes(outcome.totals_before, totals(state.sheet())) if outcome.totals_before else {}
-    # The deals whose play this command recorded, and which are over now.
-    done = sorted({s.event.deal for s in outcome.stored if s.event.deal and play_of(state, s.event)})
-    deals = []
-    for k in done:
-        deal = state.deals[k - 1] if 0 < k <= len(state.deals) else None
-        if deal is not None and (deal.resolved or deal.annulled_at is not None):
-            deals.append((k, deal_story(state, deal)))
     opened = left_open(state)
-    return Said(
+    return Told(
+        kind="pulka",
         game=outcome.game,
-        events=outcome.stored,
-        writes=list(delta.items()),
-        verdicts=verdicts_of(state, first, outcome.effects_before),
-        deals=deals,
+        events=tuple(Recorded(s.number, s.event, describe(s.event)) for s in outcome.stored),
+        writes=tuple(Write(c, v, cell_text(c)) for c, v in delta.items()),
+        verdicts=tuple(verdicts_of(state, first, outcome.effects_before)),
+        deals=tuple(completed(outcome)),
         next=next_text(state),
         over=state.over,
         open_deal=opened.number if opened is not None else None,
+        notices=tuple(notices),
     )
+
+
+def completed(outcome: Outcome) -> Iterator[tuple[int, str]]:
+    """The deals whose play the command recorded and which are over now, each as told."""
+    state: GameState = outcome.state
+    done = sorted({s.event.deal for s in outcome.stored if s.event.deal and play_of(state, s.event)})
+    for k in done:
+        deal = state.deals[k - 1] if 0 < k <= len(state.deals) else None
+        if deal is not None and (deal.resolved or deal.annulled_at is not None):
+            yield k, deal_story(state, deal)
+
+
+def forgotten(state: GameState) -> Notice | None:
+    """A deal played and left without its result, once the deal after it has begun: its
+    tricks may still be recorded late until the bidding of the next deal ends
+    [Code 4.2.10]."""
+    waiting = left_open(state)
+    if waiting is None:
+        return None
+    return Notice("4.2.10", f"deal {waiting.number} was played but its result is not recorded: record its tricks "
+                            f"before the bidding of deal {waiting.number + 1} ends, or they are lost")
+
+
+def left_behind(state: GameState) -> Notice | None:
+    """The deal that ``--leave-open`` left without its result: the one before the
+    current deal, played and not annulled [Code 4.2.10]."""
+    for deal in state.deals[:-1]:
+        if deal.annulled_at is None and deal.phase == "play" and deal.number == state.current_deal_number - 1:
+            return Notice("4.2.10", f"deal {deal.number} is left without its result; its tricks may still be "
+                                    f"recorded late (pulka tricks --deal {deal.number} NAME=N …) until the bidding "
+                                    f"of deal {deal.number + 1} ends")
+    return None
 
 
 def guarded(

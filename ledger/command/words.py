@@ -4,14 +4,28 @@ A scorer writes ``6♠`` or ``6s`` or ``6 пик`` for the log's ``6S``, ``па�
 ``вист``, ``полвиста``, ``мизер``, ``здесь``, and a player's name in any case. These
 functions take such a word and return the canonical one that is stored, or refuse it
 naming what is allowed. They are used where the command side parses what was typed
-(``dealline`` and the table commands of the command line); a log file is read as it
-is written, in the canonical words of docs/event-log.md.
+(``dealline`` and the scorer's desk, ``desk`` and ``rubber_desk``); a log file is read
+as it is written, in the canonical words of docs/event-log.md.
+
+Beside single words: trick counts ``Anna=6 boris=3``, penalty tricks ``Anna=1@3.4.9``,
+whists written on an offender ``Boris=52``, lists of names ``Anna,Boris``, a value as
+JSON or a bare word (``parse_value``), and what a correction changes, in the table's
+words (``replacement_of``: ``Boris=6 Vera=3``, ``6H``, ``pass``, ``5``, ``FIELD=VALUE``).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from typing import Any
+
 from ledger.vocabulary.bids import HERE, LEVELS_TEXT, MISERE, PASS, parse_level
-from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.events import TOO_DEEP, AnyEvent, Annulled, Bid, Contract, Defence, Entry, Penalty, \
+    PenaltyTrick, Tricks, event_type
+from ledger.vocabulary.refusal import Refused, UnreadableInput, excerpt
+from projections.audit import describe
+from projections.game import GameState
+from projections.recording import CORRECTABLE
 
 # Suits as written at the table: symbols, letters in any case, Russian abbreviations.
 SUIT_WORDS: dict[str, str] = {
@@ -119,3 +133,161 @@ def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:
     except Refused:
         raise Refused("event-log", f"unknown recorder {text!r}",
                       f"a player ({', '.join(players)}), scorer:NAME or arbiter:NAME") from None
+
+
+def names_in(players: tuple[str, ...], text: str | None) -> tuple[str, ...]:
+    """``Anna,boris`` as players of the game, names in any case; () for nothing."""
+    return tuple(player_word(players, p.strip()) for p in text.split(",")) if text else ()
+
+
+def trick_counts(players: tuple[str, ...], items: Iterable[str]) -> dict[str, int]:
+    """``Anna=6 boris=3`` as trick counts by player, names in any case [Code 3.5]."""
+    result: dict[str, int] = {}
+    for item in items:
+        name, sep, n = item.partition("=")
+        if not sep or not n.strip().isdigit():
+            raise Refused("3.5", f"{item!r} is not NAME=N (a player and a number of tricks)",
+                          " ".join(f"{p}=N" for p in players))
+        result[player_word(players, name)] = int(n)
+    return result
+
+
+def penalty_tricks(players: tuple[str, ...], items: Iterable[str]) -> tuple[PenaltyTrick, ...]:
+    """``Anna=1@3.4.9`` as penalty tricks: a player, how many, the rule of the Code
+    [Code 3.9.12]."""
+    out = []
+    for item in items:
+        what, sep, rule = item.partition("@")
+        name, eq, n = what.partition("=")
+        if not sep or not eq or not n.strip().isdigit():
+            raise Refused("3.9.12", f"{item!r} is not NAME=N@RULE", "e.g. Anna=1@3.4.9")
+        out.append(PenaltyTrick(player=player_word(players, name), tricks=int(n), rule=rule.strip()))
+    return tuple(out)
+
+
+def whists_of(players: tuple[str, ...], items: Iterable[str], rule: str = "3.3.16.3") -> dict[str, int] | None:
+    """``Boris=52`` as the whists each wronged player writes on the offender (3.3.16.3),
+    or each dissenter on the planner (3.8.5.1); None for none."""
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, n = item.partition("=")
+        if not sep or not n.strip().isdigit():
+            raise Refused(rule, f"{item!r} is not NAME=N", "e.g. --whists Boris=52")
+        out[player_word(players, name)] = int(n)
+    return out or None
+
+
+def parse_value(text: str) -> Any:
+    """A value as JSON when it is JSON (7, true, [1,2,3], "price"), else the bare word;
+    ``1,2,3`` is a list."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        if "," in text:
+            return [parse_value(part) for part in text.split(",")]
+        return text
+    except RecursionError:
+        raise UnreadableInput(f"{excerpt(text)}: {TOO_DEEP}") from None
+
+
+# -- a correction in the table's words [Code 4.2.7-4.2.9] ------------------------------------
+
+
+def replacement_of(state: GameState, target: int, changes: Iterable[str]) -> dict[str, Any]:
+    """What a correction changes, from the table's words: trick counts ``Boris=6 Vera=3``
+    (a player left out keeps his count, or takes what makes 10 when he is the only
+    one), a bid or contract ``6H``, a call ``pass``, an amount ``5`` or ``-4``, or any
+    ``FIELD=VALUE``. A target that may not be corrected gives {}: the judge refuses it,
+    saying what may be corrected."""
+    if not 2 <= target <= state.folded or event_type(state.events[target - 1]) not in CORRECTABLE:
+        return {}
+    old = state.content(target)
+    names = {p.casefold() for p in state.players}
+    out: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    words: list[str] = []
+    for item in changes:
+        key, sep, value = item.partition("=")
+        named = bool(sep) and key.strip().casefold() in names
+        if named and not isinstance(old, Tricks):
+            kind = event_type(old)
+            raise Refused("4.2.7", f"{item} is a trick count, but event {target} is a {kind} "
+                          f"({describe(old)}), not a deal's tricks",
+                          f"a change of its {' or '.join(CORRECTABLE[kind])}; `pulka log` shows each event's number")
+        if named:
+            counts.update(trick_counts(state.players, [item]))
+        elif sep:
+            out[key.strip()] = field_value(state.players, key.strip(), value)
+        else:
+            words.append(item)
+    if counts:
+        assert isinstance(old, Tricks)
+        out["tricks"] = to_ten({**old.tricks, **counts}, [p for p in old.tricks if p not in counts])
+    if words:
+        out.update(bare_change(old, " ".join(words)))
+    return out
+
+
+def to_ten(tricks: dict[str, int], unnamed: list[str]) -> dict[str, int]:
+    """Trick counts where the one player a correction left out takes what makes 10."""
+    total = sum(tricks.values())
+    if len(unnamed) == 1 and total != 10 and 0 <= 10 - (total - tricks[unnamed[0]]) <= 10:
+        tricks[unnamed[0]] = 10 - (total - tricks[unnamed[0]])
+    return tricks
+
+
+def field_value(players: tuple[str, ...], key: str, value: str) -> Any:
+    """The value of one FIELD=VALUE of a correction, in the table's words."""
+    match key:
+        case "bid":
+            return bid_word(value)
+        case "contract":
+            return contract_word(value)
+        case "call":
+            return call_word(value)[0]
+        case "column":
+            return column_word(value)
+        case "on":
+            return player_word(players, value)
+        case "amount":
+            return _amount(value)
+        case "open":
+            return value.strip().lower() in ("true", "yes", "1", "open")
+        case "reason":
+            return value
+        case "tricks":
+            parsed = parse_value(value)
+            if not isinstance(parsed, dict):
+                raise Refused("4.2.7", "trick counts are written NAME=N", " ".join(f"{p}=N" for p in players))
+            return trick_counts(players, [f"{k}={v}" for k, v in parsed.items()])
+        case _:
+            return parse_value(value)
+
+
+def _amount(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise Refused("4.2.7", f"amount={value} is not a whole number", "e.g. amount=5 or amount=-4") from None
+
+
+def bare_change(old: AnyEvent, word: str) -> dict[str, Any]:
+    """A correction given as one word: what it means depends on the corrected event."""
+    match old:
+        case Bid():
+            return {"bid": bid_word(word)}
+        case Contract():
+            return {"contract": contract_word(word)}
+        case Defence():
+            call, is_open = call_word(word)
+            return {"call": call, "open": True} if is_open else {"call": call}
+        case Entry() | Penalty():
+            try:
+                return {"amount": int(word)}
+            except ValueError:
+                return {"column": column_word(word)}
+        case Annulled():
+            return {"reason": word}
+        case _:
+            raise Refused("4.2.7", f"{word!r} says nothing a correction of this event could change",
+                          "NAME=N for trick counts, a bid or contract, a call, an amount, or FIELD=VALUE")

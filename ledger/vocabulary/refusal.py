@@ -45,13 +45,19 @@ def cite(rule: str) -> str:
 
 
 class Refused(ValueError):
-    """An event the rules do not allow: the rule, the reason, and what would be allowed."""
+    """An event the rules do not allow: the rule, the reason, and what would be allowed.
 
-    def __init__(self, rule: str, reason: str, allowed: str | None = None) -> None:
+    ``line``: the line of a file it came from; ``field``: the input it concerns, where
+    that can be known (a command's argument, as the scorer's desk names it: ``player``,
+    ``bid``, ``changes``), so that a form can point at it. Neither is part of the
+    message."""
+
+    def __init__(self, rule: str, reason: str, allowed: str | None = None, field: str | None = None) -> None:
         self.rule = rule
         self.reason = bounded(reason)
         self.allowed = bounded(allowed) if allowed is not None else None
         self.line: int | None = None
+        self.field = field
         super().__init__(self.message)
 
     @property
@@ -64,3 +70,8 @@ class Refused(ValueError):
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line is not None else ""
         return where + self.message
+
+
+class UnreadableInput(ValueError):
+    """An input that cannot be read at all (a value typed as JSON, nested too deeply to
+    parse): refused before any rule is reached, so it cites none."""

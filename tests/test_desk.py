@@ -245,7 +245,7 @@ def test_a_session_is_told_of_a_scorer_writing_to_the_same_game(
         return "pass pass pass | 2 5 3"  # typed for deal 1, as the prompt still said
 
     shown = session(store_url, monkeypatch, [elsewhere, "pass pass pass | 2 5 3"])
-    assert "not stored: game 'g' was changed by someone else: expected 1 stored event(s), found 8" in shown
+    assert "not stored: 'g' was changed by someone else: expected 1 stored event(s), found 8" in shown
     assert "deal 2: Anna deals, Boris leads >" in shown  # the session loaded the game again
     with Store(store_url) as store:
         state = Ledger(store).state("g")

@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench bench-archive bench-load bench-rating bench-merkle venv
+.PHONY: messages test demo bench bench-archive bench-load bench-rating bench-merkle venv
 
 venv: $(STAMP)
 
@@ -59,3 +59,15 @@ bench-rating: $(STAMP)
 # the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).
 bench-merkle: $(STAMP)
 	$(PY) bench/merkle.py $(BENCH_ARGS)
+
+# The message catalogues (ledger/vocabulary/locale): the texts people read extracted from
+# the code into pulka.pot, merged into each language's .po (translate there), compiled
+# to the .mo that gettext reads. The compiled .mo is committed: a plain install needs no
+# Babel. tests/test_language.py checks that both are up to date.
+LOCALE := ledger/vocabulary/locale
+BABEL_KEYWORDS := -k _ -k N_ -k ngettext:1,2
+messages: $(STAMP)
+	$(VENV)/bin/pybabel extract -F babel.cfg $(BABEL_KEYWORDS) --no-location --sort-output --project=pulka \
+		--copyright-holder="the pulka authors" -o $(LOCALE)/pulka.pot .
+	$(VENV)/bin/pybabel update -i $(LOCALE)/pulka.pot -d $(LOCALE) -D pulka --no-fuzzy-matching
+	$(VENV)/bin/pybabel compile -d $(LOCALE) -D pulka

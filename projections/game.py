@@ -405,7 +405,9 @@ class GameState:
                 deal.apply_ruling(event, number, tricks, offender, whists)
                 self._changed(deal.number)
             case Annulled():
-                deal = self.in_auction or self._open_deal(number)
+                # The deal in progress, its bidding closed too (a misdeal found before the
+                # contract, as the judge allows), else a new one annulled before a bid.
+                deal = self.deal_in_progress() or self._open_deal(number)
                 deal.apply_annulled(number, event.dealer_error)
                 self._changed(deal.number)
             case Dealt():

@@ -408,7 +408,9 @@ def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int, counts: dict[int, int]
         for s in deal.active:
             if counts.get(s, 0) == 0:
                 sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, "no trick on raspasy")
-    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players:
+    penalised = any(seat == deal.dealer for seat, _, _ in deal.penalties)
+    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players and not penalised:
+        # For his no trick [Code 3.7.6.2]; a penalty trick is one for his own writes [3.9.11.2].
         sheet.write_pulya(
             deal.resolved_at, deal.number, deal.names[deal.dealer],
             rules.raspasy_dealer_pulya * UNIT, "dealer on raspasy",
@@ -458,8 +460,11 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
     assert deal.resolved_at is not None
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
-    fewest = min(counts.values())
-    low = [s for s, t in counts.items() if t == fewest]
+    # Only those who played are compared: a sitting-out dealer's penalty trick is a trick
+    # the fewest write on him, never a place among them [Code 3.9.11.2, 3.9.12].
+    played = _raspasy_counts(rules, deal, penalties=False).keys()
+    fewest = min(t for s, t in counts.items() if s in played)
+    low = [s for s, t in counts.items() if t == fewest and s in played]
     price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT
     names = deal.names
     for s in low:

@@ -438,17 +438,17 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
     # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
-    # record but the offender's [Code 3.7.3, 3.9.12].
-    if not rules.raspasy_amnesty:
-        amnesty = 0
-    else:
-        actual = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
-        amnesty = min(actual.values())
+    # record but the offender's [Code 3.7.3, 3.9.12]; and only those who played have a
+    # record to reduce: a sitting-out dealer's penalty trick is never amnestied into a
+    # gora below nothing.
+    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
+    amnesty = min(played.values()) if rules.raspasy_amnesty else 0
     price = k * rules.gora_whist_multiplier * UNIT
-    after = f", amnesty {amnesty}" if amnesty else ""
     ev, number, names = deal.resolved_at, deal.number, deal.names
     for s, t in counts.items():
-        sheet.write(ev, number, names[s], "gora", (t - amnesty) * price,
+        off = amnesty if s in played else 0
+        after = f", amnesty {off}" if off else ""
+        sheet.write(ev, number, names[s], "gora", (t - off) * price,
                     why=f"raspasy x{k}: {wording.counted(t, 'trick')}{after}{penalty_rules(deal, s)}")
     _raspasy_pulya(sheet, deal, k, counts)
 

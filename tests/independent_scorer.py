@@ -475,6 +475,9 @@ class Table:
                 deal.calls.append((number, self.seat(event.player), event.call, hand))
             case Tricks():
                 k = event.deal or len(self.deals)  # an earlier deal's: a forgotten record
+                if not 1 <= k <= len(self.deals):
+                    self.mismatches.append(f"event {number}: tricks of deal {k}, but {len(self.deals)} deals here")
+                    return
                 deal = self.deals[k - 1]
                 deal.tricks = {self.seat(p): t for p, t in event.tricks.items()}
                 deal.tricks_at = number

@@ -462,7 +462,7 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
     counts = _raspasy_counts(rules, deal)
     # Only those who played are compared: a sitting-out dealer's penalty trick is a trick
     # the fewest write on him, never a place among them [Code 3.9.11.2, 3.9.12].
-    played = _raspasy_counts(rules, deal, penalties=False).keys()
+    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
     fewest = min(t for s, t in counts.items() if s in played)
     low = [s for s, t in counts.items() if t == fewest and s in played]
     price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT

@@ -424,7 +424,9 @@ class GameState:
                 deal.apply_ruling(event, number, tricks, offender, whists)
                 self._changed(deal.number)
             case Annulled():
-                deal = self.in_auction or self._open_deal(number)
+                # The deal in progress, its bidding closed too (a misdeal found before the
+                # contract, as the judge allows), else a new one annulled before a bid.
+                deal = self.deal_in_progress() or self._open_deal(number)
                 deal.apply_annulled(number, event.dealer_error)
                 self._changed(deal.number)
             case Dealt():
@@ -657,15 +659,18 @@ class GameState:
         k = target.deal or 0
         previous = self.overrides.get(target_no)
         merged = merge(target, c.replacement)
-        compared = False
+        sheets: tuple[Sheet, Sheet] | None = None
 
         def compare() -> tuple[Sheet, Sheet]:
-            """The sheet as recorded, then as corrected (the correction now merged in)."""
-            nonlocal compared
-            wrong = self.sheet()
-            self._override(target_no, merged)
-            compared = True
-            return wrong, self.sheet()
+            """The sheet as recorded, then as corrected (the correction now merged in); the
+            verdict may ask twice (a late correction by its recorder, then equal for equal),
+            and the second answer is the first, not the corrected sheet twice."""
+            nonlocal sheets
+            if sheets is None:
+                wrong = self.sheet()
+                self._override(target_no, merged)
+                sheets = (wrong, self.sheet())
+            return sheets
 
         end = self.deadline(k)
         effect, writes = correction_verdict(
@@ -683,6 +688,7 @@ class GameState:
             waived=c.penalty == "waived",
         )
         self.effects[number] = effect
+        compared = sheets is not None
         if effect.effective and not compared:
             self._override(target_no, merged)
         elif not effect.effective and compared:

@@ -508,7 +508,9 @@ def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int, counts: dict[int, int]
         for s in deal.active:
             if counts.get(s, 0) == 0:
                 sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, "no trick on raspasy")
-    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players:
+    penalised = any(seat == deal.dealer for seat, _, _ in deal.penalties)
+    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players and not penalised:
+        # For his no trick [Code 3.7.6.2]; a penalty trick is one for his own writes [3.9.11.2].
         sheet.write_pulya(
             deal.resolved_at, deal.number, deal.names[deal.dealer],
             rules.raspasy_dealer_pulya * UNIT, "dealer on raspasy",
@@ -536,17 +538,17 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
     # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
-    # record but the offender's [Code 3.7.3, 3.9.12].
-    if not rules.raspasy_amnesty:
-        amnesty = 0
-    else:
-        actual = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
-        amnesty = min(actual.values())
+    # record but the offender's [Code 3.7.3, 3.9.12]; and only those who played have a
+    # record to reduce: a sitting-out dealer's penalty trick is never amnestied into a
+    # gora below nothing.
+    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
+    amnesty = min(played.values()) if rules.raspasy_amnesty else 0
     price = k * rules.gora_whist_multiplier * UNIT
-    after = f", amnesty {amnesty}" if amnesty else ""
     ev, number, names = deal.resolved_at, deal.number, deal.names
     for s, t in counts.items():
-        sheet.write(ev, number, names[s], "gora", (t - amnesty) * price,
+        off = amnesty if s in played else 0
+        after = f", amnesty {off}" if off else ""
+        sheet.write(ev, number, names[s], "gora", (t - off) * price,
                     why=f"raspasy x{k}: {wording.counted(t, 'trick')}{after}{penalty_rules(deal, s)}")
     _raspasy_pulya(sheet, deal, k, counts)
 
@@ -558,8 +560,11 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
     assert deal.resolved_at is not None
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
-    fewest = min(counts.values())
-    low = [s for s, t in counts.items() if t == fewest]
+    # Only those who played are compared: a sitting-out dealer's penalty trick is a trick
+    # the fewest write on him, never a place among them [Code 3.9.11.2, 3.9.12].
+    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
+    fewest = min(t for s, t in counts.items() if s in played)
+    low = [s for s, t in counts.items() if t == fewest and s in played]
     price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT
     names = deal.names
     for s in low:

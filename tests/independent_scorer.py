@@ -56,12 +56,6 @@ from ledger.vocabulary.events import (
 )
 from ledger.vocabulary.rules import RuleSet, resolve
 
-# Issue 18 item 1: with four players, the defender whose cards the whisting dealer plays
-# writes his consolation like everyone else (every player usually writes it, the dealer
-# included) [Code 3.8.1.2, footnote 36; 3.8.8]. The ledger today has him write nothing
-# for the deal (docs/conventions.md, "The four-player dealer's whist"). This switch keeps
-# today's behaviour until that fix is merged; then it turns to True, and goes.
-HAND_DEFENDER_WRITES_CONSOLATION = False
 
 HELP_WHISTS = 10  # whists per helped point, per gora point a pulya point is worth [Code 4.2.3]
 MISERE_PRICE = 10  # [Code 2.2.2]
@@ -809,7 +803,13 @@ class Scorer:
             else:  # gentleman's: everything both would write, in halves [3.8.14]
                 half = Fraction(max(0, total) * pm + 2 * cons, 2)
                 out += [(w, "whists", half), (passer, "whists", half)]
-        if HAND_DEFENDER_WRITES_CONSOLATION and view.hand is not None and under:
+        # With four players, the defender whose cards the whisting dealer plays writes his
+        # consolation like everyone else [Code 3.8.1.2, footnote 36; 3.8.8] where the rule
+        # set says so (hand_consolation: every preset; off for logs stored before it); a
+        # half-whister under the gentleman's whist writes none [3.8.14].
+        gentleman = rules.single_whist_split == "gentleman"
+        if (rules.hand_consolation and view.hand is not None and under
+                and not (gentleman and view.hand == view.half)):
             out.append((view.hand, "whists", Fraction(cons)))
         return out + self.shortfall(deal, view, counted, remiz, pm, closed)
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-import independent_scorer
 from independent_scorer import score
 from ledger.command.kinds import judge_log
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Dealt, Talon
@@ -78,17 +77,17 @@ def test_the_independent_scorer_gives_every_fixture_its_numbers(path: Path) -> N
         assert not scored.mismatches, scored.mismatches
 
 
-def test_the_hand_defenders_consolation_by_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hand_defenders_consolation_by_the_code() -> None:
     """The defender whose cards the four-player dealer plays writes his consolation like
-    everyone else [Code 3.8.1.2, footnote 36; 3.8.8]. The ledger has him write nothing
-    until issue 18 item 1 is merged; the scorer's switch says which, and turned on it gives
-    the Code's numbers. Fixture code_3_8_8_dealer_returns_half_whist: A's 6S down one, the
-    dealer D returns the whist with B's cards: B writes 1 x 2 = 2 on A as well, so A
-    -29 - 2 = -31 and B 5 + 2 = 7 (the gora, and with it C's 7 and D's 17, unchanged)."""
-    events = judged(FIXTURES / "code_3_8_8_dealer_returns_half_whist.jsonl")
-    assert score(events).cells[("B", "whists", "A")] == 0  # today's ledger
-    monkeypatch.setattr(independent_scorer, "HAND_DEFENDER_WRITES_CONSOLATION", True)
-    scored = score(events)
+    everyone else [Code 3.8.1.2, footnote 36; 3.8.8] (rule hand_consolation, on in every
+    preset). Fixture code_3_8_8_dealer_returns_half_whist: A's 6S down one, the dealer D
+    returns the whist with B's cards: B writes 1 x 2 = 2 on A as well, so A -29 - 2 = -31
+    and B 5 + 2 = 7 (the gora, and with it C's 7 and D's 17, unchanged). With the rule off
+    (a log stored before it), B writes nothing on A."""
+    scored = score(judged(FIXTURES / "code_3_8_8_dealer_returns_half_whist.jsonl"))
     assert scored.cells[("B", "whists", "A")] == 2
     assert scored.settled.result == {"A": -31, "B": 7, "C": 7, "D": 17}
     assert scored.settled.rounded == {"A": -31, "B": 7, "C": 7, "D": 17}
+    off = score(judged(FIXTURES / "conv_hand_consolation_off.jsonl"))  # A's 8S two down
+    assert off.cells.get(("B", "whists", "A"), 0) == 0
+    assert off.cells[("C", "whists", "A")] == 12 and off.cells[("D", "whists", "A")] == 36

@@ -16,7 +16,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -e '.[test]'
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	touch $(STAMP)
 
 # The suite runs on every core (pytest-xdist; each test has its own store or schema).
@@ -34,13 +34,13 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 # BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick; with
 # PULKA_BENCH_POSTGRES set to a postgresql:// address, PostgreSQL is measured too.
 bench: $(STAMP)
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/bench.py $(BENCH_ARGS)
 
 # The player views of an archive of 1,000 pulkas (BENCH_ARGS=--quick for 100) and thirty

@@ -326,7 +326,7 @@ class PostgresBackend(Backend):
         ).fetchone()
         return found is not None
 
-    def _fetch(self, statement: sql.Composable, params: list[Any]) -> list[Any]:
+    def _fetch(self, statement: sql.SQL | sql.Composed, params: list[Any]) -> list[Any]:
         probe = self._probe
         if probe is not None:
             try:

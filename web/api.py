@@ -27,7 +27,7 @@ from ledger.command.store import StoredEvent
 from ledger.command.tournament import Tournaments
 from ledger.command.words import player_word
 from ledger.vocabulary.events import GameStarted, event_to_dict
-from ledger.vocabulary.language import _
+from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament import TournamentStarted, parse_table_game, table_game
 from projections.archive import GameResult, result_of
@@ -42,6 +42,8 @@ from projections.trail import row_doc, select
 from web.auth import ARBITER, DIRECTOR, Principal, allowed, needs
 from web.outcome import Outcome, outcome_line
 from web.service import Duplicate, Service, Stale
+
+_ = language._  # every text a person reads, in the request's language
 
 S = TypeVar("S", bound=msgspec.Struct)
 

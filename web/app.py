@@ -37,7 +37,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ledger.command.application import ImpossibleEventError
 from ledger.command.storage import describe
 from ledger.command.store import BrokenChainError, StoreError, UnreadableEventError
-from ledger.vocabulary.language import _, from_accept, known, using
+from ledger.vocabulary import language
+from ledger.vocabulary.language import from_accept, known, using
 from ledger.vocabulary.refusal import Refused, cite
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
@@ -48,6 +49,7 @@ from web.auth import Denied, Limiter, SignIn, csrf_checked, csrf_token, needs, p
 from web.live import Hub
 from web.service import Service
 
+_ = language._  # every text a person reads, in the request's language
 log = logging.getLogger("pulka.serve")
 access = logging.getLogger("pulka.serve.access")
 

@@ -32,8 +32,10 @@ from dataclasses import dataclass
 import msgspec
 from starlette.requests import Request
 
-from ledger.vocabulary.language import _
+from ledger.vocabulary import language
 from web.accounts import Account, Accounts
+
+_ = language._  # every text a person reads, in the request's language
 
 ARBITER = "arbiter"
 DIRECTOR = "director"

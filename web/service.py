@@ -34,9 +34,11 @@ from typing import Any, TypeVar
 from ledger.command.application import Kept, Ledger
 from ledger.command.desk import PulkaDesk
 from ledger.command.store import ConcurrentWriteError, Receipt, ReceiptTaken, Store
-from ledger.vocabulary.language import _
+from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from web.accounts import Accounts
+
+_ = language._  # every text a person reads, in the request's language
 
 T = TypeVar("T")
 

@@ -10,6 +10,7 @@ the desk is HTTP 422 with the rule, the message, what is allowed and the field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -63,11 +64,19 @@ def body(request_body: bytes, kind: type[S]) -> S:
     try:
         return msgspec.json.decode(request_body or b"{}", type=kind)
     except msgspec.ValidationError as exc:
-        text = str(exc)
-        field = text.rpartition("`$.")[2].rstrip("`").split(".")[0].split("[")[0] if "`$." in text else None
-        raise Refused("api", text, "see docs/api.md", field=field) from None
+        raise Refused("api", str(exc), "see docs/api.md", field=field_of(str(exc))) from None
     except msgspec.DecodeError as exc:
         raise Refused("api", _("the body is not JSON: {reason}").format(reason=exc), "a JSON object") from None
+
+
+def field_of(message: str) -> str | None:
+    """The field a msgspec validation message is about: ``Object contains unknown field
+    `by``` or ``… - at `$.version```."""
+    unknown = re.search(r"unknown field `([^`]+)`", message)
+    if unknown:
+        return unknown.group(1)
+    at = re.search(r"at `\$\.([A-Za-z_]+)", message)
+    return at.group(1) if at else None
 
 
 # -- what a page shows of a game --------------------------------------------------------------

@@ -96,8 +96,11 @@ class Hub:
 
     def wake(self) -> None:
         """Look at the store now (from any thread)."""
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
+        if self._loop is not None and not self._stop.is_set():
+            try:
+                self._loop.call_soon_threadsafe(self._wake.set)
+            except RuntimeError:  # the loop has closed: the service is stopping
+                pass
 
     async def _follow(self) -> None:
         poll = POLL_POSTGRES if self.postgres else POLL_SQLITE

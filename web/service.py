@@ -155,7 +155,7 @@ class Service:
         with table.lock:
             _, kept = self.kept(game)
             if version is not None and version != len(kept.stored):
-                raise Stale(game, version, len(kept.stored))
+                raise self.moved_on(worker, game, key, version, len(kept.stored))
             desk = PulkaDesk(worker.ledger, kept)
             try:
                 if key is None:
@@ -169,9 +169,16 @@ class Service:
                 raise duplicate(done, game) from None
             except ConcurrentWriteError:
                 found = worker.store.count(game)
-                raise Stale(game, version if version is not None else found, found) from None
+                raise self.moved_on(worker, game, key, version if version is not None else found, found) from None
         self.written()
         return result
+
+    @staticmethod
+    def moved_on(worker: Worker, game: str, key: str | None, seen: int, found: int) -> Exception:
+        """The game has moved on since the client saw it: by this very write, sent again
+        and stored meanwhile (Duplicate), or by another's (Stale)."""
+        done = worker.store.receipt(key) if key is not None else None
+        return duplicate(done, game) if done is not None else Stale(game, seen, found)
 
     def once(self, key: str | None, write: Callable[[Worker], T]) -> T:
         """A write that is not a game's (a tournament's, a new game), stored once under ``key``."""

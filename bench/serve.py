@@ -80,10 +80,12 @@ async def record(client: httpx.AsyncClient, table: Table, deals: int, offset: in
 
 
 async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asyncio.Semaphore) -> None:
+    released = False
     try:
         async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(60, connect=30)) as client, \
                 client.stream("GET", f"/api/games/{spectator.game}/events") as events:
             ready.release()
+            released = True
             event = None
             async for line in events.aiter_lines():
                 if line.startswith("event:"):
@@ -94,7 +96,10 @@ async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asy
                     return
     except (httpx.HTTPError, asyncio.CancelledError) as exc:
         if not done.is_set():
-            spectator.errors.append(type(exc).__name__)
+            spectator.errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if not released:
+            ready.release()
 
 
 async def run(db: str, tables_n: int, spectators_n: int, deals: int, log: Path) -> dict[str, object]:
@@ -155,7 +160,7 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, log: Path) 
         "lost": sum(max(0, t.events - stored[t.game]) for t in tables)
         + sum(1 for s in spectators if not s.seen or s.seen[-1][0] < final[s.game]),
         "duplicated": sum(max(0, stored[t.game] - t.events) for t in tables) + sum(t.duplicates_stored for t in tables),
-        "first_errors": [e for t in tables for e in t.errors][:3],
+        "first_errors": ([e for t in tables for e in t.errors] + [e for s in spectators for e in s.errors])[:3],
     }
 
 

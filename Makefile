@@ -9,14 +9,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: messages test demo bench bench-archive bench-load bench-rating bench-merkle venv
+.PHONY: messages test demo serve bench bench-archive bench-load bench-rating bench-merkle bench-serve venv
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -e '.[test]'
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	touch $(STAMP)
 
 # The suite runs on every core (pytest-xdist; each test has its own store or schema).
@@ -34,13 +34,19 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
+
+# The live service on a demo club (a pulka under way, a director, the table's link) in
+# serve-demo.db: its addresses and a QR code are printed; SERVE_ARGS='--port 8080'.
+serve: $(DEMO_STAMP)
+	$(PY) -m compileall -q ledger projections cli web
+	$(VENV)/bin/pulka --db serve-demo.db serve demo $(SERVE_ARGS)
 
 # BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick; with
 # PULKA_BENCH_POSTGRES set to a postgresql:// address, PostgreSQL is measured too.
 bench: $(STAMP)
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/bench.py $(BENCH_ARGS)
 
 # The player views of an archive of 1,000 pulkas (BENCH_ARGS=--quick for 100) and thirty
@@ -54,6 +60,11 @@ bench-load: $(STAMP)
 # The rating and statistics on the archive of bench-archive (BENCH_ARGS=--quick for 100 pulkas).
 bench-rating: $(STAMP)
 	$(PY) bench/rating.py $(BENCH_ARGS)
+
+# The live service under load: 30 tables recording through HTTP with 200 spectators
+# following (BENCH_ARGS=--quick: 5 and 20); PostgreSQL too with PULKA_BENCH_POSTGRES.
+bench-serve: $(STAMP)
+	$(PY) -W ignore::DeprecationWarning bench/serve.py $(BENCH_ARGS)
 
 # The club log's Merkle tree on a store of 1,000,000 events: root and proof times beside
 # the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).

@@ -69,6 +69,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("cli.rating:stats", "A player's statistics: pulkas and results, contracts by level and suit and how many made, misères, whists, passes and half-whists and what they brought, raspasy, remizes, errors charged by the recording rules, head to head; NUMBER --deals lists the deals behind a number (contracts.7, defence.whist, vs.Boris.ahead)."),
     "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
     "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
+    # The service is on the clients' floor beside cli: named here, imported only when run.
+    "serve": ("web.serve:serve", "The club's live scoring service: the scorer's phone, the spectators' pages, the arbiter's and the director's desks, and the JSON API (docs/api.md)."),
 }
 
 

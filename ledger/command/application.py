@@ -190,8 +190,23 @@ class Ledger:
         return Kept(game, stored, self.replayed(game, [s.event for s in stored]))
 
     def renewed(self, kept: Kept) -> Kept:
-        """``kept`` when nobody has written to its game since, else the game loaded again."""
-        return kept if self.store.count(kept.game) == len(kept.stored) else self.keep(kept.game)
+        """``kept`` when nobody has written to its game since; when someone has, ``kept``
+        with only the new events read (``Store.tail``: chained to its last one) and
+        folded in, so that following another's writes costs what they wrote; else (the
+        new events do not chain on, or do not fold) the game loaded again."""
+        found = self.store.count(kept.game)
+        if found == len(kept.stored):
+            return kept
+        tail = self.store.tail(kept.game, kept.stored[-1]) if found > len(kept.stored) else None
+        if tail:
+            try:
+                for stored in tail:
+                    kept.state.apply(stored.event)
+            except Exception:
+                return self.keep(kept.game)
+            kept.stored.extend(tail)
+            return kept
+        return self.keep(kept.game)
 
     # -- recording: load, decide, save ---------------------------------------------------
 

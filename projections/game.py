@@ -246,7 +246,6 @@ class GameState:
             "raspasy_before": before,
             "rules": rules,
             "forced": self.forced_next(),
-            "out_of_turn": dealt != due,
             "dealer_errors_before": errors,
             "exit_dark": exit_dark,
             "index": seats.seat_index,

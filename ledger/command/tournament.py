@@ -20,7 +20,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import msgspec
 
@@ -716,8 +715,3 @@ def _dry_run(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], st
                 raise
         digests = [line.digest for line in step.lines]
         games[step.name] = TableGame(game_state, len(judged), digests[-1] or "")
-
-
-def points_total(s: Standings) -> dict[str, Fraction]:
-    """Each player's points (for comparing two ways of computing the standings)."""
-    return {row.player: row.points for row in s.rows}

@@ -53,7 +53,7 @@ def bridge() -> None:
 # -- what a command did -------------------------------------------------------------------------
 
 
-def tell(outcome: Outcome, *, quiet: bool, as_json: bool) -> None:
+def tell(outcome: Outcome[RubberState], *, quiet: bool, as_json: bool) -> None:
     """The events a command stored, the points they wrote, the verdicts, and what comes next."""
     state: RubberState = outcome.state
     writes = changes(outcome.totals_before, cells_of(state.sheet()))
@@ -86,7 +86,7 @@ def tell(outcome: Outcome, *, quiet: bool, as_json: bool) -> None:
             click.echo(f"pulka: event {n}: no effect [{cite(e.rule)}]: {e.reason}", err=True)
 
 
-def record(db: str | None, game: str, command: Command, *, quiet: bool, as_json: bool) -> None:
+def record(db: str | None, game: str, command: Command[RubberState], *, quiet: bool, as_json: bool) -> None:
     name = game_name(game, db)
     with opened(db, write=True) as ledger:
         outcome = ledger.execute(name, command, kind=RUBBER)

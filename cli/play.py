@@ -130,6 +130,7 @@ def play(game: str | None, db: str | None) -> None:
         try:
             with opened(address) as ledger:
                 state = ledger.state(game)
+            assert isinstance(state, GameState)  # a pulka it was, a pulka it stays
         except UserError as exc:
             exc.show()
             return

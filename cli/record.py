@@ -148,8 +148,8 @@ def tell(s: Said, *, quiet: bool = False, as_json: bool = False, line: bool = Fa
                    err=True)
 
 
-def record(db: str | None, game: str, command: Command, *, quiet: bool, as_json: bool, line: bool = False,
-           leave_open: bool = False) -> Outcome:
+def record(db: str | None, game: str, command: Command[GameState], *, quiet: bool, as_json: bool, line: bool = False,
+           leave_open: bool = False) -> Outcome[GameState]:
     """Run one recording command on the game and say what it did."""
     name = game_name(game, db)
     with opened(db, write=True) as ledger:
@@ -164,7 +164,7 @@ def record(db: str | None, game: str, command: Command, *, quiet: bool, as_json:
     return outcome
 
 
-def events_of(*make: Callable[[GameState], AnyEvent], leave_open: bool = False) -> Command:
+def events_of(*make: Callable[[GameState], AnyEvent], leave_open: bool = False) -> Command[GameState]:
     """A command of one or more events, each made from the state (to read names in any
     case), guarded as table commands are."""
 
@@ -650,7 +650,7 @@ def bare_change(state: GameState, old: AnyEvent, word: str) -> dict[str, Any]:
                           "NAME=N for trick counts, a bid or contract, a call, an amount, or FIELD=VALUE")
 
 
-def correction_command(target: int, changes: tuple[str, ...], by: str | None, waive: bool) -> Command:
+def correction_command(target: int, changes: tuple[str, ...], by: str | None, waive: bool) -> Command[GameState]:
     def command(state: GameState) -> Iterable[AnyEvent]:
         replacement = replacement_of(state, target, changes)
         return [Correction(target=target, replacement=replacement, by=by_in(state, by),
@@ -659,7 +659,7 @@ def correction_command(target: int, changes: tuple[str, ...], by: str | None, wa
     return command
 
 
-def preview_text(outcome: Outcome) -> list[str]:
+def preview_text(outcome: Outcome[GameState]) -> list[str]:
     """The correction as it would be stored, what it would change, and its verdict."""
     state = outcome.state
     stored = outcome.stored[-1]

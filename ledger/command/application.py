@@ -23,33 +23,36 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Generic, TypeVar, overload
 
-from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import PULKA, Judging, Start, judge_log, judging_of, start_stream
+from ledger.command.kinds import Judging, Start, State, StreamState, judge_log, judging_of, start_stream
 from ledger.command.store import ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
+from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
-from ledger.vocabulary.events import AnyEvent, encode_event, event_type
+from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
+from projections.game import GameState
 from projections.recording import Effect
 from projections.report import Point
+from projections.rubber import RubberState
 from projections.trail import Cell
+
+S = TypeVar("S", bound=StreamState)
+T = TypeVar("T")
 
 # What a recording command decides: given the game as it stands, the events to record,
 # each computed once the one before it has been judged and folded in (a generator may
 # read the state between events, as a deal line does). The state is the stream's own
-# (a ``GameState`` for a pulka, a ``RubberState`` for a rubber): a command that reads
-# it names the kind it expects (``execute(..., kind=PULKA)``).
-Command = Callable[[Any], Iterable[AnyEvent]]
-
-T = TypeVar("T")
+# (``Command[GameState]`` for a pulka, ``Command[RubberState]`` for a rubber), and the
+# command names its kind (``execute(..., kind=PULKA)``).
+Command = Callable[[S], Iterable[AnyEvent]]
 
 
 class BrokenChainError(Exception):
@@ -76,14 +79,14 @@ class ImpossibleEventError(Exception):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Generic[S]):
     """What a recording command stored: the game, whether it was created, the events,
     and the game before them (its sheet totals and verdicts), to say what they did."""
 
     game: str
     created: bool
     stored: list[StoredEvent]
-    state: Any  # the game after the new events: a GameState, a RubberState
+    state: S  # the game after the new events: a GameState for a pulka, a RubberState for a rubber
     totals_before: dict[Cell, Fraction] = field(default_factory=dict)
     effects_before: dict[int, Effect] = field(default_factory=dict)
 
@@ -152,43 +155,42 @@ class Ledger:
             # halving, as a reading command would.
             judging = judging_of(events[0])
             try:
-                guarded(stream, events, lambda replayed: judging.cells(judging.fold(replayed)))
+                guarded(stream, events, judging.totals)
             except ImpossibleEventError as exc:
                 return ChainProblem(exc.number, str(exc))
             raise
 
-    def replayed(self, game: str, events: list[AnyEvent]) -> Any:
+    def replayed(self, game: str, events: list[AnyEvent]) -> State:
         """The game after ``events`` (folded by its kind), or a refusal naming the first
         event that cannot be replayed (``ImpossibleEventError``)."""
-        judging = judging_of(events[0])
-        return guarded(game, events, judging.fold)
+        return judging_of(events[0]).run(replayed_as, game, events)
 
     def unknown(self, game: str) -> Refused:
         known = self.store.games()
         hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
         return Refused("event-log", f"no game named {game!r}{hint}")
 
-    def state(self, game: str) -> Any:
+    def state(self, game: str) -> State:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
         return self.replayed(game, self.read(game).events)
 
     # -- recording: load, decide, save ---------------------------------------------------
 
-    def execute(self, game: str, command: Command, expected: int | None = None,
-                kind: Judging[Any] | None = None) -> Outcome:
+    def execute(self, game: str, command: Command[S], expected: int | None = None, *,
+                kind: Judging[S]) -> Outcome[S]:
         """Record what ``command`` decides on the stored game: one load, one replay, each
         new event judged once, one save. ``expected``: the number of events the caller
-        saw (in a preview); when the game has more by now, nothing is stored. A command
-        that reads the state names its ``kind``; it is refused on a game of another kind."""
+        saw (in a preview); when the game has more by now, nothing is stored. The command
+        names its ``kind``; it is refused on a game of another kind."""
         return self._decide(game, command, expected, save=True, kind=kind)
 
-    def preview(self, game: str, command: Command, kind: Judging[Any] | None = None) -> Outcome:
+    def preview(self, game: str, command: Command[S], *, kind: Judging[S]) -> Outcome[S]:
         """What ``execute`` would record, judged and folded by the same judge and
         projection, without saving: the events numbered as they would be, no digests."""
         return self._decide(game, command, None, save=False, kind=kind)
 
-    def _decide(self, game: str, command: Command, expected: int | None, save: bool,
-                kind: Judging[Any] | None) -> Outcome:
+    def _decide(self, game: str, command: Command[S], expected: int | None, save: bool,
+                kind: Judging[S]) -> Outcome[S]:
         stored = self.sound(game)
         if not stored:
             raise self.unknown(game)
@@ -196,14 +198,14 @@ class Ledger:
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(game, expected, len(stored))
         judging = judging_of(stored[0].event)
-        if kind is not None and judging is not kind:
+        if judging is not kind:
             raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
                           "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
                           else "the commands of a pulka")
-        state = self.replayed(game, [s.event for s in stored])
-        before, effects = judging.cells(state), dict(state.effects)
-        new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
-        check_table_game(self.store, game, state if judging is PULKA else None, new)
+        state = replayed_as(kind, game, [s.event for s in stored])
+        before, effects = kind.cells(state), dict(state.effects)
+        new = judge_events(state, kind.decide, ((None, e) for e in command(state)), self.clock)
+        check_table_game(self.store, game, state if isinstance(state, GameState) else None, new)
         if save:
             saved = self.store.append(game, new, expected=len(stored), previous=stored[-1].digest) if new else []
         else:
@@ -228,25 +230,31 @@ class Ledger:
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
-    ) -> Outcome:
+    ) -> Outcome[GameState] | Outcome[RubberState]:
         """Judge and store a whole log: a new game, or events appended to one."""
         first_line, first = lines[0]
         judging, started = start_stream(first_line, first, self.clock)
-        return self._record(judging, started, first_line, lines[1:], progress)
+        return judging.run(self._record, started, first_line, lines[1:], progress)
 
-    def create(self, event: Start) -> Outcome:
+    @overload
+    def create(self, event: GameStarted) -> Outcome[GameState]: ...
+
+    @overload
+    def create(self, event: RubberStarted) -> Outcome[RubberState]: ...
+
+    def create(self, event: Start) -> Outcome[GameState] | Outcome[RubberState]:
         """Start a game from the command line (no file, so no line numbers)."""
         judging, started = start_stream(None, event, self.clock)
-        return self._record(judging, started, None, [], None)
+        return judging.run(self._record, started, None, [], None)
 
     def _record(
         self,
-        judging: Judging[Any],
+        judging: Judging[S],
         started: Start,
         first_line: int | None,
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
-    ) -> Outcome:
+    ) -> Outcome[S]:
         stored = self.sound(started.game)
         if stored:
             existing = stored[0].event
@@ -258,13 +266,13 @@ class Ledger:
                 )
                 refused.line = first_line
                 raise refused
-            state = self.replayed(started.game, [s.event for s in stored])
+            state = replayed_as(judging, started.game, [s.event for s in stored])
             new: list[AnyEvent] = []
         else:
             state = judging.fold([started])
             new = [started]
         new += judge_events(state, judging.decide, rest, self.clock, progress, total=len(rest))
-        check_table_game(self.store, started.game, state if judging is PULKA else None, new)
+        check_table_game(self.store, started.game, state if isinstance(state, GameState) else None, new)
         if not stored:
             # The views' machinery (eventsourcing's projections) is needed only when a
             # stream is created: a deal recorded into a game never loads it.
@@ -304,6 +312,11 @@ def a_game(name: str, first: AnyEvent) -> None:
                       "pulka tournament … for a tournament" if isinstance(first, TournamentStarted) else "a game's name")
 
 
+def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:
+    """The game after ``events``, folded by its kind ``judging`` (``guarded``)."""
+    return guarded(game, events, judging.fold)
+
+
 def guarded(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
     """``show(events)``; when that fails, and replaying some first events of the game
     fails too, the event that makes it fail is refused by number (found by halving,
@@ -320,8 +333,7 @@ def guarded(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], 
 def _replays(events: list[AnyEvent]) -> bool:
     """Whether the events fold, by their kind, into a state whose sheet can be read."""
     try:
-        judging = judging_of(events[0])
-        judging.cells(judging.fold(events))
+        judging_of(events[0]).totals(events)
     except Exception:
         return False
     return True

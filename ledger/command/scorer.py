@@ -112,7 +112,7 @@ def left_open(state: GameState) -> DealState | None:
     return None
 
 
-def said(outcome: Outcome) -> Said:
+def said(outcome: Outcome[GameState]) -> Said:
     state = outcome.state
     first = outcome.stored[0].number if outcome.stored else state.folded + 1
     delta = changes(outcome.totals_before, totals(state.sheet())) if outcome.totals_before else {}

@@ -468,7 +468,7 @@ class Tournaments:
             new.append(judged)
         return self._save(name, stored, new, by)
 
-    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome]:
+    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome[GameState]]:
         """Start the game of every seated table of ``tour`` that has none yet."""
         state = self.state(name)
         seated = state.seating.get(tour)

@@ -61,41 +61,40 @@ class Scored(Protocol):
 
 
 class Checkpoints:
-    """The sheets at the end of each deal of ``game``, and the sheet now."""
+    """The sheets at the end of each deal of a game, and the sheet now. The game is
+    passed to each method that reads it (not kept: a game and its checkpoints would hold
+    each other, and a replayed game would wait for the garbage collector)."""
 
-    def __init__(self, game: Scored) -> None:
-        self.game = game
+    def __init__(self) -> None:
         self.sheets: list[Sheet] = []
         self.cache: tuple[int, Sheet] | None = None  # the sheet now, as of which event
 
-    def sheet(self) -> Sheet:
+    def sheet(self, game: Scored) -> Sheet:
         """The sheet now: the checkpoints, and the deal in progress on a copy. Read it
         before the next event is applied, and never write on it."""
-        game = self.game
         cache = self.cache
         if cache is not None and cache[0] == game.folded:
             return cache[1]
-        settled = self._settled_count()
-        sheet = self.at(settled)
+        settled = _settled_count(game.deals)
+        sheet = self.at(game, settled)
         if settled < len(game.deals):
             sheet = sheet.copy()
-            self._score(sheet, game.deals[-1])
+            self._score(game, sheet, game.deals[-1])
         self.cache = (game.folded, sheet)
         return sheet
 
-    def at(self, k: int) -> Sheet:
+    def at(self, game: Scored, k: int) -> Sheet:
         """The sheet after deal k (0: after the records before deal 1), computed once."""
         sheets = self.sheets
-        game = self.game
         if not sheets:
             first = Sheet(game.started.players, game.started.pulya, game.rules)
             for number in game.items[0]:
-                self.write(first, number, 0)
+                self.write(game, first, number, 0)
             sheets.append(first)
         while len(sheets) <= k:
             deal = game.deals[len(sheets) - 1]
             nxt = sheets[-1].copy()
-            self._score(nxt, deal)
+            self._score(game, nxt, deal)
             sheets.append(nxt)
         return sheets[k]
 
@@ -105,12 +104,12 @@ class Checkpoints:
         if len(self.sheets) > k:
             del self.sheets[k:]
 
-    def item_added(self, number: int, k: int) -> None:
+    def item_added(self, game: Scored, number: int, k: int) -> None:
         """A record by hand (event ``number``) was added at the end of deal k so far."""
-        if k == len(self.game.deals) and len(self.sheets) == k + 1:
+        if k == len(game.deals) and len(self.sheets) == k + 1:
             # The last checkpoint is of this deal, settled: the new write comes after
             # everything on it, so it is written there instead of scoring the deal again.
-            self.write(self.sheets[k], number, k)
+            self.write(game, self.sheets[k], number, k)
             self.cache = None
         else:
             self.drop_from(k)
@@ -120,33 +119,22 @@ class Checkpoints:
         del self.sheets[deal if deal > 0 else 0 :]
         self.cache = None
 
-    def _settled_count(self) -> int:
-        """How many deals can be checkpointed: all but a last one that has no result yet."""
-        deals = self.game.deals
-        if not deals:
-            return 0
-        last = deals[-1]
-        return len(deals) if last.annulled_at is not None or last.resolved else len(deals) - 1
-
-    def _score(self, sheet: Sheet, deal: DealState) -> None:
+    def _score(self, game: Scored, sheet: Sheet, deal: DealState) -> None:
         """The deal's result at the event that resolved it, its records by hand at theirs."""
         resolved_at = deal.resolved_at if deal.resolved else deal.annulled_at if deal.passes_on else None
         scored = False
-        all_items = self.game.items
+        all_items = game.items
         items = all_items[deal.number] if deal.number < len(all_items) else ()
         for number in items:
             if resolved_at is not None and not scored and number > resolved_at:
                 score_deal(sheet, deal)
                 scored = True
-            self.write(sheet, number, deal.number)
+            self.write(game, sheet, number, deal.number)
         if resolved_at is not None and not scored:
             score_deal(sheet, deal)
 
-    # -- records by hand ---------------------------------------------------------------------
-
-    def write(self, sheet: Sheet, number: int, deal: int) -> None:
+    def write(self, game: Scored, sheet: Sheet, number: int, deal: int) -> None:
         """What record by hand ``number`` of deal ``deal`` writes on ``sheet``."""
-        game = self.game
         event = game.content(number)
         key = game.table.key
         match event:
@@ -157,68 +145,24 @@ class Checkpoints:
                 on = key(event.on) if event.on is not None else None
                 sheet.write(number, deal, key(event.player), event.column, event.amount * UNIT, on, "entry")
             case Penalty():
-                self._penalty(sheet, number, deal, event)
+                _penalty(game, sheet, number, deal, event)
             case Talon():
-                self._talon(sheet, number, deal, event)
+                _talon(game, sheet, number, deal, event)
             case Joined():
-                self._newcomer(sheet, number, deal, event)
+                _newcomer(game, sheet, number, deal, event)
             case Left():
                 sheet.seated = game.table.table_after[number]
             case _:
                 raise AssertionError(f"event {number} is not a record by hand")
 
-    def _penalty(self, sheet: Sheet, number: int, deal: int, event: Penalty) -> None:
-        """An arbiter's penalty never benefits the penalised player [Code 4.2.16]: in
-        whists the wronged player writes it on him (a log older than ``wronged`` names the
-        penalised player in ``on`` and the writer in ``player``)."""
-        key = self.game.table.key
-        why = f"penalty: {event.reason}"
-        if event.column == "whists" and event.wronged is not None:
-            sheet.write(number, deal, key(event.wronged), "whists", event.amount * UNIT, key(event.player), why)
-            return
-        on = key(event.on) if event.on is not None else None
-        sheet.write(number, deal, key(event.player), event.column, event.amount * UNIT, on, why)
-
-    def _talon(self, sheet: Sheet, number: int, k: int, event: Talon) -> None:
-        game = self.game
-        rules = game.rules
-        deal = game.deals[k - 1] if k >= 1 else None
-        player = game.table.key(event.player)
-        if event.kind == "peek":
-            sheet.write(number, k, player, "gora", rules.talon_peek_gora * UNIT,
-                        why="looked at the talon before it was bought [Code 3.2.21]")
-        elif deal is not None and event.kind == "refused":
-            sheet.write(number, k, deal.names[deal.dealer], "gora", rules.talon_refusal_gora * UNIT,
-                        why=f"{event.player} refused the talon: the dealer pays the agreed points [Code 3.4.10]")
-        elif deal is not None and deal.contract is not None and deal.declarer is not None:
-            price = deal.contract.price * rules.gora_whist_multiplier * UNIT
-            sheet.write(number, k, deal.names[deal.dealer], "whists", event.tricks * price,
-                        on=deal.names[deal.declarer],
-                        why=f"premium for {event.tricks} trick(s) in the talon [Code 3.4.11]")
-
-    def _newcomer(self, sheet: Sheet, number: int, k: int, event: Joined) -> None:
-        """The newcomer writes the mean pulya and gora of the players, rounded to whole
-        points against him: the pulya down, the gora up [Code 3.1.2]."""
-        seated = sheet.seated
-        n = len(seated)
-        pulya = sum(sheet.pulya[p] for p in seated)
-        gora = sum(sheet.gora[p] for p in seated)
-        sheet.seat(event.player, self.game.table.table_after[number])
-        point = UNIT * n
-        sheet.write(number, k, event.player, "pulya", (pulya // point) * UNIT,
-                    why="newcomer: the mean pulya, rounded down [Code 3.1.2]")
-        sheet.write(number, k, event.player, "gora", -((-gora) // point) * UNIT,
-                    why="newcomer: the mean gora, rounded up [Code 3.1.2]")
-
     # -- what a record without effect would have written ------------------------------------
 
-    def unwritten(self, number: int) -> list[Write]:
+    def unwritten(self, game: Scored, number: int) -> list[Write]:
         """What record ``number``, which has no effect (``void``: too late, objected to,
         withdrawn), would have written: where ``explain`` names it. Only records that
         write numbers: entries, penalties and the talon's (as written), and the forgotten
         tricks of a deal (the deal scored on the sheet before it, as if they were its
         result; tricks withdrawn with their deal belong to no deal that stands)."""
-        game = self.game
         event = game.content(number)
         k = event.deal or 0
         forgotten_tricks = (isinstance(event, Tricks) and 1 <= k <= len(game.deals)
@@ -227,17 +171,72 @@ class Checkpoints:
             return []
         if isinstance(event, Tricks):
             # The deal scored on the sheet as it stood before it (help follows the pulyas).
-            before = self.at(k - 1)
+            before = self.at(game, k - 1)
             scratch = before.copy()
             deal = copy(game.deals[k - 1])
             game.table.tricks_into(deal, number, event)
             score_deal(scratch, deal)
             return _moved(before, scratch, number, k)
-        sheet = self.sheet()
+        sheet = self.sheet(game)
         scratch = Sheet(sheet.players, game.started.pulya, game.rules)
         scratch.seated = sheet.seated
-        self.write(scratch, number, k)
+        self.write(game, scratch, number, k)
         return scratch.writes
+
+
+def _penalty(game: Scored, sheet: Sheet, number: int, deal: int, event: Penalty) -> None:
+    """An arbiter's penalty never benefits the penalised player [Code 4.2.16]: in
+    whists the wronged player writes it on him (a log older than ``wronged`` names the
+    penalised player in ``on`` and the writer in ``player``)."""
+    key = game.table.key
+    why = f"penalty: {event.reason}"
+    if event.column == "whists" and event.wronged is not None:
+        sheet.write(number, deal, key(event.wronged), "whists", event.amount * UNIT, key(event.player), why)
+        return
+    on = key(event.on) if event.on is not None else None
+    sheet.write(number, deal, key(event.player), event.column, event.amount * UNIT, on, why)
+
+
+def _talon(game: Scored, sheet: Sheet, number: int, k: int, event: Talon) -> None:
+    """The talon's writes: a look before it was bought [Code 3.2.21], its refusal [3.4.10],
+    the dealer's premium [3.4.11]."""
+    rules = game.rules
+    deal = game.deals[k - 1] if k >= 1 else None
+    player = game.table.key(event.player)
+    if event.kind == "peek":
+        sheet.write(number, k, player, "gora", rules.talon_peek_gora * UNIT,
+                    why="looked at the talon before it was bought [Code 3.2.21]")
+    elif deal is not None and event.kind == "refused":
+        sheet.write(number, k, deal.names[deal.dealer], "gora", rules.talon_refusal_gora * UNIT,
+                    why=f"{event.player} refused the talon: the dealer pays the agreed points [Code 3.4.10]")
+    elif deal is not None and deal.contract is not None and deal.declarer is not None:
+        price = deal.contract.price * rules.gora_whist_multiplier * UNIT
+        sheet.write(number, k, deal.names[deal.dealer], "whists", event.tricks * price,
+                    on=deal.names[deal.declarer],
+                    why=f"premium for {event.tricks} trick(s) in the talon [Code 3.4.11]")
+
+
+def _newcomer(game: Scored, sheet: Sheet, number: int, k: int, event: Joined) -> None:
+    """The newcomer writes the mean pulya and gora of the players, rounded to whole
+    points against him: the pulya down, the gora up [Code 3.1.2]."""
+    seated = sheet.seated
+    n = len(seated)
+    pulya = sum(sheet.pulya[p] for p in seated)
+    gora = sum(sheet.gora[p] for p in seated)
+    sheet.seat(event.player, game.table.table_after[number])
+    point = UNIT * n
+    sheet.write(number, k, event.player, "pulya", (pulya // point) * UNIT,
+                why="newcomer: the mean pulya, rounded down [Code 3.1.2]")
+    sheet.write(number, k, event.player, "gora", -((-gora) // point) * UNIT,
+                why="newcomer: the mean gora, rounded up [Code 3.1.2]")
+
+
+def _settled_count(deals: Sequence[DealState]) -> int:
+    """How many deals can be checkpointed: all but a last one that has no result yet."""
+    if not deals:
+        return 0
+    last = deals[-1]
+    return len(deals) if last.annulled_at is not None or last.resolved else len(deals) - 1
 
 
 def _moved(before: Sheet, after: Sheet, number: int, k: int) -> list[Write]:

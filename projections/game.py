@@ -92,7 +92,7 @@ class GameState:
         self.penalties: dict[int, list[Write]] = {}
         self.effects: dict[int, Effect] = {}
         self.warned: set[str] = set()
-        self.checkpoints = Checkpoints(self)
+        self.checkpoints = Checkpoints()
         # While re-folding from deal k: records of deals before k recorded later were
         # folded already and are not folded again.
         self._from_deal = 0
@@ -233,8 +233,10 @@ class GameState:
     def fold(self, number: int, event: AnyEvent) -> None:
         """Apply an event's content to the deals and the records by hand, judging nothing."""
         match event:
-            case Bid():
-                self._bid(number, event)
+            case Bid():  # the commonest event: folded in line
+                deal = self.in_auction or self._open_deal(number)
+                deal.apply_bid(self.table.deal_seat(deal, event.player), _bid_key(event.bid), number, event.dark)
+                self.checkpoints.drop_from(deal.number)
             case Contract():
                 self._contract(number, event)
             case Defence():
@@ -250,7 +252,7 @@ class GameState:
             case Annulled():
                 deal = self.in_auction or self._open_deal(number)
                 deal.apply_annulled(number, event.dealer_error)
-                self.changed(deal.number)
+                self.checkpoints.drop_from(deal.number)
             case Dealt():
                 self._open_deal(number, self.table.person_seat[event.player])
             case Entry() | Penalty():
@@ -272,25 +274,20 @@ class GameState:
             case _:
                 assert_never(event)
 
-    def _bid(self, number: int, event: Bid) -> None:
-        deal = self.in_auction or self._open_deal(number)
-        deal.apply_bid(self.table.deal_seat(deal, event.player), _bid_key(event.bid), number, event.dark)
-        self.changed(deal.number)
-
     def _contract(self, number: int, event: Contract) -> None:
         deal = self.deals[-1]
-        seat = self.table.deal_seat
-        shared = seat(deal, event.shared_with) if event.shared_with is not None else None
-        deal.apply_contract(seat(deal, event.player), event.contract, number, shared,
+        table = self.table
+        shared = table.deal_seat(deal, event.shared_with) if event.shared_with is not None else None
+        deal.apply_contract(table.deal_seat(deal, event.player), event.contract, number, shared,
                             recall=event.evident_correction)
-        self.changed(deal.number)
+        self.checkpoints.drop_from(deal.number)
 
     def _defence(self, number: int, event: Defence) -> None:
         deal = self.deals[-1]
-        seat = self.table.deal_seat
-        hand = seat(deal, event.hand) if event.hand is not None else None
-        deal.apply_call(seat(deal, event.player), event.call, number, hand)
-        self.changed(deal.number)
+        table = self.table
+        hand = table.deal_seat(deal, event.hand) if event.hand is not None else None
+        deal.apply_call(table.deal_seat(deal, event.player), event.call, number, hand)
+        self.checkpoints.drop_from(deal.number)
 
     def _ruling(self, number: int, event: Ruling) -> None:
         """A ruling that closes the deal [Code 3.3.16.3, 3.4.4, 3.5.4, 3.9.22]."""
@@ -300,7 +297,7 @@ class GameState:
         offender = seat(deal, event.offender) if event.offender is not None else None
         whists = tuple((seat(deal, p), a) for p, a in (event.whists or {}).items())
         deal.apply_ruling(event, number, tricks, offender, whists)
-        self.changed(deal.number)
+        self.checkpoints.drop_from(deal.number)
 
     def _played_on(self, number: int, event: Ruling) -> None:
         """A ruling after which the deal is still played: the talon given to the one
@@ -318,7 +315,7 @@ class GameState:
             other = table.by_seat(deal, event.tricks) if event.tricks is not None else None
             compensated = tuple(seat(deal, p) for p in event.compensated)
             deal.apply_plan_ruling(event, number, seat(deal, event.planner), whists, other, compensated)
-        self.changed(deal.number)
+        self.checkpoints.drop_from(deal.number)
 
     def _ruled_tricks(self, deal: DealState, ruling: Ruling) -> dict[int, int] | None:
         """The result a ruling gives in tricks: an agreed result [Code 3.9.22]; a
@@ -357,7 +354,7 @@ class GameState:
         while len(items) <= k:
             items.append([])
         items[k].append(number)
-        self.checkpoints.item_added(number, k)
+        self.checkpoints.item_added(self, number, k)
 
     def changed(self, k: int) -> None:
         """Deal k (0: the records before the first deal) changed: drop its checkpoint and later ones."""
@@ -368,7 +365,7 @@ class GameState:
         deal begins (``results_shape_runs``), the deals after it are folded again."""
         if self.results_shape_runs and deal.number < len(self.deals):
             self.refold(deal.number + 1, number)
-        self.changed(deal.number)
+        self.checkpoints.drop_from(deal.number)
 
     # -- folding again from a deal on -------------------------------------------------------
 
@@ -431,7 +428,7 @@ class GameState:
     def sheet(self) -> Sheet:
         """The sheet now (``projections.checkpoints``). Read it before the next event is
         applied, and never write on it."""
-        return self.checkpoints.sheet()
+        return self.checkpoints.sheet(self)
 
     def credited(self, number: int, k: int) -> int:
         """The record a number written at event ``number`` for deal ``k`` is credited to:
@@ -457,7 +454,7 @@ class GameState:
     def unwritten(self, number: int) -> list[Write]:
         """What record ``number``, which has no effect, would have written
         (``Checkpoints.unwritten``): where ``explain`` names it."""
-        return self.checkpoints.unwritten(number)
+        return self.checkpoints.unwritten(self, number)
 
     @property
     def finished(self) -> bool:

@@ -9,7 +9,7 @@ bid would open. Nothing here changes the game.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.rules import RuleSet
@@ -18,8 +18,7 @@ from projections.scoring import deal_outcome
 from projections.seats import Seats
 
 
-@dataclass(frozen=True, slots=True)
-class Opening:
+class Opening(NamedTuple):
     """What a deal begins with: the fields of its ``DealState`` that the deals before it
     and the table decide."""
 
@@ -32,17 +31,14 @@ class Opening:
     raspasy_before: int
     rules: RuleSet
     forced: bool
-    dealer_errors_before: int
     exit_dark: bool
-    index: dict[str, int]
+    dealer_errors_before: int
+    seat_index: dict[str, int]  # shared by the deals at this table, never changed
 
     def deal(self) -> DealState:
-        """A new deal that begins so (each call a deal of its own: a deal is folded into)."""
-        return DealState(
-            number=self.number, dealer=self.dealer, names=self.names, persons=self.persons, bidders=self.bidders,
-            min_level=self.min_level, raspasy_before=self.raspasy_before, rules=self.rules, forced=self.forced,
-            dealer_errors_before=self.dealer_errors_before, exit_dark=self.exit_dark, index=self.index,
-        )
+        """A new deal that begins so (each call a deal of its own: a deal is folded into).
+        The fields go in ``DealState``'s own order, by position: a deal opens often."""
+        return DealState(*self[:-1], index=self[-1])
 
 
 def first_dealer(started: GameStarted) -> str:
@@ -71,12 +67,8 @@ def opening(deals: Sequence[DealState], seats: Seats, rules: RuleSet, started: G
             prev.dark_doublings
         )
     at = seating.index(dealt)
-    return Opening(
-        number=len(deals) + 1, dealer=at, names=seating, persons=seats.persons,
-        bidders=first_bidders(at, len(seating)), min_level=min_level, raspasy_before=before, rules=rules,
-        forced=forced_next(deals, rules, started), dealer_errors_before=errors, exit_dark=exit_dark,
-        index=seats.seat_index,
-    )
+    return Opening(len(deals) + 1, at, seating, seats.persons, first_bidders(at, len(seating)), min_level, before,
+                   rules, forced_next(deals, rules, started), exit_dark, errors, seats.seat_index)
 
 
 def due_dealer(seats: Seats, prev: DealState | None, started: GameStarted, rules: RuleSet) -> str:

@@ -16,8 +16,8 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from dataclasses import replace
+from typing import Literal, NamedTuple, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
@@ -408,8 +408,7 @@ def _defence_writes(
                                                                                       defence_tricks)
 
 
-@dataclass(frozen=True, slots=True)
-class _Defended:
+class _Defended(NamedTuple):
     """A played contract as the defence's writes see it."""
 
     deal: DealState

@@ -4,7 +4,7 @@ an event of another kind of stream is named as such."""
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import get_args, get_type_hints
 
 from ledger.vocabulary.bridge import PassedOut, RubberStarted
 from ledger.vocabulary.events import AnyEvent, Bid, ForeignEvent, Withdrawn
@@ -28,3 +28,11 @@ def test_an_event_of_another_kind_of_stream_is_named_as_such() -> None:
     started = RubberStarted(game="r", players=("N", "E", "S", "W"))
     assert describe(started) == "rubber_started: not an event of a pulka"
     assert describe(PassedOut()) == "passed_out: not an event of a pulka"
+
+
+def test_each_line_is_registered_for_the_type_it_reads() -> None:
+    """A function is registered with its type named in the decorator (cheaper at start-up
+    than reading the annotation), so the two are checked to agree here."""
+    for kind, line in describe.registry.items():
+        if kind is not object:
+            assert get_type_hints(line)["event"] is kind, (kind, line)

@@ -1,6 +1,8 @@
 """The small checks that every judgement of the command side shares: look up players
-and recorders, check times, and fill in what the ledger records for an event (its
-recorder and its deal). A failed check raises ``Refused``.
+and recorders, check times, fill in what the ledger records for an event (its
+recorder and its deal), and, for the judgements of a pulka's play, where its deal
+stands (a player's seat in it, what it waits for, whether a deal may follow). A failed
+check raises ``Refused``.
 """
 
 from __future__ import annotations

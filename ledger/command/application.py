@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Generic, TypeVar, overload
+from typing import Generic, TypeVar, cast, overload
 
 from ledger.command.judging import Progress, judge_events
 from ledger.command.kinds import Judging, Start, State, StreamState, judge_log, judging_of, start_stream
@@ -176,21 +176,38 @@ class Ledger:
 
     # -- recording: load, decide, save ---------------------------------------------------
 
+    @overload
     def execute(self, game: str, command: Command[S], expected: int | None = None, *,
-                kind: Judging[S]) -> Outcome[S]:
+                kind: Judging[S]) -> Outcome[S]: ...
+
+    @overload
+    def execute(self, game: str, command: Command[State], expected: int | None = None,
+                kind: None = None) -> Outcome[GameState] | Outcome[RubberState]: ...
+
+    def execute(self, game: str, command: Command[S] | Command[State], expected: int | None = None,
+                kind: Judging[S] | None = None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         """Record what ``command`` decides on the stored game: one load, one replay, each
         new event judged once, one save. ``expected``: the number of events the caller
-        saw (in a preview); when the game has more by now, nothing is stored. The command
-        names its ``kind``; it is refused on a game of another kind."""
-        return self._decide(game, command, expected, save=True, kind=kind)
+        saw (in a preview); when the game has more by now, nothing is stored. A command
+        that reads the state of one kind names its ``kind`` (``Command[S]``; it is refused
+        on a game of another kind); one that names none takes the state of any kind."""
+        return self._decide(game, command, expected, True, kind)
 
-    def preview(self, game: str, command: Command[S], *, kind: Judging[S]) -> Outcome[S]:
+    @overload
+    def preview(self, game: str, command: Command[S], *, kind: Judging[S]) -> Outcome[S]: ...
+
+    @overload
+    def preview(self, game: str, command: Command[State],
+                kind: None = None) -> Outcome[GameState] | Outcome[RubberState]: ...
+
+    def preview(self, game: str, command: Command[S] | Command[State],
+                kind: Judging[S] | None = None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         """What ``execute`` would record, judged and folded by the same judge and
         projection, without saving: the events numbered as they would be, no digests."""
-        return self._decide(game, command, None, save=False, kind=kind)
+        return self._decide(game, command, None, False, kind)
 
-    def _decide(self, game: str, command: Command[S], expected: int | None, save: bool,
-                kind: Judging[S]) -> Outcome[S]:
+    def _decide(self, game: str, command: Command[S] | Command[State], expected: int | None, save: bool,
+                kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         stored = self.sound(game)
         if not stored:
             raise self.unknown(game)
@@ -198,13 +215,20 @@ class Ledger:
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(game, expected, len(stored))
         judging = judging_of(stored[0].event)
+        if kind is None:
+            return judging.run(self._decided, game, stored, cast("Command[State]", command), save)
         if judging is not kind:
             raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
                           "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
                           else "the commands of a pulka")
-        state = replayed_as(kind, game, [s.event for s in stored])
-        before, effects = kind.cells(state), dict(state.effects)
-        new = judge_events(state, kind.decide, ((None, e) for e in command(state)), self.clock)
+        return self._decided(kind, game, stored, cast("Command[S]", command), save)
+
+    def _decided(self, judging: Judging[S], game: str, stored: list[StoredEvent], command: Command[S],
+                 save: bool) -> Outcome[S]:
+        """The one load's replay, the command's events judged in order, and the save."""
+        state = replayed_as(judging, game, [s.event for s in stored])
+        before, effects = judging.cells(state), dict(state.effects)
+        new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
         check_table_game(self.store, game, state if isinstance(state, GameState) else None, new)
         if save:
             saved = self.store.append(game, new, expected=len(stored), previous=stored[-1].digest) if new else []

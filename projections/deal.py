@@ -167,7 +167,6 @@ class DealState:
     rules: RuleSet
     forced: bool = False  # a forced raspasy that opens the pulka [Code 3.7.9]
     exit_dark: bool = False  # the minimum is the exit after a dark raspasy [Code 3.7.7]
-    out_of_turn: bool = False  # dealt out of turn, and it stands [Code 3.2.14]
     dealer_errors_before: int = 0  # the dealer's errors at this deal so far [Code 3.2.17]
     bids: list[tuple[int, str, int]] = field(default_factory=list)  # seat, bid, event
     passed: set[int] = field(default_factory=set)

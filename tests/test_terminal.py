@@ -102,16 +102,18 @@ def test_a_session_ends_on_request_with_the_settlement(store_url: str, tmp_path:
 def long_log(game: str, events: int) -> str:
     """A legal Sochi pulka of at least ``events`` events whose target is never reached."""
     from ledger.command.dealline import deal_events
-    from ledger.command.judge import judge_into, judge_log
+    from ledger.command.judging import judge_events
+    from ledger.command.kinds import PULKA, start_stream
     from ledger.vocabulary.events import GameStarted, encode_event
-    from projections.game import GameState
+    from ledger.vocabulary.times import now_iso
 
-    started = judge_log([(1, GameStarted(game=game, players=("A", "B", "C"), pulya=100000))])[0]
+    _, started = start_stream(1, GameStarted(game=game, players=("A", "B", "C"), pulya=100000), now_iso)
     assert isinstance(started, GameStarted)
-    state = GameState.start(started)
+    state = PULKA.fold([started])
     while state.folded < events:
         line = "6S pass pass | 6S | whist whist | 6 2 2"
-        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
+        judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, line)),
+                     lambda: "2026-11-30T20:00:00+00:00")
     return "\n".join(encode_event(e).decode() for e in state.events) + "\n"
 
 

@@ -183,10 +183,10 @@ class PulkaDesk:
 
     # -- the machinery ------------------------------------------------------------------------
 
-    def _execute(self, game: str, command: Command, expected: int | None = None) -> Outcome:
+    def _execute(self, game: str, command: Command[GameState], expected: int | None = None) -> Outcome[GameState]:
         return self.ledger.execute(game, command, expected=expected, kind=PULKA, kept=self.kept)
 
-    def _told(self, game: str, command: Command, *, line: bool = False, leave_open: bool = False) -> Told:
+    def _told(self, game: str, command: Command[GameState], *, line: bool = False, leave_open: bool = False) -> Told:
         """Run the command and say what it did, with the reminders of 4.2.10 a deal line
         (a deal played without its result) and ``leave_open`` (the deal left behind) call for."""
         outcome = self._execute(game, command)
@@ -334,7 +334,7 @@ class PulkaDesk:
         return Corrected(preview_of(outcome), told(outcome))
 
     @staticmethod
-    def _correction(target: int, changes: Sequence[str], by: str | None, waive: bool) -> Command:
+    def _correction(target: int, changes: Sequence[str], by: str | None, waive: bool) -> Command[GameState]:
         def command(state: GameState) -> Iterable[AnyEvent]:
             replacement = typed("changes", replacement_of, state, target, changes)
             return [Correction(target=target, replacement=replacement, by=recorder(state, by),
@@ -413,7 +413,7 @@ class PulkaDesk:
                                                by=recorder(s, by)))
 
 
-def preview_of(outcome: Outcome) -> CorrectionPreview:
+def preview_of(outcome: Outcome[GameState]) -> CorrectionPreview:
     """The correction an outcome stored (or would store), as the scorer checks it."""
     state: GameState = outcome.state
     stored = outcome.stored[-1]

@@ -170,9 +170,9 @@ def left_open(state: GameState) -> DealState | None:
     return None
 
 
-def told(outcome: Outcome, notices: Iterable[Notice] = ()) -> Told:
+def told(outcome: Outcome[GameState], notices: Iterable[Notice] = ()) -> Told:
     """What a pulka's recording command did, from its ``Outcome``."""
-    state: GameState = outcome.state
+    state = outcome.state
     first = outcome.stored[0].number if outcome.stored else state.folded + 1
     delta = changes(outcome.totals_before, totals(state.sheet())) if outcome.totals_before else {}
     opened = left_open(state)
@@ -190,7 +190,7 @@ def told(outcome: Outcome, notices: Iterable[Notice] = ()) -> Told:
     )
 
 
-def completed(outcome: Outcome) -> Iterator[tuple[int, str]]:
+def completed(outcome: Outcome[GameState]) -> Iterator[tuple[int, str]]:
     """The deals whose play the command recorded and which are over now, each as told."""
     state: GameState = outcome.state
     done = sorted({s.event.deal for s in outcome.stored if s.event.deal and play_of(state, s.event)})

@@ -37,7 +37,7 @@ from ledger.command.admission import GAME_MAX, admit
 from ledger.command.application import Ledger, Outcome, retried, stale_read
 from ledger.command.checkpoints import attest_close
 from ledger.command.checks import is_arbiter, time_of
-from ledger.command.kinds import GAME_STARTS, Start, judge_log, judging_of
+from ledger.command.kinds import GAME_STARTS, judge_log, judging_of
 from ledger.command.seating import by_lot, swiss, table_sizes
 from ledger.command.store import (
     Append,
@@ -521,7 +521,7 @@ class Tournaments:
             new.append(judged)
         return self._save(name, stored, new, by)
 
-    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome]:
+    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome[GameState]]:
         """Start the game of every seated table of ``tour`` that has none yet: all of
         them in one transaction, or none."""
         stored = self.events(name)
@@ -530,7 +530,7 @@ class Tournaments:
         if not seated:
             raise Refused("tournament.seating", f"tour {tour} of {name} is not seated",
                           f"pulka tournament seat {name} {tour} --auto")
-        starts: list[Start] = []
+        starts: list[GameStarted] = []
         for table, players in sorted(seated.items()):
             game = table_game(name, tour, table)
             if self.store.count(game):
@@ -845,8 +845,3 @@ def _judge_plan(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[],
         digests = [line.digest for line in step.lines]
         games[step.name] = TableGame(game_state, len(judged_log), digests[-1] or "")
     return out
-
-
-def points_total(s: Standings) -> dict[str, Fraction]:
-    """Each player's points (for comparing two ways of computing the standings)."""
-    return {row.player: row.points for row in s.rows}

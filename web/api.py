@@ -86,7 +86,7 @@ def pulka_of(kept: Kept) -> GameState:
     """The kept game of a tournament's table: a pulka, as the tournament started it."""
     state = kept.state
     if not isinstance(state, GameState):
-        raise Refused("event-log", _("{game!r} is not a pulka").format(game=kept.game), _("a pulka's name"))
+        raise Refused("event-log", _("{game} is not a pulka").format(game=kept.game), _("a pulka's name"))
     return state
 
 
@@ -450,7 +450,7 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
     if b.outcome is not None:  # on the game as it stands: the service keeps it at its head
         state = desk.kept.state if desk.kept is not None else desk.ledger.state(game)
         if not isinstance(state, GameState):
-            raise Refused("event-log", _("{game!r} is not a pulka").format(game=game), _("a pulka's name"))
+            raise Refused("event-log", _("{game} is not a pulka").format(game=game), _("a pulka's name"))
         line = outcome_line(state, b.outcome)
     assert line is not None
     return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open)

@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench bench-archive bench-load bench-rating bench-merkle venv
+.PHONY: test demo install bench bench-archive bench-load bench-rating bench-merkle venv
 
 venv: $(STAMP)
 
@@ -36,6 +36,16 @@ $(DEMO_STAMP): pyproject.toml
 demo: $(DEMO_STAMP)
 	$(PY) -m compileall -q ledger projections cli
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
+
+# pulka on the PATH: a link to this checkout's script (.venv/bin/pulka, pulka alone, as
+# for the demo) in BINDIR, by default ~/.local/bin, which most systems put on the PATH.
+# The link points into the checkout: move it, and run `make install` again.
+BINDIR ?= $(HOME)/.local/bin
+install: $(DEMO_STAMP)
+	mkdir -p "$(BINDIR)"
+	ln -sf "$(abspath $(VENV))/bin/pulka" "$(BINDIR)/pulka"
+	@echo "pulka linked into $(BINDIR)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. in ~/.profile: export PATH=\"$(BINDIR):\$$PATH\"" ;; esac
 
 # BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick; with
 # PULKA_BENCH_POSTGRES set to a postgresql:// address, PostgreSQL is measured too.

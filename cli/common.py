@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
+import platformdirs
 
 from cli.output import clean, uncleaned
 from ledger.command.application import ImpossibleEventError, Kept, Ledger, bulk, guarded
@@ -53,7 +54,7 @@ from projections.report import state_at
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEFAULT_DB = "pulka.db"
+STORE_FILE = "pulka.db"  # the SQLite store's name, in the user's data folder (or a legacy one here)
 MESSAGE_MAX = 4000  # characters of a refusal's message
 PROGRESS_FROM = 2000  # events (or games): shorter work shows no progress bar
 
@@ -79,8 +80,8 @@ def db_option(f: F) -> F:
     return click.option(
         "--db",
         metavar="ADDRESS",
-        help=f"SQLite file, or a postgresql:// address (default: --db before the command, "
-        f"$PULKA_DB, or {DEFAULT_DB}).",
+        help="SQLite file, or a postgresql:// address (default: --db before the command, "
+        "$PULKA_DB, ./pulka.db when there is one, else pulka.db in your data folder).",
     )(f)
 
 
@@ -98,8 +99,44 @@ def root_obj() -> dict[str, Any]:
 
 def store_address(db: str | None) -> str:
     """The store a command uses: its own --db, else the one given before the command
-    (or $PULKA_DB), else pulka.db in the working directory."""
-    return db or root_obj().get("db") or os.environ.get("PULKA_DB") or DEFAULT_DB
+    (or $PULKA_DB), else the default store (``default_store``)."""
+    return db or root_obj().get("db") or os.environ.get("PULKA_DB") or default_store()
+
+
+def data_store() -> Path:
+    """The default store: pulka.db in the user's data folder, where the platform keeps an
+    application's data (platformdirs: ``$XDG_DATA_HOME/pulka``, else
+    ``~/.local/share/pulka``, on Linux; ``~/Library/Application Support/pulka`` on macOS;
+    ``%LOCALAPPDATA%\\pulka`` on Windows), so that the evening is found from any folder."""
+    return platformdirs.user_data_path("pulka", appauthor=False) / STORE_FILE
+
+
+def default_store() -> str:
+    """The store when nothing names one: a ``pulka.db`` in the working folder when there
+    is one (a store made before the data folder was the default: its evening is not
+    lost, and a note on standard error says which store is used and how to choose),
+    else ``data_store``."""
+    if Path(STORE_FILE).is_file():
+        _note_folder_store()
+        return str(data_store())
+    return str(data_store())
+
+
+@functools.cache
+def _note_folder_store() -> None:
+    """Said once a process (a ``pulka play`` session runs many commands)."""
+    click.echo(f"pulka: note: using {Path(STORE_FILE).resolve()} of this folder; the default store is "
+               f"{data_store()} (move the file there, or choose one with --db or PULKA_DB)", err=True)
+
+
+def made_folder(address: str) -> None:
+    """The data folder of the default store made before its first write (a folder a
+    user named himself is not made: a path mistyped is refused, not created)."""
+    if address == str(data_store()):
+        try:
+            data_store().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot make the folder of the store {address}: {exc.strerror}") from None
 
 
 @contextmanager
@@ -112,6 +149,8 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
     rests meanwhile (``bulk``): loading and replaying a game frees nothing cyclic.
     """
     address = store_address(db)
+    if write:
+        made_folder(address)
     try:
         try:
             store = Store(address, create=write)
@@ -152,9 +191,9 @@ CURRENT = ""  # the GAME argument when it was left out: the current game
 
 
 def state_file() -> Path:
-    """Where ``pulka use`` keeps the current game of each store."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "pulka" / "current.json"
+    """Where ``pulka use`` keeps the current game of each store: the user's state folder
+    (platformdirs: ``$XDG_STATE_HOME/pulka``, else ``~/.local/state/pulka``, on Linux)."""
+    return platformdirs.user_state_path("pulka", appauthor=False) / "current.json"
 
 
 def store_key(db: str | None) -> str:
@@ -218,8 +257,8 @@ def game_name(game: str, db: str | None) -> str:
         return game
     current = current_game(db)
     if current is None:
-        raise click.UsageError("no game given and no current game: name the game, or choose one "
-                               "with `pulka use GAME` (or PULKA_GAME)")
+        raise click.UsageError(f"no game given and no current game for the store {store_key(db)}: name the "
+                               "game, or choose one with `pulka use GAME` (or PULKA_GAME)")
     return current[0]
 
 

@@ -107,11 +107,13 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
     events, deals, status (playing,
     finished, abandoned), and the times of the first and last event."""
     docs = []
+    where = file
     if file is not None:
         read = read_game(CURRENT, db, file)
         docs.append(game_doc(read.game, fold(read.events)))
     else:
         with opened(db) as ledger:
+            where = f"the store {ledger.store.description}"
             names = ledger.store.games(GAME_STARTS)
             with progress("reading games", len(names)) as update:
                 for n, name in enumerate(names, start=1):
@@ -121,7 +123,7 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         emit(docs)
         return
     if not docs:
-        click.echo("no games stored yet; start one with `pulka new`")
+        click.echo(f"no games stored yet in {where}; start one with `pulka new`")
         return
     for d in docs:
         what = "a rubber of bridge" if d.get("kind") == "rubber" else f"{d['convention']}, pulya to {d['pulya']}"

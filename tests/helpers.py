@@ -77,9 +77,11 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """The environment of a pulka process: its own state directory, no stray game or store."""
+    """The environment of a pulka process: its own state and data folders (the current
+    game, the default store), no stray game or store."""
     env = {k: v for k, v in os.environ.items() if k not in ("PULKA_GAME", "PULKA_DB", "TZ")}
-    env.update({"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
+    env.update({"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data"),
+                "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
     env.update(extra)
     return env
 

@@ -465,9 +465,9 @@ class Tournaments:
         stored = read_tournament(self.store, name)
         if stored is None:
             known = self.store.games(TournamentStarted)
-            hint = f"; the tournaments are: {', '.join(known)}" if known else "; the store has no tournament"
+            hint = f"; the tournaments are: {', '.join(known)}" if known else "; it has no tournament"
             what = f"{name!r} is not a tournament" if self.store.count(name) else f"no tournament named {name!r}"
-            raise Refused("event-log", what + hint)
+            raise Refused("event-log", f"{what} in the store {self.store.description}{hint}")
         return stored
 
     def state(self, name: str) -> TournamentState:

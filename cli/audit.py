@@ -73,8 +73,8 @@ def _until(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 @click.option("--type", "types", multiple=True, type=click.Choice(sorted(EVENT_TYPES)), metavar="TYPE",
               help="Only events of this type (again for more types).")
 @click.option("--verdicts", is_flag=True, help="Only events with a verdict of the recording rules or a note.")
-@click.option("--since", callback=_since, metavar="T", help="Only events recorded at or after T (a date: its start).")
-@click.option("--until", callback=_until, metavar="T", help="Only events recorded at or before T (a date: its end).")
+@click.option("--since", callback=_since, metavar="T", help="Only events recorded at or after T (20:14: today; a date: its start).")
+@click.option("--until", callback=_until, metavar="T", help="Only events recorded at or before T (20:14: today; a date: its end).")
 @point_options
 @file_option
 @read_anyway_option

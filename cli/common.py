@@ -51,6 +51,8 @@ from ledger.vocabulary.logfile import LogLine, check_export, decode_log, game_of
 from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
+from ledger.vocabulary.club import RESERVED_PREFIX
+from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
 from projections.game import GameState
 from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
 from projections.points import Point, PointError
@@ -162,7 +164,10 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
             raise UserError(f"cannot open the store: {exc}") from None
         try:
             with refusals(), bulk():
-                yield Ledger(store)
+                try:
+                    yield Ledger(store)
+                except ConcurrentWriteError as exc:
+                    raise UserError(f"not stored: {concurrent_write(exc, store)}") from None
         finally:
             store.close()
     except click.ClickException as exc:
@@ -170,6 +175,18 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
         if masked == exc.message:
             raise
         raise UserError(masked) from None
+
+
+def concurrent_write(exc: ConcurrentWriteError, store: Store) -> str:
+    """Another writer came first: what happened, and what to do at a command line (the
+    command decides anew when run again; the log shows what the other one recorded)."""
+    first = store.read(exc.game, upto=1).stored
+    log = (f"pulka tournament log {exc.game}" if first and isinstance(first[0].event, TournamentStarted)
+           else None if exc.game.startswith(RESERVED_PREFIX) else f"pulka log {exc.game}")
+    shows = f" (`{log}` shows what the other scorer recorded)" if log else ""
+    return (f"{exc.game!r} was changed by someone else: expected {exc.expected} stored event(s), found "
+            f"{exc.found}. Nothing of this command was stored; try again: run the same command, which decides "
+            f"on what is stored now{shows}")
 
 
 @contextmanager
@@ -523,7 +540,7 @@ def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 
 def point_options(f: F) -> F:
     f = click.option("--time", "time_", metavar="T", callback=_as_of,
-                     help="As of this time: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
+                     help="As of this time: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")(f)
     f = click.option("--deal", "deal", type=int, metavar="K", help="As of the end of deal K.")(f)
     f = click.option("--at", "at", type=int, metavar="N", help="As of the N-th event of the game.")(f)
     return f
@@ -623,6 +640,30 @@ def view(read: Read, point: Point) -> View:
     kind = read.kind
     with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
         return guarded(read.game, read.events, lambda events: kind.view(events, point, update))
+
+
+def deal_cap(ledger: Ledger, game: str) -> int | None:
+    """The deal cap of the tournament whose table ``game`` is (``T/R/K``): at it, the
+    table's pulka is over and settles as abandoned [Code 4.2.15]. None for any other
+    game, and when the tournament cannot be read (its own commands say why): the game is
+    then shown as its own events say."""
+    if parse_table_game(game) is None:
+        return None
+    from ledger.command.tables import tournament_of  # only a table's name reads its tournament
+
+    try:
+        found = tournament_of(ledger.store, game)
+    except (BrokenChainError, Refused, UnreadableEventError):
+        return None
+    return found[0].started.deal_cap if found else None
+
+
+def table_cap(read: Read, db: str | None, file: str | None) -> int | None:
+    """``deal_cap`` of a game read from the store (a file holds no tournament)."""
+    if file is not None or parse_table_game(read.game) is None:
+        return None
+    with opened(db) as ledger:
+        return deal_cap(ledger, read.game)
 
 
 def only_pulka(read: Read, what: str) -> None:

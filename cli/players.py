@@ -60,7 +60,7 @@ def describe(date_from: str | None, date_to: str | None, convention: str | None,
 
 def filters(f: F) -> F:
     f = click.option("--time", "time_", metavar="T",
-                     help="What the archive said then: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
+                     help="What the archive said then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")(f)
     f = click.option("--convention", metavar="C", help="Only pulkas under this convention.")(f)
     f = click.option("--to", "date_to", metavar="D", help="Only pulkas started on or before this date.")(f)
     f = click.option("--from", "date_from", metavar="D", help="Only pulkas started on or after this date.")(f)

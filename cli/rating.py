@@ -53,7 +53,7 @@ def club_changes(views: Views, as_of: int | None, convention: str | None) -> tup
 @click.command()
 @click.argument("name", required=False)
 @click.option("--at", "at", metavar="TIME",
-              help="The rating as the archive stood then: local ('2026-12-01 20:14', a date: its end) or with an offset.")
+              help="The rating as the archive stood then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")
 @click.option("--convention", metavar="C", help="Only pulkas under this convention.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document.")
 @click.option("--csv", "as_csv", is_flag=True, help="For a spreadsheet.")

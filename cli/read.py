@@ -7,6 +7,7 @@ a pulka's."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -19,6 +20,7 @@ from cli.common import (
     GameCommand,
     UserError,
     db_option,
+    deal_cap,
     emit,
     cell,
     emit_csv,
@@ -33,6 +35,7 @@ from cli.common import (
     read_game,
     refusals,
     shown,
+    table_cap,
     view,
     write_csv,
 )
@@ -46,7 +49,9 @@ from projections.picture import picture
 from projections.deals import deal_table
 from projections.game import GameState
 from projections.points import Point
-from projections.report import money_text, settlement_of, transfers_doc
+from projections.pulka import PulkaView
+from projections.report import capped, money_text, settlement_of, transfers_doc
+from ledger.vocabulary.tournament import parse_table_game
 from projections.rubber import RubberState
 from projections.rubber_report import summary_doc
 from ledger.vocabulary.wording import counted
@@ -135,7 +140,9 @@ def file_stem(game: str) -> str:
 # -- the games of a store ---------------------------------------------------------------------
 
 
-def game_doc(name: str, state: GameState | RubberState) -> dict[str, Any]:
+def game_doc(name: str, state: GameState | RubberState, cap: int | None = None) -> dict[str, Any]:
+    """A game in the list of games; a tournament's table at its deal ``cap`` is
+    ``capped``: over [Code 4.2.15]."""
     if isinstance(state, RubberState):
         return summary_doc(name, state)
     times = [e.at for e in state.events if e.at]
@@ -146,7 +153,7 @@ def game_doc(name: str, state: GameState | RubberState) -> dict[str, Any]:
         "pulya": state.started.pulya,
         "events": state.folded,
         "deals": state.current_deal_number,
-        "status": status_of(state),
+        "status": "capped" if capped(state, cap) else status_of(state),
         "first": times[0] if times else None,
         "last": times[-1] if times else None,
     }
@@ -170,8 +177,12 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
             where = f"the store {ledger.store.description}"
             names = ledger.store.games(GAME_STARTS)
             with progress("reading games", len(names)) as update:
+                caps: dict[str, int | None] = {}  # each tournament's deal cap, read once
                 for n, name in enumerate(names, start=1):
-                    docs.append(game_doc(name, ledger.state(name)))
+                    tournament = (parse_table_game(name) or ("",))[0]
+                    if tournament and tournament not in caps:
+                        caps[tournament] = deal_cap(ledger, name)
+                    docs.append(game_doc(name, ledger.state(name), caps.get(tournament)))
                     update(n)
     if as_json:
         emit(docs)
@@ -181,8 +192,9 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         return
     for d in docs:
         what = "a rubber of bridge" if d.get("kind") == "rubber" else f"{d['convention']}, pulya to {d['pulya']}"
+        status = "over at the tournament's deal cap" if d["status"] == "capped" else d["status"]
         click.echo(f"{d['game']}: {', '.join(d['players'])}; {what}; "
-                   f"{counted(d['events'], 'event')}, {counted(d['deals'], 'deal')}, {d['status']}; "
+                   f"{counted(d['events'], 'event')}, {counted(d['deals'], 'deal')}, {status}; "
                    f"{shown(d['first'])} to {shown(d['last'])}")
 
 
@@ -206,7 +218,7 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
     if as_svg:
         only_pulka(read, "--svg draws a pulka's sheet")
         with refusals():
-            drawn = picture(read.events, point)
+            drawn = picture(read.events, point, table_cap(read, db, file))
         if file is None:
             from cli.proofs import history  # the checkpoint that covers what is drawn
 
@@ -241,6 +253,8 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, d
         emit_csv(*csv_table(folded(read, point), table))
         return
     shown_at = view(read, point)
+    if isinstance(shown_at, PulkaView):  # a tournament's table at its deal cap is over
+        shown_at = replace(shown_at, deal_cap=table_cap(read, db, file))
     if as_json:
         emit(shown_at.settlement_doc())
     else:

@@ -418,7 +418,7 @@ def settlement_lines(picture: dict[str, Any]) -> list[tuple[str, list[tuple[str,
     """The panel beside the sheet, as rows of (class, [(text, align)])."""
     s = picture["settlement"]
     money = s["stake"] is not None
-    status = {"finished": "finished", "abandoned": "abandoned",
+    status = {"finished": "finished", "abandoned": "abandoned", "capped": "over: the deal cap (as abandoned)",
               "in play": "in play: as if abandoned now"}[s["status"]]
     rows: list[tuple[str, list[tuple[str, str]]]] = [
         ("panel-head", [("settlement", "start")]),

@@ -47,7 +47,9 @@
         var e = r.tours.filter(function (x) { return x.tour === t; })[0];
         if (!e) { cells.push(el("td", { text: "–" })); return; }
         var game = data.tournament + "/" + e.tour + "/" + e.table;
-        var text = e.points + " (" + signed(e.whists) + ")" + (e.in_play ? " in play" : "");
+        // A table of a tour not yet closed: in play, or over (at the deal cap) and counted at the close.
+        var text = e.points + " (" + signed(e.whists) + ")" +
+                   (e.in_play ? (e.status === "playing" ? " in play" : " over, counted at the close") : "");
         cells.push(el("td", { class: "num" }, [gameLink(game, text)]));
       });
       cells.push(el("td", { text: r.status + (r.cards ? ", cards " + r.cards : "") }));

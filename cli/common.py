@@ -130,7 +130,10 @@ def default_store() -> str:
 
 @functools.cache
 def _note_folder_store() -> None:
-    """Said once a process (a ``pulka play`` session runs many commands)."""
+    """Said once a process (a ``pulka play`` session runs many commands), and never while
+    the shell completes a word (it would print over the line being typed)."""
+    if os.environ.get("_PULKA_COMPLETE"):
+        return
     click.echo(f"pulka: note: using {Path(STORE_FILE).resolve()} of this folder; the default store is "
                f"{data_store()} (move the file there, or choose one with --db or PULKA_DB)", err=True)
 

@@ -72,6 +72,10 @@ def test_a_store_in_the_working_folder_is_still_used_and_said(tmp_path: Path) ->
                              f"{default} (move the file there, or choose one with --db or PULKA_DB)\n")
     assert at(old, env, "deal", "friday", "pass pass pass | 4 3 3").returncode == 0
     assert not default.exists()  # recorded into the folder's store, not the default one
+    # Shell completion finds its games, and prints no note over the line being typed.
+    completed = at(old, {**env, "COMP_WORDS": "pulka sheet ", "COMP_CWORD": "2", "_PULKA_COMPLETE": "bash_complete"})
+    assert completed.returncode == 0 and completed.stdout.splitlines() == ["plain,friday"]
+    assert completed.stderr == ""
     # Named, the folder's store is used without a note.
     named = at(old, env, "games", "--db", "pulka.db")
     assert named.stdout.startswith("friday:") and named.stderr == ""

@@ -24,6 +24,7 @@ from cli.common import (
     opened,
     session_kept,
     set_current,
+    store_key,
 )
 from cli.record import report_options, tell
 from cli.rules import parse_overrides
@@ -80,7 +81,7 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
     n, e, s, w = stored.players
     click.echo(f"started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); "
                f"{stored.first_dealer} deals first")
-    click.echo(f"{game} is now the current game: commands may leave its name out")
+    click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
 
 
 @bridge.command(cls=GameCommand)

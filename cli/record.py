@@ -38,6 +38,7 @@ from cli.common import (
     read_stdin_log,
     session_kept,
     set_current,
+    store_key,
 )
 from cli.rules import parse_overrides
 from ledger.command.application import bulk
@@ -166,7 +167,7 @@ def new(
         return
     click.echo(f"started {game}: {', '.join(stored.players)}; {stored.rule_set.convention}, pulya to {pulya}; "
                f"{stored.first_dealer} deals first, {started.leads} leads")
-    click.echo(f"{game} is now the current game: commands may leave its name out")
+    click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
 
 
 @click.command()

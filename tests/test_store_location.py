@@ -40,6 +40,8 @@ def test_the_evening_is_found_from_any_folder(tmp_path: Path) -> None:
     assert dealt.returncode == 0, dealt.stderr
     store = tmp_path / "data" / "pulka" / "pulka.db"  # $XDG_DATA_HOME/pulka/pulka.db
     assert store.is_file()
+    assert started.stdout.splitlines()[-1] == \
+        f"demo is now the current game: commands may leave its name out (the store: {store})"
     assert not (tmp_path / "evening" / "pulka.db").exists()
     # From another folder the same evening, its current game and its sheet.
     sheet = at(tmp_path / "elsewhere", env, "sheet")

@@ -183,7 +183,10 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
 def concurrent_write(exc: ConcurrentWriteError, store: Store) -> str:
     """Another writer came first: what happened, and what to do at a command line (the
     command decides anew when run again; the log shows what the other one recorded)."""
-    first = store.read(exc.game, upto=1).stored
+    try:
+        first = store.read(exc.game, upto=1).stored
+    except StoreError:  # the advice without the log's name
+        first = []
     log = (f"pulka tournament log {exc.game}" if first and isinstance(first[0].event, TournamentStarted)
            else None if exc.game.startswith(RESERVED_PREFIX) else f"pulka log {exc.game}")
     shows = f" (`{log}` shows what the other scorer recorded)" if log else ""

@@ -99,8 +99,9 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
     if as_csv:
         only_pulka(read, "--csv writes a pulka's sheet")
         state = folded(read, Point())
+        cap = table_cap(read, db, file)
         if table is not None:
-            emit_csv(*csv_table(state, table))
+            emit_csv(*csv_table(state, table, cap))
             return
         where = Path(folder or ".")
         try:
@@ -110,7 +111,7 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
         written = []
         for name in TABLES:
             path = where / f"{file_stem(read.game)}-{name}.csv"
-            write_csv(path, *csv_table(state, name))
+            write_csv(path, *csv_table(state, name, cap))
             written.append(str(path))
         click.echo(f"wrote {', '.join(written)}")
         return
@@ -250,7 +251,7 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, d
     read = read_game(game, db, file, point, read_anyway)
     if as_csv:
         only_pulka(read, "--csv writes a pulka's sheet")
-        emit_csv(*csv_table(folded(read, point), table))
+        emit_csv(*csv_table(folded(read, point), table, table_cap(read, db, file)))
         return
     shown_at = view(read, point)
     if isinstance(shown_at, PulkaView):  # a tournament's table at its deal cap is over
@@ -270,12 +271,14 @@ def fold(events: list[AnyEvent]) -> GameState | RubberState:
 # -- spreadsheets -----------------------------------------------------------------------------
 
 
-def csv_table(state: GameState, name: str) -> Table:
+def csv_table(state: GameState, name: str, cap: int | None = None) -> Table:
     """One of a pulka's tables for a spreadsheet, its header and its rows: the sheet (a
     row per player), the deals (a row per deal: ``deal_table``), the settlement (a row
-    per player, with the pulka's status) or the payments (who pays whom)."""
-    return {"sheet": sheet_table, "deals": deals_table, "settlement": settlement_table,
-            "payments": payments_table}[name](state)
+    per player, with the pulka's status: ``capped`` at its tournament's deal ``cap``) or
+    the payments (who pays whom)."""
+    if name == "settlement":
+        return settlement_table(state, cap)
+    return {"sheet": sheet_table, "deals": deals_table, "payments": payments_table}[name](state)
 
 
 def sheet_table(state: GameState) -> Table:
@@ -291,10 +294,10 @@ def deals_table(state: GameState) -> Table:
     return head, [[cell(v) for v in row] for row in rows]
 
 
-def settlement_table(state: GameState) -> Table:
+def settlement_table(state: GameState, cap: int | None = None) -> Table:
     sheet = totals(state.sheet())
     s = settlement_of(state)
-    status = status_of(state)
+    status = "capped" if capped(state, cap) else status_of(state)
     head = ["player", "pulya", "gora", "gora after pulya", "result", "result exact", "rounded",
             *(["money"] if s.money is not None else []), "status"]
     return head, [[p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]), cell(s.gora[p]),

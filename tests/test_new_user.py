@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from cli.common import concurrent_write
-from helpers import PULKA, Terminal, environment, ok, pulka, refused, run, write
+from helpers import PULKA, Terminal, csv_out, environment, ok, pulka, refused, run, write
 from ledger.command.store import ConcurrentWriteError, Store
 from ledger.vocabulary.times import TimeFormatError, parse_local
 
@@ -193,6 +193,9 @@ def test_a_table_at_its_deal_cap_is_over_wherever_it_is_shown(store_url: str, tm
     doc = json.loads(ok(store_url, "settle", "spring/1/1", "--json"))
     assert doc["capped"] is True and doc["finished"] is False
     assert "capped" not in json.loads(ok(store_url, "settle", "autumn/1/1", "--json"))
+    assert {r["status"] for r in csv_out(store_url, "settle", "spring/1/1", "--csv")} == {"capped"}
+    assert {r["status"] for r in csv_out(store_url, "export", "autumn/1/1", "--csv", "--table", "settlement")} == \
+        {"playing"}
     # The drawn sheet, the game's report and the tournament's report say so too.
     for args in (["sheet", "spring/1/1", "--svg"], ["tournament", "report", "spring"]):
         page = ok(store_url, *args)

@@ -45,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "talon": ("cli.table:talon", "The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."),
     "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
     "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
-    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals and settlement."),
+    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals, settlement and payments for a spreadsheet."),
     "games": ("cli.read:games", 'List the stored games (tournaments: `pulka tournament list`): players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
     "sheet": ("cli.read:sheet", "The sheet: a pulka's pulya, gora and whists per player, with running entries; a rubber's МЫ/ВЫ sheet above and below the line."),
     "settle": ("cli.read:settle", 'The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as if abandoned now, an unfinished rubber as if stopped now [Law 80].'),
@@ -124,7 +124,8 @@ def shortened(text: str, limit: int) -> str:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", envvar="PULKA_DB", metavar="ADDRESS",
-              help="The store of every command: a SQLite file (default pulka.db) or a postgresql:// address.")
+              help="The store of every command: a SQLite file or a postgresql:// address (default: ./pulka.db "
+                   "when there is one, else pulka.db in your data folder).")
 @click.version_option(package_name="pulka")
 @click.pass_context
 def main(ctx: click.Context, db: str | None) -> None:

@@ -38,6 +38,7 @@ from cli.common import (
     read_stdin_log,
     session_kept,
     set_current,
+    store_key,
 )
 from cli.rules import parse_overrides
 from ledger.command.application import bulk
@@ -45,6 +46,7 @@ from ledger.command.desk import CorrectionPreview, PulkaDesk
 from ledger.command.scorer import Told, Write, told_doc
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
@@ -165,7 +167,7 @@ def new(
         return
     click.echo(f"started {game}: {', '.join(stored.players)}; {stored.rule_set.convention}, pulya to {pulya}; "
                f"{stored.first_dealer} deals first, {started.leads} leads")
-    click.echo(f"{game} is now the current game: commands may leave its name out")
+    click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
 
 
 @click.command()
@@ -216,7 +218,7 @@ def _import(file: str, db: str | None) -> None:
     exported = read_stdin_log() if file == "-" else read_log(file)
     with opened(db, write=True) as ledger:
         streams = split_streams(exported)
-        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted):
+        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
             # A tournament with its games, or several games (tournaments load the views'
             # machinery: only an import that needs them does).
             from ledger.command.tournament import import_streams

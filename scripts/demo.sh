@@ -82,4 +82,6 @@ say pulka verify rubber-1
 echo
 echo "A deal after the rubber is won is refused (exit status 1), and nothing is stored:"
 say pulka bridge deal "1C N 7" || echo "(exit status $?)"
-echo "pulka demo: done; the store is $PULKA_DB"
+echo "pulka demo: done; the store is $PULKA_DB (pulka games --db $PULKA_DB)"
+echo "To type pulka yourself: . .venv/bin/activate (this shell), or make install (a link in ~/.local/bin);"
+echo "without --db or PULKA_DB your games go to pulka.db in your data folder, found from any folder."

@@ -8,6 +8,8 @@ reads until a pattern appears (a deadline only turns a hang into a failure).
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import pty
 import re
@@ -38,6 +40,26 @@ def ok(db: str, *args: str, input: str | None = None, env: dict[str, str] | None
     result = run(db, *args, input=input, env=env)
     assert result.exit_code == 0, f"{args}: {result.output}"
     return result.stdout
+
+
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: how a spreadsheet knows a CSV file is UTF-8
+
+
+def csv_rows(data: bytes) -> list[dict[str, str]]:
+    """A CSV table as a spreadsheet reads it: UTF-8 that begins with the byte order mark,
+    one header row; each row as ``csv.DictReader`` gives it."""
+    assert data.startswith(BOM), data[:20]
+    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig"), newline=""))
+    rows = list(reader)
+    assert all(None not in row and None not in row.values() for row in rows)  # every row as long as the header
+    return rows
+
+
+def csv_out(db: str, *args: str) -> list[dict[str, str]]:
+    """The rows of the one table ``pulka ARGS --db DB`` prints."""
+    result = run(db, *args)
+    assert result.exit_code == 0, f"{args}: {result.output}"
+    return csv_rows(result.stdout_bytes)
 
 
 def refused(db: str, *args: str, input: str | None = None) -> str:
@@ -77,9 +99,11 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """The environment of a pulka process: its own state directory, no stray game or store."""
+    """The environment of a pulka process: its own state and data folders (the current
+    game, the default store), no stray game or store."""
     env = {k: v for k, v in os.environ.items() if k not in ("PULKA_GAME", "PULKA_DB", "TZ")}
-    env.update({"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
+    env.update({"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data"),
+                "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
     env.update(extra)
     return env
 

@@ -67,8 +67,10 @@ def has_table(db: str) -> bool:
 def test_reads_never_create_the_store(store_url: str) -> None:
     for args in READING:
         run(store_url, *args)
-    assert ok(store_url, "games") == "no games stored yet; start one with `pulka new`\n"
-    assert "no game named 'ex10_sochi_sixes'; the store has no games yet" in refused(store_url, "sheet", GAME)
+    with Store(store_url, create=False) as store:
+        where = store.description  # the file's full path; the server without its password
+    assert ok(store_url, "games") == f"no games stored yet in the store {where}; start one with `pulka new`\n"
+    assert f"no game named 'ex10_sochi_sixes' in the store {where}; it has no games yet" in refused(store_url, "sheet", GAME)
     assert not has_table(store_url)
     if not store_url.startswith("postgresql://"):
         assert not os.path.exists(store_url)  # not even an empty file

@@ -176,8 +176,8 @@ class Ledger:
 
     def unknown(self, game: str) -> Refused:
         known = self.store.games()
-        hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
-        return Refused("event-log", f"no game named {game!r}{hint}")
+        hint = f"; stored games: {', '.join(known)}" if known else "; it has no games yet"
+        return Refused("event-log", f"no game named {game!r} in the store {self.store.description}{hint}")
 
     def state(self, game: str) -> State:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""

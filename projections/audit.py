@@ -74,7 +74,8 @@ def describe(event: AnyEvent) -> str:
             return f"game {event.game} started: {', '.join(event.players)}; {event.convention}, pulya to {event.pulya}"
         case Bid():
             dark = " dark [Code 3.3.19]" if event.dark else ""
-            return f"{event.player} bids {event.bid}{dark}"
+            implied = " (implied by the outcome: no auction recorded)" if event.implied else ""
+            return f"{event.player} bids {event.bid}{dark}{implied}"
         case Contract():
             shared = f", shared in halves with the dealer {event.shared_with} [Code 3.6.9]" if event.shared_with else ""
             fixed = (": an evident correction after a whist, the calls said so far void [Code 3.4.8]"

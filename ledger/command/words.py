@@ -7,6 +7,11 @@ naming what is allowed. They are used where the command side parses what was typ
 (``dealline`` and the scorer's desk, ``desk`` and ``rubber_desk``); a log file is read
 as it is written, in the canonical words of docs/event-log.md.
 
+The short forms players write are words too: ``p``, ``-`` and ``п`` for a pass, ``w`` and
+``в`` for a whist, ``hw`` and ``пв`` for a half-whist, ``miz`` and ``миз`` for the misère,
+``rasp`` and ``расп`` for raspasy (``RASPASY_WORDS``). In a deal line a player may be
+named by the beginning of his name when no other player's begins so (``player_named``).
+
 Beside single words: trick counts ``Anna=6 boris=3``, penalty tricks ``Anna=1@3.4.9``,
 whists written on an offender ``Boris=52``, lists of names ``Anna,Boris``, a value as
 JSON or a bare word (``parse_value``), and what a correction changes, in the table's
@@ -35,23 +40,26 @@ SUIT_WORDS: dict[str, str] = {
     "♥": "H", "♡": "H", "h": "H", "ч": "H", "черв": "H", "черви": "H",
     "nt": "NT", "бк": "NT", "б/к": "NT", "бескозырка": "NT",
 }
-PASS_WORDS = {"pass", "пас"}
+PASS_WORDS = {"pass", "пас", "p", "-", "п"}
 HERE_WORDS = {"here", "здесь"}
-MISERE_WORDS = {"misere", "misère", "мизер"}
+MISERE_WORDS = {"misere", "misère", "мизер", "miz", "mis", "миз"}
 CALL_WORDS: dict[str, str] = {
-    "whist": "whist", "вист": "whist",
-    "pass": "pass", "пас": "pass",
-    "half_whist": "half_whist", "half-whist": "half_whist", "halfwhist": "half_whist",
-    "полвиста": "half_whist", "пол-виста": "half_whist",
+    "whist": "whist", "вист": "whist", "w": "whist", "в": "whist",
+    "pass": "pass", "пас": "pass", "p": "pass", "-": "pass", "п": "pass",
+    "half_whist": "half_whist", "half-whist": "half_whist", "halfwhist": "half_whist", "hw": "half_whist",
+    "полвиста": "half_whist", "пол-виста": "half_whist", "пв": "half_whist",
 }
-OPEN_WORDS = {"open", "открыто", "открытый", "откр"}
+OPEN_WORDS = {"open", "открыто", "открытый", "откр", "o", "о"}
+# A deal line that begins so is a raspasy: everyone passed [Code 3.7.1].
+RASPASY_WORDS = {"raspasy", "rasp", "распасы", "распас", "расп"}
 COLUMN_WORDS: dict[str, str] = {
     "pulya": "pulya", "пуля": "pulya", "пулю": "pulya",
     "gora": "gora", "гора": "gora", "гору": "gora",
     "whists": "whists", "whist": "whists", "висты": "whists", "вист": "whists",
 }
 
-BID_TEXT = f"pass (пас), here (здесь), {LEVELS_TEXT} (мизер); suits S C D H NT, ♠ ♣ ♦ ♥, or п т б ч бк"
+BID_TEXT = f"pass (p, -, пас, п), here (здесь), {LEVELS_TEXT} (miz, мизер); suits S C D H NT, ♠ ♣ ♦ ♥, or п т б ч бк"
+CALL_TEXT = "whist (w, вист, в), pass (p, -, пас, п), half_whist (hw, полвиста, пв); whist:open (w:o) for an open whist"
 
 
 def level_word(text: str) -> str | None:
@@ -97,8 +105,7 @@ def call_word(text: str) -> tuple[str, bool]:
     word, _, flag = text.strip().lower().partition(":")
     call = CALL_WORDS.get(word)
     if call is None or (flag and flag not in OPEN_WORDS):
-        raise Refused("3.8.1", f"{text!r} is not a defence call",
-                      "whist (вист), pass (пас), half_whist (полвиста); whist:open for an open whist")
+        raise Refused("3.8.1", f"{text!r} is not a defence call", CALL_TEXT)
     return call, bool(flag)
 
 
@@ -118,6 +125,22 @@ def player_word(players: tuple[str, ...], text: str) -> str:
     if len(found) != 1:
         raise Refused("event-log", f"unknown player {text!r}", ", ".join(players))
     return found[0]
+
+
+def player_named(players: tuple[str, ...], text: str) -> str | None:
+    """The player a deal line names: his name in any case, or its beginning when no other
+    player's name begins so (``v`` for Vera); None when the word names nobody, a refusal
+    when it could be several."""
+    word = text.strip().casefold()
+    if not word:
+        return None
+    exact = [p for p in players if p.casefold() == word]
+    if exact:
+        return exact[0]
+    found = [p for p in players if p.casefold().startswith(word)]
+    if len(found) > 1:
+        raise Refused("event-log", f"{text!r} could be {' or '.join(found)}", "more of the name")
+    return found[0] if found else None
 
 
 def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:

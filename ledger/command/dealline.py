@@ -66,12 +66,14 @@ FORMS = ('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "rasp
 class Reading:
     """How a line gave its tricks: the deal, the seats the counts were read for and the
     counts in the order typed, how they were read (``forehand``, ``declarer``, or
-    ``named``), and how many words at the end of the line they took."""
+    ``named``), the seats the other order would have read them for, and how many words
+    at the end of the line they took."""
 
     deal: int | None = None
     seats: list[int] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     order: str = ""
+    other: list[int] = field(default_factory=list)
     words: int = 0
 
 
@@ -307,7 +309,9 @@ def _tricks(state: GameState, counts: list[str], by: str | None, read: Reading, 
     if any("=" in c for c in counts):
         read.order = "named"
         return Tricks(tricks=_named(deal, counts), by=by)
-    seats = _declarer_seats(deal, counts) if order == "declarer" else _trick_seats(deal, counts)
+    seats, other = _trick_seats(deal, counts), _declarer_seats(deal, counts) if deal.declarer is not None else []
+    if order == "declarer":
+        seats, other = other, seats
     if len(counts) != len(seats):
         first = " (the declarer first)" if order == "declarer" else ""
         raise Refused("3.2.8", f"expected {len(seats)} trick counts, for {', '.join(deal.persons[s] for s in seats)}"
@@ -316,7 +320,7 @@ def _tricks(state: GameState, counts: list[str], by: str | None, read: Reading, 
         tricks = {deal.persons[s]: int(c) for s, c in zip(seats, counts)}
     except ValueError:
         raise Refused("3.2.8", f"trick counts are whole numbers, not {' '.join(counts)!r}") from None
-    read.seats, read.counts, read.order = seats, [int(c) for c in counts], order
+    read.seats, read.counts, read.order, read.other = seats, [int(c) for c in counts], order, other
     return Tricks(tricks=tricks, by=by)
 
 

@@ -14,14 +14,17 @@ named by the beginning of his name when no other player's begins so (``player_na
 
 Beside single words: trick counts ``Anna=6 boris=3``, penalty tricks ``Anna=1@3.4.9``,
 whists written on an offender ``Boris=52``, lists of names ``Anna,Boris``, a value as
-JSON or a bare word (``parse_value``), and what a correction changes, in the table's
-words (``replacement_of``: ``Boris=6 Vera=3``, ``6H``, ``pass``, ``5``, ``FIELD=VALUE``).
+JSON or a bare word (``parse_value``), what a correction corrects (``target_word``: an
+event number, or ``deal:5``, ``deal:5.tricks``, ``deal:5.contract``) and what it changes,
+in the table's words (``replacement_of``: ``Boris=6 Vera=3``, ``6H``, ``pass``, ``5``,
+``FIELD=VALUE``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ledger.vocabulary.bids import HERE, LEVELS_TEXT, MISERE, PASS, parse_level
@@ -214,6 +217,34 @@ def parse_value(text: str) -> Any:
 
 
 # -- a correction in the table's words [Code 4.2.7-4.2.9] ------------------------------------
+
+PARTS = ("tricks", "contract")  # what ``deal:K.PART`` may name
+
+
+@dataclass(frozen=True)
+class DealPart:
+    """A record named by its deal, as the scorer sees it on the sheet: ``deal:5`` (the
+    change says which record), ``deal:5.tricks``, ``deal:5.contract``."""
+
+    deal: int
+    part: str | None
+    text: str
+
+
+def target_word(text: str | int) -> int | DealPart:
+    """What a correction corrects: an event number (``35``), or a record of a deal
+    (``deal:5``, ``deal:5.tricks``, ``deal:5.contract``)."""
+    if isinstance(text, int):
+        return text
+    word = text.strip()
+    if word.lstrip("-").isdigit():
+        return int(word)
+    kind, colon, rest = word.partition(":")
+    number, dot, part = rest.partition(".")
+    if kind.casefold() in ("deal", "сдача") and colon and number.isdigit() and (not dot or part.casefold() in PARTS):
+        return DealPart(int(number), part.casefold() if dot else None, word)
+    raise Refused("4.2.7", f"{text!r} names no record", "an event number (pulka log shows them), or deal:K, "
+                  "deal:K.tricks, deal:K.contract")
 
 
 def replacement_of(state: GameState, target: int, changes: Iterable[str]) -> dict[str, Any]:

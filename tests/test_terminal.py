@@ -108,6 +108,7 @@ def test_ctrl_c_and_ctrl_d_end_a_session_with_the_settlement(store_url: str, tmp
     t.send("Anna 6S w w 6 2 2")
     t.expect(r"deal 2: Anna deals, Boris leads > ")
     if stop == "ctrl-c":
+        t.reading()
         t.proc.send_signal(signal.SIGINT)
     else:
         os.write(t.master, b"\x04")

@@ -86,7 +86,8 @@ def _started(event: GameStarted) -> str:
 @describe.register(Bid)
 def _bid(event: Bid) -> str:
     dark = " dark [Code 3.3.19]" if event.dark else ""
-    return f"{event.player} bids {event.bid}{dark}"
+    implied = " (implied by the outcome: no auction recorded)" if event.implied else ""
+    return f"{event.player} bids {event.bid}{dark}{implied}"
 
 
 @describe.register(Contract)

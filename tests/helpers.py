@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -164,6 +165,20 @@ class Terminal:
 
     def send(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
+
+    def reading(self, deadline: float = 60) -> None:
+        """Wait until the process is blocked waiting for its terminal (in select, poll or
+        read), as it is when a person presses a key after its prompt: a signal sent then
+        interrupts that wait, where one sent a moment earlier would only be seen at the
+        next key (CPython's readline checks for signals when its wait is interrupted)."""
+        waits = {"0", "7", "23", "270", "271"}  # read, poll, select, pselect6, ppoll (x86-64)
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            with open(f"/proc/{self.proc.pid}/syscall", encoding="ascii") as f:
+                if f.read().split()[0] in waits:
+                    return
+            select.select([], [], [], 0.005)  # polls the process's state; asserts no time
+        raise AssertionError(f"pulka never waited for its terminal; so far:\n{self.seen}")
 
     def finish(self, deadline: float = 60) -> int:
         """Read to the end; the exit status."""

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from cli.output import INTERNAL_ERROR, cleaned_streams, internal_error
+from ledger.vocabulary import language
 
 # name -> ("module:function", its one-line help); the order is the order of
 # ``pulka --help``, which prints the help from here without importing any command
@@ -74,6 +75,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def choose_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--lang``: the language of everything the command prints, from now on (it comes
+    before PULKA_LANG and the locale, which ``LazyGroup.main`` has chosen already)."""
+    if value is None:
+        return None
+    if not language.known(value):
+        raise click.BadParameter(language._("{value!r} is not a language of pulka: en or ru").format(value=value))
+    language.set_language(value)
+    return value
+
+
+def language_option() -> click.Option:
+    return click.Option(["--lang"], metavar="LANG", expose_value=False, is_eager=True, callback=choose_language,
+                        help="The language of the output: en or ru (default: $PULKA_LANG, else the locale's).")
+
+
+def with_language(command: click.Command) -> click.Command:
+    """``command`` (and, for a group, each of its commands) taking ``--lang`` after it,
+    as every command takes ``--db``: ``pulka sheet --lang ru`` as ``pulka --lang ru sheet``."""
+    if not any(param.name == "lang" for param in command.params):
+        command.params.append(language_option())
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_language(sub)
+    return command
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported from ``COMMANDS`` when first needed."""
 
@@ -84,11 +112,11 @@ class LazyGroup(click.Group):
         if cmd_name not in COMMANDS:
             return None
         target = COMMANDS[cmd_name][0]
-        module, _, name = target.partition(":")
+        module, _sep, name = target.partition(":")
         command: Any = getattr(importlib.import_module(module), name)
         assert isinstance(command, click.Command), target
         command.name = cmd_name
-        return command
+        return with_language(command)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command line with its output cleaned (``cli.output.clean``): the one
@@ -97,7 +125,10 @@ class LazyGroup(click.Group):
         usage errors); 3 anything else, a fault of pulka: a short message on standard
         error, and the traceback in a file whose path it gives."""
         standalone = kwargs.get("standalone_mode", True)
-        with cleaned_streams():
+        # The language: PULKA_LANG, else the locale's, until a --lang says otherwise; a
+        # command run inside a session (``pulka play``) speaks the session's.
+        inside = click.get_current_context(silent=True) is not None
+        with cleaned_streams(), language.using(language.language() if inside else language.chosen()):
             try:
                 return super().main(*args, **kwargs)
             except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
@@ -126,6 +157,8 @@ def shortened(text: str, limit: int) -> str:
 @click.option("--db", envvar="PULKA_DB", metavar="ADDRESS",
               help="The store of every command: a SQLite file or a postgresql:// address (default: ./pulka.db "
                    "when there is one, else pulka.db in your data folder).")
+@click.option("--lang", metavar="LANG", expose_value=False, is_eager=True, callback=choose_language,
+              help="The language of the output: en or ru (default: $PULKA_LANG, else the locale's).")
 @click.version_option(package_name="pulka")
 @click.pass_context
 def main(ctx: click.Context, db: str | None) -> None:
@@ -138,6 +171,9 @@ def main(ctx: click.Context, db: str | None) -> None:
     Exit status: 0 done, 1 refused (the reason on standard error), 2 a command line
     that cannot be parsed, 3 an internal error (a fault of pulka: the message names the
     file that holds the details).
+
+    The output is in English or Russian: --lang (before or after the command), else
+    $PULKA_LANG, else the locale's language (LC_ALL, LC_MESSAGES, LANG).
     """
     ctx.ensure_object(dict)
     if db:

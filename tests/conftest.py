@@ -313,9 +313,10 @@ def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
 @pytest.fixture(autouse=True)
 def own_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """Every test keeps its current game (``pulka use``) in a directory of its own, with
-    no current game, store or time zone from the environment of the run; the files of
+    no current game, store, language or time zone from the environment of the run; the files of
     an internal error (``cli.output``) go to its own directory too."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    for name in ("PULKA_GAME", "PULKA_DB", "TZ"):
+    for name in ("PULKA_GAME", "PULKA_DB", "TZ", "PULKA_LANG", "LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")  # English, whatever the locale of the run

@@ -18,6 +18,7 @@ from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
+from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import (
     Abandoned,
@@ -48,7 +49,7 @@ from projections.numbers import exact_fields
 from projections.numbers import exact_of as exact_of
 from projections.numbers import signed as signed
 from projections.report import Point, settlement_of, state_at
-from projections.sheet import Write, exact
+from projections.sheet import COLUMN_WORDS, Write, exact
 from projections.sheet import totals as totals
 from projections.sheet import cell_units
 # The parts of the audit trail every kind of stream shares live in ``trail``.
@@ -253,15 +254,20 @@ def _final(state: GameState, row: AuditRow) -> AuditRow:
 
 
 def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
-    """``Anna.pulya``, ``Anna.gora`` or ``Anna.whists.Boris``."""
-    parts = text.split(".")
-    if len(parts) == 2 and parts[1] in ("pulya", "gora") and parts[0] in players:
-        return parts[0], parts[1], None
-    if len(parts) == 3 and parts[1] == "whists" and parts[0] in players and parts[2] in players and parts[0] != parts[2]:
-        return parts[0], "whists", parts[2]
+    """``Anna.pulya``, ``Anna.gora`` or ``Anna.whists.Boris``; the names in any case and
+    the columns in the players' words too (``анна.гора``, ``Anna.висты.boris``), as every
+    other command reads them."""
+    named = {p.casefold(): p for p in players}
+    parts = [part.strip() for part in text.split(".")]
+    who = [named.get(part.casefold()) for part in parts]
+    column = COLUMN_WORDS.get(parts[1].lower()) if len(parts) > 1 else None
+    if len(parts) == 2 and column in ("pulya", "gora") and who[0] is not None:
+        return who[0], column, None
+    if len(parts) == 3 and column == "whists" and who[0] is not None and who[2] is not None and who[0] != who[2]:
+        return who[0], "whists", who[2]
     raise ValueError(
-        f"{excerpt(text)} is not a number of the sheet; write PLAYER.pulya, PLAYER.gora or PLAYER.whists.OTHER "
-        f"with players {', '.join(players)}"
+        _("{text} is not a number of the sheet; write PLAYER.pulya, PLAYER.gora or PLAYER.whists.OTHER "
+          "(пуля, гора, висты) with players {players}").format(text=excerpt(text), players=", ".join(players))
     )
 
 

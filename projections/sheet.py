@@ -25,6 +25,13 @@ from ledger.vocabulary.rules import RuleSet
 from projections.numbers import fmt
 
 ColumnName = Literal["pulya", "gora", "whists"]
+# The columns as players name them, in either language (``pulka explain Вера.пуля``, a
+# correction's ``column=гора``): one table for every command that reads a column.
+COLUMN_WORDS: dict[str, ColumnName] = {
+    "pulya": "pulya", "пуля": "pulya", "пулю": "pulya",
+    "gora": "gora", "гора": "gora", "гору": "gora",
+    "whists": "whists", "whist": "whists", "висты": "whists", "вист": "whists",
+}
 UNIT = 6  # sub-units per point or whist
 HELP_WHISTS = 10  # whists per helped point [Code 4.2.3]
 

@@ -5,9 +5,11 @@
     pulka bridge deal RUBBER "2H X@N XX@W W 8"    North doubled, West redoubled
     pulka bridge deal RUBBER "3NT S -1"       3 no trump by South, one down
     pulka bridge deal RUBBER "4H W = hon E 100"   made exactly; East held 4 honours
-    pulka bridge deal RUBBER "pass"           passed out
+    pulka bridge deal RUBBER "pass"           passed out (also "пас", "p", "-")
+    pulka bridge deal RUBBER "3БК N 9"        the table's words: 3 no trump by North, 9 tricks
 
-Words in order: the contract (``4S``, ``3NT``; ``4SX`` and ``4SXX`` also read), then
+Words in order: the contract (``4S``, ``3NT``; ``4SX`` and ``4SXX`` also read; the suit
+also as a pulka's deal lines take it, ``4♠``, ``3БК``, ``2ч``), then
 ``X`` or ``XX`` when it was doubled or redoubled, each with ``@SEAT`` (or ``@NAME``)
 naming who doubled or redoubled when that is recorded [Law 19], the declarer (a seat,
 N E S W, or a player's name), and the result: the tricks the declarer's side took
@@ -22,7 +24,7 @@ from typing import Any
 
 from ledger.vocabulary.bridge import SEATS, BridgeDeal, ContractError, Honours, PassedOut, contract_text, needed
 from ledger.vocabulary.bridge import canonical_contract, parse_contract
-from ledger.command.words import player_word
+from ledger.command.words import PASS_WORDS, SUIT_WORDS, player_word
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
 
@@ -41,12 +43,21 @@ def player_of(players: tuple[str, ...], word: str) -> str:
                       "N, E, S, W or " + ", ".join(players)) from None
 
 
+def table_contract(text: str) -> str:
+    """A contract with its suit in the words a pulka's deal lines take (``SUIT_WORDS``:
+    ``4♠``, ``3БК``, ``2ч``, ``5бубны``) in the log's letters (``4S``, ``3NT``); other
+    text as it is, for ``parse_contract`` to read or refuse."""
+    word = "".join(text.split())
+    suit = SUIT_WORDS.get(word[1:].lower())
+    return f"{word[0]}{suit}" if word[:1].isdigit() and suit is not None else text
+
+
 def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
     """The event a deal line stands for."""
     words = line.split()
     if not words:
         raise Refused("event-log", "an empty deal line", EXAMPLES)
-    if len(words) == 1 and words[0].lower() in PASSED:
+    if len(words) == 1 and words[0].lower() in PASSED + tuple(PASS_WORDS):
         return PassedOut()
     first, _, suffix_by = words.pop(0).partition("@")
     doubles: list[str] = []
@@ -61,9 +72,10 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
             raise Refused("event-log", f"{first}@{suffix_by}: @ names who doubled or redoubled, after X or XX",
                           "e.g. 4S X@E N 10")
     try:
-        level, denomination = parse_contract(first)
+        level, denomination = parse_contract(table_contract(first))
     except ContractError as exc:
-        raise Refused("Law 18", str(exc), EXAMPLES) from None
+        raise Refused("Law 18", str(exc), f"{EXAMPLES}; the suit also ♠ ♥ ♦ ♣, п ч б т, БК (e.g. 4♠ N =, 3БК N 9)") \
+            from None
     while words and words[0].partition("@")[0].upper() in ("X", "XX"):
         doubles.append(words.pop(0))
     double, by = _doubles(players, doubles, line)
@@ -119,7 +131,7 @@ def correction_words(players: tuple[str, ...], fields: dict[str, Any]) -> dict[s
             value = value.strip().upper()
         elif key == "contract" and isinstance(value, str):
             try:
-                value = canonical_contract(value)
+                value = canonical_contract(table_contract(value))
             except ContractError:
                 pass
         elif key == "honours":

@@ -34,6 +34,7 @@ from ledger.vocabulary.refusal import Refused, UnreadableInput, excerpt
 from projections.audit import describe
 from projections.game import GameState
 from projections.recording import CORRECTABLE
+from projections.sheet import COLUMN_WORDS
 
 # Suits as written at the table: symbols, letters in any case, Russian abbreviations.
 SUIT_WORDS: dict[str, str] = {
@@ -55,11 +56,6 @@ CALL_WORDS: dict[str, str] = {
 OPEN_WORDS = {"open", "открыто", "открытый", "откр", "o", "о"}
 # A deal line that begins so is a raspasy: everyone passed [Code 3.7.1].
 RASPASY_WORDS = {"raspasy", "rasp", "распасы", "распас", "расп"}
-COLUMN_WORDS: dict[str, str] = {
-    "pulya": "pulya", "пуля": "pulya", "пулю": "pulya",
-    "gora": "gora", "гора": "gora", "гору": "gora",
-    "whists": "whists", "whist": "whists", "висты": "whists", "вист": "whists",
-}
 
 BID_TEXT = f"pass (p, -, пас, п), here (здесь), {LEVELS_TEXT} (miz, мизер); suits S C D H NT, ♠ ♣ ♦ ♥, or п т б ч бк"
 CALL_TEXT = "whist (w, вист, в), pass (p, -, пас, п), half_whist (hw, полвиста, пв); whist:open (w:o) for an open whist"

@@ -39,12 +39,13 @@ from ledger.vocabulary.events import EVENT_TYPES
 from ledger.command.tournament import judge_streams
 from ledger.command.verifying import judged
 from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, split_streams
+from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import counted, spoken_count
 
 
 def parse_point(text: str) -> Point:
@@ -100,7 +101,8 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
         emit({"game": read.game, "events": [row_doc(r, kind.cells) for r in rows], "signed": signed})
         return
     zone = local_zone()
-    click.echo(f"log of {read.game}: {len(rows)} of {counted(len(events), 'event')}; times in {zone_name(zone)}")
+    click.echo(_("log of {game}: {shown} of {events}; times in {zone}").format(
+        game=read.game, shown=len(rows), events=spoken_count(len(events), "event"), zone=zone_name(zone)))
     if rows:
         click.echo(render_audit(rows, shown, kind.cells), nl=False)
     for line in signed:

@@ -47,6 +47,7 @@ from ledger.command.store import (
 )
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.language import _
 from ledger.vocabulary.logfile import LogLine, check_export, decode_log, game_of, parse_export
 from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
@@ -201,7 +202,7 @@ def refusals() -> Iterator[None]:
     try:
         yield
     except Refused as exc:
-        raise UserError(f"refused: {exc}") from None
+        raise UserError(_("refused: {reason}").format(reason=exc)) from None
     except (PointError, RuleSetError, TimeFormatError, UnknownKind) as exc:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:

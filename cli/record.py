@@ -48,6 +48,7 @@ from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.logfile import game_of, check_export, split_streams
+from ledger.vocabulary.language import N_, _
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
 from ledger.vocabulary.wording import counted
@@ -61,8 +62,16 @@ def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+# The recording rules' verdicts as the scorer reads them (``Verdict.kind``, the JSON's word).
+VERDICT_WORDS = {"free": N_("free"), "accepted": N_("accepted"), "effective": N_("effective"),
+                 "warning": N_("warning"), "counted": N_("counted"), "withdrawn": N_("withdrawn"),
+                 "no effect": N_("no effect")}
+
+
 def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
-    return f"event {number}: {kind} [{cite(rule)}]: {reason}"
+    return _("event {event}: {verdict} [{rule}]: {reason}").format(
+        event=number, verdict=_(VERDICT_WORDS[kind]) if kind in VERDICT_WORDS else kind, rule=cite(rule),
+        reason=reason)
 
 
 def writes_text(writes: tuple[Write, ...]) -> list[str]:
@@ -78,7 +87,8 @@ def tell(told: Told, *, quiet: bool = False, as_json: bool = False) -> None:
         emit(told_doc(told))
     else:
         events = told.events
-        span = f"event {events[0].number}" if len(events) == 1 else f"events {events[0].number}-{events[-1].number}"
+        span = (_("event {event}").format(event=events[0].number) if len(events) == 1
+                else _("events {first}-{last}").format(first=events[0].number, last=events[-1].number))
         if len(events) == 1:
             click.echo(f"{span}: {events[0].text}")
         elif events and not told.deals:
@@ -86,12 +96,13 @@ def tell(told: Told, *, quiet: bool = False, as_json: bool = False) -> None:
             for e in events:
                 click.echo(f"  {e.number}: {e.text}")
         for k, story in told.deals:
-            click.echo(f"deal {k}" + (f" ({span})" if len(events) > 1 else "") + f": {story}")
+            click.echo(_("deal {deal}").format(deal=k) + (f" ({span})" if len(events) > 1 else "") + f": {story}")
         for text in writes_text(told.writes):
             click.echo(text)
         for v in told.verdicts:
             if not v.loud and (v.new or v.kind != "withdrawn"):
-                click.echo("verdict on " + verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason))
+                click.echo(_("verdict on {verdict}").format(
+                    verdict=verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason)))
         click.echo(told.next)
     for v in told.verdicts:
         if v.loud:

@@ -18,7 +18,9 @@ from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
+from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.language import _
+from ledger.vocabulary.wording import convention_name
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import (
     Abandoned,
@@ -81,35 +83,40 @@ def describe(event: AnyEvent) -> str:
 
 @describe.register(GameStarted)
 def _started(event: GameStarted) -> str:
-    return f"game {event.game} started: {', '.join(event.players)}; {event.convention}, pulya to {event.pulya}"
+    return _("game {game} started: {players}; {convention}, pulya to {pulya}").format(
+        game=event.game, players=", ".join(event.players), convention=convention_name(event.convention),
+        pulya=event.pulya)
 
 
 @describe.register(Bid)
 def _bid(event: Bid) -> str:
-    dark = " dark [Code 3.3.19]" if event.dark else ""
-    implied = " (implied by the outcome: no auction recorded)" if event.implied else ""
-    return f"{event.player} bids {event.bid}{dark}{implied}"
+    dark = " " + _("dark [Code 3.3.19]") if event.dark else ""
+    implied = " " + _("(implied by the outcome: no auction recorded)") if event.implied else ""
+    return _("{player} bids {bid}").format(player=event.player, bid=spoken(event.bid)) + dark + implied
 
 
 @describe.register(Contract)
 def _contract(event: Contract) -> str:
-    shared = f", shared in halves with the dealer {event.shared_with} [Code 3.6.9]" if event.shared_with else ""
-    fixed = (": an evident correction after a whist, the calls said so far void [Code 3.4.8]"
+    shared = (", " + _("shared in halves with the dealer {dealer} [Code 3.6.9]").format(dealer=event.shared_with)
+              if event.shared_with else "")
+    fixed = (": " + _("an evident correction after a whist, the calls said so far void [Code 3.4.8]")
              if event.evident_correction else "")
-    return f"{event.player} declares {event.contract}{shared}{fixed}"
+    return _("{player} declares {contract}").format(player=event.player, contract=spoken(event.contract)) \
+        + shared + fixed
 
 
 @describe.register(Defence)
 def _defence(event: Defence) -> str:
-    hand = f" with {event.hand}'s cards [Code 3.8.8]" if event.hand else ""
-    return f"{event.player}: {event.call.replace('_', '-')}" + (" (open)" if event.open else "") + hand
+    hand = " " + _("with {player}'s cards [Code 3.8.8]").format(player=event.hand) if event.hand else ""
+    return f"{event.player}: {spoken(event.call).replace('_', '-')}" + (" " + _("(open)") if event.open else "") + hand
 
 
 @describe.register(Tricks)
 def _tricks(event: Tricks) -> str:
-    text = "tricks " + ", ".join(f"{p} {t}" for p, t in event.tricks.items())
+    text = _("tricks {tricks}").format(tricks=", ".join(f"{p} {t}" for p, t in event.tricks.items()))
     for pt in event.penalty_tricks:
-        text += f"; penalty {pt.player} {pt.tricks} [Code {pt.rule}]"
+        text += "; " + _("penalty {player} {tricks} [Code {rule}]").format(player=pt.player, tricks=pt.tricks,
+                                                                          rule=pt.rule)
     return text
 
 

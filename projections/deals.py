@@ -9,6 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ledger.vocabulary.bids import spoken
+from ledger.vocabulary.language import _
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
 from projections.deal import DealState
 from projections.game import GameState
@@ -123,18 +125,19 @@ def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | No
 
 def deal_line(state: GameState, deal: DealState) -> str:
     """The deal line that would record ``deal``: ``6S pass pass | 6S | whist whist | 6 2 2``."""
-    return " | ".join(" ".join(word for _, word in section) for section in line_sections(state, deal))
+    return " | ".join(" ".join(word for _who, word in section) for section in line_sections(state, deal))
 
 
 def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> str:
     """The deal with the names of who spoke: ``Anna 6S, Boris pass, Vera pass | Anna 6S | …``."""
     if deal.annulled_at is not None:
-        return "annulled" + (" (the dealer's error) [Code 3.2.17]" if deal.dealer_error else "")
-    parts = [", ".join(f"{who} {word}" for who, word in section) for section in line_sections(state, deal, events)]
+        return _("annulled (the dealer's error) [Code 3.2.17]") if deal.dealer_error else _("annulled")
+    parts = [", ".join(f"{who} {spoken(word)}" for who, word in section)
+             for section in line_sections(state, deal, events)]
     if deal.exposed_by is not None and deal.declarer is not None:
         # The auction ended by the talon exposed [Code 3.3.16.2]: said after the bids.
-        parts.insert(1, f"the talon exposed by {deal.persons[deal.exposed_by]} goes to "
-                        f"{deal.persons[deal.declarer]} [Code 3.3.16.2]")
+        parts.insert(1, _("the talon exposed by {offender} goes to {declarer} [Code 3.3.16.2]").format(
+            offender=deal.persons[deal.exposed_by], declarer=deal.persons[deal.declarer]))
     for ruling in (deal.ruling, deal.plan):
         if ruling is not None:
             parts.append(describe_ruling(ruling))
@@ -144,12 +147,13 @@ def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None 
 def game_name(state: GameState, deal: DealState) -> str:
     """What the deal was: ``6S by Anna``, ``misere by Boris``, ``raspasy``, ``annulled``."""
     if deal.annulled_at is not None:
-        return "annulled"
+        return _("annulled")
     if deal.raspasy:
-        return "raspasy"
+        return _("raspasy")
     if deal.declarer is None:
-        return "auction"
-    return f"{deal.contract or '?'} by {deal.persons[deal.declarer]}"
+        return _("auction")
+    return _("{contract} by {declarer}").format(contract=spoken(str(deal.contract or "?")),
+                                                declarer=deal.persons[deal.declarer])
 
 
 def seats_of(state: GameState, deal: DealState) -> tuple[str, str]:
@@ -161,10 +165,13 @@ def next_deal_text(state: GameState) -> str:
     """Who deals and who leads next: ``deal 4: Vera deals, Anna leads``."""
     upcoming = state.next_deal()
     dealer, forehand = seats_of(state, upcoming)
-    sits = " and sits out" if upcoming.n_players == 4 else ""
-    text = f"deal {upcoming.number}: {dealer} deals{sits}, {forehand} leads"
+    if upcoming.n_players == 4:
+        text = _("deal {deal}: {dealer} deals and sits out, {forehand} leads")
+    else:
+        text = _("deal {deal}: {dealer} deals, {forehand} leads")
+    text = text.format(deal=upcoming.number, dealer=dealer, forehand=forehand)
     if upcoming.min_level > 6:
-        text += f" (after raspasy: {upcoming.min_level} or higher)"
+        text += " " + _("(after raspasy: {level} or higher)").format(level=upcoming.min_level)
     return text
 
 

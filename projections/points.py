@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ledger.vocabulary.events import AnyEvent, StreamStart
+from ledger.vocabulary.language import _
 from ledger.vocabulary.times import TimeFormatError, parse_time
 
 
@@ -22,12 +23,12 @@ class Point:
 
     def describe(self) -> str:
         if self.at is not None:
-            return f"as of event {self.at}"
+            return _("as of event {event}").format(event=self.at)
         if self.deal is not None:
-            return f"as of the end of deal {self.deal}"
+            return _("as of the end of deal {deal}").format(deal=self.deal)
         if self.time is not None:
-            return f"as of {self.time}"
-        return "now"
+            return _("as of {time}").format(time=self.time)
+        return _("now")
 
 
 def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:

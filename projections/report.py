@@ -19,7 +19,8 @@ from projections.points import PointError as PointError
 from projections.points import cut as cut
 from projections.settlement import Settlement, settle, transfers
 from projections.sheet import Sheet, exact, shown
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.language import _, ngettext
+from ledger.vocabulary.wording import convention_name, spoken_count
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:
@@ -95,9 +96,9 @@ def settlement_doc(state: GameState, deal_cap: int | None = None) -> dict[str, A
 def seat_label(state: GameState, seat: str) -> str:
     """A seat's name on the sheet, with who holds it now or that it was left."""
     if seat not in state.seats.seating:
-        return f"{seat} (left)"
+        return _("{seat} (left)").format(seat=seat)
     holder = state.seats.holder(seat)
-    return f"{seat} (played by {holder})" if holder != seat else seat
+    return _("{seat} (played by {holder})").format(seat=seat, holder=holder) if holder != seat else seat
 
 
 def transfers_doc(state: GameState) -> list[dict[str, Any]]:
@@ -149,30 +150,39 @@ def _running(sheet: Sheet, player: str, column: str, on: str | None = None) -> s
     return ".".join(marks) if marks else "-"
 
 
+def game_status(state: GameState) -> str:
+    """Where the pulka is, in the players' words."""
+    if state.abandoned_at is not None:
+        return _("abandoned")
+    return _("finished") if state.sheet().finished else _("in play")
+
+
 def render_sheet(state: GameState, point: Point) -> str:
+    """The sheet as a paper one is kept, in the language in effect: пуля, гора, висты."""
     sheet = state.sheet()
-    r = state.rules
-    status = "abandoned" if state.abandoned_at is not None else ("finished" if sheet.finished else "in play")
     lines = [
-        f"pulka {state.started.game}: {r.convention}, pulya to {state.started.pulya}, "
-        f"{len(state.players)} players; {counted(state.current_deal_number, 'deal')}, {status} ({point.describe()}, "
-        f"event {state.folded})",
+        _("pulka {game}: {convention}, pulya to {pulya}, {players}; {deals}, {status} ({point}, event {event})").format(
+            game=state.started.game, convention=convention_name(state.rules.convention), pulya=state.started.pulya,
+            players=spoken_count(len(state.players), "player"), deals=spoken_count(state.current_deal_number, "deal"),
+            status=game_status(state), point=point.describe(), event=state.folded),
         "",
     ]
-    width = max(len(p) for p in sheet.players) + len("whists on ")
+    labels = {q: _("whists on {player}").format(player=q) for q in sheet.players}
+    pulya, gora = _("pulya"), _("gora")
+    width = max(len(label) for label in (pulya, gora, *labels.values()))
     for p in sheet.players:
         lines.append(p)
-        lines.append(f"  {'pulya':<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
-        lines.append(f"  {'gora':<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
+        lines.append(f"  {pulya:<{width}} {_running(sheet, p, 'pulya'):>30}  = {shown(sheet.pulya[p])}")
+        lines.append(f"  {gora:<{width}} {_running(sheet, p, 'gora'):>30}  = {shown(sheet.gora[p])}")
         for q in sheet.players:
             if q != p:
-                label = f"whists on {q}"
-                lines.append(f"  {label:<{width}} {_running(sheet, p, 'whists', q):>30}  = {shown(sheet.whists[p][q])}")
+                lines.append(f"  {labels[q]:<{width}} {_running(sheet, p, 'whists', q):>30}  "
+                             f"= {shown(sheet.whists[p][q])}")
         lines.append("")
     changed = [seat_label(state, p) for p in sheet.players if seat_label(state, p) != p]
     if changed:
         # The table's changes [Code 3.1.2, 5.4.7, 5.4.18]: each seat keeps its columns.
-        lines.append("seats: " + "; ".join(changed))
+        lines.append(_("seats: {changes}").format(changes="; ".join(changed)))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -191,15 +201,20 @@ def render_settlement(state: GameState, point: Point, deal_cap: int | None = Non
     sheet = state.sheet()
     s = settlement_of(state)
     if capped(state, deal_cap):
-        status = (f"over: the tournament's deal cap, {counted(deal_cap or 0, 'deal')} played, "
-                  "settled as abandoned [Code 4.2.15]")
+        status = _("over: the tournament's deal cap, {deals} played, settled as abandoned [Code 4.2.15]").format(
+            deals=spoken_count(deal_cap or 0, "deal"))
     else:
-        status = "abandoned" if state.abandoned_at is not None else (
-            "finished" if sheet.finished else "not finished: settled as if abandoned now")
-    lines = [f"settlement of {state.started.game} ({state.rules.convention}, {point.describe()}): {status}", ""]
-    head = f"{'player':<12}{'pulya':>7}{'gora':>8}{'gora*':>8}{'exact':>12}{'rounded':>9}"
+        status = _("abandoned") if state.abandoned_at is not None else (
+            _("finished") if sheet.finished else _("not finished: settled as if abandoned now"))
+    lines = [_("settlement of {game} ({convention}, {point}): {status}").format(
+        game=state.started.game, convention=convention_name(state.rules.convention), point=point.describe(),
+        status=status), ""]
+    # The columns: player, pulya, gora, gora after every pulya is closed, the exact result, rounded, money.
+    player, pulya, gora, gora_closed, result, rounded, money_head = (
+        _("player"), _("pulya"), _("gora"), _("gora*"), _("exact"), _("rounded"), _("money"))
+    head = f"{player:<12}{pulya:>7}{gora:>8}{gora_closed:>8}{result:>12}{rounded:>9}"
     if s.money is not None:
-        head += f"{'money':>10}"
+        head += f"{money_head:>10}"
     lines.append(head)
     for p in s.players:
         row = (f"{p:<12}{shown(sheet.pulya[p]):>7}{shown(sheet.gora[p]):>8}{fmt(s.gora[p]):>8}"
@@ -210,21 +225,23 @@ def render_settlement(state: GameState, point: Point, deal_cap: int | None = Non
     lines.append("")
     payments = transfers_doc(state)
     if payments:
-        lines.append("Who pays whom (the fewest payments):")
+        lines.append(_("Who pays whom (the fewest payments):"))
         for t in payments:
             money = f" = {money_text(Decimal(t['money']))}" if "money" in t else ""
-            unit = "whist" if t["whists"] == 1 else "whists"
-            lines.append(f"  {t['from']} pays {t['to']} {t['whists']} {unit}{money}")
+            lines.append("  " + ngettext("{payer} pays {payee} {n} whist", "{payer} pays {payee} {n} whists",
+                                         t["whists"]).format(payer=t["from"], payee=t["to"], n=t["whists"]) + money)
     else:
-        lines.append("Nobody pays anybody.")
+        lines.append(_("Nobody pays anybody."))
     lines.append("")
-    lines.append("gora* is the gora after bringing every pulya to the target [Code 4.2.3].")
+    lines.append(_("gora* is the gora after bringing every pulya to the target [Code 4.2.3]."))
     if s.adjusted is not None:
         per = 10 // len(s.players)
         if s.adjustment > 0:
-            how = f"raised by one point so that it divides; {s.adjusted} writes {per} whists on each other player"
+            how = _("Rule 4.2.12: {player}'s gora raised by one point so that it divides; {player} writes {per} "
+                    "whists on each other player.")
         else:
-            how = f"lowered by one point so that it divides; each other player writes {per} whists on {s.adjusted}"
-        lines.append(f"Rule 4.2.12: {s.adjusted}'s gora {how}.")
-    lines.append("Both methods of rule 4.2.14 agree; the results sum to zero.")
+            how = _("Rule 4.2.12: {player}'s gora lowered by one point so that it divides; each other player "
+                    "writes {per} whists on {player}.")
+        lines.append(how.format(player=s.adjusted, per=per))
+    lines.append(_("Both methods of rule 4.2.14 agree; the results sum to zero."))
     return "\n".join(lines) + "\n"

@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
 from ledger.vocabulary.events import AnyEvent, Correction
+from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.numbers import exact_fields, exact_of, exact_text, fmt, number, signed
@@ -33,7 +34,10 @@ Cell = tuple[str, str, str | None]  # owner (a player, a side), column, on (whis
 
 def cell_text(cell: Cell) -> str:
     player, column, on = cell
-    return f"{player} {column} on {on}" if on else f"{player} {column}"
+    if on:
+        return _("{player} whists on {on}").format(player=player, on=on)
+    return _("{player} pulya").format(player=player) if column == "pulya" else \
+        _("{player} gora").format(player=player) if column == "gora" else f"{player} {column}"
 
 
 class Judged(Protocol):
@@ -193,10 +197,10 @@ def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None,
             if row.credit is not None:
                 lines.append(f"{pad}   {row.credit}")
         if row.effective is not None and row.rule is not None:
-            mark = "effective" if row.effective else "NO EFFECT"
+            mark = _("effective") if row.effective else _("NO EFFECT")
             lines.append(f"{pad}{mark} [{cite(row.rule)}]: {row.reason}")
         if row.note is not None:
-            lines.append(f"{pad}note: {row.note}")
+            lines.append(f"{pad}" + _("note: {note}").format(note=row.note))
     return "\n".join(lines) + "\n"
 
 
@@ -210,13 +214,16 @@ def render_explain(cell: Cell, rows: list[dict[str, Any]], when: Callable[[str],
     show = when or (lambda at: at)
     lines = [f"{names.text(cell)}: {fmt(exact_of(rows[-1], 'total')) if rows else 0}"]
     for r in rows:
-        corr = f"; corrected by event {', '.join(map(str, r['corrected_by']))}" if r["corrected_by"] else ""
+        corr = ("; " + _("corrected by event {events}").format(events=", ".join(map(str, r["corrected_by"])))
+                if r["corrected_by"] else "")
         if "written_at" in r:
-            corr += f"; written when event {r['written_at']} closed the deal"
-        at = show(r["at"]) if r["at"] else "an unknown time"
+            corr += "; " + _("written when event {event} closed the deal").format(event=r["written_at"])
+        at = show(r["at"]) if r["at"] else _("an unknown time")
         lines.append(
-            f"  {signed(exact_of(r, 'amount')):>6}  = {fmt(exact_of(r, 'total')):<6} event {r['event']} "
-            f"(deal {r['deal']}, {r['event_text']}, recorded by {r['recorded_by']} at {at}): {r['why']}{corr}"
+            f"  {signed(exact_of(r, 'amount')):>6}  = {fmt(exact_of(r, 'total')):<6} "
+            + _("event {event} (deal {deal}, {text}, recorded by {by} at {at}): {why}").format(
+                event=r["event"], deal=r["deal"], text=r["event_text"], by=r["recorded_by"], at=at, why=r["why"])
+            + corr
         )
     return "\n".join(lines) + "\n"
 

@@ -52,14 +52,15 @@ from dataclasses import dataclass, field
 
 from ledger.command.words import RASPASY_WORDS, bid_word, call_word, contract_word, level_word, player_named, \
     player_word
-from ledger.vocabulary.bids import MISERE, PASS, lowest, parse_level
+from ledger.vocabulary.bids import MISERE, PASS, lowest, parse_level, spoken
+from ledger.vocabulary.language import N_, _
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
 
-FORMS = ('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "rasp 2 5 3", '
-         'or "6S pass pass | 6S | whist pass | 6 3 1" (the tricks from the forehand)')
+FORMS = N_('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "rasp 2 5 3", '
+           'or "6S pass pass | 6S | whist pass | 6 3 1" (the tricks from the forehand)')
 
 
 @dataclass
@@ -121,7 +122,8 @@ def _whole(state: GameState, sections: list[list[str]], by: str | None, read: Re
         if sections:
             yield _tricks(state, sections.pop(0), by, read, "forehand")
     if sections:
-        raise Refused("event-log", f"unexpected text after the deal: {' | '.join(' '.join(s) for s in sections)!r}")
+        raise Refused("event-log", _("unexpected text after the deal: {text}").format(
+            text=repr(" | ".join(" ".join(s) for s in sections))))
 
 
 def _outcome(state: GameState, bids: list[str] | None, words: list[str], by: str | None,
@@ -145,15 +147,16 @@ def _outcome(state: GameState, bids: list[str] | None, words: list[str], by: str
     current = state.current
     assert current is not None
     if current.no_defence and calls:
-        raise Refused("3.6.6", f"a {current.contract} is played without defence calls, not {' '.join(calls)!r}",
-                      "the declarer's tricks")
+        raise Refused("3.6.6", _("a {contract} is played without defence calls, not {calls}").format(
+            contract=spoken(str(current.contract)), calls=repr(" ".join(calls))), _("the declarer's tricks"))
     yield from _defence(state, deal, calls, by)
     if words and current.phase == "defence":
         expect = current.defence().expect
         assert expect is not None
-        raise Refused("3.8.1", f"the defence's calls come before the tricks, and {current.persons[expect[0]]} has "
-                      f"not called ({words[0]!r} is no call)", f"{' or '.join(sorted(expect[1]))} "
-                      "(w, p, hw), then the tricks")
+        raise Refused("3.8.1", _("the defence's calls come before the tricks, and {player} has not called ({word} "
+                                 "is no call)").format(player=current.persons[expect[0]], word=repr(words[0])),
+                      _("{calls} (w, p, hw), then the tricks").format(
+                          calls=_(" or ").join(spoken(c) for c in sorted(expect[1]))))
     if words:
         yield _tricks(state, words, by, read, "declarer")
 
@@ -162,8 +165,8 @@ def _raspasy(state: GameState, words: list[str], by: str | None, read: Reading) 
     """rasp TRICKS: everyone passes [Code 3.7.1]; the tricks from the forehand."""
     deal = state.in_auction or state.next_deal()
     if deal.bids:
-        raise Refused("3.3.13", f"the auction of deal {deal.number} has begun; a raspasy line gives the whole deal",
-                      "the rest of the auction")
+        raise Refused("3.3.13", _("the auction of deal {deal} has begun; a raspasy line gives the whole deal").format(
+            deal=deal.number), _("the rest of the auction"))
     for seat in deal.bidders:
         yield Bid(player=deal.persons[seat], bid=PASS, by=by)
     if words:
@@ -179,10 +182,11 @@ def _bids(state: GameState, tokens: list[str], by: str | None) -> Iterator[AnyEv
         deal = state.in_auction or state.next_deal()
         turn = deal.turn()
         if turn is None:
-            raise Refused("3.3.13", f"the auction is over; {token!r} has nobody to bid it")
-        word, _, flag = token.partition(":")
+            raise Refused("3.3.13", _("the auction is over; {token} has nobody to bid it").format(token=repr(token)))
+        word, _sep, flag = token.partition(":")
         if flag not in ("", "dark"):
-            raise Refused("3.3.19", f"{token!r}: a bid's only mark is :dark", "e.g. pass:dark, 6S:dark")
+            raise Refused("3.3.19", _("{token}: a bid's only mark is :dark").format(token=repr(token)),
+                          _("e.g. pass:dark, 6S:dark"))
         yield Bid(player=deal.persons[turn], bid=bid_word(word), dark=flag == "dark", by=by)
 
 
@@ -192,17 +196,18 @@ def _implied_auction(state: GameState, name: str, words: list[str], by: str | No
     the lowest, his contract above it [Code 3.3.8, 3.4.3]. Marked ``implied``."""
     deal = state.in_auction or state.next_deal()
     if deal.bids:
-        raise Refused("3.3.13", f"the auction of deal {deal.number} has begun; give the rest of it",
-                      "the rest of the auction, then | and the outcome")
+        raise Refused("3.3.13", _("the auction of deal {deal} has begun; give the rest of it").format(deal=deal.number),
+                      _("the rest of the auction, then | and the outcome"))
     seat = _seat_named(deal, name)
     if seat not in deal.bidders:
-        raise Refused("3.2.10", f"{deal.persons[seat]} deals deal {deal.number} and sits out the auction",
-                      ", ".join(deal.persons[s] for s in deal.bidders))
+        raise Refused("3.2.10", _("{player} deals deal {deal} and sits out the auction").format(
+            player=deal.persons[seat], deal=deal.number), ", ".join(deal.persons[s] for s in deal.bidders))
     text = words[0].partition(":")[0] if words else ""
     level = parse_level(level_word(text) or "") if text else None
     if level is None:
-        raise Refused("3.4.1", f"after the declarer comes his contract, not {text or 'nothing'!r}",
-                      f"e.g. {deal.persons[seat]} 7H w w 8 1 1, {deal.persons[seat]} miz 0")
+        raise Refused("3.4.1", _("after the declarer comes his contract, not {text}").format(
+            text=repr(text) if text else _("nothing")),
+            _("e.g. {player} 7H w w 8 1 1, {player} miz 0").format(player=deal.persons[seat]))
     if level.is_misere:
         bid = MISERE
     elif deal.rules.jump_bids or level.level < deal.bid_floor():
@@ -218,32 +223,33 @@ def _auction_over(state: GameState) -> DealState:
     may take the talon without bidding [Code 3.3.15])."""
     deal = state.current
     if deal is None:
-        raise Refused("3.3.1", "a deal line begins with the bids, the declarer, or rasp", FORMS)
+        raise Refused("3.3.1", _("a deal line begins with the bids, the declarer, or rasp"), _(FORMS))
     turn = deal.turn()
     if deal.bidding_closed_at is None and not (turn is not None and deal.third_hand_may_take_talon(turn)):
-        raise Refused("3.3.13", f"the auction of deal {deal.number} is not over", "more bids")
+        raise Refused("3.3.13", _("the auction of deal {deal} is not over").format(deal=deal.number), _("more bids"))
     return deal
 
 
 def _same_declarer(deal: DealState, name: str) -> None:
     """The declarer an outcome names after its auction is the one the auction chose."""
     if deal.raspasy:
-        raise Refused("3.3.12", f"everyone passed in deal {deal.number}: a raspasy has no declarer",
-                      "the raspasy tricks, e.g. pass pass pass | 2 5 3, or rasp 2 5 3")
+        raise Refused("3.3.12", _("everyone passed in deal {deal}: a raspasy has no declarer").format(deal=deal.number),
+                      _("the raspasy tricks, e.g. pass pass pass | 2 5 3, or rasp 2 5 3"))
     winner = deal.declarer if deal.declarer is not None else deal.turn()
     assert winner is not None
     if _seat_named(deal, name) != winner:
-        raise Refused("3.3.13", f"the auction of deal {deal.number} was won by {deal.persons[winner]}, "
-                      f"not {deal.persons[_seat_named(deal, name)]}", deal.persons[winner])
+        raise Refused("3.3.13", _("the auction of deal {deal} was won by {winner}, not {named}").format(
+            deal=deal.number, winner=deal.persons[winner], named=deal.persons[_seat_named(deal, name)]),
+            deal.persons[winner])
 
 
 def _contract(deal: DealState, words: list[str], by: str | None) -> AnyEvent:
     """The declarer's contract; ``misere:shared`` shares a misère with the dealer [Code 3.6.9]."""
     if not words:
-        raise Refused("3.4.1", "the second section is the contract", "e.g. 6S or misere")
+        raise Refused("3.4.1", _("the second section is the contract"), _("e.g. 6S or misere"))
     declarer = deal.declarer if deal.declarer is not None else deal.turn()
     assert declarer is not None
-    text, _, flag = " ".join(words).partition(":")
+    text, _sep, flag = " ".join(words).partition(":")
     if flag not in ("", "shared"):
         raise Refused("3.6.9", f"{' '.join(words)!r}: a contract's only mark is :shared (a misère with the "
                       "dealer)")
@@ -258,8 +264,9 @@ def _contract_of_bid(deal: DealState, by: str | None) -> AnyEvent:
     assert declarer is not None
     bid = deal.own_level.get(declarer)
     if bid is None or deal.declarer is None:
-        raise Refused("3.3.15", f"{deal.persons[declarer]} took the talon without bidding: his contract is "
-                      "not a bid, name it", "e.g. pass pass | 7S | whist pass | 1 2 7")
+        raise Refused("3.3.15", _("{player} took the talon without bidding: his contract is not a bid, name "
+                                  "it").format(player=deal.persons[declarer]),
+                      _("e.g. pass pass | 7S | whist pass | 1 2 7"))
     return Contract(player=deal.persons[declarer], contract=str(bid), by=by)
 
 
@@ -267,8 +274,8 @@ def _defence(state: GameState, deal: DealState, tokens: list[str], by: str | Non
     """The defence calls in their order: who says each is the defence's turn [Code 3.8.1];
     ``whist@NAME`` names the hand a four-player dealer plays [Code 3.8.8]."""
     for token in tokens:
-        head, _, flag = token.partition(":")
-        word, _, hand = head.partition("@")
+        head, _sep, flag = token.partition(":")
+        word, _sep, hand = head.partition("@")
         call, is_open = call_word(f"{word}:{flag}" if flag else word)
         expect = state.current.defence().expect if state.current else None
         if expect is None or call not in expect[1]:
@@ -276,7 +283,7 @@ def _defence(state: GameState, deal: DealState, tokens: list[str], by: str | Non
             if explained is not None:
                 raise explained
         if expect is None:
-            raise Refused("3.8.1", f"no defence call is expected here, got {token!r}")
+            raise Refused("3.8.1", _("no defence call is expected here, got {token}").format(token=repr(token)))
         yield Defence(player=deal.persons[expect[0]], call=call, open=True if is_open else None,  # type: ignore[arg-type]
                       hand=player_word(deal.persons, hand) if hand else None, by=by)
 
@@ -313,13 +320,16 @@ def _tricks(state: GameState, counts: list[str], by: str | None, read: Reading, 
     if order == "declarer":
         seats, other = other, seats
     if len(counts) != len(seats):
-        first = " (the declarer first)" if order == "declarer" else ""
-        raise Refused("3.2.8", f"expected {len(seats)} trick counts, for {', '.join(deal.persons[s] for s in seats)}"
-                      f"{first}", "or the tricks named: " + " ".join(f"{deal.persons[s]}=N" for s in seats))
+        whose = ", ".join(deal.persons[s] for s in seats)
+        raise Refused("3.2.8", (_("expected {n} trick counts, for {players} (the declarer first)")
+                                if order == "declarer" else _("expected {n} trick counts, for {players}")).format(
+                                    n=len(seats), players=whose),
+                      _("or the tricks named: {named}").format(named=" ".join(f"{deal.persons[s]}=N" for s in seats)))
     try:
         tricks = {deal.persons[s]: int(c) for s, c in zip(seats, counts)}
     except ValueError:
-        raise Refused("3.2.8", f"trick counts are whole numbers, not {' '.join(counts)!r}") from None
+        raise Refused("3.2.8", _("trick counts are whole numbers, not {counts}").format(
+            counts=repr(" ".join(counts)))) from None
     read.seats, read.counts, read.order, read.other = seats, [int(c) for c in counts], order, other
     return Tricks(tricks=tricks, by=by)
 
@@ -331,10 +341,11 @@ def _named(deal: DealState, counts: list[str]) -> dict[str, int]:
         name, sep, n = item.partition("=")
         person = player_named(deal.persons, name) if sep else None
         if person is None or not n.strip().isdigit():
-            raise Refused("3.2.8", f"{item!r} is not NAME=N (a player of the deal and his tricks); the tricks are "
-                          "all named or none", " ".join(f"{p}=N" for p in deal.persons))
+            raise Refused("3.2.8", _("{item} is not NAME=N (a player of the deal and his tricks); the tricks are "
+                                     "all named or none").format(item=repr(item)),
+                          " ".join(f"{p}=N" for p in deal.persons))
         if person in out:
-            raise Refused("3.2.8", f"{person}'s tricks are given twice")
+            raise Refused("3.2.8", _("{player}'s tricks are given twice").format(player=person))
         out[person] = int(n)
     return out
 
@@ -411,7 +422,7 @@ def _reads_as_contract(token: str) -> bool:
 
 
 def _reads_as_call(token: str) -> bool:
-    head, _, flag = token.partition(":")
+    head, _sep, flag = token.partition(":")
     return _reads(call_word, f"{head.partition('@')[0]}:{flag}" if flag else head.partition("@")[0])
 
 

@@ -37,6 +37,7 @@ from ledger.command.dealline import Reading
 from ledger.command.play import waiting_for
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
     event_to_dict
+from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import Refused
 from projections.audit import cell_text, describe
 from projections.numbers import exact_fields
@@ -159,15 +160,15 @@ def verdicts_of(state: GameState, first_new: int, before: dict[int, Effect]) -> 
 
 def next_text(state: GameState) -> str:
     if state.abandoned_at is not None:
-        return "the pulka was abandoned; `pulka settle` settles it"
+        return _("the pulka was abandoned; `pulka settle` settles it")
     if state.finished:
-        return "the pulka has ended; `pulka settle` settles it"
+        return _("the pulka has ended; `pulka settle` settles it")
     deal = state.current
     if deal is None or deal.annulled_at is not None or deal.resolved:
-        return "next: " + next_deal_text(state)
+        return _("next: {deal}").format(deal=next_deal_text(state))
     if deal.phase == "play":
-        return f"deal {deal.number} waits for its tricks"
-    return f"deal {deal.number} waits for {waiting_for(state, deal)}"
+        return _("deal {deal} waits for its tricks").format(deal=deal.number)
+    return _("deal {deal} waits for {what}").format(deal=deal.number, what=waiting_for(state, deal))
 
 
 def left_open(state: GameState) -> DealState | None:

@@ -30,6 +30,7 @@ from typing import Any
 from ledger.vocabulary.bids import HERE, LEVELS_TEXT, MISERE, PASS, parse_level
 from ledger.vocabulary.events import TOO_DEEP, AnyEvent, Annulled, Bid, Contract, Defence, Entry, Penalty, \
     PenaltyTrick, Tricks, event_type
+from ledger.vocabulary.language import N_, _
 from ledger.vocabulary.refusal import Refused, UnreadableInput, excerpt
 from projections.audit import describe
 from projections.game import GameState
@@ -57,8 +58,10 @@ OPEN_WORDS = {"open", "открыто", "открытый", "откр", "o", "о
 # A deal line that begins so is a raspasy: everyone passed [Code 3.7.1].
 RASPASY_WORDS = {"raspasy", "rasp", "распасы", "распас", "расп"}
 
-BID_TEXT = f"pass (p, -, пас, п), here (здесь), {LEVELS_TEXT} (miz, мизер); suits S C D H NT, ♠ ♣ ♦ ♥, or п т б ч бк"
-CALL_TEXT = "whist (w, вист, в), pass (p, -, пас, п), half_whist (hw, полвиста, пв); whist:open (w:o) for an open whist"
+BID_TEXT = N_("pass (p, -, пас, п), here (здесь), 6S 6C 6D 6H 6NT ... 10NT, misere (miz, мизер); suits S C D H NT, "
+              "♠ ♣ ♦ ♥, or п т б ч бк")
+CALL_TEXT = N_("whist (w, вист, в), pass (p, -, пас, п), half_whist (hw, полвиста, пв); whist:open (w:o) for an "
+               "open whist")
 
 
 def level_word(text: str) -> str | None:
@@ -87,7 +90,7 @@ def bid_word(text: str) -> str:
         return HERE
     level = level_word(text)
     if level is None:
-        raise Refused("2.2.2", f"{text!r} is not a bid", BID_TEXT)
+        raise Refused("2.2.2", _("{text} is not a bid").format(text=repr(text)), _(BID_TEXT))
     return level
 
 
@@ -95,23 +98,25 @@ def contract_word(text: str) -> str:
     """A contract as the log writes it (a level of the ladder, or the misère)."""
     level = level_word(text)
     if level is None:
-        raise Refused("2.2.2", f"{text!r} is not a contract", f"{LEVELS_TEXT} (мизер); suits S C D H NT or ♠ ♣ ♦ ♥")
+        raise Refused("2.2.2", _("{text} is not a contract").format(text=repr(text)),
+                      _("{levels} (мизер); suits S C D H NT or ♠ ♣ ♦ ♥").format(levels=LEVELS_TEXT))
     return level
 
 
 def call_word(text: str) -> tuple[str, bool]:
     """A defence call and whether it is open: ``вист:открыто`` -> (``whist``, True)."""
-    word, _, flag = text.strip().lower().partition(":")
+    word, _sep, flag = text.strip().lower().partition(":")
     call = CALL_WORDS.get(word)
     if call is None or (flag and flag not in OPEN_WORDS):
-        raise Refused("3.8.1", f"{text!r} is not a defence call", CALL_TEXT)
+        raise Refused("3.8.1", _("{text} is not a defence call").format(text=repr(text)), _(CALL_TEXT))
     return call, bool(flag)
 
 
 def column_word(text: str) -> str:
     column = COLUMN_WORDS.get(text.strip().lower())
     if column is None:
-        raise Refused("4.2.1", f"{text!r} is not a column of the sheet", "pulya (пуля), gora (гора), whists (висты)")
+        raise Refused("4.2.1", _("{text} is not a column of the sheet").format(text=repr(text)),
+                      _("pulya (пуля), gora (гора), whists (висты)"))
     return column
 
 
@@ -122,7 +127,7 @@ def player_word(players: tuple[str, ...], text: str) -> str:
     word = text.strip().casefold()
     found = [p for p in players if p.casefold() == word]
     if len(found) != 1:
-        raise Refused("event-log", f"unknown player {text!r}", ", ".join(players))
+        raise Refused("event-log", _("unknown player {text}").format(text=repr(text)), ", ".join(players))
     return found[0]
 
 
@@ -138,7 +143,8 @@ def player_named(players: tuple[str, ...], text: str) -> str | None:
         return exact[0]
     found = [p for p in players if p.casefold().startswith(word)]
     if len(found) > 1:
-        raise Refused("event-log", f"{text!r} could be {' or '.join(found)}", "more of the name")
+        raise Refused("event-log", _("{text} could be {players}").format(text=repr(text), players=_(" or ").join(found)),
+                      _("more of the name"))
     return found[0] if found else None
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ledger.vocabulary.language import N_, _
+
 SUITS = ("S", "C", "D", "H", "NT")
 MISERE = "misere"
 PASS = "pass"
@@ -90,3 +92,18 @@ def next_step(level: Level) -> Level | None:
         if not candidate.is_misere:
             return candidate
     return None
+
+
+# The log's words of the auction and the defence as players say them (пас, вист, мизер);
+# the log keeps its own, and a deal line typed back is written in those.
+_SPOKEN = {
+    "pass": N_("pass"), "whist": N_("whist"), "half_whist": N_("half_whist"), "misere": N_("misere"),
+    "here": N_("here"), "open": N_("open"), "dark": N_("dark"), "shared": N_("shared"),
+}
+
+
+def spoken(word: str) -> str:
+    """A word of the log (``pass``, ``whist:open``, ``6S:dark``) in the language in effect;
+    a contract's level (``6S``) as it is."""
+    parts = word.split(":")
+    return ":".join(_(_SPOKEN[part]) if part in _SPOKEN else part for part in parts)

@@ -7,6 +7,8 @@ file it came from, and the store is left as it was.
 
 from __future__ import annotations
 
+from ledger.vocabulary.language import _
+
 EXCERPT = 40  # characters of an input a message quotes
 LONGEST = 1000  # characters of a reason (or of what is allowed) a message carries
 
@@ -38,7 +40,7 @@ def cite(rule: str) -> str:
     """A rule as messages cite it: ``Code 4.2.7`` for a rule of the Code of Preferans,
     else the document of this repository that sets it (``docs/event-log.md``)."""
     if rule[:1].isdigit():
-        return f"Code {rule}"
+        return _("Code {rule}").format(rule=rule)
     if rule.startswith(("tournament.", "club.")):  # the rules of docs/conventions.md, "Tournaments"
         return f"{rule}, docs/conventions.md"
     return DOCS.get(rule, rule)
@@ -64,11 +66,11 @@ class Refused(ValueError):
     def message(self) -> str:
         text = f"{self.reason} [{cite(self.rule)}]"
         if self.allowed:
-            text += f"; allowed: {self.allowed}"
+            text += "; " + _("allowed: {allowed}").format(allowed=self.allowed)
         return text
 
     def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line is not None else ""
+        where = _("line {line}: ").format(line=self.line) if self.line is not None else ""
         return where + self.message
 
 

@@ -10,6 +10,9 @@ language of the library underneath it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from ledger.vocabulary.language import N_, _, ngettext
 
 _KINDS = {
     "int": "a whole number",
@@ -63,6 +66,40 @@ def plain(message: str) -> str:
     return message
 
 
+# The nouns that are counted, each with its forms in the catalogue (Russian has three:
+# 1 раздача, 2 раздачи, 5 раздач); a noun not here is counted in English.
+_COUNTED: dict[str, Callable[[int], str]] = {
+    "deal": lambda n: ngettext("{n} deal", "{n} deals", n),
+    "event": lambda n: ngettext("{n} event", "{n} events", n),
+    "game": lambda n: ngettext("{n} game", "{n} games", n),
+    "player": lambda n: ngettext("{n} player", "{n} players", n),
+    "pulka": lambda n: ngettext("{n} pulka", "{n} pulkas", n),
+    "table": lambda n: ngettext("{n} table", "{n} tables", n),
+    "tour": lambda n: ngettext("{n} tour", "{n} tours", n),
+    "trick": lambda n: ngettext("{n} trick", "{n} tricks", n),
+}
+
+
 def counted(n: int, noun: str) -> str:
-    """``1 event``, ``2 events``: a count with its noun, singular for one."""
+    """``1 event``, ``2 events``: a count with its noun, singular for one, in English:
+    for the texts not in the catalogue yet, and for what a fold keeps (the reason of a
+    write on the sheet), which must not depend on who read the game first."""
     return f"{n} {noun if n == 1 else noun + 's'}"
+
+
+def spoken_count(n: int, noun: str) -> str:
+    """``1 event``, ``2 events`` (``1 событие``, ``5 событий``): a count with its noun in
+    the language in effect, for a text that is itself in the catalogue."""
+    form = _COUNTED.get(noun)
+    return form(n).format(n=n) if form is not None else counted(n, noun)
+
+
+# The conventions' names as players say them (the log keeps the preset's own name).
+_CONVENTIONS = {"sochi": N_("sochi"), "leningrad": N_("leningrad"), "rostov": N_("rostov"),
+                "classic": N_("classic")}
+
+
+def convention_name(convention: str) -> str:
+    """A convention as players call it: ``sochi`` is ``сочинка`` in Russian; a club's own
+    as it is named."""
+    return _(_CONVENTIONS[convention]) if convention in _CONVENTIONS else convention

@@ -1,0 +1,157 @@
+"""The players' language at the command line (issue 20, item 3): the sheet, the
+settlement, what a deal line did and its refusals in Russian or English, chosen by
+``--lang``, else PULKA_LANG, else the locale; JSON that keeps Cyrillic readable;
+``explain`` reading names in any case and the columns in the players' words; bridge deal
+lines in the suit symbols and Russian words a pulka's lines take."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner, Result
+
+from cli.main import main
+from tests.helpers import ok, run
+
+
+def evening(db: str, *players: str) -> None:
+    """One deal: the first player's 6S with both defenders whisting, 6 2 2: his pulya 2,
+    each defender 2 tricks x 2 whists = 4 whists on him [Code 4.2.1]."""
+    names = players or ("Anna", "Boris", "Vera")
+    ok(db, "new", "demo", "--players", ",".join(names), "--pulya", "10", "--stake", "0.10", "-q")
+    ok(db, "deal", f"{names[0]} 6S w w 6 2 2", "-q")
+
+
+def lang_run(db: str, *args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, [*args, "--db", db], env=env, catch_exceptions=False)
+
+
+# -- choosing the language ------------------------------------------------------------------------
+
+
+def test_lang_comes_before_pulka_lang_which_comes_before_the_locale(store_url: str) -> None:
+    evening(store_url)
+    russian_locale = {"LANG": "ru_RU.UTF-8"}
+    assert "пуля" in lang_run(store_url, "sheet", env=russian_locale).stdout  # the locale
+    english = lang_run(store_url, "sheet", env={**russian_locale, "PULKA_LANG": "en"}).stdout
+    assert "pulya" in english and "пуля" not in english  # PULKA_LANG over the locale
+    for args in (("--lang", "ru", "sheet"), ("sheet", "--lang", "ru")):  # --lang over both, either place
+        russian = lang_run(store_url, *args, env={**russian_locale, "PULKA_LANG": "en"}).stdout
+        assert "пуля" in russian and "pulya" not in russian
+    assert "pulya" in lang_run(store_url, "sheet", env={"LANG": "C.UTF-8"}).stdout
+
+
+def test_an_unknown_language_is_a_command_line_that_cannot_be_parsed(store_url: str) -> None:
+    evening(store_url)
+    for args in (("--lang", "de", "sheet"), ("sheet", "--lang", "xx")):
+        result = run(store_url, *args)
+        assert result.exit_code == 2, result.output
+        assert "en or ru" in result.stderr and "Traceback" not in result.output
+
+
+# -- JSON -----------------------------------------------------------------------------------------
+
+
+def test_sheet_json_keeps_cyrillic_readable(store_url: str) -> None:
+    evening(store_url, "Анна", "Борис", "Вера")
+    out = ok(store_url, "sheet", "--json")
+    assert "\\u" not in out and "Анна" in out
+    # 6S made with both whisting, 2 tricks each: 2 whists a trick on Anna [Code 4.2.1].
+    assert json.loads(out)["Борис"]["whists"]["Анна"] == 4
+
+
+# -- explain ------------------------------------------------------------------------------------
+
+
+def test_explain_takes_names_in_any_case_and_the_players_column_words(store_url: str) -> None:
+    evening(store_url)
+    canonical = json.loads(ok(store_url, "explain", "Boris.whists.Anna", "--json"))["writes"]
+    assert [w["amount"] for w in canonical] == [4]  # 2 tricks x 2 whists on a 6 [Code 4.2.1]
+    for typed in ("boris.whists.ANNA", "BORIS.висты.anna", "boris.вист.anna"):
+        assert json.loads(ok(store_url, "explain", typed, "--json"))["writes"] == canonical, typed
+    pulya = json.loads(ok(store_url, "explain", "anna.пуля", "--json"))["writes"]
+    assert [w["amount"] for w in pulya] == [2]
+    result = run(store_url, "explain", "anna.пулька")
+    assert result.exit_code == 1 and "пуля, гора, висты" in result.stderr
+
+
+# -- bridge deal lines ------------------------------------------------------------------------------
+
+
+def test_bridge_deal_lines_take_the_pulka_s_suit_words(store_url: str) -> None:
+    """The same rubber typed in letters and in the table's words is the same log."""
+    lines = {"letters": ["1S N 7", "2NT E 8", "pass", "3D S 9", "2H W 8"],
+             "table": ["1♠ N 7", "2БК E 8", "пас", "3б S 9", "2ч W 8"]}
+    for name, typed in lines.items():
+        ok(store_url, "bridge", "new", name, "--players", "Nina,Egor,Sofia,Wadim", "-q")
+        for line in typed:
+            ok(store_url, "bridge", "deal", name, line, "-q")
+    logs = {name: [{k: v for k, v in json.loads(line).items() if k not in ("at", "game", "digest")}
+                   for line in ok(store_url, "export", name).splitlines()[1:]] for name in lines}
+    assert logs["table"] == logs["letters"]
+    assert [e.get("contract") for e in logs["letters"]] == ["1S", "2NT", None, "3D", "2H"]
+    result = run(store_url, "bridge", "deal", "table", "3ЖК N 9")
+    assert result.exit_code == 1 and "3БК" in result.stderr
+
+
+# -- what a player reads, in Russian ---------------------------------------------------------------
+
+
+def russian_plural(n: int, one: str, few: str, many: str) -> str:
+    """The form of a Russian noun for ``n``: 1, 21 вист; 2-4, 22 виста; 5-20, 11-14 вистов."""
+    if n % 10 == 1 and n % 100 != 11:
+        return one
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return few
+    return many
+
+
+def test_the_sheet_in_russian(store_url: str) -> None:
+    evening(store_url)
+    lines = ok(store_url, "sheet", "--lang", "ru").splitlines()
+    assert lines[0].startswith("пулька demo: сочинка, пуля до 10, 3 игрока; 1 раздача, идёт (сейчас, событие 8)")
+    by_player: dict[str, dict[str, str]] = {}
+    player = ""
+    for line in lines[2:]:
+        if line and not line.startswith(" "):
+            player = line
+        elif line:
+            label, total = line.rsplit("=", 1)  # the label, the running entries (one word), the total
+            by_player.setdefault(player, {})[" ".join(label.split()[:-1])] = total.strip()
+    # Anna's 6S made: her pulya 2; each defender 2 tricks x 2 whists on her [Code 4.2.1].
+    assert by_player["Anna"] == {"пуля": "2", "гора": "0", "висты на Boris": "0", "висты на Vera": "0"}
+    assert by_player["Boris"] == {"пуля": "0", "гора": "0", "висты на Anna": "4", "висты на Vera": "0"}
+    assert "pulya" not in "\n".join(lines) and "whists" not in "\n".join(lines)
+
+
+def test_the_settlement_in_russian(store_url: str) -> None:
+    evening(store_url)
+    doc = json.loads(ok(store_url, "settle", "--json"))
+    text = ok(store_url, "settle", "--lang", "ru")
+    assert text.startswith("расчёт пульки demo (сочинка, сейчас): не окончена: расчёт как при брошенной сейчас")
+    assert text.splitlines()[2].split() == ["игрок", "пуля", "гора", "гора*", "точно", "округл.", "деньги"]
+    assert "Кто кому платит" in text and "[Кодекс 4.2.3]" in text
+    assert doc["transfers"]
+    for t in doc["transfers"]:
+        n = t["whists"]
+        form = russian_plural(n, "вист", "виста", "вистов")
+        assert f"  {t['from']} платит {t['to']} {n} {form} = " in text, (t, text)
+    assert "pays" not in text and "settlement" not in text
+
+
+def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
+    ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
+    told = ok(store_url, "deal", "Anna 6S w w 6 2 2", "--lang", "ru")
+    assert told.splitlines()[0] == ("раздача 1 (события 2-8): Anna 6S, Boris пас, Vera пас | Anna 6S | "
+                                    "Boris вист, Vera вист | Anna 6, Boris 2, Vera 2")
+    assert "  Anna пуля +2" in told and "  Boris висты на Anna +4" in told
+    assert "дальше: раздача 2: сдаёт Anna, первая рука — Boris" in told
+    before = ok(store_url, "export")
+    result = run(store_url, "deal", "Boris 6S w w 6 2", "--lang", "ru")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("pulka: отказано: нужно взяток: 3, для Boris, Vera, Anna (разыгрывающий первым) "
+                                    "[Кодекс 3.2.8]; можно: или взятки по именам: Boris=N Vera=N Anna=N")
+    assert ok(store_url, "export") == before  # the store as it was
+    log = ok(store_url, "log", "--lang", "ru")
+    assert log.startswith("журнал пульки demo: показано 8, всего 8 событий")
+    assert "Anna заказывает 6S" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log

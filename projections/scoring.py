@@ -142,7 +142,8 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
-    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None and ruling is None:
+    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None:
+        # however the plan played ended: played out, conceded [3.5.4] or agreed [3.9.22]
         made = _score_two_plans(out, deal)
     else:
         made = _score_played(out, deal)
@@ -597,8 +598,7 @@ def deal_outcome(deal: DealState) -> Outcome:
         return "ruled"
     if ruling is not None and ruling.rule == "3.4.4":
         return "remiz"
-    if ruling is None:
-        deal = drawn(deal)
+    deal = drawn(deal)
     assert deal.declarer is not None
     c = deal.contract
     if c is None:

@@ -52,7 +52,7 @@ from ledger.vocabulary.events import (
 from ledger.vocabulary.rules import RuleSet, resolve
 from projections.deal import DealState, first_bidders, seat_index
 from projections.recording import Effect, correction_verdict, merge
-from projections.scoring import deal_outcome, score_deal
+from projections.scoring import deal_outcome, score_compensation, score_deal
 from projections.sheet import UNIT, Sheet, Write
 
 
@@ -520,6 +520,8 @@ class GameState:
             compensated = tuple(self.deal_seat(deal, p) for p in event.compensated)
             deal.apply_plan_ruling(event, number, self.deal_seat(deal, event.planner), whists, other, compensated)
         self._changed(deal.number)
+        if event.rule == "3.8.5.1" and event.whists:
+            self._add_item(number, deal.number)  # agreed compensation, whatever the result [3.8.5.1 a]
 
     def _ruled_tricks(self, deal: DealState, ruling: Ruling) -> dict[int, int] | None:
         """The result a ruling gives in tricks: an agreed result [Code 3.9.22]; a
@@ -864,6 +866,8 @@ class GameState:
                 self._seat_newcomer(sheet, number, deal, event)
             case Left():
                 sheet.seated = self.table_after[number]
+            case Ruling():
+                score_compensation(sheet, self.deals[deal - 1])
             case _:
                 raise AssertionError(f"event {number} is not a record by hand")
 

@@ -147,7 +147,6 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         made = _score_two_plans(out, deal)
     else:
         made = _score_played(out, deal)
-    _score_compensation(sheet, deal)
     if made and bomb > 1:
         # A bomb is used up by a game made; a game lost keeps it [Code footnotes 29, 30].
         sheet.bombs[declarer] = bombs[1:]
@@ -223,9 +222,10 @@ def _score_two_plans(out: Writer, deal: DealState) -> bool:
     return made_other if other_wins else made_played
 
 
-def _score_compensation(sheet: Sheet, deal: DealState) -> None:
+def score_compensation(sheet: Sheet, deal: DealState) -> None:
     """The compensation each dissenter agreed to write on the defender whose plan of play
-    was carried out, whatever the play gave [Code 3.8.5.1 a]."""
+    was carried out, whatever the play gave [Code 3.8.5.1 a]: a record of its own, written
+    at the ruling's event, whether or not the deal's result is ever recorded."""
     if not deal.plan_whists:
         return
     assert deal.planner is not None and deal.plan_at is not None

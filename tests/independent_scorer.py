@@ -552,8 +552,9 @@ class Table:
         elif event.rule == "3.8.5.1":
             deal.plan, deal.plan_at = event, number
             self.items.append(Item(number, deal.number, event))
-        else:
+        else:  # the talon exposed while two still bid ends the bidding too [3.3.16.3; 4.2.10]
             deal.ruling, deal.ruling_at = event, number
+            deal.closed_at = number if deal.closed_at is None else deal.closed_at
 
     def _join(self, number: int, event: Joined) -> None:
         """A newcomer sits to the left of the one who dealt last and deals next; one who

@@ -207,15 +207,18 @@ def _score_two_plans(out: Writer, deal: DealState) -> bool:
     """The whister's plan was carried out, a partner (or the dealer) disagreeing, and the
     arbiter ruled [Code 3.8.5.1 b, footnote 58]: each dissenter is given the result the
     other plan would have had, the declarer the result drawn by lot, everybody else the
-    result played. Returns whether the declarer's result, as drawn, was made."""
+    result played. A dealer who shares the declarer's misère shares the result drawn: one
+    game, its win or loss written in halves [Code 3.6.9]. Returns whether the declarer's
+    result, as drawn, was made."""
     assert deal.declarer is not None and deal.plan is not None
     names = deal.names
-    declarer = names[deal.declarer]
+    declaring = {deal.declarer} | ({deal.shared_with} if deal.shared_with is not None else set())
     other_wins = deal.plan.declarer_result == "other"
     others = {names[s] for s in deal.compensated}
-    played_notes = {names[s]: "" for s in range(deal.n_players) if s != deal.declarer and names[s] not in others}
+    played_notes = {names[s]: "" for s in range(deal.n_players) if s not in declaring and names[s] not in others}
     other_notes = {p: ", the result of the other plan [Code 3.8.5.1 b]" for p in others}
-    lot = {declarer: f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"}
+    drawn_note = f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"
+    lot = {names[s]: drawn_note for s in declaring}
     (other_notes if other_wins else played_notes).update(lot)
     made_played = _score_played(Only(out, played_notes), deal)
     made_other = _score_played(Only(out, other_notes, deal.plan_at), other_plan(deal))

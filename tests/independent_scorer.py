@@ -332,16 +332,18 @@ class Deal:
     def result_at(self) -> int | None:
         """The event that gave the deal its result: the tricks, a ruling, the call that
         settled it without play, or a dealer's second error; None while it has none. An
-        arbiter's ruling on the plan of play made after the play gives the result anew
-        [Code 3.8.5.1 b]."""
+        arbiter's ruling on the plan of play recorded after the play says how that result
+        is written, where it stands: the arbiter is called before the play [Code 3.8.5.1
+        b], and records by hand made since come after the deal."""
         if self.annulled_at is not None:
             return self.annulled_at if self.passes_on else None
-        at = self.ruling_at if self.ruling_at is not None else self.tricks_at
-        if at is None and self.contract is not None and self.calls and self.defence().settled:
-            at = self.calls[-1][0]
-        if at is not None and self.other_plan is not None and self.plan_at is not None:
-            return max(at, self.plan_at)
-        return at
+        if self.ruling_at is not None:
+            return self.ruling_at
+        if self.tricks_at is not None:
+            return self.tricks_at
+        if self.contract is not None and self.calls and self.defence().settled:
+            return self.calls[-1][0]
+        return None
 
 
 @dataclass

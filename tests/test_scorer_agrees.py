@@ -94,9 +94,10 @@ def test_the_hand_defenders_consolation_by_the_code() -> None:
 
 
 # Logs of rules the generator of the property tests does not reach (an evident correction
-# after a whist, a newcomer in the seat of the one who left) or reaches rarely (the talon
-# exposed with one still bidding who has not bid, after a look at the talon), with a few
-# numbers of each worked out by hand: the two scorers must agree on every number.
+# after a whist, a newcomer in the seat of the one who left, a ruling on the plan of play
+# after the play) or reaches rarely (the talon exposed with one still bidding who has not
+# bid, after a look at the talon), with a few numbers of each worked out by hand: the two
+# scorers must agree on every number.
 UNGENERATED = {
     # Deal 1: 6D whisted, corrected to 6H [3.4.8]: the calls again, C's half-whist stands:
     # C writes half the obligation, 4 x 2 / 2 = 4 on A. Deal 2: 8S whisted by D, corrected
@@ -188,6 +189,27 @@ UNGENERATED = {
 {"type":"defence","player":"B","call":"pass"}
 {"type":"defence","player":"C","call":"pass"}
 ''', {("A", "whists", "C"): 20, ("B", "whists", "C"): 4, ("C", "gora", None): 9, ("D", "pulya", None): 2}),
+    # Pulya 10 with help, A 9, B 7, C 6 by hand. A's 6S made (6/3/1), then C's entry of 2
+    # in pulya, then the arbiter's ruling on B's plan, C compensated [3.8.5.1 b]: the
+    # ruling says how the deal's result is written, at the deal (the arbiter is called
+    # before the play): A 1 and 1 of help to B (7, above C's 6 before the entry), 10 on
+    # B; C 6 + 2 = 8. B writes (3 + 1) x 2 = 8 on A; C, by the other plan (A down one),
+    # his consolation 2.
+    "plan_ruled_after_the_play": ('''
+{"type":"game_started","game":"b2","players":["A","B","C"],"convention":"sochi","pulya":10,"rules":{},"first_dealer":"C"}
+{"type":"entry","player":"A","column":"pulya","amount":9}
+{"type":"entry","player":"B","column":"pulya","amount":7}
+{"type":"entry","player":"C","column":"pulya","amount":6}
+{"type":"bid","player":"A","bid":"6S"}
+{"type":"bid","player":"B","bid":"pass"}
+{"type":"bid","player":"C","bid":"pass"}
+{"type":"contract","player":"A","contract":"6S"}
+{"type":"defence","player":"B","call":"whist","open":true}
+{"type":"defence","player":"C","call":"pass"}
+{"type":"tricks","tricks":{"A":6,"B":3,"C":1}}
+{"type":"entry","player":"C","column":"pulya","amount":2}
+{"type":"ruling","rule":"3.8.5.1","planner":"B","tricks":{"A":5,"B":3,"C":2},"compensated":["C"],"declarer_result":"played","by":"arbiter:P"}
+''', {("A", "whists", "B"): 10, ("B", "pulya", None): 8, ("C", "pulya", None): 8, ("C", "whists", "A"): 2}),
 }
 
 

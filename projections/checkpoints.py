@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 from copy import copy
 from typing import Protocol
 
-from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Left, Penalty, Talon, Tricks
+from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Left, Penalty, Ruling, Talon, Tricks
 from ledger.vocabulary.rules import RuleSet
 from projections.deadlines import is_forgotten
 from projections.deal import DealState
 from projections.recording import Effect
-from projections.scoring import score_deal
+from projections.scoring import score_compensation, score_deal
 from projections.seats import TableSeats
 from projections.sheet import UNIT, Sheet, Write
 
@@ -152,6 +152,8 @@ class Checkpoints:
                 _newcomer(game, sheet, number, deal, event)
             case Left():
                 sheet.seated = game.table.table_after[number]
+            case Ruling():
+                score_compensation(sheet, game.deals[deal - 1])
             case _:
                 raise AssertionError(f"event {number} is not a record by hand")
 

@@ -465,9 +465,13 @@ class DealState:
         offender: int | None = None,
         whists: tuple[tuple[int, int], ...] = (),
     ) -> None:
-        """A ruling closes the deal; a result it gives in tricks is scored as tricks."""
+        """A ruling closes the deal; a result it gives in tricks is scored as tricks. The
+        talon exposed while two still bid ends the bidding there [Code 3.3.16.3]: the
+        deadline of the deal before [4.2.9, 4.2.10]."""
         self.ruling = ruling
         self.ruling_at = number
+        if self.bidding_closed_at is None:
+            self.bidding_closed_at = number
         self.offender = offender
         self.ruled_whists = whists
         if tricks is not None:

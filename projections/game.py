@@ -318,6 +318,8 @@ class GameState:
             compensated = tuple(seat(deal, p) for p in event.compensated)
             deal.apply_plan_ruling(event, number, seat(deal, event.planner), whists, other, compensated)
         self.checkpoints.drop_from(deal.number)
+        if event.rule == "3.8.5.1" and event.whists:
+            self.add_item(number, deal.number)  # agreed compensation, whatever the result [3.8.5.1 a]
 
     def _ruled_tricks(self, deal: DealState, ruling: Ruling) -> dict[int, int] | None:
         """The result a ruling gives in tricks: an agreed result [Code 3.9.22]; a

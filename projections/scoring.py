@@ -142,11 +142,11 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
-    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None and ruling is None:
+    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None:
+        # however the plan played ended: played out, conceded [3.5.4] or agreed [3.9.22]
         made = _score_two_plans(out, deal)
     else:
         made = _score_played(out, deal)
-    _score_compensation(sheet, deal)
     if made and bomb > 1:
         # A bomb is used up by a game made; a game lost keeps it [Code footnotes 29, 30].
         sheet.bombs[declarer] = bombs[1:]
@@ -207,24 +207,28 @@ def _score_two_plans(out: Writer, deal: DealState) -> bool:
     """The whister's plan was carried out, a partner (or the dealer) disagreeing, and the
     arbiter ruled [Code 3.8.5.1 b, footnote 58]: each dissenter is given the result the
     other plan would have had, the declarer the result drawn by lot, everybody else the
-    result played. Returns whether the declarer's result, as drawn, was made."""
+    result played. A dealer who shares the declarer's misère shares the result drawn: one
+    game, its win or loss written in halves [Code 3.6.9]. Returns whether the declarer's
+    result, as drawn, was made."""
     assert deal.declarer is not None and deal.plan is not None
     names = deal.names
-    declarer = names[deal.declarer]
+    declaring = {deal.declarer} | ({deal.shared_with} if deal.shared_with is not None else set())
     other_wins = deal.plan.declarer_result == "other"
     others = {names[s] for s in deal.compensated}
-    played_notes = {names[s]: "" for s in range(deal.n_players) if s != deal.declarer and names[s] not in others}
+    played_notes = {names[s]: "" for s in range(deal.n_players) if s not in declaring and names[s] not in others}
     other_notes = {p: ", the result of the other plan [Code 3.8.5.1 b]" for p in others}
-    lot = {declarer: f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"}
+    drawn_note = f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"
+    lot = {names[s]: drawn_note for s in declaring}
     (other_notes if other_wins else played_notes).update(lot)
     made_played = _score_played(Only(out, played_notes), deal)
     made_other = _score_played(Only(out, other_notes, deal.plan_at), other_plan(deal))
     return made_other if other_wins else made_played
 
 
-def _score_compensation(sheet: Sheet, deal: DealState) -> None:
+def score_compensation(sheet: Sheet, deal: DealState) -> None:
     """The compensation each dissenter agreed to write on the defender whose plan of play
-    was carried out, whatever the play gave [Code 3.8.5.1 a]."""
+    was carried out, whatever the play gave [Code 3.8.5.1 a]: a record of its own, written
+    at the ruling's event, whether or not the deal's result is ever recorded."""
     if not deal.plan_whists:
         return
     assert deal.planner is not None and deal.plan_at is not None
@@ -643,8 +647,7 @@ def deal_outcome(deal: DealState) -> Outcome:
         return "ruled"
     if ruling is not None and ruling.rule == "3.4.4":
         return "remiz"
-    if ruling is None:
-        deal = drawn(deal)
+    deal = drawn(deal)
     assert deal.declarer is not None
     c = deal.contract
     if c is None:

@@ -17,7 +17,8 @@ from helpers import ok, refused, stored_rows
 from ledger.command.application import Ledger
 from ledger.command.dealline import Reading, deal_events
 from ledger.command.desk import PulkaDesk
-from ledger.command.judge import judge_into, judge_log
+from ledger.command.judging import judge_events
+from ledger.command.kinds import PULKA, judge_log
 from ledger.command.scorer import Doubtful, doubt_of
 from ledger.command.store import Store
 from ledger.vocabulary.events import AnyEvent, Bid, GameStarted, Tricks
@@ -38,7 +39,7 @@ def pulka(players: tuple[str, ...] = ABV, dealer: str = "Anna", **rules: Any) ->
 
 
 def line(state: GameState, text: str, read: Reading | None = None) -> list[AnyEvent]:
-    return judge_into(state, ((None, e) for e in deal_events(state, text, reading=read)), lambda: CLOCK)
+    return judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, text, reading=read)), lambda: CLOCK)
 
 
 def refusal(act: Callable[[], Any]) -> Refused:

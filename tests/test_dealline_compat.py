@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 
 import dealline_before
 from ledger.command import dealline
-from ledger.command.judge import judge_into, judge_log
+from ledger.command.judging import judge_events
+from ledger.command.kinds import PULKA, judge_log
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.logfile import parse_log
 from ledger.vocabulary.refusal import Refused
@@ -49,7 +50,7 @@ def new(state: GameState, line: str) -> Iterator[AnyEvent]:
 def judged(state: GameState, line: str, parser: Parser) -> list[AnyEvent] | None:
     """The events of ``line`` on ``state`` as they would be stored; None when refused."""
     try:
-        return judge_into(state, ((None, e) for e in parser(state, line)), lambda: CLOCK)
+        return judge_events(state, PULKA.decide, ((None, e) for e in parser(state, line)), lambda: CLOCK)
     except Refused:
         return None
 

@@ -7,6 +7,7 @@ lines in the suit symbols and Russian words a pulka's lines take."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 from click.testing import CliRunner, Result
 
@@ -155,3 +156,16 @@ def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
     log = ok(store_url, "log", "--lang", "ru")
     assert log.startswith("журнал пульки demo: показано 8, всего 8 событий")
     assert "Anna заказывает 6S" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log
+
+
+def test_the_drawn_sheet_in_russian(store_url: str) -> None:
+    evening(store_url)
+    svg = ok(store_url, "sheet", "--svg", "--lang", "ru")
+    texts = {"".join(t.itertext()) for t in ET.fromstring(svg.encode()).iter("{http://www.w3.org/2000/svg}text")}
+    assert {"пуля", "гора", "на Anna", "на Boris", "на Vera", "расчёт", "игрок", "висты", "кто кому платит"} <= texts
+    assert not {"pulya", "gora", "on Boris", "settlement", "who pays whom"} & texts
+    doc = json.loads(ok(store_url, "settle", "--json"))
+    for t in doc["transfers"]:
+        n = t["whists"]
+        assert f"{t['from']} платит {t['to']} {n} {russian_plural(n, 'вист', 'виста', 'вистов')} ({t['money']})" \
+            in texts

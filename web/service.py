@@ -204,7 +204,9 @@ class Service:
 
     def cached(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
         """The document ``make`` gives for ``key`` (which names a stream's version), made
-        once per process while it is among the last ``CACHED`` asked for."""
+        once per process while it is among the last ``CACHED`` asked for; once per
+        language, as a drawn sheet or an audit's lines are in the reader's."""
+        key = (*key, language.language())
         with self._cache_lock:
             if key in self._cache:
                 self._cache.move_to_end(key)

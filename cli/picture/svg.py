@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
+from ledger.vocabulary.language import N_, _, ngettext
+from ledger.vocabulary.wording import convention_name, spoken_count
+
 # Sizes in pixels of the SVG's user space.
 FONT = 12  # entries
 SMALL = 9  # the number of a correcting event, labels: the smallest text, 9 px at the sheet's own size
@@ -252,17 +255,18 @@ def layout_sector(poly: Polygon, picture: dict[str, Any], seat: int) -> Sector |
     cells = {c["key"]: c for c in picture["cells"]}
     frame = poly.frame(seat)
     parts = [
-        Part(tokens_of(cells[f"{player}.whists.{q}"], f"on {q}"), None, None)
+        Part(tokens_of(cells[f"{player}.whists.{q}"], _("on {player}").format(player=q)), None, None)
         for q in opponents_in_reading_order(players, seat, frame)
     ]
     whists = fit_band(poly, "whists", 0.0, parts, len(parts))
     if whists is None:
         return None
-    gora = fit_band(poly, "gora", whists.height, [Part(tokens_of(cells[f"{player}.gora"], "gora"), None, None)], 1)
+    gora = fit_band(poly, "gora", whists.height, [Part(tokens_of(cells[f"{player}.gora"], _("gora")), None, None)],
+                    1)
     if gora is None:
         return None
     pulya_cell = cells[f"{player}.pulya"]
-    label = "pulya, closed" if pulya_cell["closed"] else "pulya"
+    label = _("pulya, closed") if pulya_cell["closed"] else _("pulya")
     pulya = fit_band(poly, "pulya", whists.height + gora.height, [Part(tokens_of(pulya_cell, label), None, None)], 1)
     if pulya is None:
         return None
@@ -402,13 +406,14 @@ def draw_token(d: Drawing, parent: ET.Element, frame: Frame, player: str, t: Tok
 
 
 def tooltip(cell: str, m: dict[str, Any]) -> str:
-    text = f"{cell} {m['total']} ({m['amount']}): event {m['event']}, deal {m['deal']}: {m['why']}"
+    text = _("{cell} {total} ({amount}): event {event}, deal {deal}: {why}").format(
+        cell=cell, total=m["total"], amount=m["amount"], event=m["event"], deal=m["deal"], why=m["why"])
     if m["struck_by"] is not None:
-        text += f"; struck: changed by event {m['struck_by']}"
+        text += "; " + _("struck: changed by event {event}").format(event=m["struck_by"])
     elif m["corrected_by"]:
-        text += f"; corrected by event {', '.join(map(str, m['corrected_by']))}"
+        text += "; " + _("corrected by event {events}").format(events=", ".join(map(str, m["corrected_by"])))
     if m["penalty"]:
-        text += " (penalty)"
+        text += " " + _("(penalty)")
     return text
 
 
@@ -416,7 +421,7 @@ def draw_centre(d: Drawing, root: ET.Element, poly: Polygon, target: int) -> Non
     g = ET.SubElement(root, "g", {"class": "centre"})
     ET.SubElement(g, "polygon", {"class": "outline", "points": points(
         [poly.vertex(i, CENTRE) for i in range(poly.n)])})
-    d.text(g, None, 0, -TARGET * 0.5 - 2, "pulya", SMALL, None, **{"class": "label", "text-anchor": "middle"})
+    d.text(g, None, 0, -TARGET * 0.5 - 2, _("pulya"), SMALL, None, **{"class": "label", "text-anchor": "middle"})
     d.text(g, None, 0, TARGET * 0.55, str(target), TARGET, None,
            **{"class": "target", "text-anchor": "middle", "data-target": str(target)})
 
@@ -425,23 +430,24 @@ def settlement_lines(picture: dict[str, Any]) -> list[tuple[str, list[tuple[str,
     """The panel beside the sheet, as rows of (class, [(text, align)])."""
     s = picture["settlement"]
     money = s["stake"] is not None
-    status = {"finished": "finished", "abandoned": "abandoned", "capped": "over: the deal cap (as abandoned)",
-              "in play": "in play: as if abandoned now"}[s["status"]]
+    status = {"finished": _("finished"), "abandoned": _("abandoned"), "capped": _("over: the deal cap (as abandoned)"),
+              "in play": _("in play: as if abandoned now")}[s["status"]]
     rows: list[tuple[str, list[tuple[str, str]]]] = [
-        ("panel-head", [("settlement", "start")]),
+        ("panel-head", [(_("settlement"), "start")]),
         ("status", [(status, "start")]),
-        ("panel-head", [("player", "start"), ("pulya", "end"), ("gora", "end"), ("whists", "end")]
-         + ([("money", "end")] if money else [])),
+        ("panel-head", [(_("player"), "start"), (_("pulya"), "end"), (_("gora"), "end"), (_("whists"), "end")]
+         + ([(_("money"), "end")] if money else [])),
     ]
     for r in s["rows"]:
         rows.append(("row", [(r["player"], "start"), (r["pulya"], "end"), (r["gora"], "end"),
                              (f"{r['rounded']:+d}", "end")] + ([(r["money"], "end")] if money else [])))
-    rows.append(("panel-head", [("who pays whom", "start")]))
+    rows.append(("panel-head", [(_("who pays whom"), "start")]))
     for t in s["transfers"]:
-        pay = f"{t['from']} pays {t['to']} {t['whists']} whists" + (f" ({t['money']})" if money else "")
+        pay = ngettext("{payer} pays {payee} {n} whist", "{payer} pays {payee} {n} whists", t["whists"]).format(
+            payer=t["from"], payee=t["to"], n=t["whists"]) + (f" ({t['money']})" if money else "")
         rows.append(("row", [(pay, "start")]))
     if not s["transfers"]:
-        rows.append(("row", [("nobody pays", "start")]))
+        rows.append(("row", [(_("nobody pays"), "start")]))
     return rows
 
 
@@ -524,11 +530,18 @@ def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True
     return d
 
 
+# The state of the pulka in the title, as the picture document names it.
+STATUS = {"finished": N_("finished"), "abandoned": N_("abandoned"), "capped": N_("capped"), "in play": N_("in play")}
+
+
 def title_of(picture: dict[str, Any]) -> str:
-    parts = [f"pulka {picture['game']}", picture["convention"], f"pulya to {picture['target']}"]
+    parts = [_("pulka {game}").format(game=picture["game"]), convention_name(picture["convention"]),
+             _("pulya to {target}").format(target=picture["target"])]
     if "event" in picture:
-        parts.append(f"{picture['deals']} deals, {picture['point']} (event {picture['event']})")
-    parts.append(picture["settlement"]["status"])
+        parts.append(_("{deals}, {point} (event {event})").format(
+            deals=spoken_count(picture["deals"], "deal"), point=picture["point"], event=picture["event"]))
+    status = picture["settlement"]["status"]
+    parts.append(_(STATUS[status]) if status in STATUS else status)
     return " · ".join(parts)
 
 

@@ -169,3 +169,19 @@ def test_the_drawn_sheet_in_russian(store_url: str) -> None:
         n = t["whists"]
         assert f"{t['from']} платит {t['to']} {n} {russian_plural(n, 'вист', 'виста', 'вистов')} ({t['money']})" \
             in texts
+
+
+def test_the_judge_s_refusals_in_russian(store_url: str) -> None:
+    """What the rules refuse at the table, in Russian, and the store unchanged."""
+    ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
+    before = ok(store_url, "export")
+    cases = {
+        "Anna 6S w w 6 2 3": "взятки в сумме дают 11, а не 10 [Кодекс 3.2.8]",  # 6 + 2 + 3 = 11
+        # Sochi bids one step at a time: after 6S the next is 6C [Code 3.3.7, 3.3.8].
+        "6S 6S": "6S не выше текущей заявки 6S [Кодекс 3.3.7]; можно: пас, 6C или выше, мизер",
+    }
+    for line, said in cases.items():
+        result = run(store_url, "deal", line, "--lang", "ru")
+        assert result.exit_code == 1 and said in result.stderr, (line, result.stderr)
+        assert result.stderr.startswith("pulka: отказано: ")
+    assert ok(store_url, "export") == before

@@ -10,6 +10,7 @@ from ledger.command.by_hand import check_deal_exists, column_check
 from ledger.command.checks import filled, in_deal, is_arbiter, not_abandoned, person_of, waiting_for
 from ledger.command.result import check_result
 from ledger.vocabulary.events import AnyEvent, Penalty, Ruling
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
@@ -104,7 +105,7 @@ def _concession(state: GameState, deal: DealState, event: Ruling) -> str:
         raise Refused(rule, "only a whisted game is conceded without all")
     assert deal.declarer is not None
     if event.tricks is not None:
-        check_result(state, deal, event.tricks, "the conceded tricks")
+        check_result(state, deal, event.tricks, N_("the conceded tricks"))
         if event.tricks.get(names[deal.declarer], 0) != 0:
             raise Refused(rule, "conceding means the declarer is without all: he takes no trick", "0")
     return event.by or names[deal.declarer]
@@ -123,7 +124,7 @@ def _agreed_result(state: GameState, deal: DealState, event: Ruling) -> str:
                       "agree", ", ".join(state.players))
     if event.tricks is None:
         raise Refused(rule, "an agreed result gives the tricks it stands for", '"tricks": {NAME: N}')
-    check_result(state, deal, event.tricks, "the agreed tricks")
+    check_result(state, deal, event.tricks, N_("the agreed tricks"))
     return event.by or event.agreed_by[0]
 
 
@@ -249,7 +250,7 @@ def _compensating_result(state: GameState, deal: DealState, event: Ruling, disse
                           ", ".join(names[s] for s in dissenters))
     if len(set(event.compensated)) != len(event.compensated):
         raise Refused(rule, "each dissenter is named once", ", ".join(names[s] for s in dissenters))
-    check_result(state, deal, event.tricks, "the other plan's tricks")
+    check_result(state, deal, event.tricks, N_("the other plan's tricks"))
     return filled(state, event, by=event.by, deal=deal.number)
 
 

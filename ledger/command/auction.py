@@ -6,8 +6,10 @@ minimum after raspasy), and the contract the auction's winner declares or change
 from __future__ import annotations
 
 from ledger.command.checks import filled, in_deal, no_new_deal_after_end, not_abandoned, waiting_for
-from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level
+from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level, \
+    spoken
 from ledger.vocabulary.events import AnyEvent, Bid, Contract
+from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
@@ -44,15 +46,16 @@ def _in_turn(deal: DealState, seat: int, event: Bid) -> None:
     """The bidder is in the auction, and it is his turn [Code 3.2.10, 3.3.10, 3.3.18]."""
     names = deal.persons
     if seat not in deal.bidders:
-        raise Refused("3.2.10", f"{event.player} deals deal {deal.number} and sits out the auction",
-                      ", ".join(names[s] for s in deal.bidders))
+        raise Refused("3.2.10", _("{player} deals deal {deal} and sits out the auction").format(
+            player=event.player, deal=deal.number), ", ".join(names[s] for s in deal.bidders))
     turn = deal.turn()
     if turn != seat:
         if seat in deal.passed:
-            raise Refused("3.3.10", f"{event.player} has passed and is out of the auction",
-                          f"a bid by {names[turn]}" if turn is not None else None)
-        raise Refused("3.3.18", f"not {event.player}'s turn to bid in deal {deal.number}",
-                      f"a bid by {names[turn]}" if turn is not None else None)
+            raise Refused("3.3.10", _("{player} has passed and is out of the auction").format(player=event.player),
+                          _("a bid by {player}").format(player=names[turn]) if turn is not None else None)
+        raise Refused("3.3.18", _("not {player}'s turn to bid in deal {deal}").format(
+            player=event.player, deal=deal.number),
+            _("a bid by {player}").format(player=names[turn]) if turn is not None else None)
 
 
 def _dark_allowed(deal: DealState, seat: int, event: Bid) -> None:
@@ -75,7 +78,8 @@ def _may_only_pass(deal: DealState, seat: int, event: Bid) -> None:
         raise Refused("3.3.16.1", f"{event.player} has seen the talon and takes no further part in the auction",
                       "pass")
     if deal.misere_bidder == seat:
-        raise Refused("3.6.4", f"{event.player} bid misère and may only pass now (footnote 41)", "pass")
+        raise Refused("3.6.4", _("{player} bid misère and may only pass now (footnote 41)").format(
+            player=event.player), _("pass"))
     if deal.nine_over_misere and deal.rules.misere_nine_ends_auction:
         raise Refused("3.6.4", "after a nine beats a misère the auction goes no further (footnote 41's norm, "
                       "misere_nine_ends_auction)", "pass")
@@ -85,8 +89,9 @@ def _misere_allowed(deal: DealState, seat: int, event: Bid) -> None:
     """Misère only as a player's first bid, below it on the ladder [Code 3.3.9, 3.6.4]."""
     if not _misere_open(deal, seat):
         if seat in deal.spoken:
-            raise Refused("3.3.9", f"misère must be {event.player}'s first bid", _allowed_bids(deal, seat))
-        raise Refused("3.6.4", f"misère cannot follow {deal.highest}", _allowed_bids(deal, seat))
+            raise Refused("3.3.9", _("misère must be {player}'s first bid").format(player=event.player),
+                          _allowed_bids(deal, seat))
+        raise Refused("3.6.4", _("misère cannot follow {bid}").format(bid=deal.highest), _allowed_bids(deal, seat))
 
 
 def _level_allowed(deal: DealState, seat: int, event: Bid, level: Level) -> None:
@@ -96,14 +101,15 @@ def _level_allowed(deal: DealState, seat: int, event: Bid, level: Level) -> None
     if level.level < deal.bid_floor():
         raise _below_minimum(deal, "bid", _allowed_bids(deal, seat))
     if deal.highest is not None and level.rank <= deal.highest.rank:
-        raise Refused("3.3.7", f"{level} is not above the current bid {deal.highest}", _allowed_bids(deal, seat))
+        raise Refused("3.3.7", _("{level} is not above the current bid {bid}").format(level=level, bid=deal.highest),
+                      _allowed_bids(deal, seat))
     if _dark_misere_stands(deal) and level.level == 9 and not event.dark:
         raise Refused("3.3.19", "a dark misère is beaten only by a dark nine or a ten", "a dark nine, or a ten")
     if not deal.rules.jump_bids:
         expected = _one_step(deal)
         if expected is not None and level != expected:
-            raise Refused("3.3.8", f"bids go one step at a time here (jump_bids is off); {level} skips",
-                          _allowed_bids(deal, seat))
+            raise Refused("3.3.8", _("bids go one step at a time here (jump_bids is off); {level} skips").format(
+                level=level), _allowed_bids(deal, seat))
 
 
 def _deal_for_bid(state: GameState) -> DealState:
@@ -115,8 +121,8 @@ def _deal_for_bid(state: GameState) -> DealState:
         if current.phase != "play":
             waiting = waiting_for(state, current)
             rule = "3.4.1" if current.phase == "contract" else "3.8.1"
-            raise Refused(rule, f"the auction of deal {current.number} is over; the deal waits for {waiting}",
-                          waiting)
+            raise Refused(rule, _("the auction of deal {deal} is over; the deal waits for {what}").format(
+                deal=current.number, what=waiting), waiting)
         # Played, but its result not recorded: the next deal may begin, and the tricks
         # may still come as a forgotten record with their deal number [Code 4.2.10].
     no_new_deal_after_end(state)
@@ -146,7 +152,7 @@ def _below_minimum(deal: DealState, what: str, allowed: str) -> Refused:
         how = ", ".join(["raspasy_exit"] + [k for k in ("raspasy_exit_lasts", "raspasy_exit_climbs") if getattr(rules, k)])
         return Refused("3.7.8", f"the lowest {what} in deal {deal.number}, after raspasy, is {deal.min_level} ({how})",
                        allowed)
-    return Refused("3.3.5", f"the lowest {what} is 6", allowed)
+    return Refused("3.3.5", (_("the lowest bid is 6") if what == "bid" else _("the lowest contract is 6")), allowed)
 
 
 def _one_step(deal: DealState) -> Level | None:
@@ -163,11 +169,12 @@ def _here(state: GameState, deal: DealState, seat: int) -> None:
         return
     name = deal.persons[seat]
     if seat != deal.bidders[0]:
-        raise Refused("3.3.8", f"only the forehand ({deal.persons[deal.bidders[0]]}) may say here",
-                      _allowed_bids(deal, seat))
+        raise Refused("3.3.8", _("only the forehand ({player}) may say here").format(
+            player=deal.persons[deal.bidders[0]]), _allowed_bids(deal, seat))
     if deal.highest is not None and deal.highest.is_misere:
         raise Refused("3.6.4", "nobody may answer a misère with here (footnote 41)", _allowed_bids(deal, seat))
-    raise Refused("3.3.8", f"{name} may say here only to hold another player's bid", _allowed_bids(deal, seat))
+    raise Refused("3.3.8", _("{player} may say here only to hold another player's bid").format(player=name),
+                  _allowed_bids(deal, seat))
 
 
 def _misere_open(deal: DealState, seat: int) -> bool:
@@ -176,18 +183,19 @@ def _misere_open(deal: DealState, seat: int) -> bool:
 
 
 def _allowed_bids(deal: DealState, seat: int) -> str:
+    """The bids the player may make, in the players' words (``пас, 7♠ или выше, мизер``)."""
     if deal.misere_bidder == seat or deal.forced or seat in deal.peeked:
-        return "pass"
+        return spoken(PASS)
     if deal.nine_over_misere and deal.rules.misere_nine_ends_auction:
-        return "pass"
-    options = ["pass"]
+        return spoken(PASS)
+    options = [spoken(PASS)]
     step = _one_step(deal)
     if step is not None:
-        options.append(f"{step} or higher" if deal.rules.jump_bids else str(step))
+        options.append(_("{bid} or higher").format(bid=step) if deal.rules.jump_bids else str(step))
     if deal.may_say_here(seat):
-        options.append("here")
+        options.append(spoken(HERE))
     if _misere_open(deal, seat):
-        options.append(MISERE)
+        options.append(spoken(MISERE))
     return ", ".join(options)
 
 
@@ -229,13 +237,14 @@ def _the_declarer(state: GameState, deal: DealState, seat: int, event: Contract)
     if deal.bidding_closed_at is None:
         raise Refused("3.4.1", "no auction has ended with a declarer", waiting_for(state, deal))
     if deal.raspasy:
-        raise Refused("3.3.12", f"everyone passed in deal {deal.number}: it is raspasy, no contract",
-                      "the raspasy tricks")
+        raise Refused("3.3.12", _("everyone passed in deal {deal}: it is raspasy, no contract").format(
+            deal=deal.number), _("the raspasy tricks"))
     assert deal.declarer is not None
     if seat != deal.declarer:
         names = deal.persons
-        raise Refused("3.3.13", f"{event.player} did not win the auction; {names[deal.declarer]} declares",
-                      f"a contract by {names[deal.declarer]}")
+        raise Refused("3.3.13", _("{player} did not win the auction; {declarer} declares").format(
+            player=event.player, declarer=names[deal.declarer]),
+            _("a contract by {player}").format(player=names[deal.declarer]))
 
 
 def _declarable(deal: DealState, seat: int, event: Contract, level: Level) -> None:
@@ -263,7 +272,8 @@ def _declarable(deal: DealState, seat: int, event: Contract, level: Level) -> No
             raise Refused("3.3.19", "a dark game turns into a misère only before the talon is taken",
                           f"{bid} or higher" if bid else None)
     elif bid is not None and level.rank < bid.rank:
-        raise Refused("3.4.3", f"the contract {level} is below {event.player}'s bid {bid}", f"{bid} or higher")
+        raise Refused("3.4.3", _("the contract {level} is below {player}'s bid {bid}").format(
+            level=level, player=event.player, bid=bid), _("{bid} or higher").format(bid=bid))
     if dark_winner and level.level == 6 and deal.calls:
         raise Refused("3.3.19", f"a dark six is whisted by both defenders, and {deal.persons[deal.calls[0][0]]} has "
                       "passed already", "a contract of 7 or more, or the contract as declared")

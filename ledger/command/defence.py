@@ -9,6 +9,7 @@ from typing import NoReturn
 
 from ledger.command.checks import filled, in_deal, not_abandoned, waiting_for
 from ledger.vocabulary.events import AnyEvent, Defence
+from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState, DefenceView
 from projections.game import GameState
@@ -27,7 +28,7 @@ def judge_defence(state: GameState, event: Defence) -> AnyEvent:
             raise Refused("3.6.6", "a misère has no defence calls: it is played at once", "the tricks")
         raise Refused("3.5.3", "a checked 10 (ten_checked, footnote 39) has no defence calls", "the tricks")
     if deal.tricks is not None:
-        raise Refused("3.8.1", f"deal {deal.number} has been played", "a bid of the next deal")
+        raise Refused("3.8.1", _("deal {deal} has been played").format(deal=deal.number), _("a bid of the next deal"))
     if state.seats.changed_at > (state.starts[-1] if state.starts else 0):
         raise Refused("3.1.2", f"the table changed after deal {deal.number}; its defence is closed",
                       "a bid of the next deal")
@@ -39,7 +40,8 @@ def judge_defence(state: GameState, event: Defence) -> AnyEvent:
         if event.call == "half_whist" and len(deal.calls) == 2 and deal.calls[0] == (seat, "whist"):
             raise Refused("3.8.14", f"{event.player} may half-whist after his own whist only under the "
                           "gentleman's whist (single_whist_split) and on the half_whist_levels", "the tricks")
-        raise Refused("3.8.1", f"the defence of deal {deal.number} is complete", waiting_for(state, deal))
+        raise Refused("3.8.1", _("the defence of deal {deal} is complete").format(deal=deal.number),
+                      waiting_for(state, deal))
     expect_seat, calls = view.expect
     if seat != expect_seat or event.call not in calls:
         _refuse_call(deal, event, seat, view, expect_seat, calls)
@@ -59,8 +61,9 @@ def _refuse_call(
     rule = _defence_rule(deal)
     if seat != expect_seat:
         if seat not in deal.defenders and seat != deal.sitting_out:
-            raise Refused("3.8.1", f"{event.player} is not a defender in deal {deal.number}", allowed)
-        raise Refused(rule, f"not {event.player}'s turn to call", allowed)
+            raise Refused("3.8.1", _("{player} is not a defender in deal {deal}").format(
+                player=event.player, deal=deal.number), allowed)
+        raise Refused(rule, _("not {player}'s turn to call").format(player=event.player), allowed)
     if event.call == "half_whist" and not view.returned and view.half_whister is None and not deal.forced_whist:
         c = deal.contract
         assert c is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ledger.command.checks import filled, in_deal, not_abandoned, waiting_for
 from ledger.vocabulary.events import AnyEvent, Tricks
+from ledger.vocabulary.language import N_, _
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
@@ -22,15 +23,15 @@ def judge_tricks(state: GameState, event: Tricks) -> AnyEvent:
                           f"1 to {state.current_deal_number - 1}")
         deal = state.deals[event.deal - 1]
         if deal.phase != "play":
-            raise Refused("4.2.10", f"deal {deal.number} is not waiting for its tricks; "
-                          "a recorded result is changed with a correction")
+            raise Refused("4.2.10", _("deal {deal} is not waiting for its tricks; a recorded result is changed with "
+                                      "a correction").format(deal=deal.number))
     if deal is None or deal.annulled_at is not None or deal.phase != "play":
         if deal is not None and deal.annulled_at is None and deal.phase == "done":
-            raise Refused("4.2.7", f"deal {deal.number} has its result already; it is changed with a correction",
-                          "a bid of the next deal")
-        raise Refused("4.2.6", "no deal is waiting for its tricks",
-                      waiting_for(state, deal) if deal is not None and deal.annulled_at is None else "a bid")
-    check_result(state, deal, event.tricks, "tricks")
+            raise Refused("4.2.7", _("deal {deal} has its result already; it is changed with a correction").format(
+                deal=deal.number), _("a bid of the next deal"))
+        raise Refused("4.2.6", _("no deal is waiting for its tricks"),
+                      waiting_for(state, deal) if deal is not None and deal.annulled_at is None else _("a bid"))
+    check_result(state, deal, event.tricks, N_("tricks"))
     _penalty_tricks(state, deal, event)
     # Recorded by default by the declarer, on raspasy by the dealer [event-log.md].
     default = deal.dealer if deal.raspasy or deal.declarer is None else deal.declarer
@@ -39,13 +40,14 @@ def judge_tricks(state: GameState, event: Tricks) -> AnyEvent:
 
 def check_result(state: GameState, deal: DealState, tricks: dict[str, int], what: str) -> None:
     """Tricks as a deal's result must name who played and add up to the ten tricks of a
-    deal of ten cards each [Code 3.2.8, 3.7.6, 3.8.8]."""
+    deal of ten cards each [Code 3.2.8, 3.7.6, 3.8.8]; ``what`` names them in a refusal
+    (a text marked for the catalogue with ``N_``)."""
     names = deal.persons
     seats: dict[int, int] = {}
     for name, t in tricks.items():
         seats[in_deal(state, deal, name)] = t
         if not 0 <= t <= 10:
-            raise Refused("3.2.8", f"{name} cannot take {t} tricks", "0 to 10")
+            raise Refused("3.2.8", _("{player} cannot take {n} tricks").format(player=name, n=t), _("0 to 10"))
     total = sum(seats.values())
     if deal.raspasy:
         dealer = deal.dealer
@@ -59,11 +61,11 @@ def check_result(state: GameState, deal: DealState, tricks: dict[str, int], what
                               "0, 1 or 2")
         missing = set(deal.active) - set(seats)
         if missing:
-            raise Refused("3.7.2", f"raspasy tricks must name every player: "
-                          f"{', '.join(names[s] for s in sorted(missing))} missing",
-                          ", ".join(names[s] for s in deal.active))
+            raise Refused("3.7.2", _("raspasy tricks must name every player: {players} missing").format(
+                players=", ".join(names[s] for s in sorted(missing))), ", ".join(names[s] for s in deal.active))
         if total != 10:
-            raise Refused("3.2.8", f"{what} sum to {total}, not 10", "counts that sum to 10")
+            raise Refused("3.2.8", _("{what} sum to {total}, not 10").format(what=_(what), total=total),
+                          _("counts that sum to 10"))
         return
     assert deal.declarer is not None and deal.contract is not None
     playing = set(deal.playing)
@@ -80,11 +82,12 @@ def check_result(state: GameState, deal: DealState, tricks: dict[str, int], what
         return
     missing = playing - set(seats)
     if missing:
-        raise Refused("4.2.1", f"{what} must name the declarer and both defenders: "
-                      f"{', '.join(names[s] for s in sorted(missing))} missing",
-                      ", ".join(names[s] for s in deal.playing))
+        raise Refused("4.2.1", _("{what} must name the declarer and both defenders: {players} missing").format(
+            what=_(what), players=", ".join(names[s] for s in sorted(missing))),
+            ", ".join(names[s] for s in deal.playing))
     if total != 10:
-        raise Refused("3.2.8", f"{what} sum to {total}, not 10", "counts that sum to 10")
+        raise Refused("3.2.8", _("{what} sum to {total}, not 10").format(what=_(what), total=total),
+                          _("counts that sum to 10"))
 
 
 def _penalty_tricks(state: GameState, deal: DealState, event: Tricks) -> None:

@@ -177,7 +177,7 @@ def test_the_judge_s_refusals_in_russian(store_url: str) -> None:
     before = ok(store_url, "export")
     cases = {
         "Anna 6S w w 6 2 3": "взятки в сумме дают 11, а не 10 [Кодекс 3.2.8]",  # 6 + 2 + 3 = 11
-        # Sochi bids one step at a time: after 6S the next is 6C [Code 3.3.7, 3.3.8].
+        # A bid must be above the last one; above 6S the next is 6C [Code 3.3.7, 2.2.2].
         "6S 6S": "6S не выше текущей заявки 6S [Кодекс 3.3.7]; можно: пас, 6C или выше, мизер",
     }
     for line, said in cases.items():

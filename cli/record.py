@@ -51,7 +51,7 @@ from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.language import N_, _
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import convention_name, counted
 
 # -- what a command did -------------------------------------------------------------------
 
@@ -205,7 +205,7 @@ def new(
         started = PulkaDesk(ledger).new(game, players, convention=convention, pulya=pulya, stake=stake,
                                         first_dealer=first_dealer, rules=rules, by=by)
         if not started.created:
-            raise UserError(f"game {game!r} exists already")
+            raise UserError(_("game {game} exists already").format(game=repr(game)))
     set_current(db, game)
     stored = started.event
     assert isinstance(stored, GameStarted) and stored.rule_set is not None
@@ -214,9 +214,12 @@ def new(
     if as_json:
         emit({"game": game, "events": [{"number": 1, **event_to_dict(stored)}], "current": True})
         return
-    click.echo(f"started {game}: {', '.join(stored.players)}; {stored.rule_set.convention}, pulya to {pulya}; "
-               f"{stored.first_dealer} deals first, {started.leads} leads")
-    click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
+    click.echo(_("started {game}: {players}; {convention}, pulya to {pulya}; {dealer} deals first, {forehand} "
+                 "leads").format(game=game, players=", ".join(stored.players),
+                                 convention=convention_name(stored.rule_set.convention), pulya=pulya,
+                                 dealer=stored.first_dealer, forehand=started.leads))
+    click.echo(_("{game} is now the current game: commands may leave its name out (the store: {store})").format(
+        game=game, store=store_key(db)))
 
 
 @click.command()

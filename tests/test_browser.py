@@ -374,3 +374,29 @@ def test_a_long_sheet_wraps_without_overlap(browser: WebDriver, tmp_path: Path) 
             distance = abs((bx - ax) * (ay - y) - (ax - x) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2) ** 0.5
             depths.setdefault(t["cell"], set()).add(round(distance / 9))
     assert max(len(v) for v in depths.values()) >= 2
+
+
+def test_the_report_in_russian(browser: WebDriver, demo: dict[str, Any], tmp_path: Path) -> None:
+    """``pulka report --lang ru``: the page's words and the script's tables in Russian,
+    the numbers the same as the English report's."""
+    report = tmp_path / "demo-ru.html"
+    report.write_text(pulka(demo["db"], "report", demo["game"], "--lang", "ru"), encoding="utf-8")
+    browser.get_log("browser")
+    open_page(browser, report)
+    assert console_errors(browser) == []
+    assert browser.execute_script("return document.documentElement.lang;") == "ru"
+    assert browser.find_element(By.ID, "title").text == "пулька demo"
+    headings = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "h2")]
+    assert headings[:2] == ["Лист", "Расчёт"] and "Журнал" in headings
+    head = browser.execute_script("return window.pulkaProbe.table('settlement-table');")[0]
+    assert head[:5] == ["игрок", "пуля", "гора", "точно", "висты"]
+    settle = json.loads(pulka(demo["db"], "settle", demo["game"], "--json"))
+    assert settlement_rows(browser) == {p: (settle["rounded"][p], settle["money"][p]) for p in settle["players"]}
+    transfers = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#transfers li")]
+    forms = {1: "вист", 2: "виста", 3: "виста", 4: "виста"}  # Russian: 1 вист, 2-4 виста, 5-20 вистов
+    assert transfers == [f"{t['from']} платит {t['to']} {t['whists']} "
+                         f"{forms.get(t['whists'] % 10, 'вистов') if not 11 <= t['whists'] % 100 <= 14 else 'вистов'}"
+                         f" ({t['money']})" for t in settle["transfers"]]
+    assert browser.find_element(By.ID, "as-of").text.startswith(f"На событие {demo['events']} из {demo['events']}")
+    audit_head = browser.execute_script("return window.pulkaProbe.table('audit-table');")[0]
+    assert audit_head == ["#", "время", "раздача", "кто", "событие", "в листе", "решение"]

@@ -7,11 +7,15 @@ lines in the suit symbols and Russian words a pulka's lines take."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from click.testing import CliRunner, Result
 
 from cli.main import main
+from cli.picture import page
+from ledger.vocabulary import language
 from tests.helpers import ok, run
 
 
@@ -185,3 +189,17 @@ def test_the_judge_s_refusals_in_russian(store_url: str) -> None:
         assert result.exit_code == 1 and said in result.stderr, (line, result.stderr)
         assert result.stderr.startswith("pulka: отказано: ")
     assert ok(store_url, "export") == before
+
+
+def test_every_text_of_the_report_s_page_and_script_is_in_the_catalogue() -> None:
+    """The report's page and script are not Python, which Babel reads: each of their
+    texts must be marked in ``REPORT_WORDS``, or it would stay English in Russian."""
+    folder = Path(page.__file__).resolve().parent
+    script = (folder / "report.js").read_text(encoding="utf-8")
+    html_page = (folder / "report.html").read_text(encoding="utf-8")
+    texts = set(re.findall(r'say\("((?:[^"\\]|\\.)*)"', script)) | set(page.TRANSLATED.findall(html_page))
+    assert len(texts) > 50
+    assert texts <= set(page.REPORT_WORDS), texts - set(page.REPORT_WORDS)
+    with language.using("ru"):
+        untranslated = [text for text in page.REPORT_WORDS if language._(text) == text]
+    assert untranslated == []

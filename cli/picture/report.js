@@ -41,16 +41,26 @@
     table.replaceChildren.apply(table, rows);
   }
 
+  // A text of the page in the reader's language: the catalogue's words the page was
+  // made with (data.words, keyed by the English text), with {name} filled from args.
+  function say(text, args) {
+    var said = (data.words && data.words[text]) || text;
+    return said.replace(/\{(\w+)\}/g, function (m, k) { return args && k in args ? String(args[k]) : m; });
+  }
+
   function cellName(key) {
     var p = key.split(".");
-    return p.length === 3 ? p[0] + " whists on " + p[2] : p[0] + " " + p[1];
+    if (p.length === 3) return say("{player} whists on {on}", { player: p[0], on: p[2] });
+    return p[1] === "pulya" ? say("{player} pulya", { player: p[0] }) :
+      p[1] === "gora" ? say("{player} gora", { player: p[0] }) : p[0] + " " + p[1];
   }
 
   // -- the static parts ------------------------------------------------------------------
 
   function showMeta() {
-    var parts = [data.convention, "pulya to " + data.target, data.players.join(", "), count + " events"];
-    if (data.stake !== null) parts.push("stake " + data.stake + " a whist");
+    var parts = [data.convention_said || data.convention, say("pulya to {target}", { target: data.target }),
+                 data.players.join(", "), data.events_said || count + " events"];
+    if (data.stake !== null) parts.push(say("stake {stake} a whist", { stake: data.stake }));
     document.getElementById("meta").textContent = parts.join(" · ");
   }
 
@@ -79,7 +89,7 @@
   function showAudit() {
     var fold = !document.getElementById("audit-each-bid").checked;
     var filter = document.getElementById("audit-filter").value;
-    var rows = [head(["#", "time", "deal", "by", "event", "on the sheet", "verdict"])];
+    var rows = [head(["#", say("time"), say("deal"), say("by"), say("event"), say("on the sheet"), say("verdict")])];
     auditGroups(fold).forEach(function (g) {
       if (!passes(g, filter)) return;
       var e = g.events[0];
@@ -87,11 +97,11 @@
       var verdict = "";
       var cls = "";
       if (e.effective !== undefined) {
-        verdict = (e.effective ? "effective" : "no effect") + " [" + e.rule + "]: " + e.reason;
+        verdict = (e.effective ? say("effective") : say("no effect")) + " [" + e.rule + "]: " + e.reason;
         cls = e.effective ? "verdict-yes" : "verdict-no";
       }
       var text = g.events.length > 1 ?
-        "bids: " + g.events.map(function (b) { return b.text.replace(" bids ", " "); }).join(", ") :
+        say("bids: {bids}", { bids: g.events.map(function (b) { return b.text.replace(" bids ", " "); }).join(", ") }) :
         e.text + (e.note ? " (" + e.note + ")" : "");
       var tr = row([
         { text: g.events.length > 1 ? e.number + "–" + last.number : String(e.number), class: "num" },
@@ -109,9 +119,9 @@
   }
 
   function showDeals() {
-    var names = ["deal", "events", "dealt", "game", "line"];
+    var names = [say("deal"), say("events"), say("dealt"), say("game"), say("line")];
     data.players.forEach(function (p) { names.push(p); });
-    data.players.forEach(function (p) { names.push({ text: p + " after", class: "num" }); });
+    data.players.forEach(function (p) { names.push({ text: say("{player} after", { player: p }), class: "num" }); });
     var rows = [head(names)];
     data.deals.forEach(function (d) {
       var jump = el("button", { type: "button", text: d.first === null ? "" : d.first + "–" + d.last });
@@ -138,13 +148,13 @@
 
   function showSettlement(s) {
     var money = s.stake !== null;
-    var status = { "finished": "finished", "abandoned": "abandoned",
-                   "capped": "over: the tournament's deal cap, settled as abandoned",
-                   "in play": "in play: settled as if abandoned now" }[s.status];
+    var status = { "finished": say("finished"), "abandoned": say("abandoned"),
+                   "capped": say("over: the tournament's deal cap, settled as abandoned"),
+                   "in play": say("in play: settled as if abandoned now") }[s.status];
     document.getElementById("settlement-status").textContent = status;
-    var names = ["player", { text: "pulya", class: "num" }, { text: "gora", class: "num" },
-                 { text: "exact", class: "num" }, { text: "whists", class: "num" }];
-    if (money) names.push({ text: "money", class: "num" });
+    var names = [say("player"), { text: say("pulya"), class: "num" }, { text: say("gora"), class: "num" },
+                 { text: say("exact"), class: "num" }, { text: say("whists"), class: "num" }];
+    if (money) names.push({ text: say("money"), class: "num" });
     var rows = [head(names)];
     s.rows.forEach(function (r) {
       var cells = [r.player, { text: r.pulya, class: "num" }, { text: r.gora, class: "num" },
@@ -154,9 +164,10 @@
     });
     fill(document.getElementById("settlement-table"), rows);
     var items = s.transfers.map(function (t) {
-      return el("li", { text: t.from + " pays " + t.to + " " + t.whists + " whists" + (money ? " (" + t.money + ")" : "") });
+      var pays = t.said || t.from + " pays " + t.to + " " + t.whists + " whists";
+      return el("li", { text: pays + (money ? " (" + t.money + ")" : "") });
     });
-    if (!items.length) items.push(el("li", { text: "nobody pays" }));
+    if (!items.length) items.push(el("li", { text: say("nobody pays") }));
     fill(document.getElementById("transfers"), items);
   }
 
@@ -167,12 +178,14 @@
     var writes = trace.map(function (i) { return data.writes[i]; });
     var total = writes.length ? writes[writes.length - 1].total : "0";
     document.getElementById("explain-title").textContent =
-      cellName(chosen.cell) + ": " + total + " as of event " + current;
-    var rows = [head(["event", "what", "deal", { text: "amount", class: "num" }, { text: "total", class: "num" },
-                      "why", "recorded by", "at", "corrected by"])];
+      say("{cell}: {total} as of event {event}", { cell: cellName(chosen.cell), total: total, event: current });
+    var rows = [head([say("event"), say("what"), say("deal"), { text: say("amount"), class: "num" },
+                      { text: say("total"), class: "num" }, say("why"), say("recorded by"), say("at"),
+                      say("corrected by")])];
     if (chosen.struckBy) {
-      rows.push(row([{ text: "The entry of event " + chosen.event + " you chose is struck: event " +
-                      chosen.struckBy + " changed it. The number now:", colspan: "9", class: "struck-note" }]));
+      rows.push(row([{ text: say("The entry of event {event} you chose is struck: event {by} changed it. The number now:",
+                                 { event: chosen.event, by: chosen.struckBy }),
+                       colspan: "9", class: "struck-note" }]));
     }
     writes.forEach(function (w) {
       rows.push(row([
@@ -197,7 +210,8 @@
     showPicture(point.picture);
     showSettlement(data.pictures[point.picture].settlement);
     document.getElementById("as-of").textContent =
-      "As of event " + n + " of " + count + (point.deals ? ", deal " + point.deals : "") + ": " + e.text;
+      say("As of event {event} of {count}", { event: n, count: count }) +
+      (point.deals ? say(", deal {deal}", { deal: point.deals }) : "") + ": " + e.text;
     document.querySelectorAll("#audit-table tr[data-event]").forEach(function (tr) {
       var first = Number(tr.getAttribute("data-event"));
       var last = Number(tr.getAttribute("data-last"));

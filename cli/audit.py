@@ -34,18 +34,20 @@ from cli.common import (
 )
 from ledger.command.application import Ledger, bulk, guarded
 from ledger.command.store import Verified
+from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.command.tournament import judge_streams
 from ledger.command.verifying import judged
 from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, split_streams
-from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
 from ledger.vocabulary.wording import counted, spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def parse_point(text: str) -> Point:

@@ -45,9 +45,9 @@ from ledger.command.store import (
     is_postgres_url,
     parse_postgres_url,
 )
+from ledger.vocabulary import language
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.language import _
 from ledger.vocabulary.logfile import LogLine, check_export, decode_log, game_of, parse_export
 from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
@@ -58,6 +58,8 @@ from projections.game import GameState
 from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
 from projections.points import Point, PointError
 from projections.report import state_at
+
+_ = language._  # every text a person reads, in the language in effect
 
 F = TypeVar("F", bound=Callable[..., Any])
 

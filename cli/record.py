@@ -44,14 +44,17 @@ from cli.rules import parse_overrides
 from ledger.command.application import bulk
 from ledger.command.desk import CorrectionPreview, PulkaDesk
 from ledger.command.scorer import Doubt, Doubtful, Told, Write, told_doc
+from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.logfile import game_of, check_export, split_streams
-from ledger.vocabulary.language import N_, _
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
 from ledger.vocabulary.wording import convention_name, counted
+
+_ = language._  # every text a person reads, in the language in effect
 
 # -- what a command did -------------------------------------------------------------------
 

@@ -18,8 +18,8 @@ from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.bids import spoken
-from ledger.vocabulary.language import _
 from ledger.vocabulary.wording import convention_name
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import (
@@ -67,6 +67,8 @@ from projections.trail import render_diff as render_diff
 from projections.trail import render_explain as render_explain
 from projections.trail import row_doc as row_doc
 from projections.trail import select as select
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.bids import spoken
-from ledger.vocabulary.language import _
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
 from projections.deal import DealState
 from projections.game import GameState
@@ -18,6 +18,8 @@ from projections.numbers import fmt
 from projections.report import settlement_of
 from projections.sheet import totals
 from projections.trail import Cell, cell_text
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def describe_ruling(r: Ruling) -> str:

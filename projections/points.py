@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, StreamStart
-from ledger.vocabulary.language import _
 from ledger.vocabulary.times import TimeFormatError, parse_time
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 class PointError(ValueError):

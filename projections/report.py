@@ -9,6 +9,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.game import GameState, replay
 from projections.numbers import exact_fields as exact_fields
@@ -19,8 +20,10 @@ from projections.points import PointError as PointError
 from projections.points import cut as cut
 from projections.settlement import Settlement, settle, transfers
 from projections.sheet import Sheet, exact, shown
-from ledger.vocabulary.language import _, ngettext
+from ledger.vocabulary.language import ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def sheet_doc(sheet: Sheet) -> dict[str, Any]:

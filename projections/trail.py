@@ -22,12 +22,14 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction
-from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from projections.numbers import exact_fields, exact_of, exact_text, fmt, number, signed
 from projections.points import Point
+
+_ = language._  # every text a person reads, in the language in effect
 
 Cell = tuple[str, str, str | None]  # owner (a player, a side), column, on (whists: on whom)
 

@@ -18,8 +18,11 @@ from typing import Any
 
 from cli.picture.qr import qr_svg
 from cli.picture.svg import draw
-from ledger.vocabulary.language import N_, _, language, ngettext
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 TRANSLATED = re.compile(r"\{\{_ (.+?)\}\}")  # a text of report.html in the reader's language
@@ -115,7 +118,7 @@ def report_html(doc: dict[str, Any]) -> str:
     data.pop("history", None)
     page = TRANSLATED.sub(lambda m: html.escape(_(m.group(1))), resource("report.html"))
     return fill(page, {
-        "lang": language(),
+        "lang": language.language(),
         "title": html.escape(_("pulka {game}").format(game=doc["game"])),
         "css": resource("sheet.css") + resource("report.css"),
         "pictures": "\n".join(templates),

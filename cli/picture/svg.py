@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
-from ledger.vocabulary.language import N_, _, ngettext
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 # Sizes in pixels of the SVG's user space.
 FONT = 12  # entries

@@ -6,13 +6,15 @@ minimum after raspasy), and the contract the auction's winner declares or change
 from __future__ import annotations
 
 from ledger.command.checks import filled, in_deal, no_new_deal_after_end, not_abandoned, waiting_for
+from ledger.vocabulary import language
 from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Level, lowest, next_step, parse_level, \
     spoken
 from ledger.vocabulary.events import AnyEvent, Bid, Contract
-from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def judge_bid(state: GameState, event: Bid) -> AnyEvent:

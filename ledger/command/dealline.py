@@ -52,12 +52,15 @@ from dataclasses import dataclass, field
 
 from ledger.command.words import RASPASY_WORDS, bid_word, call_word, contract_word, level_word, player_named, \
     player_word
+from ledger.vocabulary import language
 from ledger.vocabulary.bids import MISERE, PASS, lowest, parse_level, spoken
-from ledger.vocabulary.language import N_, _
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
+
+_ = language._  # every text a person reads, in the language in effect
 
 FORMS = N_('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "rasp 2 5 3", '
            'or "6S pass pass | 6S | whist pass | 6 3 1" (the tricks from the forehand)')

@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import NoReturn
 
 from ledger.command.checks import filled, in_deal, not_abandoned, waiting_for
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Defence
-from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState, DefenceView
 from projections.game import GameState
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def judge_defence(state: GameState, event: Defence) -> AnyEvent:

@@ -6,12 +6,15 @@ recorded late names its deal [Code 4.2.10].
 from __future__ import annotations
 
 from ledger.command.checks import filled, in_deal, not_abandoned, waiting_for
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Tricks
-from ledger.vocabulary.language import N_, _
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from projections.deal import DealState
 from projections.game import GameState
 from projections.scoring import PENALTY_KINDS, PENALTY_RULES_TEXT
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def judge_tricks(state: GameState, event: Tricks) -> AnyEvent:

@@ -35,9 +35,9 @@ from typing import Any
 from ledger.command.application import Outcome
 from ledger.command.dealline import Reading
 from ledger.command.play import waiting_for
+from ledger.vocabulary import language
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
     event_to_dict
-from ledger.vocabulary.language import _
 from ledger.vocabulary.refusal import Refused
 from projections.audit import cell_text, describe
 from projections.numbers import exact_fields
@@ -47,6 +47,8 @@ from projections.deal import DealState
 from projections.deals import deal_line, deal_story, next_deal_text, play_of
 from projections.game import GameState
 from projections.recording import Effect
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 @dataclass(frozen=True)

@@ -27,15 +27,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.bids import HERE, LEVELS_TEXT, MISERE, PASS, parse_level
 from ledger.vocabulary.events import TOO_DEEP, AnyEvent, Annulled, Bid, Contract, Defence, Entry, Penalty, \
     PenaltyTrick, Tricks, event_type
-from ledger.vocabulary.language import N_, _
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused, UnreadableInput, excerpt
 from projections.audit import describe
 from projections.game import GameState
 from projections.recording import CORRECTABLE
 from projections.sheet import COLUMN_WORDS
+
+_ = language._  # every text a person reads, in the language in effect
 
 # Suits as written at the table: symbols, letters in any case, Russian abbreviations.
 SUIT_WORDS: dict[str, str] = {

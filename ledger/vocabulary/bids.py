@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ledger.vocabulary.language import N_, _
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
+
+_ = language._  # every text a person reads, in the language in effect
 
 SUITS = ("S", "C", "D", "H", "NT")
 MISERE = "misere"

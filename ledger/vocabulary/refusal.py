@@ -7,7 +7,9 @@ file it came from, and the store is left as it was.
 
 from __future__ import annotations
 
-from ledger.vocabulary.language import _
+from ledger.vocabulary import language
+
+_ = language._  # every text a person reads, in the language in effect
 
 EXCERPT = 40  # characters of an input a message quotes
 LONGEST = 1000  # characters of a reason (or of what is allowed) a message carries

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ledger.vocabulary.language import N_, _, ngettext
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_, ngettext
+
+_ = language._  # every text a person reads, in the language in effect
 
 _KINDS = {
     "int": "a whole number",

@@ -287,8 +287,8 @@ def game_name(game: str, db: str | None) -> str:
         return game
     current = current_game(db)
     if current is None:
-        raise click.UsageError(f"no game given and no current game for the store {store_key(db)}: name the "
-                               "game, or choose one with `pulka use GAME` (or PULKA_GAME)")
+        raise click.UsageError(_("no game given and no current game for the store {store}: name the game, or "
+                                 "choose one with `pulka use GAME` (or PULKA_GAME)").format(store=store_key(db)))
     return current[0]
 
 

@@ -39,6 +39,11 @@ from ledger.command.scorer import Doubtful, Told, next_text
 from projections.deals import next_deal_text, sheet_line
 from projections.game import GameState
 from projections.report import Point, render_settlement
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
+from ledger.vocabulary.wording import convention_name
+
+_ = language._  # every text a person reads, in the language in effect
 
 END = {"end", "q", "quit", "exit"}
 UNDO = {"u", "undo"}
@@ -46,22 +51,22 @@ HELP = {"?", "help", "h"}
 NOT_HERE = {"play", "new", "use", "import"}
 FLAGS = {"--again", "--leave-open", "--yes", "-y"}
 
-HELP_TEXT = """\
+HELP_TEXT = N_("""\
 Type a deal line: the outcome, the declarer's tricks first, or the whole deal, e.g.
   Anna 6S w w 6 2 2      Vera 7H w p Vera=7 Anna=2 Boris=1      Boris miz 0      rasp 2 5 3
   6D 7S p p | Vera w w 5 2 3      6S pass pass | 6S | whist whist | 6 2 2 (tricks from the forehand)
 (table words too: 6♠ пас п вист в полвиста пв мизер миз здесь; add --again, --leave-open or --yes when asked).
 Or any pulka command without the game's name: entry Vera whists 4 --on Boris, pencil Vera,
 correct 16 2, tricks Anna=6 Boris=2 Vera=2 --deal 3, annul, sheet, log --only-deal 3, settle.
-u (undo) withdraws the last record while it is in hand; end (q) ends the session."""
+u (undo) withdraws the last record while it is in hand; end (q) ends the session.""")
 
 
-OVER = "the pulka has ended: a correction, undo, sheet, or end to settle"
+OVER = N_("the pulka has ended: a correction, undo, sheet, or end to settle")
 
 
 def prompt_of(state: GameState) -> str:
     if state.over:
-        return "the pulka has ended; end > "
+        return _("the pulka has ended; end") + " > "
     deal = state.current
     if deal is None or deal.annulled_at is not None or deal.resolved:
         return next_deal_text(state) + " > "
@@ -78,7 +83,7 @@ def run(args: list[str], obj: dict[str, Any]) -> bool:
         exc.show()
         return False
     except click.Abort:
-        click.echo("pulka: not done", err=True)
+        click.echo("pulka: " + _("not done"), err=True)
         return False
     return True
 
@@ -87,7 +92,7 @@ def words_of(text: str) -> list[str] | None:
     try:
         return shlex.split(text)
     except ValueError as exc:
-        click.echo(f"pulka: cannot read that line: {exc}", err=True)
+        click.echo("pulka: " + _("cannot read that line: {reason}").format(reason=exc), err=True)
         return None
 
 
@@ -119,7 +124,8 @@ class Session:
             run(["undo", *text.split()[1:]], self.obj())
         elif first in COMMANDS:
             if first in NOT_HERE:
-                click.echo(f"pulka: `{first}` is not for a session; end it first", err=True)
+                click.echo("pulka: " + _("`{command}` is not for a session; end it first").format(command=first),
+                           err=True)
                 return
             words = words_of(text)
             if words is not None:
@@ -153,7 +159,7 @@ class Session:
             exc.show()
             return
         except (KeyboardInterrupt, click.Abort):
-            click.echo("pulka: not done", err=True)
+            click.echo("pulka: " + _("not done"), err=True)
             return
         except Exception as exc:  # noqa: BLE001 - as LazyGroup.main: a fault of pulka, reported; the session goes on
             click.echo(internal_error(exc), err=True)
@@ -187,15 +193,17 @@ def play(game: str | None, db: str | None) -> None:
                         "pulka bridge deal")
     s = Session(address, game, kept, os.environ.get("PULKA_BY") or None)
     r = s.state.rules
-    click.echo(f"pulka play: {game} ({r.convention}, pulya to {s.state.started.pulya}): {', '.join(s.state.players)}")
-    click.echo("A deal line, a command, u to undo, ? for help, end to stop.")
-    click.echo(f"sheet (pulya/gora, result if settled now): {sheet_line(s.state)}")
+    click.echo("pulka play: " + _("{game} ({convention}, pulya to {pulya}): {players}").format(
+        game=game, convention=convention_name(r.convention), pulya=s.state.started.pulya,
+        players=", ".join(s.state.players)))
+    click.echo(_("A deal line, a command, u to undo, ? for help, end to stop."))
+    click.echo(_("sheet (pulya/gora, result if settled now): {sheet}").format(sheet=sheet_line(s.state)))
     try:
         import readline  # noqa: F401  (line editing and history, where the platform has it)
     except ImportError:  # pragma: no cover
         pass
     if s.state.over:
-        click.echo(OVER)
+        click.echo(_(OVER))
     while True:
         try:
             # input() may write its prompt to the terminal itself, past the cleaned
@@ -208,7 +216,7 @@ def play(game: str | None, db: str | None) -> None:
         if first in END:
             break
         if first in HELP:
-            click.echo(HELP_TEXT)
+            click.echo(_(HELP_TEXT))
         elif text:
             before, over = s.state.folded, s.state.over
             s.take(text, first)
@@ -218,8 +226,8 @@ def play(game: str | None, db: str | None) -> None:
                 exc.show()
                 return
             if s.state.folded != before:
-                click.echo(f"sheet: {sheet_line(s.state)}")
+                click.echo(_("sheet: {sheet}").format(sheet=sheet_line(s.state)))
             if s.state.over and not over:
-                click.echo(OVER)
+                click.echo(_(OVER))
     click.echo()
     click.echo(render_settlement(s.state, Point()), nl=False)

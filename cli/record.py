@@ -243,19 +243,19 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
     optional. PULKA_GAME, when set, comes before it."""
     if clear:
         set_current(db, None)
-        click.echo("no current game")
+        click.echo(_("no current game"))
         return
     if game is None:
         current = current_game(db)
         if current is None:
-            click.echo("no current game; choose one with `pulka use GAME`")
+            click.echo(_("no current game; choose one with `pulka use GAME`"))
         else:
             click.echo(f"{current[0]} (chosen by {current[1]})")
         return
     with opened(db) as ledger:
         ledger.events(game)  # refuses an unknown game, naming the stored ones
     set_current(db, game)
-    click.echo(f"{game} is now the current game")
+    click.echo(_("{game} is now the current game").format(game=game))
 
 
 @click.command("import")

@@ -240,11 +240,15 @@ def render_settlement(state: GameState, point: Point, deal_cap: int | None = Non
     if s.adjusted is not None:
         per = 10 // len(s.players)
         if s.adjustment > 0:
-            how = _("Rule 4.2.12: {player}'s gora raised by one point so that it divides; {player} writes {per} "
-                    "whists on each other player.")
+            how = ngettext("Rule 4.2.12: {player}'s gora raised by one point so that it divides; {player} writes "
+                           "{per} whist on each other player.",
+                           "Rule 4.2.12: {player}'s gora raised by one point so that it divides; {player} writes "
+                           "{per} whists on each other player.", per)
         else:
-            how = _("Rule 4.2.12: {player}'s gora lowered by one point so that it divides; each other player "
-                    "writes {per} whists on {player}.")
+            how = ngettext("Rule 4.2.12: {player}'s gora lowered by one point so that it divides; each other "
+                           "player writes {per} whist on {player}.",
+                           "Rule 4.2.12: {player}'s gora lowered by one point so that it divides; each other "
+                           "player writes {per} whists on {player}.", per)
         lines.append(how.format(player=s.adjusted, per=per))
     lines.append(_("Both methods of rule 4.2.14 agree; the results sum to zero."))
     return "\n".join(lines) + "\n"

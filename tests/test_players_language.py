@@ -203,3 +203,19 @@ def test_every_text_of_the_report_s_page_and_script_is_in_the_catalogue() -> Non
     with language.using("ru"):
         untranslated = [text for text in page.REPORT_WORDS if language._(text) == text]
     assert untranslated == []
+
+
+def test_a_session_in_russian(store_url: str) -> None:
+    """``pulka play --lang ru``: the prompt, what a deal did, a refusal and the settlement
+    at the end in Russian; the commands typed in the session speak it too."""
+    ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
+    result = CliRunner().invoke(main, ["play", "--lang", "ru", "--db", store_url],
+                                input="Anna 6S w w 6 2 2\nrasp 3 3\nsheet\nend\n", catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.startswith("pulka play: demo (сочинка, пуля до 10): Anna, Boris, Vera\n")
+    assert "раздача 1: сдаёт Vera, первая рука — Anna > " in out
+    assert "дальше: раздача 2: сдаёт Anna, первая рука — Boris" in out
+    assert "нужно взяток: 3, для Boris, Vera, Anna [Кодекс 3.2.8]" in result.stderr  # rasp names all three
+    assert "  висты на Anna" in out  # the sheet typed in the session
+    assert "расчёт пульки demo (сочинка, сейчас)" in out and "Кто кому платит" in out

@@ -14,12 +14,16 @@ from typing import Any, Protocol
 
 import msgspec
 
+from ledger.vocabulary import language
+from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventFormatError, event_type
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
 from projections.deal import DealState
 from projections.game import GameState
 from projections.recording import checked_merge
+
+_ = language._  # every text a person reads, in the language in effect
 
 ARBITER = "arbiter:"
 SCORER = "scorer:"
@@ -191,26 +195,30 @@ def in_deal(state: GameState, deal: DealState, name: str) -> int:
 
 
 def waiting_for(state: GameState, deal: DealState) -> str:
+    """What the deal waits for, in the players' words: a bid by whom, the contract, a
+    whist or a pass by whom, the tricks."""
     names = deal.persons
     phase = deal.phase
     if phase == "auction":
         turn = deal.turn()
-        return f"a bid by {names[turn]}" if turn is not None else "the end of the auction"
+        return _("a bid by {player}").format(player=names[turn]) if turn is not None else _("the end of the auction")
     if phase == "contract":
         assert deal.declarer is not None
-        return f"the contract of {names[deal.declarer]}"
+        return _("the contract of {player}").format(player=names[deal.declarer])
     if phase == "defence":
         expect = deal.defence().expect
         if expect is not None:
-            return f"{' or '.join(sorted(expect[1]))} by {names[expect[0]]}"
+            return _("{calls} by {player}").format(calls=_(" or ").join(spoken(c) for c in sorted(expect[1])),
+                                                    player=names[expect[0]])
     if phase == "play":
-        return "the tricks"
-    return "the next deal"
+        return _("the tricks")
+    return _("the next deal")
 
 
 def not_abandoned(state: GameState) -> None:
     if state.abandoned_at is not None:
-        raise Refused("4.2.3", f"the pulka was abandoned at event {state.abandoned_at}; its deals are closed")
+        raise Refused("4.2.3", _("the pulka was abandoned at event {event}; its deals are closed").format(
+            event=state.abandoned_at))
 
 
 def no_new_deal_after_end(state: GameState) -> None:
@@ -219,11 +227,12 @@ def no_new_deal_after_end(state: GameState) -> None:
         if isinstance(end, Abandoned) and end.demanded_by is not None:
             raise Refused("5.4.18", f"the pulka was settled on {end.demanded_by}'s demand at event "
                           f"{state.abandoned_at}; no deal may follow")
-        raise Refused("4.2.3", f"the pulka was abandoned at event {state.abandoned_at}; no deal may follow")
+        raise Refused("4.2.3", _("the pulka was abandoned at event {event}; no deal may follow").format(
+            event=state.abandoned_at))
     if state.finished:
         if state.rules.help:
-            raise Refused("4.2.3", "the pulka has ended: every pulya reached the target")
-        raise Refused("4.2.3.3", "the pulka has ended: the pulyas reached players x target")
+            raise Refused("4.2.3", _("the pulka has ended: every pulya reached the target"))
+        raise Refused("4.2.3.3", _("the pulka has ended: the pulyas reached players x target"))
 
 
 def between_deals(state: GameState, what: str, rule: str) -> None:

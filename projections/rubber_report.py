@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDE_NAMES, SIDES, BridgeDeal, BridgePenalty, PassedOut, RubberStarted, Side
 from ledger.vocabulary.bridge import contract_text, needed, parse_contract
 from ledger.vocabulary.refusal import excerpt
@@ -25,7 +26,9 @@ from projections.rubber import BridgeWrite, RubberState, replay_rubber
 from projections.rubber import totals as totals
 from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
 from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect, deal_corrected
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 WE, THEY = "МЫ", "ВЫ"
 LABEL: dict[str, str] = {"NS": WE, "EW": THEY}
@@ -33,8 +36,9 @@ LINES = ("above", "below")
 
 
 def side_cell_text(cell: Cell) -> str:
-    side, line, _ = cell
-    return f"{LABEL.get(side, side)} ({SIDE_NAMES.get(side, side)}) {line}"
+    side, line, _on = cell
+    said = _("above") if line == "above" else _("below") if line == "below" else line
+    return f"{LABEL.get(side, side)} ({SIDE_NAMES.get(side, side)}) {said}"
 
 
 SIDE_CELLS = CellNames(owner="side", column="line", text=side_cell_text)
@@ -126,7 +130,7 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
 
 def explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
     """Every write behind one number, with the event, its recorder and any correction of it."""
-    side, line, _ = cell
+    side, line, _on = cell
     corrected_by = corrections_in_effect(state)
     out = []
     total = 0
@@ -167,10 +171,11 @@ def status(state: RubberState) -> str:
     sheet = state.sheet()
     winner = sheet.winner
     if winner is not None:
-        return f"finished: {SIDE_NAMES[winner]} won the rubber {sheet.won(winner)}-{sheet.won(other(winner))}"
+        return _("finished: {side} won the rubber {won}-{lost}").format(
+            side=SIDE_NAMES[winner], won=sheet.won(winner), lost=sheet.won(other(winner)))
     if state.abandoned_at is not None:
-        return "abandoned"
-    return "in play"
+        return _("abandoned")
+    return _("in play")
 
 
 def sheet_doc(state: RubberState) -> dict[str, Any]:
@@ -256,13 +261,15 @@ def render_sheet(state: RubberState, point: Point) -> str:
     top; trick points below it, game by game, a line drawn under each game won."""
     sheet = state.sheet()
     lines = [
-        f"rubber {state.started.game}: " + ", ".join(f"{s} {p}" for s, p in zip("NESW", state.players))
-        + f"; {counted(state.current_deal_number, 'deal')}, {status(state)} ({point.describe()}, event {state.folded})",
+        _("rubber {game}: {seats}; {deals}, {status} ({point}, event {event})").format(
+            game=state.started.game, seats=", ".join(f"{s} {p}" for s, p in zip("NESW", state.players)),
+            deals=spoken_count(state.current_deal_number, "deal"), status=status(state), point=point.describe(),
+            event=state.folded),
     ]
     for side in SIDES:
-        vul = "vulnerable" if sheet.vulnerable(side) else "not vulnerable"
+        vul = _("vulnerable") if sheet.vulnerable(side) else _("not vulnerable")
         games = sheet.won(side)
-        lines.append(f"{LABEL[side]} = {state.side_text(side)}: {counted(games, 'game')}, {vul}")
+        lines.append(f"{LABEL[side]} = {state.side_text(side)}: {spoken_count(games, 'game')}, {vul}")
     rule = f"  {'-' * WIDTH}-+-{'-' * WIDTH}"
     lines += ["", f"  {WE:>{WIDTH}} | {THEY:<{WIDTH}}"]
     for w in reversed([w for w in sheet.writes if w.line == "above"]):
@@ -275,9 +282,11 @@ def render_sheet(state: RubberState, point: Point) -> str:
                 lines.append(_row(w.side, w.points, f"d{w.deal} {w.why}"))
         if g <= len(sheet.games):
             winner = sheet.games[g - 1][0]
-            lines.append(f"  {'-' * WIDTH}-+-{'-' * WIDTH}  game {g}: {LABEL[winner]} ({SIDE_NAMES[winner]})")
+            game = _("game {n}: {label} ({side})").format(n=g, label=LABEL[winner], side=SIDE_NAMES[winner])
+            lines.append(f"  {'-' * WIDTH}-+-{'-' * WIDTH}  {game}")
     lines.append(f"  {'=' * WIDTH}=+={'=' * WIDTH}")
-    lines.append(f"  {sheet.total('NS'):>{WIDTH}} | {sheet.total('EW'):<{WIDTH}}  total")
+    total = _("total")
+    lines.append(f"  {sheet.total('NS'):>{WIDTH}} | {sheet.total('EW'):<{WIDTH}}  {total}")
     return "\n".join(lines) + "\n"
 
 
@@ -286,26 +295,31 @@ def render_settlement(state: RubberState, point: Point) -> str:
     sheet = state.sheet()
     how = status(state)
     if not sheet.over and state.abandoned_at is None:
-        how = "not finished: settled as if stopped now [Law 80]"
-    lines = [f"settlement of rubber {state.started.game} ({point.describe()}): {how}", ""]
+        how = _("not finished: settled as if stopped now [Law 80]")
+    lines = [_("settlement of rubber {game} ({point}): {status}").format(
+        game=state.started.game, point=point.describe(), status=how), ""]
     for b in s.bonuses:
-        lines.append(f"  + {b.points} to {LABEL[b.side]} ({SIDE_NAMES[b.side]}): {b.why}")
+        lines.append("  " + _("+ {points} to {label} ({side}): {why}").format(
+            points=b.points, label=LABEL[b.side], side=SIDE_NAMES[b.side], why=b.why))
     if s.bonuses:
         lines.append("")
-    lines.append(f"{'':<12}{'above':>8}{'below':>8}{'total':>8}")
+    above_head, below_head, total_head = _("above"), _("below"), _("total")
+    lines.append(f"{'':<12}{above_head:>8}{below_head:>8}{total_head:>8}")
     for side in SIDES:
         above = sheet.total(side, "above") + sum(b.points for b in s.bonuses if b.side == side)
         lines.append(f"{LABEL[side] + ' ' + SIDE_NAMES[side]:<12}{above:>8}{sheet.total(side, 'below'):>8}"
                      f"{s.totals[side]:>8}")
     lines.append("")
     if s.winner is None:
-        lines.append("equal totals: nobody wins [Law 74]")
+        lines.append(_("equal totals: nobody wins [Law 74]"))
     else:
-        lines.append(f"{SIDE_NAMES[s.winner]} win by {s.margin} points [Law 74]"
-                     + (f", rounded to {round_hundred(s.margin)}" if state.rules.rounding == "hundred" else ""))
-    head = f"{'player':<12}{'side':>6}{'points':>9}"
+        lines.append(_("{side} win by {margin} points [Law 74]").format(side=SIDE_NAMES[s.winner], margin=s.margin)
+                     + (_(", rounded to {points}").format(points=round_hundred(s.margin))
+                        if state.rules.rounding == "hundred" else ""))
+    player_head, side_head, points_head, money_head = _("player"), _("side"), _("points"), _("money")
+    head = f"{player_head:<12}{side_head:>6}{points_head:>9}"
     if s.money is not None:
-        head += f"{'money':>10}   (stake {state.started.stake} per 100 points)"
+        head += f"{money_head:>10}   " + _("(stake {stake} per 100 points)").format(stake=state.started.stake)
     lines.append(head)
     for p in state.players:
         row = f"{p:<12}{SIDE_NAMES[state.side_of(p)]:>6}{s.rounded[p]:>+9}"

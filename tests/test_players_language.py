@@ -219,3 +219,20 @@ def test_a_session_in_russian(store_url: str) -> None:
     assert "нужно взяток: 3, для Boris, Vera, Anna [Кодекс 3.2.8]" in result.stderr  # rasp names all three
     assert "  висты на Anna" in out  # the sheet typed in the session
     assert "расчёт пульки demo (сочинка, сейчас)" in out and "Кто кому платит" in out
+
+
+def test_a_rubber_s_sheet_and_settlement_in_russian(store_url: str) -> None:
+    """4♠ made by N-S (120 below: a game) and 3БК made (100 below: the rubber 2-0, 700
+    above) [seed 003; Law 74, 81]: the МЫ/ВЫ sheet and its settlement in Russian."""
+    ok(store_url, "bridge", "new", "r1", "--players", "Nina,Egor,Sofia,Wadim", "-q")
+    ok(store_url, "bridge", "deal", "r1", "4♠ N =", "-q")
+    ok(store_url, "bridge", "deal", "r1", "3БК N 9", "-q")
+    sheet = ok(store_url, "sheet", "r1", "--lang", "ru")
+    assert sheet.startswith("роббер r1: N Nina, E Egor, S Sofia, W Wadim; 2 раздачи, окончен: N–S выиграли роббер 2-0")
+    assert "МЫ = N–S (Nina, Sofia): 2 игры, в зоне" in sheet and "ВЫ = E–W (Egor, Wadim): 0 игр, до зоны" in sheet
+    assert "партия 1: МЫ (N–S)" in sheet and sheet.rstrip().endswith("920 | 0             итого")
+    settle = ok(store_url, "settle", "r1", "--lang", "ru")
+    assert "N–S выигрывают 920 очков [Закон 74]" in settle  # 120 + 100 + 700
+    assert settle.splitlines()[2].split() == ["над", "под", "итого"]
+    refused = run(store_url, "bridge", "deal", "r1", "2ч W 8", "--lang", "ru")
+    assert refused.exit_code == 1 and "[Закон 74]" in refused.stderr  # no deal after the rubber

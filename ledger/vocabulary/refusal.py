@@ -43,6 +43,8 @@ def cite(rule: str) -> str:
     else the document of this repository that sets it (``docs/event-log.md``)."""
     if rule[:1].isdigit():
         return _("Code {rule}").format(rule=rule)
+    if rule.startswith("Law "):  # the Laws of Contract Bridge, for a rubber
+        return _("Law {rule}").format(rule=rule[len("Law "):])
     if rule.startswith(("tournament.", "club.")):  # the rules of docs/conventions.md, "Tournaments"
         return f"{rule}, docs/conventions.md"
     return DOCS.get(rule, rule)

@@ -54,7 +54,11 @@ from projections.report import capped, money_text, settlement_of, transfers_doc
 from ledger.vocabulary.tournament import parse_table_game
 from projections.rubber import RubberState
 from projections.rubber_report import summary_doc
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
+from ledger.vocabulary.wording import convention_name, spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 TABLES = ("sheet", "deals", "settlement", "payments")  # a pulka's tables for a spreadsheet
 Table = tuple[list[str], list[list[Any]]]
@@ -160,6 +164,11 @@ def game_doc(name: str, state: GameState | RubberState, cap: int | None = None) 
     }
 
 
+# A game's status in the list of games, as players say it (the JSON keeps the word).
+GAME_STATUS = {"playing": N_("playing"), "finished": N_("finished"), "abandoned": N_("abandoned"),
+               "capped": N_("over at the tournament's deal cap")}
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game, in a list.")
 @file_option
@@ -189,14 +198,16 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         emit(docs)
         return
     if not docs:
-        click.echo(f"no games stored yet in {where}; start one with `pulka new`")
+        click.echo(_("no games stored yet in {store}; start one with `pulka new`").format(store=where))
         return
     for d in docs:
-        what = "a rubber of bridge" if d.get("kind") == "rubber" else f"{d['convention']}, pulya to {d['pulya']}"
-        status = "over at the tournament's deal cap" if d["status"] == "capped" else d["status"]
-        click.echo(f"{d['game']}: {', '.join(d['players'])}; {what}; "
-                   f"{counted(d['events'], 'event')}, {counted(d['deals'], 'deal')}, {status}; "
-                   f"{shown(d['first'])} to {shown(d['last'])}")
+        what = (_("a rubber of bridge") if d.get("kind") == "rubber" else
+                _("{convention}, pulya to {pulya}").format(convention=convention_name(d["convention"]),
+                                                           pulya=d["pulya"]))
+        status = _(GAME_STATUS[d["status"]]) if d["status"] in GAME_STATUS else d["status"]
+        click.echo(_("{game}: {players}; {what}; {events}, {deals}, {status}; {first} to {last}").format(
+            game=d["game"], players=", ".join(d["players"]), what=what, events=spoken_count(d["events"], "event"),
+            deals=spoken_count(d["deals"], "deal"), status=status, first=shown(d["first"]), last=shown(d["last"])))
 
 
 # -- the sheet and the settlement -------------------------------------------------------------

@@ -122,24 +122,31 @@ def _tricks(event: Tricks) -> str:
     return text
 
 
+def _column(column: str, on: str | None) -> str:
+    """A column as players name it: pulya, gora, whists on Boris (пуля, гора, висты на Boris)."""
+    if on:
+        return _("{column} on {player}").format(column=_("whists") if column == "whists" else column, player=on)
+    return {"pulya": _("pulya"), "gora": _("gora"), "whists": _("whists")}.get(column, column)
+
+
 @describe.register(Entry)
 def _entry(event: Entry) -> str:
-    on = f" on {event.on}" if event.on else ""
-    return f"entry: {event.player} {event.column}{on} {event.amount:+d}"
+    return _("entry: {player} {column} {amount}").format(player=event.player, column=_column(event.column, event.on),
+                                                         amount=f"{event.amount:+d}")
 
 
 @describe.register(Penalty)
 def _penalty(event: Penalty) -> str:
     if event.column == "whists" and event.wronged:
-        return (f"penalty on {event.player}: {event.wronged} writes {event.amount} whists on him "
-                f"({event.reason}) [Code 4.2.16]")
-    on = f" on {event.on}" if event.on else ""
-    return f"penalty: {event.player} {event.column}{on} {event.amount:+d} ({event.reason}) [Code 4.2.16]"
+        return _("penalty on {player}: {wronged} writes {amount} whists on him ({reason}) [Code 4.2.16]").format(
+            player=event.player, wronged=event.wronged, amount=event.amount, reason=event.reason)
+    return _("penalty: {player} {column} {amount} ({reason}) [Code 4.2.16]").format(
+        player=event.player, column=_column(event.column, event.on), amount=f"{event.amount:+d}", reason=event.reason)
 
 
 @describe.register(PencilDown)
 def _pencil_down(event: PencilDown) -> str:
-    return f"{event.player} puts the pencil down"
+    return _("{player} puts the pencil down").format(player=event.player)
 
 
 @describe.register(Correction)
@@ -148,37 +155,39 @@ def _correction(event: Correction) -> str:
         f"{k} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict) else f"{k}={v}"
         for k, v in event.replacement.items()
     )
-    waived = " (penalty waived)" if event.penalty == "waived" else ""
-    return f"correction of event {event.target}: {fields}{waived}"
+    waived = " " + _("(penalty waived)") if event.penalty == "waived" else ""
+    return _("correction of event {event}: {fields}").format(event=event.target, fields=fields) + waived
 
 
 @describe.register(Objection)
 def _objection(event: Objection) -> str:
-    what = f"event {event.target}" if event.target else f"late records of deal {event.deal}"
-    return f"{event.player} objects to {what}"
+    if event.target:
+        return _("{player} objects to event {event}").format(player=event.player, event=event.target)
+    return _("{player} objects to late records of deal {deal}").format(player=event.player, deal=event.deal)
 
 
 @describe.register(Abandoned)
 def _abandoned(event: Abandoned) -> str:
     if event.demanded_by:
-        return f"settled at once on {event.demanded_by}'s demand: {event.reason} [Code 4.2.15, 5.4.18]"
-    return f"abandoned by agreement of {', '.join(event.agreed_by)} [Code 4.2.3]"
+        return _("settled at once on {player}'s demand: {reason} [Code 4.2.15, 5.4.18]").format(
+            player=event.demanded_by, reason=event.reason)
+    return _("abandoned by agreement of {players} [Code 4.2.3]").format(players=", ".join(event.agreed_by))
 
 
 @describe.register(Annulled)
 def _annulled(event: Annulled) -> str:
-    fault = " (the dealer's error) [Code 3.2.17]" if event.dealer_error else ""
-    return "deal annulled" + (f": {event.reason}" if event.reason else "") + fault
+    fault = " " + _("(the dealer's error) [Code 3.2.17]") if event.dealer_error else ""
+    return _("deal annulled") + (f": {event.reason}" if event.reason else "") + fault
 
 
 @describe.register(Withdrawn)
 def _withdrawn(event: Withdrawn) -> str:
-    return f"withdrawn while in hand: events from {event.first} on"
+    return _("withdrawn while in hand: events from {event} on").format(event=event.first)
 
 
 @describe.register(Dealt)
 def _dealt(event: Dealt) -> str:
-    return f"{event.player} dealt out of turn; the deal stands [Code 3.2.14]"
+    return _("{player} dealt out of turn; the deal stands [Code 3.2.14]").format(player=event.player)
 
 
 @describe.register(Ruling)
@@ -188,28 +197,33 @@ def _ruling(event: Ruling) -> str:
 
 @describe.register(Joined)
 def _joined(event: Joined) -> str:
-    place = f" in the place of {event.replaces}, who left," if event.replaces else ""
-    return f"{event.player} joins{place} with the consent of {', '.join(event.agreed_by)} [Code 3.1.2]"
+    if event.replaces:
+        return _("{player} joins in the place of {left}, who left, with the consent of {players} "
+                 "[Code 3.1.2]").format(player=event.player, left=event.replaces, players=", ".join(event.agreed_by))
+    return _("{player} joins with the consent of {players} [Code 3.1.2]").format(
+        player=event.player, players=", ".join(event.agreed_by))
 
 
 @describe.register(Left)
 def _left(event: Left) -> str:
-    return f"{event.player} leaves the table" + (f": {event.reason}" if event.reason else "") + " [Code 5.4.18]"
+    return (_("{player} leaves the table").format(player=event.player) + (f": {event.reason}" if event.reason else "")
+            + " [" + _("Code {rule}").format(rule="5.4.18") + "]")
 
 
 @describe.register(Substituted)
 def _substituted(event: Substituted) -> str:
-    return (f"{event.substitute} takes {event.player}'s seat with the consent of "
-            f"{', '.join(event.agreed_by)} [Code 5.4.7]")
+    return _("{substitute} takes {player}'s seat with the consent of {players} [Code 5.4.7]").format(
+        substitute=event.substitute, player=event.player, players=", ".join(event.agreed_by))
 
 
 @describe.register(Talon)
 def _talon(event: Talon) -> str:
     if event.kind == "peek":
-        return f"{event.player} looked at the talon before it was bought [Code 3.2.21]"
+        return _("{player} looked at the talon before it was bought [Code 3.2.21]").format(player=event.player)
     if event.kind == "refused":
-        return f"{event.player} refused the talon [Code 3.4.10]"
-    return f"the talon gave {event.player} {event.tricks} trick(s): the dealer's premium [Code 3.4.11]"
+        return _("{player} refused the talon [Code 3.4.10]").format(player=event.player)
+    return _("the talon gave {player} {tricks} trick(s): the dealer's premium [Code 3.4.11]").format(
+        player=event.player, tricks=event.tricks)
 
 
 def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:

@@ -127,6 +127,8 @@ def test_the_sheet_in_russian(store_url: str) -> None:
     assert by_player["Anna"] == {"пуля": "2", "гора": "0", "висты на Boris": "0", "висты на Vera": "0"}
     assert by_player["Boris"] == {"пуля": "0", "гора": "0", "висты на Anna": "4", "висты на Vera": "0"}
     assert "pulya" not in "\n".join(lines) and "whists" not in "\n".join(lines)
+    games = ok(store_url, "games", "--lang", "ru")  # 1 + 3 bids + contract + 2 calls + tricks = 8 events
+    assert games.startswith("demo: Anna, Boris, Vera; сочинка, пуля до 10; 8 событий, 1 раздача, идёт; с ")
 
 
 def test_the_settlement_in_russian(store_url: str) -> None:
@@ -158,7 +160,7 @@ def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
                                     "[Кодекс 3.2.8]; можно: или взятки по именам: Boris=N Vera=N Anna=N")
     assert ok(store_url, "export") == before  # the store as it was
     log = ok(store_url, "log", "--lang", "ru")
-    assert log.startswith("журнал пульки demo: показано 8, всего 8 событий")
+    assert log.startswith("журнал demo: показано 8, всего 8 событий")
     assert "Anna заказывает 6S" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log
 
 

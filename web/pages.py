@@ -87,6 +87,9 @@ SCRIPT_TEXTS: dict[str, str] = {
     "tour_n": N_("tour {tour}"), "table_n": N_("table {table}"), "after_tour": N_("after tour {tour}"),
     "now": N_("now"), "in_play": N_("in play"), "finished": N_("finished"), "playing": N_("playing"),
     "not_started": N_("not started"), "deals_n": N_("{deals} deals"),
+    "score_page": N_("the scorer's page"), "watch_page": N_("the spectators' page"),
+    "token_not_arbiter": N_("A table's link does not open the arbiter's desk: sign in as an arbiter."),
+    "director_only": N_("This desk is a director's: sign in as one."),
     "error": N_("error: {message}"), "network": N_("the service cannot be reached; try again"),
 }
 
@@ -113,7 +116,7 @@ def page(request: Request, template: str, title: str, script: str | None, data: 
     explicit = request.query_params.get("lang")
     suffix = f"?lang={lang}" if explicit else ""
     block = {"lang": lang, "lang_suffix": suffix, "texts": script_texts(), **data}
-    here = request.url.path
+    here = quote(request.url.path, safe="/")
     html = TEMPLATES.get_template(template).render(
         title=title, lang=lang, script=script, data=block, suffix=suffix, path=here,
         other_lang="en" if lang == "ru" else "ru", **values)
@@ -307,6 +310,19 @@ async def player(request: Request) -> Response:
     return page(request, "player.html", name, None, {}, doc=doc, name=name)
 
 
+PICTURE_STYLES = ("player.css",)  # the looks of cli/picture that the pages share
+
+
+async def picture_style(request: Request) -> Response:
+    """A style sheet of ``cli/picture`` (the charts' look, shared with ``pulka stats --html``)."""
+    from cli.picture.page import resource
+
+    name = request.path_params["name"]
+    if name not in PICTURE_STYLES:
+        return Response("", 404)
+    return Response(resource(name), media_type="text/css")
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/", index, methods=["GET"]),
@@ -321,5 +337,6 @@ def routes() -> list[BaseRoute]:
         Route("/director/{tournament}", director_tournament, methods=["GET"]),
         Route("/club", club, methods=["GET"]),
         Route("/club/player/{name}", player, methods=["GET"]),
+        Route("/static/picture/{name}", picture_style, methods=["GET"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

@@ -66,6 +66,11 @@ var pulka = (function () {
     return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + encodeURIComponent(data.lang);
   }
 
+  // A page's address, in the language chosen by ?lang= when one was (else the browser's).
+  function link(url) {
+    return data.lang_suffix ? withLang(url) : url;
+  }
+
   // Who is asking: a table's token (from the address's #token=, kept on this device for
   // this game), else the session (its CSRF token for writes).
   var auth = { token: null, csrf: null };
@@ -220,6 +225,96 @@ var pulka = (function () {
     ]);
   }
 
+  // A write of a signed-in desk, stored once: the form keeps its id until the service
+  // answers (sent again after a network failure, it is the same write); its refusal
+  // beside its field.
+  function once(form, url, body, method) {
+    if (!form.getAttribute("data-write-id")) form.setAttribute("data-write-id", uuid());
+    body.id = form.getAttribute("data-write-id");
+    clearErrors(form);
+    return api(method || "POST", url, body).then(function (r) {
+      if (r.status < 500) form.removeAttribute("data-write-id");
+      if (r.status >= 400) refusal(form, r.doc);
+      return r;
+    }, function (e) {
+      refusal(form, null);
+      throw e;
+    });
+  }
+
+  // Who is at a desk: the session (shown in the navigation, with a sign-out), or a
+  // table's token from the address, used as it is so that the service itself says
+  // what it may not do.
+  function desk() {
+    var token = tokenFromHash(null);
+    if (token) auth.token = token;
+    return session().then(function (doc) {
+      var who = doc.signed_in || null;
+      var shown = byId("who-signed");
+      if (shown) shown.textContent = who ? t("signed_in_as", { by: who.by }) : "";
+      var out = byId("sign-out");
+      if (out && who && who.role !== "scorer") {
+        out.hidden = false;
+        out.addEventListener("click", function () {
+          api("DELETE", "/api/session").then(function () { location.assign(link("/")); });
+        });
+      }
+      return who;
+    });
+  }
+
+  function denied(box, doc) {
+    box.textContent = doc && doc.refused ? doc.refused.message : (doc && doc.error) || t("sign_in_first");
+    box.hidden = false;
+  }
+
+  // "Anna=6 Boris=4" as {"Anna": 6, "Boris": 4}
+  function counts(text) {
+    var out = {};
+    text.split(/[\s,]+/).filter(function (x) { return x; }).forEach(function (part) {
+      var m = /^(.+)=(-?\d+)$/.exec(part);
+      if (m) out[m[1]] = Number(m[2]);
+      else out[part] = NaN;
+    });
+    return out;
+  }
+
+  // A tournament's standings (pulka tournament standings) and its tables, as rows.
+  function points(x) { return typeof x === "number" ? String(Math.round(x * 1000) / 1000) : String(x); }
+
+  function standingsRows(s) {
+    return s.standings.map(function (r) {
+      var tours = r.tours.map(function (x) {
+        return t("tour_n", { tour: x.tour }) + ": " + (x.whists > 0 ? "+" : "") + x.whists +
+          (x.in_play ? " (" + t("in_play") + ")" : "");
+      }).join("; ");
+      return el("tr", { "data-player": r.player }, [
+        el("td", { class: "num", text: String(r.place) }), el("td", { text: r.player }),
+        el("td", { class: "num points", text: points(r.points) }),
+        el("td", { class: "num whists", text: (r.whists > 0 ? "+" : "") + r.whists }),
+        el("td", { class: "tours", text: tours }),
+        el("td", { class: "cards", text: r.cards ? "■".repeat(r.cards) : "" })
+      ]);
+    });
+  }
+
+  function tableRows(doc, prefix) {
+    return doc.tables.map(function (x) {
+      var status = x.version === 0 ? t("not_started") : t(x.status === "finished" ? "finished" :
+        x.status === "abandoned" ? "abandoned" : "playing");
+      var whists = x.whists ? Object.keys(x.whists).map(function (p) {
+        return p + " " + (x.whists[p] > 0 ? "+" : "") + x.whists[p];
+      }).join(", ") : "";
+      return el("tr", { "data-game": x.game, "data-version": String(x.version) }, [
+        el("td", { text: String(x.tour) }), el("td", { text: String(x.table) }),
+        el("td", {}, [el("a", { href: link(prefix + path(x.game)), text: x.players.join(", ") })]),
+        el("td", { class: "table-state", text: status }),
+        el("td", { class: "num deals", text: x.deals === undefined ? "" : String(x.deals) }),
+        el("td", { class: "table-whists", text: whists })
+      ]);
+    });
+  }
+
   // The language link keeps the fragment (a table's token) of the address.
   document.querySelectorAll("a.lang").forEach(function (a) {
     a.addEventListener("click", function () { a.setAttribute("href", a.getAttribute("href").split("#")[0] + location.hash); });
@@ -230,6 +325,7 @@ var pulka = (function () {
     auth: auth, tokenFromHash: tokenFromHash, session: session, refusal: refusal, clearErrors: clearErrors,
     follow: follow, qrImage: qrImage, contractText: contractText, callText: callText, cellText: cellText,
     settlementRows: settlementRows, transferItems: transferItems, whoDeals: whoDeals, dealItem: dealItem,
-    withLang: withLang
+    withLang: withLang, link: link, once: once, desk: desk, denied: denied, counts: counts,
+    standingsRows: standingsRows, tableRows: tableRows
   };
 }());

@@ -11,42 +11,14 @@
   var latest = null;   // the tournament now
   var asking = 0;
 
-  function points(x) { return typeof x === "number" ? String(Math.round(x * 1000) / 1000) : String(x); }
-
   function showStandings(doc) {
-    var s = doc.standings;
     $("as-of").textContent = chosen === null ? t("now") : t("after_tour", { tour: chosen });
-    P.fill($("standings-rows"), s.standings.map(function (r) {
-      var tours = r.tours.map(function (x) {
-        return t("tour_n", { tour: x.tour }) + ": " + (x.whists > 0 ? "+" : "") + x.whists +
-          (x.in_play ? " (" + t("in_play") + ")" : "");
-      }).join("; ");
-      return el("tr", { "data-player": r.player }, [
-        el("td", { class: "num", text: String(r.place) }), el("td", { text: r.player }),
-        el("td", { class: "num points", text: points(r.points) }),
-        el("td", { class: "num whists", text: (r.whists > 0 ? "+" : "") + r.whists }),
-        el("td", { class: "tours", text: tours }),
-        el("td", { class: "cards", text: r.cards ? "■".repeat(r.cards) : "" })
-      ]);
-    }));
+    P.fill($("standings-rows"), P.standingsRows(doc.standings));
   }
 
   function showTables(doc) {
     $("state").textContent = doc.over ? t("finished") : t("tour_n", { tour: Math.max(1, doc.closed.length + 1) });
-    P.fill($("table-rows"), doc.tables.map(function (x) {
-      var status = x.version === 0 ? t("not_started") : t(x.status === "finished" ? "finished" : x.status === "abandoned" ?
-        "abandoned" : "playing");
-      var whists = x.whists ? Object.keys(x.whists).map(function (p) {
-        return p + " " + (x.whists[p] > 0 ? "+" : "") + x.whists[p];
-      }).join(", ") : "";
-      return el("tr", { "data-game": x.game, "data-version": String(x.version) }, [
-        el("td", { text: String(x.tour) }), el("td", { text: String(x.table) }),
-        el("td", {}, [el("a", { href: P.withLang("/watch/" + P.path(x.game)), text: x.players.join(", ") })]),
-        el("td", { class: "table-state", text: status }),
-        el("td", { class: "num deals", text: x.deals === undefined ? "" : String(x.deals) }),
-        el("td", { class: "table-whists", text: whists })
-      ]);
-    }));
+    P.fill($("table-rows"), P.tableRows(doc, "/watch/"));
     var tabs = [null].concat(doc.closed.slice());
     P.fill($("tours"), tabs.map(function (tour) {
       return el("button", { type: "button", role: "tab", class: "tab" + (tour === chosen ? " chosen" : ""),

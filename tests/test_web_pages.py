@@ -35,11 +35,10 @@ from test_browser import CHROMEDRIVER, CHROMIUM, FLAGS, NO_BROWSER, PROBE, expec
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
-    from selenium.webdriver.remote.webelement import WebElement
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # pragma: no cover: selenium is in the test extras
     webdriver = None  # type: ignore[assignment]
@@ -106,7 +105,9 @@ def phones() -> Iterator[tuple[WebDriver, WebDriver]]:
 
 
 def wait(driver: WebDriver, condition: Callable[[WebDriver], Any], timeout: float = WAIT) -> Any:
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+    """``condition`` once it holds (an element redrawn while read is read again)."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def version(driver: WebDriver) -> int:
@@ -182,6 +183,9 @@ def outside(urls: list[str], base: str) -> list[str]:
 
 
 def clean(driver: WebDriver) -> None:
+    """A phone with no page of an earlier test left open (whose stream would try its
+    stopped service again), and its logs read."""
+    driver.get("about:blank")
     driver.get_log("browser")
     driver.get_log("performance")
 
@@ -215,9 +219,10 @@ class Club:
         doc: dict[str, Any] = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT).json()
         return doc
 
-    def record(self, game: str, line: str, key: str) -> dict[str, Any]:
+    def record(self, game: str, line: str, key: str, again: bool = False) -> dict[str, Any]:
+        """A deal line, as the director (``again``: the same line as the deal before, really played again)."""
         r = self.http.post(f"/api/games/{game}/deal", json={"id": key, "version": self.state(game)["version"],
-                                                            "line": line}, headers=self.headers)
+                                                            "line": line, "again": again}, headers=self.headers)
         assert r.status_code == 201, r.text
         state: dict[str, Any] = r.json()["state"]
         return state

@@ -24,7 +24,6 @@
       convention: $("n-convention").value, table_size: Number($("n-size").value) };
     if (number("n-tours") !== undefined) body.tours = number("n-tours");
     if (number("n-cap") !== undefined) body.deal_cap = number("n-cap");
-    if ($("n-seed").value.trim()) body.lot_seed = $("n-seed").value.trim();
     P.once($("new-tournament"), "/api/tournaments", body).then(function (r) {
       if (r.status === 201 || r.status === 200) {
         location.assign(P.link("/director/" + encodeURIComponent(body.name)));

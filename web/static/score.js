@@ -548,7 +548,10 @@
     showEntry();
     P.session().then(function (doc) {
       var who = doc.signed_in;
-      if (who && who.role === "scorer" && who.game !== game) {
+      if (doc.refused) {  // a revoked or mistyped link
+        principal = null;
+        denied(doc);
+      } else if (who && who.role === "scorer" && who.game !== game) {
         principal = null;
         denied({ refused: { message: t("token_other_game", { game: who.game }) } });
       } else if (who) {

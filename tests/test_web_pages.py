@@ -423,6 +423,36 @@ def test_a_refusal_is_shown_beside_its_field_with_its_rule_and_stores_nothing(
     assert len(club.state("t1")["deals"]) == 1
 
 
+def test_the_same_deal_twice_is_refused_beside_the_again_box_and_stored_once_it_is_ticked(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """A deal entered twice in a row is taken for a double tap and refused; the table says
+    it really was played again by ticking the box, and it is stored (the guard of
+    ``pulka deal --again``)."""
+    scorer = phones[0]
+    club.game("t1")
+    open_score(scorer, club, "t1", club.token("t1", "Anna"))
+    # The same line twice, "pass pass pass | 3 2 5": its counts in the order of each deal's
+    # forehand (Anna's, then Boris's).
+    enter(scorer, {"contract": "raspasy", "tricks": {"Anna": 3, "Boris": 2, "Vera": 5}})
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    stored = club.state("t1")["version"]
+    enter(scorer, {"contract": "raspasy", "tricks": {"Boris": 3, "Vera": 2, "Anna": 5}})
+    error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#deal-form .error")
+                                         if e.is_displayed() and e.text), None))
+    assert error.find_element(By.XPATH, "..").get_attribute("id") == "f-again"
+    assert "typed twice" in error.text
+    assert club.state("t1")["version"] == stored and outbox(scorer) == ["refused"]
+    tap(scorer, "#again")
+    tap(scorer, "#record")
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 2)
+    deals = club.state("t1")["deals"]
+    assert [d["line"].split(" | ")[0] for d in deals] == ["Anna pass, Boris pass, Vera pass",
+                                                         "Boris pass, Vera pass, Anna pass"]
+    assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 3, Boris 2, Vera 5", "Boris 3, Vera 2, Anna 5"]
+    assert not scorer.find_element(By.ID, "again").is_selected()  # the next deal is guarded again
+    assert own_errors(scorer) == []
+
+
 def test_undo_while_in_hand_and_a_correction_with_its_verdict_previewed(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     scorer = phones[0]

@@ -420,6 +420,7 @@
     P.clearErrors($("deal-form"));
     var label = summary(order);
     var body = { outcome: outcome(order) };
+    if ($("again").checked) body.again = true;
     var kept = JSON.parse(JSON.stringify(entry));
     kept.replaces = null;
     if (entry.replaces !== null && outbox.length && outbox[0].id === entry.replaces) {
@@ -445,6 +446,7 @@
   function clearEntry() {
     entry = blank();
     $("bids").value = "";
+    $("again").checked = false;
     P.clearErrors($("deal-form"));
     showEntry();
   }

@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: messages test demo serve bench bench-archive bench-load bench-rating bench-merkle bench-serve venv
+.PHONY: messages test demo install serve bench bench-archive bench-load bench-rating bench-merkle bench-serve venv
 
 venv: $(STAMP)
 
@@ -42,6 +42,16 @@ demo: $(DEMO_STAMP)
 serve: $(DEMO_STAMP)
 	$(PY) -m compileall -q ledger projections cli web
 	$(VENV)/bin/pulka --db serve-demo.db serve demo $(SERVE_ARGS)
+
+# pulka on the PATH: a link to this checkout's script (.venv/bin/pulka, pulka alone, as
+# for the demo) in BINDIR, by default ~/.local/bin, which most systems put on the PATH.
+# The link points into the checkout: move it, and run `make install` again.
+BINDIR ?= $(HOME)/.local/bin
+install: $(DEMO_STAMP)
+	mkdir -p "$(BINDIR)"
+	ln -sf "$(abspath $(VENV))/bin/pulka" "$(BINDIR)/pulka"
+	@echo "pulka linked into $(BINDIR)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. in ~/.profile: export PATH=\"$(BINDIR):\$$PATH\"" ;; esac
 
 # BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick; with
 # PULKA_BENCH_POSTGRES set to a postgresql:// address, PostgreSQL is measured too.

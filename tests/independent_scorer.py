@@ -235,8 +235,12 @@ class Deal:
     tricks: dict[str, int] | None = None
     tricks_at: int | None = None
     penalty_tricks: list[tuple[str, int, str]] = field(default_factory=list)  # seat, tricks, rule
-    ruling: Ruling | None = None
+    ruling: Ruling | None = None  # one that closes the deal [3.3.16.3, 3.4.4, 3.5.4, 3.9.22]
     ruling_at: int | None = None
+    peeked: set[str] = field(default_factory=set)  # looked at the talon in the auction [3.3.16.1]
+    exposed_by: str | None = None  # the talon exposed with one still bidding [3.3.16.2]
+    plan: Ruling | None = None  # a disputed plan of play [3.8.5.1]
+    plan_at: int | None = None
     annulled_at: int | None = None
     dealer_error: bool = False
 
@@ -261,8 +265,14 @@ class Deal:
 
     @property
     def declarer(self) -> str | None:
+        """Who declares: the one who did not pass; after the talon was exposed with one
+        player still bidding, that player, the talon his [Code 3.3.16.2]: not the
+        offender, nor anyone who passed or looked at the talon [3.3.16.1]."""
         if self.contracts:
             return self.contracts[0][0]
+        if self.exposed_by is not None:
+            left = self.passed | self.peeked | {self.exposed_by}
+            return next(s for s in self.bidders if s not in left)
         if self.closed_at is not None and not self.raspasy:
             return next(s for s in self.bidders if s not in self.passed)
         return None
@@ -313,9 +323,18 @@ class Deal:
         return Calls.read(self)
 
     @property
+    def other_plan(self) -> dict[str, int] | None:
+        """The tricks the arbiter found the other plan of play would have given, in
+        persons [Code 3.8.5.1 b]; None without such a ruling."""
+        return self.plan.tricks if self.plan is not None else None
+
+    @property
     def result_at(self) -> int | None:
         """The event that gave the deal its result: the tricks, a ruling, the call that
-        settled it without play, or a dealer's second error; None while it has none."""
+        settled it without play, or a dealer's second error; None while it has none. An
+        arbiter's ruling on the plan of play recorded after the play says how that result
+        is written, where it stands: the arbiter is called before the play [Code 3.8.5.1
+        b], and records by hand made since come after the deal."""
         if self.annulled_at is not None:
             return self.annulled_at if self.passes_on else None
         if self.ruling_at is not None:
@@ -388,6 +407,7 @@ class Table:
         self.deals: list[Deal] = []
         self.items: list[Item] = []
         self.dealer_next: str | None = None  # a newcomer deals first [Code 3.1.2]
+        self.vacated: tuple[str, tuple[str, ...]] | None = None  # who left last, and the table he left
         self.seating_after: dict[int, tuple[str, ...]] = {}  # a newcomer's event -> the table after
         self.mismatches: list[str] = []
 
@@ -459,6 +479,8 @@ class Table:
                 deal = self.deals[-1]
                 self.same_deal(number, event, deal.number)
                 shared = self.seat(event.shared_with) if event.shared_with is not None else None
+                if event.evident_correction:  # the calls said to the mistaken contract are void [3.4.8]
+                    deal.calls.clear()
                 deal.contracts.append((self.seat(event.player), event.contract, shared))
                 if deal.closed_at is None:  # the third hand after two passes [Code 3.3.15]
                     deal.closed_at = number
@@ -477,9 +499,7 @@ class Table:
                 deal.tricks_at = number
                 deal.penalty_tricks = [(self.seat(pt.player), pt.tricks, pt.rule) for pt in event.penalty_tricks]
             case Ruling():
-                deal = self.deals[-1]
-                self.same_deal(number, event, deal.number)
-                deal.ruling, deal.ruling_at = event, number
+                self._ruling(number, event)
             case Annulled():
                 deal = self.annulable() or self.open_deal()
                 self.same_deal(number, event, deal.number)
@@ -491,14 +511,15 @@ class Table:
                     self.same_deal(number, event, len(self.deals))
                 self.items.append(Item(number, event.deal or 0, event))
             case Talon():
-                if event.kind == "peek" and self.in_auction() is None:
-                    self.open_deal()
+                if event.kind == "peek":
+                    (self.in_auction() or self.open_deal()).peeked.add(self.seat(event.player))
                 self.same_deal(number, event, len(self.deals))
                 self.items.append(Item(number, len(self.deals), event))
             case Joined():
                 self._join(number, event)
             case Left():
                 key = self.seat(event.player)
+                self.vacated = (key, self.seating)
                 self.seating = tuple(s for s in self.seating if s != key)
                 self.dealer_next = None if self.dealer_next == key else self.dealer_next
                 self.items.append(Item(number, len(self.deals), event))
@@ -521,13 +542,38 @@ class Table:
         if len(deal.passed) == 3 or (len(deal.passed) == 2 and any(b in LADDER for _, b, _ in deal.bids)):
             deal.closed_at = number
 
+    def _ruling(self, number: int, event: Ruling) -> None:
+        """The talon exposed with one still bidding ends the auction, the deal to be played
+        [Code 3.3.16.2]; a disputed plan of play is ruled on with the deal in play or just
+        played [3.8.5.1]; the others close the deal."""
+        deal = self.deals[-1]
+        self.same_deal(number, event, deal.number)
+        if event.rule == "3.3.16.2":
+            assert event.offender is not None
+            deal.exposed_by, deal.closed_at = self.seat(event.offender), number
+        elif event.rule == "3.8.5.1":
+            deal.plan, deal.plan_at = event, number
+            self.items.append(Item(number, deal.number, event))
+        else:  # the talon exposed while two still bid ends the bidding too [3.3.16.3; 4.2.10]
+            deal.ruling, deal.ruling_at = event, number
+            deal.closed_at = number if deal.closed_at is None else deal.closed_at
+
     def _join(self, number: int, event: Joined) -> None:
-        """A newcomer sits to the left of the one who dealt last and deals next [Code 3.1.2]."""
+        """A newcomer sits to the left of the one who dealt last and deals next; one who
+        replaces the player who left sits in his place, and the deal goes round as before
+        [Code 3.1.2, 3.2.2]."""
         self.seat_of.setdefault(event.player, event.player)
-        after = self.current.dealer if self.current is not None else self.seating[-1]
-        i = self.seating.index(after) if after in self.seating else len(self.seating) - 1
-        self.seating = self.seating[: i + 1] + (event.player,) + self.seating[i + 1:]
-        self.dealer_next = event.player
+        if event.replaces is not None:
+            assert self.vacated is not None and self.vacated[0] == self.seat(event.replaces), event
+            gone, before = self.vacated
+            self.seating = tuple(event.player if s == gone else s for s in before
+                                 if s in self.seating or s == gone)
+        else:
+            after = self.current.dealer if self.current is not None else self.seating[-1]
+            i = self.seating.index(after) if after in self.seating else len(self.seating) - 1
+            self.seating = self.seating[: i + 1] + (event.player,) + self.seating[i + 1:]
+            self.dealer_next = event.player
+        self.vacated = None
         self.seating_after[number] = self.seating
         self.items.append(Item(number, len(self.deals), event))
 
@@ -604,6 +650,10 @@ class Scorer:
                 paper.write(e.player, "gora", ceil(gora / n))
             case Left() as e:
                 paper.seated = [s for s in paper.seated if s != seat(e.player)]
+            case Ruling() as e:  # agreed compensation for a plan of play, as agreed [Code 3.8.5.1 a]
+                assert e.planner is not None
+                for person, amount in (e.whists or {}).items():
+                    paper.write(seat(person), "whists", amount, seat(e.planner))
             case None:
                 pass
             case other:
@@ -638,10 +688,12 @@ class Scorer:
             return "remiz"
         if deal.contract == MISERE:
             return "misere"
-        tricks = self.result_tricks(deal)
+        tricks, penalties = self.result_tricks(deal), deal.penalty_tricks
+        if deal.other_plan is not None and deal.plan is not None and deal.plan.declarer_result == "other":
+            tricks, penalties = {self.table.seat(p): t for p, t in deal.other_plan.items()}, []  # [3.8.5.1 b]
         if tricks is None:
             return "unwhisted" if deal.defence().half is None else "made"
-        return "made" if self.declarer_under(deal, tricks) == 0 else "remiz"
+        return "made" if self.declarer_under(deal, tricks, penalties) == 0 else "remiz"
 
     # a deal's result
 
@@ -664,7 +716,9 @@ class Scorer:
     def game(self, deal: Deal) -> None:
         """The declarer's game, on a bomb if he holds one (it multiplies every write of his
         game and a game made uses it up), doubled if won dark [Code 3.3.19, 4.1.2,
-        footnotes 29-31]."""
+        footnotes 29-31]. After an arbiter's ruling on a disputed plan of play the
+        dissenters it names are given the result of the other plan, the declarer the one
+        drawn by lot, everybody else the one played [Code 3.8.5.1 b, footnote 58]."""
         declarer = deal.declarer
         assert declarer is not None
         bombs = self.paper.bombs.get(declarer, [])
@@ -673,9 +727,40 @@ class Scorer:
             self.without_all(deal, times)
             return
         times *= 2 if deal.dark_game() else 1
-        made = self.misere(deal, times) if deal.contract == MISERE else self.tricks_game(deal, times)
+        closed = {s: self.paper.closed(s) for s in self.paper.order}  # before the deal writes anything
+        marks, made = self.game_writes(deal, self.result_tricks(deal), deal.penalty_tricks, times, closed)
+        other = deal.other_plan
+        if other is not None:
+            assert deal.plan is not None
+            tricks = {self.table.seat(p): t for p, t in other.items()}
+            other_marks, other_made = self.game_writes(deal, tricks, [], times, closed)  # no penalty carried over
+            given = {self.table.seat(p) for p in deal.plan.compensated}
+            if deal.plan.declarer_result == "other":
+                given |= self.declaring(deal)
+                made = other_made
+            marks = [m for m in marks if m[0] not in given] + [m for m in other_marks if m[0] in given]
+        for seat, column, amount, on in sorted(marks, key=lambda m: m[1] == "whists"):
+            if column == "pulya":
+                self.paper.earn(seat, amount)
+            else:
+                self.paper.write(seat, column, amount, on)
         if made and bombs:
             bombs.pop(0)
+
+    def declaring(self, deal: Deal) -> set[str]:
+        """The declarer, and a dealer who shares his misère: one result, written in halves
+        [Code 3.6.9]."""
+        assert deal.declarer is not None
+        shared = deal.contracts[-1][2] if deal.contracts else None
+        return {deal.declarer} | ({shared} if shared is not None else set())
+
+    def game_writes(self, deal: Deal, tricks: dict[str, int] | None, penalties: list[tuple[str, int, str]],
+                    times: int, closed: dict[str, bool]) -> tuple[list[Write], bool]:
+        """What a game writes on these tricks (a pulya to earn, gora, whists on the
+        declarer), and whether it was made."""
+        if deal.contract == MISERE:
+            return self.misere(deal, tricks, penalties, times)
+        return self.tricks_game(deal, tricks, penalties, times, closed)
 
     def consolation(self, price: int) -> int:
         """Whists per undertrick: the price x m, or a fixed number [Code 3.8.1.2, fn 36, 54]."""
@@ -685,11 +770,17 @@ class Scorer:
     def without_all(self, deal: Deal, times: int) -> None:
         """A declaration against the rules that stands: a remiz without all at the level
         reached [Code 3.4.4]; nobody whisted, so every other player writes only his
-        consolation, for each trick (the dealer as dealer_consolation says)."""
+        consolation, for each trick (the dealer as dealer_consolation says). Reached a
+        misère: its remiz is counted in tricks taken, so without all is all ten, 10 x m
+        each to gora, and a misère has no whists (docs/conventions.md, 3.4.4 at a
+        misère)."""
         declarer = deal.declarer
         assert declarer is not None
         level = LADDER[deal.own_level(declarer) or deal.contract or "6S"]
         need, m = level.level, self.rules.gora_whist_multiplier
+        if level.is_misere:
+            self.paper.write(declarer, "gora", MISERE_PRICE * m * 10 * times)
+            return
         self.paper.write(declarer, "gora", level.price * m * need * times)
         others = [s for s in deal.bidders if s != declarer]
         if deal.sitting_out is not None and self.rules.dealer_consolation:
@@ -697,25 +788,22 @@ class Scorer:
         for s in others:
             self.paper.write(s, "whists", self.consolation(level.price) * need * times, declarer)
 
-    def misere(self, deal: Deal, times: int) -> bool:
+    def misere(self, deal: Deal, tricks: dict[str, int] | None, penalties: list[tuple[str, int, str]],
+               times: int) -> tuple[list[Write], bool]:
         """Made: 10 in pulya; failed: 10 x m a trick in gora; no whists [rules.md §4.5]. A
         misère shared with the dealer is written in halves [Code 3.6.9]; on a misère every
         penalty trick is a trick taken [docs/conventions.md]."""
         declarer = deal.declarer
-        tricks = self.result_tricks(deal)
         assert declarer is not None and tricks is not None
-        taken = tricks.get(declarer, 0) + sum(n for s, n, _ in deal.penalty_tricks if s == declarer)
+        taken = tricks.get(declarer, 0) + sum(n for s, n, _ in penalties if s == declarer)
         shared = deal.contracts[-1][2]
         writers = [declarer] + ([shared] if shared is not None else [])
-        for w in writers:
-            if taken == 0:
-                self.paper.earn(w, Fraction(MISERE_PRICE * times, len(writers)))
-            else:
-                m = self.rules.gora_whist_multiplier
-                self.paper.write(w, "gora", Fraction(MISERE_PRICE * m * taken * times, len(writers)))
-        return taken == 0
+        m = self.rules.gora_whist_multiplier
+        if taken == 0:
+            return [(w, "pulya", Fraction(MISERE_PRICE * times, len(writers)), None) for w in writers], True
+        return [(w, "gora", Fraction(MISERE_PRICE * m * taken * times, len(writers)), None) for w in writers], False
 
-    def declarer_under(self, deal: Deal, tricks: dict[str, int]) -> int:
+    def declarer_under(self, deal: Deal, tricks: dict[str, int], penalties: list[tuple[str, int, str]]) -> int:
         """The declarer's undertricks as his own writes count them: looking at the discard
         or a closed trick takes a trick off those he took (an overtrick cancels one); a
         wrong number of cards adds undertricks to his actual remiz [Code 3.4.6, 3.4.9,
@@ -724,53 +812,53 @@ class Scorer:
         assert declarer is not None and deal.contract is not None
         need = LADDER[deal.contract].level
         taken = tricks.get(declarer, 0) - sum(
-            n for s, n, rule in deal.penalty_tricks if s == declarer and rule in ("3.4.9", "3.9.11.2"))
-        added = sum(n for s, n, rule in deal.penalty_tricks if s == declarer and rule not in ("3.4.9", "3.9.11.2"))
+            n for s, n, rule in penalties if s == declarer and rule in ("3.4.9", "3.9.11.2"))
+        added = sum(n for s, n, rule in penalties if s == declarer and rule not in ("3.4.9", "3.9.11.2"))
         return max(0, need - taken) + added
 
-    def tricks_game(self, deal: Deal, times: int) -> bool:
-        """A game on tricks [rules.md §3-§4; Code 3.8]; returns whether it was made.
+    def tricks_game(self, deal: Deal, tricks: dict[str, int] | None, penalties: list[tuple[str, int, str]],
+                    times: int, closed: dict[str, bool]) -> tuple[list[Write], bool]:
+        """A game on tricks [rules.md §3-§4; Code 3.8]: its writes, and whether it was made.
 
         Penalty tricks count in the offender's own writes only, everybody else is paid on
         the tricks actually taken [Code 3.9.12, 3.9.18 example 1, footnote 34]: each
         defender's writes are worked out as if his were the deal's only penalty tricks."""
-        paper = self.paper
         declarer = deal.declarer
         assert declarer is not None and deal.contract is not None
         contract = LADDER[deal.contract]
         pm = contract.price * self.rules.gora_whist_multiplier * times  # a trick's whists or gora
-        closed = {s: paper.closed(s) for s in paper.order}  # before the deal writes anything
-        tricks = self.result_tricks(deal)
+        out: list[Write] = []
         if tricks is None:  # both passed, or a half-whist stands [Code 4.2.3.2, 3.8.7]
-            paper.earn(declarer, contract.price * times)
+            out.append((declarer, "pulya", Fraction(contract.price * times), None))
             view = deal.defence()
             if view.half is not None:
-                paper.write(view.half, "whists", Fraction(OBLIGATION[contract.level] * pm, 2), declarer)
-            return True
-        own_under = self.declarer_under(deal, tricks)
+                out.append((view.half, "whists", Fraction(OBLIGATION[contract.level] * pm, 2), declarer))
+            return out, True
+        own_under = self.declarer_under(deal, tricks, penalties)
         if own_under == 0:
-            paper.earn(declarer, contract.price * times)
+            out.append((declarer, "pulya", Fraction(contract.price * times), None))
         else:
-            paper.write(declarer, "gora", pm * own_under)
+            out.append((declarer, "gora", Fraction(pm * own_under), None))
         under = max(0, contract.level - tricks.get(declarer, 0))
         cons = self.consolation(contract.price) * times * under
-        offenders = sorted({s for s, _, _ in deal.penalty_tricks if s != declarer})
-        writes = [w for w in self.defence(deal, tricks, None, pm, under, cons, closed) if w[0] not in offenders]
+        offenders = sorted({s for s, _, _ in penalties if s != declarer})
+        writes = [w for w in self.defence(deal, tricks, [], pm, under, cons, closed) if w[0] not in offenders]
         for s in offenders:
-            writes += [w for w in self.defence(deal, tricks, s, pm, under, cons, closed) if w[0] == s]
+            mine = [pt for pt in penalties if pt[0] == s]
+            writes += [w for w in self.defence(deal, tricks, mine, pm, under, cons, closed) if w[0] == s]
         for seat, column, amount in writes:
-            paper.write(seat, column, amount, declarer if column == "whists" else None)
-        return own_under == 0
+            out.append((seat, column, amount, declarer if column == "whists" else None))
+        return out, own_under == 0
 
-    def defence(self, deal: Deal, tricks: dict[str, int], offender: str | None, pm: int, under: int, cons: int,
-                closed: dict[str, bool]) -> list[tuple[str, str, Fraction]]:
-        """What the defence writes on a played game, ``offender``'s penalty tricks counted:
+    def defence(self, deal: Deal, tricks: dict[str, int], penalties: list[tuple[str, int, str]], pm: int,
+                under: int, cons: int, closed: dict[str, bool]) -> list[tuple[str, str, Fraction]]:
+        """What the defence writes on a played game, one defender's ``penalties`` counted:
         a trick lost for looking at a closed one comes off his trick whists and off the
         defence's total in his own shortfall [3.9.11.2]; a wrong number of cards is a remiz
         of that many tricks on the whist [3.9.18, 3.2.16]."""
         rules = self.rules
-        lost = {s: n for s, n, rule in deal.penalty_tricks if s == offender and rule == "3.9.11.2"}
-        remiz = {s: n for s, n, rule in deal.penalty_tricks if s == offender and rule != "3.9.11.2"}
+        lost = {s: n for s, n, rule in penalties if rule == "3.9.11.2"}
+        remiz = {s: n for s, n, rule in penalties if rule != "3.9.11.2"}
         so = deal.sitting_out
         out: list[tuple[str, str, Fraction]] = []
         if deal.checked_ten:  # no calls, no obligation; each half of a whister's (seed 002)
@@ -997,9 +1085,12 @@ class Recording:
             return Verdict(True, free=True)  # the pencil rule [Code 4.2.8]
         if not by_player:
             return Verdict(True)
+        wrong, corrected = self.paper(number), self.paper(number, {c.target: right})
+        if wrong.cells() == corrected.cells():  # an error is a wrong number [4.2.7; docs/conventions.md]
+            return Verdict(True, free=True)
         if recorder not in self.warned:
             return Verdict(True, warning=True)
-        writes = equal_for_equal(self.paper(number), self.paper(number, {c.target: right}), recorder)
+        writes = equal_for_equal(wrong, corrected, recorder)
         if c.penalty == "waived":  # the wronged partner's whists are his to waive
             writes = tuple(w for w in writes if w[1] != "whists")
         return Verdict(True, writes=writes)

@@ -45,7 +45,7 @@ from ledger.vocabulary.events import (
     Tricks,
     encode_event,
 )
-from ledger.command.judge import judge_log as check_log
+from ledger.command.kinds import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
 from projections.game import GameState, replay
 from ledger.command.store import Store

@@ -82,6 +82,14 @@ def field_of(message: str) -> str | None:
 # -- what a page shows of a game --------------------------------------------------------------
 
 
+def pulka_of(kept: Kept) -> GameState:
+    """The kept game of a tournament's table: a pulka, as the tournament started it."""
+    state = kept.state
+    if not isinstance(state, GameState):
+        raise Refused("event-log", _("{game} is not a pulka").format(game=kept.game), _("a pulka's name"))
+    return state
+
+
 def game_doc(kept: Kept) -> dict[str, Any]:
     """The game as a page shows it now: its version (the number of its events, which a
     write names), who deals and leads, what the deal waits for, the settlement with who
@@ -440,7 +448,10 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
         raise Refused("api", _("a deal is a line or an outcome, one of them"), "line or outcome", field="line")
     line = b.line
     if b.outcome is not None:  # on the game as it stands: the service keeps it at its head
-        line = outcome_line(desk.kept.state if desk.kept is not None else desk.ledger.state(game), b.outcome)
+        state = desk.kept.state if desk.kept is not None else desk.ledger.state(game)
+        if not isinstance(state, GameState):
+            raise Refused("event-log", _("{game} is not a pulka").format(game=game), _("a pulka's name"))
+        line = outcome_line(state, b.outcome)
     assert line is not None
     return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open)
 
@@ -651,7 +662,7 @@ def tournament_now(service: Service, name: str, tour: int | None = None, time: s
             if not service.worker().store.count(game_name):
                 tables.append({"game": game_name, "tour": r, "table": k, "players": list(seated[k]), "version": 0})
                 continue
-            version, result = service.at_head(game_name, lambda kept: (len(kept.stored), result_of(kept.state, cap)))
+            version, result = service.at_head(game_name, lambda kept: (len(kept.stored), result_of(pulka_of(kept), cap)))
             if r not in state.closed:
                 results[game_name] = result
             tables.append({"game": game_name, "tour": r, "table": k, "players": list(seated[k]), "version": version,

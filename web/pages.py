@@ -271,7 +271,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     """A player's rating pulka by pulka and his statistics, drawn (``pulka stats NAME --html``)."""
     from cli.picture.player import bar_chart, line_chart
     from cli.players import caught_up
-    from cli.rating import _events, club_changes
+    from cli.rating import club_changes, pulkas_with_events
     from projections import rating as model
     from projections.archive import identities, select
     from projections.stats import mine, player_stats, stats_doc
@@ -281,7 +281,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     with caught_up(ledger) as views:
         rows = select(views.rows(), None, None, None)
         aliases = views.aliases()
-        found = player_stats(rows, aliases, name, _events(ledger, mine(rows, aliases, name)))
+        found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         changes, all_rows, all_aliases = club_changes(views, None, None)
     if found is None:
         return None

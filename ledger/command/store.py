@@ -182,8 +182,13 @@ class Store:
     def __init__(self, db: str = DEFAULT_DB, *, create: bool = True) -> None:
         backend: Backend
         if is_postgres_url(db):
-            # Only a PostgreSQL address needs the driver.
-            from ledger.command.store_postgres import PostgresBackend
+            # Only a PostgreSQL address needs the driver, which a plain install lacks.
+            try:
+                from ledger.command.store_postgres import PostgresBackend
+            except ImportError as exc:
+                raise StoreError(f"a postgresql:// store needs pulka's PostgreSQL extra, which this "
+                                 f"installation lacks ({exc.name or 'psycopg'} cannot be imported): "
+                                 "pip install 'pulka[postgres]'") from None
 
             backend = PostgresBackend(parse_postgres_url(db), create=create)
         else:

@@ -110,7 +110,8 @@ class SQLiteBackend(Backend):
                 f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
                 "command ends; give a file path (e.g. pulka.db)"
             )
-        self.description = path
+        # messages name the file wherever the command was run from
+        self.description = path if path.startswith("file:") else os.path.abspath(path)
         self.path = path
         self.present = False
         self.env = {

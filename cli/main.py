@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from cli.installed import shadowed
 from cli.output import INTERNAL_ERROR, cleaned_streams, internal_error
 from ledger.vocabulary import language
 
@@ -125,6 +126,12 @@ class LazyGroup(click.Group):
         usage errors); 3 anything else, a fault of pulka: a short message on standard
         error, and the traceback in a file whose path it gives."""
         standalone = kwargs.get("standalone_mode", True)
+        stranger = shadowed()
+        if stranger is not None:  # pulka would run another package's code: say so, run nothing
+            click.echo(f"Error: {stranger}", err=True)
+            if standalone:
+                sys.exit(1)
+            raise click.exceptions.Exit(1)
         # The language: PULKA_LANG, else the locale's, until a --lang says otherwise; a
         # command run inside a session (``pulka play``) speaks the session's.
         inside = click.get_current_context(silent=True) is not None

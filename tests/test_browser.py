@@ -387,7 +387,7 @@ def test_the_report_in_russian(browser: WebDriver, demo: dict[str, Any], tmp_pat
     assert browser.execute_script("return document.documentElement.lang;") == "ru"
     assert browser.find_element(By.ID, "title").text == "пулька demo"
     headings = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "h2")]
-    assert headings[:2] == ["Лист", "Расчёт"] and "Журнал" in headings
+    assert headings[:2] == ["Пулька", "Расчёт"] and "Журнал записей" in headings
     head = browser.execute_script("return window.pulkaProbe.table('settlement-table');")[0]
     assert head[:5] == ["игрок", "пуля", "гора", "точно", "висты"]
     settle = json.loads(pulka(demo["db"], "settle", demo["game"], "--json"))
@@ -399,4 +399,4 @@ def test_the_report_in_russian(browser: WebDriver, demo: dict[str, Any], tmp_pat
                          f" ({t['money']})" for t in settle["transfers"]]
     assert browser.find_element(By.ID, "as-of").text.startswith(f"На событие {demo['events']} из {demo['events']}")
     audit_head = browser.execute_script("return window.pulkaProbe.table('audit-table');")[0]
-    assert audit_head == ["#", "время", "раздача", "кто", "событие", "в листе", "решение"]
+    assert audit_head == ["#", "время", "раздача", "кто", "событие", "в пульке", "вердикт"]

@@ -114,7 +114,7 @@ def russian_plural(n: int, one: str, few: str, many: str) -> str:
 def test_the_sheet_in_russian(store_url: str) -> None:
     evening(store_url)
     lines = ok(store_url, "sheet", "--lang", "ru").splitlines()
-    assert lines[0].startswith("пулька demo: сочинка, пуля до 10, 3 игрока; 1 раздача, идёт (сейчас, событие 8)")
+    assert lines[0].startswith("пулька demo: сочинка, пуля до 10, 3 игрока; 1 раздача, идёт игра (сейчас, событие 8)")
     by_player: dict[str, dict[str, str]] = {}
     player = ""
     for line in lines[2:]:
@@ -128,7 +128,7 @@ def test_the_sheet_in_russian(store_url: str) -> None:
     assert by_player["Boris"] == {"пуля": "0", "гора": "0", "висты на Anna": "4", "висты на Vera": "0"}
     assert "pulya" not in "\n".join(lines) and "whists" not in "\n".join(lines)
     games = ok(store_url, "games", "--lang", "ru")  # 1 + 3 bids + contract + 2 calls + tricks = 8 events
-    assert games.startswith("demo: Anna, Boris, Vera; сочинка, пуля до 10; 8 событий, 1 раздача, идёт; с ")
+    assert games.startswith("demo: Anna, Boris, Vera; сочинка, пуля до 10; 8 событий, 1 раздача, идёт игра; с ")
 
 
 def test_the_settlement_in_russian(store_url: str) -> None:
@@ -151,7 +151,7 @@ def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
     told = ok(store_url, "deal", "Anna 6S w w 6 2 2", "--lang", "ru")
     assert told.splitlines()[0] == ("раздача 1 (события 2-8): Anna 6S, Boris пас, Vera пас | Anna 6S | "
                                     "Boris вист, Vera вист | Anna 6, Boris 2, Vera 2")
-    assert "  Anna пуля +2" in told and "  Boris висты на Anna +4" in told
+    assert "  Anna: пуля +2" in told and "  Boris: висты на Anna +4" in told
     assert "дальше: раздача 2: сдаёт Anna, первая рука — Boris" in told
     before = ok(store_url, "export")
     result = run(store_url, "deal", "Boris 6S w w 6 2", "--lang", "ru")

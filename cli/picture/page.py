@@ -46,7 +46,7 @@ REPORT_WORDS = (
     # report.js
     N_("{player} whists on {on}"), N_("{player} pulya"), N_("{player} gora"), N_("pulya to {target}"),
     N_("stake {stake} a whist"), N_("time"), N_("deal"), N_("by"), N_("on the sheet"), N_("verdict"),
-    N_("effective"), N_("no effect"), N_("bids: {bids}"), N_("events"), N_("dealt"), N_("game"), N_("line"),
+    N_("effective"), N_("no effect"), N_("bids: {bids}"), N_("events"), N_("dealt"), N_("what was played"), N_("line"),
     N_("{player} after"), N_("finished"), N_("abandoned"), N_("over: the tournament's deal cap, settled as abandoned"),
     N_("in play: settled as if abandoned now"), N_("player"), N_("pulya"), N_("gora"), N_("exact"), N_("whists"),
     N_("money"), N_("nobody pays"), N_("{cell}: {total} as of event {event}"), N_("what"), N_("amount"),

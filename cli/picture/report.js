@@ -119,7 +119,7 @@
   }
 
   function showDeals() {
-    var names = [say("deal"), say("events"), say("dealt"), say("game"), say("line")];
+    var names = [say("deal"), say("events"), say("dealt"), say("what was played"), say("line")];
     data.players.forEach(function (p) { names.push(p); });
     data.players.forEach(function (p) { names.push({ text: say("{player} after", { player: p }), class: "num" }); });
     var rows = [head(names)];

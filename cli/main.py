@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+from contextvars import ContextVar
 from typing import Any
 
 import click
 
 from cli.installed import shadowed
 from cli.output import INTERNAL_ERROR, cleaned_streams, internal_error
-from ledger.vocabulary import language
 
 # name -> ("module:function", its one-line help); the order is the order of
 # ``pulka --help``, which prints the help from here without importing any command
@@ -76,14 +76,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# Whether this command line runs inside another (a command typed in ``pulka play``),
+# which speaks the session's language unless it says otherwise.
+_INSIDE: ContextVar[bool] = ContextVar("pulka_inside_a_command", default=False)
+LANG = "pulka_lang"  # where ``ctx.meta`` keeps the language a --lang asked for
+
+
 def choose_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--lang``: the language of everything the command prints, from now on (it comes
-    before PULKA_LANG and the locale, which ``LazyGroup.main`` has chosen already)."""
+    """``--lang``: the language of everything the command prints (it comes before
+    PULKA_LANG and the locale). Given before the command, it is kept for
+    ``LazyGroup.invoke``; after it, the command is already running in the language
+    chosen there, and this changes it for the rest of the command."""
     if value is None:
         return None
+    from ledger.vocabulary import language  # after the check that ledger is pulka's (cli.installed)
+
     if not language.known(value):
         raise click.BadParameter(language._("{value!r} is not a language of pulka: en or ru").format(value=value))
-    language.set_language(value)
+    ctx.meta[LANG] = value
+    if ctx.parent is not None:
+        language.set_language(value)
     return value
 
 
@@ -132,19 +144,34 @@ class LazyGroup(click.Group):
             if standalone:
                 sys.exit(1)
             raise click.exceptions.Exit(1)
-        # The language: PULKA_LANG, else the locale's, until a --lang says otherwise; a
-        # command run inside a session (``pulka play``) speaks the session's.
-        inside = click.get_current_context(silent=True) is not None
-        with cleaned_streams(), language.using(language.language() if inside else language.chosen()):
-            try:
-                return super().main(*args, **kwargs)
-            except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
-                raise
-            except Exception as exc:  # noqa: BLE001 - the one place that catches everything
-                click.echo(internal_error(exc), err=True)
-                if standalone:
-                    sys.exit(INTERNAL_ERROR)
-                raise click.exceptions.Exit(INTERNAL_ERROR) from None
+        inside = _INSIDE.set(click.get_current_context(silent=True) is not None)
+        try:
+            with cleaned_streams():
+                try:
+                    return super().main(*args, **kwargs)
+                except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the one place that catches everything
+                    click.echo(internal_error(exc), err=True)
+                    if standalone:
+                        sys.exit(INTERNAL_ERROR)
+                    raise click.exceptions.Exit(INTERNAL_ERROR) from None
+        finally:
+            _INSIDE.reset(inside)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command in its language: a --lang given before it, else PULKA_LANG,
+        else the locale's; a command typed in a session speaks the session's. Chosen
+        here, once the command line is parsed, so that ``pulka --help`` loads nothing of
+        pulka (tests/test_startup.py), and reset after, so that one run's language is
+        not the next one's."""
+        from ledger.vocabulary import language  # main() has checked that ledger is pulka's
+
+        wanted = ctx.meta.get(LANG)
+        if wanted is None:
+            wanted = language.language() if _INSIDE.get() else language.chosen()
+        with language.using(wanted):
+            return super().invoke(ctx)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of ``--help``, from the table: no command module is imported."""

@@ -238,3 +238,20 @@ def test_a_rubber_s_sheet_and_settlement_in_russian(store_url: str) -> None:
     assert settle.splitlines()[2].split() == ["над", "под", "итого"]
     refused = run(store_url, "bridge", "deal", "r1", "2ч W 8", "--lang", "ru")
     assert refused.exit_code == 1 and "[Закон 74]" in refused.stderr  # no deal after the rubber
+
+
+def test_the_service_keeps_a_document_per_language(tmp_path: Path) -> None:
+    """A drawn sheet or an audit's lines are made in the reader's language: the service
+    keeps one per language, so an English reader is not shown the Russian one that a
+    Russian reader had made first."""
+    from web.service import Service
+
+    service = Service(str(tmp_path / "pulka.db"), threads=1)
+    try:
+        made: dict[str, str] = {}
+        for lang in ("ru", "en"):  # the same version of the same game, read in two languages
+            with language.using(lang):
+                made[lang] = service.cached(("svg", "demo", 8, None), lambda: language._("pulya"))
+        assert made == {"ru": "пуля", "en": "pulya"}
+    finally:
+        service.close()

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PULKA = [sys.executable, "-c", "from cli.main import main; main()"]
 PASSWORD = "correct horse battery"
 WAIT = 20.0  # seconds any wait below gives up after
+START = 60.0  # seconds a server may take to answer first (its imports and store on a loaded machine)
 
 
 def account(db: str, name: str, role: str, password: str = PASSWORD) -> None:
@@ -77,7 +78,7 @@ class Served:
         self.wait_up()
 
     def wait_up(self) -> None:
-        deadline = time.monotonic() + WAIT
+        deadline = time.monotonic() + START
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"pulka serve ended: {self.log.read_text(errors='replace')}")

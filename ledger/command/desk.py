@@ -70,6 +70,7 @@ from ledger.vocabulary.events import (
     Tricks,
     Withdrawn,
 )
+from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import find_preset
 from ledger.vocabulary.stream import StreamStart
@@ -78,6 +79,8 @@ from projections.deals import game_name
 from projections.deal import DealState
 from projections.game import GameState
 from projections.recording import merge
+
+_ = language._  # every text a person reads, in the language in effect
 
 T = TypeVar("T")
 Names = str | Sequence[str] | None  # players as typed: "Anna,Boris" or a list of names
@@ -470,14 +473,15 @@ def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int
     contract) [Code 4.2.7]."""
     k = wanted.deal
     if not 1 <= k <= len(state.deals):
-        raise Refused("4.2.7", f"the game has no deal {k}",
-                      f"deal:1 to deal:{len(state.deals)}" if state.deals else "a deal first")
+        raise Refused("4.2.7", _("the game has no deal {deal}").format(deal=k),
+                      _("deal:1 to deal:{last}").format(last=len(state.deals)) if state.deals else _("a deal first"))
     deal = state.deals[k - 1]
     part = wanted.part or part_changed(state, k, changes)
     if part == "tricks":
         if deal.tricks_event is None:
-            raise Refused("4.2.7", f"deal {k} has no tricks recorded ({game_name(state, deal)})",
-                          f"deal:{k}.contract, or an event of `pulka log --only-deal {k}`")
+            raise Refused("4.2.7", _("deal {deal} has no tricks recorded ({what})").format(
+                deal=k, what=game_name(state, deal)),
+                _("deal:{deal}.contract, or an event of `pulka log --only-deal {deal}`").format(deal=k))
         return deal.tricks_event
     first = state.starts[k - 1]
     last = state.starts[k] - 1 if k < len(state.starts) else state.folded
@@ -494,7 +498,7 @@ def part_changed(state: GameState, k: int, changes: Sequence[str]) -> str:
     ``tricks=…``) the tricks, a contract ``7H`` (or ``contract=…``) the contract."""
     names = {p.casefold() for p in state.players}
     for item in changes:
-        key, sep, _ = item.partition("=")
+        key, sep, _value = item.partition("=")
         key = key.strip().casefold()
         if (sep and key in names) or key == "tricks":
             return "tricks"

@@ -177,7 +177,7 @@ def trick_counts(players: tuple[str, ...], items: Iterable[str]) -> dict[str, in
     for item in items:
         name, sep, n = item.partition("=")
         if not sep or not n.strip().isdigit():
-            raise Refused("3.5", f"{item!r} is not NAME=N (a player and a number of tricks)",
+            raise Refused("3.5", _("{item} is not NAME=N (a player and a number of tricks)").format(item=repr(item)),
                           " ".join(f"{p}=N" for p in players))
         result[player_word(players, name)] = int(n)
     return result
@@ -248,8 +248,8 @@ def target_word(text: str | int) -> int | DealPart:
     number, dot, part = rest.partition(".")
     if kind.casefold() in ("deal", "сдача") and colon and number.isdigit() and (not dot or part.casefold() in PARTS):
         return DealPart(int(number), part.casefold() if dot else None, word)
-    raise Refused("4.2.7", f"{text!r} names no record", "an event number (pulka log shows them), or deal:K, "
-                  "deal:K.tricks, deal:K.contract")
+    raise Refused("4.2.7", _("{text} names no record").format(text=repr(text)),
+                  _("an event number (pulka log shows them), or deal:K, deal:K.tricks, deal:K.contract"))
 
 
 def replacement_of(state: GameState, target: int, changes: Iterable[str]) -> dict[str, Any]:
@@ -317,7 +317,7 @@ def field_value(players: tuple[str, ...], key: str, value: str) -> Any:
         case "tricks":
             parsed = parse_value(value)
             if not isinstance(parsed, dict):
-                raise Refused("4.2.7", "trick counts are written NAME=N", " ".join(f"{p}=N" for p in players))
+                raise Refused("4.2.7", _("trick counts are written NAME=N"), " ".join(f"{p}=N" for p in players))
             return trick_counts(players, [f"{k}={v}" for k, v in parsed.items()])
         case _:
             return parse_value(value)
@@ -348,5 +348,5 @@ def bare_change(old: AnyEvent, word: str) -> dict[str, Any]:
         case Annulled():
             return {"reason": word}
         case _:
-            raise Refused("4.2.7", f"{word!r} says nothing a correction of this event could change",
-                          "NAME=N for trick counts, a bid or contract, a call, an amount, or FIELD=VALUE")
+            raise Refused("4.2.7", _("{word} says nothing a correction of this event could change").format(
+                word=repr(word)), _("NAME=N for trick counts, a bid or contract, a call, an amount, or FIELD=VALUE"))

@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from cli.output import clean, uncleaned
-from ledger.command.application import ImpossibleEventError, Kept, Ledger, bulk, guarded
+from ledger.command.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, guarded
 from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
@@ -140,7 +140,7 @@ def refusals() -> Iterator[None]:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
-    except (BrokenChainError, ImpossibleEventError, UnreadableEventError, UnreadableInput) as exc:
+    except (BrokenChainError, ImpossibleEventError, RefusedEventError, UnreadableEventError, UnreadableInput) as exc:
         raise UserError(f"refused: {exc}") from None
     except StoreError as exc:
         raise UserError(f"store error: {exc}") from None
@@ -351,13 +351,18 @@ def read_anyway_option(f: F) -> F:
 
 
 def sound(reading: Reading, game: str, anyway: bool) -> Reading:
-    """What a reading command shows: a game whose chain is broken is refused, or, with
-    ``--read-anyway``, shown with the break named on standard error."""
+    """What a reading command shows: a game whose chain is broken, or that holds an event
+    the ledger would not have recorded (its judge refuses it), is refused, or, with
+    ``--read-anyway``, shown with the event named on standard error."""
+    wrong: Exception | None = None
     if reading.problem is not None:
-        broken = BrokenChainError(game, reading.problem)
+        wrong = BrokenChainError(game, reading.problem)
+    elif reading.refused is not None:
+        wrong = RefusedEventError(game, reading.refused)
+    if wrong is not None:
         if not anyway:
-            raise UserError(f"refused: {broken}; --read-anyway shows it regardless")
-        click.echo(f"pulka: warning: {broken}; shown because of --read-anyway", err=True)
+            raise UserError(f"refused: {wrong}; --read-anyway shows it regardless")
+        click.echo(f"pulka: warning: {wrong}; shown because of --read-anyway", err=True)
     return reading
 
 

@@ -19,8 +19,12 @@ someone else has written since; a command refused keeps the fold as it was.
 
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
-what was read is checked on the way. A stored event that cannot be replayed is refused
-by number (``guarded``). ``bulk`` turns the garbage collector off around the load and
+what was read is checked on the way. Every stored event a command reads or records onto
+is judged again as it was on its way in (``judged_fold``; a recording command's fold of
+the stored game is that judging), so that an event the rules refuse, written with its
+digests computed anew, is named by number (``RefusedEventError``, ``Reading.refused``)
+rather than shown or built on. A stored event that cannot be replayed is refused by
+number (``guarded``). ``bulk`` turns the garbage collector off around the load and
 replay of a long game, which allocates much and frees nothing cyclic.
 """
 
@@ -36,7 +40,7 @@ from typing import Any, TypeVar
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import PULKA, Judging, Start, judge_log, judging_of, start_stream
+from ledger.command.kinds import PULKA, Judging, Start, judging_of, start_stream
 from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
@@ -72,6 +76,18 @@ class ImpossibleEventError(Exception):
             f"event {number} of game {game!r} cannot be replayed ({type(cause).__name__}: {cause}): the store "
             "holds an event the ledger would not have recorded (written outside pulka? see `pulka verify`)"
         )
+
+
+class RefusedEventError(Exception):
+    """A stored event, its chain intact, that the ledger would not have recorded (written
+    with its digests computed anew: eleven tricks, a bid out of turn): nothing is
+    recorded onto its game, and a reading command shows it only with the reader's
+    consent. ``problem`` names it by number, as ``verify`` does."""
+
+    def __init__(self, game: str, problem: ChainProblem) -> None:
+        self.game = game
+        self.problem = problem
+        super().__init__(f"{problem}; see `pulka verify {game}`")
 
 
 @dataclass(frozen=True)
@@ -133,12 +149,32 @@ class Ledger:
         if not reading.stored:
             raise self.unknown(game)
         a_game(game, reading.stored[0].event)
-        return reading
+        if reading.problem is not None:
+            return reading
+        return reading._replace(refused=self.judge(game, reading.events)[1])
 
     def sound(self, game: str) -> list[StoredEvent]:
-        """All events of a stream whose chain checks out (what recording continues
-        from); [] for a stream never stored."""
-        return self.store.sound(game)
+        """All events of a game whose chain checks out and whose every event its judge
+        takes as stored (what is shown of it or recorded onto it); [] for a stream never
+        stored. ``RefusedEventError`` names an event the ledger would not have recorded."""
+        return self.loaded(game)[0]
+
+    def loaded(self, game: str) -> tuple[list[StoredEvent], Any]:
+        """A game's events, their chain checked, each judged again on the way
+        (``judged_fold``), and the game after them: what a recording command continues
+        from. ([], None) for a stream never stored; a stream of another kind than a game
+        (a tournament, the club register) is folded by no judge here ((its events,
+        None)). ``BrokenChainError`` names a break of the chain, ``RefusedEventError`` an
+        event the ledger would not have recorded."""
+        stored = self.store.sound(game)
+        try:
+            judging_of(stored[0].event)
+        except (Refused, IndexError):
+            return stored, None
+        state, problem = self.judge(game, [s.event for s in stored])
+        if problem is not None:
+            raise RefusedEventError(game, problem)
+        return stored, state
 
     def judged(self, stream: str) -> ChainProblem | None:
         """The first event of a stream whose chain is intact (``Store.verify``) that the
@@ -152,17 +188,21 @@ class Ledger:
             judging_of(events[0])
         except (Refused, IndexError):
             return None
+        return self.judge(stream, events)[1]
+
+    def judge(self, game: str, events: list[AnyEvent]) -> tuple[Any, ChainProblem | None]:
+        """``judged_fold`` of a game's events: the game after them and None, or (None, the
+        first event the ledger would not have recorded as stored). An event that makes
+        the judging itself fail (one the fold cannot take, or whose sheet cannot be read)
+        is found by the replay to the sheet, by halving, as a reading command finds it."""
         try:
-            return rejudged(stream, events, self.clock)
+            return judged_fold(game, events, self.clock)
         except Exception:
-            # An event that makes the judging itself fail (one the fold cannot take, or
-            # whose sheet cannot be read): the replay to the sheet names it, found by
-            # halving, as a reading command would.
             judging = judging_of(events[0])
             try:
-                guarded(stream, events, lambda replayed: judging.cells(judging.fold(replayed)))
+                guarded(game, events, lambda replayed: judging.cells(judging.fold(replayed)))
             except ImpossibleEventError as exc:
-                return ChainProblem(exc.number, str(exc))
+                return None, ChainProblem(exc.number, str(exc))
             raise
 
     def replayed(self, game: str, events: list[AnyEvent]) -> Any:
@@ -178,16 +218,20 @@ class Ledger:
 
     def state(self, game: str) -> Any:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
-        return self.replayed(game, self.read(game).events)
+        reading = self.store.read(game)
+        if not reading.stored:
+            raise self.unknown(game)
+        a_game(game, reading.stored[0].event)
+        return self.replayed(game, reading.events)
 
     def keep(self, game: str) -> Kept:
-        """The game loaded once, its chain checked, to record into again and again
-        (``execute(..., kept=)``)."""
-        stored = self.sound(game)
+        """The game loaded once, its chain checked and its events judged, to record into
+        again and again (``execute(..., kept=)``)."""
+        stored, state = self.loaded(game)
         if not stored:
             raise self.unknown(game)
         a_game(game, stored[0].event)
-        return Kept(game, stored, self.replayed(game, [s.event for s in stored]))
+        return Kept(game, stored, state)
 
     def renewed(self, kept: Kept) -> Kept:
         """``kept`` when nobody has written to its game since, else the game loaded again."""
@@ -219,14 +263,13 @@ class Ledger:
 
     def _decide_once(self, game: str, command: Command, expected: int | None, save: bool,
                      kind: Judging[Any] | None) -> Outcome:
-        stored = self.sound(game)
+        stored, state = self.loaded(game)
         if not stored:
             raise self.unknown(game)
         a_game(game, stored[0].event)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(game, expected, len(stored))
         judging = kind_checked(game, stored, kind)
-        state = self.replayed(game, [s.event for s in stored])
         before, effects = judging.cells(state), dict(state.effects)
         new, read = self._judged(game, judging, state, command)
         if save:
@@ -349,7 +392,7 @@ class Ledger:
         progress: Progress | None,
         expected: int | None,
     ) -> Outcome:
-        stored = self.sound(started.game)
+        stored, loaded = self.loaded(started.game)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(started.game, expected, len(stored))
         if stored:
@@ -362,7 +405,7 @@ class Ledger:
                 )
                 refused.line = first_line
                 raise refused
-            state = self.replayed(started.game, [s.event for s in stored])
+            state = loaded
             new: list[AnyEvent] = []
         else:
             state = judging.fold([started])
@@ -420,23 +463,57 @@ def retried(attempt: Callable[[int | None], T]) -> T:
             raise again.cause from None
 
 
-def rejudged(game: str, events: list[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
-    """The first of a game's stored events that the ledger would not record as stored:
-    each is judged again, as it was on its way in (admitted, then judged by its kind's
-    judge on the game before it), and the event the judge records must be the stored
-    one. Every stored event carries its time, so the clock decides nothing here."""
+# How many stored events a judging of a stream takes at a time (what it keeps of them).
+JUDGE_BATCH = 1000
+
+
+def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
+    """The first of a game's stored events that the ledger would not record as stored
+    (``judged_fold``); None when every one is as the ledger records it."""
+    return judged_fold(game, events, clock)[1]
+
+
+def judged_fold(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> tuple[Any, ChainProblem | None]:
+    """A game's stored events judged again, each as it was on its way in (admitted, then
+    judged by its kind's judge on the game before it), and folded: the game after them
+    and None; or, at the first event that its judge refuses or records otherwise than it
+    is stored, what is wrong with it (the state is then of no use). Every stored event
+    carries its time, so the clock decides nothing here.
+
+    The events are judged a batch at a time (``JUDGE_BATCH``) and each batch compared with
+    what is stored, so judging keeps no second copy of the game: what it costs in memory
+    is the fold's own. Judging is the fold with the judge's checks: a command that
+    records folds the stored game so, and pays only for the checks."""
     try:
-        judged = judge_log(list(enumerate(events, start=1)), clock)
+        judging, started = start_stream(1, events[0], clock)
     except Refused as exc:
-        number = exc.line or 1
-        return ChainProblem(number, f"event {number} of game {game!r} would be refused: {exc.message} (the store holds an "
-                                    "event the ledger would not have recorded: written outside pulka?)")
-    for number, (stored, again) in enumerate(zip(events, judged, strict=True), start=1):
-        if stored != again:
-            return ChainProblem(number, f"event {number} of game {game!r} is stored otherwise than the ledger "
-                                        f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
-                                        f"recorded {encode_event(again).decode()}")
-    return None
+        return None, _would_be_refused(game, exc)
+    if started != events[0]:
+        return None, _stored_otherwise(game, 1, events[0], started)
+    state = judging.fold([started])
+    decide = judging.decide
+    for begin in range(1, len(events), JUDGE_BATCH):
+        batch = [(n, events[n - 1]) for n in range(begin + 1, min(begin + JUDGE_BATCH, len(events)) + 1)]
+        try:
+            again = judge_events(state, decide, batch, clock)
+        except Refused as exc:
+            return None, _would_be_refused(game, exc)
+        for (number, stored), judged in zip(batch, again, strict=True):
+            if stored != judged:
+                return None, _stored_otherwise(game, number, stored, judged)
+    return state, None
+
+
+def _would_be_refused(game: str, exc: Refused) -> ChainProblem:
+    number = exc.line or 1
+    return ChainProblem(number, f"event {number} of game {game!r} would be refused: {exc.message} (the store holds an "
+                                "event the ledger would not have recorded: written outside pulka?)")
+
+
+def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent) -> ChainProblem:
+    return ChainProblem(number, f"event {number} of game {game!r} is stored otherwise than the ledger "
+                                f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
+                                f"recorded {encode_event(judged).decode()}")
 
 
 def kind_checked(game: str, stored: list[StoredEvent], kind: Judging[Any] | None) -> Judging[Any]:

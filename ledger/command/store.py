@@ -106,10 +106,13 @@ class StoredEvent(NamedTuple):
 
 class Reading(NamedTuple):
     """Events read for a reading command, and the first problem of their hash chain
-    (None when every event read is where it was recorded and unchanged)."""
+    (None when every event read is where it was recorded and unchanged); ``refused``:
+    the first event read, its chain intact, that the ledger would not have recorded
+    (its judge, ``Ledger.read``, says; the store knows no rules)."""
 
     stored: list[StoredEvent]
     problem: ChainProblem | None
+    refused: ChainProblem | None = None
 
     @property
     def events(self) -> list[AnyEvent]:

@@ -32,9 +32,16 @@ def caught_up(ledger: Ledger) -> Iterator[Views]:
             views.catch_up()
         except ViewsMissing as exc:
             raise UserError(str(exc)) from None
+        warn_left_out(views)
         yield views
     finally:
         views.close()
+
+
+def warn_left_out(views: Views) -> None:
+    """Name on standard error each stream the views left out where its chain breaks."""
+    for item in views.left_out():
+        click.echo(f"pulka: warning: {item}", err=True)
 
 
 def _date(value: str | None, option: str) -> str | None:
@@ -151,6 +158,7 @@ def views_rebuild(db: str) -> None:
         try:
             taken = v.rebuild()
             click.echo(f"views rebuilt from {counted(taken, 'event')}")
+            warn_left_out(v)
         finally:
             v.close()
 

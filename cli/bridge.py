@@ -23,7 +23,7 @@ from cli.common import (
     game_name,
     opened,
     session_kept,
-    set_current,
+    made_current,
 )
 from cli.record import report_options, tell
 from cli.rules import parse_overrides
@@ -71,13 +71,14 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
                                          rules=parse_overrides(overrides, None), by=by)
         if not started.created:
             raise UserError(f"game {game!r} exists already")
-    set_current(db, game)
+    current = made_current(db, game)
     stored = started.event
     assert isinstance(stored, RubberStarted)
     n, e, s, w = stored.players
     click.echo(f"started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); "
                f"{stored.first_dealer} deals first")
-    click.echo(f"{game} is now the current game: commands may leave its name out")
+    if current:
+        click.echo(f"{game} is now the current game: commands may leave its name out")
 
 
 @bridge.command(cls=GameCommand)

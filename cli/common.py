@@ -116,7 +116,8 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
         try:
             store = Store(address, create=write)
         except StoreError as exc:
-            raise UserError(f"cannot open the store: {exc}") from None
+            said = str(exc)
+            raise UserError(said if said.startswith("cannot open") else f"cannot open the store: {said}") from None
         try:
             with refusals(), bulk():
                 yield Ledger(store)
@@ -210,6 +211,19 @@ def set_current(db: str | None, game: str | None) -> None:
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot keep the current game in {path}: {exc.strerror}") from None
+
+
+def made_current(db: str | None, game: str) -> bool:
+    """Make a game just stored the current one (``pulka new``): whether it could be. The
+    game is stored whatever happens here, so a state file that cannot be written is a
+    warning on standard error, not a refusal (exit 1 would say that nothing was stored)."""
+    try:
+        set_current(db, game)
+    except UserError as exc:
+        click.echo(f"pulka: warning: {game!r} is stored, but is not the current game: {exc.message}; "
+                   f"name it in each command, or `pulka use {game}` once the file can be written", err=True)
+        return False
+    return True
 
 
 def game_name(game: str, db: str | None) -> str:

@@ -37,6 +37,7 @@ from cli.common import (
     read_log,
     read_stdin_log,
     session_kept,
+    made_current,
     set_current,
 )
 from cli.rules import parse_overrides
@@ -155,17 +156,18 @@ def new(
                                         first_dealer=first_dealer, rules=rules, by=by)
         if not started.created:
             raise UserError(f"game {game!r} exists already")
-    set_current(db, game)
+    current = made_current(db, game)
     stored = started.event
     assert isinstance(stored, GameStarted) and stored.rule_set is not None
     if quiet:
         return
     if as_json:
-        emit({"game": game, "events": [{"number": 1, **event_to_dict(stored)}], "current": True})
+        emit({"game": game, "events": [{"number": 1, **event_to_dict(stored)}], "current": current})
         return
     click.echo(f"started {game}: {', '.join(stored.players)}; {stored.rule_set.convention}, pulya to {pulya}; "
                f"{stored.first_dealer} deals first, {started.leads} leads")
-    click.echo(f"{game} is now the current game: commands may leave its name out")
+    if current:
+        click.echo(f"{game} is now the current game: commands may leave its name out")
 
 
 @click.command()
@@ -228,6 +230,7 @@ def _import(file: str, db: str | None) -> None:
         # An export of a stored game, or of its beginning, may be imported again: the
         # events it shares with the store, digest for digest, are there already.
         known = ledger.stored_prefix(exported)
+        ledger.forked(exported, known)
         if known and known == len(exported):
             click.echo(f"{game_of(exported)}: nothing new, the file's {counted(known, 'event')} {'is' if known == 1 else 'are'} stored already")
             return

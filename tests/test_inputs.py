@@ -264,7 +264,9 @@ def test_a_schema_that_is_not_a_plain_name_is_refused_before_connecting() -> Non
 
 
 def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> None:
-    """A stake no ledger admits now, stored by one that did: settled to the last digit."""
+    """A stake no ledger admits now, stored by one that did: the judge names it, as
+    ``verify`` does (reading commands judge what they read), and read regardless it is
+    settled to the last digit."""
     from decimal import Decimal, localcontext
 
     from ledger.command.store import Store
@@ -275,13 +277,15 @@ def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> N
     with Store(store_url) as store:
         store.append("old", events, expected=0)
     result = run(store_url, "settle", "old", "--json")
+    assert result.exit_code == 1 and "event 1 of game 'old' would be refused: the stake" in result.stderr
+    result = run(store_url, "settle", "old", "--json", "--read-anyway")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     with localcontext(prec=100):
         for player, rounded in doc["rounded"].items():
             assert Decimal(doc["money"][player]) == Decimal(stake) * rounded
-    assert run(store_url, "settle", "old").exit_code == 0
-    assert run(store_url, "settle", "old", "--csv").exit_code == 0
+    assert run(store_url, "settle", "old", "--read-anyway").exit_code == 0
+    assert run(store_url, "settle", "old", "--csv", "--read-anyway").exit_code == 0
 
 
 def test_a_log_reads_the_same_whether_decoded_whole_or_line_by_line() -> None:

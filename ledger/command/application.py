@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import PULKA, Judging, Start, judging_of, start_stream
+from ledger.command.kinds import GAME_STARTS, PULKA, Judging, Start, judging_of, start_stream
 from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
@@ -212,8 +212,13 @@ class Ledger:
         return guarded(game, events, judging.fold)
 
     def unknown(self, game: str) -> Refused:
-        known = self.store.games()
+        """No game of that name: the stored games named (a tournament and the club
+        register are not games, and are not listed as such)."""
+        known = self.store.games(GAME_STARTS)
         hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
+        tournaments = self.store.games(TournamentStarted)
+        if tournaments:
+            hint += f" (tournaments, `pulka tournament …`: {', '.join(tournaments)})"
         return Refused("event-log", f"no game named {game!r}{hint}")
 
     def state(self, game: str) -> Any:
@@ -337,13 +342,35 @@ class Ledger:
             same += 1
         return same
 
+    def forked(self, lines: Sequence[LogLine], known: int) -> None:
+        """Refuse an export whose history leaves the stored one: its first ``known``
+        events are stored digest for digest (``stored_prefix``), and the store holds
+        another event where the file goes on. Such a file is a fork, not the rest of the
+        game: it names the event where the two differ (a log without digests is judged as
+        an append instead)."""
+        if not lines or lines[0].digest is None or not isinstance(lines[0].event, StreamStart):
+            return
+        game = lines[0].event.game
+        count = self.store.count(game)
+        if count <= known or known >= len(lines):
+            return
+        number = known + 1
+        refused = Refused("event-log", f"the file's history of {game!r} differs from the store's at event {number} "
+                          f"(the file has {len(lines)} events, the store {count}): a file that appends must go "
+                          "on from the stored history",
+                          f"`pulka verify {game} --against FILE` shows the difference; the file into a store "
+                          "of its own")
+        refused.line = lines[known].line
+        raise refused
+
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
     ) -> Outcome:
-        """Judge and store a whole log: a new game, or events appended to one."""
+        """Judge and store a whole log: a new game, or events appended to one. A log that
+        appends begins with the stored start; when it gives the start's time, the same."""
         first_line, first = lines[0]
         judging, started = start_stream(first_line, first, self.clock)
-        return self._record(judging, started, first_line, lines[1:], progress)
+        return self._record(judging, started, first_line, lines[1:], progress, first.at)
 
     def create(self, event: Start) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
@@ -380,8 +407,9 @@ class Ledger:
         first_line: int | None,
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
+        given_at: str | None = None,
     ) -> Outcome:
-        return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen))
+        return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen, given_at))
 
     def _record_once(
         self,
@@ -391,17 +419,33 @@ class Ledger:
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
         expected: int | None,
+        given_at: str | None = None,
     ) -> Outcome:
         stored, loaded = self.loaded(started.game)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(started.game, expected, len(stored))
         if stored:
             existing = stored[0].event
+            if not isinstance(existing, GAME_STARTS):
+                what = "a tournament" if isinstance(existing, TournamentStarted) else "the club register"
+                refused = Refused("event-log", f"{started.game!r} is {what}, not a game: a game's log cannot be "
+                                               "stored under its name", "another name in the file's first line")
+                refused.line = first_line
+                raise refused
             if not isinstance(existing, type(started)) or not judging.same_start(existing, started):
                 refused = Refused(
                     "event-log",
                     f"game {started.game!r} is stored with a different {event_type(existing)} line; a file that "
                     "appends must begin with the stored one (see `pulka export`)",
+                )
+                refused.line = first_line
+                raise refused
+            if given_at is not None and given_at != existing.at:
+                refused = Refused(
+                    "event-log",
+                    f"game {started.game!r} was started at {existing.at}, and the file's {event_type(existing)} "
+                    f"line says {given_at}: a file that appends must begin with the stored start",
+                    f"the line as `pulka export {started.game}` writes it, or without its time",
                 )
                 refused.line = first_line
                 raise refused

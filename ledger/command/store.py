@@ -175,7 +175,7 @@ class Store:
 
             backend = PostgresBackend(parse_postgres_url(db), create=create)
         else:
-            backend = SQLiteBackend(db)
+            backend = SQLiteBackend(db, read=not create)
         self._backend = backend
         self.description = backend.description
         # How to open eventsourcing's own application on these events (for readers that
@@ -424,6 +424,12 @@ class Store:
             rows.append((number, topic_of(number), state % (event_json, hexdigits, link)))
             link = b'"%b"' % link_of(digest).encode()
         return rows, stored
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store, opened to read, could be opened only read-only (a SQLite file
+        the command may not write, a full disk); None when it was opened as usual."""
+        return getattr(self._backend, "read_only", None)
 
     def has_events_table(self) -> bool:
         """Whether the store has its events table (a store never written has none)."""

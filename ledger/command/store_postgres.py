@@ -48,6 +48,7 @@ from ledger.command.storage import (
     Row,
     StoreError,
     StreamChanged,
+    disk_full,
     pause,
     reason,
 )
@@ -317,6 +318,9 @@ def _signed(key: int) -> int:
 def _explain(exc: psycopg.Error) -> str:
     """A database error on one line, saying what was waited for when it is a timeout."""
     text = reason(exc)
+    full = disk_full(exc)
+    if full is not None:
+        return f"{full}; free some space on it and try again"
     if isinstance(exc, psycopg.errors.LockNotAvailable):
         return (f"{text}: waited {LOCK_TIMEOUT} s for the lock on table {TABLE}, which another "
                 "command writing to this store holds; try again")

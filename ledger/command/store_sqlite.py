@@ -9,12 +9,19 @@ datastore connection returning plain tuples.
 
 Only a file keeps anything: an in-memory database, which forgets every event when the
 command ends, is refused.
+
+A reading command reads a store it cannot write: a file or folder it may not write (a
+0444 file in a 0555 folder, a read-only mount) or a full disk, where even opening a WAL
+database makes a file beside it, is opened again read-only and immutable
+(``file:…?mode=ro&immutable=1``: read as it is, without that file or any lock), and the
+store says why (``read_only``). A full disk is called so, not "disk I/O error".
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -32,6 +39,7 @@ from ledger.command.storage import (
     RawRow,
     StoreError,
     StreamChanged,
+    disk_full,
     pause,
     reason,
 )
@@ -92,10 +100,16 @@ def _has_table(cursor: sqlite3.Cursor) -> bool:
     return cursor.fetchone() is not None
 
 
-class SQLiteBackend(Backend):
-    """The events of every game in one SQLite file."""
+def immutable(path: str) -> str:
+    """The URI that opens the SQLite file ``path`` read-only and immutable."""
+    return f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro&immutable=1"
 
-    def __init__(self, path: str) -> None:
+
+class SQLiteBackend(Backend):
+    """The events of every game in one SQLite file. ``read_only``: why a store opened to
+    read could not be opened as usual, and was opened read-only (None when it was not)."""
+
+    def __init__(self, path: str, *, read: bool = False) -> None:
         if cannot_persist(path):
             raise StoreError(
                 f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
@@ -103,6 +117,8 @@ class SQLiteBackend(Backend):
             )
         self.description = path
         self.path = path
+        self.read = read
+        self.read_only: str | None = None
         self.present = False
         self.env = {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "CREATE_TABLE": "n",
@@ -116,7 +132,18 @@ class SQLiteBackend(Backend):
         self._open()
 
     def _open(self) -> None:
-        path = self.path
+        try:
+            self._connect(self.path)
+        except StoreError as exc:
+            if not self.read or self.path.startswith("file:") or not os.path.exists(self.path):
+                raise
+            # A store a reading command cannot open as usual: read it as it is.
+            uri = immutable(self.path)
+            self._connect(uri)
+            self.read_only = str(exc).removeprefix(f"cannot open the store {self.path}: ")
+            self.env["SQLITE_DBNAME"] = uri
+
+    def _connect(self, path: str) -> None:
         env = Environment("Pulka", {
             "SQLITE_DBNAME": path, "CREATE_TABLE": "n", "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
             "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
@@ -125,7 +152,7 @@ class SQLiteBackend(Backend):
             self.factory = SQLiteFactory(env)
             recorder = self.factory.application_recorder()
         except (PersistenceError, OSError) as exc:
-            raise StoreError(f"cannot open the store {path}: {reason(exc)}") from None
+            raise StoreError(f"cannot open the store {self.path}: {self._why(exc)}") from None
         assert isinstance(recorder, SQLiteApplicationRecorder), recorder
         assert recorder.events_table_name == TABLE, recorder.events_table_name
         self.recorder = recorder
@@ -134,7 +161,7 @@ class SQLiteBackend(Backend):
             with self.datastore.transaction(commit=False) as curs:
                 self.present = _has_table(curs.sqlite_cursor)
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the store {path}: {self._why(exc)}") from None
+            raise StoreError(f"cannot open the store {self.path}: {self._why(exc)}") from None
 
     def found(self) -> bool:
         if not self.present:
@@ -224,8 +251,19 @@ class SQLiteBackend(Backend):
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot read {self.path}: {self._why(exc)}") from None
 
-    def _why(self, exc: PersistenceError | sqlite3.Error) -> str:
+    def _writable(self) -> bool:
+        """Whether this process may write the file and the folder it sits in (where the
+        journal goes), as the file system says (a read-only mount included)."""
+        folder = os.path.dirname(os.path.abspath(self.path))
+        return os.access(self.path, os.W_OK) and os.access(folder, os.W_OK)
+
+    def _why(self, exc: BaseException) -> str:
         text = reason(exc)
+        full = disk_full(exc, self.path)
+        if full is not None:
+            return full
+        if not self.path.startswith("file:") and os.path.exists(self.path) and not self._writable():
+            return f"{text}: the store is read-only here (the file or its folder may not be written)"
         if isinstance(exc, (OperationalError, sqlite3.OperationalError)) and "locked" in text:
             return (f"{text}: waited {LOCK_TIMEOUT} s for another command writing to this file "
                     "to finish; try again")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -38,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from time import monotonic
 from typing import Any, NamedTuple, Protocol
-from uuid import UUID
+from uuid import UUID, uuid4
 from weakref import WeakKeyDictionary
 
 from eventsourcing.persistence import (
@@ -46,6 +47,7 @@ from eventsourcing.persistence import (
     InfrastructureFactory,
     ListenNotifySubscription,
     Mapper,
+    MapperDeserialisationError,
     PersistenceError,
     Subscription,
     Tracking,
@@ -53,11 +55,12 @@ from eventsourcing.persistence import (
     WaitInterruptedError,
 )
 from eventsourcing.projection import BaseProjectionRunner, Projection
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment, get_topic
 
 from ledger.command import ratings
 from ledger.command.records import LedgerApplication, Opened, Recorded
+from ledger.command.storage import disk_full, not_allowed, reason
 from ledger.command.store import Store, StoreError, game_id
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
 from ledger.vocabulary.club import PlayerAliased
@@ -67,7 +70,8 @@ from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
 from projections.archive import Alias, GameResult, PulkaRow, deals_done, may_change_result, result_of
 from projections.game import GameState, replay
 
-__all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "LeftOut", "Views", "ViewsMissing", "ensure_views"]
+__all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "LeftOut", "Views", "ViewsMissing", "ViewsUnwritable",
+           "ensure_views"]
 
 # The name of the followed application (the store's), under which positions are tracked.
 APPLICATION = LedgerApplication.name
@@ -82,6 +86,13 @@ GAMES_KEPT = 256
 
 class ViewsMissing(StoreError):
     """The store has no views yet (made by ``pulka views rebuild`` or a new stream)."""
+
+
+class ViewsUnwritable(StoreError):
+    """This command cannot write the store's views (or may not read them): a role
+    without the grants, a SQLite file it may not write, a full disk. A reader then folds
+    the archive in memory (``Views(store, in_memory=True)``); the message says why, and
+    what to grant."""
 
 
 # -- a subscription for SQLite ---------------------------------------------------------
@@ -727,9 +738,14 @@ class _Source:
 
 
 class Views:
-    """The archive views of one store: catch up, follow, rebuild, and read."""
+    """The archive views of one store: catch up, follow, rebuild, and read.
 
-    def __init__(self, store: Store) -> None:
+    ``in_memory``: views of this command alone, folded from the stored events into an
+    in-memory SQLite database, for a store whose views this command may not write (a
+    role with the auditor's grants, a read-only SQLite file, a full disk): the same
+    projection and the same readers, nothing written to the store."""
+
+    def __init__(self, store: Store, *, in_memory: bool = False) -> None:
         env = dict(store.env)
         env["CREATE_TABLE"] = "n"  # reading never makes tables
         if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
@@ -739,28 +755,58 @@ class Views:
             view_class = postgres_archive_view()
         self.env = env
         self.description = store.description
+        self.path = env.get("SQLITE_DBNAME")
+        self.in_memory = in_memory
+        self.read_only = store.read_only
         try:
-            factory = InfrastructureFactory[Any].construct(env=Environment(ArchiveProjection.name, env))
-            self.factory = factory
-            self.view: Any = factory.tracking_recorder(view_class)
+            if in_memory:
+                self.datastore = SQLiteDatastore(f"file:pulka-views-{uuid4().hex}?mode=memory&cache=shared")
+                self.view: Any = SQLiteArchiveView(self.datastore)
+                self.view.create()
+            else:
+                self.factory = InfrastructureFactory[Any].construct(env=Environment(ArchiveProjection.name, env))
+                self.view = self.factory.tracking_recorder(view_class)
             self.reader = LedgerApplication(env=env)
         except PersistenceError as exc:
-            raise StoreError(f"cannot open the views of {store.description}: {exc}") from None
+            raise StoreError(f"cannot open the views of {store.description}: {reason(exc)}") from None
         self.projection = ArchiveProjection(self.view, _Source(self.reader))
+
+    def fault(self, exc: BaseException, doing: str) -> StoreError:
+        """What the database said while the views were read or written, as a store
+        error: ``ViewsUnwritable`` when this command may not do it, a full disk called so."""
+        full = disk_full(exc, self.path)
+        if full is not None:
+            return ViewsUnwritable(f"cannot {doing} the player views of {self.description}: {full}")
+        if not_allowed(exc):
+            return ViewsUnwritable(
+                f"this command may not {doing} the player views of {self.description} ({reason(exc)}): "
+                "a role that keeps them needs SELECT, INSERT, UPDATE and DELETE on the archive_* and rating_* "
+                "tables and the views' tracking table (archive_tracking on PostgreSQL) of the store's schema, "
+                "or another role keeps them current (`pulka views follow`) and this one needs SELECT on them")
+        return StoreError(f"cannot {doing} the player views of {self.description}: {reason(exc)}")
 
     # -- keeping the view ------------------------------------------------------------
 
     def exists(self) -> bool:
-        return bool(self.view.exists())
+        try:
+            return bool(self.view.exists())
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "read") from None
 
     def create(self) -> None:
         """Make the view's tables when missing (what ``pulka views rebuild`` and a new
         stream do; never a read)."""
-        if not self.view.exists():
-            self.view.create()
+        try:
+            if not self.view.exists():
+                self.view.create()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "make") from None
 
     def require(self) -> None:
         if not self.exists():
+            if self.read_only is not None:
+                raise ViewsUnwritable(f"the store {self.description} has no player views yet, and it is "
+                                      f"opened read-only ({self.read_only})")
             raise ViewsMissing(
                 f"the store {self.description} has no player views yet; "
                 "`pulka views rebuild` makes and fills them"
@@ -768,18 +814,29 @@ class Views:
 
     def head(self) -> int:
         """The position of the last stored event (0 for an empty store)."""
-        return int(self.reader.recorder.max_notification_id() or 0)
+        try:
+            return int(self.reader.recorder.max_notification_id() or 0)
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot read {self.description}: {disk_full(exc, self.path) or reason(exc)}") from None
 
     def position(self) -> int:
         """The position of the last event the view has taken in (0: none)."""
-        return int(self.view.max_tracking_id(APPLICATION) or 0)
+        try:
+            return int(self.view.max_tracking_id(APPLICATION) or 0)
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "read") from None
 
     def catch_up(self, timeout: float = 24 * 3600.0) -> int:
-        """Bring the view up to the last stored event; the number of events taken in."""
+        """Bring the view up to the last stored event; the number of events taken in.
+        A store this command may not write (``Store.read_only``) is ``ViewsUnwritable``
+        as soon as there is anything to write."""
         self.require()
         head = self.head()
         if self.position() >= head:
             return 0
+        if self.read_only is not None and not self.in_memory:
+            raise ViewsUnwritable(f"cannot write the player views of {self.description}: the store is "
+                                  f"opened read-only ({self.read_only})")
         before = self.projection.processed
         self.projection.batch, self.projection.flush_at = CATCH_UP_BATCH, head
         try:
@@ -787,13 +844,18 @@ class Views:
                 runner.wait(head, timeout=timeout)
         except (StoreError, TimeoutError):
             raise
+        except (PersistenceError, sqlite3.Error) as exc:
+            if isinstance(exc, MapperDeserialisationError):
+                raise StoreError(f"the player views stopped after position {self.position()} of {head}: a stored "
+                                 f"event cannot be read ({reason(exc)}); `pulka verify` names it") from None
+            raise self.fault(exc, "write") from None
         except Exception as exc:
-            # An event the projection cannot take in: a store changed behind the ledger's
-            # back (verify names the event). The views keep what they had saved.
+            # Not the store's: the projection itself failed (each stream's own events
+            # that its fold cannot take are left out, ``ArchiveProjection.changes``).
             raise StoreError(
                 f"the player views stopped after position {self.position()} of {head}: "
-                f"{type(exc).__name__}: {exc}; `pulka verify` checks the stored events"
-            ) from None
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         finally:
             self.projection.batch, self.projection.flush_at = 1, None
         return self.projection.processed - before
@@ -809,7 +871,10 @@ class Views:
     def rebuild(self) -> int:
         """Clear the view and its position in one transaction, then take in every event."""
         self.create()
-        self.view.clear()
+        try:
+            self.view.clear()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "write") from None
         self.projection = ArchiveProjection(self.view, _Source(self.reader))
         return self.catch_up()
 
@@ -859,7 +924,10 @@ class Views:
 
     def close(self) -> None:
         self.reader.close()
-        self.factory.close()
+        if self.in_memory:
+            self.datastore.close()
+        else:
+            self.factory.close()
 
     def __enter__(self) -> Views:
         return self

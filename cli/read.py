@@ -22,6 +22,7 @@ from cli.common import (
     file_option,
     folded,
     game_argument,
+    game_name,
     only_pulka,
     opened,
     point_options,
@@ -67,7 +68,17 @@ def export(game: str, as_csv: bool, file: str | None, read_anyway: bool, db: str
     """Print the game's log as JSON Lines, with what the ledger filled in and each
     event's chain digest (check a copy with `pulka verify --file`); or, with --csv,
     its sheet, deals and settlement."""
-    read = read_game(game, db, file, anyway=read_anyway)
+    if file is None and not as_csv:
+        # Judged whole first (nothing is printed of a game refused), then printed a
+        # page at a time, the chain checked again on the way: never held with its digests.
+        name = game_name(game, db)
+        count = len(read_game(name, db, None, anyway=read_anyway).stored)
+        with opened(db) as ledger, progress(f"exporting {name}", count) as update:
+            for n, stored in enumerate(ledger.store.stored(name, checked=not read_anyway), start=1):
+                click.echo(export_line(stored.event, stored.digest))
+                update(n)
+        return
+    read = read_game(game, db, file, anyway=read_anyway, digests=True)
     if as_csv:
         only_pulka(read, "--csv writes a pulka's sheet")
         click.echo(spreadsheet(folded(read, Point()), settlement=True, deals=True), nl=False)

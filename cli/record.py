@@ -16,6 +16,7 @@ pulka, and every verdict of the recording rules; a verdict the scorer must not m
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,6 +35,9 @@ from cli.common import (
     game_name,
     opened,
     progress,
+    LogShape,
+    log_lines,
+    log_shape,
     read_log,
     read_stdin_log,
     session_kept,
@@ -41,7 +45,8 @@ from cli.common import (
     set_current,
 )
 from cli.rules import parse_overrides
-from ledger.command.application import bulk
+from ledger.command.application import NotStreamed, bulk
+from ledger.command.kinds import GAME_STARTS
 from ledger.command.desk import CorrectionPreview, PulkaDesk
 from ledger.command.scorer import Told, Write, told_doc
 from ledger.vocabulary.events import GameStarted, event_to_dict
@@ -215,6 +220,10 @@ def import_(file: str, db: str | None) -> None:
 
 
 def _import(file: str, db: str | None) -> None:
+    if file != "-":
+        shape = log_shape(file)  # refuses a log larger than this machine can judge
+        if shape.starts == 1 and _streamed(file, db, shape):
+            return
     exported = read_stdin_log() if file == "-" else read_log(file)
     with opened(db, write=True) as ledger:
         streams = split_streams(exported)
@@ -241,6 +250,24 @@ def _import(file: str, db: str | None) -> None:
         verb = "created" if recorded.created else "appended to"
         already = f" ({known} already stored)" if known > 1 else ""
         click.echo(f"{verb} {recorded.game}: {counted(len(recorded.stored), 'event')} stored{already}")
+
+
+def _streamed(file: str, db: str | None, shape: LogShape) -> bool:
+    """Import the log of one new game a line at a time (``Ledger.record_stream``): a long
+    log is never held whole. False, having stored nothing, for a log that must be read
+    whole (a game stored already, digests to be named as wrong, a tournament's file)."""
+    try:
+        with log_lines(file) as lines, opened(db, write=True) as ledger:
+            first = next(lines)
+            if not isinstance(first.event, GAME_STARTS):
+                return False
+            with progress("judging", shape.lines) as update:
+                recorded = ledger.record_stream(itertools.chain([first], lines),
+                                                progress=lambda done, total: update(done + 1), total=shape.lines - 1)
+    except NotStreamed:
+        return False
+    click.echo(f"created {recorded.game}: {counted(len(recorded.stored), 'event')} stored")
+    return True
 
 
 # -- recording at the table ----------------------------------------------------------------

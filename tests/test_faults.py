@@ -307,3 +307,35 @@ def test_refusals_list_the_games_without_the_register_and_the_tournaments(store_
     log = tmp_path / "cup.jsonl"
     log.write_text(json.dumps({"type": "game_started", "game": "cup", "players": ["A", "B", "C"], "pulya": 10}) + "\n")
     assert "line 1: 'cup' is a tournament, not a game" in refused(db, "import", str(log))
+
+
+# -- a log larger than the machine can hold -----------------------------------------------------
+
+
+LIMITED = """
+import resource, sys
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+from cli.main import main
+sys.argv = ["pulka", *sys.argv[2:]]
+main()
+"""
+
+
+def test_a_log_larger_than_the_machine_can_judge_is_refused_not_killed(store_url: str, tmp_path: Path) -> None:
+    """The log's lines are counted before any is decoded: one that judging would need
+    more memory for than the process may have (here a data limit of 256 MB, for 400,000
+    events) is refused with a message, and nothing is stored, where it was killed."""
+    log = tmp_path / "big.jsonl"
+    start = {"type": "game_started", "game": "big", "players": ["A", "B", "C"], "pulya": 10}
+    with open(log, "w", encoding="utf-8") as f:
+        f.write(json.dumps(start) + "\n")
+        f.write('{"type":"bid","player":"A","bid":"pass"}\n' * 400_000)
+    rows = stored_rows(store_url)
+    for args in (["import", str(log), "--db", store_url], ["verify", "--file", str(log)]):
+        done = subprocess.run([sys.executable, "-c", LIMITED, str(256 << 20), *args], capture_output=True, text=True,
+                              timeout=300, env=dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state")))
+        assert done.returncode == 1, (args, done.stderr)
+        assert f"{log} holds 400,001 events: judging them needs about" in done.stderr
+        assert "run this on a machine with more memory" in done.stderr and "Traceback" not in done.stderr
+    assert stored_rows(store_url) == rows

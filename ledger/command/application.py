@@ -46,7 +46,7 @@ from ledger.command.tables import check_table_game
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, Joined, Substituted, encode_event, event_type
-from ledger.vocabulary.logfile import LogLine
+from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.refusal import Refused
@@ -130,7 +130,7 @@ class Ledger:
         a_game(game, stored[0].event)
         return stored
 
-    def read(self, game: str, point: Point = Point()) -> Reading:
+    def read(self, game: str, point: Point = Point(), *, digests: bool = True) -> Reading:
         """The events of a game that a reading command needs to show it as of ``point``
         (all of them when no point is given), with their chain checked; a refusal
         naming the stored games when there is no such game.
@@ -141,11 +141,11 @@ class Ledger:
         everything.
         """
         if point.at is not None and point.at >= 1:
-            reading = self.store.read(game, upto=point.at)
+            reading = self.store.read(game, upto=point.at, digests=digests)
         elif point.deal is not None and point.deal >= 0:
-            reading = self.store.read(game, through_deal=point.deal)
+            reading = self.store.read(game, through_deal=point.deal, digests=digests)
         else:
-            reading = self.store.read(game)
+            reading = self.store.read(game, digests=digests)
         if not reading.stored:
             raise self.unknown(game)
         a_game(game, reading.stored[0].event)
@@ -183,7 +183,7 @@ class Ledger:
         ``import`` and ``verify --file`` judge every line), or one stored otherwise than
         the judge records it. None when there is none; for a tournament's or the club
         register's stream, None (``verifying`` judges a tournament with its tables)."""
-        events = [s.event for s in self.store.load(stream)]
+        events = self.store.events(stream)
         try:
             judging_of(events[0])
         except (Refused, IndexError):
@@ -372,6 +372,37 @@ class Ledger:
         judging, started = start_stream(first_line, first, self.clock)
         return self._record(judging, started, first_line, lines[1:], progress, first.at)
 
+    def record_stream(self, lines: Iterator[LogLine], progress: Progress | None = None,
+                      total: int = 0) -> Outcome:
+        """Judge and store the log of a new game read a line at a time (``import`` of a
+        long log): each line judged as it comes and let go of, its events stored in
+        bounded batches within one transaction once every line is judged. What it keeps
+        is the game's fold and the judged events it holds, nothing of the file.
+
+        ``NotStreamed`` (nothing read is lost: the caller reads the log again whole) for
+        what only the whole log can say: a game stored already (a log that appends), an
+        export whose digests are missing on a line or do not chain (named as ``import``
+        names them). A refusal by the judge names its line as ``record_lines`` does."""
+        checked = checked_export(lines)
+        try:
+            first = next(checked)
+            judging, started = start_stream(first.line, first.event, self.clock)
+            if self.store.count(started.game):
+                raise NotStreamed(f"{started.game!r} is stored already")
+            game = started.game
+            state = judging.fold([started])
+            new: list[AnyEvent] = [started]
+            new += judge_events(state, judging.decide, ((line.line, line.event) for line in checked), self.clock,
+                                progress, total=total)
+        except NotAsExported as exc:
+            raise NotStreamed(f"line {exc}") from None
+        read = self.judged_against(game, state if judging is PULKA else None, new)
+        from ledger.command.views import ensure_views
+
+        ensure_views(self.store)
+        saved = self.store.append(game, new, expected=0, previous=GENESIS, unchanged=read)
+        return Outcome(game, True, saved, state)
+
     def create(self, event: Start) -> Outcome:
         """Start a game from the command line (no file, so no line numbers)."""
         judging, started = start_stream(None, event, self.clock)
@@ -468,6 +499,11 @@ class Ledger:
         return Outcome(started.game, not stored, saved, state)
 
 
+class NotStreamed(Exception):
+    """A log that ``record_stream`` cannot judge a line at a time: the caller reads it
+    whole (``record_lines``), which says what is wrong with it, if anything."""
+
+
 class StaleReadError(Exception):
     """A write refused because a stream the command judged by, and does not write (a
     tournament, a table), changed after it was read; ``count``: the events of the
@@ -509,6 +545,15 @@ def retried(attempt: Callable[[int | None], T]) -> T:
 
 # How many stored events a judging of a stream takes at a time (what it keeps of them).
 JUDGE_BATCH = 1000
+
+
+def judge_stream(first: LogLine, rest: Iterable[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> int:
+    """Judge a log of one game, read a line at a time, as ``import`` judges it, without a
+    store: how many lines after the first it holds. A refusal names its line. What it
+    keeps is the game's fold, nothing of the log."""
+    judging, started = start_stream(first.line, first.event, clock)
+    state = judging.fold([started])
+    return len(judge_events(state, judging.decide, rest, clock))
 
 
 def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:

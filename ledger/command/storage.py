@@ -19,7 +19,7 @@ import shutil
 import signal
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID
@@ -159,7 +159,7 @@ class Backend(ABC):
         given as it is stored)."""
 
     @abstractmethod
-    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+    def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
         """Store the rows of each stream of ``groups`` in one transaction, all or nothing
         (``pause("stream")`` between one stream's rows and the next): ConflictError when

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -66,7 +66,7 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
     ``execute`` per row: the rowids that order the notification log are given in the
     same order; nothing here needs each row's id back."""
 
-    def insert_rows(self, groups: Sequence[Sequence[tuple[str, int, str, bytes]]],
+    def insert_rows(self, groups: Sequence[Iterable[tuple[str, int, str, bytes]]],
                     unchanged: Sequence[tuple[str, int]] = ()) -> None:
         """``insert_events`` of rows given as the tuples its statement takes (stream id,
         version, topic, state), a stream's at a time: the same transaction and statement,
@@ -223,12 +223,12 @@ class SQLiteBackend(Backend):
             found = cursor.fetchall()
         return [(_uuid(stream) or stream, count) for stream, count in found]
 
-    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+    def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
         assert isinstance(self.recorder, ManyRowsRecorder), self.recorder
         try:
             self.recorder.insert_rows(
-                [[(stream.hex, version, topic, state) for version, topic, state in rows] for stream, rows in groups],
+                [_of_stream(stream.hex, rows) for stream, rows in groups],
                 [(stream.hex, count) for stream, count in unchanged],
             )
         except IntegrityError as exc:
@@ -268,6 +268,12 @@ class SQLiteBackend(Backend):
             return (f"{text}: waited {LOCK_TIMEOUT} s for another command writing to this file "
                     "to finish; try again")
         return text
+
+
+def _of_stream(stream: str, rows: Iterable[NewRow]) -> Iterator[tuple[str, int, str, bytes]]:
+    """The rows of one stream as the recorder's insert statement takes them, one at a time."""
+    for version, topic, state in rows:
+        yield stream, version, topic, state
 
 
 def _uuid(text: str) -> UUID | None:

@@ -844,10 +844,10 @@ class Views:
                 runner.wait(head, timeout=timeout)
         except (StoreError, TimeoutError):
             raise
+        except MapperDeserialisationError as exc:
+            raise StoreError(f"the player views stopped after position {self.position()} of {head}: a stored "
+                             f"event cannot be read ({reason(exc)}); `pulka verify` names it") from None
         except (PersistenceError, sqlite3.Error) as exc:
-            if isinstance(exc, MapperDeserialisationError):
-                raise StoreError(f"the player views stopped after position {self.position()} of {head}: a stored "
-                                 f"event cannot be read ({reason(exc)}); `pulka verify` names it") from None
             raise self.fault(exc, "write") from None
         except Exception as exc:
             # Not the store's: the projection itself failed (each stream's own events

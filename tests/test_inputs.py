@@ -5,6 +5,7 @@ the rows it had (``stored_rows``)."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from conftest import every_event
 from helpers import pulka, run, stored_rows, tournament_export
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import EVENT_TYPES, decode_event, encode_event, event_to_dict
-from ledger.vocabulary.logfile import export_line, parse_export, split_streams
+from ledger.vocabulary.logfile import LogLine, decode_log, export_line, parse_export, read_batches, split_streams
 from ledger.vocabulary.refusal import Refused
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -311,6 +312,36 @@ def test_a_log_reads_the_same_whether_decoded_whole_or_line_by_line() -> None:
         with pytest.raises(Refused) as caught:
             parse_export("\n".join(damaged) + "\n")
         assert caught.value.line == line, damaged
+
+
+def batched(data: bytes, size: int) -> list[LogLine]:
+    return [line for batch in read_batches(io.BytesIO(data), size) for line in batch]
+
+
+def refusal(read: Callable[[], object]) -> tuple[int | None, str]:
+    with pytest.raises(Refused) as caught:
+        read()
+    return caught.value.line, str(caught.value)
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 4096], ids=lambda size: f"{size}-bytes")
+def test_a_log_read_in_batches_reads_as_the_whole_text(size: int) -> None:
+    """``read_batches`` (how import and --file read a file, so that a long one is never
+    held whole) gives what ``parse_export`` of the whole text gives, cut anywhere: the
+    same events at the same lines with their digests, the same refusal of the same
+    line, whether UTF-8 fails, a line is no event, or there is none."""
+    events = every_event("g")
+    export = "".join(export_line(e, d) + "\n" for e, d in zip(events, chain_digests("g", events)))
+    spaced = "\ufeff\n \r\n" + export.replace("\n", "\r\n\n")  # a byte order mark, blanks, CRLF
+    for text in (export, export.rstrip("\n"), spaced):
+        assert batched(text.encode(), size) == parse_export(text.lstrip("\ufeff"))
+    lines = export.encode().splitlines(keepends=True)
+    for damaged in (
+        b"".join([*lines[:5], lines[5].replace(b'"type"', b'"ty\xffpe"', 1), *lines[6:]]),  # not UTF-8
+        b"".join([*lines[:9], b"{nope}\n", *lines[10:]]),  # a line that is no event
+        b"\n \n\r\n",  # no event at all
+    ):
+        assert refusal(lambda: batched(damaged, size)) == refusal(lambda: parse_export(decode_log(damaged)))
 
 
 # -- an empty or malformed time, checked in a process of its own ------------------------------

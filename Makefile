@@ -9,14 +9,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: test demo bench bench-archive bench-load bench-rating bench-merkle bench-memory venv
+.PHONY: messages test demo install serve bench bench-archive bench-load bench-rating bench-merkle bench-serve bench-memory venv
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -e '.[test]'
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	touch $(STAMP)
 
 # The suite runs on every core (pytest-xdist; each test has its own store or schema).
@@ -34,13 +34,29 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
+
+# The live service on a demo club (a pulka under way, a director, the table's link) in
+# serve-demo.db: its addresses and a QR code are printed; SERVE_ARGS='--port 8080'.
+serve: $(DEMO_STAMP)
+	$(PY) -m compileall -q ledger projections cli web
+	$(VENV)/bin/pulka --db serve-demo.db serve demo $(SERVE_ARGS)
+
+# pulka on the PATH: a link to this checkout's script (.venv/bin/pulka, pulka alone, as
+# for the demo) in BINDIR, by default ~/.local/bin, which most systems put on the PATH.
+# The link points into the checkout: move it, and run `make install` again.
+BINDIR ?= $(HOME)/.local/bin
+install: $(DEMO_STAMP)
+	mkdir -p "$(BINDIR)"
+	ln -sf "$(abspath $(VENV))/bin/pulka" "$(BINDIR)/pulka"
+	@echo "pulka linked into $(BINDIR)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. in ~/.profile: export PATH=\"$(BINDIR):\$$PATH\"" ;; esac
 
 # BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick; with
 # PULKA_BENCH_POSTGRES set to a postgresql:// address, PostgreSQL is measured too.
 bench: $(STAMP)
-	$(PY) -m compileall -q ledger projections cli
+	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/bench.py $(BENCH_ARGS)
 
 # The player views of an archive of 1,000 pulkas (BENCH_ARGS=--quick for 100) and thirty
@@ -55,6 +71,11 @@ bench-load: $(STAMP)
 bench-rating: $(STAMP)
 	$(PY) bench/rating.py $(BENCH_ARGS)
 
+# The live service under load: 30 tables recording through HTTP with 200 spectators
+# following (BENCH_ARGS=--quick: 5 and 20); PostgreSQL too with PULKA_BENCH_POSTGRES.
+bench-serve: $(STAMP)
+	$(PY) -W ignore::DeprecationWarning bench/serve.py $(BENCH_ARGS)
+
 # The club log's Merkle tree on a store of 1,000,000 events: root and proof times beside
 # the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).
 bench-merkle: $(STAMP)
@@ -66,3 +87,15 @@ bench-merkle: $(STAMP)
 bench-memory: $(STAMP)
 	$(PY) -m compileall -q ledger projections cli
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/memory.py $(BENCH_ARGS)
+
+# The message catalogues (ledger/vocabulary/locale): the texts people read extracted from
+# the code into pulka.pot, merged into each language's .po (translate there), compiled
+# to the .mo that gettext reads. The compiled .mo is committed: a plain install needs no
+# Babel. tests/test_language.py checks that both are up to date.
+LOCALE := ledger/vocabulary/locale
+BABEL_KEYWORDS := -k _ -k N_ -k ngettext:1,2
+messages: $(STAMP)
+	$(VENV)/bin/pybabel extract -F babel.cfg $(BABEL_KEYWORDS) --no-location --sort-output --project=pulka \
+		--copyright-holder="the pulka authors" -o $(LOCALE)/pulka.pot .
+	$(VENV)/bin/pybabel update -i $(LOCALE)/pulka.pot -d $(LOCALE) -D pulka --no-fuzzy-matching
+	$(VENV)/bin/pybabel compile -d $(LOCALE) -D pulka

@@ -24,11 +24,11 @@ from click.testing import CliRunner
 from cli.main import main as pulka
 from ledger.command.application import Ledger
 from ledger.command.dealline import deal_events
-from ledger.command.judge import judge_into, judge_log
+from ledger.command.judging import judge_events
+from ledger.command.kinds import PULKA, start_stream
 from ledger.command.store import Store
 from ledger.command.views import Views
 from ledger.vocabulary.events import Abandoned, AnyEvent, GameStarted, decode_event, encode_event
-from projections.game import GameState
 
 LINES = (
     "6S pass pass | 6S | whist whist | 6 2 2",
@@ -57,14 +57,14 @@ class Clock:
 def template(convention: str, deals: int, abandon: bool, stake: str | None) -> list[str]:
     """A judged pulka of players Xa, Xb, Xc (about 7 events a deal), as JSON lines."""
     clock = Clock()
-    started = judge_log([(1, GameStarted(game="@template", players=("Xa", "Xb", "Xc"), pulya=10 ** 6,
-                                         convention=convention, stake=stake))], clock)[0]
+    _, started = start_stream(1, GameStarted(game="@template", players=("Xa", "Xb", "Xc"), pulya=10 ** 6,
+                                             convention=convention, stake=stake), clock)
     assert isinstance(started, GameStarted)
-    state = GameState.start(started)
+    state = PULKA.fold([started])
     for k in range(deals):
-        judge_into(state, ((None, e) for e in deal_events(state, LINES[k % len(LINES)])), clock)
+        judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, LINES[k % len(LINES)])), clock)
     if abandon:
-        judge_into(state, [(None, Abandoned(agreed_by=("Xa", "Xb", "Xc")))], clock)
+        judge_events(state, PULKA.decide, [(None, Abandoned(agreed_by=("Xa", "Xb", "Xc")))], clock)
     return [encode_event(e).decode() for e in state.events]
 
 

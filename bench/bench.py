@@ -16,7 +16,8 @@ Prints, for the embedded SQLite store and, when ``PULKA_BENCH_POSTGRES`` (or
 - a club archive of 1,000 pulkas in one store, settled game by game;
 - a rubber of bridge: judged, replayed to a settlement, audited.
 
-Every log is made by the command side itself (``judge_into`` over ``deal_events``),
+Every log is made by the command side itself, as ``Ledger`` judges what a command
+decides (``judging.judge_events`` with the pulka's ``decide``, over ``deal_events``),
 never written by hand. Timings are the best of a few runs; nothing is asserted
 (timing belongs here, not in the tests). ``--quick`` makes everything smaller.
 """
@@ -44,12 +45,12 @@ from click.testing import CliRunner
 from cli.main import main as pulka
 from ledger.command.application import Ledger, bulk
 from ledger.command.dealline import deal_events
-from ledger.command.judge import judge_into, judge_log
+from ledger.command.judging import judge_events
 from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
 from ledger.vocabulary.events import AnyEvent, Correction, Defence, GameStarted, PencilDown, Tricks, encode_event
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
-from ledger.command.kinds import judge_log as judge_stream_log
+from ledger.command.kinds import PULKA, judge_log, start_stream
 from ledger.command.rubber import start as rubber_start
 from ledger.command.rubberline import rubber_deal
 from ledger.vocabulary.bridge import RubberStarted
@@ -86,13 +87,13 @@ def pulka_events(
     verdict must score the deal both as recorded and as corrected.
     """
     started = GameStarted(game=game, players=("Anna", "Boris", "Vera"), pulya=100000, stake="0.10", at=CLOCK)
-    first = judge_log([(1, started)], lambda: CLOCK)[0]
+    _, first = start_stream(1, started, lambda: CLOCK)
     assert isinstance(first, GameStarted)
-    state = GameState.start(first)
+    state = PULKA.fold([first])
     for k in range(deals):
         line = LINES[(k + offset) % len(LINES)]
         begin = state.folded + 1
-        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: CLOCK)
+        judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, line)), lambda: CLOCK)
         if correct_every and (k + 1) % correct_every == 0:
             correct_this_deal(state, begin, pencil)
     return list(state.events)
@@ -118,7 +119,7 @@ def correct_this_deal(state: GameState, begin: int, pencil: bool) -> None:
     recorder = last.by
     events: list[AnyEvent] = [PencilDown(player=recorder)] if pencil and recorder in state.players else []
     events.append(Correction(target=number, replacement=replacement, by="Vera" if recorder != "Vera" else "Anna"))
-    judge_into(state, [(None, e) for e in events], lambda: CLOCK)
+    judge_events(state, PULKA.decide, [(None, e) for e in events], lambda: CLOCK)
 
 
 def log_text(events: list[AnyEvent]) -> str:
@@ -411,9 +412,9 @@ def rubber_bench(deals: int, runs: int) -> None:
         if k % 10 == 9:
             lines.append((len(lines) + 1, Correction(target=len(lines) - 1, replacement={"tricks": 6})))
     n = len(lines)
-    judged = judge_stream_log(lines)
+    judged = judge_log(lines)
     print(f"\nA rubber of bridge of {deals} deals, {n:,} events, in process (events/s, best of {runs})")
-    row("judge every event", rate(n, best(lambda: judge_stream_log(lines), runs)))
+    row("judge every event", rate(n, best(lambda: judge_log(lines), runs)))
     row("replay to a settlement", rate(n, best(lambda: settle_rubber(replay_rubber(judged)), runs)))
     row("audit trail", rate(n, best(lambda: audit_rubber(judged), runs)))
 

@@ -43,6 +43,7 @@ from ledger.command.verifying import judged
 from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
 from ledger.vocabulary.wording import counted
@@ -74,8 +75,8 @@ def _until(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 @click.option("--type", "types", multiple=True, type=click.Choice(sorted(EVENT_TYPES)), metavar="TYPE",
               help="Only events of this type (again for more types).")
 @click.option("--verdicts", is_flag=True, help="Only events with a verdict of the recording rules or a note.")
-@click.option("--since", callback=_since, metavar="T", help="Only events recorded at or after T (a date: its start).")
-@click.option("--until", callback=_until, metavar="T", help="Only events recorded at or before T (a date: its end).")
+@click.option("--since", callback=_since, metavar="T", help="Only events recorded at or after T (20:14: today; a date: its start).")
+@click.option("--until", callback=_until, metavar="T", help="Only events recorded at or before T (20:14: today; a date: its end).")
 @point_options
 @file_option
 @read_anyway_option
@@ -203,11 +204,11 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
                 bad.append(f"export of {game_of(lines)}: {problem}")
         if bad:
             raise UserError("; ".join(bad))
-        if len(streams) == 1 and not isinstance(streams[0][0].event, TournamentStarted):
+        if len(streams) == 1 and not isinstance(streams[0][0].event, TournamentStarted | ClubStarted):
             read_file(file)  # every event judged as import would
         else:
             with refusals():
-                judge_streams(streams)  # a tournament and its games, judged together
+                judge_streams(streams)  # tournaments, games and the club's register, judged together
         for lines in streams:
             click.echo(f"export of {game_of(lines)}: {counted(len(lines), 'event')}, chain intact")
         return

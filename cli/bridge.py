@@ -24,6 +24,7 @@ from cli.common import (
     opened,
     session_kept,
     made_current,
+    store_key,
 )
 from cli.record import report_options, tell
 from cli.rules import parse_overrides
@@ -62,9 +63,10 @@ def record(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *,
 @click.option("--rule", "overrides", multiple=True, metavar="KEY=VALUE",
               help="honours=false, unfinished_part_score=50, rounding=hundred")
 @click.option("--by", help="Who records it.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing.")
 @db_option
 def new(game: str, players: str, stake: str | None, first_dealer: str | None, overrides: tuple[str, ...],
-        by: str | None, db: str | None) -> None:
+        by: str | None, quiet: bool, db: str | None) -> None:
     """Start a rubber; it becomes the current game."""
     with opened(db, write=True) as ledger:
         started = RubberDesk(ledger).new(game, players, stake=stake, first_dealer=first_dealer,
@@ -74,11 +76,13 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
     current = made_current(db, game)
     stored = started.event
     assert isinstance(stored, RubberStarted)
+    if quiet:
+        return
     n, e, s, w = stored.players
     click.echo(f"started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); "
                f"{stored.first_dealer} deals first")
     if current:
-        click.echo(f"{game} is now the current game: commands may leave its name out")
+        click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
 
 
 @bridge.command(cls=GameCommand)

@@ -10,20 +10,25 @@ internal error, 3 (``cli.main``, ``cli.output``).
 
 from __future__ import annotations
 
-import json
+import csv
 import functools
+import io
+import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
+import platformdirs
 
 from cli.output import clean, uncleaned
 from ledger.command.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, guarded
@@ -46,6 +51,8 @@ from ledger.vocabulary.logfile import LogLine, check_export, game_of, read_batch
 from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
+from ledger.vocabulary.club import RESERVED_PREFIX
+from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
 from projections.game import GameState
 from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
 from projections.points import Point, PointError
@@ -53,7 +60,7 @@ from projections.report import state_at
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEFAULT_DB = "pulka.db"
+STORE_FILE = "pulka.db"  # the SQLite store's name, in the user's data folder (or a legacy one here)
 MESSAGE_MAX = 4000  # characters of a refusal's message
 PROGRESS_FROM = 2000  # events (or games): shorter work shows no progress bar
 
@@ -79,8 +86,8 @@ def db_option(f: F) -> F:
     return click.option(
         "--db",
         metavar="ADDRESS",
-        help=f"SQLite file, or a postgresql:// address (default: --db before the command, "
-        f"$PULKA_DB, or {DEFAULT_DB}).",
+        help="SQLite file, or a postgresql:// address (default: --db before the command, "
+        "$PULKA_DB, ./pulka.db when there is one, else pulka.db in your data folder).",
     )(f)
 
 
@@ -98,8 +105,47 @@ def root_obj() -> dict[str, Any]:
 
 def store_address(db: str | None) -> str:
     """The store a command uses: its own --db, else the one given before the command
-    (or $PULKA_DB), else pulka.db in the working directory."""
-    return db or root_obj().get("db") or os.environ.get("PULKA_DB") or DEFAULT_DB
+    (or $PULKA_DB), else the default store (``default_store``)."""
+    return db or root_obj().get("db") or os.environ.get("PULKA_DB") or default_store()
+
+
+def data_store() -> Path:
+    """The default store: pulka.db in the user's data folder, where the platform keeps an
+    application's data (platformdirs: ``$XDG_DATA_HOME/pulka``, else
+    ``~/.local/share/pulka``, on Linux; ``~/Library/Application Support/pulka`` on macOS;
+    ``%LOCALAPPDATA%\\pulka`` on Windows), so that the evening is found from any folder."""
+    return platformdirs.user_data_path("pulka", appauthor=False) / STORE_FILE
+
+
+def default_store() -> str:
+    """The store when nothing names one: a ``pulka.db`` in the working folder when there
+    is one (a store made before the data folder was the default: its evening is not
+    lost, and a note on standard error says which store is used and how to choose),
+    else ``data_store``."""
+    if Path(STORE_FILE).is_file():
+        _note_folder_store()
+        return STORE_FILE
+    return str(data_store())
+
+
+@functools.cache
+def _note_folder_store() -> None:
+    """Said once a process (a ``pulka play`` session runs many commands), and never while
+    the shell completes a word (it would print over the line being typed)."""
+    if os.environ.get("_PULKA_COMPLETE"):
+        return
+    click.echo(f"pulka: note: using {Path(STORE_FILE).resolve()} of this folder; the default store is "
+               f"{data_store()} (move the file there, or choose one with --db or PULKA_DB)", err=True)
+
+
+def made_folder(address: str) -> None:
+    """The data folder of the default store made before its first write (a folder a
+    user named himself is not made: a path mistyped is refused, not created)."""
+    if address == str(data_store()):
+        try:
+            data_store().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot make the folder of the store {address}: {exc.strerror}") from None
 
 
 @contextmanager
@@ -112,6 +158,8 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
     rests meanwhile (``bulk``): loading and replaying a game frees nothing cyclic.
     """
     address = store_address(db)
+    if write:
+        made_folder(address)
     try:
         try:
             store = Store(address, create=write)
@@ -120,7 +168,10 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
             raise UserError(said if said.startswith("cannot open") else f"cannot open the store: {said}") from None
         try:
             with refusals(), bulk():
-                yield Ledger(store)
+                try:
+                    yield Ledger(store)
+                except ConcurrentWriteError as exc:
+                    raise UserError(f"not stored: {concurrent_write(exc, store)}") from None
         finally:
             store.close()
     except click.ClickException as exc:
@@ -128,6 +179,21 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
         if masked == exc.message:
             raise
         raise UserError(masked) from None
+
+
+def concurrent_write(exc: ConcurrentWriteError, store: Store) -> str:
+    """Another writer came first: what happened, and what to do at a command line (the
+    command decides anew when run again; the log shows what the other one recorded)."""
+    try:
+        first = store.read(exc.game, upto=1).stored
+    except StoreError:  # the advice without the log's name
+        first = []
+    log = (f"pulka tournament log {exc.game}" if first and isinstance(first[0].event, TournamentStarted)
+           else None if exc.game.startswith(RESERVED_PREFIX) else f"pulka log {exc.game}")
+    shows = f" (`{log}` shows what the other scorer recorded)" if log else ""
+    return (f"{exc.game!r} was changed by someone else: expected {exc.expected} stored event(s), found "
+            f"{exc.found}. Nothing of this command was stored; try again: run the same command, which decides "
+            f"on what is stored now{shows}")
 
 
 @contextmanager
@@ -153,9 +219,9 @@ CURRENT = ""  # the GAME argument when it was left out: the current game
 
 
 def state_file() -> Path:
-    """Where ``pulka use`` keeps the current game of each store."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "pulka" / "current.json"
+    """Where ``pulka use`` keeps the current game of each store: the user's state folder
+    (platformdirs: ``$XDG_STATE_HOME/pulka``, else ``~/.local/state/pulka``, on Linux)."""
+    return platformdirs.user_state_path("pulka", appauthor=False) / "current.json"
 
 
 def store_key(db: str | None) -> str:
@@ -232,8 +298,8 @@ def game_name(game: str, db: str | None) -> str:
         return game
     current = current_game(db)
     if current is None:
-        raise click.UsageError("no game given and no current game: name the game, or choose one "
-                               "with `pulka use GAME` (or PULKA_GAME)")
+        raise click.UsageError(f"no game given and no current game for the store {store_key(db)}: name the "
+                               "game, or choose one with `pulka use GAME` (or PULKA_GAME)")
     return current[0]
 
 
@@ -601,7 +667,7 @@ def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 
 def point_options(f: F) -> F:
     f = click.option("--time", "time_", metavar="T", callback=_as_of,
-                     help="As of this time: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
+                     help="As of this time: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")(f)
     f = click.option("--deal", "deal", type=int, metavar="K", help="As of the end of deal K.")(f)
     f = click.option("--at", "at", type=int, metavar="N", help="As of the N-th event of the game.")(f)
     return f
@@ -633,6 +699,60 @@ def emit(doc: Any) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False))
 
 
+# -- tables for a spreadsheet -------------------------------------------------------------------
+
+# A table for a spreadsheet: one header row, then one row per line (commas, quotes where
+# needed, as RFC 4180, but lines end in LF alone: a carriage return is one of the
+# characters ``clean`` shows as an escape, and spreadsheets read either). UTF-8 begins
+# with the byte order mark, which is how a spreadsheet (Excel, LibreOffice) knows the
+# file is UTF-8 and shows "Вера", not mojibake; Python's csv.DictReader reads it with
+# encoding="utf-8-sig".
+BOM = "\ufeff"
+
+
+def cell(value: Any) -> Any:
+    """A number as a spreadsheet reads it: whole, or a decimal when exact, else n/d."""
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return value.numerator
+        d = value.denominator
+        while d % 2 == 0:
+            d //= 2
+        while d % 5 == 0:
+            d //= 5
+        if d == 1:
+            return str(Decimal(value.numerator) / Decimal(value.denominator))
+        return str(value)
+    return value
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """One table as CSV text, without the byte order mark."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def emit_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """One table on standard output: the byte order mark (written past ``clean``, which
+    would show it as an escape, being an invisible character), then the table (through
+    it, as everything printed)."""
+    text = csv_text(header, rows)
+    sys.stdout.flush()
+    click.echo(BOM, nl=False, file=uncleaned(sys.stdout))
+    click.echo(text, nl=False)
+
+
+def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """One table into the file ``path``, the byte order mark first."""
+    try:
+        path.write_text(BOM + clean(csv_text(header, rows)), encoding="utf-8", newline="")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def folded(read: Read, point: Point) -> GameState:
     """The game as of the point, with a progress bar for a long one; a stored event
     that cannot be replayed is refused by number."""
@@ -647,6 +767,30 @@ def view(read: Read, point: Point) -> View:
     kind = read.kind
     with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
         return guarded(read.game, read.events, lambda events: kind.view(events, point, update))
+
+
+def deal_cap(ledger: Ledger, game: str) -> int | None:
+    """The deal cap of the tournament whose table ``game`` is (``T/R/K``): at it, the
+    table's pulka is over and settles as abandoned [Code 4.2.15]. None for any other
+    game, and when the tournament cannot be read (its own commands say why): the game is
+    then shown as its own events say."""
+    if parse_table_game(game) is None:
+        return None
+    from ledger.command.tables import tournament_of  # only a table's name reads its tournament
+
+    try:
+        found = tournament_of(ledger.store, game)
+    except (BrokenChainError, Refused, UnreadableEventError):
+        return None
+    return found[0].started.deal_cap if found else None
+
+
+def table_cap(read: Read, db: str | None, file: str | None) -> int | None:
+    """``deal_cap`` of a game read from the store (a file holds no tournament)."""
+    if file is not None or parse_table_game(read.game) is None:
+        return None
+    with opened(db) as ledger:
+        return deal_cap(ledger, read.game)
 
 
 def only_pulka(read: Read, what: str) -> None:

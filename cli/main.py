@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("cli.record:new", 'Start a pulka; it becomes the current game.'),
     "use": ("cli.record:use", 'Choose the current game of the store (or show it): commands then take GAME as optional.'),
     "play": ("cli.play:play", 'An interactive session for the scorer: prompts with the dealer and the leader, takes deal lines and commands, shows the writes and the sheet after each deal, offers undo, and ends with the settlement.'),
-    "deal": ("cli.record:deal", 'Record a whole deal: "BIDS | CONTRACT | CALLS | TRICKS".'),
+    "deal": ("cli.record:deal", 'Record a whole deal in one line.'),
     "bid": ("cli.record:bid", 'A bid: 6S ...'),
     "contract": ("cli.record:contract", "The declarer's contract (again to change it before anyone whists, or after with --evident-correction)."),
     "defence": ("cli.record:defence", "A defender's call: whist, pass or half_whist (вист, пас, полвиста); with four players the dealer's too."),
@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "annul": ("cli.record:annul", 'The current deal is void (a misdeal, a wrong number of cards): the same dealer deals again, and nothing of the deal is written.'),
     "abandon": ("cli.record:abandon", "Stop the pulka early: by agreement of all players, or on one player's demand."),
     "undo": ("cli.record:undo", 'Withdraw the last record while it is still in hand [Code 4.2.8]: the last deal line (the events of play of the last deal since anything else was recorded), or the last record when it is something else.'),
-    "correct": ("cli.record:correct", "Correct event TARGET [Code 4.2.7-4.2.9], in the table's words:"),
+    "correct": ("cli.record:correct", 'Correct a record [Code 4.2.7-4.2.9], named by its event number or its deal (deal:5, deal:5.tricks, deal:5.contract), in the table\'s words:'),
     "object": ("cli.record:object_", 'A partner refuses a late record of DEAL [Code 4.2.10].'),
     "penalty": ("cli.record:penalty", "An arbiter's penalty on PLAYER [Code 4.2.16]; it never benefits him: gora up, pulya down (a negative AMOUNT), whists written on him by the wronged player."),
     # the rest of the Code: irregularities, rulings, changes of players, the talon
@@ -45,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "talon": ("cli.table:talon", "The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."),
     "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
     "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
-    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals and settlement."),
+    "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals, settlement and payments for a spreadsheet."),
     "games": ("cli.read:games", 'List the stored games (tournaments: `pulka tournament list`): players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
     "sheet": ("cli.read:sheet", "The sheet: a pulka's pulya, gora and whists per player, with running entries; a rubber's МЫ/ВЫ sheet above and below the line."),
     "settle": ("cli.read:settle", 'The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as if abandoned now, an unfinished rubber as if stopped now [Law 80].'),
@@ -69,6 +69,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("cli.rating:stats", "A player's statistics: pulkas and results, contracts by level and suit and how many made, misères, whists, passes and half-whists and what they brought, raspasy, remizes, errors charged by the recording rules, head to head; NUMBER --deals lists the deals behind a number (contracts.7, defence.whist, vs.Boris.ahead)."),
     "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
     "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
+    # The service is on the clients' floor beside cli: named here, imported only when run.
+    "serve": ("web.serve:serve", "The club's live scoring service: the scorer's phone, the spectators' pages, the arbiter's and the director's desks, and the JSON API (docs/api.md)."),
 }
 
 
@@ -129,7 +131,8 @@ def shortened(text: str, limit: int) -> str:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", envvar="PULKA_DB", metavar="ADDRESS",
-              help="The store of every command: a SQLite file (default pulka.db) or a postgresql:// address.")
+              help="The store of every command: a SQLite file or a postgresql:// address (default: ./pulka.db "
+                   "when there is one, else pulka.db in your data folder).")
 @click.version_option(package_name="pulka")
 @click.pass_context
 def main(ctx: click.Context, db: str | None) -> None:

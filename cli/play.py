@@ -2,7 +2,11 @@
 
 It prompts with the deal to come (who deals, who leads), takes a deal line, shows what
 it wrote and the sheet in one line after each deal, offers undo, and ends with the
-settlement when the pulka ends (or when the scorer types ``end``). Any other command
+settlement when the scorer types ``end`` (or Ctrl-D, or Ctrl-C at the prompt). When the
+pulka ends the session says so and waits for a last command — a correction, an undo,
+a look at the sheet, or ``end`` — so that what the scorer was typing still reaches the
+session, not the shell. A result a slip of the tricks' order would explain is asked
+about before it is stored (``--yes`` on the line stores it as typed). Any other command
 of ``pulka`` may be typed without the game's name (``entry Vera whists 4 --on Boris``,
 ``correct 16 2``, ``sheet``, ``log --only-deal 3``); each runs exactly as it would on
 the command line, on the same store.
@@ -28,10 +32,10 @@ import click
 from cli.common import UserError, complete_game, current_game, db_option, opened, store_address
 from cli.main import COMMANDS, main
 from cli.output import clean, internal_error
-from cli.record import tell
+from cli.record import settle_doubt, tell
 from ledger.command.application import Kept
 from ledger.command.desk import PulkaDesk
-from ledger.command.scorer import Told, next_text
+from ledger.command.scorer import Doubtful, Told, next_text
 from projections.deals import next_deal_text, sheet_line
 from projections.game import GameState
 from projections.report import Point, render_settlement
@@ -40,18 +44,24 @@ END = {"end", "q", "quit", "exit"}
 UNDO = {"u", "undo"}
 HELP = {"?", "help", "h"}
 NOT_HERE = {"play", "new", "use", "import"}
-FLAGS = {"--again", "--leave-open"}
+FLAGS = {"--again", "--leave-open", "--yes", "-y"}
 
 HELP_TEXT = """\
-Type a deal line: BIDS | CONTRACT | CALLS | TRICKS, e.g.
-  6S pass pass | 6S | whist whist | 6 2 2      pass pass pass | 2 5 3      misere pass pass | misere | 0
-(table words too: 6♠ пас вист полвиста мизер здесь; add --again or --leave-open when asked).
+Type a deal line: the outcome, the declarer's tricks first, or the whole deal, e.g.
+  Anna 6S w w 6 2 2      Vera 7H w p Vera=7 Anna=2 Boris=1      Boris miz 0      rasp 2 5 3
+  6D 7S p p | Vera w w 5 2 3      6S pass pass | 6S | whist whist | 6 2 2 (tricks from the forehand)
+(table words too: 6♠ пас п вист в полвиста пв мизер миз здесь; add --again, --leave-open or --yes when asked).
 Or any pulka command without the game's name: entry Vera whists 4 --on Boris, pencil Vera,
 correct 16 2, tricks Anna=6 Boris=2 Vera=2 --deal 3, annul, sheet, log --only-deal 3, settle.
 u (undo) withdraws the last record while it is in hand; end (q) ends the session."""
 
 
+OVER = "the pulka has ended: a correction, undo, sheet, or end to settle"
+
+
 def prompt_of(state: GameState) -> str:
+    if state.over:
+        return "the pulka has ended; end > "
     deal = state.current
     if deal is None or deal.annulled_at is not None or deal.resolved:
         return next_deal_text(state) + " > "
@@ -118,7 +128,19 @@ class Session:
             words = text.split()
             line = " ".join(w for w in words if w not in FLAGS)
             again, leave_open = "--again" in words, "--leave-open" in words
-            self.record(lambda desk: desk.deal(self.game, line, by=self.by, again=again, leave_open=leave_open))
+            yes = "--yes" in words or "-y" in words
+            self.record(lambda desk: self.deal(desk, line, again, leave_open, yes))
+
+    def deal(self, desk: PulkaDesk, line: str, again: bool, leave_open: bool, yes: bool) -> Told:
+        """A deal line through the desk; a result the desk doubts is asked about
+        (``record.settle_doubt``) and recorded as the scorer chooses."""
+        try:
+            return desk.deal(self.game, line, by=self.by, again=again, leave_open=leave_open, confirmed=yes)
+        except Doubtful as doubt:
+            chosen = settle_doubt(doubt, line)
+        if chosen is None:
+            raise UserError("not stored")
+        return desk.deal(self.game, chosen, by=self.by, again=again, leave_open=leave_open, confirmed=True)
 
     def record(self, act: Callable[[PulkaDesk], Told]) -> None:
         """Record a line through the desk, on the kept game, and say what it did; a
@@ -130,7 +152,7 @@ class Session:
         except click.ClickException as exc:
             exc.show()
             return
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, click.Abort):
             click.echo("pulka: not done", err=True)
             return
         except Exception as exc:  # noqa: BLE001 - as LazyGroup.main: a fault of pulka, reported; the session goes on
@@ -172,12 +194,14 @@ def play(game: str | None, db: str | None) -> None:
         import readline  # noqa: F401  (line editing and history, where the platform has it)
     except ImportError:  # pragma: no cover
         pass
-    while not s.state.over:
+    if s.state.over:
+        click.echo(OVER)
+    while True:
         try:
             # input() may write its prompt to the terminal itself, past the cleaned
             # standard output: the prompt (players' names) is cleaned here.
             text = input(clean(prompt_of(s.state))).strip()
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):  # Ctrl-D, Ctrl-C: the session ends, settled
             click.echo()
             break
         first = text.split()[0].lower() if text else ""
@@ -186,7 +210,7 @@ def play(game: str | None, db: str | None) -> None:
         if first in HELP:
             click.echo(HELP_TEXT)
         elif text:
-            before = s.state.folded
+            before, over = s.state.folded, s.state.over
             s.take(text, first)
             try:
                 s.renew()
@@ -195,5 +219,7 @@ def play(game: str | None, db: str | None) -> None:
                 return
             if s.state.folded != before:
                 click.echo(f"sheet: {sheet_line(s.state)}")
+            if s.state.over and not over:
+                click.echo(OVER)
     click.echo()
     click.echo(render_settlement(s.state, Point()), nl=False)

@@ -7,15 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
+from typing import Any
 
 import click
 
-from cli.common import F, UserError, db_option, emit, opened, user_time
+from cli.common import F, UserError, cell, db_option, emit, emit_csv, opened, user_time
 from ledger.command.application import Ledger
 from ledger.vocabulary.refusal import excerpt
 from ledger.command.club import alias as record_alias
 from ledger.command.views import Views, ViewsMissing, ViewsUnwritable
-from projections.archive import history, history_doc, render_history, render_summaries, select, summaries, summary_doc
+from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
+                                 summary_doc)
 from projections.tournament import point_micros
 from ledger.vocabulary.wording import counted
 
@@ -71,21 +73,28 @@ def describe(date_from: str | None, date_to: str | None, convention: str | None,
 
 def filters(f: F) -> F:
     f = click.option("--time", "time_", metavar="T",
-                     help="What the archive said then: local ('2026-12-01 20:14', a date: its end) or with an offset.")(f)
+                     help="What the archive said then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")(f)
     f = click.option("--convention", metavar="C", help="Only pulkas under this convention.")(f)
     f = click.option("--to", "date_to", metavar="D", help="Only pulkas started on or before this date.")(f)
     f = click.option("--from", "date_from", metavar="D", help="Only pulkas started on or after this date.")(f)
     return f
 
 
+PLAYER_COLUMNS = ("player", "pulkas", "finished", "abandoned", "in_play", "whists", "money", "average", "best",
+                  "worst")
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="One object per player.")
+@click.option("--csv", "as_csv", is_flag=True, help="For a spreadsheet: one row per player.")
 @filters
 @db_option
-def players(as_json: bool, date_from: str | None, date_to: str | None, convention: str | None,
+def players(as_json: bool, as_csv: bool, date_from: str | None, date_to: str | None, convention: str | None,
             time_: str | None, db: str | None) -> None:
     """Every player across the stored pulkas: pulkas played (finished and abandoned),
     total whists and money from the rounded settlements, average, best and worst."""
+    if as_json and as_csv:
+        raise click.UsageError("give only one of --json and --csv")
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger, caught_up(ledger) as views:
@@ -94,8 +103,19 @@ def players(as_json: bool, date_from: str | None, date_to: str | None, conventio
         items = summaries(rows, views.aliases(as_of))
         if as_json:
             emit({"players": [summary_doc(s) for s in items]})
+        elif as_csv:
+            emit_csv(PLAYER_COLUMNS, [player_row(s) for s in items])
         else:
             click.echo(render_summaries(items, describe(start, end, convention, time_)), nl=False)
+
+
+def player_row(s: Summary) -> list[Any]:
+    """A player's totals as a spreadsheet row: the average exact (a decimal, or n/d when
+    it has no finite one), blanks where there is nothing."""
+    average = s.average
+    return [s.player, s.pulkas, s.finished, s.abandoned, s.in_play, s.whists, "" if s.money is None else s.money,
+            "" if average is None else cell(average), "" if s.best is None else s.best,
+            "" if s.worst is None else s.worst]
 
 
 @click.command()

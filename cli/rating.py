@@ -6,13 +6,11 @@ stored event."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 
 import click
 
-from cli.common import UserError, db_option, emit, opened, user_time
+from cli.common import UserError, db_option, emit, emit_csv, opened, user_time
 from cli.players import caught_up, describe
 from ledger.command.application import Ledger
 from ledger.command.ratings import kept_changes, kept_matches, matches_as_of
@@ -36,14 +34,6 @@ def _date(value: str | None, option: str) -> str | None:
         raise UserError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def _csv(header: tuple[str, ...], rows: list[list[str]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
-
-
 def _one_format(as_json: bool, as_csv: bool, as_html: bool) -> None:
     if sum((as_json, as_csv, as_html)) > 1:
         raise click.UsageError("give only one of --json, --csv and --html")
@@ -63,7 +53,7 @@ def club_changes(views: Views, as_of: int | None, convention: str | None) -> tup
 @click.command()
 @click.argument("name", required=False)
 @click.option("--at", "at", metavar="TIME",
-              help="The rating as the archive stood then: local ('2026-12-01 20:14', a date: its end) or with an offset.")
+              help="The rating as the archive stood then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")
 @click.option("--convention", metavar="C", help="Only pulkas under this convention.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document.")
 @click.option("--csv", "as_csv", is_flag=True, help="For a spreadsheet.")
@@ -86,7 +76,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
             emit(model.table_doc(lines, told))
         elif as_csv:
             doc = model.table_doc(lines, told)["players"]
-            click.echo(_csv(model.TABLE_COLUMNS, [[str(p[c]) for c in model.TABLE_COLUMNS] for p in doc]), nl=False)
+            emit_csv(model.TABLE_COLUMNS, [[str(p[c]) for c in model.TABLE_COLUMNS] for p in doc])
         elif as_html:
             from cli.picture.player import club_html
 
@@ -105,8 +95,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
     if as_json:
         emit(doc)
     elif as_csv:
-        click.echo(_csv(model.HISTORY_COLUMNS, [[str(m[c]) for c in model.HISTORY_COLUMNS] for m in doc["matches"]]),
-                   nl=False)
+        emit_csv(model.HISTORY_COLUMNS, [[str(m[c]) for c in model.HISTORY_COLUMNS] for m in doc["matches"]])
     elif as_html:
         from cli.picture.player import player_html
 
@@ -161,7 +150,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     if as_json:
         emit(stats_doc(found, told))
     elif as_csv:
-        click.echo(_csv(CSV_COLUMNS, csv_rows(found)), nl=False)
+        emit_csv(CSV_COLUMNS, csv_rows(found))
     elif as_html:
         from cli.picture.player import player_html
 
@@ -185,7 +174,7 @@ def _number(found: Stats, number: str, deals: bool, as_json: bool, as_csv: bool)
     elif as_csv:
         rows = [[d["game"], str(d["deal"] or ""), str(d["event"] or ""), str(d.get("whists_exact", d.get("whists", ""))),
                  d["text"]] for d in refs_doc(found, number, tally)["deals"]]
-        click.echo(_csv(("game", "deal", "event", "whists", "text"), rows), nl=False)
+        emit_csv(("game", "deal", "event", "whists", "text"), rows)
     elif deals:
         click.echo(render_refs(found, number, tally), nl=False)
     else:

@@ -6,10 +6,11 @@ a pulka's."""
 
 from __future__ import annotations
 
-import csv
-import io
+import re
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import click
@@ -17,8 +18,12 @@ import click
 from cli.common import (
     CURRENT,
     GameCommand,
+    UserError,
     db_option,
+    deal_cap,
     emit,
+    cell,
+    emit_csv,
     file_option,
     folded,
     game_argument,
@@ -31,7 +36,9 @@ from cli.common import (
     read_game,
     refusals,
     shown,
+    table_cap,
     view,
+    write_csv,
 )
 from ledger.command.kinds import GAME_STARTS, judging_of
 from ledger.vocabulary.events import AnyEvent
@@ -43,10 +50,15 @@ from projections.picture import picture
 from projections.deals import deal_table
 from projections.game import GameState
 from projections.points import Point
-from projections.report import money_text, settlement_of, transfers_doc
+from projections.pulka import PulkaView
+from projections.report import capped, money_text, settlement_of, transfers_doc
+from ledger.vocabulary.tournament import parse_table_game
 from projections.rubber import RubberState
 from projections.rubber_report import summary_doc
 from ledger.vocabulary.wording import counted
+
+TABLES = ("sheet", "deals", "settlement", "payments")  # a pulka's tables for a spreadsheet
+Table = tuple[list[str], list[list[Any]]]
 
 
 def status_of(state: GameState) -> str:
@@ -60,14 +72,30 @@ def status_of(state: GameState) -> str:
 
 @click.command(cls=GameCommand)
 @game_argument
-@click.option("--csv", "as_csv", is_flag=True, help="The sheet, the deals and the settlement for a spreadsheet.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="For a spreadsheet: each table (sheet, deals, settlement, payments) in a file of its own, "
+                   "GAME-TABLE.csv, or one table on standard output with --table.")
+@click.option("--table", type=click.Choice(TABLES), help="With --csv: this table alone, on standard output.")
+@click.option("--dir", "folder", type=click.Path(file_okay=False), metavar="DIR",
+              help="With --csv: the folder of the files (default: this one; made when missing).")
+@click.option("--club", is_flag=True,
+              help="The whole club as one file, for `pulka import` into a store without it: the register of "
+                   "names (pulka alias), each tournament with its tables, every game.")
 @file_option
 @read_anyway_option
 @db_option
-def export(game: str, as_csv: bool, file: str | None, read_anyway: bool, db: str | None) -> None:
+def export(game: str, as_csv: bool, table: str | None, folder: str | None, club: bool, file: str | None,
+           read_anyway: bool, db: str | None) -> None:
     """Print the game's log as JSON Lines, with what the ledger filled in and each
     event's chain digest (check a copy with `pulka verify --file`); or, with --csv,
-    its sheet, deals and settlement."""
+    its sheet, deals, settlement and payments for a spreadsheet."""
+    if (table or folder) and not as_csv:
+        raise click.UsageError("--table and --dir go with --csv")
+    if club:
+        if game != CURRENT or file is not None or as_csv:
+            raise click.UsageError("--club exports the whole store: give no GAME, --file or --csv")
+        export_club(db)
+        return
     if file is None and not as_csv:
         # Judged whole first (nothing is printed of a game refused), then printed a
         # page at a time, the chain checked again on the way: never held with its digests.
@@ -78,10 +106,25 @@ def export(game: str, as_csv: bool, file: str | None, read_anyway: bool, db: str
                 click.echo(export_line(stored.event, stored.digest))
                 update(n)
         return
-    read = read_game(game, db, file, anyway=read_anyway, digests=True)
+    read = read_game(game, db, file, anyway=read_anyway)
     if as_csv:
         only_pulka(read, "--csv writes a pulka's sheet")
-        click.echo(spreadsheet(folded(read, Point()), settlement=True, deals=True), nl=False)
+        state = folded(read, Point())
+        cap = table_cap(read, db, file)
+        if table is not None:
+            emit_csv(*csv_table(state, table, cap))
+            return
+        where = Path(folder or ".")
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot make the folder {where}: {exc.strerror}") from None
+        written = []
+        for name in TABLES:
+            path = where / f"{file_stem(read.game)}-{name}.csv"
+            write_csv(path, *csv_table(state, name, cap))
+            written.append(str(path))
+        click.echo(f"wrote {', '.join(written)}")
         return
     with progress(f"exporting {read.game}", len(read.stored)) as update:
         for n, stored in enumerate(read.stored, start=1):
@@ -89,10 +132,29 @@ def export(game: str, as_csv: bool, file: str | None, read_anyway: bool, db: str
             update(n)
 
 
+def export_club(db: str | None) -> None:
+    """Every stream of the store that ``pulka import`` takes back, as one file: the
+    club's register first, then each tournament with its tables, then every other game
+    (``ledger.command.tournament.club_export``)."""
+    from ledger.command.tournament import club_export
+
+    with opened(db) as ledger:
+        for line in club_export(ledger):
+            click.echo(line)
+
+
+def file_stem(game: str) -> str:
+    """A game's name as the start of a file's name: a table's slashes (``spring/1/2``)
+    and anything else a folder could not hold become dashes."""
+    return re.sub(r"[^\w.]+", "-", game).strip("-.") or "game"
+
+
 # -- the games of a store ---------------------------------------------------------------------
 
 
-def game_doc(name: str, state: GameState | RubberState) -> dict[str, Any]:
+def game_doc(name: str, state: GameState | RubberState, cap: int | None = None) -> dict[str, Any]:
+    """A game in the list of games; a tournament's table at its deal ``cap`` is
+    ``capped``: over [Code 4.2.15]."""
     if isinstance(state, RubberState):
         return summary_doc(name, state)
     times = [e.at for e in state.events if e.at]
@@ -103,7 +165,7 @@ def game_doc(name: str, state: GameState | RubberState) -> dict[str, Any]:
         "pulya": state.started.pulya,
         "events": state.folded,
         "deals": state.current_deal_number,
-        "status": status_of(state),
+        "status": "capped" if capped(state, cap) else status_of(state),
         "first": times[0] if times else None,
         "last": times[-1] if times else None,
     }
@@ -118,26 +180,33 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
     events, deals, status (playing,
     finished, abandoned), and the times of the first and last event."""
     docs = []
+    where = file
     if file is not None:
         read = read_game(CURRENT, db, file)
         docs.append(game_doc(read.game, fold(read.events)))
     else:
         with opened(db) as ledger:
+            where = f"the store {ledger.store.description}"
             names = ledger.store.games(GAME_STARTS)
             with progress("reading games", len(names)) as update:
+                caps: dict[str, int | None] = {}  # each tournament's deal cap, read once
                 for n, name in enumerate(names, start=1):
-                    docs.append(game_doc(name, ledger.state(name)))
+                    tournament = (parse_table_game(name) or ("",))[0]
+                    if tournament and tournament not in caps:
+                        caps[tournament] = deal_cap(ledger, name)
+                    docs.append(game_doc(name, ledger.state(name), caps.get(tournament)))
                     update(n)
     if as_json:
         emit(docs)
         return
     if not docs:
-        click.echo("no games stored yet; start one with `pulka new`")
+        click.echo(f"no games stored yet in {where}; start one with `pulka new`")
         return
     for d in docs:
         what = "a rubber of bridge" if d.get("kind") == "rubber" else f"{d['convention']}, pulya to {d['pulya']}"
+        status = "over at the tournament's deal cap" if d["status"] == "capped" else d["status"]
         click.echo(f"{d['game']}: {', '.join(d['players'])}; {what}; "
-                   f"{counted(d['events'], 'event')}, {counted(d['deals'], 'deal')}, {d['status']}; "
+                   f"{counted(d['events'], 'event')}, {counted(d['deals'], 'deal')}, {status}; "
                    f"{shown(d['first'])} to {shown(d['last'])}")
 
 
@@ -161,7 +230,7 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
     if as_svg:
         only_pulka(read, "--svg draws a pulka's sheet")
         with refusals():
-            drawn = picture(read.events, point)
+            drawn = picture(read.events, point, table_cap(read, db, file))
         if file is None:
             from cli.proofs import history  # the checkpoint that covers what is drawn
 
@@ -178,22 +247,26 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
 @click.command(cls=GameCommand)
 @game_argument
 @click.option("--json", "as_json", is_flag=True, help="The settlement object of docs/event-log.md.")
-@click.option("--csv", "as_csv", is_flag=True, help="The settlement and who pays whom, for a spreadsheet.")
+@click.option("--csv", "as_csv", is_flag=True, help="The settlement for a spreadsheet (--table payments: who pays whom).")
+@click.option("--table", type=click.Choice(("settlement", "payments")), default="settlement",
+              help="With --csv: the settlement (the default), or who pays whom.")
 @point_options
 @file_option
 @read_anyway_option
 @db_option
-def settle(game: str, as_json: bool, as_csv: bool, at: int | None, deal: int | None, time_: str | None,
-           file: str | None, read_anyway: bool, db: str | None) -> None:
+def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, deal: int | None,
+           time_: str | None, file: str | None, read_anyway: bool, db: str | None) -> None:
     """The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as
     if abandoned now, an unfinished rubber as if stopped now [Law 80]."""
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
     if as_csv:
         only_pulka(read, "--csv writes a pulka's sheet")
-        click.echo(spreadsheet(folded(read, point), settlement=True, deals=False), nl=False)
+        emit_csv(*csv_table(folded(read, point), table, table_cap(read, db, file)))
         return
     shown_at = view(read, point)
+    if isinstance(shown_at, PulkaView):  # a tournament's table at its deal cap is over
+        shown_at = replace(shown_at, deal_cap=table_cap(read, db, file))
     if as_json:
         emit(shown_at.settlement_doc())
     else:
@@ -209,56 +282,46 @@ def fold(events: list[AnyEvent]) -> GameState | RubberState:
 # -- spreadsheets -----------------------------------------------------------------------------
 
 
-def cell(value: Any) -> Any:
-    """A number as a spreadsheet reads it: whole, or a decimal when exact, else n/d."""
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return value.numerator
-        d = value.denominator
-        while d % 2 == 0:
-            d //= 2
-        while d % 5 == 0:
-            d //= 5
-        if d == 1:
-            return str(Decimal(value.numerator) / Decimal(value.denominator))
-        return str(value)
-    return value
+def csv_table(state: GameState, name: str, cap: int | None = None) -> Table:
+    """One of a pulka's tables for a spreadsheet, its header and its rows: the sheet (a
+    row per player), the deals (a row per deal: ``deal_table``), the settlement (a row
+    per player, with the pulka's status: ``capped`` at its tournament's deal ``cap``) or
+    the payments (who pays whom)."""
+    if name == "settlement":
+        return settlement_table(state, cap)
+    return {"sheet": sheet_table, "deals": deals_table, "payments": payments_table}[name](state)
 
 
-def spreadsheet(state: GameState, *, settlement: bool, deals: bool) -> str:
-    """Tables separated by an empty row, each under a title row: the sheet, the deals,
-    the settlement, who pays whom."""
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+def sheet_table(state: GameState) -> Table:
     sheet = totals(state.sheet())
-    if deals:
-        w.writerow(["sheet"])
-        w.writerow(["player", "pulya", "gora", *[f"whists on {q}" for q in state.players]])
-        for p in state.players:
-            w.writerow([p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]),
-                        *["" if q == p else cell(sheet[(p, "whists", q)]) for q in state.players]])
-        w.writerow([])
-        head, rows = deal_table(state)
-        w.writerow(["deals"])
-        w.writerow(head)
-        for row in rows:
-            w.writerow([cell(v) for v in row])
-        w.writerow([])
-    if settlement:
-        s = settlement_of(state)
-        w.writerow(["settlement", status_of(state)])
-        w.writerow(["player", "pulya", "gora", "gora after pulya", "result", "result exact", "rounded",
-                    *(["money"] if s.money is not None else [])])
-        for p in s.players:
-            w.writerow([p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]), cell(s.gora[p]),
-                        fmt_decimal(s.result[p]), str(s.result[p]), s.rounded[p],
-                        *([money_text(s.money[p])] if s.money is not None else [])])
-        w.writerow([])
-        w.writerow(["who pays whom"])
-        w.writerow(["from", "to", "whists", *(["money"] if s.money is not None else [])])
-        for t in transfers_doc(state):
-            w.writerow([t["from"], t["to"], t["whists"], *([money_text(Decimal(t["money"]))] if "money" in t else [])])
-    return out.getvalue()
+    head = ["player", "pulya", "gora", *[f"whists on {q}" for q in state.players]]
+    return head, [[p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]),
+                   *["" if q == p else cell(sheet[(p, "whists", q)]) for q in state.players]]
+                  for p in state.players]
+
+
+def deals_table(state: GameState) -> Table:
+    head, rows = deal_table(state)
+    return head, [[cell(v) for v in row] for row in rows]
+
+
+def settlement_table(state: GameState, cap: int | None = None) -> Table:
+    sheet = totals(state.sheet())
+    s = settlement_of(state)
+    status = "capped" if capped(state, cap) else status_of(state)
+    head = ["player", "pulya", "gora", "gora after pulya", "result", "result exact", "rounded",
+            *(["money"] if s.money is not None else []), "status"]
+    return head, [[p, cell(sheet[(p, "pulya", None)]), cell(sheet[(p, "gora", None)]), cell(s.gora[p]),
+                   fmt_decimal(s.result[p]), str(s.result[p]), s.rounded[p],
+                   *([money_text(s.money[p])] if s.money is not None else []), status]
+                  for p in s.players]
+
+
+def payments_table(state: GameState) -> Table:
+    with_money = settlement_of(state).money is not None
+    head = ["from", "to", "whists", *(["money"] if with_money else [])]
+    return head, [[t["from"], t["to"], t["whists"], *([money_text(Decimal(t["money"]))] if "money" in t else [])]
+                  for t in transfers_doc(state)]
 
 
 def fmt_decimal(x: Fraction) -> str:

@@ -43,14 +43,16 @@ from cli.common import (
     session_kept,
     made_current,
     set_current,
+    store_key,
 )
 from cli.rules import parse_overrides
 from ledger.command.application import NotStreamed, bulk
 from ledger.command.kinds import GAME_STARTS
 from ledger.command.desk import CorrectionPreview, PulkaDesk
-from ledger.command.scorer import Told, Write, told_doc
+from ledger.command.scorer import Doubt, Doubtful, Told, Write, told_doc
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
@@ -121,6 +123,44 @@ def record(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told], *, 
     tell(told, quiet=quiet, as_json=as_json)
 
 
+def doubt_text(doubt: Doubt) -> list[str]:
+    """A doubted result as the scorer reads it before he answers."""
+    return [f"deal {doubt.deal}: {doubt.reason}",
+            f"  as typed ({doubt.read_as}): {', '.join(f'{p} {t}' for p, t in doubt.typed.items())}",
+            f"  {doubt.other}:{' ' * max(1, 12 - len(doubt.other))}{', '.join(f'{p} {t}' for p, t in doubt.reading.items())}"]
+
+
+def settle_doubt(doubt: Doubtful, line: str) -> str | None:
+    """Ask the scorer about a doubted result, at a terminal: the line to store (as typed,
+    or with the tricks named as the other reading gives them), or None for neither. Not
+    at a terminal the line is refused, with the reading to type (``--yes`` stores it as
+    typed)."""
+    if not sys.stdin.isatty():
+        raise UserError(f"refused: {doubt}")
+    for text in doubt_text(doubt.doubt):
+        click.echo(text, err=True)
+    answer = click.prompt("store it as typed (t), as the other reading (o), or not at all (n)?",
+                          type=click.Choice(["t", "o", "n"]), default="n", err=True)
+    return line if answer == "t" else doubt.doubt.line if answer == "o" else None
+
+
+def record_line(db: str | None, game: str, line: str, *, yes: bool, again: bool, leave_open: bool,
+                by: str | None) -> Told:
+    """A deal line through the desk; a doubted result asked about (``settle_doubt``) and,
+    once answered, recorded as the scorer chose."""
+    name = game_name(game, db)
+    with pulka_desk(db) as desk:
+        try:
+            return desk.deal(name, line, by=by, again=again, leave_open=leave_open, confirmed=yes)
+        except Doubtful as exc:
+            doubt = exc
+    chosen = settle_doubt(doubt, line)
+    if chosen is None:
+        raise UserError("not stored")
+    with pulka_desk(db) as desk:
+        return desk.deal(name, chosen, by=by, again=again, leave_open=leave_open, confirmed=True)
+
+
 def with_leave_open(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--leave-open", is_flag=True,
                         help="Start the next deal although the deal before waits for its tricks [Code 4.2.10].")(f)
@@ -172,7 +212,7 @@ def new(
     click.echo(f"started {game}: {', '.join(stored.players)}; {stored.rule_set.convention}, pulya to {pulya}; "
                f"{stored.first_dealer} deals first, {started.leads} leads")
     if current:
-        click.echo(f"{game} is now the current game: commands may leave its name out")
+        click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
 
 
 @click.command()
@@ -227,7 +267,7 @@ def _import(file: str, db: str | None) -> None:
     exported = read_stdin_log() if file == "-" else read_log(file)
     with opened(db, write=True) as ledger:
         streams = split_streams(exported)
-        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted):
+        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
             # A tournament with its games, or several games (tournaments load the views'
             # machinery: only an import that needs them does).
             from ledger.command.tournament import import_streams
@@ -277,24 +317,34 @@ def _streamed(file: str, db: str | None, shape: LogShape) -> bool:
 @game_argument
 @click.argument("line")
 @click.option("--again", is_flag=True, help="The same line as the deal before, on purpose.")
-@with_leave_open
+@click.option("--yes", "-y", is_flag=True, help="Store a doubted result as typed without asking.")
+@click.option("--leave-open", is_flag=True,
+              help="Record a line that stops before the deal's result, or start the next deal although the deal "
+                   "before waits for its tricks [Code 4.2.10].")
 @by_option
 @report_options
 @db_option
-def deal(game: str, line: str, again: bool, leave_open: bool, by: str | None, quiet: bool, as_json: bool,
-         db: str | None) -> None:
-    """Record a whole deal: "BIDS | CONTRACT | CALLS | TRICKS".
+def deal(game: str, line: str, again: bool, yes: bool, leave_open: bool, by: str | None, quiet: bool,
+         as_json: bool, db: str | None) -> None:
+    """Record a whole deal in one line.
 
-    e.g. pulka deal "6S pass pass | 6S | whist pass:open | 6 3 1"; raspasy:
-    "pass pass pass | 2 3 5" (four players: the dealer's talon tricks last). Bids and
-    calls in turn order; tricks in turn order from the forehand. Table words too:
-    6♠, пас, вист, полвиста, мизер, здесь. With four players the whisting dealer names
-    the hand he plays: "whist@Boris" [Code 3.8.8]; dark bids "pass:dark" [3.3.19]; a
-    misère shared with the dealer "misere:shared" [3.6.9].
+    \b
+      pulka deal "Vera 7H w w 8 1 1"     the outcome: declarer, contract, calls,
+                                         tricks (the declarer's first)
+      pulka deal "Vera 7H w w Vera=8 Anna=1 Boris=1"   the tricks named
+      pulka deal "Anna miz 0"            a misère; "Boris 6NT p p": both passed
+      pulka deal "rasp 2 5 3"            raspasy, tricks from the forehand
+      pulka deal "6D 7S p p | Vera w w 5 2 3"   the auction too
+      pulka deal "6S pass pass | 6S | whist pass:open | 6 3 1"   the whole deal,
+                                         tricks in turn order from the forehand
+    Words: p - пас п, w вист в, hw полвиста пв, miz мизер миз, 6♠ 6п, здесь; a name
+    or its beginning. With four players the whisting dealer names the hand he plays:
+    "whist@Boris" [Code 3.8.8]; dark bids "pass:dark" [3.3.19]; a misère shared with
+    the dealer "misere:shared" [3.6.9]. A result a slip of the tricks' order would
+    explain is asked about before it is stored (--yes: stored as typed).
     """
-
-    record(db, game, lambda desk, name: desk.deal(name, line, by=by, again=again, leave_open=leave_open),
-           quiet=quiet, as_json=as_json)
+    told = record_line(db, game, line, yes=yes, again=again, leave_open=leave_open, by=by)
+    tell(told, quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -471,8 +521,9 @@ def penalty(game: str, player: str, column: str, amount: int, wronged: str | Non
 
 def preview_text(preview: CorrectionPreview) -> list[str]:
     """The correction as it would be stored, what it would change, and its verdict."""
-    lines = [f"correction of event {preview.target} (deal {preview.deal}, recorded by {preview.recorded_by}), "
-             f"asked by {preview.asked_by}:",
+    lines = [f"{preview.named} is event {preview.target}"] if preview.named else []
+    lines += [f"correction of event {preview.target} (deal {preview.deal}, recorded by {preview.recorded_by}), "
+              f"asked by {preview.asked_by}:",
              f"  was:    {preview.was}",
              f"  now:    {preview.now}"]
     lines += writes_text(preview.writes) or ["  no number of the sheet changes"]
@@ -481,10 +532,16 @@ def preview_text(preview: CorrectionPreview) -> list[str]:
     return lines
 
 
+def names_a_record(word: str) -> bool:
+    """An event number or ``deal:K…``: what a correction's first argument is when the
+    game is left out."""
+    return word.lstrip("-").isdigit() or word.casefold().startswith(("deal:", "сдача:"))
+
+
 @click.command(cls=GameCommand,
-               game_given=lambda w: len(w) >= 3 and (not w[0].isdigit() or w[1].isdigit()))
+               game_given=lambda w: len(w) >= 3 and (not names_a_record(w[0]) or names_a_record(w[1])))
 @game_argument
-@click.argument("target", type=int)
+@click.argument("target", metavar="TARGET")
 @click.argument("changes", nargs=-1, required=True, metavar="CHANGE...")
 @click.option("--by", envvar="PULKA_BY",
               help="Who asks for the correction (default: PULKA_BY, else the record's recorder).")
@@ -492,17 +549,21 @@ def preview_text(preview: CorrectionPreview) -> list[str]:
 @click.option("--yes", "-y", is_flag=True, help="Store without asking (needed when not on a terminal).")
 @report_options
 @db_option
-def correct(game: str, target: int, changes: tuple[str, ...], by: str | None, waive: bool, yes: bool,
+def correct(game: str, target: str, changes: tuple[str, ...], by: str | None, waive: bool, yes: bool,
             quiet: bool, as_json: bool, db: str | None) -> None:
-    """Correct event TARGET [Code 4.2.7-4.2.9], in the table's words:
+    """Correct a record [Code 4.2.7-4.2.9], named by its event number or its deal
+    (deal:5, deal:5.tricks, deal:5.contract), in the table's words:
 
     \b
-      pulka correct 52 Boris=6 Vera=3   trick counts (the one left out makes 10)
+      pulka correct deal:5 Vera=3       deal 5's tricks (the one left out makes 10)
+      pulka correct deal:5 7H           deal 5's contract (or deal:5.contract 7H)
+      pulka correct 52 Boris=6 Vera=3   event 52's trick counts
       pulka correct 40 6H               a bid or a contract
       pulka correct 45 pass             a defence call
       pulka correct 16 2                the amount of an entry (or amount=2)
-    Shows what would change and the verdict (free, warning, counted with its
-    penalty, or no effect) and asks before storing; --yes stores without asking.
+    Shows which record and what would change, and the verdict (free, warning,
+    counted with its penalty, or no effect), and asks before storing; --yes stores
+    without asking.
     """
     name = game_name(game, db)
     if yes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.common import GameCommand, db_option, file_option, game_argument, only_pulka, read_game, refusals
+from cli.common import GameCommand, db_option, file_option, game_argument, only_pulka, read_game, refusals, table_cap
 from cli.picture.page import report_html
 from projections.picture import timeline
 
@@ -19,7 +19,7 @@ def report(game: str, file: str | None, db: str | None) -> None:
     read = read_game(game, db, file)
     only_pulka(read, "the report draws a pulka")
     with refusals():
-        doc = timeline(read.events)
+        doc = timeline(read.events, table_cap(read, db, file))
     if file is None:
         from cli.proofs import history  # the checkpoint that covers the game, the signatures
 

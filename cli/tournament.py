@@ -8,13 +8,14 @@ from collections.abc import Mapping
 
 import click
 
-from cli.common import NumbersCommand, UserError, db_option, emit, opened, user_time
+from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown, user_time, zone_name
 from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.command.tournament import Tournaments
 from ledger.vocabulary.tournament import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
 from projections.archive import GameResult
 from cli.picture.tournament import tournament_html
+from ledger.vocabulary.wording import counted
 from ledger.vocabulary.tournament import table_game
 from projections.picture import picture
 from projections.points import Point
@@ -98,12 +99,13 @@ def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
 @click.option("--cut", "cuts", multiple=True, metavar="TOUR:KEEP", help="After TOUR only the first KEEP go on.")
 @click.option("--final-table", type=int, metavar="N", help="The last tour is one final table of N (3 or 4).")
 @click.option("--by", help="The arbiter (arbiter:NAME).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing.")
 @db_option
 def new(
     name: str, players: str, convention: str, pulya: int, tours: int | None, deal_cap: int | None,
     table_size: int, overrides: tuple[str, ...], rules_file: str | None, cutoff: str | None,
     tie_breaks: str | None, lot_seed: str | None, removal_below: int | None, cards: int, cuts: tuple[str, ...],
-    final_table: int | None, by: str | None, db: str | None,
+    final_table: int | None, by: str | None, quiet: bool, db: str | None,
 ) -> None:
     """Start a tournament: its rules are recorded in its first event."""
     event = TournamentStarted(
@@ -126,8 +128,8 @@ def new(
     )
     with opened(db, write=True) as ledger:
         started = Tournaments(ledger).create(event)
-        state = TournamentState.start(started)
-        click.echo(effect(started, state))
+        if not quiet:
+            click.echo(effect(started, TournamentState.start(started)))
 
 
 @tournament.command("list")
@@ -230,7 +232,7 @@ def card(name: str, player: str, reason: str, by: str | None, db: str | None) ->
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--tour", type=int, metavar="R", help="As they stood after tour R was closed.")
 @click.option("--time", "time_", metavar="T",
-              help="As they stood then: local ('2026-12-01 20:14', a date: its end) or with an offset.")
+              help="As they stood then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")
 @click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
 @db_option
 def standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool, db: str | None) -> None:
@@ -264,8 +266,9 @@ def log_(name: str, as_json: bool, db: str | None) -> None:
         if as_json:
             emit({"tournament": name, "events": [
                 {"number": r.number, "at": r.at, "by": r.by, "type": r.type, "effect": r.effect} for r in rows]})
-        else:
-            click.echo(render_log(rows), nl=False)
+        else:  # as a game's log shows its times: in the local zone, named
+            click.echo(f"log of tournament {name}: {counted(len(rows), 'event')}; times in {zone_name(local_zone())}")
+            click.echo(render_log(rows, shown), nl=False)
 
 
 @tournament.command()
@@ -299,6 +302,6 @@ def report(name: str, db: str | None) -> None:
             for table in sorted(tables):
                 game = table_game(name, tour, table)
                 stored = [s.event for s in ledger.sound(game)]
-                if stored:
-                    sheets[game] = picture(stored, Point())
+                if stored:  # a table at the deal cap is drawn over [Code 4.2.15]
+                    sheets[game] = picture(stored, Point(), state.started.deal_cap)
         click.echo(tournament_html(docs, sheets), nl=False)

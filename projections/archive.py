@@ -26,7 +26,8 @@ from ledger.vocabulary.names import name_key
 from ledger.vocabulary.rules import ALIASES
 from projections.game import GameState
 from projections.numbers import money_context, number
-from projections.report import settlement_of
+from projections.report import capped, settlement_of
+from projections.report import deals_done as deals_done
 from ledger.vocabulary.wording import counted
 
 Status = Literal["playing", "finished", "abandoned", "capped"]
@@ -47,11 +48,6 @@ class GameResult:
         return self.status in OVER
 
 
-def deals_done(state: GameState) -> int:
-    """The deals of the game that are done: dealt, and not still being played."""
-    return state.current_deal_number - (1 if state.deal_in_progress() is not None else 0)
-
-
 def result_of(state: GameState, deal_cap: int | None = None) -> GameResult:
     """The game as the archive sees it now; an unfinished pulka is settled as if
     abandoned now, and one that has reached ``deal_cap`` deals is over, settled so."""
@@ -62,7 +58,7 @@ def result_of(state: GameState, deal_cap: int | None = None) -> GameResult:
         status = "abandoned"
     elif state.finished:
         status = "finished"
-    elif deal_cap is not None and done >= deal_cap:
+    elif capped(state, deal_cap):
         status = "capped"
     else:
         status = "playing"

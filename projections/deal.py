@@ -167,7 +167,6 @@ class DealState:
     rules: RuleSet
     forced: bool = False  # a forced raspasy that opens the pulka [Code 3.7.9]
     exit_dark: bool = False  # the minimum is the exit after a dark raspasy [Code 3.7.7]
-    out_of_turn: bool = False  # dealt out of turn, and it stands [Code 3.2.14]
     dealer_errors_before: int = 0  # the dealer's errors at this deal so far [Code 3.2.17]
     bids: list[tuple[int, str, int]] = field(default_factory=list)  # seat, bid, event
     passed: set[int] = field(default_factory=set)
@@ -466,9 +465,13 @@ class DealState:
         offender: int | None = None,
         whists: tuple[tuple[int, int], ...] = (),
     ) -> None:
-        """A ruling closes the deal; a result it gives in tricks is scored as tricks."""
+        """A ruling closes the deal; a result it gives in tricks is scored as tricks. The
+        talon exposed while two still bid ends the bidding there [Code 3.3.16.3]: the
+        deadline of the deal before [4.2.9, 4.2.10]."""
         self.ruling = ruling
         self.ruling_at = number
+        if self.bidding_closed_at is None:
+            self.bidding_closed_at = number
         self.offender = offender
         self.ruled_whists = whists
         if tricks is not None:

@@ -164,15 +164,17 @@ def settlement_picture(doc: dict[str, Any], cells: dict[Cell, Fraction], stake: 
          "money": money_text(Decimal(t["money"])) if "money" in t else None}
         for t in doc["transfers"]
     ]
-    status = "abandoned" if doc["abandoned"] else ("finished" if doc["finished"] else "in play")
+    status = "abandoned" if doc["abandoned"] else ("finished" if doc["finished"] else
+                                                    "capped" if doc.get("capped") else "in play")
     return {"status": status, "stake": stake, "rows": rows, "transfers": pays}
 
 
-def sheet_picture(state: GameState, started: GameStarted, marks: Marks) -> dict[str, Any]:
-    """What the drawing needs at one point: the cells with their entries and the settlement."""
+def sheet_picture(state: GameState, started: GameStarted, marks: Marks, deal_cap: int | None = None) -> dict[str, Any]:
+    """What the drawing needs at one point: the cells with their entries and the
+    settlement (over at ``deal_cap``, a tournament table's)."""
     sheet = state.sheet()
     cells = totals(sheet)
-    settlement = settlement_doc(state)
+    settlement = settlement_doc(state, deal_cap)
     return {
         "game": started.game,
         "convention": settlement["convention"],
@@ -211,8 +213,9 @@ def around_the_table(state: GameState) -> list[str]:
     return [p for p in order if p in players] + [p for p in players if p not in order]
 
 
-def picture(events: list[AnyEvent], point: Point) -> dict[str, Any]:
-    """The drawn sheet as of a point: ``pulka sheet --svg``."""
+def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -> dict[str, Any]:
+    """The drawn sheet as of a point: ``pulka sheet --svg`` (``deal_cap``: its
+    tournament's, for a table)."""
     kept = cut(events, point)
     started = kept[0]
     assert isinstance(started, GameStarted)
@@ -225,7 +228,7 @@ def picture(events: list[AnyEvent], point: Point) -> dict[str, Any]:
         if n in wanted:
             marks[n] = marks_of(traces_of(state), types)
     strikes = [struck(marks[k - 1], marks[k], k) for k in revisions]
-    doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes))
+    doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes), deal_cap)
     doc.update(point_of(kept, point))
     return doc
 
@@ -253,7 +256,7 @@ def point_of(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
 # -- the report: every point at once --------------------------------------------------------
 
 
-def timeline(events: list[AnyEvent]) -> dict[str, Any]:
+def timeline(events: list[AnyEvent], deal_cap: int | None = None) -> dict[str, Any]:
     """The report's data: the picture and the explain traces as of every event.
 
     ``points[n - 1]`` describes the sheet as of event n: its picture (an index into
@@ -277,7 +280,7 @@ def timeline(events: list[AnyEvent]) -> dict[str, Any]:
         if n in revisions:
             strikes.append(struck(previous, marks, n))
         previous = marks
-        doc = sheet_picture(state, started, with_struck(marks, strikes))
+        doc = sheet_picture(state, started, with_struck(marks, strikes), deal_cap)
         players = doc["players"]
         trace = {cell_key(cell): [writes.index(trace_row(w)) for w in rows_] for cell, rows_ in cell_traces.items()}
         points.append({**point_of(events[:n], Point(at=n)), "picture": pictures.index(doc),

@@ -42,7 +42,9 @@ def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
     if point.deal is not None:
         deals = max((e.deal or 0) for e in events)
         if not 0 <= point.deal <= deals:
-            raise PointError(f"the game has deals 1 to {deals}; there is no deal {point.deal}")
+            has = ("no deal yet (deal 0 is its start)" if deals == 0 else "deal 1 only" if deals == 1
+                   else f"deals 1 to {deals}")
+            raise PointError(f"the game has {has}; there is no deal {point.deal}")
         for i, e in enumerate(events):
             if i and (e.deal or 0) > point.deal:
                 return events[:i]

@@ -27,6 +27,7 @@ class PulkaView:
 
     state: GameState
     point: Point
+    deal_cap: int | None = None  # the tournament's, for a table: at it, the pulka is over [Code 4.2.15]
 
     @property
     def folded(self) -> int:
@@ -39,10 +40,10 @@ class PulkaView:
         return render_sheet(self.state, self.point)
 
     def settlement_doc(self) -> dict[str, Any]:
-        return settlement_doc(self.state)
+        return settlement_doc(self.state, self.deal_cap)
 
     def settlement_text(self) -> str:
-        return render_settlement(self.state, self.point)
+        return render_settlement(self.state, self.point, self.deal_cap)
 
     def parse_cell(self, text: str) -> Cell:
         return parse_cell(text, self.state.players)

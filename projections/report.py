@@ -48,7 +48,22 @@ def settlement_of(state: GameState) -> Settlement:
     return settle(state.sheet(), state.started.stake)
 
 
-def settlement_doc(state: GameState) -> dict[str, Any]:
+def deals_done(state: GameState) -> int:
+    """The deals of the game that are done: dealt, and not still being played."""
+    return state.current_deal_number - (1 if state.deal_in_progress() is not None else 0)
+
+
+def capped(state: GameState, deal_cap: int | None) -> bool:
+    """Whether a tournament's table stopped at the tournament's deal cap (``deal_cap``,
+    known from the tournament, not from the game): neither finished nor abandoned, and
+    its deals done reached the cap. It is over, and settles as abandoned [Code 4.2.15]."""
+    return (deal_cap is not None and state.abandoned_at is None and not state.finished
+            and deals_done(state) >= deal_cap)
+
+
+def settlement_doc(state: GameState, deal_cap: int | None = None) -> dict[str, Any]:
+    """The settlement document; ``capped`` (true) is added for a tournament's table over
+    at its tournament's ``deal_cap``."""
     sheet = state.sheet()
     s = settlement_of(state)
     doc: dict[str, Any] = {
@@ -61,6 +76,8 @@ def settlement_doc(state: GameState) -> dict[str, Any]:
         "result": {p: number(s.result[p]) for p in s.players},
         "rounded": dict(s.rounded),
     }
+    if capped(state, deal_cap):
+        doc["capped"] = True
     if s.money is not None:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
     doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
@@ -168,11 +185,17 @@ def money_text(amount: Decimal) -> str:
     return str(amount)
 
 
-def render_settlement(state: GameState, point: Point) -> str:
+def render_settlement(state: GameState, point: Point, deal_cap: int | None = None) -> str:
+    """The settlement for people; a tournament's table at its ``deal_cap`` is said to be
+    over [Code 4.2.15]."""
     sheet = state.sheet()
     s = settlement_of(state)
-    status = "abandoned" if state.abandoned_at is not None else (
-        "finished" if sheet.finished else "not finished: settled as if abandoned now")
+    if capped(state, deal_cap):
+        status = (f"over: the tournament's deal cap, {counted(deal_cap or 0, 'deal')} played, "
+                  "settled as abandoned [Code 4.2.15]")
+    else:
+        status = "abandoned" if state.abandoned_at is not None else (
+            "finished" if sheet.finished else "not finished: settled as if abandoned now")
     lines = [f"settlement of {state.started.game} ({state.rules.convention}, {point.describe()}): {status}", ""]
     head = f"{'player':<12}{'pulya':>7}{'gora':>8}{'gora*':>8}{'exact':>12}{'rounded':>9}"
     if s.money is not None:

@@ -23,7 +23,7 @@ once two more deals have been recorded.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, assert_never
 
 import msgspec
 
@@ -39,7 +39,29 @@ from ledger.vocabulary.bridge import (
     seat_side,
 )
 from ledger.vocabulary.bridge_rules import GAME, GAMES_TO_WIN, BridgeRules, resolve_bridge
-from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
+from ledger.vocabulary.events import (
+    Abandoned,
+    Annulled,
+    AnyEvent,
+    Bid,
+    Contract,
+    Correction,
+    Dealt,
+    Defence,
+    Entry,
+    ForeignEvent,
+    GameStarted,
+    Joined,
+    Left,
+    Objection,
+    PencilDown,
+    Penalty,
+    Ruling,
+    Substituted,
+    Talon,
+    Tricks,
+    Withdrawn,
+)
 from projections.bridge_scoring import Line, Score, other, rubber_bonus, score_deal, unfinished_bonuses
 from projections.recording import Effect, merge
 
@@ -211,18 +233,26 @@ class RubberState:
         number = self.folded = len(self.events)
         if event.at is not None:
             self._last_time = event.at
-        if isinstance(event, (BridgeDeal, PassedOut)):
-            self.deals.append(number)
-            self.items.append([])
-        elif isinstance(event, BridgePenalty):
-            k = min(event.deal or 0, len(self.deals))
-            self.items[k].append(number)
-            self._changed(k)
-        elif isinstance(event, Abandoned):
-            self.abandoned_at = number
-        elif isinstance(event, Correction):
-            self._apply_correction(number, event)
-        # Nothing else reaches a rubber: the command side refuses the events of a pulka.
+        match event:
+            case BridgeDeal() | PassedOut():
+                self.deals.append(number)
+                self.items.append([])
+            case BridgePenalty():
+                k = min(event.deal or 0, len(self.deals))
+                self.items[k].append(number)
+                self._changed(k)
+            case Abandoned():
+                self.abandoned_at = number
+            case Correction():
+                self._apply_correction(number, event)
+            case ForeignEvent():
+                pass  # the rubber's start; the events of other kinds of stream never reach it
+            case (GameStarted() | Bid() | Contract() | Defence() | Tricks() | Entry() | PencilDown() | Objection()
+                  | Penalty() | Annulled() | Withdrawn() | Dealt() | Ruling() | Joined() | Left() | Substituted()
+                  | Talon()):
+                pass  # nothing of a pulka reaches a rubber: the command side refuses its events
+            case _:
+                assert_never(event)
 
     def _changed(self, k: int) -> None:
         """Deal k (0: the rulings before the first deal) changed: drop its checkpoint and later ones."""

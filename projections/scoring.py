@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
-from projections.deal import DealState
+from projections.deal import DealState, DefenceView
 from projections.sheet import UNIT, ColumnName, Sheet, share
 from ledger.vocabulary import wording
 
@@ -142,11 +142,11 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
-    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None and ruling is None:
+    elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None:
+        # however the plan played ended: played out, conceded [3.5.4] or agreed [3.9.22]
         made = _score_two_plans(out, deal)
     else:
         made = _score_played(out, deal)
-    _score_compensation(sheet, deal)
     if made and bomb > 1:
         # A bomb is used up by a game made; a game lost keeps it [Code footnotes 29, 30].
         sheet.bombs[declarer] = bombs[1:]
@@ -207,24 +207,28 @@ def _score_two_plans(out: Writer, deal: DealState) -> bool:
     """The whister's plan was carried out, a partner (or the dealer) disagreeing, and the
     arbiter ruled [Code 3.8.5.1 b, footnote 58]: each dissenter is given the result the
     other plan would have had, the declarer the result drawn by lot, everybody else the
-    result played. Returns whether the declarer's result, as drawn, was made."""
+    result played. A dealer who shares the declarer's misère shares the result drawn: one
+    game, its win or loss written in halves [Code 3.6.9]. Returns whether the declarer's
+    result, as drawn, was made."""
     assert deal.declarer is not None and deal.plan is not None
     names = deal.names
-    declarer = names[deal.declarer]
+    declaring = {deal.declarer} | ({deal.shared_with} if deal.shared_with is not None else set())
     other_wins = deal.plan.declarer_result == "other"
     others = {names[s] for s in deal.compensated}
-    played_notes = {names[s]: "" for s in range(deal.n_players) if s != deal.declarer and names[s] not in others}
+    played_notes = {names[s]: "" for s in range(deal.n_players) if s not in declaring and names[s] not in others}
     other_notes = {p: ", the result of the other plan [Code 3.8.5.1 b]" for p in others}
-    lot = {declarer: f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"}
+    drawn_note = f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"
+    lot = {names[s]: drawn_note for s in declaring}
     (other_notes if other_wins else played_notes).update(lot)
     made_played = _score_played(Only(out, played_notes), deal)
     made_other = _score_played(Only(out, other_notes, deal.plan_at), other_plan(deal))
     return made_other if other_wins else made_played
 
 
-def _score_compensation(sheet: Sheet, deal: DealState) -> None:
+def score_compensation(sheet: Sheet, deal: DealState) -> None:
     """The compensation each dissenter agreed to write on the defender whose plan of play
-    was carried out, whatever the play gave [Code 3.8.5.1 a]."""
+    was carried out, whatever the play gave [Code 3.8.5.1 a]: a record of its own, written
+    at the ruling's event, whether or not the deal's result is ever recorded."""
     if not deal.plan_whists:
         return
     assert deal.planner is not None and deal.plan_at is not None
@@ -388,72 +392,117 @@ def _defence_writes(
 ) -> list[DefenceWrite]:
     """What the defence writes on a played contract, the declarer's actual tricks deciding
     made or remiz, with the defenders' penalty tricks ``lost`` and ``remiz`` counted
-    [rules.md §4; Code 3.8.1-3.8.14, 3.9.11.2, 3.9.18]."""
+    [rules.md §4; Code 3.8.1-3.8.14, 3.9.11.2, 3.9.18]: the whisters' tricks and
+    consolations, the consolations of those who do not whist, and the defence's
+    shortfall, in that order."""
     assert deal.declarer is not None and deal.contract is not None and deal.tricks is not None
     c = deal.contract
-    label = str(c)
     tricks = deal.tricks
     under = max(0, c.needed - tricks.get(deal.declarer, 0))
-    made = under == 0
-    cons = consolation_per_undertrick(rules, c.price) * under
-    so = deal.sitting_out
-    out: list[DefenceWrite] = []
     # A defender's tricks as the defence counts them: less those he lost [3.9.11.2].
     counted = {s: tricks.get(s, 0) - lost.get(s, 0) for s in tricks.keys() | lost.keys()} if lost else tricks
-
+    d = _Defended(deal, rules, pm, str(c), tricks, counted, under, consolation_per_undertrick(rules, c.price) * under)
     if deal.no_defence:  # a checked 10 (seed 002): no calls, no obligation
-        for d in deal.defenders:
-            out.append((d, "whists", share(max(0, counted.get(d, 0)) * pm + cons, 2),
-                        f"checked {label}: half a whister's"))
-        if so is not None and under and rules.dealer_consolation:
-            out.append((so, "whists", cons, "consolation"))
-        return out
-
+        return _checked_ten(d)
     view = deal.defence()
-    whisters = view.whisters
-    passers = deal.passers
-    in_play = whisters + passers
     defence_tricks = 0
-    for s in in_play:
+    for s in view.whisters + deal.passers:
         defence_tricks += counted.get(s, 0)
-    all_tricks = max(0, defence_tricks) * pm
+    return _whisting(d, view, defence_tricks) + _consolations(d, view) + _shortfall(d, view, closed, remiz,
+                                                                                      defence_tricks)
+
+
+class _Defended(NamedTuple):
+    """A played contract as the defence's writes see it."""
+
+    deal: DealState
+    rules: RuleSet
+    pm: int  # one trick's whists, in sub-units
+    label: str  # the contract as written
+    tricks: dict[int, int]  # as taken
+    counted: dict[int, int]  # as the defence counts them: less each one's lost tricks
+    under: int  # the declarer's undertricks
+    cons: int  # the consolation on them, of each defender who writes one
+
+
+def _checked_ten(d: _Defended) -> list[DefenceWrite]:
+    """A checked 10: no calls, no obligation; each defender writes half a whister's."""
+    out: list[DefenceWrite] = []
+    for s in d.deal.defenders:
+        out.append((s, "whists", share(max(0, d.counted.get(s, 0)) * d.pm + d.cons, 2),
+                    f"checked {d.label}: half a whister's"))
+    so = d.deal.sitting_out
+    if so is not None and d.under and d.rules.dealer_consolation:
+        out.append((so, "whists", d.cons, "consolation"))
+    return out
+
+
+def _whisting(d: _Defended, view: DefenceView, defence_tricks: int) -> list[DefenceWrite]:
+    """The whisters' tricks and consolations: each his own when both whist [Code 3.8.1],
+    the defence's all when one whists alone [3.8.13-3.8.14]."""
+    out: list[DefenceWrite] = []
+    whisters = view.whisters
     if len(whisters) == 2:
         for s in whisters:
-            out.append((s, "whists", max(0, counted.get(s, 0)) * pm, f"{wording.counted(tricks.get(s, 0), 'trick')} on {label}"))
-            if under:
-                out.append((s, "whists", cons, "consolation"))
+            out.append((s, "whists", max(0, d.counted.get(s, 0)) * d.pm,
+                        f"{wording.counted(d.tricks.get(s, 0), 'trick')} on {d.label}"))
+            if d.under:
+                out.append((s, "whists", d.cons, "consolation"))
     elif len(whisters) == 1:
-        w = whisters[0]
-        passer = passers[0] if passers else None
-        gentleman = rules.single_whist_split == "gentleman"
-        if made:
-            out.append((w, "whists", all_tricks, f"{wording.counted(defence_tricks, 'trick')} on {label}, whisting alone"))
-        elif view.returned or not gentleman or passer is None:
-            # Greedy whist: the whister writes all tricks, the passer only his consolation;
-            # after a return the whister writes them all, and under the gentleman's whist
-            # the half-whister writes nothing [Code 3.8.8.2, 3.8.13-3.8.14].
-            out.append((w, "whists", all_tricks + cons, f"{wording.counted(defence_tricks, 'trick')} and consolation on {label}"))
-            if passer is not None and not (gentleman and passer == view.half_whister):
-                out.append((passer, "whists", cons, "consolation"))
-        else:
-            # Gentleman's whist: everything both would write is split equally.
-            half = share(all_tricks + 2 * cons, 2)
-            out.append((w, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
-            out.append((passer, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"))
-    # The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2].
-    if so is not None and so not in whisters and under and rules.dealer_consolation:
-        out.append((so, "whists", cons, "consolation"))
-    # The defender whose cards the dealer played writes his consolation like every other
-    # player [Code 3.8.1.2, footnote 36; 3.8.8]; as a half-whister under the gentleman's
-    # whist he writes nothing, like any half-whister there [Code 3.8.14].
-    hand = deal.dealer_hand
-    if hand is not None and under and rules.hand_consolation and not (
+        out += _whisting_alone(d, view, defence_tricks)
+    return out
+
+
+def _whisting_alone(d: _Defended, view: DefenceView, defence_tricks: int) -> list[DefenceWrite]:
+    """One whister: on a made contract he writes the defence's tricks; on a remiz the
+    greedy whist gives him all tricks and the passer only his consolation (and so after a
+    return, while under the gentleman's whist the half-whister writes nothing), and the
+    gentleman's whist splits everything both would write equally [Code 3.8.8.2,
+    3.8.13-3.8.14]."""
+    w = view.whisters[0]
+    passers = d.deal.passers
+    passer = passers[0] if passers else None
+    gentleman = d.rules.single_whist_split == "gentleman"
+    all_tricks = max(0, defence_tricks) * d.pm
+    label = d.label
+    if d.under == 0:
+        return [(w, "whists", all_tricks, f"{wording.counted(defence_tricks, 'trick')} on {label}, whisting alone")]
+    if view.returned or not gentleman or passer is None:
+        out: list[DefenceWrite] = [(w, "whists", all_tricks + d.cons,
+                                    f"{wording.counted(defence_tricks, 'trick')} and consolation on {label}")]
+        if passer is not None and not (gentleman and passer == view.half_whister):
+            out.append((passer, "whists", d.cons, "consolation"))
+        return out
+    half = share(all_tricks + 2 * d.cons, 2)
+    return [(w, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"),
+            (passer, "whists", half, f"half of tricks and consolations on {label} (gentleman's)")]
+
+
+def _consolations(d: _Defended, view: DefenceView) -> list[DefenceWrite]:
+    """The sitting-out dealer's consolation, unless he whists [Code 3.8.1.2]; that of the
+    defender whose cards the dealer played, like every other player's [Code 3.8.1.2,
+    footnote 36; 3.8.8] (as a half-whister under the gentleman's whist he writes nothing,
+    like any half-whister there [Code 3.8.14])."""
+    out: list[DefenceWrite] = []
+    rules = d.rules
+    so = d.deal.sitting_out
+    if so is not None and so not in view.whisters and d.under and rules.dealer_consolation:
+        out.append((so, "whists", d.cons, "consolation"))
+    hand = d.deal.dealer_hand
+    if hand is not None and d.under and rules.hand_consolation and not (
         rules.single_whist_split == "gentleman" and hand == view.half_whister
     ):
-        out.append((hand, "whists", cons, "consolation (his cards played by the dealer, Code 3.8.8)"))
+        out.append((hand, "whists", d.cons, "consolation (his cards played by the dealer, Code 3.8.8)"))
+    return out
 
-    # Defence shortfall [Code 3.8.6, 3.8.11-3.8.12], and the remiz on the whist of
-    # penalty tricks [Code 3.9.18].
+
+def _shortfall(d: _Defended, view: DefenceView, closed: dict[int, bool], remiz: dict[int, int],
+               defence_tricks: int) -> list[DefenceWrite]:
+    """The defence's shortfall on its obligation [Code 3.8.6, 3.8.11-3.8.12], and the
+    remiz on the whist of penalty tricks [Code 3.9.18], in gora."""
+    assert d.deal.contract is not None
+    c = d.deal.contract
+    whisters = view.whisters
     obligation = c.obligation
     lack = obligation - defence_tricks
     shortfall: dict[int, int] = {}
@@ -463,17 +512,18 @@ def _defence_writes(
         elif c.level in (6, 7):
             each = obligation // 2  # each answers for half the obligation [Code 3.8.6]
             for s in whisters:
-                shortfall[s] = min(max(0, each - counted.get(s, 0)), lack)
+                shortfall[s] = min(max(0, each - d.counted.get(s, 0)), lack)
         else:
             shortfall[whisters[1]] = lack
-    for s in in_play if remiz else ():
+    for s in whisters + d.deal.passers if remiz else ():
         if remiz.get(s):
             shortfall[s] = shortfall.get(s, 0) + remiz[s]
+    out: list[DefenceWrite] = []
     for s, missing in shortfall.items():
         if missing:
-            halves = responsibility(rules, closed.get(s, False))
+            halves = responsibility(d.rules, closed.get(s, False))
             extra = f" ({remiz[s]} of them penalty)" if remiz.get(s) else ""
-            out.append((s, "gora", share(halves * pm * missing, 2), f"defence short {missing} on {label}{extra}"))
+            out.append((s, "gora", share(halves * d.pm * missing, 2), f"defence short {missing} on {d.label}{extra}"))
     return out
 
 
@@ -508,7 +558,9 @@ def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int, counts: dict[int, int]
         for s in deal.active:
             if counts.get(s, 0) == 0:
                 sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, "no trick on raspasy")
-    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players:
+    penalised = any(seat == deal.dealer for seat, _, _ in deal.penalties)
+    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players and not penalised:
+        # For his no trick [Code 3.7.6.2]; a penalty trick is one for his own writes [3.9.11.2].
         sheet.write_pulya(
             deal.resolved_at, deal.number, deal.names[deal.dealer],
             rules.raspasy_dealer_pulya * UNIT, "dealer on raspasy",
@@ -536,17 +588,17 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
     # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
-    # record but the offender's [Code 3.7.3, 3.9.12].
-    if not rules.raspasy_amnesty:
-        amnesty = 0
-    else:
-        actual = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
-        amnesty = min(actual.values())
+    # record but the offender's [Code 3.7.3, 3.9.12]; and only those who played have a
+    # record to reduce: a sitting-out dealer's penalty trick is never amnestied into a
+    # gora below nothing.
+    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
+    amnesty = min(played.values()) if rules.raspasy_amnesty else 0
     price = k * rules.gora_whist_multiplier * UNIT
-    after = f", amnesty {amnesty}" if amnesty else ""
     ev, number, names = deal.resolved_at, deal.number, deal.names
     for s, t in counts.items():
-        sheet.write(ev, number, names[s], "gora", (t - amnesty) * price,
+        off = amnesty if s in played else 0
+        after = f", amnesty {off}" if off else ""
+        sheet.write(ev, number, names[s], "gora", (t - off) * price,
                     why=f"raspasy x{k}: {wording.counted(t, 'trick')}{after}{penalty_rules(deal, s)}")
     _raspasy_pulya(sheet, deal, k, counts)
 
@@ -558,8 +610,11 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
     assert deal.resolved_at is not None
     k = _raspasy_multiplier(rules, deal)
     counts = _raspasy_counts(rules, deal)
-    fewest = min(counts.values())
-    low = [s for s, t in counts.items() if t == fewest]
+    # Only those who played are compared: a sitting-out dealer's penalty trick is a trick
+    # the fewest write on him, never a place among them [Code 3.9.11.2, 3.9.12].
+    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
+    fewest = min(t for s, t in counts.items() if s in played)
+    low = [s for s, t in counts.items() if t == fewest and s in played]
     price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT
     names = deal.names
     for s in low:
@@ -592,8 +647,7 @@ def deal_outcome(deal: DealState) -> Outcome:
         return "ruled"
     if ruling is not None and ruling.rule == "3.4.4":
         return "remiz"
-    if ruling is None:
-        deal = drawn(deal)
+    deal = drawn(deal)
     assert deal.declarer is not None
     c = deal.contract
     if c is None:

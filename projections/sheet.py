@@ -11,7 +11,7 @@ one whist. The rules split points only in halves (a half-whist, the gentleman's 
 half responsibility, a checked 10) and thirds (three players tied on a Rostov raspasy
 with four at the table), so 6 sub-units make every write whole; integer sums are many
 times faster than ``Fraction`` ones. ``exact`` turns sub-units back into a ``Fraction``
-for printing and settlement; ``units`` refuses an amount that does not divide.
+for printing and settlement.
 """
 
 from __future__ import annotations
@@ -38,16 +38,6 @@ def shown(amount: int) -> str:
     """An amount in sub-units as people read it: ``fmt`` of its exact value."""
     whole, rest = divmod(amount, UNIT)
     return str(whole) if not rest else fmt(Fraction(amount, UNIT))
-
-
-def units(amount: int | Fraction) -> int:
-    """An exact amount in sub-units; an amount finer than the sub-unit is a bug."""
-    if isinstance(amount, int):
-        return amount * UNIT
-    scaled = amount * UNIT
-    if scaled.denominator != 1:
-        raise ValueError(f"{amount} is finer than 1/{UNIT} of a point")
-    return scaled.numerator
 
 
 def share(amount: int, parts: int) -> int:

@@ -233,7 +233,7 @@ def _count_pulka(numbers: dict[str, Tally], row: PulkaRow, names: set[str], key:
 
 def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: set[str]) -> None:
     final = state.sheet()
-    sheets = state.sheets  # the sheet at the end of every deal, computed by ``sheet()``
+    sheets = state.checkpoints.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
     played = deal_events(state)  # each deal's events, read once
     results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end

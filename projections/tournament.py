@@ -14,7 +14,7 @@ separates places). The choices are documented in docs/conventions.md ("Tournamen
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -528,7 +528,7 @@ def effect(event: TournamentEvent, state: TournamentState) -> str:
             parts = [f"{len(s.players)} players", f"{rules_of(s).convention}, pulya to {s.pulya}",
                      f"tables of {s.table_size}"]
             if s.tours is not None:
-                parts.append(f"{s.tours} tours")
+                parts.append(counted(s.tours, "tour"))
             if s.deal_cap is not None:
                 parts.append(f"deal cap {s.deal_cap}")
             if s.cutoff:
@@ -589,9 +589,14 @@ def log_rows(events: Sequence[AnyEvent]) -> list[LogRow]:
     return rows
 
 
-def render_log(rows: Sequence[LogRow]) -> str:
+def render_log(rows: Sequence[LogRow], when: Callable[[str], str] | None = None) -> str:
+    """The tournament's log for people, in the columns of a game's (``trail.render_audit``):
+    number, time (``when`` shows a stored time; default: as stored), who recorded it,
+    what it did."""
+    show = when or (lambda at: at[:19].replace("T", " "))
+    width = max((len(show(r.at)) for r in rows if r.at), default=19)
     lines = []
     for r in rows:
-        who = f" by {r.by}" if r.by else ""
-        lines.append(f"{r.number:>4}  {r.at or '-'}{who}  {r.effect}")
+        at = show(r.at) if r.at else ""
+        lines.append(f"{r.number:>4}  {at:<{width}}  {r.by or '':<14}  {r.effect}")
     return "\n".join(lines) + "\n"

@@ -269,9 +269,17 @@ def diff(
     }
 
 
+def point_text(end: dict[str, Any]) -> str:
+    """One end of a diff for people: ``event 15``, ``the end of deal 3 (event 27)``,
+    ``2026-12-01T20:14:00+03:00 (event 12)``, ``now (event 40)``: the event it stands
+    at, said once."""
+    text = str(end["point"]).removeprefix("as of ")
+    event = f"event {end['event']}"
+    return text if text == event else f"{text} ({event})"
+
+
 def render_diff(doc: dict[str, Any], names: CellNames = PLAYER_CELLS) -> str:
-    lines = [f"from {doc['from']['point']} (event {doc['from']['event']}) to {doc['to']['point']} "
-             f"(event {doc['to']['event']})", "", "sheet:"]
+    lines = [f"from {point_text(doc['from'])} to {point_text(doc['to'])}", "", "sheet:"]
     for c in doc["sheet"]:
         lines.append(f"  {names.text(names.of_doc(c))}: {fmt(exact_of(c, 'from'))} -> {fmt(exact_of(c, 'to'))} "
                      f"({signed(exact_of(c, 'change'))})")

@@ -12,31 +12,41 @@ say() { printf '\n$ %s\n' "$*"; "$@"; }
 
 echo "pulka demo: store $PULKA_DB"
 say pulka new demo --players Anna,Boris,Vera --pulya 10 --stake 0.10
-# One line a deal: bids in turn order | contract | defence calls | tricks from the forehand.
-say pulka deal "6S pass pass | 6S | whist whist | 6 2 2"
-say pulka deal "7H pass pass | 7H | whist pass | 7 2 1"
+# One line a deal, its outcome: the declarer, the contract, the defence's calls, the
+# tricks (the declarer's first, then the defenders' in the order they called).
+say pulka deal "Anna 6S w w 6 2 2"
+say pulka deal "Boris 7H w p 7 2 1"
 # Vera transcribes a house bonus from the paper sheet, 4 whists on Boris (event 16),
 # puts her pencil down, and Boris points out it was 2: her first error, a warning [Code 4.2.7].
 # At a terminal `correct` asks before storing; here --yes answers for the script.
 say pulka entry Vera whists 4 --on Boris
 say pulka pencil Vera
 say pulka correct 16 2 --by Boris --yes
-say pulka deal "pass pass pass | 2 5 3"
+# Raspasy: the tricks from the forehand (Boris leads).
+say pulka deal "rasp 2 5 3"
 echo
 echo "The same line again is taken for a line typed twice (exit status 1, nothing stored):"
-say pulka deal "pass pass pass | 2 5 3" || echo "(exit status $?)"
-say pulka deal "misere pass pass | misere | 0"
-say pulka deal "6D 7S pass pass | 7S | whist whist | 3 5 2"
-# Vera took 6, Anna 1: corrected at once, while the record is in hand, it costs nothing.
-say pulka correct 35 Vera=6 Anna=1 --yes
-say pulka deal "pass 6NT pass | 6NT | pass pass"
-say pulka deal "pass pass 8S | 8S | pass pass"
-say pulka deal "pass 6H pass | 6H | whist pass | 3 6 1"
+say pulka deal "rasp 2 5 3" || echo "(exit status $?)"
+say pulka deal "Anna miz 0"
+# The auction may be given too; the contract is then the last bid.
+say pulka deal "6D 7S p p | Vera w w 5 2 3"
+# Vera took 6, Anna 1: deal 5's tricks corrected at once, while in hand: it costs nothing.
+say pulka correct deal:5 Vera=6 Anna=1 --yes
+say pulka deal "Anna 6NT p p"
+say pulka deal "Vera 8S p p"
+say pulka deal "Vera 6H w p Vera=6 Anna=1 Boris=3"
 say pulka sheet --deal 8
+echo
+echo "Tricks given in the wrong order are doubted: Anna 0 on her 6S while Boris took 6"
+echo "(exit status 1 without a terminal, nothing stored; the line with the tricks named is shown):"
+say pulka deal "Anna 6S w w 0 6 4" || echo "(exit status $?)"
+echo
+echo "A line cut short is refused unless --leave-open (exit status 1, nothing stored):"
+say pulka deal "Vera 7D w" || echo "(exit status $?)"
 # A wrong last line is taken back while in hand, and the right one recorded.
-say pulka deal "7D pass pass | 7D | whist pass | 6 1 3"
+say pulka deal "Vera 7D w p 6 1 3"
 say pulka undo
-say pulka deal "7D pass pass | 7D | pass pass"
+say pulka deal "Vera 7D p p"
 say pulka settle
 say pulka settle --json
 say pulka explain Anna.whists.Boris
@@ -82,4 +92,6 @@ say pulka verify rubber-1
 echo
 echo "A deal after the rubber is won is refused (exit status 1), and nothing is stored:"
 say pulka bridge deal "1C N 7" || echo "(exit status $?)"
-echo "pulka demo: done; the store is $PULKA_DB"
+echo "pulka demo: done; the store is $PULKA_DB (pulka games --db $PULKA_DB)"
+echo "To type pulka yourself: . .venv/bin/activate (this shell), or make install (a link in ~/.local/bin);"
+echo "without --db or PULKA_DB your games go to pulka.db in your data folder, found from any folder."

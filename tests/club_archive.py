@@ -240,7 +240,9 @@ def _expected_deals(out: Expected, db: str, game: str, player: str, events: list
                 if tricks and tricks[-1][1]["tricks"].get(player, 0) == 0:
                     out.add("raspasy.clean", game, k)
             continue
-        declarer = spoken[-1][0]  # who won the auction
+        # who won the auction, or who took the talon another exposed [Code 3.3.16.2]: the
+        # contract's player when there is a contract
+        declarer = contract[-1]["player"] if contract else spoken[-1][0]
         if ruling and ruling[-1][1]["rule"] == "3.4.4":
             # a remiz without all at the level he reached in the auction [Code 3.4.4]
             # ("here" holds the level said before it)

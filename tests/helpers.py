@@ -8,6 +8,8 @@ reads until a pattern appears (a deadline only turns a hang into a failure).
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import pty
 import re
@@ -16,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,6 +41,26 @@ def ok(db: str, *args: str, input: str | None = None, env: dict[str, str] | None
     result = run(db, *args, input=input, env=env)
     assert result.exit_code == 0, f"{args}: {result.output}"
     return result.stdout
+
+
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: how a spreadsheet knows a CSV file is UTF-8
+
+
+def csv_rows(data: bytes) -> list[dict[str, str]]:
+    """A CSV table as a spreadsheet reads it: UTF-8 that begins with the byte order mark,
+    one header row; each row as ``csv.DictReader`` gives it."""
+    assert data.startswith(BOM), data[:20]
+    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig"), newline=""))
+    rows = list(reader)
+    assert all(None not in row and None not in row.values() for row in rows)  # every row as long as the header
+    return rows
+
+
+def csv_out(db: str, *args: str) -> list[dict[str, str]]:
+    """The rows of the one table ``pulka ARGS --db DB`` prints."""
+    result = run(db, *args)
+    assert result.exit_code == 0, f"{args}: {result.output}"
+    return csv_rows(result.stdout_bytes)
 
 
 def refused(db: str, *args: str, input: str | None = None) -> str:
@@ -77,9 +100,11 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """The environment of a pulka process: its own state directory, no stray game or store."""
+    """The environment of a pulka process: its own state and data folders (the current
+    game, the default store), no stray game or store."""
     env = {k: v for k, v in os.environ.items() if k not in ("PULKA_GAME", "PULKA_DB", "TZ")}
-    env.update({"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
+    env.update({"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data"),
+                "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
     env.update(extra)
     return env
 
@@ -140,6 +165,20 @@ class Terminal:
 
     def send(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
+
+    def reading(self, deadline: float = 60) -> None:
+        """Wait until the process is blocked waiting for its terminal (in select, poll or
+        read), as it is when a person presses a key after its prompt: a signal sent then
+        interrupts that wait, where one sent a moment earlier would only be seen at the
+        next key (CPython's readline checks for signals when its wait is interrupted)."""
+        waits = {"0", "7", "23", "270", "271"}  # read, poll, select, pselect6, ppoll (x86-64)
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            with open(f"/proc/{self.proc.pid}/syscall", encoding="ascii") as f:
+                if f.read().split()[0] in waits:
+                    return
+            select.select([], [], [], 0.005)  # polls the process's state; asserts no time
+        raise AssertionError(f"pulka never waited for its terminal; so far:\n{self.seen}")
 
     def finish(self, deadline: float = 60) -> int:
         """Read to the end; the exit status."""

@@ -659,6 +659,8 @@ def deal_event(walk: Walk, deal: DealState) -> AnyEvent:
             return Bid(player=deal.persons[seat], bid=MISERE)
         return auction_event(walk, deal)
     if phase == "contract":
+        if walk.chance(2):  # a misdeal found once the bidding is over, before the contract [Code 3.2.16]
+            return Annulled(reason="misdeal found before the contract", dealer_error=walk.chance(50))
         return contract_event(walk, deal)
     if phase == "defence":
         return defence_event(walk, deal)

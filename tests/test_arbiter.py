@@ -4,8 +4,6 @@ exact values beside the floats of the JSON documents, and spreadsheets."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from decimal import Decimal
 from fractions import Fraction
@@ -14,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from helpers import FLOAT_ARTEFACT, ok, refused, run, write
+from helpers import FLOAT_ARTEFACT, csv_out, csv_rows, ok, refused, run, write
 
 # A short timed evening: deal 1 at 20:00 Moscow time, an entry and its correction, a
 # deal 2 recorded in UTC, then deal 3 on the next day.
@@ -103,7 +101,8 @@ def test_every_read_command_reads_an_export(timed: str, tmp_path: Path) -> None:
     export = write(tmp_path, "t.jsonl", ok(timed, "export", "t"))
     other = str(tmp_path / "empty.db")
     for args in (["sheet", "--json"], ["settle", "--json"], ["log", "--json"], ["log", "--verdicts"],
-                 ["explain", "Boris.whists.Anna"], ["diff", "8", "deal:2"], ["settle", "--csv"], ["export", "--csv"],
+                 ["explain", "Boris.whists.Anna"], ["diff", "8", "deal:2"], ["settle", "--csv"],
+                 ["export", "--csv", "--table", "deals"], ["export", "--csv", "--table", "sheet"],
                  ["export"], ["settle", "--at", "9"]):
         assert ok(other, *args[:1], "--file", export, *args[1:]) == ok(timed, args[0], "t", *args[1:]), args
         # The game's name may be given; it must be the file's.
@@ -176,7 +175,8 @@ def test_money_with_two_decimals_and_no_float_artefacts(store_url: str) -> None:
     text = ok(store_url, "settle", "m")
     assert all(f"{Decimal(v):.2f}" in text for v in doc["money"].values())
     for args in (["settle", "m"], ["diff", "m", "1", "8"], ["explain", "m", "A.pulya"], ["sheet", "m"],
-                 ["log", "m"], ["settle", "m", "--csv"], ["export", "m", "--csv"], ["games"]):
+                 ["log", "m"], ["settle", "m", "--csv"], ["export", "m", "--csv", "--table", "deals"],
+                 ["export", "m", "--csv", "--table", "payments"], ["games"]):
         assert not FLOAT_ARTEFACT.search(ok(store_url, *args)), args
 
 
@@ -198,30 +198,47 @@ def test_exact_values_beside_fractions(store_url: str) -> None:
     assert {"player": "B", "column": "whists", "on": "A", "amount": 7.5, "amount_exact": "15/2"} in log["changes"]
     d = json.loads(ok(store_url, "diff", "r", "1", "5", "--json"))
     assert d["result_exact"] == settle["result_exact"]
-    table = list(csv.reader(io.StringIO(ok(store_url, "settle", "r", "--csv"))))
-    assert ["B", "0", "0", "20", "17.50", "35/2", str(settle["rounded"]["B"])] == table[3]
+    table = {row["player"]: row for row in csv_out(store_url, "settle", "r", "--csv")}
+    assert [table["B"][c] for c in ("pulya", "gora", "gora after pulya", "result", "result exact", "rounded")] == \
+        ["0", "0", "20", "17.50", "35/2", str(settle["rounded"]["B"])]
 
 
-def test_spreadsheets(timed: str) -> None:
-    rows = list(csv.reader(io.StringIO(ok(timed, "export", "t", "--csv"))))
-    titles = [r[0] for i, r in enumerate(rows) if r and (i == 0 or not rows[i - 1])]
-    assert titles == ["sheet", "deals", "settlement", "who pays whom"]
+def test_spreadsheets(timed: str, tmp_path: Path) -> None:
+    """Each table for a spreadsheet (issue 20, item 6) is one table: a header row, then a
+    row per line, UTF-8 with the byte order mark, read by csv.DictReader; its numbers
+    are those of the JSON documents."""
     sheet = json.loads(ok(timed, "sheet", "t", "--json"))
-    head = rows[1]
-    for row in rows[2:5]:
-        p = row[0]
-        assert int(row[1]) == sheet[p]["pulya"] and int(row[2]) == sheet[p]["gora"]
+    rows = csv_out(timed, "export", "t", "--csv", "--table", "sheet")
+    assert [r["player"] for r in rows] == ["Anna", "Boris", "Vera"]
+    for row in rows:
+        p = row["player"]
+        assert int(row["pulya"]) == sheet[p]["pulya"] and int(row["gora"]) == sheet[p]["gora"]
         for q, v in sheet[p]["whists"].items():
-            assert int(row[head.index(f"whists on {q}")]) == v
-    deals_at = rows.index(["deals"])
-    head, deals = rows[deals_at + 1], rows[deals_at + 2 : deals_at + 5]
-    assert [d[0] for d in deals] == ["1", "2", "3"] and [d[1] for d in deals] == ["Vera", "Anna", "Boris"]
+            assert int(row[f"whists on {q}"]) == v
+        assert row[f"whists on {p}"] == ""
+    deals = csv_out(timed, "export", "t", "--csv", "--table", "deals")
+    assert [d["deal"] for d in deals] == ["1", "2", "3"] and [d["dealer"] for d in deals] == ["Vera", "Anna", "Boris"]
     # The deals' writes add up to the sheet (the correction's change sits in deal 1).
     for p in sheet:
-        total = sum(int(d[head.index(f"{p} pulya")] or 0) for d in deals)
-        assert total == sheet[p]["pulya"]
-    assert "Anna 6S, Boris pass, Vera pass | Anna 6S | Boris whist, Vera whist | Anna 6, Boris 2, Vera 2" in deals[0]
-    settle = list(csv.reader(io.StringIO(ok(timed, "settle", "t", "--csv"))))
-    assert settle[0] == ["settlement", "finished" if json.loads(ok(timed, "settle", "t", "--json"))["finished"]
-                         else "playing"]
-    assert settle == rows[rows.index(settle[0]):]
+        assert sum(int(d[f"{p} pulya"] or 0) for d in deals) == sheet[p]["pulya"]
+    assert deals[0]["line"] == ("Anna 6S, Boris pass, Vera pass | Anna 6S | Boris whist, Vera whist | "
+                                "Anna 6, Boris 2, Vera 2")
+    settled = json.loads(ok(timed, "settle", "t", "--json"))
+    settlement = csv_out(timed, "export", "t", "--csv", "--table", "settlement")
+    assert {r["player"]: int(r["rounded"]) for r in settlement} == settled["rounded"]
+    assert {r["player"]: r["money"] for r in settlement} == {p: f"{Decimal(m):.2f}" for p, m in settled["money"].items()}
+    assert {r["status"] for r in settlement} == {"finished" if settled["finished"] else "playing"}
+    payments = csv_out(timed, "export", "t", "--csv", "--table", "payments")
+    assert [(r["from"], r["to"], int(r["whists"])) for r in payments] == \
+        [(t["from"], t["to"], t["whists"]) for t in settled["transfers"]]
+    # settle --csv gives the same settlement (and who pays whom with --table payments).
+    assert csv_out(timed, "settle", "t", "--csv") == settlement
+    assert csv_out(timed, "settle", "t", "--csv", "--table", "payments") == payments
+    # Without --table, one file a table, each the same table.
+    folder = tmp_path / "sheets"
+    said = ok(timed, "export", "t", "--csv", "--dir", str(folder))
+    files = {name: folder / f"t-{name}.csv" for name in ("sheet", "deals", "settlement", "payments")}
+    assert said == f"wrote {', '.join(str(f) for f in files.values())}\n"
+    for name, expected in (("sheet", rows), ("deals", deals), ("settlement", settlement), ("payments", payments)):
+        assert csv_rows(files[name].read_bytes()) == expected, name
+    assert run(timed, "export", "t", "--table", "deals").exit_code == 2  # --table goes with --csv

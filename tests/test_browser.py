@@ -219,8 +219,68 @@ def test_the_slider_shows_pulka_sheet_and_settle_as_of_every_event(browser: WebD
         settle = json.loads(pulka(db, "settle", game, "--at", str(n), "--json"))
         expected = {p: (settle["rounded"][p], settle.get("money", {}).get(p)) for p in settle["players"]}
         assert settlement_rows(browser) == expected, f"event {n}"
-        future = browser.find_elements(By.CSS_SELECTOR, "#audit-table tr.future")
-        assert len(future) == demo["events"] - n
+        rows = audit_rows(browser)
+        assert [r["first"] for r in rows if "future" in r["classes"]] == [r["first"] for r in rows if r["first"] > n]
+        assert [r["first"] for r in rows if "current" in r["classes"]] == \
+            [r["first"] for r in rows if r["first"] <= n <= r["last"]]
+    assert console_errors(browser) == []
+
+
+def audit_rows(browser: WebDriver) -> list[dict[str, Any]]:
+    """The audit trail's rows as shown: the events each spans, its event text, its classes."""
+    rows: list[dict[str, Any]] = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#audit-table tr[data-event]')).map(function (tr) {"
+        "  return {first: Number(tr.getAttribute('data-event')), last: Number(tr.getAttribute('data-last')),"
+        "          text: tr.cells[4].textContent, verdict: tr.cells[6].textContent, classes: tr.className}; });")
+    return rows
+
+
+def test_the_audit_trail_folds_bids_and_filters_by_verdict(browser: WebDriver, demo: dict[str, Any]) -> None:
+    """Issue 20, item 7: a deal's bids in one row (each on its own when asked), and the
+    trail filtered by verdict; checked against `pulka log --json` and the export."""
+    from selenium.webdriver.support.ui import Select
+
+    db, game = demo["db"], demo["game"]
+    logged = json.loads(pulka(db, "log", game, "--json"))["events"]
+    exported = [json.loads(line) for line in pulka(db, "export", game).splitlines()]
+    open_page(browser, demo["report"])
+    rows = audit_rows(browser)
+    # Every event in exactly one row, in order; a row of several events holds only
+    # plain bids (no verdict, no note) of one deal, and no row of plain bids of a deal
+    # follows another of the same deal.
+    assert [n for r in rows for n in range(r["first"], r["last"] + 1)] == list(range(1, demo["events"] + 1))
+    plain = {e["number"] for e in logged if e["type"] == "bid" and "effective" not in e and "note" not in e}
+    deal = {e["number"]: e["deal"] for e in logged}
+    for r in rows:
+        spanned = range(r["first"], r["last"] + 1)
+        if len(spanned) > 1:
+            assert set(spanned) <= plain and len({deal[n] for n in spanned}) == 1, r
+            for n in spanned:  # each bid named by its player and call, as exported
+                assert f"{exported[n - 1]['player']} {exported[n - 1]['bid']}" in r["text"], (n, r["text"])
+    for before, after in zip(rows, rows[1:]):
+        assert not (before["last"] in plain and after["first"] in plain
+                    and deal[before["last"]] == deal[after["first"]] and after["first"] == before["last"] + 1)
+    assert len(rows) < demo["events"] and rows[1]["first"] == 2 and rows[1]["last"] == 4  # deal 1: 6S pass pass
+    # Filtered by verdict: exactly the events with one, of each kind.
+    filter_ = Select(browser.find_element(By.ID, "audit-filter"))
+    for value, wanted in (("verdicts", lambda e: "effective" in e), ("effective", lambda e: e.get("effective") is True),
+                          ("no-effect", lambda e: e.get("effective") is False)):
+        filter_.select_by_value(value)
+        shown = audit_rows(browser)
+        expected = [e["number"] for e in logged if wanted(e)]
+        assert expected and [r["first"] for r in shown] == expected, value
+        assert all(r["first"] == r["last"] for r in shown)
+        word = {"effective": "effective [", "no-effect": "no effect ["}.get(value, "")
+        assert all(r["verdict"].startswith(word) for r in shown)
+    filter_.select_by_value("all")
+    # Each bid on its own row when asked: one row an event.
+    browser.find_element(By.ID, "audit-each-bid").click()
+    assert [(r["first"], r["last"]) for r in audit_rows(browser)] == [(n, n) for n in range(1, demo["events"] + 1)]
+    browser.find_element(By.ID, "audit-each-bid").click()
+    assert len(audit_rows(browser)) == len(rows)
+    # A folded row clicked shows the sheet as of its last bid.
+    browser.find_element(By.CSS_SELECTOR, '#audit-table tr[data-event="2"]').click()
+    assert browser.find_element(By.ID, "as-of").text.startswith(f"As of event 4 of {demo['events']}")
     assert console_errors(browser) == []
 
 

@@ -280,7 +280,7 @@ def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:
 
 def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None:
     ok(store_url, "new", "f", "--players", "A,B,C")
-    ok(store_url, "deal", "f", "6S pass pass | 6S | whist whist")  # played, tricks forgotten
+    ok(store_url, "deal", "f", "6S pass pass | 6S | whist whist", "--leave-open")  # played, tricks forgotten
     ok(store_url, "deal", "f", "pass pass pass | 3 3 4", "--leave-open")  # the next deal goes on
     log = json.loads(ok(store_url, "log", "f", "--json"))["events"]
     assert "not recorded" in log[7]["note"] and log[7]["number"] == 8
@@ -296,7 +296,7 @@ def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None
 
 def test_a_forgotten_result_in_time_counts(store_url: str) -> None:
     ok(store_url, "new", "g", "--players", "A,B,C")
-    ok(store_url, "deal", "g", "6S pass pass | 6S | whist whist")
+    ok(store_url, "deal", "g", "6S pass pass | 6S | whist whist", "--leave-open")
     ok(store_url, "bid", "g", "B", "pass", "--leave-open")  # deal 2's auction has begun, not ended
     ok(store_url, "tricks", "g", "A=6", "B=2", "C=2", "--deal", "1")
     sheet = json.loads(ok(store_url, "sheet", "g", "--json"))

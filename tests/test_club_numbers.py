@@ -25,6 +25,7 @@ from psycopg import sql
 
 from cli.main import main
 from club_archive import CLUB, Expected, cli, club_archive, doc, expected_stats, store_archive
+from helpers import csv_out
 from ledger.command import ratings
 from ledger.command.application import Ledger
 from ledger.command.dealline import deal_events
@@ -163,8 +164,10 @@ def test_a_number_leads_to_its_deals_and_events(store_url: str) -> None:
     exported = [json.loads(line) for line in cli(db, "export", "one").splitlines()]
     assert listed and all(exported[d["event"] - 1]["deal"] == d["deal"] for d in listed)
     assert all(exported[d["event"] - 1]["type"] == "tricks" for d in listed)
-    csv_lines = cli(db, "stats", "Anna", "contracts.6", "--deals", "--csv").splitlines()
-    assert csv_lines[0] == "game,deal,event,whists,text" and len(csv_lines) == len(listed) + 1
+    table = csv_out(db, "stats", "Anna", "contracts.6", "--deals", "--csv")
+    assert list(table[0]) == ["game", "deal", "event", "whists", "text"]
+    assert [(r["game"], int(r["deal"]), int(r["event"])) for r in table] == \
+        [(d["game"], d["deal"], d["event"]) for d in listed]
 
 
 # -- the rating ----------------------------------------------------------------------------
@@ -378,10 +381,12 @@ def test_refusals_say_what_would_be_allowed(store_url: str) -> None:
 def test_csv_and_text(store_url: str) -> None:
     db = store_url
     record(db, "one", ("Anna", "Boris", "Vera"), day(1), deals=2)
-    table = cli(db, "rating", "--csv").splitlines()
-    assert table[0] == "place,player,rating,mu,sigma,matches,last_game" and len(table) == 4
-    stats = cli(db, "stats", "Boris", "--csv").splitlines()
-    assert stats[0] == "number,count,whists" and any(line.startswith("pulkas,1,") for line in stats)
+    table = csv_out(db, "rating", "--csv")
+    assert list(table[0]) == ["place", "player", "rating", "mu", "sigma", "matches", "last_game"]
+    assert sorted(r["player"] for r in table) == ["Anna", "Boris", "Vera"]
+    stats = csv_out(db, "stats", "Boris", "--csv")
+    assert list(stats[0]) == ["number", "count", "whists"] and {"number": "pulkas", "count": "1"}.items() <= \
+        next(r for r in stats if r["number"] == "pulkas").items()
     assert "club rating (now)" in cli(db, "rating")
     assert "Boris: statistics (now)" in cli(db, "stats", "Boris")
 

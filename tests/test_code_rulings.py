@@ -86,7 +86,7 @@ def test_an_evident_correction_after_a_whist(store_url: str) -> None:
     (fixtures/code_3_4_8_evident_correction)."""
     db = store_url
     ok(db, "new", "t", "--players", "A,B,C")
-    ok(db, "deal", "t", "6D pass pass | 6D | whist")
+    ok(db, "deal", "t", "6D pass pass | 6D | whist", "--leave-open")
     before = count(db, "t")
     err = refused(db, "contract", "t", "A", "6H")
     assert "[Code 3.4.7]" in err and "evident correction" in err and "3.4.8" in err
@@ -100,7 +100,7 @@ def test_an_evident_correction_after_a_whist(store_url: str) -> None:
     assert "A 6H | B pass, C whist |" in played
     doc = sheet(db, "t")
     assert doc["A"]["pulya"] == 2 and doc["C"]["whists"] == {"A": 8, "B": 0}
-    ok(db, "deal", "t", "6D pass pass | 6D | pass")  # deal 2: B declares, C passes
+    ok(db, "deal", "t", "6D pass pass | 6D | pass", "--leave-open")  # deal 2: B declares, C passes
     err = refused(db, "contract", "t", "B", "6H", "--evident-correction")
     assert "nobody has whisted" in err and "allowed: the contract without evident_correction" in err
 

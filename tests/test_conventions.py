@@ -16,7 +16,7 @@ from ledger.vocabulary import rules as rules_module
 from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
 from ledger.vocabulary.rules import PRESETS, resolve
 from ledger.command.application import Ledger
-from ledger.command.judge import judge_log as check_log
+from ledger.command.kinds import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
 from ledger.command.store import Store
 from projections.audit import diff

@@ -302,7 +302,8 @@ def test_refusals_list_the_games_without_the_register_and_the_tournaments(store_
     ok(db, "alias", "Anna P.", "Zoya", "--by", "arbiter:Oleg")
     for args in (["sheet", "nosuch"], ["deal", "nosuch", DEALS[0]], ["head", "nosuch"]):
         err = refused(db, *args)
-        assert "no game named 'nosuch'; stored games: g (tournaments, `pulka tournament …`: cup)" in err, err
+        assert "no game named 'nosuch' in the store " in err, err
+        assert "; stored games: g (tournaments, `pulka tournament …`: cup)" in err, err
         assert "@club" not in err
     log = tmp_path / "cup.jsonl"
     log.write_text(json.dumps({"type": "game_started", "game": "cup", "players": ["A", "B", "C"], "pulya": 10}) + "\n")

@@ -12,9 +12,8 @@ import pytest
 
 from ledger.command.application import rejudged
 from ledger.command.judge import Refused
-from ledger.command.kinds import judge_log as judge_any
+from ledger.command.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
-from ledger.command.judge import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
 from projections.report import Point, settlement_doc, settlement_of, state_at
 
@@ -29,7 +28,7 @@ def clock() -> str:
 
 
 def judged(path: Path) -> list[AnyEvent]:
-    return check_log(parse_log(path.read_text(encoding="utf-8")), clock=clock)
+    return judge_log(parse_log(path.read_text(encoding="utf-8")), clock=clock)
 
 
 def point_of(check: dict[str, Any]) -> Point:
@@ -102,7 +101,7 @@ def same_rule(expected: str, cited: str) -> bool:
 def test_every_event_recorded_is_judged_again_as_it_was_recorded(path: Path) -> None:
     """What ``verify`` does to a stored game: the events as the ledger records them
     (corrections, objections, late records, joins and all) pass the judge again unchanged."""
-    events = judge_any(parse_log(path.read_text(encoding="utf-8")), clock=clock)
+    events = judge_log(parse_log(path.read_text(encoding="utf-8")), clock=clock)
     assert rejudged(path.stem, events, clock) is None
 
 

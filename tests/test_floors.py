@@ -5,7 +5,7 @@ another, and no import, at the top of a module or inside a function, closes a cy
     floor 0  ledger.vocabulary
     floor 1  projections
     floor 2  ledger.command
-    floor 3  cli
+    floor 3  cli, web (the service, beside cli: nothing imports it)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FLOORS = {"ledger.vocabulary": 0, "projections": 1, "ledger.command": 2, "cli": 3}
+FLOORS = {"ledger.vocabulary": 0, "projections": 1, "ledger.command": 2, "cli": 3, "web": 3}
 
 
 def floor_of(module: str) -> int | None:
@@ -28,7 +28,7 @@ def floor_of(module: str) -> int | None:
 
 def modules() -> dict[str, Path]:
     found = {}
-    for package in ("ledger", "projections", "cli"):
+    for package in ("ledger", "projections", "cli", "web"):
         for path in (ROOT / package).rglob("*.py"):
             parts = path.relative_to(ROOT).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -51,7 +51,7 @@ def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, str | Non
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 out.append((sub, None, node.lineno) if sub in known else (base, alias.name, node.lineno))
-    return [(m, n, line) for m, n, line in out if m.split(".")[0] in ("ledger", "projections", "cli")]
+    return [(m, n, line) for m, n, line in out if m.split(".")[0] in ("ledger", "projections", "cli", "web")]
 
 
 MODULES = modules()
@@ -70,6 +70,16 @@ def test_each_module_imports_only_from_its_floor_and_below(name: str) -> None:
         assert not (imported and imported.startswith("_") and not imported.startswith("__")), (
             f"{name}:{line} imports the private name {imported} from {target}"
         )
+
+
+def test_nothing_imports_the_service() -> None:
+    """``web`` is a client of everything below it, like ``cli``, and nothing imports it
+    (``pulka serve`` names it in cli.main's table of commands, imported when it runs)."""
+    for name, edges in EDGES.items():
+        if name == "web" or name.startswith("web."):
+            continue
+        for target, _, line in edges:
+            assert not (target == "web" or target.startswith("web.")), f"{name}:{line} imports {target}"
 
 
 def test_no_import_cycle_between_modules() -> None:

@@ -232,7 +232,8 @@ def stored_by_an_older_ledger(db: str) -> None:
 
 TEXT = [
     ["sheet", f"club{ESC}"], ["settle", f"club{ESC}"], ["settle", f"club{ESC}", "--csv"],
-    ["export", f"club{ESC}", "--csv"], ["log", f"club{ESC}"], ["log", f"club{ESC}", "--verdicts"],
+    ["export", f"club{ESC}", "--csv", "--table", "deals"], ["export", f"club{ESC}", "--csv", "--table", "sheet"],
+    ["players", "--csv"], ["log", f"club{ESC}"], ["log", f"club{ESC}", "--verdicts"],
     ["explain", f"club{ESC}", f"{ANNA}.pulya"], ["explain", f"club{ESC}", f"{BORIS}.gora"],
     ["diff", f"club{ESC}", "1", "11"], ["games"], ["verify"], ["head", f"club{ESC}"],
     ["players"], ["player", ANNA], ["sheet", f"club{ESC}", "--svg"], ["report", f"club{ESC}"],

@@ -19,7 +19,7 @@ from boxes import centre, inside, overlapping
 from cli.main import main
 from cli.picture.page import report_html
 from cli.picture.svg import draw, svg_document
-from ledger.command.judge import judge_log
+from ledger.command.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import parse_log
 from projections.audit import audit, explain, totals
@@ -190,6 +190,41 @@ def check_layout(doc: dict[str, Any]) -> None:
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
 def test_no_text_overlaps_on_any_fixture(path: Path) -> None:
     check_layout(picture(judged(path), Point()))
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def runs(svg: str) -> dict[str, list[list[tuple[float, str]]]]:
+    """Each number's entries as drawn, line by line (by baseline, outermost first), each
+    entry its x and text, in its sector's own frame (the sector's group: before it is
+    rotated into place)."""
+    out: dict[str, dict[float, list[tuple[float, str]]]] = {}
+    for group in ET.fromstring(svg).iter(f"{SVG}g"):
+        cell = group.get("data-cell")
+        if cell is None:
+            continue
+        mark = next(t for t in group.iter(f"{SVG}text") if "mark" in (t.get("class") or ""))
+        out.setdefault(cell, {}).setdefault(float(mark.get("y") or 0), []).append(
+            (float(mark.get("x") or 0), mark.text or ""))
+    return {cell: [sorted(lines[y]) for y in sorted(lines, key=abs)] for cell, lines in out.items()}
+
+
+@pytest.mark.parametrize("name", ["ex10_sochi_sixes"])
+def test_a_running_sum_carried_onto_the_next_line_continues_under_the_first_entry(name: str) -> None:
+    """Issue 20, item 7: a number's lines after the first begin under its first entry,
+    past its label, so that the last running sum carried onto a line of its own cannot
+    be read as a new entry; each line but the last ends with the dot that joins it to
+    the next."""
+    drawn = runs(draw(picture(fixture(name), Point()), settlement=True).svg)
+    wrapped = {cell: lines for cell, lines in drawn.items() if len(lines) > 1}
+    assert wrapped, "the fixture's sheet wraps no number"
+    for cell, lines in wrapped.items():
+        first = lines[0][0][0]
+        for line in lines[1:]:
+            assert line[0][0] >= first - 0.01, (cell, first, line[0])
+        for line in lines[:-1]:
+            assert line[-1][1].endswith("."), (cell, line[-1])
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,7 +6,9 @@ and that a wrong projection, settlement, cut or codec would break: settlement su
 to zero, the two methods of Code 4.2.14 agree with each other and with the formula
 of rules.md §7, rounding (4.2.12) stays close, replay and export/import are
 deterministic, ``--deal``/``--at`` are prefix replays, every sheet number is the sum
-of its writes, nothing follows the end, and help never overfills a pulya.
+of its writes, nothing follows the end, and help never overfills a pulya. And the numbers
+themselves: on every generated pulka the sheet and the settlement are those of a scorer
+written separately in the tests (``independent_scorer``, ``scorer_agreement``).
 """
 
 from __future__ import annotations
@@ -43,13 +45,14 @@ from ledger.vocabulary.events import (
     Tricks,
     encode_event,
 )
-from ledger.command.judge import judge_log as check_log
+from ledger.command.kinds import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
 from projections.game import GameState, replay
 from ledger.command.store import Store
 from projections.report import Point, settlement_doc, settlement_of, sheet_doc, state_at
 from projections.settlement import adjusted_gora, exact_whists, settle, variant_amnesty, variant_mean
 from projections.sheet import Sheet
+from scorer_agreement import assert_scored_alike
 from strategies import CONVENTIONS, legal_logs, pending_return
 
 # The presets; a club's own overrides of any parameters; and the recording rules
@@ -157,6 +160,7 @@ def test_rounded_results_are_integers_close_to_the_exact_ones(events: list[AnyEv
     if s.money is not None:
         assert state.started.stake is not None
         assert s.money == {p: Decimal(state.started.stake) * s.rounded[p] for p in s.players}
+    assert_scored_alike(events)
 
 
 # -- replay, export, import ---------------------------------------------------------------------
@@ -178,6 +182,7 @@ def test_replay_after_a_round_trip_through_the_store_gives_the_same_bytes(
     assert loaded is not events and loaded == events
     for point in (Point(), Point(at=at)):
         assert doc_bytes(state_at(loaded, point)) == doc_bytes(state_at(events, point))
+    assert_scored_alike(events)
 
 
 @PROPERTY
@@ -203,6 +208,7 @@ def test_checkpoints_and_partial_refolds_agree_with_a_fold_from_scratch(
     assert from_scratch == incremental
     # and the game is as it was after the rewind
     assert (sheet_doc(state.sheet()), state.sheet().writes, state.abandoned_at, len(state.deals)) == incremental
+    assert_scored_alike(events)
 
 
 def export_import_round_trip(events: list[AnyEvent]) -> None:
@@ -242,6 +248,7 @@ def test_every_event_is_a_point_to_travel_to(events: list[AnyEvent]) -> None:
     for n, when in enumerate(times, start=1):
         through = max(i for i, t in enumerate(times, start=1) if t <= when)
         assert settlement_doc(state_at(events, Point(time=when.isoformat()))) == docs[through], n
+    assert_scored_alike(events)
 
 
 # -- the sheet ------------------------------------------------------------------------------------
@@ -293,6 +300,7 @@ ANY_LOG_PROPERTIES = (
     export_import_round_trip,
     deal_point_is_the_log_cut_after_that_deal,
     every_sheet_number_is_the_sum_of_its_writes,
+    assert_scored_alike,
 )
 
 
@@ -318,6 +326,7 @@ def test_with_help_no_pulya_exceeds_the_target_unless_entries_put_it_there(event
             assert w.exact > 0, w
             assert pulya[w.player] + w.exact <= sheet.target, (w, pulya)
         pulya[w.player] += w.exact
+    assert_scored_alike(events)
 
 
 # -- the end ----------------------------------------------------------------------------------------
@@ -335,6 +344,7 @@ def test_no_deal_follows_the_end(events: list[AnyEvent]) -> None:
     with pytest.raises(Refused) as info:
         decide(state, Annulled(reason="misdeal"))
     assert info.value.rule in ("4.2.3", "4.2.3.3", "5.4.18"), str(info.value)
+    assert_scored_alike(events)
 
 
 # -- bugs found by the properties, kept as minimal examples ------------------------------------

@@ -79,13 +79,13 @@ def test_scorer_records_with_by_and_pulka_by(store_url: str) -> None:
 def test_penalty_tricks_option(store_url: str) -> None:
     """Code 3.4.9: the declarer looked at his discard: down two, not one (its example)."""
     ok(store_url, "new", "p", "--players", "A,B,C")
-    ok(store_url, "deal", "p", "6S pass pass | 6S | whist whist")
+    ok(store_url, "deal", "p", "6S pass pass | 6S | whist whist", "--leave-open")
     ok(store_url, "tricks", "p", "A=5", "B=3", "C=2", "--penalty", "A=1@3.4.9")
     doc = sheet(store_url, "p")
     assert doc["A"]["gora"] == 4
     explained = ok(store_url, "explain", "p", "A.gora")
     assert "down 2" in explained and "Code 3.4.9" in explained
-    ok(store_url, "deal", "p", "7S pass pass | 7S | whist whist")
+    ok(store_url, "deal", "p", "7S pass pass | 7S | whist whist", "--leave-open")
     err = refused(store_url, "tricks", "p", "B=7", "C=2", "A=1", "--penalty", "C=1@3.4.9")
     assert "rule 3.4.9" in err and "declarer" in err
 
@@ -98,7 +98,7 @@ def test_rulings_joins_talon_and_demand_on_the_command_line(store_url: str) -> N
     ok(db, "bid", "r", "A", "6C")
     ok(db, "ruling", "r", "3.3.16.3", "--offender", "A", "--whists", "C=20", "--by", "arbiter:Petrov")
     assert sheet(db, "r")["C"]["whists"] == {"A": 20, "B": 0}
-    ok(db, "deal", "r", "7S pass pass | 7S")
+    ok(db, "deal", "r", "7S pass pass | 7S", "--leave-open")
     ok(db, "talon", "r", "premium", "A", "--tricks", "1")
     ok(db, "defence", "r", "B", "whist")
     ok(db, "defence", "r", "C", "pass")

@@ -22,10 +22,10 @@ from psycopg import sql
 from cli.main import main
 from ledger.command import store_postgres, store_sqlite
 from ledger.command.dealline import deal_events
-from ledger.command.judge import judge_into, judge_log
+from ledger.command.judging import judge_events
+from ledger.command.kinds import PULKA, start_stream
 from ledger.command.store import Store, StoreError, parse_postgres_url
 from ledger.vocabulary.events import GameStarted, encode_event
-from projections.game import GameState
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 GAME = "ex10_sochi_sixes"
@@ -67,8 +67,10 @@ def has_table(db: str) -> bool:
 def test_reads_never_create_the_store(store_url: str) -> None:
     for args in READING:
         run(store_url, *args)
-    assert ok(store_url, "games") == "no games stored yet; start one with `pulka new`\n"
-    assert "no game named 'ex10_sochi_sixes'; the store has no games yet" in refused(store_url, "sheet", GAME)
+    with Store(store_url, create=False) as store:
+        where = store.description  # the file's full path; the server without its password
+    assert ok(store_url, "games") == f"no games stored yet in the store {where}; start one with `pulka new`\n"
+    assert f"no game named 'ex10_sochi_sixes' in the store {where}; it has no games yet" in refused(store_url, "sheet", GAME)
     assert not has_table(store_url)
     if not store_url.startswith("postgresql://"):
         assert not os.path.exists(store_url)  # not even an empty file
@@ -204,11 +206,11 @@ def test_an_auditor_with_select_only_runs_every_reading_command(auditor: str, po
 def test_a_large_import_into_postgres_completes(postgres_url: str, tmp_path: Path) -> None:
     # Three deals (a whole round of dealers) made by the command side, repeated.
     clock = "2026-11-30T20:00:00+00:00"
-    started = judge_log([(1, GameStarted(game="big", players=("A", "B", "C"), pulya=10**6))], lambda: clock)[0]
+    _, started = start_stream(1, GameStarted(game="big", players=("A", "B", "C"), pulya=10**6), lambda: clock)
     assert isinstance(started, GameStarted)
-    state = GameState.start(started)
+    state = PULKA.fold([started])
     for line in ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 4 3 3", "pass 7H pass | 7H | pass pass"]:
-        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: clock)
+        judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, line)), lambda: clock)
     block = [encode_event(msgspec.structs.replace(e, deal=None)) for e in state.events[1:]]
     rounds = 100_000 // len(block) + 1
     log = tmp_path / "big.jsonl"

@@ -114,7 +114,7 @@ def test_verdicts_are_printed_when_recorded(store_url: str) -> None:
 
 def test_a_forgotten_result_is_caught_at_once(store_url: str) -> None:
     ok(store_url, "new", "f", "--players", "A,B,C")
-    result = run(store_url, "deal", "6S pass pass | 6S | whist whist")
+    result = run(store_url, "deal", "6S pass pass | 6S | whist whist", "--leave-open")
     assert result.exit_code == 0
     assert "deal 1 was played but its result is not recorded" in result.stderr and "4.2.10" in result.stderr
     before = ok(store_url, "export")
@@ -126,7 +126,7 @@ def test_a_forgotten_result_is_caught_at_once(store_url: str) -> None:
     assert ok(store_url, "export") == before  # nothing stored
     # The tricks come, and the game goes on; or the scorer leaves it open on purpose.
     ok(store_url, "tricks", "A=6", "B=2", "C=2")
-    ok(store_url, "deal", "7S pass pass | 7S | whist whist")
+    ok(store_url, "deal", "7S pass pass | 7S | whist whist", "--leave-open")
     result = run(store_url, "bid", "C", "pass", "--leave-open")
     assert result.exit_code == 0 and "deal 2 is left without its result" in result.stderr
 

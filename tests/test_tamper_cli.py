@@ -279,3 +279,21 @@ def test_a_rubbers_impossible_deal_is_neither_shown_nor_built_on(store_url: str)
         assert raw.versions("r") == [1, 2]
     finally:
         raw.close()
+
+
+def test_a_kept_game_takes_in_no_refused_event_written_since(db: str, raw: RawEvents) -> None:
+    """A session keeps its game loaded and reads only what others wrote since
+    (``Ledger.renewed``); what it reads is judged as a whole load judges it. Another's
+    record, then edited and chained anew to give a trick to a player the game does not
+    have, is named by number and nothing is recorded onto it."""
+    from cli.common import UserError, opened
+
+    with pytest.raises(UserError) as caught, opened(db) as ledger:
+        kept = ledger.keep(GAME)
+        count = len(kept.stored)
+        ok(db, "entry", GAME, "A", "pulya", "2")
+        ok(db, "entry", GAME, "B", "pulya", "2")
+        raw.rechain(GAME, count + 2, lambda event: event.update(player="Zed"))
+        ledger.renewed(kept)
+    assert f"event {count + 2} of game '{GAME}' would be refused: " in str(caught.value), caught.value
+    assert "Zed" in str(caught.value)

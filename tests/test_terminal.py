@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -72,16 +73,76 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     t.send("u")
     shown = t.expect(r"deal 4: Vera deals, Anna leads > ")
     assert "events 23-29 withdrawn while in hand" in shown and "Anna pulya -2" in shown
-    # The last deal: Vera's seven closes every pulya, and the session settles the pulka.
+    # The last deal: Vera's seven closes every pulya. The scorer types on (the sheet) before
+    # he sees it: the session says the pulka has ended and keeps reading, so what he typed
+    # reaches it, not the shell; a correction still comes, and `end` settles.
     t.send("pass 6NT pass | 6NT | pass pass")
     t.expect(r"deal 5: Anna deals, Boris leads > ")
     t.send("pass 7S pass | 7S | whist pass | 2 7 1")
+    t.send("sheet")
+    shown = t.expect(r"the pulka has ended; end > ")
+    assert "the pulka has ended: a correction, undo, sheet, or end to settle" in shown
+    assert "Who pays whom" not in shown
+    shown = t.expect(r"the pulka has ended; end > ")
+    assert "whists on Boris" in shown  # the sheet typed ahead
+    t.send("correct deal:5 Boris=1 Anna=2 --yes")
+    shown = t.expect(r"the pulka has ended; end > ")
+    assert "deal:5 is event 43" in shown and "stored as event 44" in shown
+    t.send("end")
     shown = t.expect(r"Who pays whom")
-    assert "the pulka has ended" in shown and "settlement of demo" in shown
+    assert "settlement of demo" in shown
     assert t.finish() == 0
     events = exported(tmp_path, store_url, "demo")
-    assert len(events) == 43 and events[17]["type"] == "correction" and events[17]["replacement"] == {"amount": 2}
+    assert len(events) == 44 and events[17]["type"] == "correction" and events[17]["replacement"] == {"amount": 2}
     assert events[29] == {**events[29], "type": "withdrawn", "first": 23}
+    assert events[43] == {**events[43], "type": "correction", "target": 43}
+
+
+@pytest.mark.parametrize("stop", ["ctrl-c", "ctrl-d"])
+def test_ctrl_c_and_ctrl_d_end_a_session_with_the_settlement(store_url: str, tmp_path: Path, stop: str) -> None:
+    """Ctrl-C (the interrupt a terminal sends) and Ctrl-D at the prompt end the session as
+    `end` does, with the settlement, not click's "Aborted!"."""
+    assert pulka(tmp_path, "new", "c", "--players", "Anna,Boris,Vera", "--db", store_url).returncode == 0
+    t = start(tmp_path, store_url, "play")
+    t.expect(r"deal 1: Vera deals, Anna leads > ")
+    t.send("Anna 6S w w 6 2 2")
+    t.expect(r"deal 2: Anna deals, Boris leads > ")
+    if stop == "ctrl-c":
+        t.reading()
+        t.proc.send_signal(signal.SIGINT)
+    else:
+        os.write(t.master, b"\x04")
+    shown = t.expect(r"Both methods of rule 4.2.14 agree")
+    assert "settlement of c" in shown and "Aborted" not in shown
+    assert t.finish() == 0
+    assert "Aborted" not in t.seen
+
+
+def test_a_doubted_line_is_asked_about_at_a_terminal(store_url: str, tmp_path: Path) -> None:
+    """The issue's line, typed at a terminal: the scorer sees both readings and chooses the
+    other one (o); at the session's prompt he keeps it as typed (t)."""
+    assert pulka(tmp_path, "new", "q", "--players", "Anna,Boris,Vera", "--first-dealer", "Anna",
+                 "--db", store_url).returncode == 0
+    t = start(tmp_path, store_url, "deal", "pass 7H pass | 7H | whist whist | 8 1 1")
+    shown = t.expect(r"store it as typed \(t\), as the other reading \(o\), or not at all \(n\)\? .*: ")
+    assert "Vera took 1 on 7H (down 6) while Boris took 8" in shown
+    assert "read declarer first: Vera 8, Anna 1, Boris 1" in shown
+    t.send("o")
+    shown = t.expect(r"next: deal 2")
+    assert "Vera 8" in shown and "Vera pulya +4" in shown
+    assert t.finish() == 0
+    t = start(tmp_path, store_url, "play")
+    t.expect(r"deal 2: Boris deals, Vera leads > ")
+    t.send("Anna 6S w w 0 6 4")
+    t.expect(r"or not at all \(n\)\? .*: ")
+    t.send("t")
+    shown = t.expect(r"deal 3: Vera deals, Anna leads > ")
+    assert "Anna gora" in shown
+    t.send("end")
+    assert t.finish() == 0
+    events = exported(tmp_path, store_url, "q")
+    assert events[7]["tricks"] == {"Anna": 1, "Boris": 1, "Vera": 8}
+    assert events[-1]["tricks"] == {"Anna": 0, "Boris": 6, "Vera": 4}
 
 
 def test_a_session_ends_on_request_with_the_settlement(store_url: str, tmp_path: Path) -> None:
@@ -102,16 +163,18 @@ def test_a_session_ends_on_request_with_the_settlement(store_url: str, tmp_path:
 def long_log(game: str, events: int) -> str:
     """A legal Sochi pulka of at least ``events`` events whose target is never reached."""
     from ledger.command.dealline import deal_events
-    from ledger.command.judge import judge_into, judge_log
+    from ledger.command.judging import judge_events
+    from ledger.command.kinds import PULKA, start_stream
     from ledger.vocabulary.events import GameStarted, encode_event
-    from projections.game import GameState
+    from ledger.vocabulary.times import now_iso
 
-    started = judge_log([(1, GameStarted(game=game, players=("A", "B", "C"), pulya=100000))])[0]
+    _, started = start_stream(1, GameStarted(game=game, players=("A", "B", "C"), pulya=100000), now_iso)
     assert isinstance(started, GameStarted)
-    state = GameState.start(started)
+    state = PULKA.fold([started])
     while state.folded < events:
         line = "6S pass pass | 6S | whist whist | 6 2 2"
-        judge_into(state, ((None, e) for e in deal_events(state, line)), lambda: "2026-11-30T20:00:00+00:00")
+        judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, line)),
+                     lambda: "2026-11-30T20:00:00+00:00")
     return "\n".join(encode_event(e).decode() for e in state.events) + "\n"
 
 

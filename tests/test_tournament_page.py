@@ -103,3 +103,57 @@ def test_the_page_in_a_browser(browser: Any, tmp_path: Path) -> None:
         sheet = browser.execute_script("return window.pulkaProbe.sheet(arguments[0]);", root)
         assert overlapping([(t["text"], t["box"]) for t in sheet["texts"]]) == []
     assert console_errors(browser) == []
+
+
+def many_tours() -> list[dict[str, Any]]:
+    """A long evening's standings: eight players, long names, six tours of two tables."""
+    names = ["Александра", "Maximilian", "Boris", "Vera", "Gleb", "Dina", "Константин", "Egor"]
+    rows = []
+    for i, player in enumerate(names):
+        tours = [{"tour": t, "table": 1 + (i + t) % 2, "whists": (i * 37 + t * 11) % 90 - 45,
+                  "points": (i * 37 + t * 11) % 90 - 45} for t in range(1, 7)]
+        rows.append({"player": player, "points": sum(t["points"] for t in tours),
+                     "whists": sum(t["whists"] for t in tours), "tours": tours, "status": "finished", "cards": 0})
+    rows.sort(key=lambda r: -r["points"])
+    for i, r in enumerate(rows, start=1):
+        r["place"] = i
+    return [{"tournament": "cup", "after_tour": 6, "standings": rows}]
+
+
+def test_the_standings_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    """Issue 20, item 7: at 390 x 844 the standings are read without sideways scrolling
+    (neither the page nor the table scrolls), and no text of the page or of a sheet is
+    smaller than 9 px on the screen."""
+    path = tmp_path / "cup.html"
+    path.write_text(tournament_html(many_tours(), sheets()), encoding="utf-8")
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(path.as_uri())
+        width = browser.execute_script("return document.documentElement.clientWidth;")
+        assert width <= 390
+        assert browser.execute_script("return document.documentElement.scrollWidth;") <= width
+        table = browser.execute_script(
+            "var t = document.getElementById('standings-table'), box = t.parentNode;"
+            "return {scroll: box.scrollWidth, client: box.clientWidth,"
+            "        cells: Array.from(t.querySelectorAll('td')).filter(function (c) { return c.offsetParent; })"
+            "          .map(function (c) { var r = c.getBoundingClientRect(); return [c.textContent, r.left, r.right]; })};")
+        assert table["scroll"] <= table["client"]  # the table does not scroll in its box either
+        assert table["cells"] and all(0 <= left and right <= width for _, left, right in table["cells"]), table
+        shown = " ".join(text for text, _, _ in table["cells"])
+        for row in many_tours()[0]["standings"]:  # every player's every tour, readable
+            assert row["player"] in shown
+            assert all(f"{t['points']} ({t['whists']:+d})".replace("+0", "0") in shown for t in row["tours"])
+        sizes = browser.execute_script(
+            "var out = [];"
+            "document.querySelectorAll('#standings-table td, #standings-table a, .hint, h1, h2, h3, p, li')"
+            ".forEach(function (e) { if (e.offsetParent) out.push(['page', e.textContent.slice(0, 30),"
+            "  parseFloat(getComputedStyle(e).fontSize)]); });"
+            "document.querySelectorAll('#sheet-list svg text').forEach(function (t) {"
+            "  var m = t.getScreenCTM(); if (!t.textContent.trim()) return;"
+            "  out.push(['sheet', t.textContent, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)]); });"
+            "return out;")
+        assert any(kind == "sheet" for kind, _, _ in sizes)
+        small = [(kind, text, size) for kind, text, size in sizes if size < 9 - 1e-6]
+        assert small == []
+    finally:
+        browser.set_window_size(1280, 1000)

@@ -54,26 +54,55 @@
     document.getElementById("meta").textContent = parts.join(" · ");
   }
 
-  function showAudit() {
-    var rows = [head(["#", "time", "deal", "by", "event", "on the sheet", "verdict"])];
+  // The audit trail's rows: a deal's bids (plain ones: no verdict, no note) folded into
+  // one row unless each bid is asked for; every other event a row of its own.
+  function auditGroups(foldBids) {
+    var groups = [];
     data.events.forEach(function (e) {
+      var plain = e.type === "bid" && e.effective === undefined && !e.note;
+      var last = groups.length ? groups[groups.length - 1] : null;
+      if (foldBids && plain && last && last.bids && last.deal === e.deal) { last.events.push(e); return; }
+      groups.push({ events: [e], bids: plain, deal: e.deal });
+    });
+    return groups;
+  }
+
+  // Whether a row is shown under the chosen filter of verdicts.
+  function passes(group, filter) {
+    if (filter === "all") return true;
+    return group.events.some(function (e) {
+      if (e.effective === undefined) return false;
+      return filter === "verdicts" || (filter === "effective") === e.effective;
+    });
+  }
+
+  function showAudit() {
+    var fold = !document.getElementById("audit-each-bid").checked;
+    var filter = document.getElementById("audit-filter").value;
+    var rows = [head(["#", "time", "deal", "by", "event", "on the sheet", "verdict"])];
+    auditGroups(fold).forEach(function (g) {
+      if (!passes(g, filter)) return;
+      var e = g.events[0];
+      var last = g.events[g.events.length - 1];
       var verdict = "";
       var cls = "";
       if (e.effective !== undefined) {
         verdict = (e.effective ? "effective" : "no effect") + " [" + e.rule + "]: " + e.reason;
         cls = e.effective ? "verdict-yes" : "verdict-no";
       }
-      var text = e.text + (e.note ? " (" + e.note + ")" : "");
+      var text = g.events.length > 1 ?
+        "bids: " + g.events.map(function (b) { return b.text.replace(" bids ", " "); }).join(", ") :
+        e.text + (e.note ? " (" + e.note + ")" : "");
       var tr = row([
-        { text: String(e.number), class: "num" },
+        { text: g.events.length > 1 ? e.number + "–" + last.number : String(e.number), class: "num" },
         (e.at || "").slice(0, 19).replace("T", " "),
         e.deal === null ? "" : String(e.deal),
-        e.by || "",
+        g.events.length > 1 ? "" : e.by || "",
         text,
-        e.shown.join(", "),
+        [].concat.apply([], g.events.map(function (x) { return x.shown; })).join(", "),
         { text: verdict, class: cls }
-      ], { "data-event": String(e.number) });
-      tr.addEventListener("click", function () { show(e.number); });
+      ], { "data-event": String(e.number), "data-last": String(last.number) });
+      tr.addEventListener("click", function () { show(last.number); });
       rows.push(tr);
     });
     fill(document.getElementById("audit-table"), rows);
@@ -110,6 +139,7 @@
   function showSettlement(s) {
     var money = s.stake !== null;
     var status = { "finished": "finished", "abandoned": "abandoned",
+                   "capped": "over: the tournament's deal cap, settled as abandoned",
                    "in play": "in play: settled as if abandoned now" }[s.status];
     document.getElementById("settlement-status").textContent = status;
     var names = ["player", { text: "pulya", class: "num" }, { text: "gora", class: "num" },
@@ -169,9 +199,10 @@
     document.getElementById("as-of").textContent =
       "As of event " + n + " of " + count + (point.deals ? ", deal " + point.deals : "") + ": " + e.text;
     document.querySelectorAll("#audit-table tr[data-event]").forEach(function (tr) {
-      var k = Number(tr.getAttribute("data-event"));
-      tr.classList.toggle("future", k > n);
-      tr.classList.toggle("current", k === n);
+      var first = Number(tr.getAttribute("data-event"));
+      var last = Number(tr.getAttribute("data-last"));
+      tr.classList.toggle("future", first > n);
+      tr.classList.toggle("current", first <= n && n <= last);
     });
     document.querySelectorAll("#deal-table tr[data-deal]").forEach(function (tr) {
       tr.classList.toggle("current", Number(tr.getAttribute("data-deal")) === point.deals);
@@ -190,6 +221,10 @@
     chosen = { cell: g.getAttribute("data-cell"), event: Number(g.getAttribute("data-event")),
                struckBy: g.getAttribute("data-struck-by") };
     showExplain();
+  });
+
+  ["audit-filter", "audit-each-bid"].forEach(function (id) {
+    document.getElementById(id).addEventListener("change", function () { showAudit(); show(current); });
   });
 
   showMeta();

@@ -27,7 +27,7 @@ from typing import Any
 
 # Sizes in pixels of the SVG's user space.
 FONT = 12  # entries
-SMALL = 8  # the number of a correcting event, labels
+SMALL = 9  # the number of a correcting event, labels: the smallest text, 9 px at the sheet's own size
 NAME = 14  # players' names
 TARGET = 18  # the pulya target in the centre
 LINE = 18  # line height of entries (a text box is about 1.17 em high)
@@ -140,9 +140,16 @@ def tokens_of(cell: dict[str, Any], label: str) -> list[Token]:
     return out
 
 
-def wrap(tokens: list[Token], widths: list[float]) -> list[list[Token]] | None:
-    """Greedy lines of at most ``widths[j]`` each; None if a token fits on no line or
-    the lines run out."""
+def hanging(tokens: list[Token]) -> float:
+    """How far the lines after the first are indented: past the label, under the first
+    entry, so that a running sum carried onto the next line (the last above all) reads as
+    the same run going on, not as a new entry under the label."""
+    return tokens[0].width + GAP if tokens and tokens[0].mark is None else 0.0
+
+
+def wrap(tokens: list[Token], widths: list[float], indent: float = 0.0) -> list[list[Token]] | None:
+    """Greedy lines of at most ``widths[j]`` each, every line after the first ``indent``
+    in from its start; None if a token fits on no line or the lines run out."""
     lines: list[list[Token]] = [[]]
     used = 0.0
     for t in tokens:
@@ -151,7 +158,7 @@ def wrap(tokens: list[Token], widths: list[float]) -> list[list[Token]] | None:
             if j >= len(widths):
                 return None
             need = t.width + (GAP if lines[-1] else 0)
-            if used + need <= widths[j]:
+            if used + need <= widths[j] - (indent if j else 0.0):
                 lines[-1].append(t)
                 used += need
                 break
@@ -210,7 +217,7 @@ def fit_band(poly: Polygon, column: str, depth: float, parts: list[Part], split:
             for j in range(count):
                 lo, hi = extent(poly, part, depth + PAD + (j + 1) * LINE)
                 widths.append(hi - lo)
-            lines = wrap(part.tokens, widths)
+            lines = wrap(part.tokens, widths, hanging(part.tokens))
             if lines is None:
                 ok = False
                 break
@@ -351,7 +358,7 @@ def draw_sector(d: Drawing, root: ET.Element, poly: Polygon, sector: Sector) -> 
                 depth = top + PAD + j * LINE
                 lo, _ = extent(poly, part, depth + LINE)
                 baseline = frame.line_top(depth) + (LINE - (ASCENT + DESCENT) * FONT) / 2 + ASCENT * FONT
-                x = lo
+                x = lo + (hanging(part.tokens) if j else 0.0)
                 for t in line:
                     draw_token(d, local, frame, sector.player, t, x, baseline)
                     x += t.width + GAP
@@ -418,7 +425,7 @@ def settlement_lines(picture: dict[str, Any]) -> list[tuple[str, list[tuple[str,
     """The panel beside the sheet, as rows of (class, [(text, align)])."""
     s = picture["settlement"]
     money = s["stake"] is not None
-    status = {"finished": "finished", "abandoned": "abandoned",
+    status = {"finished": "finished", "abandoned": "abandoned", "capped": "over: the deal cap (as abandoned)",
               "in play": "in play: as if abandoned now"}[s["status"]]
     rows: list[tuple[str, list[tuple[str, str]]]] = [
         ("panel-head", [("settlement", "start")]),

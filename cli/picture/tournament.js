@@ -40,17 +40,22 @@
     tours.sort(function (a, b) { return a - b; });
     var head = ["place", "player", "points", "whists"].concat(tours.map(function (t) { return "tour " + t; }), ["status"]);
     var rows = [el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))];
+    // Each cell says what it is (data-label): on a phone's width the rows are laid out
+    // as lines that wrap, each cell with its label, rather than a table to scroll.
     doc.standings.forEach(function (r) {
-      var cells = [el("td", { class: "num", text: String(r.place) }), el("td", { text: r.player }),
-                   el("td", { class: "num", text: String(r.points) }), el("td", { class: "num", text: signed(r.whists) })];
+      var cells = [el("td", { class: "num place", text: String(r.place) }), el("td", { class: "player", text: r.player }),
+                   el("td", { class: "num", "data-label": "points", text: String(r.points) }),
+                   el("td", { class: "num", "data-label": "whists", text: signed(r.whists) })];
       tours.forEach(function (t) {
         var e = r.tours.filter(function (x) { return x.tour === t; })[0];
-        if (!e) { cells.push(el("td", { text: "–" })); return; }
+        if (!e) { cells.push(el("td", { class: "tour", "data-label": "tour " + t, text: "–" })); return; }
         var game = data.tournament + "/" + e.tour + "/" + e.table;
-        var text = e.points + " (" + signed(e.whists) + ")" + (e.in_play ? " in play" : "");
-        cells.push(el("td", { class: "num" }, [gameLink(game, text)]));
+        // A table of a tour not yet closed: in play, or over (at the deal cap) and counted at the close.
+        var text = e.points + " (" + signed(e.whists) + ")" +
+                   (e.in_play ? (e.status === "playing" ? " in play" : " over, counted at the close") : "");
+        cells.push(el("td", { class: "num tour", "data-label": "tour " + t }, [gameLink(game, text)]));
       });
-      cells.push(el("td", { text: r.status + (r.cards ? ", cards " + r.cards : "") }));
+      cells.push(el("td", { class: "status", text: r.status + (r.cards ? ", cards " + r.cards : "") }));
       rows.push(el("tr", { "data-player": r.player }, cells));
     });
     document.getElementById("standings-table").replaceChildren.apply(document.getElementById("standings-table"), rows);
@@ -74,6 +79,10 @@
       var template = document.querySelector('template[data-sheet="' + CSS.escape(game) + '"]');
       var picture = el("div", { class: "picture" });
       picture.appendChild(template.content.cloneNode(true));
+      // Never drawn smaller than its own size (its smallest text is 9 px there): on a
+      // narrow screen the sheet scrolls in its box, the page does not.
+      var svg = picture.querySelector("svg");
+      if (svg && svg.getAttribute("width")) svg.style.minWidth = Math.ceil(parseFloat(svg.getAttribute("width"))) + "px";
       list.appendChild(el("section", { id: anchor(game), "data-game": game }, [el("h3", { text: game }), picture]));
     });
   }

@@ -36,33 +36,37 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Generic, TypeVar, cast, overload
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import GAME_STARTS, PULKA, Judging, Start, judging_of, start_stream
+from ledger.command.kinds import GAME_STARTS, Judging, Start, State, StreamState, judging_of, start_stream
 from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
+from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
-from ledger.vocabulary.events import AnyEvent, Joined, Substituted, encode_event, event_type
+from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
+from projections.game import GameState
 from projections.recording import Effect
 from projections.report import Point
+from projections.rubber import RubberState
 from projections.trail import Cell
+
+S = TypeVar("S", bound=StreamState)
+T = TypeVar("T")
 
 # What a recording command decides: given the game as it stands, the events to record,
 # each computed once the one before it has been judged and folded in (a generator may
 # read the state between events, as a deal line does). The state is the stream's own
-# (a ``GameState`` for a pulka, a ``RubberState`` for a rubber): a command that reads
-# it names the kind it expects (``execute(..., kind=PULKA)``).
-Command = Callable[[Any], Iterable[AnyEvent]]
-
-T = TypeVar("T")
+# (``Command[GameState]`` for a pulka, ``Command[RubberState]`` for a rubber), and the
+# command names its kind (``execute(..., kind=PULKA)``).
+Command = Callable[[S], Iterable[AnyEvent]]
 
 
 class ImpossibleEventError(Exception):
@@ -91,28 +95,29 @@ class RefusedEventError(Exception):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Generic[S]):
     """What a recording command stored: the game, whether it was created, the events,
     and the game before them (its sheet totals and verdicts), to say what they did."""
 
     game: str
     created: bool
     stored: list[StoredEvent]
-    state: Any  # the game after the new events: a GameState, a RubberState
+    state: S  # the game after the new events: a GameState for a pulka, a RubberState for a rubber
     totals_before: dict[Cell, Fraction] = field(default_factory=dict)
     effects_before: dict[int, Effect] = field(default_factory=dict)
 
 
 @dataclass
 class Kept:
-    """A game loaded once and kept between commands: its stored events (its chain checked
-    when it was loaded) and its fold, which each command recorded through it extends.
+    """A game loaded once and kept between commands: its stored events (their chain
+    checked and each judged when they were read) and its fold, which each command
+    recorded through it extends.
     Commands on one kept game run one at a time (a session, or a service's lock per
     game); other writers are caught by its head."""
 
     game: str
     stored: list[StoredEvent]
-    state: Any
+    state: State
 
 
 class Ledger:
@@ -159,7 +164,7 @@ class Ledger:
         stored. ``RefusedEventError`` names an event the ledger would not have recorded."""
         return self.loaded(game)[0]
 
-    def loaded(self, game: str) -> tuple[list[StoredEvent], Any]:
+    def loaded(self, game: str) -> tuple[list[StoredEvent], State | None]:
         """A game's events, their chain checked, each judged again on the way
         (``judged_fold``), and the game after them: what a recording command continues
         from. ([], None) for a stream never stored; a stream of another kind than a game
@@ -190,7 +195,7 @@ class Ledger:
             return None
         return self.judge(stream, events)[1]
 
-    def judge(self, game: str, events: list[AnyEvent]) -> tuple[Any, ChainProblem | None]:
+    def judge(self, game: str, events: list[AnyEvent]) -> tuple[State | None, ChainProblem | None]:
         """``judged_fold`` of a game's events: the game after them and None, or (None, the
         first event the ledger would not have recorded as stored). An event that makes
         the judging itself fail (one the fold cannot take, or whose sheet cannot be read)
@@ -200,28 +205,27 @@ class Ledger:
         except Exception:
             judging = judging_of(events[0])
             try:
-                guarded(game, events, lambda replayed: judging.cells(judging.fold(replayed)))
+                guarded(game, events, judging.totals)
             except ImpossibleEventError as exc:
                 return None, ChainProblem(exc.number, str(exc))
             raise
 
-    def replayed(self, game: str, events: list[AnyEvent]) -> Any:
+    def replayed(self, game: str, events: list[AnyEvent]) -> State:
         """The game after ``events`` (folded by its kind), or a refusal naming the first
         event that cannot be replayed (``ImpossibleEventError``)."""
-        judging = judging_of(events[0])
-        return guarded(game, events, judging.fold)
+        return judging_of(events[0]).run(replayed_as, game, events)
 
     def unknown(self, game: str) -> Refused:
         """No game of that name: the stored games named (a tournament and the club
         register are not games, and are not listed as such)."""
         known = self.store.games(GAME_STARTS)
-        hint = f"; stored games: {', '.join(known)}" if known else "; the store has no games yet"
+        hint = f"; stored games: {', '.join(known)}" if known else "; it has no games yet"
         tournaments = self.store.games(TournamentStarted)
         if tournaments:
             hint += f" (tournaments, `pulka tournament …`: {', '.join(tournaments)})"
-        return Refused("event-log", f"no game named {game!r}{hint}")
+        return Refused("event-log", f"no game named {game!r} in the store {self.store.description}{hint}")
 
-    def state(self, game: str) -> Any:
+    def state(self, game: str) -> State:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
         reading = self.store.read(game)
         if not reading.stored:
@@ -236,45 +240,93 @@ class Ledger:
         if not stored:
             raise self.unknown(game)
         a_game(game, stored[0].event)
+        assert state is not None  # a game's stream is folded by its kind
         return Kept(game, stored, state)
 
     def renewed(self, kept: Kept) -> Kept:
-        """``kept`` when nobody has written to its game since, else the game loaded again."""
-        return kept if self.store.count(kept.game) == len(kept.stored) else self.keep(kept.game)
+        """``kept`` when nobody has written to its game since; when someone has, ``kept``
+        with only the new events read (``Store.tail``: chained to its last one) and
+        judged onto it as ``loaded`` judges every event, so that following another's
+        writes costs what they wrote; else (the new events do not chain on, or are not
+        as the ledger records them) the game loaded again, which names what is wrong."""
+        found = self.store.count(kept.game)
+        if found == len(kept.stored):
+            return kept
+        tail = self.store.tail(kept.game, kept.stored[-1]) if found > len(kept.stored) else None
+        if tail:
+            judging = judging_of(kept.stored[0].event)
+            try:
+                problem = judging.run(_judged_onto, kept.state, kept.game, [(s.number, s.event) for s in tail],
+                                      self.clock)
+            except Exception:  # an event the fold cannot take: the whole load names it
+                return self.keep(kept.game)
+            if problem is not None:
+                return self.keep(kept.game)
+            kept.stored.extend(tail)
+            return kept
+        return self.keep(kept.game)
 
     # -- recording: load, decide, save ---------------------------------------------------
 
-    def execute(self, game: str, command: Command, expected: int | None = None,
-                kind: Judging[Any] | None = None, kept: Kept | None = None) -> Outcome:
+    @overload
+    def execute(self, game: str, command: Command[S], expected: int | None = None, *,
+                kind: Judging[S], kept: Kept | None = None) -> Outcome[S]: ...
+
+    @overload
+    def execute(self, game: str, command: Command[State], expected: int | None = None,
+                kind: None = None, kept: Kept | None = None) -> Outcome[GameState] | Outcome[RubberState]: ...
+
+    def execute(self, game: str, command: Command[S] | Command[State], expected: int | None = None,
+                kind: Judging[S] | None = None,
+                kept: Kept | None = None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         """Record what ``command`` decides on the stored game: one load, one replay, each
         new event judged once, one save. ``expected``: the number of events the caller
         saw (in a preview); when the game has more by now, nothing is stored. A command
-        that reads the state names its ``kind``; it is refused on a game of another kind.
+        that reads the state of one kind names its ``kind`` (``Command[S]``; it is refused
+        on a game of another kind); one that names none takes the state of any kind.
         ``kept``: the game as loaded before (``keep``), read again only as far as its head:
         when someone else has written to it since, nothing is stored."""
         if kept is not None and kept.game == game:
             return self._decide_kept(kept, command, expected, kind)
-        return self._decide(game, command, expected, save=True, kind=kind)
+        return self._decide(game, command, expected, True, kind)
 
-    def preview(self, game: str, command: Command, kind: Judging[Any] | None = None) -> Outcome:
+    @overload
+    def preview(self, game: str, command: Command[S], *, kind: Judging[S]) -> Outcome[S]: ...
+
+    @overload
+    def preview(self, game: str, command: Command[State],
+                kind: None = None) -> Outcome[GameState] | Outcome[RubberState]: ...
+
+    def preview(self, game: str, command: Command[S] | Command[State],
+                kind: Judging[S] | None = None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         """What ``execute`` would record, judged and folded by the same judge and
         projection, without saving: the events numbered as they would be, no digests."""
-        return self._decide(game, command, None, save=False, kind=kind)
+        return self._decide(game, command, None, False, kind)
 
-    def _decide(self, game: str, command: Command, expected: int | None, save: bool,
-                kind: Judging[Any] | None) -> Outcome:
+    def _decide(self, game: str, command: Command[S] | Command[State], expected: int | None, save: bool,
+                kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         return retried(lambda seen: self._decide_once(game, command, seen if seen is not None else expected,
                                                       save, kind))
 
-    def _decide_once(self, game: str, command: Command, expected: int | None, save: bool,
-                     kind: Judging[Any] | None) -> Outcome:
+    def _decide_once(self, game: str, command: Command[S] | Command[State], expected: int | None, save: bool,
+                     kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         stored, state = self.loaded(game)
         if not stored:
             raise self.unknown(game)
         a_game(game, stored[0].event)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(game, expected, len(stored))
-        judging = kind_checked(game, stored, kind)
+        judging = judging_of(stored[0].event)
+        if kind is None:
+            return judging.run(self._decided, game, stored, state, cast("Command[State]", command), save)
+        kind_checked(game, judging.name, kind)
+        return self._decided(kind, game, stored, state, cast("Command[S]", command), save)
+
+    def _decided(self, judging: Judging[S], game: str, stored: list[StoredEvent], loaded: StreamState | None,
+                 command: Command[S], save: bool) -> Outcome[S]:
+        """The one load's judged fold (``loaded``), the command's events judged in order,
+        and the save."""
+        state = cast(S, loaded)  # folded by the kind of its first event, which is ``judging``
         before, effects = judging.cells(state), dict(state.effects)
         new, read = self._judged(game, judging, state, command)
         if save:
@@ -284,29 +336,38 @@ class Ledger:
             saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
         return Outcome(game, False, saved, state, before, effects)
 
-    def judged_against(self, game: str, state: Any, new: Sequence[AnyEvent]) -> dict[str, int]:
-        """Refuse ``new`` events of ``game`` (``state``: the pulka after them; None for a
-        stream of another kind) that the streams it depends on do not allow: its
-        tournament (``tables.check_table_game``), and the club's register for a player
-        seated (``club.one_person_once``). What was read of them, with the count of
-        events of each, which must be unchanged when ``new`` is stored."""
-        read = check_table_game(self.store, game, state, new)
+    def judged_against(self, game: str, state: StreamState | None, new: Sequence[AnyEvent]) -> dict[str, int]:
+        """Refuse ``new`` events of ``game`` (``state``: the game after them) that the
+        streams it depends on do not allow: a pulka's tournament
+        (``tables.check_table_game``), and the club's register for a player seated
+        (``club.one_person_once``). What was read of them, with the count of events of
+        each, which must be unchanged when ``new`` is stored."""
+        pulka = state if isinstance(state, GameState) else None
+        read = check_table_game(self.store, game, pulka, new)
         if any(isinstance(e, StreamStart | Joined | Substituted) for e in new):
             # Only a command that seats someone reads the register (a deal loads none of it).
             from ledger.command.club import one_person_once
 
-            read |= one_person_once(self.store, new, state)
+            read |= one_person_once(self.store, new, pulka)
         return read
 
-    def _decide_kept(self, kept: Kept, command: Command, expected: int | None,
-                     kind: Judging[Any] | None) -> Outcome:
+    def _decide_kept(self, kept: Kept, command: Command[S] | Command[State], expected: int | None,
+                     kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
         """``_decide`` on a kept game: its head is read instead of the whole game, and a
         command refused (or not stored) leaves the kept fold as it was."""
-        game, stored, state = kept.game, kept.stored, kept.state
+        game, stored = kept.game, kept.stored
         found = self.store.count(game)
         if found != len(stored) or (expected is not None and expected != found):
             raise ConcurrentWriteError(game, len(stored) if expected is None else expected, found)
-        judging = kind_checked(game, stored, kind)
+        judging = judging_of(stored[0].event)
+        if kind is None:
+            return judging.run(self._kept_decided, kept, cast("Command[State]", command))
+        kind_checked(game, judging.name, kind)
+        return self._kept_decided(kind, kept, cast("Command[S]", command))
+
+    def _kept_decided(self, judging: Judging[S], kept: Kept, command: Command[S]) -> Outcome[S]:
+        game, stored = kept.game, kept.stored
+        state = cast(S, kept.state)  # folded by the kind of its first event, which is ``judging``
         before, effects = judging.cells(state), dict(state.effects)
         try:
             new, read = self._judged(game, judging, state, command)
@@ -318,13 +379,13 @@ class Ledger:
         stored.extend(saved)
         return Outcome(game, False, saved, state, before, effects)
 
-    def _judged(self, game: str, judging: Judging[Any], state: Any,
-                command: Command) -> tuple[list[AnyEvent], dict[str, int]]:
+    def _judged(self, game: str, judging: Judging[S], state: S,
+                command: Command[S]) -> tuple[list[AnyEvent], dict[str, int]]:
         """The events ``command`` decides, each judged and folded into ``state``, and
         judged against the streams the game depends on (``judged_against``), with what
         was read of those."""
         new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
-        return new, self.judged_against(game, state if judging is PULKA else None, new)
+        return new, self.judged_against(game, state, new)
 
     def stored_prefix(self, lines: Sequence[LogLine]) -> int:
         """How many lines at the head of an export are events its stream has stored
@@ -365,15 +426,15 @@ class Ledger:
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
-    ) -> Outcome:
+    ) -> Outcome[GameState] | Outcome[RubberState]:
         """Judge and store a whole log: a new game, or events appended to one. A log that
         appends begins with the stored start; when it gives the start's time, the same."""
         first_line, first = lines[0]
         judging, started = start_stream(first_line, first, self.clock)
-        return self._record(judging, started, first_line, lines[1:], progress, first.at)
+        return judging.run(self._record, started, first_line, lines[1:], progress, first.at)
 
     def record_stream(self, lines: Iterator[LogLine], progress: Progress | None = None,
-                      total: int = 0) -> Outcome:
+                      total: int = 0) -> Outcome[GameState] | Outcome[RubberState]:
         """Judge and store the log of a new game read a line at a time (``import`` of a
         long log): each line judged as it comes and let go of, its events stored in
         bounded batches within one transaction once every line is judged. What it keeps
@@ -387,44 +448,64 @@ class Ledger:
         try:
             first = next(checked)
             judging, started = start_stream(first.line, first.event, self.clock)
-            if self.store.count(started.game):
-                raise NotStreamed(f"{started.game!r} is stored already")
-            game = started.game
-            state = judging.fold([started])
-            new: list[AnyEvent] = [started]
+        except NotAsExported as exc:
+            raise NotStreamed(f"line {exc}") from None
+        if self.store.count(started.game):
+            raise NotStreamed(f"{started.game!r} is stored already")
+        return judging.run(self._streamed, started, checked, progress, total)
+
+    def _streamed(self, judging: Judging[S], started: Start, checked: Iterator[LogLine], progress: Progress | None,
+                  total: int) -> Outcome[S]:
+        state = judging.fold([started])
+        new: list[AnyEvent] = [started]
+        try:
             new += judge_events(state, judging.decide, ((line.line, line.event) for line in checked), self.clock,
                                 progress, total=total)
         except NotAsExported as exc:
             raise NotStreamed(f"line {exc}") from None
-        read = self.judged_against(game, state if judging is PULKA else None, new)
+        read = self.judged_against(started.game, state, new)
         from ledger.command.views import ensure_views
 
         ensure_views(self.store)
-        saved = self.store.append(game, new, expected=0, previous=GENESIS, unchanged=read)
-        return Outcome(game, True, saved, state)
+        saved = self.store.append(started.game, new, expected=0, previous=GENESIS, unchanged=read)
+        return Outcome(started.game, True, saved, state)
 
-    def create(self, event: Start) -> Outcome:
+    @overload
+    def create(self, event: GameStarted) -> Outcome[GameState]: ...
+
+    @overload
+    def create(self, event: RubberStarted) -> Outcome[RubberState]: ...
+
+    def create(self, event: Start) -> Outcome[GameState] | Outcome[RubberState]:
         """Start a game from the command line (no file, so no line numbers)."""
         judging, started = start_stream(None, event, self.clock)
-        return self._record(judging, started, None, [], None)
+        return judging.run(self._record, started, None, [], None)
 
-    def create_all(self, events: Sequence[Start]) -> list[Outcome]:
+    @overload
+    def create_all(self, events: Sequence[GameStarted]) -> list[Outcome[GameState]]: ...
+
+    @overload
+    def create_all(self, events: Sequence[Start]) -> list[Outcome[GameState] | Outcome[RubberState]]: ...
+
+    def create_all(
+        self, events: Sequence[Start]
+    ) -> list[Outcome[GameState]] | list[Outcome[GameState] | Outcome[RubberState]]:
         """Start several games from the command line (a tournament's tour) in one
         transaction: all of them, or none."""
         return retried(lambda seen: self._create_all_once(events))
 
-    def _create_all_once(self, events: Sequence[Start]) -> list[Outcome]:
+    def _create_all_once(self, events: Sequence[Start]) -> list[Outcome[GameState] | Outcome[RubberState]]:
         appends: list[Append] = []
-        outcomes: list[Outcome] = []
+        outcomes: list[Outcome[GameState] | Outcome[RubberState]] = []
         read: dict[str, int] = {}
         for event in events:
             judging, started = start_stream(None, event, self.clock)
             if self.store.count(started.game):
                 raise Refused("event-log", f"game {started.game!r} exists already", "another name")
-            state = judging.fold([started])
-            read |= self.judged_against(started.game, state if judging is PULKA else None, [started])
+            outcome = judging.run(_created, started)
+            read |= self.judged_against(started.game, outcome.state, [started])
             appends.append(Append(started.game, [started], 0, GENESIS))
-            outcomes.append(Outcome(started.game, True, [], state))
+            outcomes.append(outcome)
         from ledger.command.views import ensure_views
 
         ensure_views(self.store)
@@ -433,25 +514,25 @@ class Ledger:
 
     def _record(
         self,
-        judging: Judging[Any],
+        judging: Judging[S],
         started: Start,
         first_line: int | None,
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
         given_at: str | None = None,
-    ) -> Outcome:
+    ) -> Outcome[S]:
         return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen, given_at))
 
     def _record_once(
         self,
-        judging: Judging[Any],
+        judging: Judging[S],
         started: Start,
         first_line: int | None,
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
         expected: int | None,
         given_at: str | None = None,
-    ) -> Outcome:
+    ) -> Outcome[S]:
         stored, loaded = self.loaded(started.game)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(started.game, expected, len(stored))
@@ -480,13 +561,13 @@ class Ledger:
                 )
                 refused.line = first_line
                 raise refused
-            state = loaded
+            state = cast(S, loaded)  # folded by the kind of its first event, which is ``judging``
             new: list[AnyEvent] = []
         else:
             state = judging.fold([started])
             new = [started]
         new += judge_events(state, judging.decide, rest, self.clock, progress, total=len(rest))
-        read = self.judged_against(started.game, state if judging is PULKA else None, new)
+        read = self.judged_against(started.game, state, new)
         if not stored:
             # The views' machinery (eventsourcing's projections) is needed only when a
             # stream is created: a deal recorded into a game never loads it.
@@ -552,8 +633,12 @@ def judge_stream(first: LogLine, rest: Iterable[tuple[int, AnyEvent]], clock: Ca
     store: how many lines after the first it holds. A refusal names its line. What it
     keeps is the game's fold, nothing of the log."""
     judging, started = start_stream(first.line, first.event, clock)
-    state = judging.fold([started])
-    return len(judge_events(state, judging.decide, rest, clock))
+    return judging.run(_judged_count, started, rest, clock)
+
+
+def _judged_count(judging: Judging[S], started: Start, rest: Iterable[tuple[int, AnyEvent]],
+                  clock: Callable[[], str]) -> int:
+    return len(judge_events(judging.fold([started]), judging.decide, rest, clock))
 
 
 def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
@@ -562,7 +647,8 @@ def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) ->
     return judged_fold(game, events, clock)[1]
 
 
-def judged_fold(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> tuple[Any, ChainProblem | None]:
+def judged_fold(game: str, events: Sequence[AnyEvent],
+                clock: Callable[[], str]) -> tuple[State | None, ChainProblem | None]:
     """A game's stored events judged again, each as it was on its way in (admitted, then
     judged by its kind's judge on the game before it), and folded: the game after them
     and None; or, at the first event that its judge refuses or records otherwise than it
@@ -579,18 +665,35 @@ def judged_fold(game: str, events: Sequence[AnyEvent], clock: Callable[[], str])
         return None, _would_be_refused(game, exc)
     if started != events[0]:
         return None, _stored_otherwise(game, 1, events[0], started)
+    return judging.run(_judged_from, started, game, events, clock)
+
+
+def _judged_from(judging: Judging[S], started: Start, game: str, events: Sequence[AnyEvent],
+                 clock: Callable[[], str]) -> tuple[S | None, ChainProblem | None]:
+    """``judged_fold`` of the events after the start, a batch at a time."""
     state = judging.fold([started])
-    decide = judging.decide
     for begin in range(1, len(events), JUDGE_BATCH):
         batch = [(n, events[n - 1]) for n in range(begin + 1, min(begin + JUDGE_BATCH, len(events)) + 1)]
-        try:
-            again = judge_events(state, decide, batch, clock)
-        except Refused as exc:
-            return None, _would_be_refused(game, exc)
-        for (number, stored), judged in zip(batch, again, strict=True):
-            if stored != judged:
-                return None, _stored_otherwise(game, number, stored, judged)
+        problem = _judged_onto(judging, state, game, batch, clock)
+        if problem is not None:
+            return None, problem
     return state, None
+
+
+def _judged_onto(judging: Judging[S], folded: StreamState, game: str, batch: list[tuple[int, AnyEvent]],
+                 clock: Callable[[], str]) -> ChainProblem | None:
+    """Judge stored events (numbered) onto ``folded``, the game before them (of the kind
+    ``judging``), folding each in: the first that its judge refuses or records otherwise
+    than it is stored, or None."""
+    state = cast(S, folded)
+    try:
+        again = judge_events(state, judging.decide, batch, clock)
+    except Refused as exc:
+        return _would_be_refused(game, exc)
+    for (number, stored), judged in zip(batch, again, strict=True):
+        if stored != judged:
+            return _stored_otherwise(game, number, stored, judged)
+    return None
 
 
 def _would_be_refused(game: str, exc: Refused) -> ChainProblem:
@@ -605,14 +708,22 @@ def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent
                                 f"recorded {encode_event(judged).decode()}")
 
 
-def kind_checked(game: str, stored: list[StoredEvent], kind: Judging[Any] | None) -> Judging[Any]:
-    """The kind of a stored game, refused when the command is for another kind."""
-    judging = judging_of(stored[0].event)
-    if kind is not None and judging is not kind:
-        raise Refused("event-log", f"{game!r} is a {judging.name}, not a {kind.name}",
-                      "the commands of a rubber: pulka bridge ..." if judging.name == "rubber"
+def kind_checked(game: str, stored_kind: str, kind: Judging[S]) -> None:
+    """Refuse a command for one kind of stream on a game of another."""
+    if stored_kind != kind.name:
+        raise Refused("event-log", f"{game!r} is a {stored_kind}, not a {kind.name}",
+                      "the commands of a rubber: pulka bridge ..." if stored_kind == "rubber"
                       else "the commands of a pulka")
-    return judging
+
+
+def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:
+    """The game after ``events``, folded by its kind ``judging`` (``guarded``)."""
+    return guarded(game, events, judging.fold)
+
+
+def _created(judging: Judging[S], started: Start) -> Outcome[S]:
+    """A game just started: its first event folded (stored with the others)."""
+    return Outcome(started.game, True, [], judging.fold([started]))
 
 
 def a_game(name: str, first: AnyEvent) -> None:
@@ -640,8 +751,7 @@ def guarded(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], 
 def _replays(events: list[AnyEvent]) -> bool:
     """Whether the events fold, by their kind, into a state whose sheet can be read."""
     try:
-        judging = judging_of(events[0])
-        judging.cells(judging.fold(events))
+        judging_of(events[0]).totals(events)
     except Exception:
         return False
     return True

@@ -1,6 +1,8 @@
 """The small checks that every judgement of the command side shares: look up players
-and recorders, check times, and fill in what the ledger records for an event (its
-recorder and its deal). A failed check raises ``Refused``.
+and recorders, check times, fill in what the ledger records for an event (its
+recorder and its deal), and, for the judgements of a pulka's play, where its deal
+stands (a player's seat in it, what it waits for, whether a deal may follow). A failed
+check raises ``Refused``.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from typing import Any, Protocol
 
 import msgspec
 
-from ledger.vocabulary.events import AnyEvent, Correction, EventFormatError, event_type
+from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventFormatError, event_type
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
+from projections.deal import DealState
 from projections.game import GameState
 from projections.recording import checked_merge
 
@@ -173,3 +176,60 @@ def filled(
         else:
             return event
     return msgspec.structs.replace(event, by=by, deal=k, **written)
+
+
+# -- where a pulka's deal stands, as every judgement of play asks it ---------------------
+
+
+def in_deal(state: GameState, deal: DealState, name: str) -> int:
+    """The seat, in ``deal``, of a player who held one there; else a refusal."""
+    if name not in deal.persons:
+        if state.seat_key(name) is None:
+            raise Refused("event-log", f"unknown player {name!r}", ", ".join(deal.persons))
+        raise Refused("event-log", f"{name} was not at the table in deal {deal.number}", ", ".join(deal.persons))
+    return deal.persons.index(name)
+
+
+def waiting_for(state: GameState, deal: DealState) -> str:
+    names = deal.persons
+    phase = deal.phase
+    if phase == "auction":
+        turn = deal.turn()
+        return f"a bid by {names[turn]}" if turn is not None else "the end of the auction"
+    if phase == "contract":
+        assert deal.declarer is not None
+        return f"the contract of {names[deal.declarer]}"
+    if phase == "defence":
+        expect = deal.defence().expect
+        if expect is not None:
+            return f"{' or '.join(sorted(expect[1]))} by {names[expect[0]]}"
+    if phase == "play":
+        return "the tricks"
+    return "the next deal"
+
+
+def not_abandoned(state: GameState) -> None:
+    if state.abandoned_at is not None:
+        raise Refused("4.2.3", f"the pulka was abandoned at event {state.abandoned_at}; its deals are closed")
+
+
+def no_new_deal_after_end(state: GameState) -> None:
+    if state.abandoned_at is not None:
+        end = state.content(state.abandoned_at)
+        if isinstance(end, Abandoned) and end.demanded_by is not None:
+            raise Refused("5.4.18", f"the pulka was settled on {end.demanded_by}'s demand at event "
+                          f"{state.abandoned_at}; no deal may follow")
+        raise Refused("4.2.3", f"the pulka was abandoned at event {state.abandoned_at}; no deal may follow")
+    if state.finished:
+        if state.rules.help:
+            raise Refused("4.2.3", "the pulka has ended: every pulya reached the target")
+        raise Refused("4.2.3.3", "the pulka has ended: the pulyas reached players x target")
+
+
+def between_deals(state: GameState, what: str, rule: str) -> None:
+    """Changes of the table and settlement come between deals: a deal once dealt is
+    played out [Code 5.4.18 and its footnote 94]."""
+    progress = state.deal_in_progress()
+    if progress is not None:
+        raise Refused(rule, f"{what} comes between deals; deal {progress.number} is not over",
+                      waiting_for(state, progress))

@@ -13,17 +13,21 @@ refused, and so is a tournament that enters both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import msgspec
 
 from ledger.command.admission import admit
 from ledger.command.checks import is_arbiter
 from ledger.command.store import Store, StoredEvent
 from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
-from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted
+from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.tournament import TournamentStarted
-from projections.archive import Alias, PulkaRow, identities
+from ledger.vocabulary.times import utc_micros
+from projections.archive import Alias, PulkaRow, identities, result_of
 from projections.game import GameState
 
 
@@ -65,6 +69,49 @@ def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows:
 
     ensure_views(store)
     return store.append(CLUB_STREAM, [ClubStarted(game=CLUB_STREAM, at=at, by=by), event], expected=0)
+
+
+def judge_register(lines: Sequence[tuple[int, AnyEvent]], rows: Sequence[PulkaRow],
+                   clock: Callable[[], str]) -> list[AnyEvent]:
+    """The club's register as a file brings it (``pulka export --club``), judged event by
+    event as ``alias`` judged each when it was recorded, against the pulkas ``rows`` (the
+    file's games): what would be stored. A line without a time is given the clock's; a
+    refusal names the line."""
+    events: list[AnyEvent] = []
+    aliases: list[Alias] = []
+    for line, event in lines:
+        try:
+            if event.at is None:
+                event = msgspec.structs.replace(event, at=clock())
+            admit(event)
+            if not events:
+                if not isinstance(event, ClubStarted) or event.game != CLUB_STREAM:
+                    raise Refused("event-log", f"the club's register begins with club_started of {CLUB_STREAM!r}")
+            elif not isinstance(event, PlayerAliased):
+                raise Refused("event-log", f"the club's register holds aliases (player_aliased), not {event_type(event)}",
+                              "player_aliased")
+            else:
+                if event.by is not None and not is_arbiter(event.by):
+                    raise Refused("club.alias", f"the register is kept by an arbiter, not {event.by!r}", "arbiter:NAME")
+                judge_alias(event.name, event.same_as, aliases, rows)
+                aliases.append(Alias(event.name, event.same_as))
+        except Refused as exc:
+            exc.line = line
+            raise
+        events.append(event)
+    return events
+
+
+def rows_of(states: Mapping[str, Any]) -> list[PulkaRow]:
+    """The pulkas among games folded (``states``: a game's name and its state) as the
+    archive's rows, for judging aliases against them."""
+    rows = []
+    for game, state in states.items():
+        if isinstance(state, GameState):
+            at = state.started.at or ""
+            rows.append(PulkaRow(game, at, utc_micros(at) if at else 0, state.rules.convention,
+                                 tuple(state.started.players), result_of(state)))
+    return rows
 
 
 def newcomers(new: Sequence[AnyEvent]) -> list[str]:

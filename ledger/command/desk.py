@@ -28,19 +28,23 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ledger.command.application import Command, Kept, Ledger, Outcome
-from ledger.command.dealline import deal_events
+from ledger.command.dealline import Reading, deal_events, half_whist_pass
 from ledger.command.kinds import PULKA
-from ledger.command.scorer import Told, Verdict, Write, forgotten, guarded, left_behind, told, undo_from
+from ledger.command.scorer import Begun, Doubtful, Told, Verdict, Write, begun, cut_short, doubt_of, forgotten, \
+    guarded, left_behind, retyped, told, undo_from
 from ledger.command.words import (
     bid_word,
+    DealPart,
     call_word,
     column_word,
     contract_word,
+    level_word,
     names_in,
     penalty_tricks,
     player_word,
     recorder_word,
     replacement_of,
+    target_word,
     trick_counts,
     whists_of,
 )
@@ -70,6 +74,8 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import find_preset
 from ledger.vocabulary.stream import StreamStart
 from projections.audit import describe
+from projections.deals import game_name
+from projections.deal import DealState
 from projections.game import GameState
 from projections.recording import merge
 
@@ -107,6 +113,7 @@ class CorrectionPreview:
     writes: tuple[Write, ...]
     verdicts: tuple[Verdict, ...]  # the correction's own
     expected: int
+    named: str | None = None  # how the scorer named the record (deal:5.tricks), when not by its number
 
 
 @dataclass(frozen=True)
@@ -183,10 +190,10 @@ class PulkaDesk:
 
     # -- the machinery ------------------------------------------------------------------------
 
-    def _execute(self, game: str, command: Command, expected: int | None = None) -> Outcome:
+    def _execute(self, game: str, command: Command[GameState], expected: int | None = None) -> Outcome[GameState]:
         return self.ledger.execute(game, command, expected=expected, kind=PULKA, kept=self.kept)
 
-    def _told(self, game: str, command: Command, *, line: bool = False, leave_open: bool = False) -> Told:
+    def _told(self, game: str, command: Command[GameState], *, line: bool = False, leave_open: bool = False) -> Told:
         """Run the command and say what it did, with the reminders of 4.2.10 a deal line
         (a deal played without its result) and ``leave_open`` (the deal left behind) call for."""
         outcome = self._execute(game, command)
@@ -232,14 +239,34 @@ class PulkaDesk:
     # -- the deal -------------------------------------------------------------------------------
 
     def deal(self, game: str, line: str, *, by: str | None = None, again: bool = False,
-             leave_open: bool = False) -> Told:
-        """A whole deal in one line: "BIDS | CONTRACT | CALLS | TRICKS" (``dealline``)."""
+             leave_open: bool = False, confirmed: bool = False) -> Told:
+        """A whole deal in one line (``dealline``): the outcome "Vera 7H w w 8 1 1", a
+        raspasy "rasp 2 5 3", or "BIDS | CONTRACT | CALLS | TRICKS". A line that stops
+        before the deal's result is refused unless ``leave_open`` (``scorer.cut_short``);
+        a result a slip of the tricks' order would explain is refused as ``Doubtful``,
+        carrying its ``Doubt``, unless ``confirmed``. A line refused while a deal begun
+        before it waits says how to type that deal again (``scorer.retyped``)."""
+        before: list[Begun | None] = []
 
-        def command(state: GameState) -> Iterable[AnyEvent]:
-            made = about("line", deal_events(state, line, recorder(state, by)))
-            return guarded(state, made, leave_open=leave_open, again=again)
+        def command(state: GameState) -> Iterator[AnyEvent]:
+            before.append(begun(state))
+            read = Reading()
+            made = about("line", deal_events(state, line, recorder(state, by), read))
+            yield from guarded(state, made, leave_open=leave_open, again=again)
+            if not leave_open:
+                cut_short(state, line)
+            doubt = None if confirmed else doubt_of(state, read, line)
+            if doubt is not None:
+                raise Doubtful(doubt)
 
-        return self._told(game, command, line=True, leave_open=leave_open)
+        try:
+            return self._told(game, command, line=True, leave_open=leave_open)
+        except Doubtful:
+            raise
+        except Refused as exc:
+            if before and before[-1] is not None:
+                raise retyped(exc, before[-1]) from None
+            raise
 
     def bid(self, game: str, player: str, bid: str, *, dark: bool = False, by: str | None = None,
             leave_open: bool = False) -> Told:
@@ -264,7 +291,13 @@ class PulkaDesk:
 
         def make(s: GameState) -> AnyEvent:
             word, is_open = typed("call", call_word, call)
-            return Defence(player=a_player(s, "player", player), call=word,  # type: ignore[arg-type]
+            who = a_player(s, "player", player)
+            deal = s.current
+            if deal is not None and deal.calls and deal.persons[deal.calls[0][0]] == who:
+                explained = half_whist_pass(deal, word)
+                if explained is not None and who not in allowed_callers(deal, word):
+                    raise explained
+            return Defence(player=who, call=word,  # type: ignore[arg-type]
                            open=True if (open or is_open) else None, hand=maybe_player(s, "hand", hand),
                            by=recorder(s, by))
 
@@ -319,25 +352,34 @@ class PulkaDesk:
 
     # -- corrections and undo ----------------------------------------------------------------------
 
-    def preview_correction(self, game: str, target: int, changes: Sequence[str], *, by: str | None = None,
+    def preview_correction(self, game: str, target: int | str, changes: Sequence[str], *, by: str | None = None,
                            waive: bool = False) -> CorrectionPreview:
         """What ``correct`` would store and its verdict, without storing it (one load)."""
-        outcome = self.ledger.preview(game, self._correction(target, changes, by, waive), kind=PULKA)
-        return preview_of(outcome)
+        named: list[str] = []
+        outcome = self.ledger.preview(game, self._correction(target, changes, by, waive, named), kind=PULKA)
+        return preview_of(outcome, named[-1] if named else None)
 
-    def correct(self, game: str, target: int, changes: Sequence[str], *, by: str | None = None,
+    def correct(self, game: str, target: int | str, changes: Sequence[str], *, by: str | None = None,
                 waive: bool = False, expected: int | None = None) -> Corrected:
-        """Correct event ``target`` in the table's words (``words.replacement_of``)
-        [Code 4.2.7-4.2.9]: one load, previewed and stored; ``expected`` (a preview's):
+        """Correct a record in the table's words (``words.replacement_of``) [Code
+        4.2.7-4.2.9]: ``target`` is its event number, or its deal (``deal:5``,
+        ``deal:5.tricks``, ``deal:5.contract``: ``record_of`` finds the event, and the
+        preview says which). One load, previewed and stored; ``expected`` (a preview's):
         nothing is stored when the game has changed since."""
-        outcome = self._execute(game, self._correction(target, changes, by, waive), expected)
-        return Corrected(preview_of(outcome), told(outcome))
+        named: list[str] = []
+        outcome = self._execute(game, self._correction(target, changes, by, waive, named), expected)
+        return Corrected(preview_of(outcome, named[-1] if named else None), told(outcome))
 
     @staticmethod
-    def _correction(target: int, changes: Sequence[str], by: str | None, waive: bool) -> Command:
+    def _correction(target: int | str, changes: Sequence[str], by: str | None, waive: bool,
+                    named: list[str]) -> Command[GameState]:
         def command(state: GameState) -> Iterable[AnyEvent]:
-            replacement = typed("changes", replacement_of, state, target, changes)
-            return [Correction(target=target, replacement=replacement, by=recorder(state, by),
+            wanted = typed("target", target_word, target)
+            number = wanted if isinstance(wanted, int) else typed("target", record_of, state, wanted, changes)
+            if not isinstance(wanted, int):
+                named.append(wanted.text)
+            replacement = typed("changes", replacement_of, state, number, changes)
+            return [Correction(target=number, replacement=replacement, by=recorder(state, by),
                                penalty="waived" if waive else None)]
 
         return command
@@ -413,7 +455,56 @@ class PulkaDesk:
                                                by=recorder(s, by)))
 
 
-def preview_of(outcome: Outcome) -> CorrectionPreview:
+def allowed_callers(deal: DealState, call: str) -> tuple[str, ...]:
+    """Who may say ``call`` now in the deal's defence (nobody once it is complete)."""
+    if deal.contract is None or deal.no_defence:
+        return ()
+    expect = deal.defence().expect
+    return (deal.persons[expect[0]],) if expect is not None and call in expect[1] else ()
+
+
+def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int:
+    """The event a correction names by its deal: the deal's tricks (its last record of
+    them standing, a late one included) or its contract (the last declared); ``deal:K``
+    alone takes the one the change is about (trick counts: the tricks; a contract: the
+    contract) [Code 4.2.7]."""
+    k = wanted.deal
+    if not 1 <= k <= len(state.deals):
+        raise Refused("4.2.7", f"the game has no deal {k}",
+                      f"deal:1 to deal:{len(state.deals)}" if state.deals else "a deal first")
+    deal = state.deals[k - 1]
+    part = wanted.part or part_changed(state, k, changes)
+    if part == "tricks":
+        if deal.tricks_event is None:
+            raise Refused("4.2.7", f"deal {k} has no tricks recorded ({game_name(state, deal)})",
+                          f"deal:{k}.contract, or an event of `pulka log --only-deal {k}`")
+        return deal.tricks_event
+    first = state.starts[k - 1]
+    last = state.starts[k] - 1 if k < len(state.starts) else state.folded
+    contracts = [n for n in range(first, last + 1) if n not in state.void
+                 and isinstance(state.events[n - 1], Contract) and state.events[n - 1].deal == k]
+    if not contracts:
+        raise Refused("4.2.7", f"deal {k} has no contract ({game_name(state, deal)})",
+                      f"deal:{k}.tricks, or an event of `pulka log --only-deal {k}`")
+    return contracts[-1]
+
+
+def part_changed(state: GameState, k: int, changes: Sequence[str]) -> str:
+    """Which record of deal ``k`` a change is about: trick counts ``Vera=3`` (or
+    ``tricks=…``) the tricks, a contract ``7H`` (or ``contract=…``) the contract."""
+    names = {p.casefold() for p in state.players}
+    for item in changes:
+        key, sep, _ = item.partition("=")
+        key = key.strip().casefold()
+        if (sep and key in names) or key == "tricks":
+            return "tricks"
+        if key == "contract" or (not sep and level_word(item) is not None):
+            return "contract"
+    raise Refused("4.2.7", f"deal:{k} alone does not say which record {' '.join(changes)!r} corrects",
+                  f"deal:{k}.tricks, deal:{k}.contract, or an event of `pulka log --only-deal {k}`")
+
+
+def preview_of(outcome: Outcome[GameState], named: str | None = None) -> CorrectionPreview:
     """The correction an outcome stored (or would store), as the scorer checks it."""
     state: GameState = outcome.state
     stored = outcome.stored[-1]
@@ -426,6 +517,6 @@ def preview_of(outcome: Outcome) -> CorrectionPreview:
         target=c.target, deal=old.deal or 0, recorded_by=old.by, asked_by=c.by,
         was=describe(original), now=describe(merge(original, c.replacement)),
         writes=said.writes, verdicts=tuple(v for v in said.verdicts if v.number == stored.number),
-        expected=stored.number - 1,
+        expected=stored.number - 1, named=named,
     )
 

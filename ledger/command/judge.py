@@ -1,34 +1,28 @@
-"""The command side's judgement: every event is judged against the game so far before
-it is stored, and stored as judged (with its recorder and deal filled in).
+"""The command side's judgement of a pulka: every event is judged against the game so
+far before it is stored, and stored as judged (with its recorder and deal filled in).
 
 - ``start`` judges a ``game_started`` and records the complete rule set in it;
 - ``decide`` judges any later event: play (``play``), corrections and objections
   (``corrections``), after the checks all events share (``checks``);
-- ``judge_into`` judges a batch of a pulka's events, each against the state the one
-  before it left, folding each into that state as it goes (the loop itself,
-  ``judging.judge_events``, is shared with the other kinds of stream);
 - ``same_start`` says whether a file that appends begins with the stored game's start.
 
-The projections apply stored events without judging them, so an old log always replays.
+A batch of events, of a pulka or of any kind, is judged by the one loop of
+``judging.judge_events`` with the kind's ``decide`` (``kinds``); the projections apply
+stored events without judging them, so an old log always replays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-
 import msgspec
 
 from ledger.vocabulary.refusal import Refused, excerpt
-from ledger.command.admission import admit
-from ledger.command.judging import Progress as Progress
-from ledger.command.judging import judge_events
 from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, is_official, is_stake
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.command.play import judge_play, of_play_type
 from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
+from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
-from ledger.vocabulary.times import now_iso
 from projections.game import GameState
 
 
@@ -70,8 +64,9 @@ def start(event: AnyEvent) -> GameStarted:
     )
 
 
-def same_start(a: GameStarted, b: GameStarted) -> bool:
-    """A file that appends must begin with the stored game's own game_started."""
+def same_start(a: StreamStart, b: StreamStart) -> bool:
+    """A file that appends must begin with the stored game's own game_started (both are
+    game_started lines: the caller has checked their type)."""
     keys = ("game", "players", "pulya", "stake", "first_dealer", "rule_set")
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
@@ -100,36 +95,3 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     if isinstance(event, Withdrawn):
         return judge_withdrawal(state, event)
     return judge_play(state, event)
-
-
-def judge_into(
-    state: GameState,
-    events: Iterable[tuple[int | None, AnyEvent]],
-    clock: Callable[[], str],
-    progress: Progress | None = None,
-    total: int = 0,
-) -> list[AnyEvent]:
-    """Judge each event of a pulka against ``state`` and fold it in (``judge_events``)."""
-    return judge_events(state, decide, events, clock, progress, total)
-
-
-def start_log(line: int | None, event: AnyEvent, clock: Callable[[], str]) -> GameStarted:
-    """Judge the first line of a log (admitted first: ``admission.admit``; then
-    ``start``), naming the line in a refusal, and give it the clock's time when it has
-    none."""
-    try:
-        admit(event)
-        started = start(event)
-    except Refused as exc:
-        exc.line = line
-        raise
-    if started.at is None:
-        started = msgspec.structs.replace(started, at=clock())
-    return started
-
-
-def judge_log(lines: Sequence[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> list[AnyEvent]:
-    """Judge a whole log without a store: the events as they would be stored."""
-    started = start_log(*lines[0], clock)
-    state = GameState.start(started)
-    return [started, *judge_into(state, lines[1:], clock, total=len(lines) - 1)]

@@ -28,6 +28,7 @@ from ledger.vocabulary.bridge import contract_text, parse_contract
 from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
 from ledger.vocabulary.bridge_rules import resolve_bridge
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, event_type
+from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.refusal import Refused, excerpt
 from projections.bridge_scoring import other
 from projections.rubber import RubberState
@@ -78,8 +79,9 @@ def start(event: AnyEvent) -> RubberStarted:
                                    canonical_contracts=canonical)
 
 
-def same_start(a: RubberStarted, b: RubberStarted) -> bool:
-    """A file that appends must begin with the stored rubber's own rubber_started."""
+def same_start(a: StreamStart, b: StreamStart) -> bool:
+    """A file that appends must begin with the stored rubber's own rubber_started (both
+    are rubber_started lines: the caller has checked their type)."""
     keys = ("game", "players", "stake", "first_dealer", "rule_set")
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 

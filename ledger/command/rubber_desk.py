@@ -42,7 +42,7 @@ class RubberDesk:
         self.ledger = ledger
         self.kept = kept
 
-    def _told(self, game: str, command: Command) -> Told:
+    def _told(self, game: str, command: Command[RubberState]) -> Told:
         return rubber_told(self.ledger.execute(game, command, kind=RUBBER, kept=self.kept))
 
     def new(self, game: str, players: Names, *, stake: str | None = None, first_dealer: str | None = None,
@@ -102,7 +102,7 @@ class RubberDesk:
         return self._told(game, command)
 
 
-def rubber_told(outcome: Outcome) -> Told:
+def rubber_told(outcome: Outcome[RubberState]) -> Told:
     """What a rubber's recording command did, in the shape a pulka's says it."""
     state: RubberState = outcome.state
     sheet = state.sheet()

@@ -14,8 +14,15 @@ document, the one ``--json`` prints and a web service would send.
 make [Code 4.2.10]: a deal that was played but whose result was not written is not
 left behind by starting the next deal's bidding unless the scorer says so
 (``leave_open``), and a deal line identical to the previous deal's is taken for a line
-typed twice unless the scorer says it happened ``again``. A log file is never held to
-these: it records what happened, and the rules of the Code judge it.
+typed twice unless the scorer says it happened ``again``. Three more are a deal line's:
+a line that stops before the deal's result is taken for one cut short unless the
+scorer says to leave the deal open (``cut_short``); a line refused while a deal begun
+before it waits says how to type that deal whole again (``begun``, ``retyped``); and a
+result that a slip of the tricks' order would explain — the declarer far below his
+contract while a defender took what the contract needed — is not stored until the
+scorer confirms it (``doubt_of``: a ``Doubtful`` refusal that carries the ``Doubt``,
+the line as typed and as it would read otherwise). A log file is never held to these:
+it records what happened, and the rules of the Code judge it.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.command.application import Outcome
+from ledger.command.dealline import Reading
 from ledger.command.play import waiting_for
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
     event_to_dict
@@ -170,9 +178,9 @@ def left_open(state: GameState) -> DealState | None:
     return None
 
 
-def told(outcome: Outcome, notices: Iterable[Notice] = ()) -> Told:
+def told(outcome: Outcome[GameState], notices: Iterable[Notice] = ()) -> Told:
     """What a pulka's recording command did, from its ``Outcome``."""
-    state: GameState = outcome.state
+    state = outcome.state
     first = outcome.stored[0].number if outcome.stored else state.folded + 1
     delta = changes(outcome.totals_before, totals(state.sheet())) if outcome.totals_before else {}
     opened = left_open(state)
@@ -190,7 +198,7 @@ def told(outcome: Outcome, notices: Iterable[Notice] = ()) -> Told:
     )
 
 
-def completed(outcome: Outcome) -> Iterator[tuple[int, str]]:
+def completed(outcome: Outcome[GameState]) -> Iterator[tuple[int, str]]:
     """The deals whose play the command recorded and which are over now, each as told."""
     state: GameState = outcome.state
     done = sorted({s.event.deal for s in outcome.stored if s.event.deal and play_of(state, s.event)})
@@ -276,3 +284,131 @@ def undo_from(state: GameState) -> int:
             break
         first -= 1
     return first
+
+
+# -- a deal line cut short, retyped, or read in the wrong order --------------------------------------
+
+
+def cut_short(state: GameState, line: str) -> None:
+    """A deal line that stops before its deal's result is refused: a slip of the Enter key
+    looks the same as a deal recorded in parts (``--leave-open`` records it so)."""
+    deal = state.current
+    if deal is None or deal.annulled_at is not None or deal.resolved:
+        return
+    raise Refused(
+        "command-line",
+        f"the line stops before the result of deal {deal.number}, which waits for "
+        f"{waiting_for(state, deal)}: cut short?",
+        "the whole deal on one line, or --leave-open to record it as far as it goes",
+        field="line",
+    )
+
+
+@dataclass(frozen=True)
+class Begun:
+    """A deal recorded in part before a line: its number, where ``undo`` would begin, the
+    last event, and the deal as its line so far."""
+
+    deal: int
+    first: int
+    last: int
+    line: str
+
+
+def begun(state: GameState) -> Begun | None:
+    """The deal recorded in part, waiting for more (a call, a contract, its tricks), that a
+    line typed now would follow."""
+    deal = state.current
+    if deal is None or deal.annulled_at is not None or deal.resolved or not deal.bids:
+        return None
+    return Begun(deal.number, undo_from(state), state.folded, deal_line(state, deal))
+
+
+def retyped(refused: Refused, before: Begun) -> Refused:
+    """A line refused after a deal was begun in part: perhaps that deal typed whole again,
+    which ``undo`` makes room for."""
+    span = f"event {before.first}" if before.first == before.last else f"events {before.first}-{before.last}"
+    return Refused(
+        refused.rule,
+        f"{refused.reason}; deal {before.deal} was begun before this line ({before.line}, {span})",
+        f"{refused.allowed + '; ' if refused.allowed else ''}if this line is deal {before.deal} typed whole again: "
+        f"undo first (it takes back {span}), then the line",
+        field=refused.field,
+    )
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A result a slip of the tricks' order would explain [Code 4.2.7]: the deal, why it is
+    doubted, the tricks as the line was read and as the other reading gives them, how
+    each reading took the counts, and the line with the tricks named as read otherwise."""
+
+    deal: int
+    reason: str
+    typed: Mapping[str, int]
+    reading: Mapping[str, int]
+    read_as: str  # how the line's counts were read: "from the forehand (Boris first)", "declarer first"
+    other: str  # how the other reading takes them
+    line: str  # the line, the tricks named as the other reading gives them
+
+
+class Doubtful(Refused):
+    """A deal line not stored until the scorer confirms its result (``confirmed``): the
+    ``Doubt`` says why, and what the line would be read otherwise."""
+
+    def __init__(self, doubt: Doubt) -> None:
+        super().__init__(
+            "command-line",
+            f"deal {doubt.deal}: {doubt.reason}, the counts read {doubt.read_as}; {doubt.other} they give "
+            f"{_named(doubt.reading)}: a slip of the order?",
+            f"the tricks named: {doubt.line!r}; or --yes to store the line as typed",
+            field="line",
+        )
+        self.doubt = doubt
+
+
+def _named(tricks: Mapping[str, int]) -> str:
+    return ", ".join(f"{p} {t}" for p, t in tricks.items())
+
+
+def doubt_of(state: GameState, read: Reading, line: str) -> Doubt | None:
+    """The doubt a line's result raises, or None. A declarer far below his contract
+    (two tricks or more) while a defender took what the contract needed, or a misère's
+    declarer with three tricks or more while another player took none, is what counts
+    given in one order and read in another look like. The other reading turns the
+    counts round the table until the declarer has the most (a misère: none); it is
+    named as the line's other order (declarer first, or from the forehand) when it is
+    that."""
+    if read.order not in ("forehand", "declarer") or read.deal is None or len(read.counts) < 3:
+        return None
+    deal = state.deals[read.deal - 1]
+    c, declarer = deal.contract, deal.declarer
+    if c is None or declarer is None or declarer not in read.seats:
+        return None
+    at = read.seats.index(declarer)
+    counts, n = read.counts, len(read.counts)
+    who = deal.persons
+    if c.is_misere:
+        if counts[at] < 3 or 0 not in counts:
+            return None
+        target = 0
+        reason = f"{who[declarer]} took {counts[at]} tricks on a misère while another player took none"
+    else:
+        target = max(counts)
+        if counts[at] > c.needed - 2 or target < c.needed:
+            return None
+        reason = (f"{who[declarer]} took {counts[at]} on {c} (down {c.needed - counts[at]}) while "
+                  f"{who[read.seats[counts.index(target)]]} took {target}")
+    turn = next(r for r in range(n) if counts[(at + r) % n] == target)
+    by_seat = {read.seats[i]: counts[(i + turn) % n] for i in range(n)}
+    first = read.seats[at:] + read.seats[:at]  # the declarer first, round the table
+    reading = {who[s]: by_seat[s] for s in first}
+    forehand = f"from the forehand ({who[deal.bidders[0]]} first)"
+    read_as, other_order = (forehand, "declarer first") if read.order == "forehand" else ("declarer first", forehand)
+    same = {who[s]: t for s, t in zip(read.other, counts)} == reading
+    head = line.rstrip().rsplit(None, read.words)[0]
+    return Doubt(
+        deal=read.deal, reason=reason, typed={who[s]: t for s, t in zip(read.seats, counts)}, reading=reading,
+        read_as=read_as, other=f"read {other_order}" if same else "read in another order",
+        line=f"{head} {' '.join(f'{p}={t}' for p, t in reading.items())}",
+    )

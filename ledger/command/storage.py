@@ -38,7 +38,10 @@ __all__ = [
     "ConflictError",
     "NewRow",
     "PostgresAddress",
+    "RECEIPTS",
     "RawRow",
+    "Receipt",
+    "ReceiptTaken",
     "Row",
     "State",
     "StoreError",
@@ -101,6 +104,32 @@ class ConflictError(StoreError):
     appended to the game between our read and our write."""
 
 
+class Receipt(NamedTuple):
+    """A write stored under a key its client made (a phone's id for one entry), so that
+    the same write sent again is known and stored once: the key, the stream written and
+    the numbers of the events stored (``Store.receipted``). Kept in the store's table
+    ``pulka_receipts``, beside the events and written in their transaction, not in the
+    club log: it is no event of any stream."""
+
+    key: str
+    stream: str
+    first: int
+    last: int
+
+
+# The table of receipts, beside the events table.
+RECEIPTS = "pulka_receipts"
+
+
+class ReceiptTaken(StoreError):
+    """A write refused because its key is stored already: the same write, sent again
+    (by another process, or before the first one's answer arrived)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"a write with the key {key!r} is stored already")
+
+
 class StreamChanged(StoreError):
     """A stream that a write was decided on (read, not written) has another number of
     events than the writer read: someone recorded into it meanwhile."""
@@ -160,13 +189,32 @@ class Backend(ABC):
 
     @abstractmethod
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
-               unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
+               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         """Store the rows of each stream of ``groups`` in one transaction, all or nothing
         (``pause("stream")`` between one stream's rows and the next): ConflictError when
         a (stream, version) is taken, StreamChanged when a stream of ``unchanged`` has
         not exactly that many rows. Each count is read under the write lock that every
         writer takes, within the transaction, so that no other writer can change it
-        before the commit."""
+        before the commit. ``receipt``: written first in the same transaction under
+        that lock; ReceiptTaken when its key is stored already."""
+
+    @abstractmethod
+    def create_receipts(self) -> None:
+        """Create the table of receipts when it is missing."""
+
+    @abstractmethod
+    def receipt(self, key: str) -> Receipt | None:
+        """The receipt stored under ``key`` (None: none, or no table of receipts yet)."""
+
+    @abstractmethod
+    def last_change(self) -> int:
+        """The position of the last row in store order (eventsourcing's notification
+        id: SQLite's rowid, PostgreSQL's ``notification_id``); 0 for an empty store."""
+
+    @abstractmethod
+    def changes(self, after: int, limit: int) -> list[tuple[int, UUID, int]]:
+        """The rows after position ``after`` in store order, at most ``limit``: each as
+        (position, stream, number)."""
 
     @abstractmethod
     def close(self) -> None:

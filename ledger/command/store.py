@@ -26,6 +26,7 @@ where there is no table.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 from typing import NamedTuple, Self
 from uuid import UUID, uuid5
@@ -41,6 +42,8 @@ from ledger.command.storage import (
     NewRow,
     PostgresAddress,
     RawRow,
+    Receipt,
+    ReceiptTaken,
     State,
     StoreError,
     StreamChanged,
@@ -52,7 +55,17 @@ from ledger.command.storage import (
     topic_of,
 )
 from ledger.command.store_sqlite import SQLiteBackend
-from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_step, intact_from, link_of, verify_chain
+from ledger.vocabulary.chain import (
+    GENESIS,
+    LINK_LENGTH,
+    ChainProblem,
+    Unreadable,
+    chain_step,
+    intact_from,
+    link_of,
+    linker,
+    verify_chain,
+)
 from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
 from ledger.vocabulary.wording import counted
 
@@ -63,6 +76,8 @@ __all__ = [
     "ConcurrentWriteError",
     "PostgresAddress",
     "Reading",
+    "Receipt",
+    "ReceiptTaken",
     "Store",
     "StoreError",
     "StoredEvent",
@@ -172,8 +187,13 @@ class Store:
     def __init__(self, db: str = DEFAULT_DB, *, create: bool = True) -> None:
         backend: Backend
         if is_postgres_url(db):
-            # Only a PostgreSQL address needs the driver.
-            from ledger.command.store_postgres import PostgresBackend
+            # Only a PostgreSQL address needs the driver, which a plain install lacks.
+            try:
+                from ledger.command.store_postgres import PostgresBackend
+            except ImportError as exc:
+                raise StoreError(f"a postgresql:// store needs pulka's PostgreSQL extra, which this "
+                                 f"installation lacks ({exc.name or 'psycopg'} cannot be imported): "
+                                 "pip install 'pulka[postgres]'") from None
 
             backend = PostgresBackend(parse_postgres_url(db), create=create)
         else:
@@ -185,6 +205,8 @@ class Store:
         self.env = backend.env
         self._closed = False
         self._create = create
+        self._receipt: str | None = None  # the key of the next write (``receipted``)
+        self._receipts = False  # the table of receipts is known to exist
 
     # reading
 
@@ -293,6 +315,74 @@ class Store:
         """How many events the game has (the number of its last event; 0 if unknown)."""
         last = self._rows(game, desc=True, limit=1)
         return last[0][0] if last else 0
+
+    def tail(self, game: str, after: StoredEvent) -> list[StoredEvent] | None:
+        """The events of ``game`` after ``after`` (an event the caller holds, its chain
+        checked when it was read), each chained to the one before it from there; None
+        when they do not chain (a reader then reads the whole game, which names why).
+        What a caller that keeps a game loaded (``Ledger.renewed``) reads of another's
+        writes: only the new rows."""
+        rows = self._decoded(game, self._rows(game, after=after.number))
+        link = linker(game)
+        previous, number = after.digest, after.number
+        out: list[StoredEvent] = []
+        for found, topic, state in rows:
+            number += 1
+            if (found != number or topic != RECORDED_TOPIC or isinstance(state.event, StreamStart)
+                    or (state.link is not None and state.link != previous[:LINK_LENGTH])
+                    or link(previous, number, state.event) != state.digest):
+                return None
+            out.append(StoredEvent(number, state.event, state.digest))
+            previous = state.digest
+        return out
+
+    def name_of(self, stream: UUID) -> str | None:
+        """The name of the stream with this id, from its first event (None: no such
+        stream, or a first event that names another)."""
+        if not self._backend.found():
+            return None
+        first = self._backend.select(stream, upto=1)
+        if not first:
+            return None
+        try:
+            event = decode_state(first[0][2]).event
+        except msgspec.DecodeError:
+            return None
+        return event.game if isinstance(event, StreamStart) and game_id(event.game) == stream else None
+
+    def last_change(self) -> int:
+        """The position of the last stored event in store order (0: none): what a follower
+        of the whole store (a live page's server) compares to know whether anything was
+        written since it last looked."""
+        return self._backend.last_change()
+
+    def changes(self, after: int, limit: int = 1000) -> list[tuple[int, UUID, int]]:
+        """The events stored after position ``after``, in store order, at most ``limit``:
+        each as (position, stream id, number in its stream)."""
+        return self._backend.changes(after, limit)
+
+    # receipts: a write stored once however often it is sent
+
+    @contextmanager
+    def receipted(self, key: str) -> Iterator[None]:
+        """The next write within the block (the first ``append``/``append_all``) stores a
+        receipt under ``key`` in its own transaction: the key, its stream (the first it
+        writes) and the numbers of its events. When the key is stored already, the write
+        is refused with ReceiptTaken and nothing is stored; ``receipt(key)`` then says
+        what the first write stored. Makes the table of receipts when it is missing."""
+        if not self._receipts:
+            self.ensure_table()
+            self._backend.create_receipts()
+            self._receipts = True
+        self._receipt = key
+        try:
+            yield
+        finally:
+            self._receipt = None
+
+    def receipt(self, key: str) -> Receipt | None:
+        """The receipt stored under ``key``; None when no write was stored under it."""
+        return self._backend.receipt(key)
 
     def games(self, kind: type[StreamStart] | tuple[type[StreamStart], ...] = StreamStart) -> list[str]:
         """The names of all stored streams whose first event is a ``kind`` (one type or
@@ -414,9 +504,13 @@ class Store:
             return stored
         read = dict(unchanged or {})
         self.ensure_table()
+        receipt = None
+        if self._receipt is not None:
+            first = next(a for a in appends if a.events)
+            receipt = Receipt(self._receipt, first.game, first.expected + 1, first.expected + len(first.events))
         pause("write")
         try:
-            self._backend.insert(groups, [(game_id(name), count) for name, count in read.items()])
+            self._backend.insert(groups, [(game_id(name), count) for name, count in read.items()], receipt)
         except StreamChanged as exc:
             name = next(name for name in read if game_id(name) == exc.stream)
             raise ConcurrentWriteError(name, read[name], exc.found, written=False) from None
@@ -429,6 +523,7 @@ class Store:
                     raise ConcurrentWriteError(append.game, append.expected, found) from None
             raise StoreError(f"cannot store events of {', '.join(map(repr, names))} in {self.description}: "
                              f"{exc}") from None
+        self._receipt = None  # one write per key
         return stored
 
     def _rows_of(self, append: Append) -> tuple[Iterator[NewRow], list[StoredEvent]]:

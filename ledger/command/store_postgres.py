@@ -42,9 +42,12 @@ from ledger.command.storage import (
     MAPPER_TOPIC,
     Backend,
     ConflictError,
+    RECEIPTS,
     NewRow,
     PostgresAddress,
     RawRow,
+    Receipt,
+    ReceiptTaken,
     Row,
     StoreError,
     StreamChanged,
@@ -81,18 +84,28 @@ class BatchedRecorder(PostgresApplicationRecorder):
         return None
 
     def insert_groups(self, groups: Sequence[Iterable[EsStoredEvent]],
-                      unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
+                      unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         """The rows of several streams, a stream's at a time, in one transaction; then
         each stream of ``unchanged`` must have exactly its count of rows
         (``StreamChanged``). Under the recorder's table lock, which every writer takes
         first and keeps until its commit, a count read in the transaction is the
         stream's last committed one (read committed: each statement sees what is
-        committed when it begins)."""
+        committed when it begins). A ``receipt`` is written first, under the lock:
+        ReceiptTaken when its key is there already."""
         with self.datastore.transaction(commit=True) as curs:
             # The recorder's own table lock (which orders the notification log) and
             # notification, once; then its insert statement, once per batch.
             self._lock_table(curs)
             self._notify_channel(curs)
+            if receipt is not None:
+                curs.execute(
+                    sql.SQL("INSERT INTO {}.{} (key, stream, first, last) VALUES (%s, %s, %s, %s) "
+                            "ON CONFLICT (key) DO NOTHING RETURNING key").format(
+                        sql.Identifier(self.datastore.schema), sql.Identifier(RECEIPTS)),
+                    tuple(receipt),
+                )
+                if curs.fetchone() is None:
+                    raise ReceiptTaken(receipt.key)
             for i, rows in enumerate(groups):
                 if i:
                     pause("stream")
@@ -242,18 +255,51 @@ class PostgresBackend(Backend):
         return [(stream, count) for stream, count in self._fetch(statement, [])]
 
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
-               unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
+               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         recorder = self.recorder
         self._close_probe()  # from here on the recorder's connection reads too: one at a time
         try:
             recorder.insert_groups(
                 [_of_stream(stream, rows) for stream, rows in groups],
                 unchanged,
+                receipt,
             )
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except PersistenceError as exc:
             raise StoreError(f"cannot store events in {self.description}: {self._why(exc)}") from None
+
+    def create_receipts(self) -> None:
+        statement = sql.SQL("CREATE TABLE IF NOT EXISTS {}.{} (key text PRIMARY KEY, stream text NOT NULL, "
+                            "first bigint NOT NULL, last bigint NOT NULL)").format(
+            sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
+        try:
+            with self.recorder.datastore.transaction(commit=True) as curs:
+                curs.execute(statement)
+        except PersistenceError as exc:
+            raise StoreError(f"cannot create the receipts in {self.description}: {self._why(exc)}") from None
+
+    def receipt(self, key: str) -> Receipt | None:
+        exists = sql.SQL("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s")
+        if not self._fetch(exists, [self.schema, RECEIPTS]):
+            return None
+        statement = sql.SQL("SELECT key, stream, first, last FROM {}.{} WHERE key = %s").format(
+            sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
+        found = self._fetch(statement, [key])
+        return Receipt(*found[0]) if found else None
+
+    def last_change(self) -> int:
+        if not self.found():
+            return 0
+        found = self._fetch(sql.SQL("SELECT COALESCE(MAX(notification_id), 0) FROM {}").format(self._table()), [])
+        return int(found[0][0])
+
+    def changes(self, after: int, limit: int) -> list[tuple[int, UUID, int]]:
+        if not self.found():
+            return []
+        statement = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} "
+                            "WHERE notification_id > %s ORDER BY notification_id LIMIT %s").format(self._table())
+        return [(position, stream, number) for position, stream, number in self._fetch(statement, [after, limit])]
 
     def close(self) -> None:
         if self._closed:
@@ -283,7 +329,7 @@ class PostgresBackend(Backend):
         ).fetchone()
         return found is not None
 
-    def _fetch(self, statement: sql.Composed, params: list[Any]) -> list[Any]:
+    def _fetch(self, statement: sql.SQL | sql.Composed, params: list[Any]) -> list[Any]:
         probe = self._probe
         if probe is not None:
             try:

@@ -35,8 +35,11 @@ from ledger.command.storage import (
     MAPPER_TOPIC,
     Backend,
     ConflictError,
+    RECEIPTS,
     NewRow,
     RawRow,
+    Receipt,
+    ReceiptTaken,
     StoreError,
     StreamChanged,
     disk_full,
@@ -67,7 +70,7 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
     same order; nothing here needs each row's id back."""
 
     def insert_rows(self, groups: Sequence[Iterable[tuple[str, int, str, bytes]]],
-                    unchanged: Sequence[tuple[str, int]] = ()) -> None:
+                    unchanged: Sequence[tuple[str, int]] = (), receipt: Receipt | None = None) -> None:
         """``insert_events`` of rows given as the tuples its statement takes (stream id,
         version, topic, state), a stream's at a time: the same transaction and statement,
         without building an eventsourcing ``StoredEvent`` for each row only to take it
@@ -78,8 +81,14 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
         takes the file's write lock, waiting for another writer to finish, and reads
         the database as it is then. The counts are read after the inserts, under that
         lock, so that no writer can have changed a stream since; read first, they would
-        see the database as it was before the lock was taken."""
+        see the database as it was before the lock was taken. A ``receipt`` is written
+        first (its insert takes the lock): ReceiptTaken when its key is there already."""
         with self.datastore.transaction(commit=True) as c:
+            if receipt is not None:
+                c.execute(f"INSERT INTO {RECEIPTS} (key, stream, first, last) VALUES (?, ?, ?, ?) "
+                          "ON CONFLICT (key) DO NOTHING", tuple(receipt))
+                if c.sqlite_cursor.rowcount != 1:
+                    raise ReceiptTaken(receipt.key)
             for i, rows in enumerate(groups):
                 if i:
                     pause("stream")
@@ -115,7 +124,8 @@ class SQLiteBackend(Backend):
                 f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
                 "command ends; give a file path (e.g. pulka.db)"
             )
-        self.description = path
+        # messages name the file wherever the command was run from
+        self.description = path if path.startswith("file:") else os.path.abspath(path)
         self.path = path
         self.read = read
         self.read_only: str | None = None
@@ -224,17 +234,56 @@ class SQLiteBackend(Backend):
         return [(_uuid(stream) or stream, count) for stream, count in found]
 
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
-               unchanged: Sequence[tuple[UUID, int]] = ()) -> None:
+               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         assert isinstance(self.recorder, ManyRowsRecorder), self.recorder
         try:
             self.recorder.insert_rows(
                 [_of_stream(stream.hex, rows) for stream, rows in groups],
                 [(stream.hex, count) for stream, count in unchanged],
+                receipt,
             )
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot store events in {self.path}: {self._why(exc)}") from None
+
+    def create_receipts(self) -> None:
+        if self.recorder is None:
+            self._open()
+        try:
+            with self.datastore.transaction(commit=True) as c:
+                c.execute(f"CREATE TABLE IF NOT EXISTS {RECEIPTS} (key TEXT PRIMARY KEY, stream TEXT NOT NULL, "
+                          "first INTEGER NOT NULL, last INTEGER NOT NULL)")
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot create the receipts of {self.path}: {self._why(exc)}") from None
+
+    def receipt(self, key: str) -> Receipt | None:
+        if not self.found():
+            return None
+        with self._cursor() as cursor:
+            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (RECEIPTS,))
+            if cursor.fetchone() is None:
+                return None
+            cursor.execute(f"SELECT key, stream, first, last FROM {RECEIPTS} WHERE key = ?", (key,))
+            row = cursor.fetchone()
+        return Receipt(*row) if row else None
+
+    def last_change(self) -> int:
+        if not self.found():
+            return 0
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {TABLE}")
+            return int(cursor.fetchone()[0])
+
+    def changes(self, after: int, limit: int) -> list[tuple[int, UUID, int]]:
+        if not self.found():
+            return []
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT rowid, originator_id, originator_version FROM {TABLE} WHERE rowid > ? "
+                           "ORDER BY rowid LIMIT ?", (after, limit))
+            found = cursor.fetchall()
+        rows = ((position, _uuid(stream), number) for position, stream, number in found)
+        return [(position, stream, number) for position, stream, number in rows if stream is not None]
 
     def close(self) -> None:
         if self.recorder is not None:

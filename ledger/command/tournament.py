@@ -37,7 +37,7 @@ from ledger.command.admission import GAME_MAX, admit
 from ledger.command.application import Ledger, Outcome, retried, stale_read
 from ledger.command.checkpoints import attest_close
 from ledger.command.checks import is_arbiter, time_of
-from ledger.command.kinds import GAME_STARTS, Start, judge_log, judging_of
+from ledger.command.kinds import GAME_STARTS, judge_log, judging_of
 from ledger.command.seating import by_lot, swiss, table_sizes
 from ledger.command.store import (
     Append,
@@ -49,7 +49,8 @@ from ledger.command.store import (
 )
 from ledger.command.tables import judge_table, read_tournament
 from ledger.command.views import ensure_views
-from ledger.vocabulary.club import RESERVED_PREFIX
+from ledger.command.club import judge_register, rows_of
+from ledger.vocabulary.club import CLUB_STREAM, RESERVED_PREFIX, ClubStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine, check_export, export_line
@@ -465,9 +466,9 @@ class Tournaments:
         stored = read_tournament(self.store, name)
         if stored is None:
             known = self.store.games(TournamentStarted)
-            hint = f"; the tournaments are: {', '.join(known)}" if known else "; the store has no tournament"
+            hint = f"; the tournaments are: {', '.join(known)}" if known else "; it has no tournament"
             what = f"{name!r} is not a tournament" if self.store.count(name) else f"no tournament named {name!r}"
-            raise Refused("event-log", what + hint)
+            raise Refused("event-log", f"{what} in the store {self.store.description}{hint}")
         return stored
 
     def state(self, name: str) -> TournamentState:
@@ -521,7 +522,7 @@ class Tournaments:
             new.append(judged)
         return self._save(name, stored, new, by)
 
-    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome]:
+    def start_tables(self, name: str, tour: int, by: str | None = None) -> list[Outcome[GameState]]:
         """Start the game of every seated table of ``tour`` that has none yet: all of
         them in one transaction, or none."""
         stored = self.events(name)
@@ -530,7 +531,7 @@ class Tournaments:
         if not seated:
             raise Refused("tournament.seating", f"tour {tour} of {name} is not seated",
                           f"pulka tournament seat {name} {tour} --auto")
-        starts: list[Start] = []
+        starts: list[GameStarted] = []
         for table, players in sorted(seated.items()):
             game = table_game(name, tour, table)
             if self.store.count(game):
@@ -631,6 +632,28 @@ class Tournaments:
 # -- a file of several streams -------------------------------------------------------------
 
 
+def club_export(ledger: Ledger) -> list[str]:
+    """The whole club as one file of several streams (``pulka export --club``), for
+    ``import_streams`` into a store without them: the club's register of names, each
+    tournament with its tables' games (as ``Tournaments.export``), then every other game,
+    each stream as ``pulka export`` writes it. Every stream is read only while its chain
+    holds. The ledger's streams of checkpoints and signatures stay in their store: a
+    checkpoint is of that store's own order of events."""
+    store = ledger.store
+    lines = [export_line(s.event, s.digest) for s in store.sound(CLUB_STREAM, "club register")]
+    tournaments = Tournaments(ledger)
+    written: set[str] = set()
+    for name in store.games(TournamentStarted):
+        lines += tournaments.export(name)
+        state = tournaments.state(name)
+        written |= {table_game(name, tour, table) for tour, tables in state.seating.items() for table in tables}
+    for game in store.games(GAME_STARTS):
+        if game not in written:
+            lines += [export_line(s.event, s.digest) for s in store.sound(game)]
+    return lines
+
+
+
 @dataclass(frozen=True)
 class Imported:
     stream: str
@@ -659,10 +682,7 @@ def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str]
             refused.line = stream[0].line
             raise refused
         seen[name] = stream[0].line
-    starts = [i for i, s in enumerate(streams) if isinstance(s[0].event, TournamentStarted)]
-    if len(starts) > 1:
-        raise Refused("event-log", "a file holds one tournament at most")
-    return _judge_plan(_plan(streams, starts[0] if starts else None), clock)
+    return _judge_plan(_plan(streams), clock)
 
 
 def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list[Imported]:
@@ -682,11 +702,24 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
                               "into a store without them", "an empty store, or `pulka import` of one game")
             refused.line = stream[0].line
             raise refused
+    register = next((s for s in streams if isinstance(s[0].event, ClubStarted)), None)
+    if register is not None:
+        # Its aliases were judged against the file's games; the store's own are not read.
+        held = [g for g in ledger.store.games() if not g.startswith(RESERVED_PREFIX)]
+        if held:
+            refused = Refused("event-log", f"a file with the club's register imports into a store without games or "
+                              f"tournaments (its aliases are judged against the file's games); this one holds "
+                              f"{', '.join(held[:5])}{', …' if len(held) > 5 else ''}",
+                              "an empty store (pulka export --club of the whole club)")
+            refused.line = register[0].line
+            raise refused
     lines = {_name(stream): stream[0].line for stream in streams}
 
     def once(_: int | None) -> list[Imported]:  # every stream is new: none was read
         read: dict[str, int] = {}
         for name, events in judged.events.items():
+            if name == CLUB_STREAM:
+                continue  # the register depends on no other stream
             state = judged.states.get(name)
             try:
                 read |= ledger.judged_against(name, state if isinstance(state, GameState) else None, events)
@@ -717,7 +750,7 @@ def judged(ledger: Ledger, name: str) -> ChainProblem | None:
     except (BrokenChainError, UnreadableEventError) as exc:
         return ChainProblem(len(stored), f"a table of tournament {name!r} cannot be read: {exc}")
     try:
-        again = _judge_plan(_plan(streams, 0), ledger.clock).events[name]
+        again = _judge_plan(_plan(streams), ledger.clock).events[name]
     except Refused as exc:
         stream, number = where.get(exc.line or 1, (name, 1))
         reason = f"would be refused: {exc.message} (the tournament and its tables are not as the ledger " \
@@ -781,46 +814,66 @@ class _GamePart:
     lines: list[LogLine]
 
 
-def _plan(streams: Sequence[Sequence[LogLine]], tournament: int | None) -> list[_TournamentPart | _GamePart]:
-    """The order to store a file's streams in: the tournament's events, each tour's games
-    just before the close of that tour, the games of tours still open at the end."""
-    games = {_name(s): list(s) for i, s in enumerate(streams) if i != tournament}
-    if tournament is None:
-        return [_GamePart(name, lines) for name, lines in games.items()]
-    name = _name(streams[tournament])
-    plan: list[_TournamentPart | _GamePart] = []
-    part: list[LogLine] = []
-    for line in streams[tournament]:
-        if isinstance(line.event, TourClosed):
-            if part:
-                plan.append(_TournamentPart(name, part))
-                part = []
-            tour = line.event.tour
-            for game in [g for g in games if (parse_table_game(g) or ("", 0, 0))[:2] == (name, tour)]:
-                plan.append(_GamePart(game, games.pop(game)))
-        part.append(line)
-    if part:
-        plan.append(_TournamentPart(name, part))
-    plan += [_GamePart(g, lines) for g, lines in games.items()]
-    return plan
+@dataclass(frozen=True)
+class _RegisterPart:
+    name: str
+    lines: list[LogLine]
 
 
-def _judge_plan(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[], str]) -> Judged:
+Part = _TournamentPart | _GamePart | _RegisterPart
+
+
+def _plan(streams: Sequence[Sequence[LogLine]]) -> list[Part]:
+    """The order to store a file's streams in: each tournament's events, each tour's
+    games just before the close of that tour, then the games of tours still open and
+    every other game, and last the club's register, whose aliases are judged against
+    every game before them (``club.judge_register``)."""
+    tournaments = [list(s) for s in streams if isinstance(s[0].event, TournamentStarted)]
+    registers = [_RegisterPart(_name(s), list(s)) for s in streams if isinstance(s[0].event, ClubStarted)]
+    games = {_name(s): list(s) for s in streams if not isinstance(s[0].event, TournamentStarted | ClubStarted)}
+    plan: list[Part] = []
+    for tournament in tournaments:
+        name = _name(tournament)
+        part: list[LogLine] = []
+        for line in tournament:
+            if isinstance(line.event, TourClosed):
+                if part:
+                    plan.append(_TournamentPart(name, part))
+                    part = []
+                tour = line.event.tour
+                for game in [g for g in games if (parse_table_game(g) or ("", 0, 0))[:2] == (name, tour)]:
+                    plan.append(_GamePart(game, games.pop(game)))
+            part.append(line)
+        if part:
+            plan.append(_TournamentPart(name, part))
+    return plan + [_GamePart(g, lines) for g, lines in games.items()] + registers
+
+
+def _judge_plan(plan: Sequence[Part], clock: Callable[[], str]) -> Judged:
     """Judge the whole plan in memory, so that a refusal stores nothing; what would be
     stored."""
-    state: TournamentState | None = None
+    tournaments: dict[str, TournamentState] = {}
     games: dict[str, TableGame] = {}
     out = Judged({}, {})
     for step in plan:
+        if isinstance(step, _RegisterPart):
+            try:
+                out.events[step.name] = judge_register([(line.line, line.event) for line in step.lines],
+                                                       rows_of(out.states), clock)
+            except Refused as exc:
+                exc.line = exc.line or step.lines[0].line
+                raise
+            continue
         if isinstance(step, _TournamentPart):
             kept = out.events.setdefault(step.name, [])
             for line in step.lines:
                 try:
+                    state = tournaments.get(step.name)
                     if state is None:
                         if not isinstance(line.event, TournamentStarted):
                             raise Refused("event-log", "a tournament's stream begins with its tournament_started")
                         started = judge_start(line.event)
-                        state = TournamentState.start(started)
+                        tournaments[step.name] = TournamentState.start(started)
                         kept.append(started)
                     else:
                         judged = decide(state, line.event, games)
@@ -836,7 +889,8 @@ def _judge_plan(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[],
         out.states[step.name] = game_state
         if not isinstance(game_state, GameState):
             continue  # a rubber: a game of no tournament
-        if state is not None and (parse_table_game(step.name) or ("",))[0] == state.name:
+        state = tournaments.get((parse_table_game(step.name) or ("",))[0])
+        if state is not None:
             try:
                 judge_table(state, step.name, game_state, judged_log, {n: g.state for n, g in games.items()})
             except Refused as exc:
@@ -845,8 +899,3 @@ def _judge_plan(plan: Sequence[_TournamentPart | _GamePart], clock: Callable[[],
         digests = [line.digest for line in step.lines]
         games[step.name] = TableGame(game_state, len(judged_log), digests[-1] or "")
     return out
-
-
-def points_total(s: Standings) -> dict[str, Fraction]:
-    """Each player's points (for comparing two ways of computing the standings)."""
-    return {row.player: row.points for row in s.rows}

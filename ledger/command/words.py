@@ -7,16 +7,24 @@ naming what is allowed. They are used where the command side parses what was typ
 (``dealline`` and the scorer's desk, ``desk`` and ``rubber_desk``); a log file is read
 as it is written, in the canonical words of docs/event-log.md.
 
+The short forms players write are words too: ``p``, ``-`` and ``п`` for a pass, ``w`` and
+``в`` for a whist, ``hw`` and ``пв`` for a half-whist, ``miz`` and ``миз`` for the misère,
+``rasp`` and ``расп`` for raspasy (``RASPASY_WORDS``). In a deal line a player may be
+named by the beginning of his name when no other player's begins so (``player_named``).
+
 Beside single words: trick counts ``Anna=6 boris=3``, penalty tricks ``Anna=1@3.4.9``,
 whists written on an offender ``Boris=52``, lists of names ``Anna,Boris``, a value as
-JSON or a bare word (``parse_value``), and what a correction changes, in the table's
-words (``replacement_of``: ``Boris=6 Vera=3``, ``6H``, ``pass``, ``5``, ``FIELD=VALUE``).
+JSON or a bare word (``parse_value``), what a correction corrects (``target_word``: an
+event number, or ``deal:5``, ``deal:5.tricks``, ``deal:5.contract``) and what it changes,
+in the table's words (``replacement_of``: ``Boris=6 Vera=3``, ``6H``, ``pass``, ``5``,
+``FIELD=VALUE``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ledger.vocabulary.bids import HERE, LEVELS_TEXT, MISERE, PASS, parse_level
@@ -35,23 +43,26 @@ SUIT_WORDS: dict[str, str] = {
     "♥": "H", "♡": "H", "h": "H", "ч": "H", "черв": "H", "черви": "H",
     "nt": "NT", "бк": "NT", "б/к": "NT", "бескозырка": "NT",
 }
-PASS_WORDS = {"pass", "пас"}
+PASS_WORDS = {"pass", "пас", "p", "-", "п"}
 HERE_WORDS = {"here", "здесь"}
-MISERE_WORDS = {"misere", "misère", "мизер"}
+MISERE_WORDS = {"misere", "misère", "мизер", "miz", "mis", "миз"}
 CALL_WORDS: dict[str, str] = {
-    "whist": "whist", "вист": "whist",
-    "pass": "pass", "пас": "pass",
-    "half_whist": "half_whist", "half-whist": "half_whist", "halfwhist": "half_whist",
-    "полвиста": "half_whist", "пол-виста": "half_whist",
+    "whist": "whist", "вист": "whist", "w": "whist", "в": "whist",
+    "pass": "pass", "пас": "pass", "p": "pass", "-": "pass", "п": "pass",
+    "half_whist": "half_whist", "half-whist": "half_whist", "halfwhist": "half_whist", "hw": "half_whist",
+    "полвиста": "half_whist", "пол-виста": "half_whist", "пв": "half_whist",
 }
-OPEN_WORDS = {"open", "открыто", "открытый", "откр"}
+OPEN_WORDS = {"open", "открыто", "открытый", "откр", "o", "о"}
+# A deal line that begins so is a raspasy: everyone passed [Code 3.7.1].
+RASPASY_WORDS = {"raspasy", "rasp", "распасы", "распас", "расп"}
 COLUMN_WORDS: dict[str, str] = {
     "pulya": "pulya", "пуля": "pulya", "пулю": "pulya",
     "gora": "gora", "гора": "gora", "гору": "gora",
     "whists": "whists", "whist": "whists", "висты": "whists", "вист": "whists",
 }
 
-BID_TEXT = f"pass (пас), here (здесь), {LEVELS_TEXT} (мизер); suits S C D H NT, ♠ ♣ ♦ ♥, or п т б ч бк"
+BID_TEXT = f"pass (p, -, пас, п), here (здесь), {LEVELS_TEXT} (miz, мизер); suits S C D H NT, ♠ ♣ ♦ ♥, or п т б ч бк"
+CALL_TEXT = "whist (w, вист, в), pass (p, -, пас, п), half_whist (hw, полвиста, пв); whist:open (w:o) for an open whist"
 
 
 def level_word(text: str) -> str | None:
@@ -97,8 +108,7 @@ def call_word(text: str) -> tuple[str, bool]:
     word, _, flag = text.strip().lower().partition(":")
     call = CALL_WORDS.get(word)
     if call is None or (flag and flag not in OPEN_WORDS):
-        raise Refused("3.8.1", f"{text!r} is not a defence call",
-                      "whist (вист), pass (пас), half_whist (полвиста); whist:open for an open whist")
+        raise Refused("3.8.1", f"{text!r} is not a defence call", CALL_TEXT)
     return call, bool(flag)
 
 
@@ -118,6 +128,22 @@ def player_word(players: tuple[str, ...], text: str) -> str:
     if len(found) != 1:
         raise Refused("event-log", f"unknown player {text!r}", ", ".join(players))
     return found[0]
+
+
+def player_named(players: tuple[str, ...], text: str) -> str | None:
+    """The player a deal line names: his name in any case, or its beginning when no other
+    player's name begins so (``v`` for Vera); None when the word names nobody, a refusal
+    when it could be several."""
+    word = text.strip().casefold()
+    if not word:
+        return None
+    exact = [p for p in players if p.casefold() == word]
+    if exact:
+        return exact[0]
+    found = [p for p in players if p.casefold().startswith(word)]
+    if len(found) > 1:
+        raise Refused("event-log", f"{text!r} could be {' or '.join(found)}", "more of the name")
+    return found[0] if found else None
 
 
 def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:
@@ -191,6 +217,34 @@ def parse_value(text: str) -> Any:
 
 
 # -- a correction in the table's words [Code 4.2.7-4.2.9] ------------------------------------
+
+PARTS = ("tricks", "contract")  # what ``deal:K.PART`` may name
+
+
+@dataclass(frozen=True)
+class DealPart:
+    """A record named by its deal, as the scorer sees it on the sheet: ``deal:5`` (the
+    change says which record), ``deal:5.tricks``, ``deal:5.contract``."""
+
+    deal: int
+    part: str | None
+    text: str
+
+
+def target_word(text: str | int) -> int | DealPart:
+    """What a correction corrects: an event number (``35``), or a record of a deal
+    (``deal:5``, ``deal:5.tricks``, ``deal:5.contract``)."""
+    if isinstance(text, int):
+        return text
+    word = text.strip()
+    if word.lstrip("-").isdigit():
+        return int(word)
+    kind, colon, rest = word.partition(":")
+    number, dot, part = rest.partition(".")
+    if kind.casefold() in ("deal", "сдача") and colon and number.isdigit() and (not dot or part.casefold() in PARTS):
+        return DealPart(int(number), part.casefold() if dot else None, word)
+    raise Refused("4.2.7", f"{text!r} names no record", "an event number (pulka log shows them), or deal:K, "
+                  "deal:K.tricks, deal:K.contract")
 
 
 def replacement_of(state: GameState, target: int, changes: Iterable[str]) -> dict[str, Any]:

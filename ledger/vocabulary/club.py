@@ -24,6 +24,3 @@ class PlayerAliased(ForeignEvent, frozen=True, tag="player_aliased"):
 
     name: str
     same_as: str
-
-
-ClubEvent = ClubStarted | PlayerAliased

@@ -61,6 +61,10 @@ class Bid(Event, frozen=True, tag="bid"):
     bid: str
     # Said without looking at one's cards [Code 3.3.19]; only where dark_bids is agreed.
     dark: bool = False
+    # Not recorded as said: a deal line that gave only the outcome (the declarer and his
+    # contract) stands for the simplest auction that ends so, the declarer's bid and the
+    # others' passes; the paper sheet keeps no auction either [Code 4.2.1].
+    implied: bool = False
 
 
 class Contract(Event, frozen=True, tag="contract"):

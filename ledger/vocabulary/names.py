@@ -24,11 +24,6 @@ def name_key(name: str) -> str:
     return " ".join(folded.split())
 
 
-def same_player(a: str, b: str) -> bool:
-    """Whether two written names are the same player (before any alias)."""
-    return name_key(a) == name_key(b)
-
-
 def colliding(names: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
     """The first two names of a list that are one player, or None."""
     seen: dict[str, str] = {}

@@ -6,6 +6,7 @@ in time of the projections and the import all accept and refuse the same texts.
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from datetime import time as dt_time
 
@@ -56,11 +57,27 @@ def now_iso() -> str:
 LOCAL_EXAMPLE = "2026-12-01 20:14"
 
 
-def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False) -> datetime:
+# A time of day alone: 20:14, 9:05, 20:14:03, 20:14:03.5, with an offset or Z if any.
+TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)")
+
+
+def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
     """A time as a person types it: ISO 8601 with an offset (``2026-12-01T20:14:03+01:00``,
     ``…Z``), or without one, read in ``zone``: ``2026-12-01 20:14``, ``2026-12-01T20:14:03``,
     or a date alone (``2026-12-01``), which is the start of that day, or its end when
-    ``end_of_day`` (the last moment of the day: what "as of 1 December" means)."""
+    ``end_of_day`` (the last moment of the day: what "as of 1 December" means); or a time
+    of day alone (``20:14``, ``9:05:30``), which is that time today: the date of ``now``
+    (the clock's, by default) in ``zone``, or in the offset the time carries."""
+    given = text.strip()
+    of_day = TIME_OF_DAY.fullmatch(given)
+    if of_day is not None:
+        try:
+            clock = dt_time.fromisoformat(f"{int(of_day.group(1)):02d}:{of_day.group(2)}")
+        except ValueError:
+            raise TimeFormatError(f"{excerpt(text)} is not a time of day (e.g. 20:14)") from None
+        where = clock.tzinfo or zone
+        today = (now or datetime.now(timezone.utc)).astimezone(where).date()
+        return in_range(datetime.combine(today, clock.replace(tzinfo=None), tzinfo=where), text)
     given = text.strip()
     try:
         day = date.fromisoformat(given)
@@ -78,7 +95,7 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False) -> datetim
     except ValueError:
         raise TimeFormatError(
             f"{excerpt(text)} is not a time; write a local time {LOCAL_EXAMPLE!r}, a date '2026-12-01', "
-            f"or an ISO 8601 time with its offset {EXAMPLE!r}"
+            f"a time of today '20:14', or an ISO 8601 time with its offset {EXAMPLE!r}"
         ) from None
     return in_range(when if when.tzinfo is not None else when.replace(tzinfo=zone), text)
 

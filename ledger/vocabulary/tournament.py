@@ -28,16 +28,6 @@ TIE_BREAKS: tuple[TieBreak, ...] = (
     "whists", "tours_won", "last_tour", "raspasy_won", "raspasy_tricks", "remizes", "misere_tricks", "lot",
 )
 DEFAULT_TIE_BREAKS: tuple[TieBreak, ...] = ("whists", "tours_won", "last_tour")
-TIE_BREAK_MEANING: dict[str, str] = {
-    "whists": "the total of the raw tour results in whists, more first",
-    "tours_won": "the number of tours with the best result at one's table, more first",
-    "last_tour": "the result in whists of the last tour closed, more first",
-    "raspasy_won": "raspasy won: deals of raspasy where nobody in the deal took fewer tricks, more first [Code 4.1.3]",
-    "raspasy_tricks": "the tricks taken on all raspasy, fewer first [Code 4.1.3]",
-    "remizes": "the contracts one declared and did not make (a misère with a trick too), fewer first [Code 4.1.3]",
-    "misere_tricks": "the tricks taken on one's own misères, fewer first [Code 4.1.3]",
-    "lot": "a drawing of lots from the tournament's recorded lot_seed; always last, it separates every tie",
-}
 # The tie-breaks counted from the deals of each table's pulka: recorded with the tour's
 # close (``TableClosed.tallies``), so that the standings replay from the tournament's
 # stream alone. Fewer is better for all but ``raspasy_won``.
@@ -102,7 +92,7 @@ class Seated(ForeignEvent, frozen=True, tag="seated"):
 
 class Tally(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """A seat's counts in one table's pulka that the Code names as tournament criteria
-    [Code 4.1.3] (``TIE_BREAK_MEANING``; how each is counted: docs/conventions.md)."""
+    [Code 4.1.3] (how each is counted: docs/conventions.md)."""
 
     raspasy_won: int = 0
     raspasy_tricks: int = 0

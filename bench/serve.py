@@ -1,0 +1,219 @@
+"""``make bench-serve``: the live service under a club's load. A real ``pulka serve`` process
+on a fresh store; thirty tables record their pulkas deal by deal through HTTP at once (each
+deal one ``POST /api/games/T/deal`` with its own id and the version its phone saw; every
+fifth sent twice, as a phone does when an answer is lost), while two hundred spectators
+follow the tables' event streams. Printed: the time per recorded deal (p50/p95/p99, and
+the first deals against the last, which a kept fold keeps equal), the spectators' lag
+(from the write's request to its state reaching the spectator), errors, and events lost
+or stored twice (the store counted against what the answers said).
+
+    python bench/serve.py [--quick] [--tables N] [--spectators N] [--deals N] [--db ADDRESS]
+
+SQLite by default (a temporary file); PostgreSQL too when PULKA_BENCH_POSTGRES holds an
+address (a schema made for the run and dropped after it). --quick: 5 tables, 20
+spectators, 8 deals (CI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+import scorers  # bench/, beside this file
+from ledger.command.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers for a served process
+from tests.serving import Served, account, sign_in  # noqa: E402
+
+LINES, percentile = scorers.LINES, scorers.percentile
+
+
+@dataclass
+class Table:
+    game: str
+    token: str
+    version: int = 1
+    latencies: list[float] = field(default_factory=list)
+    sent: list[tuple[int, float]] = field(default_factory=list)  # (version after, request start)
+    events: int = 1  # what the answers say is stored
+    errors: list[str] = field(default_factory=list)
+    duplicates_stored: int = 0
+
+
+@dataclass
+class Spectator:
+    game: str
+    seen: list[tuple[int, float]] = field(default_factory=list)  # (version, arrival)
+    errors: list[str] = field(default_factory=list)
+
+
+async def record(client: httpx.AsyncClient, table: Table, deals: int, offset: int) -> None:
+    headers = {"Authorization": f"Bearer {table.token}"}
+    for k in range(deals):
+        body = {"id": str(uuid.uuid4()), "version": table.version, "line": LINES[(offset + k) % len(LINES)],
+                "again": True}
+        start = time.perf_counter()
+        r = await client.post(f"/api/games/{table.game}/deal", json=body, headers=headers)
+        took = time.perf_counter() - start
+        if r.status_code != 201:
+            table.errors.append(f"{r.status_code} {r.text[:200]}")
+            return
+        doc = r.json()
+        table.latencies.append(took)
+        table.events += len(doc["told"]["events"])
+        table.version = doc["state"]["version"]
+        table.sent.append((table.version, start))
+        if k % 5 == 4:  # the answer lost: the phone sends the same write again
+            again = await client.post(f"/api/games/{table.game}/deal", json=body, headers=headers)
+            if again.status_code != 200 or not again.json().get("duplicate"):
+                table.duplicates_stored += 1
+
+
+async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asyncio.Semaphore) -> None:
+    released = False
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(60, connect=30)) as client, \
+                client.stream("GET", f"/api/games/{spectator.game}/events") as events:
+            ready.release()
+            released = True
+            event = None
+            async for line in events.aiter_lines():
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:") and event == "state":
+                    spectator.seen.append((json.loads(line[5:])["version"], time.perf_counter()))
+                if done.is_set():
+                    return
+    except (httpx.HTTPError, asyncio.CancelledError) as exc:
+        if not done.is_set():
+            spectator.errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if not released:
+            ready.release()
+
+
+async def run(db: str, tables_n: int, spectators_n: int, deals: int, log: Path) -> dict[str, object]:
+    account(db, "bench", "director", "bench password")
+    served = Served(db, log)
+    try:
+        with served.http() as http:
+            director = sign_in(http, "bench", "bench password")
+            tables = []
+            for t in range(tables_n):
+                game = f"table-{t + 1}"
+                r = http.post("/api/games", json={"id": f"bench-new-{game}", "game": game,
+                                                  "players": ["Anna", "Boris", "Vera"], "pulya": 500},
+                              headers=director)
+                assert r.status_code == 201, r.text
+                token = http.post(f"/api/games/{game}/tokens", json={"holder": "Masha"}, headers=director).json()
+                tables.append(Table(game, token["token"]))
+        done = asyncio.Event()
+        ready = asyncio.Semaphore(0)
+        spectators = [Spectator(tables[i % tables_n].game) for i in range(spectators_n)]
+        watching = [asyncio.create_task(follow(served.url, s, done, ready)) for s in spectators]
+        for _ in spectators:
+            await asyncio.wait_for(ready.acquire(), 60)
+        limits = httpx.Limits(max_connections=tables_n + 5, max_keepalive_connections=tables_n + 5)
+        start = time.perf_counter()
+        async with httpx.AsyncClient(base_url=served.url, timeout=60, limits=limits) as client:
+            await asyncio.gather(*(record(client, t, deals, i) for i, t in enumerate(tables)))
+        elapsed = time.perf_counter() - start
+        final = {t.game: t.version for t in tables}
+        deadline = time.perf_counter() + 10
+        while time.perf_counter() < deadline and not all(
+                s.seen and s.seen[-1][0] >= final[s.game] for s in spectators):
+            await asyncio.sleep(0.05)  # a benchmark waits for its stragglers, bounded
+        done.set()
+        for task in watching:
+            task.cancel()
+        await asyncio.gather(*watching, return_exceptions=True)
+    finally:
+        served.stop()
+    lags = []
+    for s in spectators:
+        table = next(t for t in tables if t.game == s.game)
+        for version, sent in table.sent:
+            arrived = next((at for v, at in s.seen if v >= version), None)
+            if arrived is not None:
+                lags.append(max(0.0, arrived - sent))
+    with Store(db, create=False) as store:
+        stored = {t.game: store.count(t.game) for t in tables}
+    latencies = [x for t in tables for x in t.latencies]
+    firsts = [x for t in tables for x in t.latencies[:3]]
+    lasts = [x for t in tables for x in t.latencies[-3:]]
+    return {
+        "tables": tables_n, "spectators": spectators_n, "deals": len(latencies), "seconds": round(elapsed, 1),
+        "deal_ms": {q: round(percentile(latencies, p) * 1000, 1) for q, p in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))},
+        "first_vs_last_p50_ms": (round(percentile(firsts, 0.5) * 1000, 1), round(percentile(lasts, 0.5) * 1000, 1)),
+        "lag_ms": {q: round(percentile(lags, p) * 1000, 1) for q, p in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))},
+        "errors": sum(len(t.errors) for t in tables) + sum(len(s.errors) for s in spectators),
+        "lost": sum(max(0, t.events - stored[t.game]) for t in tables)
+        + sum(1 for s in spectators if not s.seen or s.seen[-1][0] < final[s.game]),
+        "duplicated": sum(max(0, stored[t.game] - t.events) for t in tables) + sum(t.duplicates_stored for t in tables),
+        "first_errors": ([e for t in tables for e in t.errors] + [e for s in spectators for e in s.errors])[:3],
+    }
+
+
+def postgres_schema(base: str) -> tuple[str, str]:
+    import psycopg
+
+    from ledger.command.storage import parse_postgres_url
+
+    schema = f"pulka_bench_serve_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(**parse_postgres_url(base).connect_kwargs(), autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    return base + ("&" if "?" in base else "?") + f"schema={schema}", schema
+
+
+def drop_schema(base: str, schema: str) -> None:
+    import psycopg
+
+    from ledger.command.storage import parse_postgres_url
+
+    with psycopg.connect(**parse_postgres_url(base).connect_kwargs(), autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--tables", type=int)
+    parser.add_argument("--spectators", type=int)
+    parser.add_argument("--deals", type=int)
+    parser.add_argument("--db", help="one store only: a SQLite file or a postgresql:// address")
+    args = parser.parse_args()
+    tables = args.tables or (5 if args.quick else 30)
+    spectators = args.spectators or (20 if args.quick else 200)
+    deals = args.deals or (8 if args.quick else 30)
+    with tempfile.TemporaryDirectory() as tmp:
+        stores = [("given", args.db)] if args.db else [("SQLite", str(Path(tmp) / "bench.db"))]
+        pg = os.environ.get("PULKA_BENCH_POSTGRES")
+        if pg and not args.db:
+            stores.append(("PostgreSQL", pg))
+        failed = False
+        for label, address in stores:
+            schema = None
+            if label == "PostgreSQL":
+                address, schema = postgres_schema(pg or "")
+            try:
+                result = asyncio.run(run(address, tables, spectators, deals, Path(tmp) / f"{label}.log"))
+            finally:
+                if schema is not None:
+                    drop_schema(pg or "", schema)
+            print(f"{label}: {json.dumps(result)}")
+            failed |= bool(result["errors"] or result["lost"] or result["duplicated"])
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

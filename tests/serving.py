@@ -1,0 +1,124 @@
+"""What the service's tests share: an application in the test's process (Starlette's
+TestClient), a real ``pulka serve`` process on a free port, signing in, and reading a
+server-sent event stream with a bounded wait."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.testclient import TestClient
+
+from web.accounts import Accounts
+from web.app import Settings, create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+PULKA = [sys.executable, "-c", "from cli.main import main; main()"]
+PASSWORD = "correct horse battery"
+WAIT = 20.0  # seconds any wait below gives up after
+
+
+def account(db: str, name: str, role: str, password: str = PASSWORD) -> None:
+    accounts = Accounts(db)
+    try:
+        accounts.create(name, password, role)
+    finally:
+        accounts.close()
+
+
+@contextmanager
+def client(db: str) -> Iterator[TestClient]:
+    """The service on ``db`` in this process (its lifespan run: the hub follows the store)."""
+    with TestClient(create_app(Settings(db=db, secret="the tests' secret", threads=4))) as c:
+        yield c
+
+
+def sign_in(c: TestClient | httpx.Client, name: str, password: str = PASSWORD) -> dict[str, str]:
+    """Sign in; the headers every write then carries (its CSRF token)."""
+    csrf = c.get("/api/session").json()["csrf"]
+    r = c.post("/api/session", json={"name": name, "password": password}, headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 200, r.text
+    return {"X-CSRF-Token": r.json()["csrf"]}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Served:
+    """A real ``pulka serve`` process on a free port, its output kept in a file."""
+
+    def __init__(self, db: str, log: Path, env: dict[str, str] | None = None) -> None:
+        self.db = db
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        self.out = open(log, "ab")
+        self.proc = subprocess.Popen([*PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4"],
+                                     stdout=self.out, stderr=subprocess.STDOUT, cwd=ROOT,
+                                     env={**os.environ, **(env or {})})
+        self.wait_up()
+
+    def wait_up(self) -> None:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"pulka serve ended: {self.log.read_text(errors='replace')}")
+            try:
+                if httpx.get(self.url + "/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)  # a poll of a condition, bounded by the deadline
+        raise AssertionError("pulka serve did not answer in time")
+
+    def http(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=WAIT)
+
+    def kill(self) -> None:
+        """``kill -9``: nothing is flushed or closed."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(WAIT)
+        self.out.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(WAIT)
+        self.out.close()
+
+
+def next_state(lines: Iterator[str], version: int) -> dict[str, Any]:
+    """The first ``state`` event of an event stream whose version is at least ``version``
+    (the stream's read timeout bounds the wait)."""
+    event = None
+    for line in lines:
+        if line.startswith("event:"):
+            event = line.partition(":")[2].strip()
+        elif line.startswith("data:") and event == "state":
+            message: dict[str, Any] = json.loads(line.partition(":")[2])
+            if message["version"] >= version:
+                return message
+    raise AssertionError("the event stream ended")

@@ -1,0 +1,314 @@
+"""Deal lines that cannot be misread (issue 20, items 1 and 2): the outcome form (the
+declarer's tricks first), tricks named, the table's short words, raspasy and misère
+short, the contract from the last bid; a result that a slip of the tricks' order would
+explain, held for the scorer; a line cut short; a full line typed after a part of it;
+the Code's "pass, half-whist, pass" [Code 3.8.8]; a correction naming its record by its
+deal. The parser is tested on a pulka in memory, the desk on both stores."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import pytest
+
+from helpers import ok, refused, stored_rows
+from ledger.command.application import Ledger
+from ledger.command.dealline import Reading, deal_events
+from ledger.command.desk import PulkaDesk
+from ledger.command.judging import judge_events
+from ledger.command.kinds import PULKA, judge_log
+from ledger.command.scorer import Doubtful, doubt_of
+from ledger.command.store import Store
+from ledger.vocabulary.events import AnyEvent, Bid, GameStarted, Tricks
+from ledger.vocabulary.refusal import Refused
+from projections.game import GameState
+from projections.sheet import totals
+
+CLOCK = "2026-11-30T20:00:00+00:00"
+ABV = ("Anna", "Boris", "Vera")
+
+
+def pulka(players: tuple[str, ...] = ABV, dealer: str = "Anna", **rules: Any) -> GameState:
+    """A fresh pulka; with three players and Anna dealing, Boris leads, then Vera, Anna."""
+    started = judge_log([(1, GameStarted(game="g", players=players, pulya=20, rules=rules,
+                                         first_dealer=dealer))], lambda: CLOCK)[0]
+    assert isinstance(started, GameStarted)
+    return GameState.start(started)
+
+
+def line(state: GameState, text: str, read: Reading | None = None) -> list[AnyEvent]:
+    return judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, text, reading=read)), lambda: CLOCK)
+
+
+def refusal(act: Callable[[], Any]) -> Refused:
+    with pytest.raises(Refused) as caught:
+        act()
+    return caught.value
+
+
+def plain(events: list[AnyEvent]) -> list[AnyEvent]:
+    """The events without the mark of an implied auction."""
+    return [msgspec.structs.replace(e, implied=False) if isinstance(e, Bid) else e for e in events]
+
+
+def tricks(events: list[AnyEvent]) -> dict[str, int]:
+    last = events[-1]
+    assert isinstance(last, Tricks)
+    return dict(last.tricks)
+
+
+# -- the outcome form ------------------------------------------------------------------------------
+
+
+def test_the_outcome_reads_the_declarers_tricks_first() -> None:
+    # Anna deals and Boris leads; after the declarer Vera, clockwise, come Anna, then Boris.
+    outcome = line(pulka(), "Vera 7H w w 8 2 0")
+    assert tricks(outcome) == {"Vera": 8, "Anna": 2, "Boris": 0}
+    # The same deal in the old form gives its tricks from the forehand: Boris, Vera, Anna.
+    whole = line(pulka(), "pass 7H pass | 7H | whist whist | 0 8 2")
+    assert tricks(whole) == {"Boris": 0, "Vera": 8, "Anna": 2}
+    assert plain(outcome) == whole
+
+
+def test_an_outcome_without_its_auction_stands_for_the_simplest_one_marked_implied() -> None:
+    events = line(pulka(), "Vera 7H w p 8 1 1")
+    bids = [e for e in events if isinstance(e, Bid)]
+    assert [(b.player, b.bid) for b in bids] == [("Boris", "pass"), ("Vera", "7H"), ("Anna", "pass")]
+    assert all(b.implied for b in bids)
+    # Given, the auction is recorded as said, and the contract is the last bid.
+    said = line(pulka(), "6D 7H p p | Vera w p 8 1 1")
+    assert [(e.player, e.bid, e.implied) for e in said if isinstance(e, Bid)] == [
+        ("Boris", "6D", False), ("Vera", "7H", False), ("Anna", "pass", False), ("Boris", "pass", False)]
+    assert tricks(said) == {"Vera": 8, "Anna": 1, "Boris": 1}
+
+
+def test_one_step_bidding_implies_the_lowest_bid() -> None:
+    """Where bids go one step at a time (jump_bids off) the declarer's only bid, everyone
+    else passing, was the lowest; his contract stands above it [Code 3.3.8, 3.4.3]."""
+    events = line(pulka(jump_bids=False), "Vera 8S p p")
+    assert [(e.player, e.bid) for e in events if isinstance(e, Bid)] == [
+        ("Boris", "pass"), ("Vera", "6S"), ("Anna", "pass")]
+    assert [e for e in events if type(e).__name__ == "Contract"][0].contract == "8S"  # type: ignore[attr-defined]
+
+
+def test_names_and_their_beginnings_read_the_tricks_in_any_order() -> None:
+    expected = {"Vera": 8, "Anna": 1, "Boris": 1}
+    assert tricks(line(pulka(), "pass 7H pass | 7H | whist whist | Boris=1 Vera=8 Anna=1")) == expected
+    assert tricks(line(pulka(), "v 7h w w a=1 b=1 V=8")) == expected
+    exc = refusal(lambda: line(pulka(), "Vera 7H w w Vera=8 1 1"))
+    assert exc.rule == "3.2.8" and "all named or none" in exc.reason
+    exc = refusal(lambda: line(pulka(("Anna", "Andrei", "Vera")), "a 6S w w 6 2 2"))
+    assert "could be Anna or Andrei" in exc.reason
+
+
+def test_the_short_words_of_the_table() -> None:
+    long = line(pulka(), "pass 6S pass | 6S | whist pass | 2 6 2")
+    for short in ("p 6S - | 6S | w p | 2 6 2", "п 6♠ пас | 6п | в п | 2 6 2", "- 6s p | w - | 2 6 2"):
+        assert line(pulka(), short) == long, short
+    half = line(pulka(), "pass 6S pass | 6S | pass half_whist")
+    assert line(pulka(), "p 6S p | п пв") == half == line(pulka(), "p 6s p | 6s | p hw")
+    assert line(pulka(), "6S p p | 6S | w:o p | 6 3 1")[-2:] == line(pulka(), "6S p p | 6S | whist:open pass | 6 3 1")[-2:]
+
+
+def test_raspasy_and_misere_short() -> None:
+    assert line(pulka(), "rasp 2 5 3") == line(pulka(), "pass pass pass | 2 5 3")
+    assert line(pulka(), "распасы Boris=2 Vera=5 Anna=3") == line(pulka(), "pass pass pass | 2 5 3")
+    four = ("Anna", "Boris", "Vera", "Gleb")
+    assert line(pulka(four), "расп 3 4 2 1") == line(pulka(four), "pass pass pass | 3 4 2 1")
+    misere = line(pulka(), "Boris miz 0")
+    assert plain(misere) == line(pulka(), "misere pass pass | misere | 0")
+    assert plain(line(pulka(), "Vera мизер 1")) == line(pulka(), "pass misere pass | misere | 1")
+    assert line(pulka(), "misere p p | 0") == line(pulka(), "misere pass pass | misere | 0")
+
+
+def test_the_contract_from_the_last_bid() -> None:
+    whole = line(pulka(), "6S pass pass | 6S | whist whist | 6 2 2")
+    assert line(pulka(), "6S p p | w w | 6 2 2") == whole
+    assert line(pulka(), "6S p p | | w w | 6 2 2") == whole
+    # The third hand who took the talon without bidding has no bid to take it from.
+    exc = refusal(lambda: line(pulka(), "pass pass | whist pass | 1 2 7"))
+    assert exc.rule == "3.3.15" and "name it" in exc.reason
+
+
+def test_an_outcome_after_its_auction_names_the_auctions_winner() -> None:
+    exc = refusal(lambda: line(pulka(), "pass 7H pass | Anna w w 8 1 1"))
+    assert exc.rule == "3.3.13" and "won by Vera, not Anna" in exc.reason
+    exc = refusal(lambda: line(pulka(("Anna", "Boris", "Vera", "Gleb")), "Anna 6S w w 6 2 2"))
+    assert exc.rule == "3.2.10" and "Anna deals deal 1 and sits out" in exc.reason
+    exc = refusal(lambda: line(pulka(), "Vera 7H 8 1 1"))
+    assert exc.rule == "3.8.1" and "calls come before the tricks" in exc.reason
+
+
+def test_four_players_the_dealers_hand_stands_in_its_place() -> None:
+    """The whisting dealer's tricks stand in the place of the defender whose cards he
+    plays [Code 3.8.8]; declarer first, then the defenders in the order they called."""
+    four = ("Anna", "Boris", "Vera", "Gleb")
+    whole = line(pulka(four, "Gleb"), "6S pass pass | 6S | pass half_whist pass whist@Boris | 5 3 2")
+    # Anna leads and declares; Boris (first defender) passed and his cards went to Gleb.
+    assert tricks(whole) == {"Anna": 5, "Gleb": 3, "Vera": 2}
+    assert plain(line(pulka(four, "Gleb"), "Anna 6S p hw p w@Boris 5 3 2")) == whole
+
+
+# -- the Code's own half-whist sequence [Code 3.8.8] ----------------------------------------------
+
+
+def test_pass_half_whist_pass_is_explained_at_three_and_taken_at_four() -> None:
+    for text in ("6S pass pass | 6S | pass half_whist pass", "Boris 6S p hw p"):
+        exc = refusal(lambda: line(pulka(), text))
+        assert exc.rule == "3.8.8" and "the half-whist stands" in exc.reason
+        assert "pass, half-whist, pass" in exc.reason and "only at four" in exc.reason
+        assert exc.allowed is not None and "pass half_whist whist" in exc.allowed
+    four = line(pulka(("Anna", "Boris", "Vera", "Gleb"), "Gleb"), "6S pass pass | 6S | pass half_whist pass")
+    assert [e.call for e in four[-3:]] == ["pass", "half_whist", "pass"]  # type: ignore[attr-defined]
+
+
+def test_the_desks_defence_explains_it_too(store: Store) -> None:
+    desk = PulkaDesk(Ledger(store))
+    desk.new("g", "Anna,Boris,Vera", first_dealer="Anna")
+    desk.deal("g", "Boris 6S p hw")
+    exc = refusal(lambda: desk.defence("g", "vera", "pass"))
+    assert exc.rule == "3.8.8" and "the half-whist stands" in exc.reason
+
+
+# -- a result a slip of order would explain -------------------------------------------------------
+
+
+def test_the_issues_line_is_doubted_with_its_other_reading() -> None:
+    """``pass 7H pass | 7H | whist whist | 8 1 1``: Vera meant 8 tricks; read from the
+    forehand (Boris) she took 1 (down 6) while Boris took 8."""
+    state, read = pulka(), Reading()
+    text = "pass 7H pass | 7H | whist whist | 8 1 1"
+    line(state, text, read)
+    doubt = doubt_of(state, read, text)
+    assert doubt is not None and doubt.deal == 1
+    assert doubt.typed == {"Boris": 8, "Vera": 1, "Anna": 1}
+    assert doubt.reading == {"Vera": 8, "Anna": 1, "Boris": 1} and doubt.other == "read declarer first"
+    assert "Vera took 1 on 7H (down 6) while Boris took 8" in doubt.reason
+    assert doubt.line == "pass 7H pass | 7H | whist whist | Vera=8 Anna=1 Boris=1"
+    # Its other reading, typed, is no doubt: the tricks are named.
+    state, read = pulka(), Reading()
+    line(state, doubt.line, read)
+    assert read.order == "named" and doubt_of(state, read, doubt.line) is None
+
+
+def test_what_is_not_doubted() -> None:
+    for text in ("pass 7H pass | 7H | whist whist | 1 6 3",  # down one: a remiz like any
+                 "pass 7H pass | 7H | whist whist | 4 5 1",  # down two, nobody took seven
+                 "Vera 7H w w 7 2 1", "rasp 8 1 1", "Boris miz 2"):
+        state, read = pulka(), Reading()
+        line(state, text, read)
+        assert doubt_of(state, read, text) is None, text
+
+
+def test_an_outcome_typed_from_the_forehand_and_a_misere_are_doubted() -> None:
+    state, read = pulka(), Reading()
+    line(state, "Vera 7H w w 1 1 8", read)  # Boris's 8 given last, in the sheet's order
+    doubt = doubt_of(state, read, "Vera 7H w w 1 1 8")
+    assert doubt is not None and doubt.reading == {"Vera": 8, "Anna": 1, "Boris": 1}
+    state, read = pulka(), Reading()
+    line(state, "pass misere pass | misere | 0 4 6", read)  # Vera's misère, counted from Boris
+    doubt = doubt_of(state, read, "pass misere pass | misere | 0 4 6")
+    assert doubt is not None and doubt.reading["Vera"] == 0 and doubt.typed["Vera"] == 4
+
+
+def test_the_desk_holds_a_doubted_line_until_confirmed(store: Store, store_url: str) -> None:
+    desk = PulkaDesk(Ledger(store))
+    desk.new("g", "Anna,Boris,Vera", first_dealer="Anna")
+    rows = stored_rows(store_url)
+    with pytest.raises(Doubtful) as caught:
+        desk.deal("g", "pass 7H pass | 7H | whist whist | 8 1 1")
+    assert caught.value.doubt.line.endswith("Vera=8 Anna=1 Boris=1") and caught.value.field == "line"
+    assert "Vera=8 Anna=1 Boris=1" in (caught.value.allowed or "") and "--yes" in (caught.value.allowed or "")
+    assert stored_rows(store_url) == rows
+    desk.deal("g", caught.value.doubt.line)
+    sheet = totals(desk.ledger.state("g").sheet())
+    assert sheet[("Vera", "pulya", None)] == 4  # a seven made: its price, 4 [Code 2.2.2]
+    desk.undo("g")
+    as_typed = desk.deal("g", "pass 7H pass | 7H | whist whist | 8 1 1", confirmed=True)
+    assert as_typed.events[-1].event.tricks == {"Boris": 8, "Vera": 1, "Anna": 1}  # type: ignore[attr-defined]
+
+
+# -- a line cut short, and typed whole after a part ----------------------------------------------
+
+
+def test_a_line_cut_short_is_refused_unless_left_open(store: Store, store_url: str) -> None:
+    desk = PulkaDesk(Ledger(store))
+    desk.new("g", "Anna,Boris,Vera", first_dealer="Anna")
+    rows = stored_rows(store_url)
+    for short in ("6S pass pass | 6S | whist", "6S pass pass | 6S | whist whist", "6S pass", "Boris 6S w"):
+        exc = refusal(lambda: desk.deal("g", short))
+        assert exc.rule == "command-line" and "cut short?" in exc.reason and exc.field == "line", short
+        assert "--leave-open" in (exc.allowed or "")
+    assert stored_rows(store_url) == rows
+    part = desk.deal("g", "6S pass pass | 6S | whist", leave_open=True)
+    assert part.next == "deal 1 waits for pass or whist by Anna"  # Boris declares; Vera whisted
+    # The whole line typed again: refused, saying what to undo.
+    exc = refusal(lambda: desk.deal("g", "6S pass pass | 6S | whist whist | 6 2 2"))
+    assert "deal 1 was begun before this line (6S pass pass | 6S | whist, events 2-6)" in exc.reason
+    assert "undo first (it takes back events 2-6), then the line" in (exc.allowed or "")
+    desk.undo("g")
+    done = desk.deal("g", "6S pass pass | 6S | whist whist | 6 2 2")
+    assert done.deals and done.deals[0][0] == 1
+    # The rest of a line left open completes it.
+    desk.deal("g", "7H pass", leave_open=True)
+    rest = desk.deal("g", "pass | 7H | whist pass | 7 2 1")
+    assert rest.deals and rest.deals[0][0] == 2
+
+
+# -- a correction that names its record by its deal ------------------------------------------------
+
+
+def test_correct_by_deal(store: Store) -> None:
+    desk = PulkaDesk(Ledger(store))
+    desk.new("g", "Anna,Boris,Vera", first_dealer="Anna")
+    desk.deal("g", "Vera 7H w w 7 2 1")  # events 2-8: deal 1, its tricks event 8, its contract 5
+    desk.deal("g", "rasp 2 5 3")  # deal 2
+    preview = desk.preview_correction("g", "deal:1", ["Vera=8", "Anna=1"])
+    assert preview.named == "deal:1" and preview.target == 8 and preview.now == "tricks Anna 1, Boris 1, Vera 8"
+    assert desk.preview_correction("g", "deal:1.tricks", ["Vera=8", "Anna=1"]).target == 8
+    assert desk.preview_correction("g", "deal:1", ["8S"]).target == 5
+    assert desk.preview_correction("g", "deal:1.contract", ["8S"]).now == "Vera declares 8S"
+    exc = refusal(lambda: desk.preview_correction("g", "deal:1", ["pass"]))
+    assert exc.rule == "4.2.7" and "deal:1.tricks, deal:1.contract" in (exc.allowed or "")
+    exc = refusal(lambda: desk.preview_correction("g", "deal:2.contract", ["7S"]))
+    assert "deal 2 has no contract (raspasy)" in exc.reason and exc.field == "target"
+    exc = refusal(lambda: desk.preview_correction("g", "deal:9", ["Vera=8"]))
+    assert "no deal 9" in exc.reason and exc.allowed == "deal:1 to deal:2"
+    exc = refusal(lambda: desk.preview_correction("g", "deal:x", ["Vera=8"]))
+    assert exc.field == "target" and "deal:K.tricks" in (exc.allowed or "")
+    done = desk.correct("g", "deal:1", ["Vera=8", "Anna=1"], expected=preview.expected)
+    assert done.preview.target == 8 and done.told.events[0].event.target == 8  # type: ignore[attr-defined]
+
+
+# -- the command line's own contract ---------------------------------------------------------------
+
+
+def test_the_command_line_refuses_a_doubt_without_a_terminal_and_yes_stores_it(store_url: str) -> None:
+    ok(store_url, "new", "g", "--players", "Anna,Boris,Vera", "--first-dealer", "Anna", "-q")
+    rows = stored_rows(store_url)
+    err = refused(store_url, "deal", "pass 7H pass | 7H | whist whist | 8 1 1")
+    assert "Vera took 1 on 7H (down 6) while Boris took 8" in err and "read declarer first" in err
+    assert "'pass 7H pass | 7H | whist whist | Vera=8 Anna=1 Boris=1'" in err and "--yes" in err
+    assert stored_rows(store_url) == rows
+    said = ok(store_url, "deal", "pass 7H pass | 7H | whist whist | 8 1 1", "--yes")
+    assert "Boris 8, Vera 1, Anna 1" in said and "Vera gora" in said
+
+
+def test_the_command_line_corrects_by_deal_with_or_without_the_game(store_url: str) -> None:
+    ok(store_url, "new", "g", "--players", "Anna,Boris,Vera", "--first-dealer", "Anna", "-q")
+    ok(store_url, "deal", "Vera 7H w w 7 2 1", "-q")
+    said = ok(store_url, "correct", "deal:1", "Vera=8", "Anna=1", "--yes")
+    assert said.startswith("deal:1 is event 8\n") and "stored as event 9" in said
+    said = ok(store_url, "correct", "g", "deal:1.contract", "8H", "--yes")
+    assert said.startswith("deal:1.contract is event 5\n") and "now:    Vera declares 8H" in said
+    err = refused(store_url, "correct", "deal:1", "pass", "--yes")
+    assert "deal:1.tricks, deal:1.contract" in err
+
+
+def test_the_command_line_refuses_a_line_cut_short(store_url: str) -> None:
+    ok(store_url, "new", "g", "--players", "Anna,Boris,Vera", "-q")
+    err = refused(store_url, "deal", "6S pass pass | 6S | whist")
+    assert "cut short?" in err and "--leave-open" in err
+    assert "waits for pass or whist" in ok(store_url, "deal", "6S pass pass | 6S | whist", "--leave-open")

@@ -1,0 +1,256 @@
+"""The live service (``pulka serve``), through its HTTP API, on both stores: who may do
+what, CSRF, the sign-in limit, every write stored once under resends and across
+processes, the 409 of a second phone, refusals as JSON, a structured outcome recorded as
+its deal line, and the language of a request. Real processes where a process is the
+point: ``test_serve_processes.py``."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from ledger.command.application import Ledger
+from ledger.command.desk import PulkaDesk
+from ledger.command.store import Store
+from tests.serving import PASSWORD, account, bearer, client, sign_in
+
+PLAYERS = ["Anna", "Boris", "Vera"]
+DEAL = "6S pass pass | 6S | whist whist | 6 2 2"
+
+
+def events(db: str, game: str) -> list[Any]:
+    with Store(db, create=False) as store:
+        return [s.event for s in store.load(game)]
+
+
+def new_game(c: TestClient, headers: dict[str, str], game: str = "t1", key: str = "new-game-0001") -> dict[str, Any]:
+    r = c.post("/api/games", json={"id": key, "game": game, "players": PLAYERS, "pulya": 10}, headers=headers)
+    assert r.status_code == 201, r.text
+    return r.json()["state"]
+
+
+def token(c: TestClient, headers: dict[str, str], game: str, holder: str) -> str:
+    r = c.post(f"/api/games/{game}/tokens", json={"holder": holder}, headers=headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["links"]["score"].endswith("#token=" + r.json()["token"])  # never sent to a server
+    return str(r.json()["token"])
+
+
+@pytest.fixture
+def club(store_url: str) -> str:
+    account(store_url, "dora", "director")
+    account(store_url, "igor", "arbiter")
+    return store_url
+
+
+def test_each_role_does_what_it_may_and_records_in_its_own_name(club: str) -> None:
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        new_game(c, director, "t1")
+        new_game(c, director, "t2", "new-game-0002")
+        masha = token(c, director, "t1", "Masha")  # not a player: scorer:Masha
+        anna = token(c, director, "t1", "anna")  # a player, named in any case
+        c.cookies.clear()  # from here on, the phones: no session
+        r = c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": 1, "line": DEAL}, headers=bearer(masha))
+        assert r.status_code == 201, r.text
+        assert {e["by"] for e in r.json()["told"]["events"]} == {"scorer:Masha"}
+        r = c.post("/api/games/t1/pencil", json={"id": "pencil-0001", "version": 8}, headers=bearer(anna))
+        assert r.status_code == 201 and r.json()["told"]["events"][0]["by"] == "Anna"
+        # A table's token: not at another table, not the arbiter's commands, not in another's name.
+        assert c.post("/api/games/t2/deal", json={"id": "deal-0002", "version": 1, "line": DEAL},
+                      headers=bearer(masha)).status_code == 403
+        assert c.get("/api/games/t2/log", headers=bearer(masha)).status_code == 403
+        assert c.get("/api/games/t1/log", headers=bearer(masha)).status_code == 200
+        assert c.post("/api/games/t1/penalty", json={"id": "pen-00001", "version": 9, "player": "Anna",
+                                                     "column": "gora", "amount": 2, "reason": "x"},
+                      headers=bearer(masha)).status_code == 403
+        assert c.post("/api/games/t1/tokens", json={"holder": "x"}, headers=bearer(masha)).status_code == 403
+        r = c.post("/api/games/t1/deal", json={"id": "deal-0003", "version": 9, "line": DEAL, "by": "Boris"},
+                   headers=bearer(masha))
+        assert r.status_code == 422 and r.json()["refused"]["field"] == "by"
+        # Nobody signed in: reads only.
+        assert c.get("/api/games/t1").json()["version"] == 9
+        assert c.get("/api/games/t1/sheet.svg").text.startswith("<?xml")
+        assert c.post("/api/games/t1/undo", json={"id": "undo-00001", "version": 9}).status_code == 401
+        assert c.get("/api/games/t1/log").status_code == 401
+        # A revoked token records nothing.
+        sign_in(c, "igor")
+        revoked = c.delete(f"/api/tokens/{anna.partition('.')[0]}", headers={"X-CSRF-Token": c.get(
+            "/api/session").json()["csrf"]})
+        assert revoked.status_code == 200 and revoked.json()["token"]["revoked"] is not None
+        c.cookies.clear()
+        assert c.post("/api/games/t1/undo", json={"id": "undo-00002", "version": 9},
+                      headers=bearer(anna)).status_code == 401
+        # The arbiter: a penalty in his own name; a tournament is the director's.
+        arbiter = sign_in(c, "igor")
+        r = c.post("/api/games/t1/penalty", json={"id": "pen-00002", "version": 9, "player": "Anna", "column": "gora",
+                                                  "amount": 2, "reason": "talking"}, headers=arbiter)
+        assert r.status_code == 201 and r.json()["told"]["events"][0]["by"] == "arbiter:igor"
+        assert c.post("/api/tournaments", json={"id": "tour-00001", "name": "cup", "players": PLAYERS * 2,
+                                                "pulya": 10}, headers=arbiter).status_code == 403
+    by = [e.by for e in events(club, "t1")]
+    assert by == ["arbiter:dora", *["scorer:Masha"] * 7, "Anna", "arbiter:igor"]
+
+
+def test_a_write_without_its_csrf_token_is_refused_and_stores_nothing(club: str) -> None:
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        new_game(c, director)
+        for headers in ({}, {"X-CSRF-Token": "forged"}):
+            r = c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": 1, "line": DEAL}, headers=headers)
+            assert r.status_code == 403 and "CSRF" in r.json()["refused"]["message"]
+        assert len(events(club, "t1")) == 1
+        c.cookies.clear()
+        r = c.post("/api/session", json={"name": "dora", "password": PASSWORD})  # a sign-in too needs it
+        assert r.status_code == 403
+        assert c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": 1, "line": DEAL},
+                      headers=director).status_code == 401  # the header alone signs nobody in
+
+
+def test_sign_in_attempts_are_limited_per_account_across_processes_and_per_address(club: str) -> None:
+    with client(club) as c:
+        csrf = {"X-CSRF-Token": c.get("/api/session").json()["csrf"]}
+        for _ in range(5):
+            r = c.post("/api/session", json={"name": "dora", "password": "wrong password"}, headers=csrf)
+            assert r.status_code == 401
+        r = c.post("/api/session", json={"name": "dora", "password": PASSWORD}, headers=csrf)
+        assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1  # the right one waits too
+    with client(club) as other:  # another process on the same store
+        csrf = {"X-CSRF-Token": other.get("/api/session").json()["csrf"]}
+        assert other.post("/api/session", json={"name": "dora", "password": PASSWORD}, headers=csrf).status_code == 429
+        for _ in range(9):  # the address's own limit: ten a minute
+            other.post("/api/session", json={"name": "nobody", "password": "x"}, headers=csrf)
+        r = other.post("/api/session", json={"name": "igor", "password": PASSWORD}, headers=csrf)
+        assert r.status_code == 429 and "sign-in attempts from here" in r.json()["refused"]["message"]
+
+
+def test_a_write_sent_again_is_stored_once(club: str) -> None:
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        new_game(c, director)
+        new_game(c, director, "t2", "new-game-0002")
+        phone = bearer(token(c, director, "t1", "Masha"))
+        first = c.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEAL}, headers=phone)
+        assert first.status_code == 201
+        for _ in range(3):  # the answer was lost: the phone sends it again, as it was
+            again = c.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEAL}, headers=phone)
+            assert again.status_code == 200 and again.json()["duplicate"] is True
+            assert again.json()["stored"] == {"first": 2, "last": 8} and again.json()["state"]["version"] == 8
+        with client(club) as second:  # another process: the receipt is in the store
+            again = second.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEAL},
+                                headers=phone)
+            assert again.json()["duplicate"] is True
+        used = c.post("/api/games/t2/deal", json={"id": "phone-0001", "version": 1, "line": DEAL}, headers=director)
+        assert used.status_code == 422 and used.json()["refused"]["field"] == "id"
+    assert len(events(club, "t1")) == 8 and len(events(club, "t2")) == 1
+
+
+def test_the_same_write_sent_to_two_processes_at_once_is_stored_once(club: str) -> None:
+    with client(club) as a, client(club) as b:
+        director = sign_in(a, "dora")
+        new_game(a, director)
+        phone = bearer(token(a, director, "t1", "Masha"))
+        answers: list[Any] = []
+        start = threading.Barrier(8)
+
+        def send(c: TestClient) -> None:
+            start.wait()
+            answers.append(c.post("/api/games/t1/deal", json={"id": "phone-0002", "version": 1, "line": DEAL},
+                                  headers=phone))
+
+        threads = [threading.Thread(target=send, args=(a if i % 2 else b,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    codes = sorted(r.status_code for r in answers)
+    assert codes.count(201) == 1 and codes.count(200) == 7, [r.text for r in answers]
+    assert len(events(club, "t1")) == 8
+
+
+def test_a_second_phone_on_the_same_table_gets_409_with_the_fresh_state(club: str) -> None:
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        version = new_game(c, director)["version"]
+        one, two = bearer(token(c, director, "t1", "Masha")), bearer(token(c, director, "t1", "Anna"))
+        assert c.post("/api/games/t1/deal", json={"id": "phone-a-001", "version": version, "line": DEAL},
+                      headers=one).status_code == 201
+        r = c.post("/api/games/t1/deal", json={"id": "phone-b-001", "version": version,
+                                               "line": "pass pass pass | 2 5 3"}, headers=two)
+        assert r.status_code == 409
+        assert r.json()["conflict"]["seen"] == 1 and r.json()["conflict"]["found"] == 8
+        assert r.json()["state"]["version"] == 8 and r.json()["state"]["deals"][0]["line"].startswith("Anna 6S")
+        assert "changed by someone else" in r.json()["conflict"]["message"]
+    assert len(events(club, "t1")) == 8
+
+
+def test_a_refusal_is_json_with_its_rule_message_allowed_and_field(club: str) -> None:
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        new_game(c, director)
+        r = c.post("/api/games/t1/entry", json={"id": "entry-0001", "version": 1, "player": "Gleb",
+                                               "column": "gora", "amount": 2}, headers=director)
+        assert r.status_code == 422
+        refused = r.json()["refused"]
+        assert refused["field"] == "player" and "Gleb" in refused["message"] and "Anna" in refused["allowed"]
+        r = c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": 1,
+                                               "line": "6S pass pass | 6S | whist whist | 6 2 3"}, headers=director)
+        assert r.status_code == 422 and r.json()["refused"]["rule"] == "3.2.8"
+        assert r.json()["refused"]["cite"] == "Code 3.2.8" and r.json()["refused"]["allowed"]
+        r = c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": "one", "line": DEAL}, headers=director)
+        assert r.status_code == 422 and r.json()["refused"]["field"] == "version"
+        r = c.post("/api/games/t1/deal", content=b"{not json", headers=director)
+        assert r.status_code == 422 and "not JSON" in r.json()["refused"]["message"]
+        assert c.get("/api/games/nothing-here").status_code == 422
+    assert len(events(club, "t1")) == 1
+
+
+def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str, tmp_path: Any) -> None:
+    """The outcome by name, the auction left out, gives the events of the line a scorer
+    types for it: the declarer (Vera, third to speak) bids, the others pass; the calls
+    from the declarer's left; the tricks from the forehand (Anna, Boris, Vera)."""
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        new_game(c, director)
+        r = c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": 1, "outcome": {
+            "contract": "6S", "declarer": "vera", "defence": {"Boris": "pass", "Anna": "whist"},
+            "tricks": {"Vera": 6, "Boris": 1, "Anna": 3}}}, headers=director)
+        assert r.status_code == 201, r.text
+        r = c.post("/api/games/t1/deal", json={"id": "deal-0002", "version": 8, "outcome": {
+            "contract": None, "tricks": {"Anna": 2, "Boris": 5, "Vera": 3}}}, headers=director)
+        assert r.status_code == 201, r.text
+    typed = str(tmp_path / "typed.db")
+    with Store(typed) as store:
+        desk = PulkaDesk(Ledger(store))
+        desk.new("t1", PLAYERS, pulya=10, by="arbiter:dora")
+        desk.deal("t1", "pass pass 6S | 6S | whist pass | 3 1 6", by="arbiter:dora")
+        desk.deal("t1", "pass pass pass | 5 3 2", by="arbiter:dora")  # deal 2: Boris leads
+        expected = [(type(s.event), s.event.player if hasattr(s.event, "player") else None) for s in store.load("t1")]
+        tricks = [s.event.tricks for s in store.load("t1") if hasattr(s.event, "tricks")]
+    stored = events(club, "t1")
+    assert [(type(e), getattr(e, "player", None)) for e in stored] == expected
+    assert [e.tricks for e in stored if hasattr(e, "tricks")] == tricks
+
+
+def test_a_request_is_answered_in_its_language(club: str) -> None:
+    with client(club) as c:
+        english = c.post("/api/games/x/undo", json={"id": "undo-00001", "version": 1})
+        russian = c.post("/api/games/x/undo?lang=ru", json={"id": "undo-00001", "version": 1})
+        browser = c.post("/api/games/x/undo", json={"id": "undo-00001", "version": 1},
+                         headers={"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.8"})
+    assert english.json()["refused"]["message"].startswith("sign in first")
+    assert russian.json()["refused"]["message"].startswith("Сначала войдите")
+    assert browser.json()["refused"]["message"] == russian.json()["refused"]["message"]
+
+
+def test_every_response_carries_the_security_headers(club: str) -> None:
+    with client(club) as c:
+        r = c.get("/api/session")
+    policy = r.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "default-src 'none'" in policy
+    assert r.headers["referrer-policy"] == "no-referrer" and r.headers["x-frame-options"] == "DENY"
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie

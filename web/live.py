@@ -1,0 +1,195 @@
+"""Live pages: the store's change feed as server-sent events, per game and per tournament.
+
+The hub follows the store in store order (``Store.changes``: every stored event's
+position, stream and number) from where it started. It looks when it is woken: by the
+service's own writes at once (``Service.written``), by PostgreSQL's notification of
+every write of any process (eventsourcing's recorder sends ``NOTIFY pulka_events`` in
+the writing transaction; a thread of the hub ``LISTEN``s), and by a cheap poll of the
+store's last position (``Store.last_change``: one indexed ``MAX``) for writers that
+notify nobody, such as the command line on SQLite. PostgreSQL is polled too, more
+rarely, in case a notification was missed while its connection was down.
+
+Each change is told to the subscribers of its stream and, for a table of a tournament
+(``T/R/K``), to the tournament's: at most one message per stream per look, the
+stream's last version, with the document a page shows (made once per version for
+every subscriber, by ``documents``). A subscriber slow to read is sent only the latest
+message of each stream, never a queue that grows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+from uuid import UUID
+
+from ledger.command.storage import is_postgres_url, parse_postgres_url
+from ledger.vocabulary.tournament import parse_table_game
+from web.service import Service
+
+log = logging.getLogger("pulka.serve")
+
+POLL_SQLITE = 0.2  # seconds between looks at a SQLite store's last position
+POLL_POSTGRES = 2.0  # PostgreSQL notifies; this only covers a notification missed
+CHANNEL = "pulka_events"  # eventsourcing's recorder notifies on its table's name
+
+
+class Subscriber:
+    """One open event stream: the latest message of each stream not yet sent."""
+
+    def __init__(self, streams: set[str]) -> None:
+        self.streams = streams
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.ready = asyncio.Event()
+
+    def tell(self, stream: str, message: dict[str, Any]) -> None:
+        self.pending[stream] = message
+        self.ready.set()
+
+    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            await self.ready.wait()
+            self.ready.clear()
+            pending, self.pending = self.pending, {}
+            for message in pending.values():
+                yield message
+
+
+Document = Callable[[str, int], Awaitable[dict[str, Any] | None]]
+
+
+class Hub:
+    """The change feed of one store, told to the pages that follow its streams."""
+
+    def __init__(self, service: Service, document: Document) -> None:
+        self.service = service
+        self.document = document  # the message for a stream at a version (``api.live_message``)
+        self.position = 0
+        self.names: dict[UUID, str | None] = {}
+        self.subscribers: dict[str, set[Subscriber]] = {}
+        self._wake = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = threading.Event()
+        self.postgres = is_postgres_url(service.db)
+
+    # -- running ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.position = await self.service.run(lambda: self.service.worker().store.last_change())
+        self.service.written = self.wake
+        if self.postgres:
+            threading.Thread(target=self._listen, name="pulka-listen", daemon=True).start()
+        self._task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+    def wake(self) -> None:
+        """Look at the store now (from any thread)."""
+        if self._loop is not None and not self._stop.is_set():
+            try:
+                self._loop.call_soon_threadsafe(self._wake.set)
+            except RuntimeError:  # the loop has closed: the service is stopping
+                pass
+
+    async def _follow(self) -> None:
+        poll = POLL_POSTGRES if self.postgres else POLL_SQLITE
+        while True:
+            try:
+                await asyncio.wait_for(self._wake.wait(), poll)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await self.look()
+            except Exception:  # noqa: BLE001 - the feed must outlive a store that is down for a while
+                log.exception("cannot follow the store's changes")
+
+    async def look(self) -> None:
+        """Tell the subscribers what was stored since the last look."""
+        changes = await self.service.run(self._changes)
+        if not changes:
+            return
+        last: dict[str, int] = {}
+        for name, number in changes:
+            last[name] = max(last.get(name, 0), number)
+        for name, number in last.items():
+            followers = [name]
+            table = parse_table_game(name)
+            if table is not None:
+                followers.append(table[0])
+            if not any(self.subscribers.get(f) for f in followers):
+                continue
+            message = await self.document(name, number)
+            if message is None:
+                continue
+            for follower in followers:
+                for subscriber in list(self.subscribers.get(follower, ())):
+                    subscriber.tell(name, message)
+
+    def _changes(self) -> list[tuple[str, int]]:
+        """The (stream, number) of every event after the position looked at last (on a
+        worker thread): nothing at all when the last position has not moved."""
+        store = self.service.worker().store
+        if store.last_change() <= self.position:
+            return []
+        out = []
+        while True:
+            page = store.changes(self.position)
+            for position, stream, number in page:
+                if stream not in self.names:
+                    self.names[stream] = store.name_of(stream)
+                name = self.names[stream]
+                if name is not None:
+                    out.append((name, number))
+                self.position = position
+            if len(page) < 1000:
+                return out
+
+    def _listen(self) -> None:
+        """PostgreSQL's notifications of writes, each a wake (a thread of its own, with a
+        connection of its own, connected again after a failure)."""
+        import psycopg
+
+        address = parse_postgres_url(self.service.db)
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(autocommit=True, connect_timeout=10, application_name="pulka serve listen",
+                                     **address.connect_kwargs()) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.wake()  # what was written while not listening
+                    while not self._stop.is_set():
+                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                            self.wake()
+            except psycopg.Error as exc:
+                log.warning("listening for the store's notifications: %s; again in a second", type(exc).__name__)
+                self._stop.wait(1.0)
+
+    # -- subscribing --------------------------------------------------------------------
+
+    def subscribe(self, streams: set[str]) -> Subscriber:
+        subscriber = Subscriber(streams)
+        for stream in streams:
+            self.subscribers.setdefault(stream, set()).add(subscriber)
+        return subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        for stream in subscriber.streams:
+            followers = self.subscribers.get(stream)
+            if followers is not None:
+                followers.discard(subscriber)
+                if not followers:
+                    del self.subscribers[stream]
+
+    def followers(self) -> int:
+        return len({s for group in self.subscribers.values() for s in group})

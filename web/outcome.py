@@ -1,0 +1,78 @@
+"""A deal's outcome as a phone enters it — the contract, the declarer, the defence's calls
+and the tricks, each named by player — as the desk's deal line (``dealline``), which
+names nobody: the order of the table decides who said what.
+
+This is the one place that turns the structured outcome into a desk call, so that when
+the desk takes an outcome of its own it is changed here alone. Without the auction the
+line's bids are the declarer's contract at his turn and a pass from everyone else in
+the deal (the shortest auction that ends in that contract); a table that wants the
+auction it spoke recorded sends its bids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from ledger.vocabulary.refusal import Refused
+from projections.game import GameState
+
+
+class Outcome(msgspec.Struct, forbid_unknown_fields=True):
+    """A deal as the table tells it: ``contract`` (``6S``, ``misere``; None or
+    ``raspasy`` when all passed), ``declarer``, the ``defence`` calls by name (``whist``,
+    ``pass``, ``half_whist``, ``whist:open``) or, for a defence of several rounds, a list
+    in the order spoken, the ``tricks`` by name, and the ``bids`` in turn order when the
+    whole auction is given."""
+
+    tricks: dict[str, int] = {}
+    contract: str | None = None
+    declarer: str | None = None
+    defence: dict[str, str] | list[str] = {}
+    bids: list[str] | None = None
+
+
+def outcome_line(state: GameState, outcome: Outcome) -> str:
+    """The deal line of ``outcome`` on the game as it stands (its next deal's seats)."""
+    deal = state.in_auction or state.next_deal()
+    order = [deal.persons[s] for s in deal.bidders]  # the players in the deal, forehand first
+    raspasy = outcome.contract is None or outcome.contract.strip().lower() in ("raspasy", "распасы", "pass")
+    if outcome.bids is not None:
+        bids = list(outcome.bids)
+    elif raspasy:
+        bids = ["pass"] * len(order)
+    else:
+        declarer = _named(order, outcome.declarer, "declarer")
+        bids = [outcome.contract if name == declarer else "pass" for name in order]  # type: ignore[misc]
+    sections = [" ".join(bids)]
+    if not raspasy:
+        sections.append(str(outcome.contract))
+        calls = _calls(order, outcome)
+        if calls:  # a misère has none [Code 3.6]
+            sections.append(" ".join(calls))
+    everyone = order + ([deal.persons[deal.dealer]] if len(deal.persons) > len(order) else [])
+    named = {_named(everyone, name, "tricks"): count for name, count in outcome.tricks.items()}
+    if named:
+        sections.append(" ".join(str(named[name]) for name in everyone if name in named))
+    return " | ".join(sections)
+
+
+def _calls(order: Sequence[str], outcome: Outcome) -> list[str]:
+    """The defence's calls in their order: from the declarer's left [Code 3.8.1]."""
+    if isinstance(outcome.defence, list):
+        return list(outcome.defence)
+    calls: Mapping[str, str] = {_named(order, name, "defence"): call for name, call in outcome.defence.items()}
+    if not calls:
+        return []
+    declarer = _named(order, outcome.declarer, "declarer")
+    start = order.index(declarer)
+    return [calls[name] for name in [*order[start + 1:], *order[:start]] if name in calls]
+
+
+def _named(players: Sequence[str], name: str | None, field: str) -> str:
+    """A player of the deal named in any case, or a refusal naming the field."""
+    for player in players:
+        if name is not None and player.casefold() == name.strip().casefold():
+            return player
+    raise Refused("3.2.8", f"{name!r} is not one of the players in the deal", ", ".join(players), field=field)

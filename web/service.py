@@ -1,0 +1,233 @@
+"""The service's hold on the store: a store and a ledger per worker thread, each open
+game's fold kept between requests, and every write stored once.
+
+Work that reads or writes the store runs on a small pool of worker threads (``run``),
+each with its own ``Store``, ``Ledger`` and ``Accounts`` (their connections are one
+thread's), so that the event loop never waits on the database. The language and the
+other context of the request go with the work (``contextvars``).
+
+Each game a request touches is kept (``Ledger.keep``: its events and its fold) with a
+lock of its own; every request on it first checks the stream's head (``Ledger.renewed``:
+one count, and only the new events when another writer — the command line, a second
+process — wrote since), so that recording a deal costs what the deal costs, whatever
+the length of the pulka. A write names the version of the stream its client saw: when
+the stream has moved on since, nothing is stored and the client is told (``Stale``,
+HTTP 409) with the state as it is now. A write carries the key its client made for it:
+stored with its events in their transaction (``Store.receipted``), so that the same
+write sent again, to this process or another, after a restart or at the same moment,
+is answered with what the first one stored (``Duplicate``) and never stored twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ledger.command.application import Kept, Ledger
+from ledger.command.desk import PulkaDesk
+from ledger.command.store import ConcurrentWriteError, Receipt, ReceiptTaken, Store
+from ledger.vocabulary import language
+from ledger.vocabulary.refusal import Refused
+from web.accounts import Accounts
+
+_ = language._  # every text a person reads, in the request's language
+
+T = TypeVar("T")
+
+KEY = re.compile(r"[A-Za-z0-9_.:-]{8,100}")  # a write's key, as a client makes it (a UUID, say)
+CACHED = 256  # documents kept per process, each for one version of one stream
+
+
+class Stale(Exception):
+    """A write made on a version of the stream that is no longer its last: nothing was
+    stored; ``found`` is the version now."""
+
+    def __init__(self, game: str, seen: int, found: int) -> None:
+        self.game, self.seen, self.found = game, seen, found
+        super().__init__(_("not stored: {game} was changed by someone else (you saw {seen} events, it has {found} "
+                           "now); here is the table as it is now: check it and enter again").format(
+            game=game, seen=seen, found=found))
+
+
+class Duplicate(Exception):
+    """A write whose key is stored already: what the first write with it stored."""
+
+    def __init__(self, receipt: Receipt) -> None:
+        self.receipt = receipt
+        super().__init__(f"stored already: {receipt.stream} events {receipt.first}-{receipt.last}")
+
+
+@dataclass
+class Worker:
+    """One worker thread's connections."""
+
+    store: Store
+    ledger: Ledger
+    accounts: Accounts
+
+
+@dataclass
+class Table:
+    """A game kept open by the service, with the lock its commands take in turn."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    kept: Kept | None = None
+
+
+class Service:
+    """The store as the service uses it, from its worker threads."""
+
+    def __init__(self, db: str, threads: int = 8) -> None:
+        self.db = db
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
+        self._local = threading.local()
+        self._workers: list[Worker] = []
+        self._tables: dict[str, Table] = {}
+        self._tables_lock = threading.Lock()
+        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self.written: Callable[[], None] = lambda: None  # told after every write (``live.Hub.wake``)
+
+    # -- the worker threads ---------------------------------------------------------------
+
+    def worker(self) -> Worker:
+        """This thread's store, ledger and accounts, opened on first use."""
+        found: Worker | None = getattr(self._local, "worker", None)
+        if found is None:
+            store = Store(self.db, create=True)
+            found = Worker(store, Ledger(store), Accounts(self.db))
+            self._local.worker = found
+            with self._tables_lock:
+                self._workers.append(found)
+        return found
+
+    async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``work(*args, **kwargs)`` on a worker thread, in this request's context."""
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, work, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        for worker in self._workers:
+            worker.store.close()
+            worker.accounts.close()
+
+    # -- kept games -----------------------------------------------------------------------
+
+    def table(self, game: str) -> Table:
+        with self._tables_lock:
+            return self._tables.setdefault(game, Table())
+
+    def kept(self, game: str) -> tuple[Table, Kept]:
+        """The game kept, brought up to the stream's head; call with its table's lock held."""
+        table = self.table(game)
+        ledger = self.worker().ledger
+        table.kept = ledger.renewed(table.kept) if table.kept is not None else ledger.keep(game)
+        return table, table.kept
+
+    def at_head(self, game: str, read: Callable[[Kept], T]) -> T:
+        """``read(kept)`` on the game as it stands now, under its lock."""
+        table = self.table(game)
+        with table.lock:
+            _, kept = self.kept(game)
+            return read(kept)
+
+    def record(self, game: str, key: str | None, version: int | None, command: Callable[[PulkaDesk], T]) -> T:
+        """``command`` on the desk of the kept game, stored once under ``key`` and only
+        while the game is at ``version``: Duplicate when ``key`` is stored already, Stale
+        when the game has moved on."""
+        worker = self.worker()
+        if key is not None:
+            checked_key(key)
+            done = worker.store.receipt(key)
+            if done is not None:
+                raise duplicate(done, game)
+        table = self.table(game)
+        with table.lock:
+            _, kept = self.kept(game)
+            if version is not None and version != len(kept.stored):
+                raise self.moved_on(worker, game, key, version, len(kept.stored))
+            desk = PulkaDesk(worker.ledger, kept)
+            try:
+                if key is None:
+                    result = command(desk)
+                else:
+                    with worker.store.receipted(key):
+                        result = command(desk)
+            except ReceiptTaken:  # the kept fold is left as stored (``Ledger.execute``)
+                done = worker.store.receipt(key or "")
+                assert done is not None
+                raise duplicate(done, game) from None
+            except ConcurrentWriteError:
+                found = worker.store.count(game)
+                raise self.moved_on(worker, game, key, version if version is not None else found, found) from None
+        self.written()
+        return result
+
+    @staticmethod
+    def moved_on(worker: Worker, game: str, key: str | None, seen: int, found: int) -> Exception:
+        """The game has moved on since the client saw it: by this very write, sent again
+        and stored meanwhile (Duplicate), or by another's (Stale)."""
+        done = worker.store.receipt(key) if key is not None else None
+        return duplicate(done, game) if done is not None else Stale(game, seen, found)
+
+    def once(self, key: str | None, write: Callable[[Worker], T]) -> T:
+        """A write that is not a game's (a tournament's, a new game), stored once under ``key``."""
+        worker = self.worker()
+        if key is None:
+            result = write(worker)
+        else:
+            checked_key(key)
+            done = worker.store.receipt(key)
+            if done is not None:
+                raise Duplicate(done)
+            try:
+                with worker.store.receipted(key):
+                    result = write(worker)
+            except ReceiptTaken:
+                done = worker.store.receipt(key)
+                assert done is not None
+                raise Duplicate(done) from None
+        self.written()
+        return result
+
+    # -- documents cached per version -----------------------------------------------------
+
+    def cached(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        """The document ``make`` gives for ``key`` (which names a stream's version), made
+        once per process while it is among the last ``CACHED`` asked for."""
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                found: T = self._cache[key]
+                return found
+        made = make()
+        with self._cache_lock:
+            self._cache[key] = made
+            while len(self._cache) > CACHED:
+                self._cache.popitem(last=False)
+        return made
+
+
+def checked_key(key: str) -> None:
+    if not KEY.fullmatch(key):
+        raise Refused("api", _("a write's id is 8 to 100 letters, digits or _.:- (a UUID made by the client), "
+                               "not {key}").format(key=repr(key[:40])), "a UUID", field="id")
+
+
+def duplicate(receipt: Receipt, game: str) -> Exception:
+    """The answer to a write whose key is stored: the first write's, when it was a write
+    to this game; a refusal when the key was used for another stream's write."""
+    if receipt.stream != game:
+        return Refused("api", _("the id {key} was used for a write to {stream}, not to {game}").format(
+            key=repr(receipt.key), stream=repr(receipt.stream), game=repr(game)), "a new id", field="id")
+    return Duplicate(receipt)

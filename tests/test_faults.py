@@ -326,7 +326,9 @@ main()
 def test_a_log_larger_than_the_machine_can_judge_is_refused_not_killed(store_url: str, tmp_path: Path) -> None:
     """The log's lines are counted before any is decoded: one that judging would need
     more memory for than the process may have (here a data limit of 256 MB, for 400,000
-    events) is refused with a message, and nothing is stored, where it was killed."""
+    events) is refused with a message, and nothing is stored. The refusal comes before
+    any line is judged, so the lines need not be legal (the ledger before it decoded
+    them all, then refused line 3)."""
     log = tmp_path / "big.jsonl"
     start = {"type": "game_started", "game": "big", "players": ["A", "B", "C"], "pulya": 10}
     with open(log, "w", encoding="utf-8") as f:

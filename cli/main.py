@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from cli.installed import shadowed
 from cli.output import INTERNAL_ERROR, cleaned_streams, internal_error
 
 # name -> ("module:function", its one-line help); the order is the order of
@@ -97,6 +98,12 @@ class LazyGroup(click.Group):
         usage errors); 3 anything else, a fault of pulka: a short message on standard
         error, and the traceback in a file whose path it gives."""
         standalone = kwargs.get("standalone_mode", True)
+        stranger = shadowed()
+        if stranger is not None:  # pulka would run another package's code: say so, run nothing
+            click.echo(f"Error: {stranger}", err=True)
+            if standalone:
+                sys.exit(1)
+            raise click.exceptions.Exit(1)
         with cleaned_streams():
             try:
                 return super().main(*args, **kwargs)

@@ -104,7 +104,9 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
         click.echo(model.render_history(found, told), nl=False)
 
 
-def _events(ledger: Ledger, rows: list[PulkaRow]) -> Iterator[tuple[PulkaRow, list[AnyEvent]]]:
+def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow]) -> Iterator[tuple[PulkaRow, list[AnyEvent]]]:
+    """Each pulka of the archive with its stored events, read as the statistics ask
+    (``pulka stats``; a player's page of the service too)."""
     for row in rows:
         yield row, [s.event for s in ledger.sound(row.game)]
 
@@ -136,7 +138,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     with opened(db) as ledger, caught_up(ledger) as views:
         rows = select(views.rows(), start, end, convention)
         aliases = views.aliases()
-        found = player_stats(rows, aliases, name, _events(ledger, mine(rows, aliases, name)))
+        found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})
             hint = f"; players: {', '.join(known)}" if known else ""

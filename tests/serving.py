@@ -111,10 +111,14 @@ class Served:
 
 
 def next_state(lines: Iterator[str], version: int) -> dict[str, Any]:
-    """The first ``state`` event of an event stream whose version is at least ``version``
-    (the stream's read timeout bounds the wait)."""
+    """The first ``state`` event of an event stream whose version is at least ``version``,
+    within ``WAIT`` seconds: the stream's read timeout bounds a silent stream, and this
+    deadline one kept open by its pings (every 15 s) but never telling the version."""
+    deadline = time.monotonic() + WAIT
     event = None
     for line in lines:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no state of version {version} within {WAIT:.0f} s")
         if line.startswith("event:"):
             event = line.partition(":")[2].strip()
         elif line.startswith("data:") and event == "state":

@@ -33,6 +33,7 @@ SECRETS = "pulka_serve_secret"
 ROLES = ("arbiter", "director")  # a director may do all an arbiter may, and run tournaments
 
 FAILURES_FREE = 5  # failed sign-ins before the account makes one wait
+LOCK_FIRST = 15.0  # seconds an account waits after its FAILURES_FREE-th failed sign-in
 LOCK_MOST = 300.0  # seconds an account waits at most after failed sign-ins
 
 _hasher = PasswordHasher()  # argon2id with the library's defaults (RFC 9106's second choice)
@@ -148,7 +149,9 @@ class Accounts:
             self._run("UPDATE {accounts} SET failures = 0, locked_until = 0 WHERE name = ?", (account,))
             return Account(account, role)
         failures += 1
-        wait = min(LOCK_MOST, 2.0 ** (failures - FAILURES_FREE)) if failures >= FAILURES_FREE else 0.0
+        # 15 s, then doubled at each further failure, to five minutes: a wait of a second or
+        # two would let a guesser go on at the pace of the hash itself.
+        wait = min(LOCK_MOST, LOCK_FIRST * 2.0 ** (failures - FAILURES_FREE)) if failures >= FAILURES_FREE else 0.0
         self._run("UPDATE {accounts} SET failures = ?, locked_until = ? WHERE name = ?",
                   (failures, now + wait if wait else 0.0, account))
         return None

@@ -453,7 +453,9 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
             raise Refused("event-log", _("{game} is not a pulka").format(game=game), _("a pulka's name"))
         line = outcome_line(state, b.outcome)
     assert line is not None
-    return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open)
+    # An outcome's counts are named by player: there is no order they could be slipped in,
+    # so the doubt of a typed line's result (``scorer.doubt_of``) is not raised for them.
+    return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open, confirmed=b.outcome is not None)
 
 
 Command = tuple[type[Write], str, Callable[[PulkaDesk, str, Any, str], Told | Corrected]]

@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -44,7 +44,7 @@ from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
 from projections.points import PointError
-from web import api
+from web import api, pages
 from web.auth import Denied, Limiter, SignIn, csrf_checked, csrf_token, needs, principal_of, signed_in
 from web.live import Hub
 from web.service import Service
@@ -307,28 +307,6 @@ async def tournament_events(request: Request) -> Response:
     return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "tournament"}])
 
 
-async def index(request: Request) -> Response:
-    """A plain list of the games and tournaments (no script), until the pages are built."""
-    service: Service = request.app.state.service
-
-    def names() -> tuple[list[str], list[str]]:
-        from ledger.command.kinds import GAME_STARTS
-        from ledger.vocabulary.tournament import TournamentStarted
-
-        store = service.worker().store
-        return store.games(GAME_STARTS), store.games(TournamentStarted)
-
-    import html
-
-    found_games, found_tournaments = await service.run(names)
-    items = "".join(f'<li><a href="/api/games/{html.escape(g)}">{html.escape(g)}</a></li>' for g in found_games)
-    tours = "".join(f'<li><a href="/api/tournaments/{html.escape(t)}">{html.escape(t)}</a></li>'
-                    for t in found_tournaments)
-    return HTMLResponse(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>pulka</title>"
-                        f"</head><body><h1>pulka</h1><h2>{_('Games')}</h2><ul>{items}</ul>"
-                        f"<h2>{_('Tournaments')}</h2><ul>{tours}</ul></body></html>")
-
-
 async def health(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     return api.json({"ok": True, "position": hub.position, "followers": hub.followers()})
@@ -336,7 +314,6 @@ async def health(request: Request) -> Response:
 
 def routes() -> list[BaseRoute]:
     return [
-        Route("/", index, methods=["GET"]),
         Route("/api/health", health, methods=["GET"]),
         Route("/api/session", session, methods=["GET"]),
         Route("/api/session", sign_in, methods=["POST"]),
@@ -345,6 +322,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/games/{game:path}/events", game_events, methods=["GET"]),
         Route("/api/tournaments/{tournament}/events", tournament_events, methods=["GET"]),
         *api.routes(),
+        *pages.routes(),  # the pages (web/pages.py): the front page, the phones', the desks', the club's
     ]
 
 

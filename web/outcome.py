@@ -1,12 +1,16 @@
 """A deal's outcome as a phone enters it — the contract, the declarer, the defence's calls
-and the tricks, each named by player — as the desk's deal line (``dealline``), which
-names nobody: the order of the table decides who said what.
+and the tricks, each named by player — as the desk's deal line (``dealline``).
 
-This is the one place that turns the structured outcome into a desk call, so that when
-the desk takes an outcome of its own it is changed here alone. Without the auction the
-line's bids are the declarer's contract at his turn and a pass from everyone else in
-the deal (the shortest auction that ends in that contract); a table that wants the
-auction it spoke recorded sends its bids.
+This is the one place that turns the structured outcome into a desk call. Without the
+auction it is the desk's outcome form, ``Vera 7H whist pass Vera=7 Anna=2 Boris=1``: the
+desk itself makes the auction it stands for (the declarer bids, the others pass; one
+step at a time where ``jump_bids`` is off [Code 3.3.8, 3.4.3]) and marks those bids
+``implied`` in the log, so that an arbiter can tell them from an auction spoken. The
+tricks go by name, as the phone took them: no order to read them in, none to slip.
+A name the line cannot carry as one word (a space, ``=``, or a word of the table such as
+``w``) leaves the outcome form for the whole deal, which names nobody: the declarer's
+contract at his turn and a pass from everyone else, the tricks from the forehand. A
+table that wants the auction it spoke recorded sends its bids.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
+from ledger.command.dealline import is_table_word
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 
@@ -38,6 +43,8 @@ def outcome_line(state: GameState, outcome: Outcome) -> str:
     deal = state.in_auction or state.next_deal()
     order = [deal.persons[s] for s in deal.bidders]  # the players in the deal, forehand first
     raspasy = outcome.contract is None or outcome.contract.strip().lower() in ("raspasy", "распасы", "pass")
+    if outcome.bids is None and not raspasy and all(_one_word(p) for p in deal.persons):
+        return _outcome_form(order, outcome)
     if outcome.bids is not None:
         bids = list(outcome.bids)
     elif raspasy:
@@ -56,6 +63,22 @@ def outcome_line(state: GameState, outcome: Outcome) -> str:
     if named:
         sections.append(" ".join(str(named[name]) for name in everyone if name in named))
     return " | ".join(sections)
+
+
+def _outcome_form(order: Sequence[str], outcome: Outcome) -> str:
+    """DECLARER CONTRACT CALLS… NAME=N…: the auction left to the desk, which marks it
+    ``implied``; the tricks by name."""
+    declarer = _named(order, outcome.declarer, "declarer")
+    tricks = {_named(order, name, "tricks"): count for name, count in outcome.tricks.items()}
+    first = [declarer, *[p for p in order if p != declarer]]
+    return " ".join([declarer, str(outcome.contract), *_calls(order, outcome),
+                     *(f"{p}={tricks[p]}" for p in first if p in tricks)])
+
+
+def _one_word(name: str) -> bool:
+    """A name a deal line reads as that player, and only as him: one word, no ``=`` (a
+    count by name), no ``:``, ``@`` or ``|``, and no word of the table."""
+    return name.split() == [name] and not any(c in name for c in "=:@|") and not is_table_word(name)
 
 
 def _calls(order: Sequence[str], outcome: Outcome) -> list[str]:

@@ -374,15 +374,15 @@ def _outcome_at(state: GameState, sections: list[list[str]]) -> int | None:
     if not first:
         return None
     players = (state.in_auction or state.next_deal()).persons
-    if not _is_word(first[0]):
+    if not is_table_word(first[0]):
         return 0 if player_named(players, first[0]) is not None else None
-    if len(sections) > 1 and sections[1] and not _is_word(sections[1][0]) \
+    if len(sections) > 1 and sections[1] and not is_table_word(sections[1][0]) \
             and player_named(players, sections[1][0]) is not None:
         return 1
     return None
 
 
-def _is_word(token: str) -> bool:
+def is_table_word(token: str) -> bool:
     """A word of the table: a bid, a call, a contract, a trick count (named or not)."""
     head = token.partition(":")[0].partition("@")[0]
     if "=" in token or _reads_as_count(token) or level_word(head) is not None:

@@ -1,0 +1,483 @@
+"""The service's pages in a real browser: Debian's Chromium, headless, at a phone's size
+(390×844), driven by selenium, against real ``pulka serve`` processes on free ports.
+
+What a table, a spectator, an arbiter and a director would see and do, read from the
+rendered DOM: a pulka recorded by touch whose drawn sheet is ``pulka sheet``'s; a
+spectator's page following every deal without a reload; the network taken away (the
+browser's own emulation) while deals are entered, each stored once when it returns,
+and once again when a phone sends them twice; two phones on one table; an arbiter's
+ruling, penalty and the table's links; a director's two-tour tournament with its
+standings page following; what a table's token and a write without its CSRF token may
+not do; a name that looks like a script shown as text. Every page loads nothing from
+outside the service and logs no error of its own.
+
+No sleeps: every wait is a bounded ``WebDriverWait`` on a condition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from serving import PASSWORD, PULKA, ROOT, Served, account, bearer, sign_in
+from test_browser import CHROMEDRIVER, CHROMIUM, FLAGS, NO_BROWSER, PROBE, expected_entries, running_entries
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:  # pragma: no cover: selenium is in the test extras
+    webdriver = None  # type: ignore[assignment]
+
+WAIT = 20.0  # seconds any wait gives up after
+LIVE = 1.0  # a spectator's page shows a record within this many seconds [issue 21]
+PLAYERS = ["Anna", "Boris", "Vera"]
+
+# Ten deals as the table calls them (what was played, who, the defence's calls, the
+# tricks tapped; the last count is filled in by the page), and the same deals as the
+# deal lines a scorer would type (the forehand Anna, Boris, Vera in turn): recorded by
+# the command line, they are the independent account of what the taps must store.
+Touch = dict[str, Any]
+TEN: list[tuple[Touch, str]] = [
+    ({"contract": "6S", "declarer": "Anna", "calls": {"Boris": "whist", "Vera": "pass"}, "tricks": {"Anna": 6, "Boris": 3}},
+     "6S pass pass | 6S | whist pass | 6 3 1"),
+    ({"contract": "raspasy", "tricks": {"Boris": 2, "Vera": 5}}, "pass pass pass | 2 5 3"),
+    ({"contract": "misere", "declarer": "Boris", "tricks": {"Boris": 0}}, "pass pass misere | misere | 0"),
+    ({"contract": "7H", "declarer": "Vera", "calls": {"Anna": "whist", "Boris": "whist"}, "tricks": {"Vera": 7, "Anna": 2}},
+     "pass pass 7H | 7H | whist whist | 2 1 7"),
+    ({"contract": "6D", "declarer": "Boris", "calls": {"Vera": "pass", "Anna": "pass"}, "tricks": {}},
+     "6D pass pass | 6D | pass pass"),
+    ({"contract": "raspasy", "tricks": {"Vera": 4, "Anna": 4}}, "pass pass pass | 4 4 2"),
+    ({"contract": "8C", "declarer": "Anna", "calls": {"Boris": "whist", "Vera": "pass"}, "tricks": {"Anna": 8, "Boris": 2}},
+     "8C pass pass | 8C | whist pass | 8 2 0"),
+    ({"contract": "7S", "declarer": "Vera", "calls": {"Anna": "pass", "Boris": "whist"}, "tricks": {"Vera": 6, "Anna": 1}},
+     "pass 7S pass | 7S | pass whist | 3 6 1"),
+    ({"contract": "raspasy", "tricks": {"Vera": 3, "Anna": 3}}, "pass pass pass | 3 3 4"),
+    ({"contract": "misere", "declarer": "Anna", "tricks": {"Anna": 1}}, "misere pass pass | misere | 1"),
+]
+
+
+# -- the browsers ------------------------------------------------------------------------------
+
+
+def phone(profile: str) -> WebDriver:
+    options = webdriver.ChromeOptions()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument("--lang=en-US")
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_window_size(390, 844)
+    driver.execute_cdp_cmd("Network.enable", {})
+    return driver
+
+
+@pytest.fixture(scope="module")
+def phones() -> Iterator[tuple[WebDriver, WebDriver]]:
+    """Two phones (two browsers: each its own storage)."""
+    if webdriver is None or not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip(NO_BROWSER)
+    profiles = [tempfile.mkdtemp(prefix="pulka-phone-") for _ in range(2)]
+    first, second = phone(profiles[0]), phone(profiles[1])
+    try:
+        yield first, second
+    finally:
+        for driver in (first, second):
+            driver.quit()
+        for profile in profiles:
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait(driver: WebDriver, condition: Callable[[WebDriver], Any], timeout: float = WAIT) -> Any:
+    """``condition`` once it holds (an element redrawn while read is read again)."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
+def version(driver: WebDriver) -> int:
+    text = driver.execute_script("return document.body.getAttribute('data-version');")
+    return int(text) if text else -1
+
+
+def tap(driver: WebDriver, css: str) -> None:
+    """A finger's tap: the element brought into view, then clicked."""
+    element = driver.find_element(By.CSS_SELECTOR, css)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+
+
+def enter(driver: WebDriver, touch: Touch) -> str:
+    """One deal by touch, in the order the table speaks; the summary the page shows."""
+    tap(driver, f'#contracts button[data-contract="{touch["contract"]}"]')
+    if touch["contract"] != "raspasy":
+        tap(driver, f'#declarers button[data-player="{touch["declarer"]}"]')
+    for player, call in touch.get("calls", {}).items():
+        tap(driver, f'.call-row[data-player="{player}"] button[data-call="{call}"]')
+    for player, count in touch["tricks"].items():
+        tap(driver, f'.trick-row[data-player="{player}"] button[data-count="{count}"]')
+    wait(driver, lambda d: d.find_element(By.ID, "record").is_enabled())
+    summary: str = driver.find_element(By.ID, "summary").text
+    tap(driver, "#record")
+    return summary
+
+
+def outbox(driver: WebDriver) -> list[str]:
+    """The statuses of what waits to be sent, as the page lists them (read at once: the
+    list is redrawn as it changes)."""
+    found: list[str] = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#outbox-list li')).map(li => li.dataset.status);")
+    return found
+
+
+def text_of(driver: WebDriver, element_id: str) -> str:
+    found: str = driver.execute_script("var e = document.getElementById(arguments[0]); return e ? e.textContent : '';",
+                                       element_id)
+    return found
+
+
+def offline(driver: WebDriver, yes: bool) -> None:
+    """The browser's own network emulation: no request leaves it while offline."""
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": yes, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def own_errors(driver: WebDriver) -> list[Any]:
+    """What the pages logged of their own (script errors, policy violations): a request
+    the service refused on purpose, or one the emulated network dropped, is the
+    browser's report of a network answer, not an error of a page."""
+    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING") and e.get("source") != "network"]
+
+
+def network_errors(driver: WebDriver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e.get("source") == "network"]
+
+
+def requested(driver: WebDriver) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def outside(urls: list[str], base: str) -> list[str]:
+    """Requests to anywhere but the service (a data: image is no request)."""
+    return [u for u in urls if not (u.startswith(base + "/") or u == base or u.startswith("data:"))]
+
+
+def clean(driver: WebDriver) -> None:
+    """A phone with no page of an earlier test left open (whose stream would try its
+    stopped service again), and its logs read."""
+    driver.get("about:blank")
+    driver.get_log("browser")
+    driver.get_log("performance")
+
+
+# -- the club ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Club:
+    served: Served
+    http: httpx.Client  # the director, signed in
+    headers: dict[str, str]  # its CSRF token
+
+    @property
+    def url(self) -> str:
+        return self.served.url
+
+    def game(self, name: str, players: list[str] = PLAYERS, pulya: int = 20) -> dict[str, Any]:
+        r = self.http.post("/api/games", json={"id": f"new-{name}-000", "game": name, "players": players,
+                                               "pulya": pulya}, headers=self.headers)
+        assert r.status_code == 201, r.text
+        state: dict[str, Any] = r.json()["state"]
+        return state
+
+    def token(self, game: str, holder: str) -> str:
+        r = self.http.post(f"/api/games/{game}/tokens", json={"holder": holder}, headers=self.headers)
+        assert r.status_code == 201, r.text
+        return str(r.json()["token"])
+
+    def state(self, game: str) -> dict[str, Any]:
+        doc: dict[str, Any] = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT).json()
+        return doc
+
+    def record(self, game: str, line: str, key: str, again: bool = False) -> dict[str, Any]:
+        """A deal line, as the director (``again``: the same line as the deal before, really played again)."""
+        r = self.http.post(f"/api/games/{game}/deal", json={"id": key, "version": self.state(game)["version"],
+                                                            "line": line, "again": again}, headers=self.headers)
+        assert r.status_code == 201, r.text
+        state: dict[str, Any] = r.json()["state"]
+        return state
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[Club]:
+    """A ``pulka serve`` on SQLite with a director (dora) and an arbiter (igor)."""
+    yield from served_club(str(tmp_path / "pulka.db"), tmp_path)
+
+
+@pytest.fixture
+def any_club(store_url: str, tmp_path: Path) -> Iterator[Club]:
+    """The same on each store (where the store is what is tested)."""
+    yield from served_club(store_url, tmp_path)
+
+
+def served_club(db: str, tmp_path: Path) -> Iterator[Club]:
+    account(db, "dora", "director")
+    account(db, "igor", "arbiter")
+    served = Served(db, tmp_path / "serve.log")
+    http = served.http()
+    try:
+        yield Club(served, http, sign_in(http, "dora"))
+    finally:
+        http.close()
+        served.stop()
+
+
+def cli(db: str, *args: str) -> str:
+    done = subprocess.run([*PULKA, "--db", db, *args], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PULKA_LANG": "en"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def drawn(driver: WebDriver, url: str) -> dict[str, str]:
+    """The running entries of the drawn sheet at ``url``, read from the rendered SVG."""
+    driver.get(url)
+    driver.execute_script(PROBE)
+    sheet = driver.execute_script("return window.pulkaProbe.sheet();")
+    return running_entries(sheet)
+
+
+def open_score(driver: WebDriver, club: Club, game: str, token: str) -> None:
+    driver.get(f"{club.url}/score/{game}#token={token}")
+    wait(driver, lambda d: version(d) > 0 and "recording" in text_of(d, "recording-as"))
+
+
+# -- the scorer and the spectator ----------------------------------------------------------------
+
+
+def test_a_pulka_recorded_by_touch_is_pulka_sheet_and_a_spectator_follows_every_deal_live(
+        phones: tuple[WebDriver, WebDriver], club: Club, tmp_path: Path) -> None:
+    scorer, spectator = phones
+    for d in phones:
+        clean(d)
+    club.game("t1")
+    token = club.token("t1", "Anna")
+    open_score(scorer, club, "t1", token)
+    spectator.get(f"{club.url}/watch/t1")
+    wait(spectator, lambda d: version(d) == 1)
+    spectator.execute_script("window.notReloaded = true;")  # a reload would forget it
+    lags = []
+    for k, (touch, _line) in enumerate(TEN, start=1):
+        before = version(scorer)
+        summary = enter(scorer, touch)
+        assert touch.get("declarer", "") in summary
+        wait(scorer, lambda d: version(d) > before and outbox(d) == [])
+        stored = club.state("t1")["version"]
+        started = time.monotonic()
+        wait(spectator, lambda d: version(d) == stored and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == k)
+        lags.append(time.monotonic() - started)
+        settle = club.state("t1")["settlement"]
+        rows = {tr.get_attribute("data-player"): tr.find_elements(By.TAG_NAME, "td")[2].text
+                for tr in spectator.find_elements(By.CSS_SELECTOR, "#settlement-rows tr")}
+        assert rows == {p: f"{settle['rounded'][p]:+d}" if settle["rounded"][p] else "0" for p in PLAYERS}
+    assert spectator.execute_script("return window.notReloaded === true;")
+    assert max(lags) < LIVE, lags
+    # The same deals typed as lines into a store of their own: the same sheet.
+    typed = str(tmp_path / "typed.db")
+    cli(typed, "new", "t1", "--players", ",".join(PLAYERS), "--pulya", "20")
+    for _touch, line in TEN:
+        cli(typed, "deal", "t1", line)
+    sheet = cli(club.served.db, "sheet", "t1")
+    assert sheet == cli(typed, "sheet", "t1")
+    page_sheet = scorer.find_element(By.ID, "sheet").get_attribute("src")
+    assert page_sheet is not None and page_sheet.endswith(f"v={club.state('t1')['version']}")
+    transfers = [li.text for li in spectator.find_elements(By.CSS_SELECTOR, "#transfers li")]
+    settle = club.state("t1")["settlement"]
+    assert transfers == [f"{t['from']} pays {t['to']} {t['whists']} whists" + (f" ({t['money']})" if t.get("money")
+                                                                              else "") for t in settle["transfers"]]
+    for d in phones:
+        assert own_errors(d) == []
+        assert network_errors(d) == []
+        assert outside(requested(d), club.url) == []
+    assert drawn(scorer, page_sheet) == expected_entries(sheet)
+
+
+def test_nothing_entered_offline_is_lost_and_each_deal_is_stored_once(
+        phones: tuple[WebDriver, WebDriver], any_club: Club) -> None:
+    club = any_club
+    scorer = phones[0]
+    clean(scorer)
+    club.game("t1")
+    open_score(scorer, club, "t1", club.token("t1", "scorer"))
+    start = club.state("t1")["version"]
+    offline(scorer, True)
+    try:
+        wait(scorer, lambda d: "off" in (d.find_element(By.ID, "net").get_attribute("class") or ""))
+        for touch, _line in TEN[:3]:
+            enter(scorer, touch)
+        wait(scorer, lambda d: outbox(d) == ["waiting"] * 3)
+        assert club.state("t1")["version"] == start  # nothing reached the service
+        kept = scorer.execute_script("return localStorage.getItem('pulka.outbox.t1');")
+    finally:
+        offline(scorer, False)
+    wait(scorer, lambda d: outbox(d) == [])
+    after = club.state("t1")
+    assert [d["line"].split(" | ")[-1] for d in after["deals"]] == ["Anna 6, Boris 3, Vera 1",
+                                                                  "Boris 2, Vera 5, Anna 3", "Boris 0"]
+    wait(scorer, lambda d: version(d) == after["version"])
+    # The same three writes sent again (a phone that never heard the answers): stored once.
+    scorer.execute_script("localStorage.setItem('pulka.outbox.t1', arguments[0]);", kept)
+    scorer.refresh()
+    wait(scorer, lambda d: "stored already" in text_of(d, "message") and outbox(d) == [])
+    assert club.state("t1")["version"] == after["version"]
+    assert len(club.state("t1")["deals"]) == 3
+    # A reload keeps what waits: the writes blocked, a deal entered, the page reloaded.
+    scorer.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/games/t1/deal*"]})
+    try:
+        enter(scorer, TEN[3][0])
+        wait(scorer, lambda d: outbox(d) == ["waiting"])
+        scorer.refresh()
+        wait(scorer, lambda d: outbox(d) == ["waiting"] and version(d) == after["version"])
+    finally:
+        scorer.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    wait(scorer, lambda d: outbox(d) == [])
+    assert len(club.state("t1")["deals"]) == 4
+    assert own_errors(scorer) == []
+    assert outside(requested(scorer), club.url) == []
+
+
+def test_two_phones_on_one_table_the_second_gets_the_fresh_table_and_a_clear_message(
+        phones: tuple[WebDriver, WebDriver], any_club: Club) -> None:
+    club = any_club
+    anna, boris = phones
+    for d in phones:
+        clean(d)
+    club.game("t1")
+    open_score(anna, club, "t1", club.token("t1", "Anna"))
+    open_score(boris, club, "t1", club.token("t1", "Boris"))
+    start = club.state("t1")["version"]
+    offline(boris, True)
+    try:
+        enter(boris, TEN[1][0])  # Boris enters a raspasy on the table he last saw
+        wait(boris, lambda d: outbox(d) == ["waiting"])
+        enter(anna, TEN[0][0])  # while Anna's phone records the six
+        wait(anna, lambda d: outbox(d) == [] and version(d) > start)
+    finally:
+        offline(boris, False)
+    fresh = club.state("t1")
+    wait(boris, lambda d: outbox(d) == ["conflict"])
+    message = boris.find_element(By.ID, "message")
+    assert "changed by someone else" in message.text and "alarm" in (message.get_attribute("class") or "")
+    wait(boris, lambda d: version(d) == fresh["version"])  # the fresh table shown
+    assert club.state("t1")["version"] == fresh["version"] and len(fresh["deals"]) == 1  # nothing overwritten
+    # Boris checks the fresh table and sends his raspasy on it: the next deal.
+    tap(boris, "#outbox-list li button.again")
+    wait(boris, lambda d: outbox(d) == [])
+    deals = club.state("t1")["deals"]
+    assert [d["game"] for d in deals] == ["6S by Anna", "raspasy"]
+    assert {e["by"] for e in club.http.get("/api/games/t1/log").json()["events"] if e["deal"] == 2} == {"Boris"}
+    for d in phones:
+        assert own_errors(d) == []
+
+
+def test_a_refusal_is_shown_beside_its_field_with_its_rule_and_stores_nothing(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    scorer = phones[0]
+    club.game("t1")
+    open_score(scorer, club, "t1", club.token("t1", "Anna"))
+    start = club.state("t1")["version"]
+    # Vera's count tapped over the one the page filled in: thirteen tricks.
+    enter(scorer, {"contract": "6S", "declarer": "Anna", "calls": {"Boris": "whist", "Vera": "pass"},
+                   "tricks": {"Anna": 6, "Boris": 3, "Vera": 4}})
+    error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#deal-form .error")
+                                         if e.is_displayed() and e.text), None))
+    # Refused beside the tricks, with the rule [Code 3.2.8]; nothing stored; the deal back in the form.
+    assert error.get_attribute("data-rule") == "3.2.8" and "3.2.8" in error.text
+    assert error.find_element(By.XPATH, "..").get_attribute("id") == "f-tricks"
+    assert club.state("t1")["version"] == start
+    assert outbox(scorer) == ["refused"]
+    # Put right in the form and recorded in its place.
+    tap(scorer, '.trick-row[data-player="Vera"] button[data-count="1"]')
+    tap(scorer, "#record")
+    wait(scorer, lambda d: outbox(d) == [])
+    assert len(club.state("t1")["deals"]) == 1
+
+
+def test_the_same_deal_twice_is_refused_beside_the_again_box_and_stored_once_it_is_ticked(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """A deal entered twice in a row is taken for a double tap and refused; the table says
+    it really was played again by ticking the box, and it is stored (the guard of
+    ``pulka deal --again``)."""
+    scorer = phones[0]
+    club.game("t1")
+    open_score(scorer, club, "t1", club.token("t1", "Anna"))
+    # The same line twice, "pass pass pass | 3 2 5": its counts in the order of each deal's
+    # forehand (Anna's, then Boris's).
+    enter(scorer, {"contract": "raspasy", "tricks": {"Anna": 3, "Boris": 2, "Vera": 5}})
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    stored = club.state("t1")["version"]
+    enter(scorer, {"contract": "raspasy", "tricks": {"Boris": 3, "Vera": 2, "Anna": 5}})
+    error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#deal-form .error")
+                                         if e.is_displayed() and e.text), None))
+    assert error.find_element(By.XPATH, "..").get_attribute("id") == "f-again"
+    assert "typed twice" in error.text
+    assert club.state("t1")["version"] == stored and outbox(scorer) == ["refused"]
+    tap(scorer, "#again")
+    tap(scorer, "#record")
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 2)
+    deals = club.state("t1")["deals"]
+    assert [d["line"].split(" | ")[0] for d in deals] == ["Anna pass, Boris pass, Vera pass",
+                                                         "Boris pass, Vera pass, Anna pass"]
+    assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 3, Boris 2, Vera 5", "Boris 3, Vera 2, Anna 5"]
+    assert not scorer.find_element(By.ID, "again").is_selected()  # the next deal is guarded again
+    assert own_errors(scorer) == []
+
+
+def test_undo_while_in_hand_and_a_correction_with_its_verdict_previewed(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    scorer = phones[0]
+    club.game("t1")
+    open_score(scorer, club, "t1", club.token("t1", "Anna"))
+    enter(scorer, TEN[0][0])
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    tap(scorer, "#undo")
+    wait(scorer, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 0)
+    assert club.state("t1")["deals"] == []
+    enter(scorer, TEN[0][0])
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    tricks = next(e for e in club.http.get("/api/games/t1/log").json()["events"]
+                  if e["type"] == "tricks" and e["text"].endswith("Vera 1") and e["number"] > 8)
+    scorer.find_element(By.CSS_SELECTOR, "#correct-box summary").click()
+    wait(scorer, lambda d: d.find_elements(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]'))
+    scorer.find_element(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]').click()
+    scorer.find_element(By.ID, "c-changes").send_keys("Anna=7 Boris=2")
+    version_before = club.state("t1")["version"]
+    tap(scorer, "#c-preview")
+    kind = wait(scorer, lambda d: d.find_element(By.ID, "c-kind") if d.find_element(By.ID, "c-kind").text else None)
+    assert kind.get_attribute("data-verdict") == "free"  # still in hand [Code 4.2.8]
+    assert club.state("t1")["version"] == version_before  # a preview stores nothing
+    tap(scorer, "#c-store")
+    wait(scorer, lambda d: outbox(d) == [] and version(d) > version_before)
+    log = club.http.get("/api/games/t1/log").json()["events"]
+    assert log[-1]["type"] == "correction" and log[-1]["by"] == "Anna" and log[-1]["number"] == version_before + 1
+    assert "Anna 7, Boris 2" in cli(club.served.db, "log", "t1", "--only-deal", "1")

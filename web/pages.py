@@ -1,0 +1,342 @@
+"""The service's pages: the table's scorer on a phone, the spectators' game and
+tournament pages, the arbiter's desk, the director's, the club's rating and a player's.
+
+Each page is a server-rendered template (``web/templates``, Jinja2, escaped by
+default) whose texts go through the gettext catalogue (``language._`` in the request's
+language), and a script of this service (``web/static``) that talks to the JSON API
+(docs/api.md) and follows the event streams. Nothing here writes: every write is the
+API's, with its checks (who may, CSRF, the write's id and version).
+
+- No inline script or style: the content security policy (``app.CSP``) allows only
+  this service's files. What a script needs — the game's name, the texts it shows in
+  the page's language — is a JSON block (``<script type="application/json">``) it
+  reads; a browser never runs it.
+- No script from data: names and reasons reach the page as text (Jinja2 escapes
+  them; the scripts set ``textContent``); a QR code is an image (a ``data:`` URL).
+- A table's token stays in the address's fragment (``#token=``): never sent to a
+  server, never in a referrer, never in a page the server renders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+import segno
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
+from web.service import Service
+
+_ = language._  # every text a person reads, in the request's language
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+TEMPLATES.globals.update(_=language._, ngettext=language.ngettext)
+
+# The texts the pages' scripts show, in the page's language (the script reads them from
+# the page's JSON block). ``{name}`` fields are filled by the script.
+SCRIPT_TEXTS: dict[str, str] = {
+    # the game as a table says it
+    "raspasy": N_("raspasy"), "misere": N_("misère"), "pass": N_("pass"), "whist": N_("whist"),
+    "half_whist": N_("half-whist"), "open": N_("open"), "closed": N_("closed"), "NT": N_("NT"),
+    "pulya": N_("pulya"), "gora": N_("gora"), "whists": N_("whists"), "whists_on": N_("{player} whists on {on}"),
+    "deals_leads": N_("deal {deal}: {dealer} deals, {leads} leads"),
+    "over": N_("the pulka is over"), "abandoned": N_("the pulka was abandoned"),
+    "pays": N_("{from} pays {to} {whists} whists"), "pays_money": N_("{from} pays {to} {whists} whists ({money})"),
+    "nobody_pays": N_("nobody pays"), "declarer_tricks": N_("{player}: tricks"),
+    "line_of": N_("{contract} by {declarer}"), "tricks_sum": N_("{sum} of {total} tricks"),
+    # the phone's states
+    "online": N_("online"), "offline": N_("offline: what you enter is kept on this phone and sent when the "
+                                          "connection returns"),
+    "live": N_("live"), "reconnecting": N_("reconnecting…"),
+    "waiting": N_("waiting to be sent"), "sending": N_("sending…"), "stored": N_("stored"),
+    "stored_once": N_("stored already (sent twice, kept once)"),
+    "outbox": N_("Waiting to be sent ({count})"), "conflict": N_("not stored: the table changed"),
+    "refused": N_("refused"), "discard": N_("discard"), "send_again": N_("enter it on the table as it is now"),
+    "recorded": N_("recorded: {what}"), "undone": N_("undone"), "pencil_down": N_("{player} put down the pencil"),
+    "need_token": N_("This page records with the table's link (its QR code): ask the arbiter for it, or sign in "
+                     "as an arbiter."),
+    "token_other_game": N_("This link is for the table {game}, not this one: nothing can be recorded here with "
+                           "it."),
+    "recording_as": N_("recording as {by}"), "read_only": N_("read only"),
+    "choose_contract": N_("choose what was played"), "choose_declarer": N_("who played it?"),
+    "choose_calls": N_("the defence's calls"), "choose_tricks": N_("the tricks"),
+    "incomplete": N_("not complete yet: {what}"), "confirm_discard": N_("Discard this entry? It was never stored."),
+    "expected_players": N_("(expected: the table is not up to date while entries wait)"),
+    # corrections
+    "verdict_free": N_("free: still in hand, nothing charged [Code 4.2.8]"),
+    "verdict_warning": N_("a warning: the recorder's first error [Code 4.2.7]"),
+    "verdict_counted": N_("counted, equal for equal: the error's amount is charged [Code 4.2.7, 4.2.9]"),
+    "verdict_no effect": N_("no effect: too late [Code 4.2.10]"),
+    "verdict_accepted": N_("accepted"), "verdict_effective": N_("effective"),
+    "preview_was": N_("was: {was}"), "preview_now": N_("would be: {now}"),
+    "preview_writes": N_("it would write: {writes}"), "nothing_written": N_("nothing"),
+    # the arbiter and the director
+    "as_of": N_("As of event {n} of {count}: {text}"), "signed_in_as": N_("signed in as {by}"),
+    "sign_in_first": N_("Sign in as an arbiter to use this desk."), "no_rows": N_("nothing"),
+    "token_issued": N_("The table's link for {by} (shown once):"), "revoked": N_("revoked"),
+    "revoke": N_("revoke"), "created": N_("created: {what}"), "done": N_("done"),
+    "tour_n": N_("tour {tour}"), "table_n": N_("table {table}"), "after_tour": N_("after tour {tour}"),
+    "now": N_("now"), "in_play": N_("in play"), "finished": N_("finished"), "playing": N_("playing"),
+    "not_started": N_("not started"), "deals_n": N_("{deals} deals"),
+    "score_page": N_("the scorer's page"), "watch_page": N_("the spectators' page"),
+    "token_not_arbiter": N_("A table's link does not open the arbiter's desk: sign in as an arbiter."),
+    "director_only": N_("This desk is a director's: sign in as one."),
+    "error": N_("error: {message}"), "network": N_("the service cannot be reached; try again"),
+}
+
+
+def script_texts() -> dict[str, str]:
+    return {key: _(text) for key, text in SCRIPT_TEXTS.items()}
+
+
+def qr_data_uri(text: str) -> str:
+    """A QR code of ``text`` as an image address (``data:``): an image runs no script."""
+    uri: str = segno.make(text, error="m").svg_data_uri(scale=4, border=2)
+    return uri
+
+
+def base_url(request: Request) -> str:
+    return str(request.app.state.public_url or request.base_url).rstrip("/")
+
+
+def page(request: Request, template: str, title: str, script: str | None, data: dict[str, Any],
+         status: int = 200, **values: Any) -> HTMLResponse:
+    """A page in the request's language: the template with its values, and the JSON block
+    its script reads (the texts it shows, its data)."""
+    lang = language.language()
+    explicit = request.query_params.get("lang")
+    suffix = f"?lang={lang}" if explicit else ""
+    block = {"lang": lang, "lang_suffix": suffix, "texts": script_texts(), **data}
+    here = quote(request.url.path, safe="/")
+    html = TEMPLATES.get_template(template).render(
+        title=title, lang=lang, script=script, data=block, suffix=suffix, path=here,
+        other_lang="en" if lang == "ru" else "ru", **values)
+    return HTMLResponse(html, status)
+
+
+def quoted(name: str) -> str:
+    return quote(name, safe="/")
+
+
+# -- the pages ----------------------------------------------------------------------------------
+
+
+async def index(request: Request) -> Response:
+    """The club's front page: its games and tournaments, each with its link."""
+    service: Service = request.app.state.service
+
+    def names() -> tuple[list[str], list[str]]:
+        from ledger.command.kinds import GAME_STARTS
+        from ledger.vocabulary.tournament import TournamentStarted
+
+        store = service.worker().store
+        return store.games(GAME_STARTS), store.games(TournamentStarted)
+
+    games, tournaments = await service.run(names)
+    return page(request, "index.html", _("pulka: the club"), None, {},
+                games=[(g, quoted(g)) for g in games], tournaments=[(t, quoted(t)) for t in tournaments])
+
+
+async def score(request: Request) -> Response:
+    """The table's scorer: the sheet live, who deals and leads, a deal entered by touch,
+    undo, a correction previewed, the pencil, an outbox that outlives the network."""
+    game = request.path_params["game"]
+    watch = f"{base_url(request)}/watch/{quoted(game)}"
+    return page(request, "score.html", _("{game}: the scorer").format(game=game), "score.js",
+                {"game": game, "watch": watch}, game=game, watch=watch, qr=qr_data_uri(watch))
+
+
+async def watch(request: Request) -> Response:
+    """A game for everyone: the sheet, the settlement, who pays whom, the deals, live."""
+    service: Service = request.app.state.service
+    game = request.path_params["game"]
+    link = f"{base_url(request)}/watch/{quoted(game)}"
+    checkpoint = await service.run(covering_checkpoint, service, game)
+    return page(request, "watch.html", _("{game}: the sheet").format(game=game), "watch.js", {"game": game},
+                game=game, link=link, qr=qr_data_uri(link), checkpoint=checkpoint)
+
+
+def covering_checkpoint(service: Service, game: str) -> dict[str, Any] | None:
+    """The club log's signed checkpoint that covers the game as it stands, when one
+    does (issue 22): its caption and note, as the report shows them."""
+    from ledger.command.checkpoints import Attestations
+
+    store = service.worker().store
+    count = store.count(game)
+    attestations = Attestations(store)
+    if not count or not attestations.checkpoints():
+        return None
+    history: dict[str, Any] = attestations.history(game, count)
+    if not history.get("note"):
+        return None
+    return {"caption": history["caption"], "note": history["note"], "qr": qr_data_uri(history["note"])}
+
+
+async def tournament(request: Request) -> Response:
+    """A tournament for everyone: the standings tour by tour, each table's state, live."""
+    name = request.path_params["tournament"]
+    link = f"{base_url(request)}/tournament/{quote(name, safe='')}"
+    return page(request, "tournament.html", _("tournament {name}").format(name=name), "tournament.js",
+                {"tournament": name}, tournament=name, link=link, qr=qr_data_uri(link))
+
+
+async def tournament_report(request: Request) -> Response:
+    """The tournament's report, the file ``pulka tournament report`` writes: a download
+    (it is a page of its own, with its own script, opened from the disk)."""
+    service: Service = request.app.state.service
+    name = request.path_params["tournament"]
+
+    def made() -> str:
+        from cli.tournament import report_html
+
+        return report_html(service.worker().ledger, name)
+
+    html = await service.run(made)
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    return Response(html, media_type="text/html; charset=utf-8", headers={
+        "content-disposition": f'attachment; filename="tournament-{safe}.html"',
+        "content-security-policy": "default-src 'none'; sandbox"})
+
+
+async def sign_in(request: Request) -> Response:
+    return page(request, "signin.html", _("Sign in"), "signin.js", {"next": safe_next(request)})
+
+
+def safe_next(request: Request) -> str:
+    """Where to go after signing in: a path of this service, never another site."""
+    wanted = request.query_params.get("next", "/arbiter")
+    return wanted if wanted.startswith("/") and not wanted.startswith("//") and "\\" not in wanted else "/arbiter"
+
+
+async def arbiter(request: Request) -> Response:
+    return page(request, "arbiter.html", _("The arbiter's desk"), "arbiter.js", {})
+
+
+async def arbiter_game(request: Request) -> Response:
+    """The arbiter's desk at one table: the audit trail with its filters, the sheet as
+    of any event, explain, diff, rulings and penalties, the table's tokens."""
+    game = request.path_params["game"]
+    return page(request, "desk.html", _("{game}: the arbiter's desk").format(game=game), "desk.js",
+                {"game": game}, game=game)
+
+
+async def director(request: Request) -> Response:
+    return page(request, "director.html", _("The director"), "director.js", {})
+
+
+async def director_tournament(request: Request) -> Response:
+    name = request.path_params["tournament"]
+    return page(request, "direct.html", _("tournament {name}: the director").format(name=name), "direct.js",
+                {"tournament": name}, tournament=name)
+
+
+# -- the club's numbers (issue 23) ----------------------------------------------------------------
+
+
+def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
+    """The rating table (``pulka rating --json``) and each player's sparkline."""
+    from cli.picture.player import sparkline
+    from cli.players import caught_up
+    from cli.rating import club_changes
+    from projections import rating as model
+    from projections.archive import identities
+
+    ledger = service.worker().ledger
+    with caught_up(ledger) as views:
+        changes, rows, aliases = club_changes(views, None, None)
+    lines = model.table(changes, identities(rows, aliases))
+    table: dict[str, Any] = model.table_doc(lines, _("the whole archive"))
+    sparks = {p["player"]: sparkline(p["trend"], _("rating of {player}").format(player=p["player"]))
+              for p in table["players"]}
+    return table, sparks
+
+
+async def club(request: Request) -> Response:
+    service: Service = request.app.state.service
+    table, sparks = await service.run(club_doc, service)
+    return page(request, "club.html", _("The club's rating"), None, {}, table=table, sparks=sparks,
+                quoted=lambda n: quote(n, safe=""))
+
+
+def player_doc(service: Service, name: str) -> dict[str, Any] | None:
+    """A player's rating pulka by pulka and his statistics, drawn (``pulka stats NAME --html``)."""
+    from cli.picture.player import bar_chart, line_chart
+    from cli.players import caught_up
+    from cli.rating import club_changes, pulkas_with_events
+    from projections import rating as model
+    from projections.archive import identities, select
+    from projections.stats import mine, player_stats, stats_doc
+
+    ledger = service.worker().ledger
+    told = _("the whole archive")
+    with caught_up(ledger) as views:
+        rows = select(views.rows(), None, None, None)
+        aliases = views.aliases()
+        found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
+        changes, all_rows, all_aliases = club_changes(views, None, None)
+    if found is None:
+        return None
+    history = model.history(changes, identities(all_rows, all_aliases), name)
+    stats = stats_doc(found, told)
+    charts = []
+    if history is not None:
+        doc = model.history_doc(history, told)
+        charts.append(line_chart([(m["game"], m["rating"]) for m in doc["matches"]],
+                                 _("rating after each pulka")))
+    pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]]
+    if pulkas:
+        charts.append(bar_chart(pulkas, _("result of each pulka, whists")))
+    numbers = [{"name": k, "count": n["count"], "whists": n.get("whists_exact", n.get("whists", ""))}
+               for k, n in stats["numbers"].items()]
+    return {"player": found.player, "charts": charts, "numbers": numbers,
+            "pulkas": [{**p, "quoted": quote(p["game"], safe="/")} for p in stats["pulkas"]]}
+
+
+async def player(request: Request) -> Response:
+    service: Service = request.app.state.service
+    name = request.path_params["name"]
+    doc = await service.run(player_doc, service, name)
+    if doc is None:
+        return page(request, "player.html", name, None, {}, doc=None, name=name, status=404)
+    return page(request, "player.html", name, None, {}, doc=doc, name=name)
+
+
+PICTURE_STYLES = ("player.css",)  # the looks of cli/picture that the pages share
+
+
+async def picture_style(request: Request) -> Response:
+    """A style sheet of ``cli/picture`` (the charts' look, shared with ``pulka stats --html``)."""
+    from cli.picture.page import resource
+
+    name = request.path_params["name"]
+    if name not in PICTURE_STYLES:
+        return Response("", 404)
+    return Response(resource(name), media_type="text/css")
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/", index, methods=["GET"]),
+        Route("/score/{game:path}", score, methods=["GET"]),
+        Route("/watch/{game:path}", watch, methods=["GET"]),
+        Route("/tournament/{tournament}/report", tournament_report, methods=["GET"]),
+        Route("/tournament/{tournament}", tournament, methods=["GET"]),
+        Route("/signin", sign_in, methods=["GET"]),
+        Route("/arbiter", arbiter, methods=["GET"]),
+        Route("/arbiter/game/{game:path}", arbiter_game, methods=["GET"]),
+        Route("/director", director, methods=["GET"]),
+        Route("/director/{tournament}", director_tournament, methods=["GET"]),
+        Route("/club", club, methods=["GET"]),
+        Route("/club/player/{name}", player, methods=["GET"]),
+        Route("/static/picture/{name}", picture_style, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]

@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: messages test demo install serve bench bench-archive bench-load bench-rating bench-merkle bench-serve venv
+.PHONY: messages test demo install serve bench bench-archive bench-load bench-rating bench-merkle bench-serve bench-memory venv
 
 venv: $(STAMP)
 
@@ -80,6 +80,13 @@ bench-serve: $(STAMP)
 # the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).
 bench-merkle: $(STAMP)
 	$(PY) bench/merkle.py $(BENCH_ARGS)
+
+# Peak memory of import, settle, verify, head, export, verify --file and --against on a
+# legal log of 1,873,783 events (200 MB), each command its own process (BENCH_ARGS=--quick
+# for 200,000 events; --db postgresql://... for PostgreSQL; --keep DIR keeps the log).
+bench-memory: $(STAMP)
+	$(PY) -m compileall -q ledger projections cli
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/memory.py $(BENCH_ARGS)
 
 # The message catalogues (ledger/vocabulary/locale): the texts people read extracted from
 # the code into pulka.pot, merged into each language's .po (translate there), compiled

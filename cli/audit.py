@@ -25,6 +25,8 @@ from cli.common import (
     read_anyway_option,
     read_file,
     read_game,
+    log_lines,
+    log_shape,
     read_log,
     refusals,
     shown,
@@ -32,14 +34,14 @@ from cli.common import (
     view,
     zone_name,
 )
-from ledger.command.application import Ledger, bulk, guarded
+from ledger.command.application import Ledger, bulk, guarded, judge_stream
 from ledger.command.store import Verified
 from ledger.vocabulary import language
-from ledger.vocabulary.chain import ChainProblem, compare_head, compare_saved, head_token, parse_head
+from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.command.tournament import judge_streams
 from ledger.command.verifying import judged
-from ledger.vocabulary.logfile import LogLine, check_export, export_problem, game_of, split_streams
+from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
@@ -171,10 +173,11 @@ def head(game: str, db: str | None) -> None:
     """Print the game's head digest (its last event's number and digest), to keep
     elsewhere and check later with `pulka verify GAME --against HEAD`."""
     with opened(db) as ledger:
-        stored = ledger.sound(game_name(game, db))
-        if not stored:
-            raise ledger.unknown(game_name(game, db))
-        click.echo(str(head_token(stored[-1].number, stored[-1].digest)))
+        name = game_name(game, db)
+        last = ledger.store.head(name)  # the chain checked a page at a time, nothing kept
+        if last is None:
+            raise ledger.unknown(name)
+        click.echo(str(head_token(last.number, last.digest)))
 
 
 @click.command()
@@ -194,6 +197,9 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
     export against its digests and judge every event; with --against, compare the game
     with a head digest or a saved export."""
     if file is not None:
+        shape = log_shape(file)  # refuses a log larger than this machine can judge
+        if shape.starts == 1 and _verified_file(file):
+            return
         streams = split_streams(read_log(file))
         bad = []
         for lines in streams:  # a tournament's export holds several streams
@@ -245,35 +251,68 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
             compare(ledger, game, against)
 
 
+def _verified_file(file: str) -> bool:
+    """``verify --file`` of the export of one game, a line at a time: its digests checked
+    and every event judged as they come, nothing of the file kept (only the judge's fold).
+    False when the file must be read whole (a tournament's, or one whose digests do not
+    hold: the whole file's check names the line)."""
+    try:
+        with log_lines(file) as lines:
+            checked = checked_export(lines, required=True)
+            first = next(checked)
+            if isinstance(first.event, TournamentStarted):
+                return False
+            count = 1 + judge_stream(first, ((line.line, line.event) for line in checked))
+    except NotAsExported:
+        return False
+    click.echo(f"export of {game_of([first])}: {counted(count, 'event')}, chain intact")
+    return True
+
+
 def compare(ledger: Ledger, game: str, against: str) -> None:
-    """Compare the (intact) stored game with a head digest or a saved export of it."""
-    stored = ledger.sound(game)
+    """Compare the (intact) stored game with a head digest or a saved export of it, a
+    page of each at a time (neither is held whole)."""
+    count = ledger.store.count(game)
     anchor = parse_head(against)
     problem: ChainProblem | None
     if anchor is not None and not os.path.exists(against):
-        problem = compare_head(stored, anchor)
+        at = ledger.store.at(game, anchor.number) if 1 <= anchor.number <= count else None
+        problem = compare_head_to(count, None if at is None else at.digest, anchor)
         what, covered = f"the head {anchor}", anchor.number
     else:
         saved = saved_export(against, game)
-        problem = compare_saved(stored, [(n, line.event, line.digest or "") for n, line in enumerate(saved, 1)])
-        what, covered = f"the saved export {against} ({counted(len(saved), 'event')})", len(saved)
+        with log_lines(against) as lines:
+            problem = compare_saved(ledger.store.stored(game),
+                                    ((n, line.event, line.digest or "") for n, line in enumerate(lines, 1)))
+        what, covered = f"the saved export {against} ({counted(saved, 'event')})", saved
     if problem is not None:
         raise UserError(f"{game} differs from {what}: {problem}")
-    since = f"; {counted(len(stored) - covered, 'event')} recorded since" if len(stored) > covered else ""
+    since = f"; {counted(count - covered, 'event')} recorded since" if count > covered else ""
     click.echo(f"{game}: matches {what}{since}")
 
 
-def saved_export(path: str, game: str) -> list[LogLine]:
-    """The lines of an export of ``game`` saved in ``path``, whose own chain is intact."""
+def saved_export(path: str, game: str) -> int:
+    """The number of events of an export of ``game`` saved in ``path``, whose own chain
+    is intact (checked a batch of lines at a time)."""
     if not os.path.isfile(path):
         raise UserError(f"--against {excerpt(path)} is neither a head digest (N:HEX, from `pulka head`) nor "
                         "an export's file")
-    saved = read_log(path)
-    bare = next((line for line in saved if line.digest is None), None)
-    if bare is not None:
-        raise UserError(f"--against {path}: not an export of pulka (line {bare.line} has no digest); save one "
-                        "with `pulka export`")
-    check_export(saved)
-    if game_of(saved) != game:
-        raise UserError(f"--against {path}: the saved export is of game {game_of(saved)!r}, not {game!r}")
-    return saved
+    count = 0
+    saved = "?"
+    with log_lines(path) as lines:
+        for line in lines:
+            if line.digest is None:
+                raise UserError(f"--against {path}: not an export of pulka (line {line.line} has no digest); "
+                                "save one with `pulka export`")
+            saved = game_of([line]) if count == 0 else saved
+            count += 1
+    try:
+        with log_lines(path) as lines:
+            for _ in checked_export(lines, required=True):
+                pass
+    except NotAsExported:
+        with refusals():
+            check_export(read_log(path))  # names the line
+    if saved != game:
+        raise UserError(f"--against {path}: the saved export is of game {saved!r}, not {game!r}")
+    return count

@@ -23,7 +23,7 @@ from cli.common import (
     game_name,
     opened,
     session_kept,
-    set_current,
+    made_current,
     store_key,
 )
 from cli.record import report_options, tell
@@ -73,7 +73,7 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
                                          rules=parse_overrides(overrides, None), by=by)
         if not started.created:
             raise UserError(f"game {game!r} exists already")
-    set_current(db, game)
+    current = made_current(db, game)
     stored = started.event
     assert isinstance(stored, RubberStarted)
     if quiet:
@@ -81,7 +81,8 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
     n, e, s, w = stored.players
     click.echo(f"started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); "
                f"{stored.first_dealer} deals first")
-    click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
+    if current:
+        click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
 
 
 @bridge.command(cls=GameCommand)

@@ -31,7 +31,7 @@ import click
 import platformdirs
 
 from cli.output import clean, uncleaned
-from ledger.command.application import ImpossibleEventError, Kept, Ledger, bulk, guarded
+from ledger.command.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, guarded
 from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
@@ -48,7 +48,7 @@ from ledger.command.store import (
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.logfile import LogLine, check_export, decode_log, game_of, parse_export
+from ledger.vocabulary.logfile import LogLine, check_export, game_of, read_batches
 from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
@@ -167,7 +167,8 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
         try:
             store = Store(address, create=write)
         except StoreError as exc:
-            raise UserError(f"cannot open the store: {exc}") from None
+            said = str(exc)
+            raise UserError(said if said.startswith("cannot open") else f"cannot open the store: {said}") from None
         try:
             with refusals(), bulk():
                 try:
@@ -209,7 +210,7 @@ def refusals() -> Iterator[None]:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
         raise UserError(f"not stored: {exc}") from None
-    except (BrokenChainError, ImpossibleEventError, UnreadableEventError, UnreadableInput) as exc:
+    except (BrokenChainError, ImpossibleEventError, RefusedEventError, UnreadableEventError, UnreadableInput) as exc:
         raise UserError(f"refused: {exc}") from None
     except StoreError as exc:
         raise UserError(f"store error: {exc}") from None
@@ -279,6 +280,19 @@ def set_current(db: str | None, game: str | None) -> None:
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot keep the current game in {path}: {exc.strerror}") from None
+
+
+def made_current(db: str | None, game: str) -> bool:
+    """Make a game just stored the current one (``pulka new``): whether it could be. The
+    game is stored whatever happens here, so a state file that cannot be written is a
+    warning on standard error, not a refusal (exit 1 would say that nothing was stored)."""
+    try:
+        set_current(db, game)
+    except UserError as exc:
+        click.echo(f"pulka: warning: {game!r} is stored, but is not the current game: {exc.message}; "
+                   f"name it in each command, or `pulka use {game}` once the file can be written", err=True)
+        return False
+    return True
 
 
 def game_name(game: str, db: str | None) -> str:
@@ -420,13 +434,18 @@ def read_anyway_option(f: F) -> F:
 
 
 def sound(reading: Reading, game: str, anyway: bool) -> Reading:
-    """What a reading command shows: a game whose chain is broken is refused, or, with
-    ``--read-anyway``, shown with the break named on standard error."""
+    """What a reading command shows: a game whose chain is broken, or that holds an event
+    the ledger would not have recorded (its judge refuses it), is refused, or, with
+    ``--read-anyway``, shown with the event named on standard error."""
+    wrong: Exception | None = None
     if reading.problem is not None:
-        broken = BrokenChainError(game, reading.problem)
+        wrong = BrokenChainError(game, reading.problem)
+    elif reading.refused is not None:
+        wrong = RefusedEventError(game, reading.refused)
+    if wrong is not None:
         if not anyway:
-            raise UserError(f"refused: {broken}; --read-anyway shows it regardless")
-        click.echo(f"pulka: warning: {broken}; shown because of --read-anyway", err=True)
+            raise UserError(f"refused: {wrong}; --read-anyway shows it regardless")
+        click.echo(f"pulka: warning: {wrong}; shown because of --read-anyway", err=True)
     return reading
 
 
@@ -458,21 +477,120 @@ class Read:
 def read_log(path: str) -> list[LogLine]:
     """The lines of a log file (``import``, ``--file``, ``verify --against``): a file
     that cannot be read, is not UTF-8 or holds a line that is not an event is refused,
-    naming the line."""
+    naming the line. Read a batch of lines at a time (``logfile.read_batches``): its
+    bytes and text are never held whole, only its events."""
+    with log_lines(path) as lines:
+        return list(lines)
+
+
+@contextmanager
+def log_lines(path: str) -> Iterator[Iterator[LogLine]]:
+    """The lines of a log file one at a time, decoded a batch at a time (refused as
+    ``read_log`` refuses them, when they come)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        f = open(path, "rb")
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with refusals():
-        return parse_export(decode_log(data))
+    with f, refusals():
+        yield (line for batch in read_batches(f) for line in batch)
 
 
 def read_stdin_log() -> list[LogLine]:
     """The lines of a log given on standard input (``pulka import -``)."""
     with refusals():
-        data = sys.stdin.buffer.read()
-        return parse_export(decode_log(data))
+        return [line for batch in read_batches(sys.stdin.buffer) for line in batch]
+
+
+# The first line of every kind of stream (a tournament's file holds several).
+STREAM_START = re.compile(rb'"type"\s*:\s*"(?:game|rubber|tournament|club)_started"')
+# What judging a stored or imported game holds per event, from ``make bench-memory``
+# (the events, the judge's fold, the events as stored): 1,873,783 events took about
+# 1.9 GB to import. A log that would need more than the machine has is refused.
+BYTES_PER_EVENT = 1100
+
+
+@dataclass(frozen=True)
+class LogShape:
+    """What one pass over a log file's bytes tells before it is decoded: its lines and
+    the first lines of streams in it (a one-stream log can be read a line at a time)."""
+
+    lines: int
+    starts: int
+
+
+def log_shape(path: str) -> LogShape:
+    """Count a log file's lines and stream starts, a few megabytes at a time, and refuse
+    one larger than this machine can judge (``enough_memory``)."""
+    lines = starts = 0
+    tail = b""
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                data = tail + chunk
+                cut = data.rfind(b"\n") + 1
+                whole, tail = data[:cut], data[cut:]
+                lines += whole.count(b"\n")
+                starts += len(STREAM_START.findall(whole))
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if tail.strip():
+        lines += 1
+        starts += len(STREAM_START.findall(tail))
+    enough_memory(lines, path)
+    return LogShape(lines, starts)
+
+
+def enough_memory(events: int, what: str) -> None:
+    """Refuse, with a message, a log or game of ``events`` events that judging would need
+    more memory for than this process may have (the memory the system says is available,
+    and this process's limits): better refused than killed half-way."""
+    needed = events * BYTES_PER_EVENT
+    available = memory_available()
+    if available is not None and needed > available:
+        raise UserError(f"{what} holds {events:,} events: judging them needs about {needed / 2**30:.1f} GB of "
+                        f"memory, and this machine has {available / 2**30:.1f} GB for it; run this on a machine "
+                        "with more memory")
+
+
+def memory_available() -> int | None:
+    """The memory this process may still take, in bytes: the least of what the system
+    says is available, its cgroup's limit, and this process's address-space and data
+    limits (None when none of them can be read)."""
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for row in f:
+                if row.startswith("MemAvailable:"):
+                    found.append(int(row.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        if limit.isdigit() and used.isdigit():
+            found.append(int(limit) - int(used))
+    except OSError:
+        pass
+    try:
+        import resource
+
+        # statm's fields 1 and 6: all the process maps, and its data (what each limit counts).
+        for kind, field in ((resource.RLIMIT_AS, 0), (resource.RLIMIT_DATA, 5)):
+            soft, _ = resource.getrlimit(kind)
+            if soft != resource.RLIM_INFINITY:
+                found.append(soft - _mapped(field))
+    except (ImportError, ValueError, OSError):
+        pass
+    return min(found) if found else None
+
+
+def _mapped(field: int) -> int:
+    """A field of /proc/self/statm in bytes: what this process has mapped now."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def read_file(path: str, game: str = CURRENT) -> Read:
@@ -489,15 +607,18 @@ def read_file(path: str, game: str = CURRENT) -> Read:
     return Read(name, [StoredEvent(n, e, d) for n, (e, d) in enumerate(zip(events, digests), start=1)])
 
 
-def read_game(game: str, db: str | None, file: str | None, point: Point = Point(), anyway: bool = False) -> Read:
+def read_game(game: str, db: str | None, file: str | None, point: Point = Point(), anyway: bool = False,
+              *, digests: bool = False) -> Read:
     """The game a read command is about: from ``--file``, or from the store. From the
     store, only the events up to ``point`` are read (``Ledger.read``), and a game whose
-    chain is broken is refused unless the reader reads ``anyway``."""
+    chain is broken, or that holds an event its judge refuses, is refused unless the
+    reader reads ``anyway``. ``digests``: with each event's digest (what an export
+    shows; the others keep only the events)."""
     if file is not None:
         return read_file(file, game)
     name = game_name(game, db)
     with opened(db) as ledger:
-        return Read(name, sound(ledger.read(name, point), name, anyway).stored)
+        return Read(name, sound(ledger.read(name, point, digests=digests), name, anyway).stored)
 
 
 # -- points in time, and times in the local zone --------------------------------------------

@@ -151,6 +151,13 @@ class LazyGroup(click.Group):
                     return super().main(*args, **kwargs)
                 except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
                     raise
+                except MemoryError:
+                    # Refused, not a fault: a store's write is all or nothing, so nothing was stored.
+                    click.echo("pulka: refused: not enough memory for this command on this machine; nothing was "
+                               "stored", err=True)
+                    if standalone:
+                        sys.exit(1)
+                    raise click.exceptions.Exit(1) from None
                 except Exception as exc:  # noqa: BLE001 - the one place that catches everything
                     click.echo(internal_error(exc), err=True)
                     if standalone:

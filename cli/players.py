@@ -15,7 +15,7 @@ from cli.common import F, UserError, cell, db_option, emit, emit_csv, opened, us
 from ledger.command.application import Ledger
 from ledger.vocabulary.refusal import excerpt
 from ledger.command.club import alias as record_alias
-from ledger.command.views import Views, ViewsMissing
+from ledger.command.views import Views, ViewsMissing, ViewsUnwritable
 from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
                                  summary_doc)
 from projections.tournament import point_micros
@@ -24,19 +24,32 @@ from ledger.vocabulary.wording import counted
 
 @contextmanager
 def caught_up(ledger: Ledger) -> Iterator[Views]:
-    """The store's views, brought up to its last event."""
-    try:
-        views = Views(ledger.store)
-    except ViewsMissing as exc:  # pragma: no cover - raised by catch_up, below
-        raise UserError(str(exc)) from None
+    """The store's views, brought up to its last event; when this command may not write
+    them (or read them: a role with the auditor's grants, a read-only file, a full disk),
+    the archive folded from the stored events for this command alone, with a note that
+    says why and what would keep them."""
+    views = Views(ledger.store)
     try:
         try:
             views.catch_up()
         except ViewsMissing as exc:
             raise UserError(str(exc)) from None
+        except ViewsUnwritable as exc:
+            views.close()
+            views = Views(ledger.store, in_memory=True)
+            views.catch_up()
+            click.echo(f"pulka: note: {exc}; the archive is folded from the stored events for this command "
+                       "alone", err=True)
+        warn_left_out(views)
         yield views
     finally:
         views.close()
+
+
+def warn_left_out(views: Views) -> None:
+    """Name on standard error each stream the views left out where its chain breaks."""
+    for item in views.left_out():
+        click.echo(f"pulka: warning: {item}", err=True)
 
 
 def _date(value: str | None, option: str) -> str | None:
@@ -171,6 +184,7 @@ def views_rebuild(db: str) -> None:
         try:
             taken = v.rebuild()
             click.echo(f"views rebuilt from {counted(taken, 'event')}")
+            warn_left_out(v)
         finally:
             v.close()
 

@@ -27,6 +27,7 @@ from cli.common import (
     file_option,
     folded,
     game_argument,
+    game_name,
     only_pulka,
     opened,
     point_options,
@@ -98,6 +99,16 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
         if game != CURRENT or file is not None or as_csv:
             raise click.UsageError("--club exports the whole store: give no GAME, --file or --csv")
         export_club(db)
+        return
+    if file is None and not as_csv:
+        # Judged whole first (nothing is printed of a game refused), then printed a
+        # page at a time, the chain checked again on the way: never held with its digests.
+        name = game_name(game, db)
+        count = len(read_game(name, db, None, anyway=read_anyway).stored)
+        with opened(db) as ledger, progress(f"exporting {name}", count) as update:
+            for n, stored in enumerate(ledger.store.stored(name, checked=not read_anyway), start=1):
+                click.echo(export_line(stored.event, stored.digest))
+                update(n)
         return
     read = read_game(game, db, file, anyway=read_anyway)
     if as_csv:

@@ -16,6 +16,7 @@ pulka, and every verdict of the recording rules; a verdict the scorer must not m
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,14 +35,19 @@ from cli.common import (
     game_name,
     opened,
     progress,
+    LogShape,
+    log_lines,
+    log_shape,
     read_log,
     read_stdin_log,
     session_kept,
+    made_current,
     set_current,
     store_key,
 )
 from cli.rules import parse_overrides
-from ledger.command.application import bulk
+from ledger.command.application import NotStreamed, bulk
+from ledger.command.kinds import GAME_STARTS
 from ledger.command.desk import CorrectionPreview, PulkaDesk
 from ledger.command.scorer import Doubt, Doubtful, Told, Write, told_doc
 from ledger.vocabulary import language
@@ -209,20 +215,21 @@ def new(
                                         first_dealer=first_dealer, rules=rules, by=by)
         if not started.created:
             raise UserError(_("game {game} exists already").format(game=repr(game)))
-    set_current(db, game)
+    current = made_current(db, game)
     stored = started.event
     assert isinstance(stored, GameStarted) and stored.rule_set is not None
     if quiet:
         return
     if as_json:
-        emit({"game": game, "events": [{"number": 1, **event_to_dict(stored)}], "current": True})
+        emit({"game": game, "events": [{"number": 1, **event_to_dict(stored)}], "current": current})
         return
     click.echo(_("started {game}: {players}; {convention}, pulya to {pulya}; {dealer} deals first, {forehand} "
                  "leads").format(game=game, players=", ".join(stored.players),
                                  convention=convention_name(stored.rule_set.convention), pulya=pulya,
                                  dealer=stored.first_dealer, forehand=started.leads))
-    click.echo(_("{game} is now the current game: commands may leave its name out (the store: {store})").format(
-        game=game, store=store_key(db)))
+    if current:
+        click.echo(_("{game} is now the current game: commands may leave its name out (the store: {store})").format(
+            game=game, store=store_key(db)))
 
 
 @click.command()
@@ -270,6 +277,10 @@ def import_(file: str, db: str | None) -> None:
 
 
 def _import(file: str, db: str | None) -> None:
+    if file != "-":
+        shape = log_shape(file)  # refuses a log larger than this machine can judge
+        if shape.starts == 1 and _streamed(file, db, shape):
+            return
     exported = read_stdin_log() if file == "-" else read_log(file)
     with opened(db, write=True) as ledger:
         streams = split_streams(exported)
@@ -285,6 +296,7 @@ def _import(file: str, db: str | None) -> None:
         # An export of a stored game, or of its beginning, may be imported again: the
         # events it shares with the store, digest for digest, are there already.
         known = ledger.stored_prefix(exported)
+        ledger.forked(exported, known)
         if known and known == len(exported):
             click.echo(f"{game_of(exported)}: nothing new, the file's {counted(known, 'event')} {'is' if known == 1 else 'are'} stored already")
             return
@@ -295,6 +307,24 @@ def _import(file: str, db: str | None) -> None:
         verb = "created" if recorded.created else "appended to"
         already = f" ({known} already stored)" if known > 1 else ""
         click.echo(f"{verb} {recorded.game}: {counted(len(recorded.stored), 'event')} stored{already}")
+
+
+def _streamed(file: str, db: str | None, shape: LogShape) -> bool:
+    """Import the log of one new game a line at a time (``Ledger.record_stream``): a long
+    log is never held whole. False, having stored nothing, for a log that must be read
+    whole (a game stored already, digests to be named as wrong, a tournament's file)."""
+    try:
+        with log_lines(file) as lines, opened(db, write=True) as ledger:
+            first = next(lines)
+            if not isinstance(first.event, GAME_STARTS):
+                return False
+            with progress("judging", shape.lines) as update:
+                recorded = ledger.record_stream(itertools.chain([first], lines),
+                                                progress=lambda done, total: update(done + 1), total=shape.lines - 1)
+    except NotStreamed:
+        return False
+    click.echo(f"created {recorded.game}: {counted(len(recorded.stored), 'event')} stored")
+    return True
 
 
 # -- recording at the table ----------------------------------------------------------------

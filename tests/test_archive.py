@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cli.main import main
+from conftest import RawEvents
 from helpers import stored_rows
 from ledger.command import views as views_module
 from ledger.command.application import Ledger
@@ -247,6 +248,49 @@ def test_an_alias_joins_two_spellings_from_when_it_is_recorded(archive: str) -> 
     assert "'@club' is the club register, not a game" in refused(archive, "sheet", "@club")
     assert "may not begin with '@'" in refused(archive, "new", "@x", "--players", "A,B,C")
     assert "@club" not in ok(archive, "games")
+
+
+def test_the_archive_reads_only_events_whose_chain_holds(archive: str) -> None:
+    """Rows edited behind the ledger's back, their digests not computed anew: a pulka's
+    contract and an alias's ``same_as``. The views leave each stream out from the event
+    where its chain breaks (the pulka whole, the register's aliases from there on) and
+    name it, on a read that catches up and on a rebuild alike (issue 24 item 4)."""
+    db = archive
+    feb, apr = (settled(db, g)["rounded"] for g in ("feb", "apr"))
+    ok(db, "alias", "Anna P.", "Anna Petrova", "--by", "arbiter:Oleg")  # the views take in jan first
+    raw = RawEvents(db)
+    try:
+        _, state = raw.row("jan", 5)
+        assert b'"contract":"6S"' in state
+        raw.set("jan", 5, state=state.replace(b'"contract":"6S"', b'"contract":"9S"'))
+        _, state = raw.row("@club", 2)
+        assert b'"same_as":"Anna Petrova"' in state
+        raw.set("@club", 2, state=state.replace(b'"same_as":"Anna Petrova"', b'"same_as":"Boris"'))
+    finally:
+        raw.close()
+
+    # A read takes in the alias, edited: left out, and named.
+    read = cli(db, "players", "--json")
+    assert read.exit_code == 0, read.output
+    assert "warning: '@club' is left out of the archive from event 2 on, where its chain breaks" in read.stderr
+    players = {p["player"]: p for p in json.loads(read.stdout)["players"]}
+    assert players["Anna P."]["pulkas"] == 1 and "Anna Petrova" not in players
+    assert players["Boris"]["pulkas"] == 3  # jan was taken in before its edit, as it was recorded
+
+    rebuilt = cli(db, "views", "rebuild")
+    assert rebuilt.exit_code == 0, rebuilt.output
+    for result in (rebuilt, cli(db, "players")):
+        assert "warning: 'jan' is left out of the archive from event 5 on, where its chain breaks" in result.stderr
+        assert "warning: '@club' is left out of the archive from event 2 on" in result.stderr
+    players = rows(db)
+    boris = players["Boris"]
+    assert boris["pulkas"] == 2 and boris["whists"] == feb["Boris"] + apr["Boris"]  # feb and apr, not jan
+    anna = players["Ａｎｎａ"]  # named as in her latest pulka (mar, in play)
+    assert anna["pulkas"] == 1 and anna["whists"] == feb["ANNA"]
+    assert players["Anna P."]["pulkas"] == 1 and "Anna Petrova" not in players
+    assert players["Anna P."]["whists"] == apr["Anna P."]
+    assert players["Vera"]["pulkas"] == 0  # her one pulka over was jan
+    assert "jan" not in {x["game"] for x in json.loads(ok(db, "player", "Vera", "--json"))["pulkas"]}
 
 
 def test_an_alias_keeps_one_person_from_sitting_twice_at_one_table(store_url: str, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ the rows it had (``stored_rows``)."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from conftest import every_event
 from helpers import pulka, run, stored_rows, tournament_export
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import EVENT_TYPES, decode_event, encode_event, event_to_dict
-from ledger.vocabulary.logfile import export_line, parse_export, split_streams
+from ledger.vocabulary.logfile import LogLine, decode_log, export_line, parse_export, read_batches, split_streams
 from ledger.vocabulary.refusal import Refused
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -264,7 +265,9 @@ def test_a_schema_that_is_not_a_plain_name_is_refused_before_connecting() -> Non
 
 
 def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> None:
-    """A stake no ledger admits now, stored by one that did: settled to the last digit."""
+    """A stake no ledger admits now, stored by one that did: the judge names it, as
+    ``verify`` does (reading commands judge what they read), and read regardless it is
+    settled to the last digit."""
     from decimal import Decimal, localcontext
 
     from ledger.command.store import Store
@@ -275,13 +278,15 @@ def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> N
     with Store(store_url) as store:
         store.append("old", events, expected=0)
     result = run(store_url, "settle", "old", "--json")
+    assert result.exit_code == 1 and "event 1 of game 'old' would be refused: the stake" in result.stderr
+    result = run(store_url, "settle", "old", "--json", "--read-anyway")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     with localcontext(prec=100):
         for player, rounded in doc["rounded"].items():
             assert Decimal(doc["money"][player]) == Decimal(stake) * rounded
-    assert run(store_url, "settle", "old").exit_code == 0
-    assert run(store_url, "settle", "old", "--csv").exit_code == 0
+    assert run(store_url, "settle", "old", "--read-anyway").exit_code == 0
+    assert run(store_url, "settle", "old", "--csv", "--read-anyway").exit_code == 0
 
 
 def test_a_log_reads_the_same_whether_decoded_whole_or_line_by_line() -> None:
@@ -307,6 +312,36 @@ def test_a_log_reads_the_same_whether_decoded_whole_or_line_by_line() -> None:
         with pytest.raises(Refused) as caught:
             parse_export("\n".join(damaged) + "\n")
         assert caught.value.line == line, damaged
+
+
+def batched(data: bytes, size: int) -> list[LogLine]:
+    return [line for batch in read_batches(io.BytesIO(data), size) for line in batch]
+
+
+def refusal(read: Callable[[], object]) -> tuple[int | None, str]:
+    with pytest.raises(Refused) as caught:
+        read()
+    return caught.value.line, str(caught.value)
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 4096], ids=lambda size: f"{size}-bytes")
+def test_a_log_read_in_batches_reads_as_the_whole_text(size: int) -> None:
+    """``read_batches`` (how import and --file read a file, so that a long one is never
+    held whole) gives what ``parse_export`` of the whole text gives, cut anywhere: the
+    same events at the same lines with their digests, the same refusal of the same
+    line, whether UTF-8 fails, a line is no event, or there is none."""
+    events = every_event("g")
+    export = "".join(export_line(e, d) + "\n" for e, d in zip(events, chain_digests("g", events)))
+    spaced = "\ufeff\n \r\n" + export.replace("\n", "\r\n\n")  # a byte order mark, blanks, CRLF
+    for text in (export, export.rstrip("\n"), spaced):
+        assert batched(text.encode(), size) == parse_export(text.lstrip("\ufeff"))
+    lines = export.encode().splitlines(keepends=True)
+    for damaged in (
+        b"".join([*lines[:5], lines[5].replace(b'"type"', b'"ty\xffpe"', 1), *lines[6:]]),  # not UTF-8
+        b"".join([*lines[:9], b"{nope}\n", *lines[10:]]),  # a line that is no event
+        b"\n \n\r\n",  # no event at all
+    ):
+        assert refusal(lambda: batched(damaged, size)) == refusal(lambda: parse_export(decode_log(damaged)))
 
 
 # -- an empty or malformed time, checked in a process of its own ------------------------------

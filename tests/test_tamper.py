@@ -46,6 +46,15 @@ SampleEvents = Callable[[str], list[AnyEvent]]
 GAME = "club-7"
 
 
+@pytest.fixture(autouse=True, params=[Store.READ_PAGE, 4], ids=["one-page", "pages-of-4"])
+def page(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Every case read whole, and a page of four rows at a time: a read checks each page
+    of the chain as it comes, and a break in any page is named as in one."""
+    size: int = request.param
+    monkeypatch.setattr(Store, "READ_PAGE", size)
+    return size
+
+
 @pytest.fixture
 def game(store: Store, sample_events: SampleEvents) -> list[AnyEvent]:
     """A stored 15-event pulka, and a second game beside it that must stay untouched."""

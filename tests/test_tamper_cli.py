@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
 from cli.main import main
-
-if TYPE_CHECKING:
-    from conftest import RawEvents
+from conftest import RawEvents
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 GAME = "ex10_sochi_sixes"  # 211 events, 30 deals
@@ -53,8 +51,6 @@ def db(store_url: str, tmp_path: Path) -> str:
 
 @pytest.fixture
 def raw(db: str) -> Any:
-    from conftest import RawEvents
-
     tamperer = RawEvents(db)
     yield tamperer
     tamperer.close()
@@ -176,7 +172,9 @@ def test_an_impossible_chained_event_is_refused_by_number(db: str, raw: RawEvent
 
     for args in [READERS[0], READERS[1], READERS[2], READERS[3], READERS[5], ["annul", GAME]]:
         err = refused(db, *args)
-        assert "event 8 of game 'ex10_sochi_sixes' cannot be replayed" in err, args
+        assert f"event 8 of game '{GAME}' would be refused: unknown player 'Zed'" in err, args
+    # Read regardless, the fold itself cannot take it: named by number all the same.
+    assert "event 8 of game 'ex10_sochi_sixes' cannot be replayed" in refused(db, "sheet", GAME, "--read-anyway")
     assert ok(db, "sheet", GAME, "--at", "7")
 
 
@@ -212,7 +210,7 @@ def test_verify_names_an_event_that_makes_the_judge_itself_fail(
     def failing(*args: Any) -> None:
         raise KeyError("Zed")
 
-    monkeypatch.setattr(application, "rejudged", failing)
+    monkeypatch.setattr(application, "judged_fold", failing)
     result = run(db, "verify", GAME)
     assert result.exit_code == 1
     assert f"{GAME}: TAMPERED: event 8 of game '{GAME}' cannot be replayed (KeyError" in result.stdout
@@ -231,3 +229,71 @@ def test_an_export_with_a_digest_removed_is_refused(db: str, tmp_path: Path, sto
     assert "line 5" in err and "has no digest" in err
     assert ok(copy, "games").startswith("no games stored yet")
     assert "event 5 (line 5) has no digest" in refused(db, "verify", "--file", str(edited))
+
+
+@pytest.mark.parametrize(("number", "edit", "said"), [
+    (8, {"tricks": {"A": 10, "B": 10, "C": 10}}, "tricks sum to 30, not 10 [Code 3.2.8]"),
+    (3, {"player": "A", "by": "A"}, "not A's turn"),
+], ids=["thirty-tricks", "out-of-turn"])
+def test_an_event_the_rules_refuse_is_neither_shown_nor_built_on(
+    db: str, raw: RawEvents, number: int, edit: dict[str, Any], said: str
+) -> None:
+    """Chained anew, an event the judge refuses passes the chain; a reading command
+    names it by number as ``verify`` does (shown only with --read-anyway, warned), and
+    a recording command stores nothing onto its game (issue 24 item 3)."""
+    raw.rechain(GAME, number, lambda event: event.update(edit))
+    versions = raw.versions(GAME)
+    named = f"event {number} of game '{GAME}' would be refused: {said}"
+    result = run(db, "verify", GAME)
+    assert result.exit_code == 1 and f"{GAME}: TAMPERED: {named}" in result.stdout
+
+    for args in READERS:
+        err = refused(db, *args)
+        assert named in err and "--read-anyway shows it regardless" in err, args
+    for args in (READERS[0], READERS[1], READERS[2], READERS[4]):
+        result = run(db, *args, "--read-anyway")
+        assert result.exit_code == 0 and result.stdout, (args, result.output)
+        assert f"warning: {named}" in result.stderr and "shown because of --read-anyway" in result.stderr
+    assert "as of event" in ok(db, "sheet", GAME, "--at", str(number - 1))  # what comes before it is sound
+
+    for args in (["annul", GAME], ["deal", GAME, "pass pass pass | 4 3 3"], ["entry", GAME, "A", "pulya", "2"]):
+        assert named in refused(db, *args), args
+    assert raw.versions(GAME) == versions
+
+
+def test_a_rubbers_impossible_deal_is_neither_shown_nor_built_on(store_url: str) -> None:
+    """A rubber's 7NT made with 14 tricks, chained anew: ``settle`` would credit N-S
+    with a grand slam and an overtrick that no deal has."""
+    db = store_url
+    ok(db, "bridge", "new", "r", "--players", "Anna,Boris,Vera,Gleb")
+    ok(db, "bridge", "deal", "r", "7NT N 13")
+    raw = RawEvents(db)
+    try:
+        raw.rechain("r", 2, lambda event: event.update(tricks=14))
+        named = "event 2 of game 'r' would be refused: "
+        for args in (["settle", "r"], ["sheet", "r"], ["log", "r"], ["export", "r"]):
+            err = refused(db, *args)
+            assert named in err and "14" in err, (args, err)
+        assert "warning: " + named in run(db, "settle", "r", "--read-anyway").stderr
+        assert named in refused(db, "bridge", "deal", "r", "pass")
+        assert raw.versions("r") == [1, 2]
+    finally:
+        raw.close()
+
+
+def test_a_kept_game_takes_in_no_refused_event_written_since(db: str, raw: RawEvents) -> None:
+    """A session keeps its game loaded and reads only what others wrote since
+    (``Ledger.renewed``); what it reads is judged as a whole load judges it. Another's
+    record, then edited and chained anew to give a trick to a player the game does not
+    have, is named by number and nothing is recorded onto it."""
+    from cli.common import UserError, opened
+
+    with pytest.raises(UserError) as caught, opened(db) as ledger:
+        kept = ledger.keep(GAME)
+        count = len(kept.stored)
+        ok(db, "entry", GAME, "A", "pulya", "2")
+        ok(db, "entry", GAME, "B", "pulya", "2")
+        raw.rechain(GAME, count + 2, lambda event: event.update(player="Zed"))
+        ledger.renewed(kept)
+    assert f"event {count + 2} of game '{GAME}' would be refused: " in str(caught.value), caught.value
+    assert "Zed" in str(caught.value)

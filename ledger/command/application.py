@@ -19,8 +19,12 @@ someone else has written since; a command refused keeps the fold as it was.
 
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
-what was read is checked on the way. A stored event that cannot be replayed is refused
-by number (``guarded``). ``bulk`` turns the garbage collector off around the load and
+what was read is checked on the way. Every stored event a command reads or records onto
+is judged again as it was on its way in (``judged_fold``; a recording command's fold of
+the stored game is that judging), so that an event the rules refuse, written with its
+digests computed anew, is named by number (``RefusedEventError``, ``Reading.refused``)
+rather than shown or built on. A stored event that cannot be replayed is refused by
+number (``guarded``). ``bulk`` turns the garbage collector off around the load and
 replay of a long game, which allocates much and frees nothing cyclic.
 """
 
@@ -36,14 +40,14 @@ from typing import Generic, TypeVar, cast, overload
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
-from ledger.command.kinds import Judging, Start, State, StreamState, judge_log, judging_of, start_stream
+from ledger.command.kinds import GAME_STARTS, Judging, Start, State, StreamState, judging_of, start_stream
 from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, encode_event, event_type
-from ledger.vocabulary.logfile import LogLine
+from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament import TournamentStarted
 from ledger.vocabulary.refusal import Refused
@@ -78,6 +82,18 @@ class ImpossibleEventError(Exception):
         )
 
 
+class RefusedEventError(Exception):
+    """A stored event, its chain intact, that the ledger would not have recorded (written
+    with its digests computed anew: eleven tricks, a bid out of turn): nothing is
+    recorded onto its game, and a reading command shows it only with the reader's
+    consent. ``problem`` names it by number, as ``verify`` does."""
+
+    def __init__(self, game: str, problem: ChainProblem) -> None:
+        self.game = game
+        self.problem = problem
+        super().__init__(f"{problem}; see `pulka verify {game}`")
+
+
 @dataclass(frozen=True)
 class Outcome(Generic[S]):
     """What a recording command stored: the game, whether it was created, the events,
@@ -93,8 +109,9 @@ class Outcome(Generic[S]):
 
 @dataclass
 class Kept:
-    """A game loaded once and kept between commands: its stored events (its chain checked
-    when it was loaded) and its fold, which each command recorded through it extends.
+    """A game loaded once and kept between commands: its stored events (their chain
+    checked and each judged when they were read) and its fold, which each command
+    recorded through it extends.
     Commands on one kept game run one at a time (a session, or a service's lock per
     game); other writers are caught by its head."""
 
@@ -118,7 +135,7 @@ class Ledger:
         a_game(game, stored[0].event)
         return stored
 
-    def read(self, game: str, point: Point = Point()) -> Reading:
+    def read(self, game: str, point: Point = Point(), *, digests: bool = True) -> Reading:
         """The events of a game that a reading command needs to show it as of ``point``
         (all of them when no point is given), with their chain checked; a refusal
         naming the stored games when there is no such game.
@@ -129,20 +146,40 @@ class Ledger:
         everything.
         """
         if point.at is not None and point.at >= 1:
-            reading = self.store.read(game, upto=point.at)
+            reading = self.store.read(game, upto=point.at, digests=digests)
         elif point.deal is not None and point.deal >= 0:
-            reading = self.store.read(game, through_deal=point.deal)
+            reading = self.store.read(game, through_deal=point.deal, digests=digests)
         else:
-            reading = self.store.read(game)
+            reading = self.store.read(game, digests=digests)
         if not reading.stored:
             raise self.unknown(game)
         a_game(game, reading.stored[0].event)
-        return reading
+        if reading.problem is not None:
+            return reading
+        return reading._replace(refused=self.judge(game, reading.events)[1])
 
     def sound(self, game: str) -> list[StoredEvent]:
-        """All events of a stream whose chain checks out (what recording continues
-        from); [] for a stream never stored."""
-        return self.store.sound(game)
+        """All events of a game whose chain checks out and whose every event its judge
+        takes as stored (what is shown of it or recorded onto it); [] for a stream never
+        stored. ``RefusedEventError`` names an event the ledger would not have recorded."""
+        return self.loaded(game)[0]
+
+    def loaded(self, game: str) -> tuple[list[StoredEvent], State | None]:
+        """A game's events, their chain checked, each judged again on the way
+        (``judged_fold``), and the game after them: what a recording command continues
+        from. ([], None) for a stream never stored; a stream of another kind than a game
+        (a tournament, the club register) is folded by no judge here ((its events,
+        None)). ``BrokenChainError`` names a break of the chain, ``RefusedEventError`` an
+        event the ledger would not have recorded."""
+        stored = self.store.sound(game)
+        try:
+            judging_of(stored[0].event)
+        except (Refused, IndexError):
+            return stored, None
+        state, problem = self.judge(game, [s.event for s in stored])
+        if problem is not None:
+            raise RefusedEventError(game, problem)
+        return stored, state
 
     def judged(self, stream: str) -> ChainProblem | None:
         """The first event of a stream whose chain is intact (``Store.verify``) that the
@@ -151,22 +188,26 @@ class Ledger:
         ``import`` and ``verify --file`` judge every line), or one stored otherwise than
         the judge records it. None when there is none; for a tournament's or the club
         register's stream, None (``verifying`` judges a tournament with its tables)."""
-        events = [s.event for s in self.store.load(stream)]
+        events = self.store.events(stream)
         try:
             judging_of(events[0])
         except (Refused, IndexError):
             return None
+        return self.judge(stream, events)[1]
+
+    def judge(self, game: str, events: list[AnyEvent]) -> tuple[State | None, ChainProblem | None]:
+        """``judged_fold`` of a game's events: the game after them and None, or (None, the
+        first event the ledger would not have recorded as stored). An event that makes
+        the judging itself fail (one the fold cannot take, or whose sheet cannot be read)
+        is found by the replay to the sheet, by halving, as a reading command finds it."""
         try:
-            return rejudged(stream, events, self.clock)
+            return judged_fold(game, events, self.clock)
         except Exception:
-            # An event that makes the judging itself fail (one the fold cannot take, or
-            # whose sheet cannot be read): the replay to the sheet names it, found by
-            # halving, as a reading command would.
             judging = judging_of(events[0])
             try:
-                guarded(stream, events, judging.totals)
+                guarded(game, events, judging.totals)
             except ImpossibleEventError as exc:
-                return ChainProblem(exc.number, str(exc))
+                return None, ChainProblem(exc.number, str(exc))
             raise
 
     def replayed(self, game: str, events: list[AnyEvent]) -> State:
@@ -175,37 +216,51 @@ class Ledger:
         return judging_of(events[0]).run(replayed_as, game, events)
 
     def unknown(self, game: str) -> Refused:
-        known = self.store.games()
+        """No game of that name: the stored games named (a tournament and the club
+        register are not games, and are not listed as such)."""
+        known = self.store.games(GAME_STARTS)
         hint = f"; stored games: {', '.join(known)}" if known else "; it has no games yet"
+        tournaments = self.store.games(TournamentStarted)
+        if tournaments:
+            hint += f" (tournaments, `pulka tournament …`: {', '.join(tournaments)})"
         return Refused("event-log", f"no game named {game!r} in the store {self.store.description}{hint}")
 
     def state(self, game: str) -> State:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
-        return self.replayed(game, self.read(game).events)
+        reading = self.store.read(game)
+        if not reading.stored:
+            raise self.unknown(game)
+        a_game(game, reading.stored[0].event)
+        return self.replayed(game, reading.events)
 
     def keep(self, game: str) -> Kept:
-        """The game loaded once, its chain checked, to record into again and again
-        (``execute(..., kept=)``)."""
-        stored = self.sound(game)
+        """The game loaded once, its chain checked and its events judged, to record into
+        again and again (``execute(..., kept=)``)."""
+        stored, state = self.loaded(game)
         if not stored:
             raise self.unknown(game)
         a_game(game, stored[0].event)
-        return Kept(game, stored, self.replayed(game, [s.event for s in stored]))
+        assert state is not None  # a game's stream is folded by its kind
+        return Kept(game, stored, state)
 
     def renewed(self, kept: Kept) -> Kept:
         """``kept`` when nobody has written to its game since; when someone has, ``kept``
         with only the new events read (``Store.tail``: chained to its last one) and
-        folded in, so that following another's writes costs what they wrote; else (the
-        new events do not chain on, or do not fold) the game loaded again."""
+        judged onto it as ``loaded`` judges every event, so that following another's
+        writes costs what they wrote; else (the new events do not chain on, or are not
+        as the ledger records them) the game loaded again, which names what is wrong."""
         found = self.store.count(kept.game)
         if found == len(kept.stored):
             return kept
         tail = self.store.tail(kept.game, kept.stored[-1]) if found > len(kept.stored) else None
         if tail:
+            judging = judging_of(kept.stored[0].event)
             try:
-                for stored in tail:
-                    kept.state.apply(stored.event)
-            except Exception:
+                problem = judging.run(_judged_onto, kept.state, kept.game, [(s.number, s.event) for s in tail],
+                                      self.clock)
+            except Exception:  # an event the fold cannot take: the whole load names it
+                return self.keep(kept.game)
+            if problem is not None:
                 return self.keep(kept.game)
             kept.stored.extend(tail)
             return kept
@@ -255,7 +310,7 @@ class Ledger:
 
     def _decide_once(self, game: str, command: Command[S] | Command[State], expected: int | None, save: bool,
                      kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
-        stored = self.sound(game)
+        stored, state = self.loaded(game)
         if not stored:
             raise self.unknown(game)
         a_game(game, stored[0].event)
@@ -263,14 +318,15 @@ class Ledger:
             raise ConcurrentWriteError(game, expected, len(stored))
         judging = judging_of(stored[0].event)
         if kind is None:
-            return judging.run(self._decided, game, stored, cast("Command[State]", command), save)
+            return judging.run(self._decided, game, stored, state, cast("Command[State]", command), save)
         kind_checked(game, judging.name, kind)
-        return self._decided(kind, game, stored, cast("Command[S]", command), save)
+        return self._decided(kind, game, stored, state, cast("Command[S]", command), save)
 
-    def _decided(self, judging: Judging[S], game: str, stored: list[StoredEvent], command: Command[S],
-                 save: bool) -> Outcome[S]:
-        """The one load's replay, the command's events judged in order, and the save."""
-        state = replayed_as(judging, game, [s.event for s in stored])
+    def _decided(self, judging: Judging[S], game: str, stored: list[StoredEvent], loaded: StreamState | None,
+                 command: Command[S], save: bool) -> Outcome[S]:
+        """The one load's judged fold (``loaded``), the command's events judged in order,
+        and the save."""
+        state = cast(S, loaded)  # folded by the kind of its first event, which is ``judging``
         before, effects = judging.cells(state), dict(state.effects)
         new, read = self._judged(game, judging, state, command)
         if save:
@@ -347,13 +403,72 @@ class Ledger:
             same += 1
         return same
 
+    def forked(self, lines: Sequence[LogLine], known: int) -> None:
+        """Refuse an export whose history leaves the stored one: its first ``known``
+        events are stored digest for digest (``stored_prefix``), and the store holds
+        another event where the file goes on. Such a file is a fork, not the rest of the
+        game: it names the event where the two differ (a log without digests is judged as
+        an append instead)."""
+        if not lines or lines[0].digest is None or not isinstance(lines[0].event, StreamStart):
+            return
+        game = lines[0].event.game
+        count = self.store.count(game)
+        if count <= known or known >= len(lines):
+            return
+        number = known + 1
+        refused = Refused("event-log", f"the file's history of {game!r} differs from the store's at event {number} "
+                          f"(the file has {len(lines)} events, the store {count}): a file that appends must go "
+                          "on from the stored history",
+                          f"`pulka verify {game} --against FILE` shows the difference; the file into a store "
+                          "of its own")
+        refused.line = lines[known].line
+        raise refused
+
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
     ) -> Outcome[GameState] | Outcome[RubberState]:
-        """Judge and store a whole log: a new game, or events appended to one."""
+        """Judge and store a whole log: a new game, or events appended to one. A log that
+        appends begins with the stored start; when it gives the start's time, the same."""
         first_line, first = lines[0]
         judging, started = start_stream(first_line, first, self.clock)
-        return judging.run(self._record, started, first_line, lines[1:], progress)
+        return judging.run(self._record, started, first_line, lines[1:], progress, first.at)
+
+    def record_stream(self, lines: Iterator[LogLine], progress: Progress | None = None,
+                      total: int = 0) -> Outcome[GameState] | Outcome[RubberState]:
+        """Judge and store the log of a new game read a line at a time (``import`` of a
+        long log): each line judged as it comes and let go of, its events stored in
+        bounded batches within one transaction once every line is judged. What it keeps
+        is the game's fold and the judged events it holds, nothing of the file.
+
+        ``NotStreamed`` (nothing read is lost: the caller reads the log again whole) for
+        what only the whole log can say: a game stored already (a log that appends), an
+        export whose digests are missing on a line or do not chain (named as ``import``
+        names them). A refusal by the judge names its line as ``record_lines`` does."""
+        checked = checked_export(lines)
+        try:
+            first = next(checked)
+            judging, started = start_stream(first.line, first.event, self.clock)
+        except NotAsExported as exc:
+            raise NotStreamed(f"line {exc}") from None
+        if self.store.count(started.game):
+            raise NotStreamed(f"{started.game!r} is stored already")
+        return judging.run(self._streamed, started, checked, progress, total)
+
+    def _streamed(self, judging: Judging[S], started: Start, checked: Iterator[LogLine], progress: Progress | None,
+                  total: int) -> Outcome[S]:
+        state = judging.fold([started])
+        new: list[AnyEvent] = [started]
+        try:
+            new += judge_events(state, judging.decide, ((line.line, line.event) for line in checked), self.clock,
+                                progress, total=total)
+        except NotAsExported as exc:
+            raise NotStreamed(f"line {exc}") from None
+        read = self.judged_against(started.game, state, new)
+        from ledger.command.views import ensure_views
+
+        ensure_views(self.store)
+        saved = self.store.append(started.game, new, expected=0, previous=GENESIS, unchanged=read)
+        return Outcome(started.game, True, saved, state)
 
     @overload
     def create(self, event: GameStarted) -> Outcome[GameState]: ...
@@ -404,8 +519,9 @@ class Ledger:
         first_line: int | None,
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
+        given_at: str | None = None,
     ) -> Outcome[S]:
-        return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen))
+        return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen, given_at))
 
     def _record_once(
         self,
@@ -415,12 +531,19 @@ class Ledger:
         rest: Sequence[tuple[int, AnyEvent]],
         progress: Progress | None,
         expected: int | None,
+        given_at: str | None = None,
     ) -> Outcome[S]:
-        stored = self.sound(started.game)
+        stored, loaded = self.loaded(started.game)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(started.game, expected, len(stored))
         if stored:
             existing = stored[0].event
+            if not isinstance(existing, GAME_STARTS):
+                what = "a tournament" if isinstance(existing, TournamentStarted) else "the club register"
+                refused = Refused("event-log", f"{started.game!r} is {what}, not a game: a game's log cannot be "
+                                               "stored under its name", "another name in the file's first line")
+                refused.line = first_line
+                raise refused
             if not isinstance(existing, type(started)) or not judging.same_start(existing, started):
                 refused = Refused(
                     "event-log",
@@ -429,7 +552,16 @@ class Ledger:
                 )
                 refused.line = first_line
                 raise refused
-            state = replayed_as(judging, started.game, [s.event for s in stored])
+            if given_at is not None and given_at != existing.at:
+                refused = Refused(
+                    "event-log",
+                    f"game {started.game!r} was started at {existing.at}, and the file's {event_type(existing)} "
+                    f"line says {given_at}: a file that appends must begin with the stored start",
+                    f"the line as `pulka export {started.game}` writes it, or without its time",
+                )
+                refused.line = first_line
+                raise refused
+            state = cast(S, loaded)  # folded by the kind of its first event, which is ``judging``
             new: list[AnyEvent] = []
         else:
             state = judging.fold([started])
@@ -446,6 +578,11 @@ class Ledger:
         saved = stale_read(len(stored), lambda: self.store.append(
             started.game, new, expected=len(stored), previous=previous, unchanged=read)) if new else []
         return Outcome(started.game, not stored, saved, state)
+
+
+class NotStreamed(Exception):
+    """A log that ``record_stream`` cannot judge a line at a time: the caller reads it
+    whole (``record_lines``), which says what is wrong with it, if anything."""
 
 
 class StaleReadError(Exception):
@@ -487,23 +624,88 @@ def retried(attempt: Callable[[int | None], T]) -> T:
             raise again.cause from None
 
 
-def rejudged(game: str, events: list[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
-    """The first of a game's stored events that the ledger would not record as stored:
-    each is judged again, as it was on its way in (admitted, then judged by its kind's
-    judge on the game before it), and the event the judge records must be the stored
-    one. Every stored event carries its time, so the clock decides nothing here."""
+# How many stored events a judging of a stream takes at a time (what it keeps of them).
+JUDGE_BATCH = 1000
+
+
+def judge_stream(first: LogLine, rest: Iterable[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> int:
+    """Judge a log of one game, read a line at a time, as ``import`` judges it, without a
+    store: how many lines after the first it holds. A refusal names its line. What it
+    keeps is the game's fold, nothing of the log."""
+    judging, started = start_stream(first.line, first.event, clock)
+    return judging.run(_judged_count, started, rest, clock)
+
+
+def _judged_count(judging: Judging[S], started: Start, rest: Iterable[tuple[int, AnyEvent]],
+                  clock: Callable[[], str]) -> int:
+    return len(judge_events(judging.fold([started]), judging.decide, rest, clock))
+
+
+def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
+    """The first of a game's stored events that the ledger would not record as stored
+    (``judged_fold``); None when every one is as the ledger records it."""
+    return judged_fold(game, events, clock)[1]
+
+
+def judged_fold(game: str, events: Sequence[AnyEvent],
+                clock: Callable[[], str]) -> tuple[State | None, ChainProblem | None]:
+    """A game's stored events judged again, each as it was on its way in (admitted, then
+    judged by its kind's judge on the game before it), and folded: the game after them
+    and None; or, at the first event that its judge refuses or records otherwise than it
+    is stored, what is wrong with it (the state is then of no use). Every stored event
+    carries its time, so the clock decides nothing here.
+
+    The events are judged a batch at a time (``JUDGE_BATCH``) and each batch compared with
+    what is stored, so judging keeps no second copy of the game: what it costs in memory
+    is the fold's own. Judging is the fold with the judge's checks: a command that
+    records folds the stored game so, and pays only for the checks."""
     try:
-        judged = judge_log(list(enumerate(events, start=1)), clock)
+        judging, started = start_stream(1, events[0], clock)
     except Refused as exc:
-        number = exc.line or 1
-        return ChainProblem(number, f"event {number} of game {game!r} would be refused: {exc.message} (the store holds an "
-                                    "event the ledger would not have recorded: written outside pulka?)")
-    for number, (stored, again) in enumerate(zip(events, judged, strict=True), start=1):
-        if stored != again:
-            return ChainProblem(number, f"event {number} of game {game!r} is stored otherwise than the ledger "
-                                        f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
-                                        f"recorded {encode_event(again).decode()}")
+        return None, _would_be_refused(game, exc)
+    if started != events[0]:
+        return None, _stored_otherwise(game, 1, events[0], started)
+    return judging.run(_judged_from, started, game, events, clock)
+
+
+def _judged_from(judging: Judging[S], started: Start, game: str, events: Sequence[AnyEvent],
+                 clock: Callable[[], str]) -> tuple[S | None, ChainProblem | None]:
+    """``judged_fold`` of the events after the start, a batch at a time."""
+    state = judging.fold([started])
+    for begin in range(1, len(events), JUDGE_BATCH):
+        batch = [(n, events[n - 1]) for n in range(begin + 1, min(begin + JUDGE_BATCH, len(events)) + 1)]
+        problem = _judged_onto(judging, state, game, batch, clock)
+        if problem is not None:
+            return None, problem
+    return state, None
+
+
+def _judged_onto(judging: Judging[S], folded: StreamState, game: str, batch: list[tuple[int, AnyEvent]],
+                 clock: Callable[[], str]) -> ChainProblem | None:
+    """Judge stored events (numbered) onto ``folded``, the game before them (of the kind
+    ``judging``), folding each in: the first that its judge refuses or records otherwise
+    than it is stored, or None."""
+    state = cast(S, folded)
+    try:
+        again = judge_events(state, judging.decide, batch, clock)
+    except Refused as exc:
+        return _would_be_refused(game, exc)
+    for (number, stored), judged in zip(batch, again, strict=True):
+        if stored != judged:
+            return _stored_otherwise(game, number, stored, judged)
     return None
+
+
+def _would_be_refused(game: str, exc: Refused) -> ChainProblem:
+    number = exc.line or 1
+    return ChainProblem(number, f"event {number} of game {game!r} would be refused: {exc.message} (the store holds an "
+                                "event the ledger would not have recorded: written outside pulka?)")
+
+
+def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent) -> ChainProblem:
+    return ChainProblem(number, f"event {number} of game {game!r} is stored otherwise than the ledger "
+                                f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
+                                f"recorded {encode_event(judged).decode()}")
 
 
 def kind_checked(game: str, stored_kind: str, kind: Judging[S]) -> None:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID
@@ -45,11 +46,14 @@ __all__ = [
     "State",
     "StoreError",
     "StreamChanged",
+    "causes",
     "decode_state",
     "describe",
+    "disk_full",
     "encode_state",
     "is_postgres_url",
     "mask",
+    "not_allowed",
     "parse_postgres_url",
     "pause",
     "reason",
@@ -184,7 +188,7 @@ class Backend(ABC):
         given as it is stored)."""
 
     @abstractmethod
-    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+    def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         """Store the rows of each stream of ``groups`` in one transaction, all or nothing
         (``pause("stream")`` between one stream's rows and the next): ConflictError when
@@ -344,3 +348,56 @@ def parse_postgres_url(url: str) -> PostgresAddress:
 def reason(exc: BaseException) -> str:
     """An exception's message on one line (libpq's span several)."""
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+# --- faults of the machine, told as what they are -----------------------------------------
+
+# sqlite3's primary result codes and PostgreSQL's SQLSTATEs for a write not allowed and a
+# disk full (read from the exceptions, so that this module loads no driver).
+SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL = 8, 10, 13
+NOT_ALLOWED_STATE, DISK_FULL_STATE = "42501", "53100"
+# Below this many free bytes a SQLite "disk I/O error" is a full disk: what fails then is
+# the shared-memory file every connection to a WAL database makes beside it.
+NEARLY_FULL = 1 << 20
+
+
+def causes(exc: BaseException) -> list[BaseException]:
+    """The exception and those it was raised from (eventsourcing wraps the driver's)."""
+    found: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in found:
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def _code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def not_allowed(exc: BaseException) -> bool:
+    """Whether the database refused because this connection may not do it: a SQLite file
+    opened read-only (or that cannot be written), a PostgreSQL role without the grant."""
+    return any(_code(e) == SQLITE_READONLY or getattr(e, "sqlstate", None) == NOT_ALLOWED_STATE
+               for e in causes(exc))
+
+
+def disk_full(exc: BaseException, path: str | None = None) -> str | None:
+    """What to say when ``exc`` comes of a full disk (None when it does not): SQLite's
+    "database or disk is full", its "disk I/O error" with (almost) nothing left where the
+    file ``path`` is, PostgreSQL's disk_full on its server."""
+    for e in causes(exc):
+        if getattr(e, "sqlstate", None) == DISK_FULL_STATE:
+            return f"the disk is full on the database server ({reason(e)})"
+        code = _code(e)
+        if code in (SQLITE_FULL, SQLITE_IOERR) and path is not None:
+            folder = os.path.dirname(os.path.abspath(path))
+            try:
+                free = shutil.disk_usage(folder).free
+            except OSError:
+                free = None
+            if code == SQLITE_FULL or (free is not None and free < NEARLY_FULL):
+                left = "" if free is None else f" ({free:,} bytes free in {folder})"
+                return f"the disk is full{left}; free some space and try again"
+    return None

@@ -60,8 +60,8 @@ from ledger.vocabulary.chain import (
     LINK_LENGTH,
     ChainProblem,
     Unreadable,
-    chain_encoded,
-    intact,
+    chain_step,
+    intact_from,
     link_of,
     linker,
     verify_chain,
@@ -121,10 +121,13 @@ class StoredEvent(NamedTuple):
 
 class Reading(NamedTuple):
     """Events read for a reading command, and the first problem of their hash chain
-    (None when every event read is where it was recorded and unchanged)."""
+    (None when every event read is where it was recorded and unchanged); ``refused``:
+    the first event read, its chain intact, that the ledger would not have recorded
+    (its judge, ``Ledger.read``, says; the store knows no rules)."""
 
     stored: list[StoredEvent]
     problem: ChainProblem | None
+    refused: ChainProblem | None = None
 
     @property
     def events(self) -> list[AnyEvent]:
@@ -176,8 +179,10 @@ LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's i
 class Store:
     """The ledger's events, one stream per game, in SQLite or PostgreSQL."""
 
-    # How many events a read that stops at the end of a deal takes per query.
+    # How many events a read that stops at the end of a deal takes per query, and any
+    # other read (what it holds of raw rows at a time).
     PAGE = 2000
+    READ_PAGE = 10_000
 
     def __init__(self, db: str = DEFAULT_DB, *, create: bool = True) -> None:
         backend: Backend
@@ -192,7 +197,7 @@ class Store:
 
             backend = PostgresBackend(parse_postgres_url(db), create=create)
         else:
-            backend = SQLiteBackend(db)
+            backend = SQLiteBackend(db, read=not create)
         self._backend = backend
         self.description = backend.description
         # How to open eventsourcing's own application on these events (for readers that
@@ -209,10 +214,39 @@ class Store:
         """All events of ``game`` in order, as stored (the chain unchecked); [] for a
         game never stored. A row that no longer decodes raises UnreadableEventError."""
         new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
-        decoded = self._decoded(game, self._rows(game))
-        return [new(StoredEvent, (n, state.event, state.digest)) for n, _, state in decoded]
+        return [new(StoredEvent, (n, state.event, state.digest)) for page in self._pages(game)
+                for n, _, state in page]
 
-    def read(self, game: str, *, upto: int | None = None, through_deal: int | None = None) -> Reading:
+    def stored(self, game: str, *, checked: bool = False) -> Iterator[StoredEvent]:
+        """``load`` one event at a time, read a page at a time; ``checked``: the chain
+        checked page by page on the way (BrokenChainError at the first page that fails,
+        after the pages before it were given)."""
+        new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
+        previous = GENESIS
+        count = 0
+        for page in self._pages(game):
+            if checked:
+                walked = intact_from(game, page, previous, count + 1)
+                if walked is None or not _topics_intact(page, count + 1):
+                    problem = self._problem(game, page[-1][0])
+                    assert problem is not None, "a chain that failed its quick pass fails verify_chain"
+                    raise BrokenChainError(game, problem)
+                previous, count = walked, count + len(page)
+            for n, _, state in page:
+                yield new(StoredEvent, (n, state.event, state.digest))
+
+    def at(self, game: str, number: int) -> StoredEvent | None:
+        """Event ``number`` of ``game`` as stored (the chain unchecked), or None."""
+        found = self._decoded(game, self._rows(game, after=number - 1, upto=number))
+        return StoredEvent(number, found[0][2].event, found[0][2].digest) if found else None
+
+    def events(self, game: str) -> list[AnyEvent]:
+        """The events of ``game`` in order, as stored (the chain unchecked), and nothing
+        else of their rows: what judging them again keeps."""
+        return [state.event for page in self._pages(game) for _, _, state in page]
+
+    def read(self, game: str, *, upto: int | None = None, through_deal: int | None = None,
+             digests: bool = True) -> Reading:
         """The events a reading command needs, with their hash chain checked.
 
         ``upto``: only events 1..upto. ``through_deal``: events until the first one that
@@ -221,37 +255,42 @@ class Store:
         UnreadableEventError naming it; any other break of the chain is the reading's
         ``problem``. The event after the last one returned is checked too (when there
         is one): an edit of the last event shown, with its digest computed anew, breaks
-        the link that the next event records.
-        """
+        the link that the next event records. ``digests=False``: the events without
+        their digests ("" each), for a command that shows none of them.
+
+        The rows are read a page at a time and each page's chain checked as it comes
+        (``chain.intact_from``): what is kept is the events, never the rows. Only a
+        chain that fails is read again whole, to name its first problem."""
         if upto is not None and upto > LAST_NUMBER:
             upto = None  # beyond any stream: all of it (and beyond what a database integer holds)
-        if through_deal is None:
-            decoded = self._decoded(game, self._rows(game, upto=None if upto is None else upto + 1))
-        else:
-            decoded = []
-            after = 0
-            while True:
-                page = self._decoded(game, self._rows(game, after=after, limit=self.PAGE))
-                start = len(decoded)
-                decoded += page
-                later = any(
-                    (state.event.deal or 0) > through_deal
-                    for i, (_, _, state) in enumerate(page, start=start)
-                    if i
-                )
-                if later or len(page) < self.PAGE:
-                    break
-                after = page[-1][0]
+        last = None if upto is None else upto + 1
         new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
-        stored = [new(StoredEvent, (n, state.event, state.digest)) for n, _, state in decoded]
-        problem = None
-        if not (intact(game, decoded) and _topics_intact(decoded)):
-            links = {n: state.link for n, _, state in decoded if state.link is not None}
-            problem = _first(
-                verify_chain(game, stored, links),
-                _topic_problem((n, topic) for n, topic, _ in decoded),
-            )
+        stored: list[StoredEvent] = []
+        keep = stored.append
+        previous: str | None = GENESIS
+        count = 0
+        for page in self._pages(game, upto=last, page=self.READ_PAGE if through_deal is None else self.PAGE):
+            if previous is not None:
+                previous = intact_from(game, page, previous, count + 1)
+                if not _topics_intact(page, count + 1):
+                    previous = None
+            for number, _, state in page:
+                keep(new(StoredEvent, (number, state.event, state.digest if digests else "")))
+            count += len(page)
+            if through_deal is not None and any(
+                (state.event.deal or 0) > through_deal for number, _, state in page if number > 1
+            ):
+                break
+        problem = None if previous is not None or not stored else self._problem(game, stored[-1].number)
         return Reading(stored if upto is None else stored[:upto], problem)
+
+    def _problem(self, game: str, last: int) -> ChainProblem | None:
+        """The first problem of a game's chain up to event ``last``, named as ``verify``
+        names it (its rows read again whole: only a chain that failed comes here)."""
+        decoded = self._decoded(game, self._rows(game, upto=last))
+        stored = [StoredEvent(n, state.event, state.digest) for n, _, state in decoded]
+        links = {n: state.link for n, _, state in decoded if state.link is not None}
+        return _first(verify_chain(game, stored, links), _topic_problem((n, topic) for n, topic, _ in decoded))
 
     def sound(self, game: str, what: str = "game") -> list[StoredEvent]:
         """All events of a stream whose chain checks out, as a command that records onto
@@ -261,6 +300,16 @@ class Store:
         if reading.problem is not None:
             raise BrokenChainError(game, reading.problem, what)
         return reading.stored
+
+    def head(self, game: str) -> StoredEvent | None:
+        """The last event of a stream whose chain checks out (None for a stream never
+        stored), the chain checked a page at a time and nothing kept: what a head
+        digest needs, in the memory of one page whatever the length of the game.
+        BrokenChainError names the first bad event."""
+        last = None
+        for last in self.stored(game, checked=True):
+            pass
+        return last
 
     def count(self, game: str) -> int:
         """How many events the game has (the number of its last event; 0 if unknown)."""
@@ -360,8 +409,15 @@ class Store:
 
         Reads the raw rows in version order, so a row that no longer decodes, a gap,
         an inserted row, a reordering or a changed topic is reported by event number,
-        never raised.
+        never raised. A chain that holds is checked a page at a time, nothing kept; one
+        that does not is read again whole to name its first problem.
         """
+        try:
+            self.head(game)
+        except (BrokenChainError, UnreadableEventError):
+            pass
+        else:
+            return None
         rows: list[tuple[int, AnyEvent | Unreadable, str]] = []
         topics: list[tuple[int, str]] = []
         links: dict[int, str] = {}
@@ -437,12 +493,12 @@ class Store:
         names = [a.game for a in appends]
         if len(set(names)) != len(names):
             raise ValueError(f"one transaction appends to a stream once: {names}")
-        groups: list[tuple[UUID, list[NewRow]]] = []
+        groups: list[tuple[UUID, Iterator[NewRow]]] = []
         stored: list[list[StoredEvent]] = []
         for append in appends:
             rows, done = self._rows_of(append)
             stored.append(done)
-            if rows:
+            if append.events:
                 groups.append((game_id(append.game), rows))
         if not groups:
             return stored
@@ -470,9 +526,10 @@ class Store:
         self._receipt = None  # one write per key
         return stored
 
-    def _rows_of(self, append: Append) -> tuple[list[NewRow], list[StoredEvent]]:
-        """The rows that store ``append``, chained to the stream's last event, and the
-        events as they will be stored."""
+    def _rows_of(self, append: Append) -> tuple[Iterator[NewRow], list[StoredEvent]]:
+        """The rows that store ``append``, chained to the stream's last event, made one
+        at a time as the backend writes them, and the events as stored (filled as the
+        rows are made)."""
         game, events, expected, previous = append
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
@@ -485,7 +542,7 @@ class Store:
             elif number == 1:
                 raise ValueError(f"event 1 of game {game!r} must be game_started, not {event!r}")
         if not events:
-            return [], []
+            return iter(()), []
 
         if previous is None:
             head = self._head(game)
@@ -498,24 +555,14 @@ class Store:
         elif expected == 0 and previous != GENESIS:
             raise ValueError("the first event of a game follows the genesis digest")
 
-        # Each event is encoded once: its bytes are hashed for its digest and stored.
-        encoded = [encode_event(event) for event in events]
-        digests = chain_encoded(game, encoded, start_digest=previous, start_number=expected + 1)
-        new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
-        state = STATE_JSON
         stored: list[StoredEvent] = []
-        rows: list[NewRow] = []
-        # The first link is JSON-encoded (a digest passed in or read back may be
-        # anything); the rest are hex digits of the digests just computed.
-        link = msgspec.json.encode(link_of(previous))
-        for number, event, event_json, digest in zip(
-            range(expected + 1, expected + 1 + len(events)), events, encoded, digests, strict=True
-        ):
-            stored.append(new(StoredEvent, (number, event, digest)))
-            hexdigits = digest.encode()
-            rows.append((number, topic_of(number), state % (event_json, hexdigits, link)))
-            link = b'"%b"' % link_of(digest).encode()
-        return rows, stored
+        return _made_rows(game, events, expected, previous, stored), stored
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store, opened to read, could be opened only read-only (a SQLite file
+        the command may not write, a full disk); None when it was opened as usual."""
+        return getattr(self._backend, "read_only", None)
 
     def has_events_table(self) -> bool:
         """Whether the store has its events table (a store never written has none)."""
@@ -558,6 +605,20 @@ class Store:
         last = self._rows(game, desc=True, limit=1)
         return last[0] if last else None
 
+    def _pages(self, game: str, *, upto: int | None = None, page: int | None = None) -> Iterator[list[tuple[int, str, State]]]:
+        """The game's rows numbered up to ``upto`` (all without it), decoded, a page of
+        ``page`` rows (``READ_PAGE``) at a time: a read never holds every raw row."""
+        size = page or self.READ_PAGE
+        after = 0
+        while True:
+            rows = self._rows(game, after=after, upto=upto, limit=size)
+            if not rows:
+                return
+            yield self._decoded(game, rows)
+            if len(rows) < size:
+                return
+            after = rows[-1][0]
+
     def _rows(
         self, game: str, *, after: int = 0, upto: int | None = None, limit: int | None = None,
         desc: bool = False,
@@ -584,6 +645,28 @@ class Store:
         raise AssertionError("a row failed to decode once only")
 
 
+def _made_rows(game: str, events: Sequence[AnyEvent], expected: int, previous: str,
+               stored: list[StoredEvent]) -> Iterator[NewRow]:
+    """The rows of ``events``, numbered from ``expected`` + 1 and chained after the
+    digest ``previous``, one at a time (a large import holds no list of its rows), each
+    event's ``StoredEvent`` added to ``stored`` as its row is made. Each event is encoded
+    once: its bytes are hashed for its digest and stored."""
+    new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
+    keep = stored.append
+    state = STATE_JSON
+    digest_of = chain_step(game)
+    # The first link is JSON-encoded (a digest passed in or read back may be anything);
+    # the rest are hex digits of the digests just computed.
+    link = msgspec.json.encode(link_of(previous))
+    for number, event in enumerate(events, start=expected + 1):
+        event_json = encode_event(event)
+        digest = digest_of(previous, number, event_json)
+        keep(new(StoredEvent, (number, event, digest)))
+        yield number, topic_of(number), state % (event_json, digest.encode(), link)
+        link = b'"%b"' % link_of(digest).encode()
+        previous = digest
+
+
 def _topic_problem(rows: Iterable[tuple[int, str]]) -> ChainProblem | None:
     """The first row whose topic is not the one its number fixes: the topic column,
     which the chain's digests do not cover, is checked here."""
@@ -595,15 +678,16 @@ def _topic_problem(rows: Iterable[tuple[int, str]]) -> ChainProblem | None:
     return None
 
 
-def _topics_intact(rows: Sequence[tuple[int, str, object]]) -> bool:
-    """Whether ``_topic_problem`` finds nothing wrong with rows numbered 1, 2, ... (the
-    quick pass of a read, with ``chain.intact``, which checks the numbers)."""
+def _topics_intact(rows: Sequence[tuple[int, str, object]], first: int = 1) -> bool:
+    """Whether ``_topic_problem`` finds nothing wrong with rows numbered ``first``,
+    ``first`` + 1, ... (the quick pass of a read, with ``chain.intact_from``, which checks
+    the numbers)."""
     if not rows:
         return True
-    if rows[0][1] != OPENED_TOPIC:
+    if first == 1 and rows[0][1] != OPENED_TOPIC:
         return False
     recorded = RECORDED_TOPIC
-    return all(topic == recorded for _, topic, _ in rows[1:])
+    return all(topic == recorded for _, topic, _ in (rows[1:] if first == 1 else rows))
 
 
 def _first(*problems: ChainProblem | None) -> ChainProblem | None:

@@ -26,7 +26,7 @@ example by a killed client, which the server ends after ``IDLE_TIMEOUT``.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -51,6 +51,7 @@ from ledger.command.storage import (
     Row,
     StoreError,
     StreamChanged,
+    disk_full,
     pause,
     reason,
 )
@@ -82,7 +83,7 @@ class BatchedRecorder(PostgresApplicationRecorder):
             self.insert_groups([stored_events])
         return None
 
-    def insert_groups(self, groups: Sequence[Sequence[EsStoredEvent]],
+    def insert_groups(self, groups: Sequence[Iterable[EsStoredEvent]],
                       unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         """The rows of several streams, a stream's at a time, in one transaction; then
         each stream of ``unchanged`` must have exactly its count of rows
@@ -123,18 +124,20 @@ class BatchedRecorder(PostgresApplicationRecorder):
                     raise StreamChanged(stream, row["found"])
 
 
-def batches(rows: Sequence[EsStoredEvent], most_rows: int, most_bytes: int) -> Iterator[Sequence[EsStoredEvent]]:
+def batches(rows: Iterable[EsStoredEvent], most_rows: int, most_bytes: int) -> Iterator[Sequence[EsStoredEvent]]:
     """``rows`` in order, cut into runs of at most ``most_rows`` rows and, unless a
-    single row is larger, ``most_bytes`` bytes of state."""
-    start = 0
+    single row is larger, ``most_bytes`` bytes of state: taken one at a time, so that
+    only one batch is held."""
+    batch: list[EsStoredEvent] = []
     size = 0
-    for i, row in enumerate(rows):
-        if i > start and (i - start >= most_rows or size + len(row.state) > most_bytes):
-            yield rows[start:i]
-            start, size = i, 0
+    for row in rows:
+        if batch and (len(batch) >= most_rows or size + len(row.state) > most_bytes):
+            yield batch
+            batch, size = [], 0
+        batch.append(row)
         size += len(row.state)
-    if start < len(rows):
-        yield rows[start:]
+    if batch:
+        yield batch
 
 
 class PostgresBackend(Backend):
@@ -251,13 +254,13 @@ class PostgresBackend(Backend):
         statement = sql.SQL("SELECT originator_id, COUNT(*) FROM {} GROUP BY originator_id").format(self._table())
         return [(stream, count) for stream, count in self._fetch(statement, [])]
 
-    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+    def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         recorder = self.recorder
         self._close_probe()  # from here on the recorder's connection reads too: one at a time
         try:
             recorder.insert_groups(
-                [[Row(stream, version, topic, state) for version, topic, state in rows] for stream, rows in groups],
+                [_of_stream(stream, rows) for stream, rows in groups],
                 unchanged,
                 receipt,
             )
@@ -352,6 +355,12 @@ class PostgresBackend(Backend):
         return _explain(cause) if isinstance(cause, psycopg.Error) else reason(exc)
 
 
+def _of_stream(stream: UUID, rows: Iterable[NewRow]) -> Iterator[Row]:
+    """The rows of one stream as the recorder stores them, one at a time."""
+    for version, topic, state in rows:
+        yield Row(stream, version, topic, state)
+
+
 # The first key of pulka's advisory locks (the second is the schema's).
 _LOCK_CLASS = 0x70756C6B  # "pulk"
 
@@ -363,6 +372,9 @@ def _signed(key: int) -> int:
 def _explain(exc: psycopg.Error) -> str:
     """A database error on one line, saying what was waited for when it is a timeout."""
     text = reason(exc)
+    full = disk_full(exc)
+    if full is not None:
+        return f"{full}; free some space on it and try again"
     if isinstance(exc, psycopg.errors.LockNotAvailable):
         return (f"{text}: waited {LOCK_TIMEOUT} s for the lock on table {TABLE}, which another "
                 "command writing to this store holds; try again")

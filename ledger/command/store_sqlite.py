@@ -9,13 +9,20 @@ datastore connection returning plain tuples.
 
 Only a file keeps anything: an in-memory database, which forgets every event when the
 command ends, is refused.
+
+A reading command reads a store it cannot write: a file or folder it may not write (a
+0444 file in a 0555 folder, a read-only mount) or a full disk, where even opening a WAL
+database makes a file beside it, is opened again read-only and immutable
+(``file:…?mode=ro&immutable=1``: read as it is, without that file or any lock), and the
+store says why (``read_only``). A full disk is called so, not "disk I/O error".
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+import urllib.parse
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -35,6 +42,7 @@ from ledger.command.storage import (
     ReceiptTaken,
     StoreError,
     StreamChanged,
+    disk_full,
     pause,
     reason,
 )
@@ -61,7 +69,7 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
     ``execute`` per row: the rowids that order the notification log are given in the
     same order; nothing here needs each row's id back."""
 
-    def insert_rows(self, groups: Sequence[Sequence[tuple[str, int, str, bytes]]],
+    def insert_rows(self, groups: Sequence[Iterable[tuple[str, int, str, bytes]]],
                     unchanged: Sequence[tuple[str, int]] = (), receipt: Receipt | None = None) -> None:
         """``insert_events`` of rows given as the tuples its statement takes (stream id,
         version, topic, state), a stream's at a time: the same transaction and statement,
@@ -101,10 +109,16 @@ def _has_table(cursor: sqlite3.Cursor) -> bool:
     return cursor.fetchone() is not None
 
 
-class SQLiteBackend(Backend):
-    """The events of every game in one SQLite file."""
+def immutable(path: str) -> str:
+    """The URI that opens the SQLite file ``path`` read-only and immutable."""
+    return f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro&immutable=1"
 
-    def __init__(self, path: str) -> None:
+
+class SQLiteBackend(Backend):
+    """The events of every game in one SQLite file. ``read_only``: why a store opened to
+    read could not be opened as usual, and was opened read-only (None when it was not)."""
+
+    def __init__(self, path: str, *, read: bool = False) -> None:
         if cannot_persist(path):
             raise StoreError(
                 f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
@@ -113,6 +127,8 @@ class SQLiteBackend(Backend):
         # messages name the file wherever the command was run from
         self.description = path if path.startswith("file:") else os.path.abspath(path)
         self.path = path
+        self.read = read
+        self.read_only: str | None = None
         self.present = False
         self.env = {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "CREATE_TABLE": "n",
@@ -126,7 +142,18 @@ class SQLiteBackend(Backend):
         self._open()
 
     def _open(self) -> None:
-        path = self.path
+        try:
+            self._connect(self.path)
+        except StoreError as exc:
+            if not self.read or self.path.startswith("file:") or not os.path.exists(self.path):
+                raise
+            # A store a reading command cannot open as usual: read it as it is.
+            uri = immutable(self.path)
+            self._connect(uri)
+            self.read_only = str(exc).removeprefix(f"cannot open the store {self.path}: ")
+            self.env["SQLITE_DBNAME"] = uri
+
+    def _connect(self, path: str) -> None:
         env = Environment("Pulka", {
             "SQLITE_DBNAME": path, "CREATE_TABLE": "n", "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
             "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
@@ -135,7 +162,7 @@ class SQLiteBackend(Backend):
             self.factory = SQLiteFactory(env)
             recorder = self.factory.application_recorder()
         except (PersistenceError, OSError) as exc:
-            raise StoreError(f"cannot open the store {path}: {reason(exc)}") from None
+            raise StoreError(f"cannot open the store {self.path}: {self._why(exc)}") from None
         assert isinstance(recorder, SQLiteApplicationRecorder), recorder
         assert recorder.events_table_name == TABLE, recorder.events_table_name
         self.recorder = recorder
@@ -144,7 +171,7 @@ class SQLiteBackend(Backend):
             with self.datastore.transaction(commit=False) as curs:
                 self.present = _has_table(curs.sqlite_cursor)
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the store {path}: {self._why(exc)}") from None
+            raise StoreError(f"cannot open the store {self.path}: {self._why(exc)}") from None
 
     def found(self) -> bool:
         if not self.present:
@@ -206,12 +233,12 @@ class SQLiteBackend(Backend):
             found = cursor.fetchall()
         return [(_uuid(stream) or stream, count) for stream, count in found]
 
-    def insert(self, groups: Sequence[tuple[UUID, Sequence[NewRow]]],
+    def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
         assert isinstance(self.recorder, ManyRowsRecorder), self.recorder
         try:
             self.recorder.insert_rows(
-                [[(stream.hex, version, topic, state) for version, topic, state in rows] for stream, rows in groups],
+                [_of_stream(stream.hex, rows) for stream, rows in groups],
                 [(stream.hex, count) for stream, count in unchanged],
                 receipt,
             )
@@ -273,12 +300,29 @@ class SQLiteBackend(Backend):
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot read {self.path}: {self._why(exc)}") from None
 
-    def _why(self, exc: PersistenceError | sqlite3.Error) -> str:
+    def _writable(self) -> bool:
+        """Whether this process may write the file and the folder it sits in (where the
+        journal goes), as the file system says (a read-only mount included)."""
+        folder = os.path.dirname(os.path.abspath(self.path))
+        return os.access(self.path, os.W_OK) and os.access(folder, os.W_OK)
+
+    def _why(self, exc: BaseException) -> str:
         text = reason(exc)
+        full = disk_full(exc, self.path)
+        if full is not None:
+            return full
+        if not self.path.startswith("file:") and os.path.exists(self.path) and not self._writable():
+            return f"{text}: the store is read-only here (the file or its folder may not be written)"
         if isinstance(exc, (OperationalError, sqlite3.OperationalError)) and "locked" in text:
             return (f"{text}: waited {LOCK_TIMEOUT} s for another command writing to this file "
                     "to finish; try again")
         return text
+
+
+def _of_stream(stream: str, rows: Iterable[NewRow]) -> Iterator[tuple[str, int, str, bytes]]:
+    """The rows of one stream as the recorder's insert statement takes them, one at a time."""
+    for version, topic, state in rows:
+        yield stream, version, topic, state
 
 
 def _uuid(text: str) -> UUID | None:

@@ -31,14 +31,15 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any, Protocol
-from uuid import UUID
+from typing import Any, NamedTuple, Protocol
+from uuid import UUID, uuid4
 from weakref import WeakKeyDictionary
 
 from eventsourcing.persistence import (
@@ -46,6 +47,7 @@ from eventsourcing.persistence import (
     InfrastructureFactory,
     ListenNotifySubscription,
     Mapper,
+    MapperDeserialisationError,
     PersistenceError,
     Subscription,
     Tracking,
@@ -53,12 +55,14 @@ from eventsourcing.persistence import (
     WaitInterruptedError,
 )
 from eventsourcing.projection import BaseProjectionRunner, Projection
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment, get_topic
 
 from ledger.command import ratings
-from ledger.command.records import LedgerApplication, Recorded
-from ledger.command.store import Store, StoreError
+from ledger.command.records import LedgerApplication, Opened, Recorded
+from ledger.command.storage import disk_full, not_allowed, reason
+from ledger.command.store import Store, StoreError, game_id
+from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
 from ledger.vocabulary.club import PlayerAliased
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
@@ -66,7 +70,8 @@ from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
 from projections.archive import Alias, GameResult, PulkaRow, deals_done, may_change_result, result_of
 from projections.game import GameState, replay
 
-__all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "Views", "ViewsMissing", "ensure_views"]
+__all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "LeftOut", "Views", "ViewsMissing", "ViewsUnwritable",
+           "ensure_views"]
 
 # The name of the followed application (the store's), under which positions are tracked.
 APPLICATION = LedgerApplication.name
@@ -81,6 +86,13 @@ GAMES_KEPT = 256
 
 class ViewsMissing(StoreError):
     """The store has no views yet (made by ``pulka views rebuild`` or a new stream)."""
+
+
+class ViewsUnwritable(StoreError):
+    """This command cannot write the store's views (or may not read them): a role
+    without the grants, a SQLite file it may not write, a full disk. A reader then folds
+    the archive in memory (``Views(store, in_memory=True)``); the message says why, and
+    what to grant."""
 
 
 # -- a subscription for SQLite ---------------------------------------------------------
@@ -153,13 +165,37 @@ class AliasRow:
     same_as: str
 
 
-Change = GameRow | ResultRow | TournamentRow | AliasRow
+@dataclass(frozen=True)
+class BrokenRow:
+    """A stream the views stopped reading at ``version``: its chain does not hold there
+    (or its event cannot be folded). A game so named is left out of every table."""
+
+    stream: str  # the stream's id
+    name: str  # the game's (or tournament's, or register's) name; "stream <id>" when unknown
+    version: int
+    reason: str
+    was_over: bool = False  # the game's result had been counted (the rating takes it out)
+
+
+Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow
+
+
+class LeftOut(NamedTuple):
+    """A stream the views read only up to the event before ``version`` (a game: none of it)."""
+
+    name: str
+    version: int
+    reason: str
+
+    def __str__(self) -> str:
+        return (f"{self.name!r} is left out of the archive from event {self.version} on, where its chain breaks: "
+                f"{self.reason}; see `pulka verify`")
 
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
 
 
-ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases")
+ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken")
 # The club rating's tables (``ledger.command.ratings``), kept in the same transactions.
 TABLES = ARCHIVE_TABLES + ratings.TABLES
 
@@ -202,6 +238,8 @@ class _ArchiveSQL:
             "CREATE TABLE IF NOT EXISTS {archive_tournaments} (tournament TEXT PRIMARY KEY, deal_cap BIGINT)",
             "CREATE TABLE IF NOT EXISTS {archive_aliases} (seq BIGINT PRIMARY KEY, at_utc BIGINT NOT NULL, "
             "name TEXT NOT NULL, same_as TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_broken} (stream TEXT PRIMARY KEY, name TEXT NOT NULL, "
+            "version BIGINT NOT NULL, reason TEXT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name TEXT PRIMARY KEY, notification_id BIGINT)",
             *ratings.CREATE,
         )]
@@ -229,11 +267,18 @@ class _ArchiveSQL:
             case AliasRow():
                 return [(self.sql("INSERT INTO {archive_aliases} VALUES (?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING"),
                          (change.seq, change.at_utc, change.name, change.same_as))]
+            case BrokenRow():
+                return [(self.sql("INSERT INTO {archive_broken} VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO NOTHING"),
+                         (change.stream, change.name, change.version, change.reason))]
 
     def keep_rating(self, tx: ratings.Tx, changes: Sequence[Change]) -> None:
         """The club rating, in the transaction that writes the archive's changes."""
         outcomes = [ratings.Outcome(c.game, c.at_utc, c.result, c.was_over)
                     for c in changes if isinstance(c, ResultRow) and (c.result.over or c.was_over)]
+        # A game left out once its chain breaks leaves the rating too, as a result no
+        # longer over does.
+        outcomes += [ratings.Outcome(c.name, 0, LEFT_OUT, True) for c in changes
+                     if isinstance(c, BrokenRow) and c.was_over]
         ratings.keep(tx, outcomes, any(isinstance(c, AliasRow) for c in changes))
 
     def rate_again(self) -> None:
@@ -250,6 +295,20 @@ class _ArchiveSQL:
             "ON CONFLICT (application_name) DO UPDATE SET notification_id = excluded.notification_id "
             "WHERE {tracking}.notification_id < excluded.notification_id"
         )
+
+
+# The views' first table and the tables added since: views that have the first but not
+# every later one were built before (without the rating, or without reading only
+# events whose chain holds), and are built again from the first event.
+FIRST_AND_LATEST = ("archive_games", "rating_matches", "archive_broken")
+
+
+def _older(found: Sequence[str]) -> bool:
+    return "archive_games" in found and len(set(found)) < len(FIRST_AND_LATEST)
+
+
+# What a game left out of the views counts for: nothing (the rating takes it out).
+LEFT_OUT = GameResult("playing", 0, {})
 
 
 class _Tx:
@@ -317,8 +376,8 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
         # cannot wait for another writer (SQLite refuses to upgrade its stale snapshot at
         # once, "database is locked"); the one below begins with a write and waits.
         with self.datastore.transaction(commit=False) as c:
-            c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('archive_games', 'rating_matches')")
-            older = [r[0] for r in c.fetchall()] == ["archive_games"]
+            c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", FIRST_AND_LATEST)
+            older = _older([r[0] for r in c.fetchall()])
         with self.datastore.transaction(commit=True) as c:
             for statement in self.create_statements():
                 c.execute(statement)
@@ -326,7 +385,7 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
             # without it, its own create_table() would "migrate" ours.
             c.execute(self.advance_statement(), ("__migration__", 1))
         if older:
-            self.clear()  # views made before the rating: the next read builds them all again
+            self.clear()  # views made before the rating or the chain checks: the next read builds them all again
 
     def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
         with self.datastore.transaction(commit=True) as c:
@@ -390,13 +449,13 @@ def postgres_archive_view() -> type[Any]:
             with self.datastore.transaction(commit=True) as c:
                 c.execute("SELECT pg_advisory_xact_lock(%s)", (self.DDL_LOCK,))
                 c.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
-                          (self.datastore.schema, ["archive_games", "rating_matches"]))
-                older = [r["tablename"] for r in c.fetchall()] == ["archive_games"]
+                          (self.datastore.schema, list(FIRST_AND_LATEST)))
+                older = _older([r["tablename"] for r in c.fetchall()])
                 for statement in self.create_statements():
                     c.execute(statement.encode())
                 c.execute(self.advance_statement().encode(), ("__migration__", 1))
             if older:
-                self.clear()  # views made before the rating: the next read builds them all again
+                self.clear()  # views made before the rating or the chain checks: the next read builds them all again
 
         def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
             with self.datastore.transaction(commit=True) as c:
@@ -428,9 +487,9 @@ def postgres_archive_view() -> type[Any]:
 
 
 class EventSource(Protocol):
-    """Where the projection reads a game's earlier events when it meets a game mid-way."""
+    """Where the projection reads a stream's earlier records when it meets it mid-way."""
 
-    def load(self, stream: UUID, upto: int) -> list[AnyEvent]: ...
+    def load(self, stream: UUID, upto: int) -> list[Recorded]: ...
 
 
 @dataclass
@@ -439,6 +498,9 @@ class _Stream:
     state: GameState | None = None  # a game's fold; None for other kinds of stream
     result: GameResult | None = None
     cap: int | None = None
+    count: int = 0  # the number of the last event taken in
+    digest: str = GENESIS  # and its digest, which the next event must be chained to
+    broken: bool = False  # its chain broke: nothing more of it is read
 
 
 class ArchiveProjection(Projection[Any]):
@@ -472,13 +534,38 @@ class ArchiveProjection(Projection[Any]):
             self.unsaved = 0
 
     def changes(self, record: Recorded) -> list[Change]:
-        """What one stored event changes in the view (the pure part is ``projections.archive``)."""
+        """What one stored event changes in the view (the pure part is ``projections.archive``).
+
+        Only events whose chain holds are read: each must be chained to the one before
+        it in its stream, as ``verify`` checks. At the first that is not (a row edited
+        without its digest computed anew, a row deleted), or that the fold cannot take,
+        the stream is left out from there on (``BrokenRow``): a game whole, the club
+        register's later aliases."""
+        version = record.originator_version
+        if version == 1:
+            stream = _Stream(_name_of(record) or f"stream {record.originator_id}")
+        else:
+            stream, problem = self._stream(record.originator_id, version)
+            if problem is not None:
+                return self._broken(record.originator_id, stream, problem)
+            if stream.broken:
+                return []
+        problem = _follows(stream, record)
+        if problem is not None:
+            return self._broken(record.originator_id, stream, problem)
+        stream.count, stream.digest = version, record.digest
+        try:
+            return self._taken(record, stream)
+        except Exception as exc:  # the fold cannot take it: an event the ledger would not have recorded
+            return self._broken(record.originator_id, stream, ChainProblem(
+                version, f"event {version} cannot be replayed ({type(exc).__name__}: {exc})"))
+
+    def _taken(self, record: Recorded, stream: _Stream) -> list[Change]:
         event = record.event
         version = record.originator_version
         if version == 1:
             assert isinstance(event, StreamStart), event
-            return self._start(record.originator_id, event)
-        stream = self._stream(record.originator_id, version)
+            return self._start(record.originator_id, event, stream)
         if isinstance(event, PlayerAliased):
             return [AliasRow(version, _micros(event.at), event.name, event.same_as)]
         state = stream.state
@@ -495,18 +582,27 @@ class ArchiveProjection(Projection[Any]):
         stream.result = result
         return [ResultRow(stream.name, version, _micros(event.at), result, was_over)]
 
-    def _start(self, stream_id: UUID, event: StreamStart) -> list[Change]:
+    def _broken(self, stream_id: UUID, stream: _Stream, problem: ChainProblem) -> list[Change]:
+        """The stream left out from the event ``problem`` names on."""
+        stream.broken = True
+        stream.state = None
+        self._keep(stream_id, stream)
+        was_over = stream.result is not None and stream.result.over
+        return [BrokenRow(str(stream_id), stream.name, problem.number, problem.reason, was_over)]
+
+    def _start(self, stream_id: UUID, event: StreamStart, stream: _Stream) -> list[Change]:
         if isinstance(event, TournamentStarted):
             self.caps[event.game] = event.deal_cap
-            self._keep(stream_id, _Stream(event.game))
+            self._keep(stream_id, stream)
             return [TournamentRow(event.game, event.deal_cap)]
         if not isinstance(event, GameStarted):
-            self._keep(stream_id, _Stream(event.game))
+            self._keep(stream_id, stream)
             return []
         state = GameState.start(event)
         tournament, cap = self._tournament_of(event.game)
         result = result_of(state, cap)
-        self._keep(stream_id, _Stream(event.game, state, result, cap))
+        stream.state, stream.result, stream.cap = state, result, cap
+        self._keep(stream_id, stream)
         at = _micros(event.at)
         assert event.at is not None
         return [
@@ -514,21 +610,32 @@ class ArchiveProjection(Projection[Any]):
             ResultRow(event.game, 1, at, result),
         ]
 
-    def _stream(self, stream_id: UUID, version: int) -> _Stream:
-        """The stream's state before event ``version``: kept, or read and folded again."""
+    def _stream(self, stream_id: UUID, version: int) -> tuple[_Stream, ChainProblem | None]:
+        """The stream as it was before event ``version``: kept, or read again (its chain
+        checked) and folded again; with the problem of what was read again, if any (a
+        row changed since the views took it in, or an event the fold cannot take)."""
         kept = self.streams.get(stream_id)
         if kept is not None:
             self.streams.move_to_end(stream_id)
-            if kept.state is None or len(kept.state.events) == version - 1:
-                return kept
-        events = self.source.load(stream_id, version - 1)
-        first = events[0]
-        assert isinstance(first, StreamStart), first
-        if not isinstance(first, GameStarted):
-            return self._keep(stream_id, _Stream(first.game))
-        state = replay(events)
-        _, cap = self._tournament_of(first.game)
-        return self._keep(stream_id, _Stream(first.game, state, result_of(state, cap), cap))
+            if kept.broken or kept.count == version - 1:
+                return kept, None
+        records = self.source.load(stream_id, version - 1)
+        name = _name_of(records[0]) if records else None
+        stream = self._keep(stream_id, _Stream(name or f"stream {stream_id}"))
+        problem = _chain_problem(name, records, version - 1)
+        if problem is not None:
+            return stream, problem
+        first = records[0].event
+        stream.count, stream.digest = len(records), records[-1].digest
+        if isinstance(first, GameStarted):
+            try:
+                state = replay([r.event for r in records])
+            except Exception as exc:
+                return stream, ChainProblem(version - 1, f"events 1-{version - 1} cannot be replayed "
+                                                         f"({type(exc).__name__}: {exc})")
+            _, cap = self._tournament_of(first.game)
+            stream.state, stream.result, stream.cap = state, result_of(state, cap), cap
+        return stream, None
 
     def _keep(self, stream_id: UUID, stream: _Stream) -> _Stream:
         self.streams[stream_id] = stream
@@ -549,6 +656,44 @@ class ArchiveProjection(Projection[Any]):
                 return None, None
             self.caps[name] = rows[0][0]
         return name, self.caps[name]
+
+
+def _name_of(record: Recorded) -> str | None:
+    """The name of the stream a record is the first event of, when it starts the stream
+    it is stored in (else None)."""
+    event = record.event
+    if isinstance(event, StreamStart) and game_id(event.game) == record.originator_id:
+        return event.game
+    return None
+
+
+def _follows(stream: _Stream, record: Recorded) -> ChainProblem | None:
+    """Why ``record`` is not the next event of ``stream`` in its chain (as ``verify``
+    checks it: its number, its topic, its digest and the link it records); None when it is."""
+    version = record.originator_version
+    if version != stream.count + 1:
+        return ChainProblem(stream.count + 1, f"event {stream.count + 1} is missing (deleted?)")
+    if (version == 1) != isinstance(record, Opened):
+        return ChainProblem(version, f"event {version}: its topic was changed (edited?)")
+    if version == 1 and _name_of(record) is None:
+        return ChainProblem(version, f"event {version} is not the start of its stream (moved or edited?)")
+    if link(stream.digest, stream.name, version, record.event) != record.digest:
+        return ChainProblem(version, f"event {version}: digest does not match its content or the events "
+                                     "before it (edited?)")
+    if record.link is not None and record.link != link_of(stream.digest):
+        return ChainProblem(version, f"event {version}: the link it records to the event before it was "
+                                     "changed (edited?)")
+    return None
+
+
+def _chain_problem(name: str | None, records: Sequence[Recorded], upto: int) -> ChainProblem | None:
+    """The first problem of a stream's first ``upto`` records, read again (``verify_chain``)."""
+    if len(records) != upto or not records or name is None:
+        return ChainProblem(1, f"events 1-{upto} are not all there, or event 1 starts no stream here (edited?)")
+    if any((r.originator_version == 1) != isinstance(r, Opened) for r in records):
+        return ChainProblem(1, "a topic was changed (edited?)")
+    rows = [(r.originator_version, r.event, r.digest) for r in records]
+    return verify_chain(name, rows, {r.originator_version: r.link for r in records if r.link is not None})
 
 
 def _micros(at: str | None) -> int:
@@ -582,20 +727,25 @@ class _Source:
         self.recorder = app.recorder
         self.mapper: Mapper[UUID] = app.mapper
 
-    def load(self, stream: UUID, upto: int) -> list[AnyEvent]:
+    def load(self, stream: UUID, upto: int) -> list[Recorded]:
         rows = self.recorder.select_events(stream, lte=upto)
-        out: list[AnyEvent] = []
+        out: list[Recorded] = []
         for row in rows:
             record = self.mapper.to_domain_event(row)
             assert isinstance(record, Recorded)
-            out.append(record.event)
+            out.append(record)
         return out
 
 
 class Views:
-    """The archive views of one store: catch up, follow, rebuild, and read."""
+    """The archive views of one store: catch up, follow, rebuild, and read.
 
-    def __init__(self, store: Store) -> None:
+    ``in_memory``: views of this command alone, folded from the stored events into an
+    in-memory SQLite database, for a store whose views this command may not write (a
+    role with the auditor's grants, a read-only SQLite file, a full disk): the same
+    projection and the same readers, nothing written to the store."""
+
+    def __init__(self, store: Store, *, in_memory: bool = False) -> None:
         env = dict(store.env)
         env["CREATE_TABLE"] = "n"  # reading never makes tables
         if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
@@ -605,28 +755,58 @@ class Views:
             view_class = postgres_archive_view()
         self.env = env
         self.description = store.description
+        self.path = env.get("SQLITE_DBNAME")
+        self.in_memory = in_memory
+        self.read_only = store.read_only
         try:
-            factory = InfrastructureFactory[Any].construct(env=Environment(ArchiveProjection.name, env))
-            self.factory = factory
-            self.view: Any = factory.tracking_recorder(view_class)
+            if in_memory:
+                self.datastore = SQLiteDatastore(f"file:pulka-views-{uuid4().hex}?mode=memory&cache=shared")
+                self.view: Any = SQLiteArchiveView(self.datastore)
+                self.view.create()
+            else:
+                self.factory = InfrastructureFactory[Any].construct(env=Environment(ArchiveProjection.name, env))
+                self.view = self.factory.tracking_recorder(view_class)
             self.reader = LedgerApplication(env=env)
         except PersistenceError as exc:
-            raise StoreError(f"cannot open the views of {store.description}: {exc}") from None
+            raise StoreError(f"cannot open the views of {store.description}: {reason(exc)}") from None
         self.projection = ArchiveProjection(self.view, _Source(self.reader))
+
+    def fault(self, exc: BaseException, doing: str) -> StoreError:
+        """What the database said while the views were read or written, as a store
+        error: ``ViewsUnwritable`` when this command may not do it, a full disk called so."""
+        full = disk_full(exc, self.path)
+        if full is not None:
+            return ViewsUnwritable(f"cannot {doing} the player views of {self.description}: {full}")
+        if not_allowed(exc):
+            return ViewsUnwritable(
+                f"this command may not {doing} the player views of {self.description} ({reason(exc)}): "
+                "a role that keeps them needs SELECT, INSERT, UPDATE and DELETE on the archive_* and rating_* "
+                "tables and the views' tracking table (archive_tracking on PostgreSQL) of the store's schema, "
+                "or another role keeps them current (`pulka views follow`) and this one needs SELECT on them")
+        return StoreError(f"cannot {doing} the player views of {self.description}: {reason(exc)}")
 
     # -- keeping the view ------------------------------------------------------------
 
     def exists(self) -> bool:
-        return bool(self.view.exists())
+        try:
+            return bool(self.view.exists())
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "read") from None
 
     def create(self) -> None:
         """Make the view's tables when missing (what ``pulka views rebuild`` and a new
         stream do; never a read)."""
-        if not self.view.exists():
-            self.view.create()
+        try:
+            if not self.view.exists():
+                self.view.create()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "make") from None
 
     def require(self) -> None:
         if not self.exists():
+            if self.read_only is not None:
+                raise ViewsUnwritable(f"the store {self.description} has no player views yet, and it is "
+                                      f"opened read-only ({self.read_only})")
             raise ViewsMissing(
                 f"the store {self.description} has no player views yet; "
                 "`pulka views rebuild` makes and fills them"
@@ -634,18 +814,29 @@ class Views:
 
     def head(self) -> int:
         """The position of the last stored event (0 for an empty store)."""
-        return int(self.reader.recorder.max_notification_id() or 0)
+        try:
+            return int(self.reader.recorder.max_notification_id() or 0)
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot read {self.description}: {disk_full(exc, self.path) or reason(exc)}") from None
 
     def position(self) -> int:
         """The position of the last event the view has taken in (0: none)."""
-        return int(self.view.max_tracking_id(APPLICATION) or 0)
+        try:
+            return int(self.view.max_tracking_id(APPLICATION) or 0)
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "read") from None
 
     def catch_up(self, timeout: float = 24 * 3600.0) -> int:
-        """Bring the view up to the last stored event; the number of events taken in."""
+        """Bring the view up to the last stored event; the number of events taken in.
+        A store this command may not write (``Store.read_only``) is ``ViewsUnwritable``
+        as soon as there is anything to write."""
         self.require()
         head = self.head()
         if self.position() >= head:
             return 0
+        if self.read_only is not None and not self.in_memory:
+            raise ViewsUnwritable(f"cannot write the player views of {self.description}: the store is "
+                                  f"opened read-only ({self.read_only})")
         before = self.projection.processed
         self.projection.batch, self.projection.flush_at = CATCH_UP_BATCH, head
         try:
@@ -653,13 +844,18 @@ class Views:
                 runner.wait(head, timeout=timeout)
         except (StoreError, TimeoutError):
             raise
+        except MapperDeserialisationError as exc:
+            raise StoreError(f"the player views stopped after position {self.position()} of {head}: a stored "
+                             f"event cannot be read ({reason(exc)}); `pulka verify` names it") from None
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "write") from None
         except Exception as exc:
-            # An event the projection cannot take in: a store changed behind the ledger's
-            # back (verify names the event). The views keep what they had saved.
+            # Not the store's: the projection itself failed (each stream's own events
+            # that its fold cannot take are left out, ``ArchiveProjection.changes``).
             raise StoreError(
                 f"the player views stopped after position {self.position()} of {head}: "
-                f"{type(exc).__name__}: {exc}; `pulka verify` checks the stored events"
-            ) from None
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         finally:
             self.projection.batch, self.projection.flush_at = 1, None
         return self.projection.processed - before
@@ -675,7 +871,10 @@ class Views:
     def rebuild(self) -> int:
         """Clear the view and its position in one transaction, then take in every event."""
         self.create()
-        self.view.clear()
+        try:
+            self.view.clear()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise self.fault(exc, "write") from None
         self.projection = ArchiveProjection(self.view, _Source(self.reader))
         return self.catch_up()
 
@@ -686,15 +885,23 @@ class Views:
         columns = ("SELECT g.game, g.started_at, g.started_utc, g.convention, g.players, g.tournament, "
                    "r.status, r.deals, r.whists, r.money FROM {archive_games} g JOIN {archive_results} r "
                    "ON r.game = g.game ")
+        # A game whose chain broke is left out whole, whatever it said before the break.
+        sound = "NOT EXISTS (SELECT 1 FROM {archive_broken} b WHERE b.name = g.game)"
         if as_of is None:
-            found = self.view.select(columns + "AND r.version = g.latest")
+            found = self.view.select(columns + "AND r.version = g.latest WHERE " + sound)
         else:
             found = self.view.select(
                 columns + "AND r.version = (SELECT MAX(version) FROM {archive_results} x "
-                "WHERE x.game = g.game AND x.at_utc <= ?) WHERE g.started_utc <= ?",
+                "WHERE x.game = g.game AND x.at_utc <= ?) WHERE g.started_utc <= ? AND " + sound,
                 (as_of, as_of),
             )
         return [_row(r) for r in found]
+
+    def left_out(self) -> list[LeftOut]:
+        """The streams the views left out from an event on: what a reader of the views
+        is told (``verify`` says more)."""
+        found = self.view.select("SELECT name, version, reason FROM {archive_broken} ORDER BY name")
+        return [LeftOut(name, int(version), reason) for name, version, reason in found]
 
     def tables(self, tournament: str, as_of: int | None = None) -> dict[str, GameResult]:
         """The results of a tournament's table games, by game name."""
@@ -711,12 +918,16 @@ class Views:
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every view table, in a fixed order (to compare two builds)."""
         keys = {"archive_games": "game", "archive_results": "game, version",
-                "archive_tournaments": "tournament", "archive_aliases": "seq", **ratings.DUMP}
+                "archive_tournaments": "tournament", "archive_aliases": "seq", "archive_broken": "stream",
+                **ratings.DUMP}
         return {t: self.view.select(f"SELECT * FROM {{{t}}} ORDER BY {k}") for t, k in keys.items()}
 
     def close(self) -> None:
         self.reader.close()
-        self.factory.close()
+        if self.in_memory:
+            self.datastore.close()
+        else:
+            self.factory.close()
 
     def __enter__(self) -> Views:
         return self

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -116,17 +116,35 @@ def chain_encoded(
 ) -> list[str]:
     """``chain_digests`` of events given as their ``encode_event`` bytes: what a writer
     that stores those bytes too hashes, without encoding each event twice."""
+    return list(chained(game, encoded, start_digest, start_number))
+
+
+def chained(
+    game: str,
+    encoded: Iterable[bytes],
+    start_digest: str = GENESIS,
+    start_number: int = 1,
+) -> Iterator[str]:
+    """``chain_encoded`` one event at a time."""
     if start_number < 1:
         raise ValueError(f"event numbers start at 1, not {start_number}")
-    name = msgspec.json.encode(game)
-    sha256 = hashlib.sha256
-    digests: list[str] = []
+    step = chain_step(game)
     previous = start_digest
     for number, event in enumerate(encoded, start=start_number):
-        # ``linker``'s digest, in line: this loop runs once for every event written
-        previous = sha256(HASHED % (previous.encode("ascii", "replace"), number, name, event)).hexdigest()
-        digests.append(previous)
-    return digests
+        previous = step(previous, number, event)
+        yield previous
+
+
+def chain_step(game: str) -> Callable[[str, int, bytes], str]:
+    """The digest of one event of ``game`` given as its ``encode_event`` bytes, after the
+    digest ``previous``: what a writer that stores each row as soon as it is made calls."""
+    name = msgspec.json.encode(game)
+    sha256 = hashlib.sha256
+
+    def step(previous: str, number: int, event: bytes) -> str:
+        return sha256(HASHED % (previous.encode("ascii", "replace"), number, name, event)).hexdigest()
+
+    return step
 
 
 Row = tuple[int, AnyEvent | Unreadable, str]
@@ -189,15 +207,21 @@ def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
     gap, the game's start first, every digest, every recorded link) and says only
     whether all of it holds; ``verify_chain`` names the first problem of a chain that
     fails. The digests are ``linker``'s, computed in line."""
-    if rows:
+    return intact_from(game, rows) is not None
+
+
+def intact_from(game: str, rows: Sequence[tuple[int, object, Chained]], previous: str = GENESIS,
+                expected: int = 1) -> str | None:
+    """``intact`` of a run of a game's rows that goes on from event ``expected`` - 1,
+    whose digest is ``previous`` (a read a page at a time checks each page so): the
+    digest of its last row when all of it holds (``previous`` for no rows), else None."""
+    if rows and expected == 1:
         first = rows[0][2].event
         if not (isinstance(first, StreamStart) and first.game == game):
-            return False
+            return None
     name = msgspec.json.encode(game)
     sha256 = hashlib.sha256
     encode = encode_event
-    previous = GENESIS
-    expected = 1
     for number, _, stored in rows:
         chained = stored.digest
         recorded = stored.link
@@ -208,10 +232,10 @@ def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
                                 encode(stored.event))).hexdigest() != chained
             or (recorded is not None and recorded != previous[:LINK_LENGTH])
         ):
-            return False
+            return None
         previous = chained
         expected += 1
-    return True
+    return previous
 
 
 # An export travels as JSON lines; once parsed into (number, event, digest) it is
@@ -252,14 +276,20 @@ def parse_head(text: str) -> Head | None:
 def compare_head(stored: Sequence[tuple[int, AnyEvent, str]], head: Head) -> ChainProblem | None:
     """The first difference between a game's (intact) stored chain and a head kept
     elsewhere; None when the store still holds that head."""
-    count = len(stored)
+    at = stored[head.number - 1][2] if 1 <= head.number <= len(stored) else None
+    return compare_head_to(len(stored), at, head)
+
+
+def compare_head_to(count: int, digest: str | None, head: Head) -> ChainProblem | None:
+    """``compare_head`` of a game of ``count`` events whose event ``head.number`` has
+    ``digest`` (None when it has no such event): what a store can say without reading
+    the game."""
     if head.number < 1:
         return ChainProblem(1, f"{head} is not a head: events are numbered from 1")
-    if count < head.number:
+    if count < head.number or digest is None:
         missing = f"event {head.number} is" if count + 1 == head.number else f"events {count + 1}-{head.number} are"
         return ChainProblem(count + 1, f"the store has {count} events, the head is event {head.number}: "
                                        f"{missing} missing (truncated?)")
-    digest = stored[head.number - 1][2]
     if not digest.startswith(head.digest):
         return ChainProblem(head.number, f"event {head.number}'s digest is {digest[:len(head.digest)]}, not "
                                          f"{head.digest}: the history up to event {head.number} was changed and "
@@ -268,21 +298,30 @@ def compare_head(stored: Sequence[tuple[int, AnyEvent, str]], head: Head) -> Cha
 
 
 def compare_saved(
-    stored: Sequence[tuple[int, AnyEvent, str]], saved: Sequence[tuple[int, AnyEvent, str]]
+    stored: Iterable[tuple[int, AnyEvent, str]], saved: Iterable[tuple[int, AnyEvent, str]]
 ) -> ChainProblem | None:
     """The first difference between a game's (intact) stored chain and an (intact)
-    saved export of it; None when the store holds every saved event unchanged."""
-    for (number, event, digest), stored_row in zip(saved, stored):
+    saved export of it; None when the store holds every saved event unchanged. Both are
+    taken one event at a time (neither need be held whole)."""
+    stored_rows = iter(stored)
+    held = 0
+    last = 0
+    for number, event, digest in saved:
+        last = number
+        stored_row = next(stored_rows, None)
+        if stored_row is None:
+            continue
+        held += 1
         if encode_event(stored_row[1]) != encode_event(event):
             return ChainProblem(number, f"event {number} differs from the saved copy: saved "
                                         f"{encode_event(event).decode()}, stored "
                                         f"{encode_event(stored_row[1]).decode()} (changed?)")
         if stored_row[2] != digest:
             return ChainProblem(number, f"event {number}'s digest differs from the saved copy (chained anew?)")
-    if len(stored) < len(saved):
-        first, last = len(stored) + 1, len(saved)
+    if held < last:
+        first = held + 1
         missing = f"event {first} is" if first == last else f"events {first}-{last} are"
-        return ChainProblem(first, f"the saved copy has {last} events, the store {len(stored)}: "
+        return ChainProblem(first, f"the saved copy has {last} events, the store {held}: "
                                    f"{missing} missing (truncated?)")
     return None
 

@@ -9,12 +9,12 @@ digests on some lines only. ``export_line`` writes one line of ``pulka export``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import BinaryIO, NamedTuple
 
 import msgspec
 
-from ledger.vocabulary.chain import ChainProblem, verify_chain
+from ledger.vocabulary.chain import GENESIS, ChainProblem, chain_step, verify_chain
 from ledger.vocabulary.events import (
     TOO_DEEP,
     AnyEvent,
@@ -22,6 +22,7 @@ from ledger.vocabulary.events import (
     StreamStart,
     decode_event,
     decode_lines,
+    encode_event,
     event_from_dict,
     event_to_dict,
 )
@@ -43,12 +44,19 @@ def decode_log(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        refused = Refused("event-log", f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at column {column} "
-                          "cannot begin or continue a character", "a log written in UTF-8")
-        refused.line = line
-        raise refused from None
+        raise _not_utf8(exc) from None
+
+
+def _not_utf8(exc: UnicodeDecodeError, first_line: int = 1) -> Refused:
+    """The refusal of bytes that are not UTF-8, naming the line and column of the first
+    byte that is not (the bytes decoded begin at line ``first_line``)."""
+    data = exc.object
+    line = data.count(b"\n", 0, exc.start) + first_line
+    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    refused = Refused("event-log", f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at column {column} "
+                      "cannot begin or continue a character", "a log written in UTF-8")
+    refused.line = line
+    return refused
 
 
 def parse_export(text: str) -> list[LogLine]:
@@ -57,15 +65,64 @@ def parse_export(text: str) -> list[LogLine]:
     Lines end at a line feed (a carriage return before it is dropped), as JSON Lines
     says, and nowhere else: a separator that JSON allows inside a string (U+2028) does
     not end one."""
-    events = _one_event_a_line(text) if '"digest"' not in text else None
-    if events is None:
-        events = _line_by_line(text)
+    events = _parsed(text)
     if not events:
         raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
     return events
 
 
-def _one_event_a_line(text: str) -> list[LogLine] | None:
+def _parsed(text: str, first_line: int = 1) -> list[LogLine]:
+    """The events of some whole lines of a log, the first of them numbered ``first_line``."""
+    events = _one_event_a_line(text, first_line) if '"digest"' not in text else None
+    if events is None:
+        events = _line_by_line(text, first_line)
+    return events
+
+
+# How many bytes of a log file ``read_batches`` decodes at a time (whole lines).
+BATCH_BYTES = 4 << 20
+
+
+def read_batches(stream: BinaryIO, size: int = BATCH_BYTES) -> Iterator[list[LogLine]]:
+    """The events of a JSON Lines log read from ``stream`` a batch of whole lines at a
+    time (about ``size`` bytes), as ``parse_export`` reads the whole text: the same
+    events at the same line numbers, the same refusals of the same lines (UTF-8 checked
+    batch by batch, a byte order mark allowed at the start), and a log without events
+    refused once it has been read to its end. A long log is never held whole: neither
+    its bytes, nor its text, nor all its lines at once."""
+    line = 1
+    rest = b""
+    first = True
+    found = False
+    while True:
+        chunk = stream.read(size)
+        data = rest + chunk
+        if chunk:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                rest = data
+                continue
+            data, rest = data[:cut], data[cut:]
+        else:
+            rest = b""
+        if data:
+            try:
+                text = data.decode("utf-8-sig" if first else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise _not_utf8(exc, line) from None
+            first = False
+            batch = _parsed(text, line)
+            line += data.count(b"\n")
+            if batch:
+                found = True
+                yield batch
+        if not chunk:
+            break
+    if not found:
+        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
+
+
+def _one_event_a_line(text: str, first_line: int = 1) -> list[LogLine] | None:
     """The events of a log written one event to a line, as an export is (each line break
     right after a closing brace and, but for the last one, right before an opening
     brace), decoded in one call; None for any other log, which is read line by line
@@ -85,12 +142,12 @@ def _one_event_a_line(text: str) -> list[LogLine] | None:
     if len(decoded) != breaks + 1 - last:
         return None
     new = tuple.__new__  # LogLine(...) without its Python-level __new__
-    return [new(LogLine, (number, event, None)) for number, event in enumerate(decoded, start=1)]
+    return [new(LogLine, (number, event, None)) for number, event in enumerate(decoded, start=first_line)]
 
 
-def _line_by_line(text: str) -> list[LogLine]:
+def _line_by_line(text: str, first_line: int = 1) -> list[LogLine]:
     events = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text.split("\n"), start=first_line):
         line = line.removesuffix("\r")
         if not line.strip():
             continue
@@ -164,6 +221,36 @@ def check_export(lines: Sequence[LogLine]) -> None:
                           "an export as `pulka export` wrote it, or the log without any digest field")
         refused.line = lines[problem.number - 1].line
         raise refused
+
+
+class NotAsExported(Exception):
+    """A log whose digests ``checked_export`` found missing or broken: ``check_export``
+    and ``export_problem`` of the whole log say where and how (the error's way, which
+    reads the log again)."""
+
+
+def checked_export(lines: Iterable[LogLine], *, required: bool = False) -> Iterator[LogLine]:
+    """The lines of a log, one at a time, each checked as ``check_export`` checks the
+    whole log (``required``: as ``export_problem`` does, a digest on every line): a line
+    without its digest where the first line has one (or any, when required), a digest
+    where the first has none, a digest that does not chain, raise ``NotAsExported``."""
+    step: Callable[[str, int, bytes], str] | None = None
+    previous = GENESIS
+    with_digests = required
+    for number, line in enumerate(lines, start=1):
+        if number == 1:
+            with_digests = required or line.digest is not None
+            first = line.event
+            step = chain_step(first.game if isinstance(first, StreamStart) else "?")
+        if (line.digest is not None) != with_digests:
+            raise NotAsExported(line.line)
+        if with_digests:
+            assert step is not None
+            digest = step(previous, number, encode_event(line.event))
+            if digest != line.digest:
+                raise NotAsExported(line.line)
+            previous = digest
+        yield line
 
 
 def export_line(event: AnyEvent, digest: str) -> str:

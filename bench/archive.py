@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from cli.main import main as pulka
 from ledger.command.application import Ledger
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.judging import judge_events
 from ledger.command.kinds import PULKA, start_stream
 from ledger.command.store import Store

@@ -44,7 +44,7 @@ from click.testing import CliRunner
 
 from cli.main import main as pulka
 from ledger.command.application import Ledger, bulk
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.judging import judge_events
 from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
 from ledger.vocabulary.events import AnyEvent, Correction, Defence, GameStarted, PencilDown, Tricks, encode_event

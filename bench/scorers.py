@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledger.command.application import Ledger
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.store import Store
-from ledger.command.tournament import Tournaments
-from ledger.vocabulary.tournament import TournamentStarted
-from projections.archive import result_of
+from ledger.command.tournament_desk import Tournaments
+from ledger.vocabulary.tournament_events import TournamentStarted
+from projections.archive import game_result
 
 # Deal lines that are legal whoever deals (the auction decides who speaks).
 LINES = (
@@ -74,7 +74,7 @@ def score(db: str, game: str, offset: int, cap: int, opening: Any, ready: Any, s
                 outcome = ledger.execute(game, lambda st: deal_events(st, line))
                 run.latencies.append(time.perf_counter() - began)
                 run.deals += 1
-                result = result_of(outcome.state, cap)
+                result = game_result(outcome.state, cap)
                 if result.over:
                     run.status = result.status
                     break
@@ -88,7 +88,7 @@ def run_tables(db: str, games: list[str], cap: int, started: Any = None) -> tupl
     """Score every game in its own process, all at once; the runs and the wall time.
     ``started`` is called once every process is ready, just before they are let go."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["ledger.command.application", "ledger.command.dealline", "scorers"])
+    ctx.set_forkserver_preload(["ledger.command.application", "ledger.command.deal_entry", "scorers"])
     start, opening = ctx.Event(), ctx.Lock()
     ready, out = ctx.Queue(), ctx.Queue()
     processes = [ctx.Process(target=score, args=(db, game, i, cap, opening, ready, start, out))

@@ -34,16 +34,16 @@ from cli.common import (
     view,
     zone_name,
 )
-from ledger.command.application import Ledger, bulk, guarded, judge_stream
+from ledger.command.application import Ledger, bulk, pinpointed, judge_stream
 from ledger.command.store import Verified
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
-from ledger.command.tournament import judge_streams
+from ledger.command.tournament_desk import judge_streams
 from ledger.command.verifying import judged
 from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
-from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
@@ -95,7 +95,7 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
     with refusals():
         events = cut(read.events, point)
     with refusals(), bulk(), progress(f"auditing {read.game}", len(events)) as update:
-        rows = guarded(read.game, events, lambda evs: kind.audit(evs, update))
+        rows = pinpointed(read.game, events, lambda evs: kind.audit(evs, update))
         update(len(events))
     rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
     from cli.proofs import signed_lines  # who signed which decision (@signatures)
@@ -159,7 +159,7 @@ def diff(game: str, from_: str, to: str, as_json: bool, file: str | None, read_a
     read = read_game(game, db, file, anyway=read_anyway)
     kind = read.kind
     with refusals():
-        doc = guarded(read.game, read.events, lambda events: kind.diff(events, parse_point(from_), parse_point(to)))
+        doc = pinpointed(read.game, read.events, lambda events: kind.diff(events, parse_point(from_), parse_point(to)))
     if as_json:
         emit(doc)
     else:

@@ -29,7 +29,7 @@ from cli.common import (
 from cli.record import report_options, tell
 from cli.rules import parse_overrides
 from ledger.command.rubber_desk import RubberDesk
-from ledger.command.scorer import Told
+from ledger.command.table_mode import Told
 from ledger.vocabulary.bridge import RubberStarted
 
 

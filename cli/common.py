@@ -31,7 +31,7 @@ import click
 import platformdirs
 
 from cli.output import clean, uncleaned
-from ledger.command.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, guarded
+from ledger.command.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, pinpointed
 from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
@@ -53,7 +53,7 @@ from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
+from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
 from projections.game import GameState
 from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
 from projections.points import Point, PointError
@@ -760,7 +760,7 @@ def folded(read: Read, point: Point) -> GameState:
     """The game as of the point, with a progress bar for a long one; a stored event
     that cannot be replayed is refused by number."""
     with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
-        return guarded(read.game, read.events, lambda events: state_at(events, point, update))
+        return pinpointed(read.game, read.events, lambda events: state_at(events, point, update))
 
 
 def view(read: Read, point: Point) -> View:
@@ -769,7 +769,7 @@ def view(read: Read, point: Point) -> View:
     number."""
     kind = read.kind
     with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
-        return guarded(read.game, read.events, lambda events: kind.view(events, point, update))
+        return pinpointed(read.game, read.events, lambda events: kind.view(events, point, update))
 
 
 def deal_cap(ledger: Ledger, game: str) -> int | None:

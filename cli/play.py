@@ -35,8 +35,8 @@ from cli.output import clean, internal_error
 from cli.record import settle_doubt, tell
 from ledger.command.application import Kept
 from ledger.command.desk import PulkaDesk
-from ledger.command.scorer import Doubtful, Told, next_text
-from projections.deals import next_deal_text, sheet_line
+from ledger.command.table_mode import Doubtful, Told, next_text
+from projections.deal_text import next_deal_text, sheet_line
 from projections.game import GameState
 from projections.report import Point, render_settlement
 from ledger.vocabulary import language

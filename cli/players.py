@@ -18,7 +18,7 @@ from ledger.command.club import alias as record_alias
 from ledger.command.views import Views, ViewsMissing, ViewsUnwritable
 from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
                                  summary_doc)
-from projections.tournament import point_micros
+from projections.tournament_state import point_micros
 from ledger.vocabulary.wording import counted
 
 
@@ -61,7 +61,7 @@ def _date(value: str | None, option: str) -> str | None:
         raise UserError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def describe(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
+def filter_text(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
     parts = []
     if date_from or date_to:
         parts.append(f"pulkas started {date_from or '…'} to {date_to or '…'}")
@@ -106,7 +106,7 @@ def players(as_json: bool, as_csv: bool, date_from: str | None, date_to: str | N
         elif as_csv:
             emit_csv(PLAYER_COLUMNS, [player_row(s) for s in items])
         else:
-            click.echo(render_summaries(items, describe(start, end, convention, time_)), nl=False)
+            click.echo(render_summaries(items, filter_text(start, end, convention, time_)), nl=False)
 
 
 def player_row(s: Summary) -> list[Any]:
@@ -136,11 +136,11 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})
             hint = f"; players: {', '.join(known)}" if known else ""
-            raise UserError(f"no pulka of {excerpt(name)} in the archive ({describe(start, end, convention, time_)}){hint}")
+            raise UserError(f"no pulka of {excerpt(name)} in the archive ({filter_text(start, end, convention, time_)}){hint}")
         if as_json:
             emit(history_doc(found))
         else:
-            click.echo(render_history(found, describe(start, end, convention, time_)), nl=False)
+            click.echo(render_history(found, filter_text(start, end, convention, time_)), nl=False)
 
 
 @click.command()

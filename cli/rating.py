@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import click
 
 from cli.common import UserError, db_option, emit, emit_csv, opened, user_time
-from cli.players import caught_up, describe
+from cli.players import caught_up, filter_text
 from ledger.command.application import Ledger
 from ledger.command.ratings import kept_changes, kept_matches, matches_as_of
 from ledger.command.views import Views
@@ -21,7 +21,7 @@ from projections import rating as model
 from projections.archive import Alias, PulkaRow, identities, select
 from projections.stats import (CSV_COLUMNS, Stats, csv_rows, mine, player_stats, refs_doc, render_refs,
                                render_stats, stats_doc)
-from projections.tournament import point_micros
+from projections.tournament_state import point_micros
 from datetime import date
 
 
@@ -66,7 +66,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
     with NAME, his rating pulka by pulka, each change with its game."""
     _one_format(as_json, as_csv, as_html)
     at = user_time(at, end_of_day=True) if at else None
-    told = describe(None, None, convention, at)
+    told = filter_text(None, None, convention, at)
     with opened(db) as ledger, caught_up(ledger) as views:
         changes, rows, aliases = club_changes(views, point_micros(at) if at else None, convention)
     who = identities(rows, aliases)
@@ -133,7 +133,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     if deals and number is None:
         raise click.UsageError("--deals needs a NUMBER (contracts.7, misere.made, vs.Boris ...)")
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
-    told = describe(start, end, convention, None)
+    told = filter_text(start, end, convention, None)
     history = None
     with opened(db) as ledger, caught_up(ledger) as views:
         rows = select(views.rows(), start, end, convention)

@@ -47,12 +47,12 @@ from ledger.vocabulary.logfile import export_line
 from projections.audit import totals
 from projections.numbers import fmt, money_context
 from projections.picture import picture
-from projections.deals import deal_table
+from projections.deal_text import deal_table
 from projections.game import GameState
 from projections.points import Point
 from projections.pulka import PulkaView
 from projections.report import capped, money_text, settlement_of, transfers_doc
-from ledger.vocabulary.tournament import parse_table_game
+from ledger.vocabulary.tournament_events import parse_table_game
 from projections.rubber import RubberState
 from projections.rubber_report import summary_doc
 from ledger.vocabulary import language
@@ -139,8 +139,8 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
 def export_club(db: str | None) -> None:
     """Every stream of the store that ``pulka import`` takes back, as one file: the
     club's register first, then each tournament with its tables, then every other game
-    (``ledger.command.tournament.club_export``)."""
-    from ledger.command.tournament import club_export
+    (``ledger.command.tournament_desk.club_export``)."""
+    from ledger.command.tournament_desk import club_export
 
     with opened(db) as ledger:
         for line in club_export(ledger):

@@ -49,10 +49,10 @@ from cli.rules import parse_overrides
 from ledger.command.application import NotStreamed, bulk
 from ledger.command.kinds import GAME_STARTS
 from ledger.command.desk import CorrectionPreview, PulkaDesk
-from ledger.command.scorer import Doubt, Doubtful, Told, Write, told_doc
+from ledger.command.table_mode import Doubt, Doubtful, Told, Write, told_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
-from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.language import N_
@@ -287,7 +287,7 @@ def _import(file: str, db: str | None) -> None:
         if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
             # A tournament with its games, or several games (tournaments load the views'
             # machinery: only an import that needs them does).
-            from ledger.command.tournament import import_streams
+            from ledger.command.tournament_desk import import_streams
 
             for item in import_streams(ledger, streams):
                 click.echo(f"created {item.stream}: {counted(item.events, 'event')} stored")

@@ -11,16 +11,16 @@ import click
 from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown, user_time, zone_name
 from cli.players import caught_up
 from cli.rules import parse_overrides
-from ledger.command.tournament import Tournaments
+from ledger.command.tournament_desk import Tournaments
 from ledger.command.application import Ledger
-from ledger.vocabulary.tournament import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
+from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
 from projections.archive import GameResult
-from cli.picture.tournament import tournament_html
+from cli.picture.tournament_page import tournament_html
 from ledger.vocabulary.wording import counted
-from ledger.vocabulary.tournament import table_game
+from ledger.vocabulary.tournament_events import table_game
 from projections.picture import picture
 from projections.points import Point
-from projections.tournament import (
+from projections.tournament_state import (
     TournamentState,
     as_tournament_event,
     effect,
@@ -32,7 +32,7 @@ from projections.tournament import (
     standings_doc,
     through_tour,
 )
-from projections.tournament import standings as standings_of
+from projections.tournament_state import standings as standings_of
 
 
 @click.group()

@@ -1,6 +1,6 @@
 """The club archive: many pulkas, one player's history across them.
 
-Pure folds, like every projection: ``result_of`` reads what one game says for the
+Pure folds, like every projection: ``game_result`` reads what one game says for the
 archive (how it stands and each player's rounded result); ``summaries`` and
 ``history`` fold the archive's pulkas, as rows, into the table of ``pulka players``
 and the history of ``pulka player``. The rows come from the read model the command
@@ -48,7 +48,7 @@ class GameResult:
         return self.status in OVER
 
 
-def result_of(state: GameState, deal_cap: int | None = None) -> GameResult:
+def game_result(state: GameState, deal_cap: int | None = None) -> GameResult:
     """The game as the archive sees it now; an unfinished pulka is settled as if
     abandoned now, and one that has reached ``deal_cap`` deals is over, settled so."""
     settlement = settlement_of(state)
@@ -67,7 +67,7 @@ def result_of(state: GameState, deal_cap: int | None = None) -> GameResult:
 
 
 def may_change_result(event: AnyEvent, state: GameState, done_before: int) -> bool:
-    """Whether ``event``, just folded into ``state``, can have changed ``result_of``;
+    """Whether ``event``, just folded into ``state``, can have changed ``game_result``;
     ``done_before`` is ``deals_done`` of the state before it.
 
     A bid, a contract or a defence call that leaves a deal in progress and the count of

@@ -45,7 +45,7 @@ from ledger.vocabulary.events import (
     Withdrawn,
     event_type,
 )
-from projections.deals import describe_ruling
+from projections.deal_text import describe_ruling
 from projections.game import GameState
 from projections.numbers import exact_fields
 from projections.numbers import exact_of as exact_of

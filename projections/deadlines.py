@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ledger.vocabulary.events import AnyEvent, Entry, Tricks
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.recording import Effect
 
 

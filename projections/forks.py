@@ -29,9 +29,9 @@ from ledger.vocabulary.events import (
     Tricks,
     Withdrawn,
 )
-from projections.checkpoints import Checkpoints
+from projections.deal_sheets import Checkpoints
 from projections.deadlines import deadline, too_late_reason
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.recording import Effect, correction_verdict, merge
 from projections.seats import TableSeats
 from projections.sheet import Sheet, Write

@@ -12,7 +12,7 @@ and the records by hand, and back to an earlier deal to fold the stored events a
 - how the next deal begins (who deals, its minimum, the raspasy run):
   ``projections.next_deal``;
 - the sheet, kept as a checkpoint at the end of every deal, and what each record by
-  hand writes on it: ``projections.checkpoints``;
+  hand writes on it: ``projections.deal_sheets``;
 - what corrections, objections, late records and withdrawals do, by the recording
   rules (``projections.recording``), on a fork of the game: ``projections.forks``,
   with the deadlines of rules 4.2.9 and 4.2.10 in ``projections.deadlines``.
@@ -48,9 +48,9 @@ from ledger.vocabulary.events import (
     Withdrawn,
 )
 from ledger.vocabulary.rules import RuleSet, resolve
-from projections.checkpoints import Checkpoints
+from projections.deal_sheets import Checkpoints
 from projections.deadlines import is_late
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.forks import apply_correction, apply_late, apply_objection, apply_withdrawn, rewound
 from projections.next_deal import Opening, due_dealer, opening
 from projections.recording import Effect
@@ -430,7 +430,7 @@ class GameState:
     # -- read ----------------------------------------------------------------------
 
     def sheet(self) -> Sheet:
-        """The sheet now (``projections.checkpoints``). Read it before the next event is
+        """The sheet now (``projections.deal_sheets``). Read it before the next event is
         applied, and never write on it."""
         return self.checkpoints.sheet(self)
 

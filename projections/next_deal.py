@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.rules import RuleSet
-from projections.deal import DealState, first_bidders
+from projections.deal_state import DealState, first_bidders
 from projections.scoring import deal_outcome
 from projections.seats import Seats
 

@@ -32,8 +32,8 @@ from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.audit import AuditRow, Cell, audit, explain, ignored_records, row_doc, totals
 from projections.game import GameState
 from projections.numbers import fmt
-from projections.deals import cells as sheet_cells
-from projections.deals import deal_table as deals_of
+from projections.deal_text import cells as sheet_cells
+from projections.deal_text import deal_table as deals_of
 from projections.report import Point, cut, money_text, settlement_doc, settlement_of
 
 Marks = dict[Cell, list[dict[str, Any]]]
@@ -331,7 +331,7 @@ def audit_entry(row: AuditRow) -> dict[str, Any]:
 
 
 def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, Any]]:
-    """The table of deals (``projections.deals``) for the report: per deal, who dealt and
+    """The table of deals (``projections.deal_text``) for the report: per deal, who dealt and
     led, the game and its line, what each player's numbers got from it as the sheet counts
     it now, the events it spans, and the rounded settlement as it stood at its end."""
     started = events[0]

@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
-from projections.settlement import result_of
+from projections.settlement import player_result
 from projections.sheet import Sheet, Write, cell_units, shown
 
 
@@ -137,7 +137,7 @@ def correction_verdict(
         if recorder in players:
             sheets = compare()
             wrong, right = sheets
-            if result_of(right, recorder) > result_of(wrong, recorder):
+            if player_result(right, recorder) > player_result(wrong, recorder):
                 return Effect(
                     number, False,
                     too_late + "; after that the recorder may correct his own record only when it does not "

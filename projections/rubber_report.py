@@ -57,7 +57,7 @@ def rubber_at(events: list[AnyEvent], point: Point) -> RubberState:
 # -- describing events -------------------------------------------------------------------
 
 
-def describe(state: RubberState, event: AnyEvent) -> str:
+def rubber_event_text(state: RubberState, event: AnyEvent) -> str:
     """One line for the audit trail; ``state`` names the players' sides."""
     if isinstance(event, RubberStarted):
         seats = ", ".join(f"{s} {p}" for s, p in zip("NESW", event.players))
@@ -111,7 +111,7 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
     assert isinstance(first, RubberStarted)
     state = RubberState.start(first)
     before = totals(state.sheet())
-    rows = [AuditRow(1, first.at, first.by, event_type(first), None, describe(state, first), {}, None, None, None)]
+    rows = [AuditRow(1, first.at, first.by, event_type(first), None, rubber_event_text(state, first), {}, None, None, None)]
     for event in events[1:]:
         if progress is not None and state.folded % 500 == 0:
             progress(state.folded)
@@ -120,7 +120,7 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
         n = state.folded
         effect = state.effects.get(n)
         rows.append(AuditRow(
-            n, event.at, event.by, event_type(event), event.deal, describe(state, event), changes(before, after),
+            n, event.at, event.by, event_type(event), event.deal, rubber_event_text(state, event), changes(before, after),
             effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
             about=deal_corrected(state.events, event),
         ))
@@ -147,7 +147,7 @@ def explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
             "why": w.why,
             "recorded_by": event.by,
             "at": event.at,
-            "event_text": describe(state, state.content(w.event)),
+            "event_text": rubber_event_text(state, state.content(w.event)),
             "corrected_by": corrected_by.get(w.event, []),
         })
     return out

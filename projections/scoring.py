@@ -21,7 +21,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
-from projections.deal import DealState, DefenceView
+from projections.deal_state import DealState, DefenceView
 from projections.sheet import UNIT, ColumnName, Sheet, share
 from ledger.vocabulary import wording
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ledger.vocabulary.events import Joined, Left, Substituted, Tricks
-from projections.deal import DealState, seat_index
+from projections.deal_state import DealState, seat_index
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def variant_amnesty(gora: Mapping[str, N], whists: Mapping[str, Mapping[str, N]]
     return {p: _whist_balance(p, written) for p in gora}
 
 
-def result_of(sheet: Sheet, player: str) -> Fraction:
+def player_result(sheet: Sheet, player: str) -> Fraction:
     """One player's exact result if the pulka were settled on this sheet (4.2.14,
     variant 2), without settling the others: what a verdict comparing positions needs."""
     gora = adjusted_units(sheet)

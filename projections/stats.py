@@ -54,12 +54,12 @@ from typing import Any
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
 from ledger.vocabulary.names import name_key
 from projections.archive import Alias, PulkaRow, identities
-from projections.deal import DealState
-from projections.deals import deal_events, deal_story
+from projections.deal_state import DealState
+from projections.deal_text import deal_events, deal_story
 from projections.game import GameState, replay
 from projections.numbers import exact_text, number
 from projections.scoring import deal_outcome, penalty_counts
-from projections.settlement import result_of
+from projections.settlement import player_result
 from projections.sheet import Sheet, Write
 
 
@@ -257,7 +257,7 @@ def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: 
 
 
 def _result(sheet: Sheet, seat: str) -> Fraction:
-    return result_of(sheet, seat) if seat in sheet.players else Fraction(0)
+    return player_result(sheet, seat) if seat in sheet.players else Fraction(0)
 
 
 def _gora_writes(writes: list[Write]) -> dict[tuple[int, str, int | None], bool]:

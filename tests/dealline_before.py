@@ -1,6 +1,6 @@
 """The deal line's parser as it was before issue 20 (commit 10d023c), kept frozen: the
 compatibility test (``test_dealline_compat``) reads every deal line of the tests,
-fixtures, README and demo through it and through today's ``ledger.command.dealline``,
+fixtures, README and demo through it and through today's ``ledger.command.deal_entry``,
 and the events must be the same. Copied verbatim (``deal_events`` and the table's
 words it used); never edit it to make that test pass.
 """
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from ledger.vocabulary.bids import HERE, LEVELS_TEXT, MISERE, PASS, parse_level
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 
 # -- words.py as it was ------------------------------------------------------------------------

@@ -200,10 +200,10 @@ def tournament_export(db: str) -> str:
     from datetime import datetime, timedelta, timezone
 
     from ledger.command.application import Ledger
-    from ledger.command.dealline import deal_events
+    from ledger.command.deal_entry import deal_events
     from ledger.command.store import Store
-    from ledger.command.tournament import Tournaments
-    from ledger.vocabulary.tournament import CutRule, TournamentStarted
+    from ledger.command.tournament_desk import Tournaments
+    from ledger.vocabulary.tournament_events import CutRule, TournamentStarted
 
     moments = (datetime(2026, 3, 1, 18, tzinfo=timezone.utc) + timedelta(minutes=n) for n in range(1000))
     with Store(db) as store:

@@ -21,13 +21,13 @@ from conftest import RawEvents
 from helpers import stored_rows
 from ledger.command import views as views_module
 from ledger.command.application import Ledger
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.store import Store, StoreError
 from ledger.command.views import Views
 from ledger.vocabulary.events import Abandoned, EVENT_TYPES, ForeignEvent, GameStarted, decode_event, encode_event
 from ledger.vocabulary.logfile import parse_log
 from ledger.vocabulary.names import colliding, name_key
-from projections.archive import deals_done, may_change_result, result_of
+from projections.archive import deals_done, may_change_result, game_result
 from projections.game import GameState
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -94,13 +94,13 @@ def test_an_event_the_archive_does_not_settle_after_changes_no_result(log: Path)
     first = events[0]
     assert isinstance(first, GameStarted)
     state = GameState.start(first)
-    before = result_of(state, 3)
+    before = game_result(state, 3)
     for event in events[1:]:
         done_before = deals_done(state)
         state.apply(event)
         if not may_change_result(event, state, done_before):
-            assert result_of(state, 3) == before, event
-        before = result_of(state, 3)
+            assert game_result(state, 3) == before, event
+        before = game_result(state, 3)
 
 
 # -- the archive -------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from club_archive import CLUB, Expected, cli, club_archive, doc, expected_stats,
 from helpers import csv_out
 from ledger.command import ratings
 from ledger.command.application import Ledger
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.store import Store
 from ledger.command.views import Views
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, GameStarted

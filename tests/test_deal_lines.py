@@ -15,11 +15,11 @@ import pytest
 
 from helpers import ok, refused, stored_rows
 from ledger.command.application import Ledger
-from ledger.command.dealline import Reading, deal_events
+from ledger.command.deal_entry import Reading, deal_events
 from ledger.command.desk import PulkaDesk
 from ledger.command.judging import judge_events
 from ledger.command.kinds import PULKA, judge_log
-from ledger.command.scorer import Doubtful, doubt_of
+from ledger.command.table_mode import Doubtful, doubt_of
 from ledger.command.store import Store
 from ledger.vocabulary.events import AnyEvent, Bid, GameStarted, Tricks
 from ledger.vocabulary.refusal import Refused

@@ -23,9 +23,9 @@ from helpers import ok, run, stored_rows
 from ledger.command.application import Kept, Ledger
 from ledger.command.desk import PulkaDesk, Started
 from ledger.command.rubber_desk import RubberDesk
-from ledger.command.scorer import Told, told_doc
+from ledger.command.table_mode import Told, told_doc
 from ledger.command.store import ConcurrentWriteError, Store
-from ledger.vocabulary import bridge, club, events, stream, tournament
+from ledger.vocabulary import bridge, club, events, stream, tournament_events
 from ledger.vocabulary.events import Correction, GameStarted, Withdrawn
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState, replay
@@ -56,7 +56,7 @@ def event_classes() -> set[str]:
     """The names of every event and every part of one (a struct of the vocabulary's event
     modules)."""
     names = set()
-    for module in (events, bridge, tournament, club, stream):
+    for module in (events, bridge, tournament_events, club, stream):
         for name, value in vars(module).items():
             if inspect.isclass(value) and issubclass(value, msgspec.Struct) and value.__module__ == module.__name__:
                 names.add(name)

@@ -14,10 +14,10 @@ import pytest
 
 from ledger.command.application import Ledger
 from ledger.command.store import Store
-from ledger.command.tournament import Tournaments
+from ledger.command.tournament_desk import Tournaments
 from ledger.command.views import Views
 from ledger.vocabulary.times import utc_micros
-from projections.tournament import standings_doc
+from projections.tournament_state import standings_doc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import scorers  # noqa: E402  (bench/scorers.py: the scorers' processes)

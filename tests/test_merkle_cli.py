@@ -19,12 +19,12 @@ from click.testing import CliRunner
 from cli.main import main
 from ledger.command.application import Ledger
 from ledger.command.checkpoints import Attestations
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.store import Store
-from ledger.command.tournament import Tournaments
+from ledger.command.tournament_desk import Tournaments
 from ledger.vocabulary.attestation import SIGNATURES_STREAM
 from ledger.vocabulary.notes import Signer
-from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.tournament_events import TournamentStarted
 from tests.helpers import ok, refused, run, stored_rows
 
 ROOT = Path(__file__).resolve().parent.parent

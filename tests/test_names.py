@@ -35,7 +35,7 @@ from ledger.vocabulary.events import (
     Tricks,
     decode_event,
 )
-from ledger.vocabulary.tournament import Seated, TournamentStarted
+from ledger.vocabulary.tournament_events import Seated, TournamentStarted
 
 MESSAGE_MAX = 2000
 

@@ -8,7 +8,7 @@ from dataclasses import fields
 
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.rules import resolve
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.next_deal import Opening, opening
 from projections.seats import Seats
 

@@ -58,5 +58,5 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
     assert "ledger.command.store_postgres" not in modules
     assert "eventsourcing.application" not in modules
     # Nor the read sides of the kinds, the tournament's fold or the club's archive.
-    assert not modules & {"projections.pulka", "projections.rubber_report", "projections.tournament",
+    assert not modules & {"projections.pulka", "projections.rubber_report", "projections.tournament_state",
                           "projections.archive", "projections.picture"}

@@ -21,7 +21,7 @@ from psycopg import sql
 
 from cli.main import main
 from ledger.command import store_postgres, store_sqlite
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.judging import judge_events
 from ledger.command.kinds import PULKA, start_stream
 from ledger.command.store import Store, StoreError, parse_postgres_url

@@ -28,16 +28,16 @@ from cli.main import main
 from conftest import POSTGRES_ENV, POSTGRES_SKIP
 from helpers import stored_rows
 from ledger.command.application import Ledger
-from ledger.command.dealline import deal_events
+from ledger.command.deal_entry import deal_events
 from ledger.command.store import Store, parse_postgres_url
-from ledger.command.tournament import Tournaments
+from ledger.command.tournament_desk import Tournaments
 from ledger.command.views import Views
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import utc_micros
-from ledger.vocabulary.tournament import Segment, TournamentStarted
-from projections.archive import result_of
-from projections.tournament import TournamentState, standings_doc, tallies_of
+from ledger.vocabulary.tournament_events import Segment, TournamentStarted
+from projections.archive import game_result
+from projections.tournament_state import TournamentState, standings_doc, tallies_of
 from test_inputs import rechained
 from test_tournament_rules import redrawn
 
@@ -62,7 +62,7 @@ def play(ledger: Ledger, game: str, loser: str | None, cap: int, deals: int = 99
     he is forehand, every other forehand makes a six."""
     for _ in range(deals):
         state = ledger.state(game)
-        if result_of(state, cap).over:
+        if game_result(state, cap).over:
             return
         nxt = state.next_deal()
         turn = nxt.turn()

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ledger.command.seating import by_lot, repeats, swiss, table_sizes
 from ledger.vocabulary.lot import draw
 from ledger.vocabulary.rules import SOCHI
-from ledger.vocabulary.tournament import (
+from ledger.vocabulary.tournament_events import (
     CutRule,
     Disqualified,
     Removed,
@@ -27,9 +27,9 @@ from ledger.vocabulary.tournament import (
     TourClosed,
     TournamentStarted,
 )
-from ledger.command.tournament import consequences, judge_seated, seating_for
+from ledger.command.tournament_desk import consequences, judge_seated, seating_for
 from ledger.vocabulary.refusal import Refused
-from projections.tournament import TournamentState, standings, standings_doc, tour_points
+from projections.tournament_state import TournamentState, standings, standings_doc, tour_points
 
 CUT = (Segment(200, "1"), Segment(650, "1/10"), Segment(None, "0"))
 

@@ -23,22 +23,22 @@ from starlette.routing import Route
 
 from ledger.command.application import Kept
 from ledger.command.desk import CorrectionPreview, Corrected, PulkaDesk, Started
-from ledger.command.scorer import Told, left_open, next_text, told_doc
+from ledger.command.table_mode import Told, left_open, next_text, told_doc
 from ledger.command.store import StoredEvent
-from ledger.command.tournament import Tournaments
-from ledger.command.words import player_word
+from ledger.command.tournament_desk import Tournaments
+from ledger.command.table_words import player_word
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
-from ledger.vocabulary.tournament import TournamentStarted, parse_table_game, table_game
-from projections.archive import GameResult, result_of
-from projections.deals import deal_table, seats_of
+from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game, table_game
+from projections.archive import GameResult, game_result
+from projections.deal_text import deal_table, seats_of
 from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point, cut
 from projections.report import settlement_doc
-from projections.tournament import TournamentState, as_of, log_rows, standings, standings_doc
-from projections.tournament import fold as fold_tournament
+from projections.tournament_state import TournamentState, as_of, log_rows, standings, standings_doc
+from projections.tournament_state import fold as fold_tournament
 from projections.trail import row_doc, select
 from web.auth import ARBITER, DIRECTOR, Principal, allowed, needs
 from web.outcome import Outcome, outcome_line
@@ -454,7 +454,7 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
         line = outcome_line(state, b.outcome)
     assert line is not None
     # An outcome's counts are named by player: there is no order they could be slipped in,
-    # so the doubt of a typed line's result (``scorer.doubt_of``) is not raised for them.
+    # so the doubt of a typed line's result (``table_mode.doubt_of``) is not raised for them.
     return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open, confirmed=b.outcome is not None)
 
 
@@ -664,7 +664,7 @@ def tournament_now(service: Service, name: str, tour: int | None = None, time: s
             if not service.worker().store.count(game_name):
                 tables.append({"game": game_name, "tour": r, "table": k, "players": list(seated[k]), "version": 0})
                 continue
-            version, result = service.at_head(game_name, lambda kept: (len(kept.stored), result_of(pulka_of(kept), cap)))
+            version, result = service.at_head(game_name, lambda kept: (len(kept.stored), game_result(pulka_of(kept), cap)))
             if r not in state.closed:
                 results[game_name] = result
             tables.append({"game": game_name, "tour": r, "table": k, "players": list(seated[k]), "version": version,

@@ -35,7 +35,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ledger.command.application import ImpossibleEventError
-from ledger.command.storage import describe
+from ledger.command.storage import store_label
 from ledger.command.store import BrokenChainError, StoreError, UnreadableEventError
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using
@@ -334,7 +334,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await service.run(lambda: service.worker().accounts.ensure())
         await app.state.hub.start()
-        log.info("serving the store %s", describe(settings.db))
+        log.info("serving the store %s", store_label(settings.db))
         try:
             yield
         finally:

@@ -26,7 +26,7 @@ from typing import Any
 from uuid import UUID
 
 from ledger.command.storage import is_postgres_url, parse_postgres_url
-from ledger.vocabulary.tournament import parse_table_game
+from ledger.vocabulary.tournament_events import parse_table_game
 from web.service import Service
 
 log = logging.getLogger("pulka.serve")

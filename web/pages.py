@@ -136,7 +136,7 @@ async def index(request: Request) -> Response:
 
     def names() -> tuple[list[str], list[str]]:
         from ledger.command.kinds import GAME_STARTS
-        from ledger.vocabulary.tournament import TournamentStarted
+        from ledger.vocabulary.tournament_events import TournamentStarted
 
         store = service.worker().store
         return store.games(GAME_STARTS), store.games(TournamentStarted)

@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from ledger.command.storage import describe, is_postgres_url
+from ledger.command.storage import store_label, is_postgres_url
 
 DEFAULT_PORT = 8000
 SETTINGS_ENV = "PULKA_SERVE_SETTINGS"  # how ``--workers`` hands the settings to each process
@@ -96,7 +96,7 @@ def run(address: str, host: str, port: int, certfile: str | None, keyfile: str |
     settings = settings_of(address, https, public_url, threads)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     shown = addresses(host, port, https, public_url)
-    click.echo(f"pulka serve: store {describe(address)}")
+    click.echo(f"pulka serve: store {store_label(address)}")
     for line in shown:
         click.echo(f"  {line}")
     click.echo(terminal_qr(shown[0]), nl=False)

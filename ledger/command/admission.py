@@ -188,7 +188,7 @@ def _check(text: str, role: str) -> None:
     elif role == "game":
         check_name(text, "game", GAME_MAX)
     elif role == "by":
-        check_recorder(text)
+        check_recorder_name(text)
     elif role == "at":
         check_time_text(text)
     else:
@@ -228,7 +228,7 @@ def check_name(text: str, role: str, limit: int = NAME_MAX) -> None:
         raise Refused(RULE, f"{what} {excerpt(text)} begins or ends with blanks", excerpt(text.strip()))
 
 
-def check_recorder(by: str) -> None:
+def check_recorder_name(by: str) -> None:
     """``by``: a player's name, or ``arbiter:NAME`` or ``scorer:NAME``."""
     for prefix in OFFICIALS:
         if by.startswith(prefix):

@@ -24,7 +24,7 @@ is judged again as it was on its way in (``judged_fold``; a recording command's 
 the stored game is that judging), so that an event the rules refuse, written with its
 digests computed anew, is named by number (``RefusedEventError``, ``Reading.refused``)
 rather than shown or built on. A stored event that cannot be replayed is refused by
-number (``guarded``). ``bulk`` turns the garbage collector off around the load and
+number (``pinpointed``). ``bulk`` turns the garbage collector off around the load and
 replay of a long game, which allocates much and frees nothing cyclic.
 """
 
@@ -49,7 +49,7 @@ from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
 from ledger.vocabulary.stream import StreamStart
-from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections.game import GameState
@@ -205,7 +205,7 @@ class Ledger:
         except Exception:
             judging = judging_of(events[0])
             try:
-                guarded(game, events, judging.totals)
+                pinpointed(game, events, judging.totals)
             except ImpossibleEventError as exc:
                 return None, ChainProblem(exc.number, str(exc))
             raise
@@ -717,8 +717,8 @@ def kind_checked(game: str, stored_kind: str, kind: Judging[S]) -> None:
 
 
 def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:
-    """The game after ``events``, folded by its kind ``judging`` (``guarded``)."""
-    return guarded(game, events, judging.fold)
+    """The game after ``events``, folded by its kind ``judging`` (``pinpointed``)."""
+    return pinpointed(game, events, judging.fold)
 
 
 def _created(judging: Judging[S], started: Start) -> Outcome[S]:
@@ -735,7 +735,7 @@ def a_game(name: str, first: AnyEvent) -> None:
                       "pulka tournament … for a tournament" if isinstance(first, TournamentStarted) else "a game's name")
 
 
-def guarded(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
+def pinpointed(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
     """``show(events)``; when that fails, and replaying some first events of the game
     fails too, the event that makes it fail is refused by number (found by halving,
     only on that path). Any other failure is raised as it is."""

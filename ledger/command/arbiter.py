@@ -12,7 +12,7 @@ from ledger.command.result import check_result
 from ledger.vocabulary.events import AnyEvent, Penalty, Ruling
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 
 RULINGS = ("3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22")

@@ -11,7 +11,7 @@ from ledger.vocabulary.bids import HERE, LADDER, LEVELS_TEXT, MISERE, PASS, Leve
     spoken
 from ledger.vocabulary.events import AnyEvent, Bid, Contract
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 
 _ = language._  # every text a person reads, in the language in effect

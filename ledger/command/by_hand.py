@@ -8,7 +8,7 @@ from __future__ import annotations
 from ledger.command.checks import filled, no_new_deal_after_end, not_abandoned, person_of, seat_of, waiting_for
 from ledger.vocabulary.events import AnyEvent, Entry, Talon
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 
 

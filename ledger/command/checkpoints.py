@@ -58,7 +58,7 @@ from ledger.vocabulary.notes import (
 )
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
-from ledger.vocabulary.tournament import CutMade, Disqualified, Removed, TourClosed, YellowCard
+from ledger.vocabulary.tournament_events import CutMade, Disqualified, Removed, TourClosed, YellowCard
 from projections.attested import (
     StoredCheckpoint,
     checkpoints,

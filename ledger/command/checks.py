@@ -19,7 +19,7 @@ from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, EventFormatError, event_type
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 from projections.recording import checked_merge
 

@@ -25,9 +25,9 @@ from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
 from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused, excerpt
-from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.times import utc_micros
-from projections.archive import Alias, PulkaRow, identities, result_of
+from projections.archive import Alias, PulkaRow, identities, game_result
 from projections.game import GameState
 
 
@@ -110,7 +110,7 @@ def rows_of(states: Mapping[str, Any]) -> list[PulkaRow]:
         if isinstance(state, GameState):
             at = state.started.at or ""
             rows.append(PulkaRow(game, at, utc_micros(at) if at else 0, state.rules.convention,
-                                 tuple(state.started.players), result_of(state)))
+                                 tuple(state.started.players), game_result(state)))
     return rows
 
 

@@ -11,7 +11,7 @@ from ledger.command.checks import filled, in_deal, not_abandoned, waiting_for
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Defence
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState, DefenceView
+from projections.deal_state import DealState, DefenceView
 from projections.game import GameState
 
 _ = language._  # every text a person reads, in the language in effect

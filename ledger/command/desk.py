@@ -6,7 +6,7 @@ table's words (``6♠``, ``пас``, ``вист``), trick counts ``Anna=6``, a w
 and ``by``, who records it (a player, ``scorer:NAME``, ``arbiter:NAME``; None for the
 rules' default). It builds the events, calls ``Ledger.execute`` once (one load, each
 event judged once against the state it will be applied to, one save) and returns what
-the scorer is told as data: a ``scorer.Told`` (the events stored, the writes, the
+the scorer is told as data: a ``table_mode.Told`` (the events stored, the writes, the
 verdicts, the deals completed, who deals next, the end, a deal left without its
 result), a ``Started`` for a new pulka, a ``CorrectionPreview`` and a ``Corrected`` for
 a correction. A refusal is the ledger's ``Refused``: the rule, why, what is allowed,
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ledger.command.application import Command, Kept, Ledger, Outcome
-from ledger.command.dealline import Reading, deal_events, half_whist_pass
+from ledger.command.deal_entry import Reading, deal_events, half_whist_pass
 from ledger.command.kinds import PULKA
-from ledger.command.scorer import Begun, Doubtful, Told, Verdict, Write, begun, cut_short, doubt_of, forgotten, \
-    guarded, left_behind, retyped, told, undo_from
-from ledger.command.words import (
+from ledger.command.table_mode import Begun, Doubtful, Told, Verdict, Write, begun, cut_short, doubt_of, forgotten, \
+    table_checked, left_behind, retyped, told, undo_from
+from ledger.command.table_words import (
     bid_word,
     DealPart,
     call_word,
@@ -75,8 +75,8 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import find_preset
 from ledger.vocabulary.stream import StreamStart
 from projections.audit import describe
-from projections.deals import game_name
-from projections.deal import DealState
+from projections.deal_text import game_name
+from projections.deal_state import DealState
 from projections.game import GameState
 from projections.recording import merge
 
@@ -206,10 +206,10 @@ class PulkaDesk:
 
     def _one(self, game: str, make: Callable[[GameState], AnyEvent], *, leave_open: bool = False) -> Told:
         """A command of one event, made from the game as it stands (to read names in any
-        case), guarded as table commands are."""
+        case), table_checked as table commands are."""
 
         def command(state: GameState) -> Iterable[AnyEvent]:
-            return guarded(state, [make(state)], leave_open=leave_open)
+            return table_checked(state, [make(state)], leave_open=leave_open)
 
         return self._told(game, command, leave_open=leave_open)
 
@@ -245,17 +245,17 @@ class PulkaDesk:
              leave_open: bool = False, confirmed: bool = False) -> Told:
         """A whole deal in one line (``dealline``): the outcome "Vera 7H w w 8 1 1", a
         raspasy "rasp 2 5 3", or "BIDS | CONTRACT | CALLS | TRICKS". A line that stops
-        before the deal's result is refused unless ``leave_open`` (``scorer.cut_short``);
+        before the deal's result is refused unless ``leave_open`` (``table_mode.cut_short``);
         a result a slip of the tricks' order would explain is refused as ``Doubtful``,
         carrying its ``Doubt``, unless ``confirmed``. A line refused while a deal begun
-        before it waits says how to type that deal again (``scorer.retyped``)."""
+        before it waits says how to type that deal again (``table_mode.retyped``)."""
         before: list[Begun | None] = []
 
         def command(state: GameState) -> Iterator[AnyEvent]:
             before.append(begun(state))
             read = Reading()
             made = about("line", deal_events(state, line, recorder(state, by), read))
-            yield from guarded(state, made, leave_open=leave_open, again=again)
+            yield from table_checked(state, made, leave_open=leave_open, again=again)
             if not leave_open:
                 cut_short(state, line)
             doubt = None if confirmed else doubt_of(state, read, line)
@@ -364,7 +364,7 @@ class PulkaDesk:
 
     def correct(self, game: str, target: int | str, changes: Sequence[str], *, by: str | None = None,
                 waive: bool = False, expected: int | None = None) -> Corrected:
-        """Correct a record in the table's words (``words.replacement_of``) [Code
+        """Correct a record in the table's words (``table_words.replacement_of``) [Code
         4.2.7-4.2.9]: ``target`` is its event number, or its deal (``deal:5``,
         ``deal:5.tricks``, ``deal:5.contract``: ``record_of`` finds the event, and the
         preview says which). One load, previewed and stored; ``expected`` (a preview's):

@@ -10,7 +10,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Tricks
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 from projections.scoring import PENALTY_KINDS, PENALTY_RULES_TEXT
 

@@ -4,7 +4,7 @@ API, as ``desk`` is a pulka's.
 Each command takes what the scorer typed (a deal line ``"4S X@E N 10"``, seats or names
 in any case, a correction's fields) and ``by``, builds the event, calls
 ``Ledger.execute`` once with the rubber's kind (a pulka is refused) or ``Ledger.create``,
-and returns what the scorer is told: a ``scorer.Told``, the shape a pulka's commands
+and returns what the scorer is told: a ``table_mode.Told``, the shape a pulka's commands
 return too (its writes are a side's points above or below the line; its verdicts are
 ``effective`` or ``no effect`` [Law 77]), or a ``desk.Started``. The command line
 (``cli.bridge``) parses its arguments, calls the desk and prints.
@@ -21,12 +21,12 @@ from ledger.command.application import Command, Kept, Ledger, Outcome
 from ledger.command.desk import Names, Started, choice, typed
 from ledger.command.kinds import RUBBER
 from ledger.command.rubberline import correction_words, player_of, rubber_deal
-from ledger.command.scorer import Recorded, Told, Verdict, Write
-from ledger.command.words import parse_value, recorder_word
+from ledger.command.table_mode import Recorded, Told, Verdict, Write
+from ledger.command.table_words import parse_value, recorder_word
 from ledger.vocabulary.bridge import SIDES, BridgePenalty, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
 from projections.rubber import RubberState
-from projections.rubber_report import SIDE_CELLS, describe, side_cell_text, status
+from projections.rubber_report import SIDE_CELLS, rubber_event_text, side_cell_text, status
 from projections.rubber_report import totals as cells_of
 from projections.trail import changes
 
@@ -112,7 +112,7 @@ def rubber_told(outcome: Outcome[RubberState]) -> Told:
     return Told(
         kind="rubber",
         game=outcome.game,
-        events=tuple(Recorded(s.number, s.event, describe(state, s.event)) for s in outcome.stored),
+        events=tuple(Recorded(s.number, s.event, rubber_event_text(state, s.event)) for s in outcome.stored),
         writes=tuple(Write(c, v, side_cell_text(c)) for c, v in writes.items()),
         verdicts=tuple(Verdict(s.number, e, "effective" if e.effective else "no effect", True)
                        for s in outcome.stored if (e := state.effects.get(s.number)) is not None),

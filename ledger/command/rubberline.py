@@ -24,7 +24,7 @@ from typing import Any
 
 from ledger.vocabulary.bridge import SEATS, BridgeDeal, ContractError, Honours, PassedOut, contract_text, needed
 from ledger.vocabulary.bridge import canonical_contract, parse_contract
-from ledger.command.words import PASS_WORDS, SUIT_WORDS, player_word
+from ledger.command.table_words import PASS_WORDS, SUIT_WORDS, player_word
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
 

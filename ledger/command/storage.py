@@ -8,7 +8,7 @@ with its insert statement (the unique (stream, version) key catching a concurren
 read with a narrow ``SELECT`` on the recorder's datastore connection, so that a read
 costs one tuple per event and nothing else.
 
-A password is never shown: every message names a store by ``describe(address)``.
+A password is never shown: every message names a store by ``store_label(address)``.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = [
     "StreamChanged",
     "causes",
     "decode_state",
-    "describe",
+    "store_label",
     "disk_full",
     "encode_state",
     "is_postgres_url",
@@ -282,7 +282,7 @@ def is_postgres_url(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
 
 
-def describe(db: str) -> str:
+def store_label(db: str) -> str:
     """A store address as messages show it: a PostgreSQL address without its password."""
     if not is_postgres_url(db):
         return db
@@ -318,7 +318,7 @@ def parse_postgres_url(url: str) -> PostgresAddress:
     parts = urlsplit(url)
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     unknown = set(query) - {"schema", "host"}
-    shown = describe(url)
+    shown = store_label(url)
     if unknown:
         raise StoreError(
             f"unknown parameter {sorted(unknown)[0]!r} in database address {shown!r}; "

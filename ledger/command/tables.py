@@ -27,11 +27,11 @@ from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart,
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import rule_set_to_dict
-from ledger.vocabulary.tournament import TournamentEvent, TournamentStarted, parse_table_game, table_game
+from ledger.vocabulary.tournament_events import TournamentEvent, TournamentStarted, parse_table_game, table_game
 from projections.game import GameState, replay
 
 if TYPE_CHECKING:
-    from projections.tournament import TournamentState
+    from projections.tournament_state import TournamentState
 
 
 def read_tournament(store: Store, name: str) -> list[StoredEvent] | None:
@@ -65,7 +65,7 @@ def tournament_of(store: Store, game: str) -> tuple[TournamentState, int] | None
         return None
     # Only a tournament's table needs the tournament's fold: an ordinary game's deal
     # loads none of it (start-up). The module imports nothing of this one.
-    from projections.tournament import fold
+    from projections.tournament_state import fold
 
     return fold([s.event for s in stored]), len(stored)
 

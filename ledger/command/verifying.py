@@ -4,16 +4,16 @@ written with its digests computed anew is named all the same.
 
 - a game (a pulka, a rubber): by its kind's judge (``Ledger.judged``);
 - a tournament: with its tables' games, as ``verify --file`` judges its export
-  (``tournament.judged``): each close against the tables as they are stored;
+  (``tournament_desk.judged``): each close against the tables as they are stored;
 - the club register: its chain is what is checked.
 """
 
 from __future__ import annotations
 
 from ledger.command.application import Ledger
-from ledger.command.tournament import judged as judged_tournament
+from ledger.command.tournament_desk import judged as judged_tournament
 from ledger.vocabulary.chain import ChainProblem
-from ledger.vocabulary.tournament import TournamentStarted
+from ledger.vocabulary.tournament_events import TournamentStarted
 
 
 def judged(ledger: Ledger, stream: str) -> ChainProblem | None:

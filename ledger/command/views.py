@@ -3,7 +3,7 @@ stood after each event that changed it, the tournaments' deal caps, the aliases)
 kept by an ``eventsourcing.projection`` projection that follows the store's event order.
 
 - ``ArchiveProjection`` is an ``eventsourcing.projection.Projection``: for each stored
-  event it folds the event into its game (``projections.archive.result_of``) and writes
+  event it folds the event into its game (``projections.archive.game_result``) and writes
   what changed into the view, with the event's position, through the view's tracking
   recorder, in one transaction. After a crash nothing half-done remains, and the next
   runner starts after the last position saved.
@@ -66,8 +66,8 @@ from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify
 from ledger.vocabulary.club import PlayerAliased
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
-from ledger.vocabulary.tournament import TournamentStarted, parse_table_game
-from projections.archive import Alias, GameResult, PulkaRow, deals_done, may_change_result, result_of
+from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
+from projections.archive import Alias, GameResult, PulkaRow, deals_done, may_change_result, game_result
 from projections.game import GameState, replay
 
 __all__ = ["APPLICATION", "ArchiveProjection", "ArchiveRunner", "LeftOut", "Views", "ViewsMissing", "ViewsUnwritable",
@@ -575,7 +575,7 @@ class ArchiveProjection(Projection[Any]):
         state.apply(event)
         if not may_change_result(event, state, done_before):
             return []
-        result = result_of(state, stream.cap)
+        result = game_result(state, stream.cap)
         if result == stream.result:
             return []
         was_over = stream.result is not None and stream.result.over
@@ -600,7 +600,7 @@ class ArchiveProjection(Projection[Any]):
             return []
         state = GameState.start(event)
         tournament, cap = self._tournament_of(event.game)
-        result = result_of(state, cap)
+        result = game_result(state, cap)
         stream.state, stream.result, stream.cap = state, result, cap
         self._keep(stream_id, stream)
         at = _micros(event.at)
@@ -634,7 +634,7 @@ class ArchiveProjection(Projection[Any]):
                 return stream, ChainProblem(version - 1, f"events 1-{version - 1} cannot be replayed "
                                                          f"({type(exc).__name__}: {exc})")
             _, cap = self._tournament_of(first.game)
-            stream.state, stream.result, stream.cap = state, result_of(state, cap), cap
+            stream.state, stream.result, stream.cap = state, game_result(state, cap), cap
         return stream, None
 
     def _keep(self, stream_id: UUID, stream: _Stream) -> _Stream:

@@ -31,7 +31,7 @@ from ledger.vocabulary.rules import RuleSet
 from ledger.vocabulary.stream import Event as Event
 from ledger.vocabulary.stream import ForeignEvent as ForeignEvent
 from ledger.vocabulary.stream import StreamStart as StreamStart
-from ledger.vocabulary.tournament import (
+from ledger.vocabulary.tournament_events import (
     CutMade,
     Disqualified,
     Removed,

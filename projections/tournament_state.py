@@ -2,7 +2,7 @@
 removals and the cuts, and the standings they give.
 
 ``TournamentState`` folds the tournament's own stream without judging (that is
-``ledger.command.tournament``). ``standings`` turns a state into the table of places:
+``ledger.command.tournament_desk``). ``standings`` turns a state into the table of places:
 a player's tour result is his rounded settlement in whists [Code 4.2.12], recorded in
 the tour's close; his tour points are that result through the tournament's cut-off
 function, summed over the tours closed. Results of tables still in play (``live``)
@@ -23,7 +23,7 @@ from typing import Any, assert_never
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.lot import draw
 from ledger.vocabulary.rules import RuleSet, resolve
-from ledger.vocabulary.tournament import (
+from ledger.vocabulary.tournament_events import (
     DEFAULT_TIE_BREAKS,
     FEWER_FIRST,
     TALLIED,
@@ -41,7 +41,7 @@ from ledger.vocabulary.tournament import (
     table_game,
 )
 from projections.archive import GameResult
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 from projections.scoring import penalty_counts
 from ledger.vocabulary.times import TimeFormatError, utc_micros

@@ -12,7 +12,7 @@ from typing import Any
 from ledger.vocabulary import language
 from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 from projections.numbers import fmt
 from projections.report import settlement_of

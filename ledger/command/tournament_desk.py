@@ -1,5 +1,5 @@
 """The command side of a tournament: each command loads the tournament's stream once,
-decides its events against the fold (``projections.tournament``), and saves them in one
+decides its events against the fold (``projections.tournament_state``), and saves them in one
 append, like ``Ledger.execute`` for a game.
 
 - ``create`` judges the rules and records ``tournament_started`` with the resolved rule set;
@@ -59,7 +59,7 @@ from ledger.vocabulary.notes import Signer
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.rules import RuleSetError, check, resolve
 from ledger.vocabulary.times import now_iso
-from ledger.vocabulary.tournament import (
+from ledger.vocabulary.tournament_events import (
     TALLIED,
     TIE_BREAKS,
     CutMade,
@@ -75,10 +75,10 @@ from ledger.vocabulary.tournament import (
     rate_of,
     table_game,
 )
-from projections.archive import GameResult, result_of
+from projections.archive import GameResult, game_result
 from projections.game import GameState, replay
 from projections.report import Point, cut
-from projections.tournament import (
+from projections.tournament_state import (
     Standings,
     TournamentState,
     as_of,
@@ -310,7 +310,7 @@ def tables_closed(state: TournamentState, tour: int, games: Mapping[str, TableGa
         if found is None:
             raise Refused("tournament.closed", f"table {table} of tour {tour} has no game yet ({game})",
                           f"pulka tournament start {state.name} {tour}")
-        result = result_of(found.state, cap)
+        result = game_result(found.state, cap)
         if not result.over:
             of = f" of the cap of {cap}" if cap is not None else ""
             done = f"{counted(result.deals, 'deal')} done"
@@ -615,7 +615,7 @@ class Tournaments:
                     if not events[0].at or time_of(events[0].at) > time_of(time):
                         continue
                     events = cut(events, Point(time=time))
-                out[game] = result_of(replay(events), cap)
+                out[game] = game_result(replay(events), cap)
         return out
 
     def export(self, name: str) -> list[str]:

@@ -10,7 +10,7 @@ reminders of the rules the command calls for. ``told`` makes it from a pulka's
 ``Outcome`` (``rubber_desk.rubber_told`` from a rubber's), and ``told_doc`` is its JSON
 document, the one ``--json`` prints and a web service would send.
 
-``guarded`` wraps the events of a table command with two checks a paper sheet cannot
+``table_checked`` wraps the events of a table command with two checks a paper sheet cannot
 make [Code 4.2.10]: a deal that was played but whose result was not written is not
 left behind by starting the next deal's bidding unless the scorer says so
 (``leave_open``), and a deal line identical to the previous deal's is taken for a line
@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.command.application import Outcome
-from ledger.command.dealline import Reading
+from ledger.command.deal_entry import Reading
 from ledger.command.play import waiting_for
 from ledger.vocabulary import language
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
@@ -43,8 +43,8 @@ from projections.audit import cell_text, describe
 from projections.numbers import exact_fields
 from projections.sheet import totals
 from projections.trail import PLAYER_CELLS, Cell, CellNames, changes
-from projections.deal import DealState
-from projections.deals import deal_line, deal_story, next_deal_text, play_of
+from projections.deal_state import DealState
+from projections.deal_text import deal_line, deal_story, next_deal_text, play_of
 from projections.game import GameState
 from projections.recording import Effect
 
@@ -134,7 +134,7 @@ def told_doc(told: Told) -> dict[str, Any]:
     return {**doc, "next": told.next, "over": told.over, "open_deal": told.open_deal}
 
 
-def kind_of(event: AnyEvent, effect: Effect) -> str:
+def verdict_kind(event: AnyEvent, effect: Effect) -> str:
     if not effect.effective:
         return "withdrawn" if effect.free else "no effect"
     if effect.free:
@@ -156,7 +156,7 @@ def verdicts_of(state: GameState, first_new: int, before: dict[int, Effect]) -> 
         effect = state.effects[number]
         new = number >= first_new
         if new or before.get(number) != effect:
-            out.append(Verdict(number, effect, kind_of(state.events[number - 1], effect), new))
+            out.append(Verdict(number, effect, verdict_kind(state.events[number - 1], effect), new))
     return out
 
 
@@ -233,7 +233,7 @@ def left_behind(state: GameState) -> Notice | None:
     return None
 
 
-def guarded(
+def table_checked(
     state: GameState, events: Iterable[AnyEvent], *, leave_open: bool = False, again: bool = True
 ) -> Iterator[AnyEvent]:
     """The events of a table command, refused when a bid would start a new deal while

@@ -20,7 +20,7 @@ from typing import Protocol
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Left, Penalty, Ruling, Talon, Tricks
 from ledger.vocabulary.rules import RuleSet
 from projections.deadlines import is_forgotten
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.recording import Effect
 from projections.scoring import score_compensation, score_deal
 from projections.seats import TableSeats

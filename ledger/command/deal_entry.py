@@ -50,14 +50,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ledger.command.words import RASPASY_WORDS, bid_word, call_word, contract_word, level_word, player_named, \
+from ledger.command.table_words import RASPASY_WORDS, bid_word, call_word, contract_word, level_word, player_named, \
     player_word
 from ledger.vocabulary import language
 from ledger.vocabulary.bids import MISERE, PASS, lowest, parse_level, spoken
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, Tricks
 from ledger.vocabulary.refusal import Refused
-from projections.deal import DealState
+from projections.deal_state import DealState
 from projections.game import GameState
 
 _ = language._  # every text a person reads, in the language in effect

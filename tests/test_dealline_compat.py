@@ -44,7 +44,7 @@ def old(state: GameState, line: str) -> Iterator[AnyEvent]:
 
 
 def new(state: GameState, line: str) -> Iterator[AnyEvent]:
-    return dealline.deal_events(state, line)
+    return deal_entry.deal_events(state, line)
 
 
 def judged(state: GameState, line: str, parser: Parser) -> list[AnyEvent] | None:
@@ -184,9 +184,9 @@ def test_a_change_of_meaning_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison sees a change of meaning: today's parser made to read the old form's
     counts declarer first gives other events for the README's lines, and fails the check."""
     def declarer_first(deal: object, counts: list[str]) -> list[int]:
-        return dealline._declarer_seats(deal, counts)  # type: ignore[arg-type]
+        return deal_entry._declarer_seats(deal, counts)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(dealline, "_trick_seats", declarer_first)
+    monkeypatch.setattr(deal_entry, "_trick_seats", declarer_first)
     with pytest.raises(AssertionError, match="8 1 1"):
         for log in start_logs():
             line = "pass 7H pass | 7H | whist whist | 8 1 1"

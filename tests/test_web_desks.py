@@ -79,7 +79,9 @@ def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver
     # A table's link with its QR code, then revoked: the phone that holds it records nothing more.
     desk.find_element(By.ID, "t-holder").send_keys("Masha")
     tap(desk, "#t-issue")
-    link = wait(desk, lambda d: d.find_element(By.ID, "token-link").get_attribute("href") or None)
+    # The link's placeholder is "#" until the token arrives: wait for the token itself.
+    link = wait(desk, lambda d: (d.find_element(By.ID, "token-link").get_attribute("href") or "").count("#token=")
+                and d.find_element(By.ID, "token-link").get_attribute("href"))
     assert link.startswith(f"{club.url}/score/t1#token=")
     qr = desk.find_element(By.CSS_SELECTOR, "#token-qr img").get_attribute("src") or ""
     assert qr.startswith("data:image/svg+xml")

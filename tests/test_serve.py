@@ -254,3 +254,26 @@ def test_every_response_carries_the_security_headers(club: str) -> None:
     assert r.headers["referrer-policy"] == "no-referrer" and r.headers["x-frame-options"] == "DENY"
     cookie = r.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie
+
+
+def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirmed(club: str) -> None:
+    """A typed line whose counts, read from the forehand, put the declarer five down while
+    a defender took eight is refused as a likely slip of the order, with the line that
+    names the tricks and nothing stored; sent again with ``confirmed`` it is stored as
+    typed (the page's tick box, as ``pulka deal --yes``)."""
+    slip = "6S pass pass | 6S | whist whist | 1 8 1"
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        new_game(c, director)
+        phone = bearer(token(c, director, "t1", "Masha"))
+        r = c.post("/api/games/t1/deal", json={"id": "slip-0001", "version": 1, "line": slip}, headers=phone)
+        assert r.status_code == 422, r.text
+        refused = r.json()["refused"]
+        assert refused["field"] == "line" and refused["doubt"]["line"].endswith("Anna=8 Boris=1 Vera=1")
+        assert "confirmed as typed" in refused["allowed"] and "--yes" not in refused["message"]
+        assert len(events(club, "t1")) == 1
+        r = c.post("/api/games/t1/deal", json={"id": "slip-0002", "version": 1, "line": slip, "confirmed": True},
+                   headers=phone)
+        assert r.status_code == 201, r.text
+    tricks = [e for e in events(club, "t1") if type(e).__name__ == "Tricks"]
+    assert [dict(t.tricks) for t in tricks] == [{"Anna": 1, "Boris": 8, "Vera": 1}]  # as typed

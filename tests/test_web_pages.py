@@ -453,6 +453,34 @@ def test_the_same_deal_twice_is_refused_beside_the_again_box_and_stored_once_it_
     assert own_errors(scorer) == []
 
 
+def test_a_typed_line_doubted_as_a_slip_comes_back_and_is_stored_when_confirmed(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """A line typed on the phone whose counts, read from the forehand, put Anna five down
+    while Boris took eight is refused beside the line with the line that names the
+    tricks; the scorer ticks "as typed" and sends it again, and it is stored once, as
+    typed (``pulka deal --yes``)."""
+    scorer = phones[0]
+    club.game("t1")
+    open_score(scorer, club, "t1", club.token("t1", "Anna"))
+    start = club.state("t1")["version"]
+    scorer.execute_script("document.getElementById('line-box').open = true;")
+    slip = "6S pass pass | 6S | whist whist | 1 8 1"
+    scorer.find_element(By.ID, "line").send_keys(slip)
+    tap(scorer, '#line-form button[type="submit"]')
+    error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#line-form .error")
+                                         if e.is_displayed() and e.text), None))
+    assert "Anna=8 Boris=1 Vera=1" in error.text and "confirmed as typed" in error.text
+    assert club.state("t1")["version"] == start and outbox(scorer) == ["refused"]
+    assert scorer.find_element(By.ID, "line").get_attribute("value") == slip  # the line back to put right
+    tap(scorer, "#line-yes")
+    tap(scorer, '#line-form button[type="submit"]')
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    deals = club.state("t1")["deals"]
+    assert len(deals) == 1 and deals[0]["line"].split(" | ")[-1] == "Anna 1, Boris 8, Vera 1"
+    assert not scorer.find_element(By.ID, "line-yes").is_selected()  # the next line is checked again
+    assert own_errors(scorer) == []
+
+
 def test_undo_while_in_hand_and_a_correction_with_its_verdict_previewed(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     scorer = phones[0]

@@ -316,6 +316,7 @@ class Deal(Write, kw_only=True):
     outcome: Outcome | None = None
     again: bool = False
     leave_open: bool = False
+    confirmed: bool = False  # a typed line's result doubted as a slip of the order, stored as typed
 
 
 class BidIn(Write, kw_only=True):
@@ -454,8 +455,10 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
         line = outcome_line(state, b.outcome)
     assert line is not None
     # An outcome's counts are named by player: there is no order they could be slipped in,
-    # so the doubt of a typed line's result (``table_mode.doubt_of``) is not raised for them.
-    return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open, confirmed=b.outcome is not None)
+    # so the doubt of a typed line's result (``table_mode.doubt_of``) is not raised for them;
+    # a typed line's is, until the scorer confirms the result as typed (``confirmed``).
+    return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open,
+                     confirmed=b.confirmed or b.outcome is not None)
 
 
 Command = tuple[type[Write], str, Callable[[PulkaDesk, str, Any, str], Told | Corrected]]

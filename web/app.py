@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ledger.command.application import ImpossibleEventError
 from ledger.command.storage import store_label
 from ledger.command.store import BrokenChainError, StoreError, UnreadableEventError
+from ledger.command.table_mode import Doubtful
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using
 from ledger.vocabulary.refusal import Refused, cite
@@ -159,8 +160,13 @@ class AccessLog:
 
 
 def refused_doc(exc: Refused) -> dict[str, Any]:
-    return {"refused": {"rule": exc.rule, "cite": cite(exc.rule), "message": exc.message, "reason": exc.reason,
-                        "allowed": exc.allowed, "field": exc.field}}
+    doc: dict[str, Any] = {"rule": exc.rule, "cite": cite(exc.rule), "message": exc.message, "reason": exc.reason,
+                           "allowed": exc.allowed, "field": exc.field}
+    if isinstance(exc, Doubtful):  # a typed line's result doubted: the page offers to confirm it
+        doc["doubt"] = {"deal": exc.doubt.deal, "line": exc.doubt.line}
+        doc["allowed"] = _("the tricks named: {line}; or the result confirmed as typed").format(line=repr(exc.doubt.line))
+        doc["message"] = f"{exc.reason} [{doc['cite']}]; " + _("allowed: {allowed}").format(allowed=doc["allowed"])
+    return {"refused": doc}
 
 
 async def on_refused(request: Request, exc: Exception) -> Response:

@@ -481,7 +481,24 @@
     if (!text) return;
     P.clearErrors($("line-form"));
     $("line").value = "";
-    enqueue("deal", { line: text }, text);
+    var body = { line: text };
+    if ($("line-yes").checked) body.confirmed = true;  // a result doubted as a slip of the order, as typed
+    $("line-yes").checked = false;
+    var first = outbox[0];
+    if (first && first.status === "refused" && first.command === "deal" && first.body.line) {
+      // the refused line, put right (or confirmed): it takes its place, first in line, under a new id
+      first.id = P.uuid();
+      first.body = body;
+      first.label = text;
+      first.status = "waiting";
+      first.message = null;
+      if (first.version === null && state) first.version = state.version;
+      save();
+      showOutbox();
+      deliver();
+      return;
+    }
+    enqueue("deal", body, text);
   }
 
   var preview = null;

@@ -93,7 +93,7 @@ bench-memory: $(STAMP)
 # to the .mo that gettext reads. The compiled .mo is committed: a plain install needs no
 # Babel. tests/test_language.py checks that both are up to date.
 LOCALE := ledger/vocabulary/locale
-BABEL_KEYWORDS := -k _ -k N_ -k ngettext:1,2
+BABEL_KEYWORDS := -k _ -k N_ -k ngettext:1,2 -k said
 messages: $(STAMP)
 	$(VENV)/bin/pybabel extract -F babel.cfg $(BABEL_KEYWORDS) --no-location --sort-output --project=pulka \
 		--copyright-holder="the pulka authors" -o $(LOCALE)/pulka.pot .

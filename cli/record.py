@@ -58,7 +58,7 @@ from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
-from ledger.vocabulary.wording import convention_name, counted
+from ledger.vocabulary.wording import convention_name, counted, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -80,7 +80,7 @@ VERDICT_WORDS = {"free": N_("free"), "accepted": N_("accepted"), "effective": N_
 def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
     return _("event {event}: {verdict} [{rule}]: {reason}").format(
         event=number, verdict=_(VERDICT_WORDS[kind]) if kind in VERDICT_WORDS else kind, rule=cite(rule),
-        reason=reason)
+        reason=spoken_text(reason))
 
 
 def writes_text(writes: tuple[Write, ...]) -> list[str]:
@@ -538,14 +538,16 @@ def penalty(game: str, player: str, column: str, amount: int, wronged: str | Non
 
 def preview_text(preview: CorrectionPreview) -> list[str]:
     """The correction as it would be stored, what it would change, and its verdict."""
-    lines = [f"{preview.named} is event {preview.target}"] if preview.named else []
-    lines += [f"correction of event {preview.target} (deal {preview.deal}, recorded by {preview.recorded_by}), "
-              f"asked by {preview.asked_by}:",
-             f"  was:    {preview.was}",
-             f"  now:    {preview.now}"]
-    lines += writes_text(preview.writes) or ["  no number of the sheet changes"]
+    lines = [_("{named} is event {event}").format(named=preview.named, event=preview.target)] if preview.named else []
+    lines += [_("correction of event {event} (deal {deal}, recorded by {recorder}), asked by {asker}:").format(
+                  event=preview.target, deal=preview.deal, recorder=preview.recorded_by, asker=preview.asked_by),
+              "  " + _("was:") + f"    {preview.was}",
+              "  " + _("now:") + f"    {preview.now}"]
+    lines += writes_text(preview.writes) or ["  " + _("no number of the sheet changes")]
     for v in preview.verdicts:
-        lines.append(f"verdict: {v.kind} [{cite(v.effect.rule)}]: {v.effect.reason}")
+        kind = _(VERDICT_WORDS[v.kind]) if v.kind in VERDICT_WORDS else v.kind
+        lines.append(_("verdict: {verdict} [{rule}]: {reason}").format(
+            verdict=kind, rule=cite(v.effect.rule), reason=spoken_text(v.effect.reason)))
     return lines
 
 
@@ -596,15 +598,15 @@ def correct(game: str, target: str, changes: tuple[str, ...], by: str | None, wa
             click.echo(text)
     if not yes:
         if not sys.stdin.isatty():
-            raise UserError("not stored: standard input is not a terminal; give --yes to store the correction")
-        if not click.confirm("store this correction?", default=False):
-            raise UserError("not stored")
+            raise UserError(_("not stored: standard input is not a terminal; give --yes to store the correction"))
+        if not click.confirm(_("store this correction?"), default=False):
+            raise UserError(_("not stored"))
         with pulka_desk(db) as desk:
             done = desk.correct(name, target, changes, by=by, waive=waive, expected=preview.expected)
     if as_json:
         tell(done.told, as_json=True)
     elif not quiet:
-        click.echo(f"stored as event {done.number}")
+        click.echo(_("stored as event {event}").format(event=done.number))
         for v in done.told.verdicts:
             if v.loud:
                 click.echo("pulka: " + verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason), err=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ledger.vocabulary import language
 from ledger.vocabulary.bids import spoken
-from ledger.vocabulary.wording import convention_name
+from ledger.vocabulary.wording import convention_name, spoken_text
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.events import (
     Abandoned,
@@ -260,8 +260,8 @@ def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction])
                   f"({describe(state.content(credited))}, recorded by {result.by})")
     return AuditRow(
         n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
-        effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
-        about=deal_corrected(state.events, event),
+        effect.effective if effect else None, effect.rule if effect else None,
+        spoken_text(effect.reason) if effect else None, about=deal_corrected(state.events, event),
         credited_to=credited if credited != n else None, credit=credit,
     )
 
@@ -270,7 +270,7 @@ def _final(state: GameState, row: AuditRow) -> AuditRow:
     effect = state.effects.get(row.number)
     if effect is None:
         return row
-    return replace(row, effective=effect.effective, rule=effect.rule, reason=effect.reason)
+    return replace(row, effective=effect.effective, rule=effect.rule, reason=spoken_text(effect.reason))
 
 
 # -- explain ---------------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Wr
             "deal": w.deal,
             **exact_fields("amount", w.exact),
             **exact_fields("total", total),
-            "why": w.why,
+            "why": spoken_text(w.why),
             "recorded_by": event.by,
             "at": event.at,
             "event_text": describe(state.content(credited)),
@@ -329,7 +329,8 @@ def explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Wr
             "deal": w.deal,
             **exact_fields("amount", Fraction(0)),
             **exact_fields("total", total),
-            "why": f"no effect [Code {effect.rule}]: {effect.reason}; it would have written {signed(w.exact)}",
+            "why": _("no effect [Code {rule}]: {reason}; it would have written {amount}").format(
+                rule=effect.rule, reason=spoken_text(effect.reason), amount=signed(w.exact)),
             "recorded_by": event.by,
             "at": event.at,
             "event_text": describe(state.content(number)),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ledger.vocabulary.events import AnyEvent, Entry, Tricks
+from ledger.vocabulary.wording import said
 from projections.deal_state import DealState
 from projections.recording import Effect
 
@@ -52,4 +53,5 @@ def too_late_reason(deals: Sequence[DealState], events: Sequence[AnyEvent], deal
     """Why a record of ``deal`` is too late at the deadline ``end``, with its time."""
     at = events[end - 1].at
     when = f" ({at})" if at else ""
-    return f"too late: the bidding of deal {next_game(deals, deal)} closed at event {end}{when}"
+    return said("too late: the bidding of deal {deal} closed at event {end}{when}", deal=next_game(deals, deal),
+                end=end, when=when)

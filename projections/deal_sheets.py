@@ -19,6 +19,7 @@ from typing import Protocol
 
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Left, Penalty, Ruling, Talon, Tricks
 from ledger.vocabulary.rules import RuleSet
+from ledger.vocabulary.wording import said
 from projections.deadlines import is_forgotten
 from projections.deal_state import DealState
 from projections.recording import Effect
@@ -207,15 +208,16 @@ def _talon(game: Scored, sheet: Sheet, number: int, k: int, event: Talon) -> Non
     player = game.table.key(event.player)
     if event.kind == "peek":
         sheet.write(number, k, player, "gora", rules.talon_peek_gora * UNIT,
-                    why="looked at the talon before it was bought [Code 3.2.21]")
+                    why=said("looked at the talon before it was bought [Code 3.2.21]"))
     elif deal is not None and event.kind == "refused":
         sheet.write(number, k, deal.names[deal.dealer], "gora", rules.talon_refusal_gora * UNIT,
-                    why=f"{event.player} refused the talon: the dealer pays the agreed points [Code 3.4.10]")
+                    why=said("{player} refused the talon: the dealer pays the agreed points [Code 3.4.10]",
+                             player=event.player))
     elif deal is not None and deal.contract is not None and deal.declarer is not None:
         price = deal.contract.price * rules.gora_whist_multiplier * UNIT
         sheet.write(number, k, deal.names[deal.dealer], "whists", event.tricks * price,
                     on=deal.names[deal.declarer],
-                    why=f"premium for {event.tricks} trick(s) in the talon [Code 3.4.11]")
+                    why=said("premium for {n} trick(s) in the talon [Code 3.4.11]", n=event.tricks))
 
 
 def _newcomer(game: Scored, sheet: Sheet, number: int, k: int, event: Joined) -> None:
@@ -228,9 +230,9 @@ def _newcomer(game: Scored, sheet: Sheet, number: int, k: int, event: Joined) ->
     sheet.seat(event.player, game.table.table_after[number])
     point = UNIT * n
     sheet.write(number, k, event.player, "pulya", (pulya // point) * UNIT,
-                why="newcomer: the mean pulya, rounded down [Code 3.1.2]")
+                why=said("newcomer: the mean pulya, rounded down [Code 3.1.2]"))
     sheet.write(number, k, event.player, "gora", -((-gora) // point) * UNIT,
-                why="newcomer: the mean gora, rounded up [Code 3.1.2]")
+                why=said("newcomer: the mean gora, rounded up [Code 3.1.2]"))
 
 
 def _settled_count(deals: Sequence[DealState]) -> int:

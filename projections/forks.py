@@ -29,6 +29,7 @@ from ledger.vocabulary.events import (
     Tricks,
     Withdrawn,
 )
+from ledger.vocabulary.wording import joined, said
 from projections.deal_sheets import Checkpoints
 from projections.deadlines import deadline, too_late_reason
 from projections.deal_state import DealState
@@ -207,21 +208,26 @@ def apply_objection(game: Forked, number: int, o: Objection) -> None:
     late = objected_to(game, number, o)
     effects = game.effects
     if o.target is not None and o.target not in late:
-        effects[number] = Effect(number, False, f"event {o.target} was recorded in time, during deal {k}: "
-                                 "an objection refuses only a forgotten record", "4.2.10")
+        effects[number] = Effect(number, False, said("event {target} was recorded in time, during deal {deal}: "
+                                                     "an objection refuses only a forgotten record",
+                                                     target=o.target, deal=k), "4.2.10")
         return
     standing = [n for n in late if n not in game.void]
     ignored = [n for n in late if n in game.void]
     if o.target is not None and ignored:
         why = effects.get(o.target)
-        effects[number] = Effect(number, False, f"nothing to refuse: event {o.target} has no effect already"
-                                 + (f" ({why.reason})" if why is not None else ""), "4.2.10")
+        because = said(" ({reason})", reason=why.reason) if why is not None else ""
+        effects[number] = Effect(number, False, said("nothing to refuse: event {target} has no effect already{because}",
+                                                     target=o.target, because=because), "4.2.10")
         return
     if end is not None and end < number:
-        parts = [f"late record(s) {_numbers(standing)} stand" if standing else "",
-                 f"event(s) {_numbers(ignored)} had no effect already" if ignored else ""]
-        said = "; ".join(p for p in parts if p) or f"there is no late record of deal {k} to refuse"
-        effects[number] = Effect(number, False, f"{too_late_reason(game.deals, game.events, k, end)}: {said}",
+        parts = [said("late record(s) {numbers} stand", numbers=_numbers(standing)) if standing else "",
+                 said("event(s) {numbers} had no effect already", numbers=_numbers(ignored)) if ignored else ""]
+        told = [p for p in parts if p]
+        what = (joined(*told[:1], *[joined("; ", p) for p in told[1:]]) if told
+                else said("there is no late record of deal {deal} to refuse", deal=k))
+        effects[number] = Effect(number, False, said("{late}: {what}", late=too_late_reason(game.deals, game.events,
+                                                                                             k, end), what=what),
                                  "4.2.10")
         return
     _withdraw_late(game, number, o, standing)
@@ -233,14 +239,17 @@ def _withdraw_late(game: Forked, number: int, o: Objection, standing: list[int])
     for late_no in standing:
         game.void.add(late_no)
         game.effects[late_no] = Effect(
-            late_no, False, f"forgotten record withdrawn: {o.player} objected at event {number}", "4.2.10"
+            late_no, False, said("forgotten record withdrawn: {player} objected at event {number}", player=o.player,
+                                 number=number), "4.2.10"
         )
     if standing:
-        game.effects[number] = Effect(number, True, f"late record(s) {_numbers(standing)} withdrawn", "4.2.10")
+        game.effects[number] = Effect(number, True, said("late record(s) {numbers} withdrawn",
+                                                         numbers=_numbers(standing)), "4.2.10")
         game.refold(k, number)
     else:
         game.effects[number] = Effect(
-            number, True, f"no late record of deal {k} may be added while {o.player} objects", "4.2.10"
+            number, True, said("no late record of deal {deal} may be added while {player} objects", deal=k,
+                               player=o.player), "4.2.10"
         )
 
 
@@ -266,7 +275,8 @@ def apply_late(game: Forked, number: int, event: Entry | Tricks) -> None:
     if end is not None and end < number:
         game.void.add(number)
         game.effects[number] = Effect(
-            number, False, too_late_reason(game.deals, game.events, k, end) + ": a forgotten record has no effect",
+            number, False, said("{late}: a forgotten record has no effect",
+                                late=too_late_reason(game.deals, game.events, k, end)),
             "4.2.10",
         )
         return
@@ -275,11 +285,12 @@ def apply_late(game: Forked, number: int, event: Entry | Tricks) -> None:
         if isinstance(o, Objection) and o.deal == k and o.target in (None, number) and o.player != event.by:
             game.void.add(number)
             game.effects[number] = Effect(
-                number, False, f"{o.player} objected at event {i}: the forgotten record is refused", "4.2.10"
+                number, False, said("{player} objected at event {number}: the forgotten record is refused",
+                                    player=o.player, number=i), "4.2.10"
             )
             return
-    game.effects[number] = Effect(number, True, f"forgotten record of deal {k}, accepted before the deadline",
-                                  "4.2.10")
+    game.effects[number] = Effect(number, True, said("forgotten record of deal {deal}, accepted before the deadline",
+                                                     deal=k), "4.2.10")
     game.fold(number, event)
 
 
@@ -289,10 +300,13 @@ def apply_withdrawn(game: Forked, number: int, w: Withdrawn) -> None:
     k = first.deal if first.deal is not None else len(game.deals)
     for i in range(w.first, number):
         game.void.add(i)
-        game.effects[i] = Effect(i, False, f"withdrawn at event {number} while in hand: no penalty", "4.2.8",
-                                 free=True)
-    shown = f"event {w.first}" if w.first == number - 1 else f"events {w.first}-{number - 1}"
-    game.effects[number] = Effect(number, True, f"{shown} withdrawn while in hand: no penalty", "4.2.8", free=True)
+        game.effects[i] = Effect(i, False, said("withdrawn at event {number} while in hand: no penalty", number=number),
+                                 "4.2.8", free=True)
+    if w.first == number - 1:
+        taken_back = said("event {first} withdrawn while in hand: no penalty", first=w.first)
+    else:
+        taken_back = said("events {first}-{last} withdrawn while in hand: no penalty", first=w.first, last=number - 1)
+    game.effects[number] = Effect(number, True, taken_back, "4.2.8", free=True)
     game.refold(k, number)
 
 

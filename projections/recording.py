@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
+from ledger.vocabulary.wording import joined, said
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write, cell_units, shown
 
@@ -60,8 +61,7 @@ CORRECTABLE: dict[str, tuple[str, ...]] = {
     "talon": ("tricks",),
 }
 
-EQUAL_FOR_EQUAL = "equal for equal (4.2.7)"
-NO_ERROR = "corrected; no number of the sheet changes: no error, no penalty"
+NO_ERROR = said("corrected; no number of the sheet changes: no error, no penalty")
 
 
 def merge(target: AnyEvent, replacement: dict[str, Any]) -> AnyEvent:
@@ -80,13 +80,12 @@ def checked_merge(target: AnyEvent, replacement: dict[str, Any]) -> AnyEvent:
 def equal_for_equal(wrong: Sheet, right: Sheet, recorder: str, number: int, deal: int) -> list[Write]:
     """The advantage the wrong record gave its recorder, as penalty writes [Code 4.2.7]."""
     writes: list[Write] = []
-    why = EQUAL_FOR_EQUAL
     pulya = wrong.pulya[recorder] - right.pulya[recorder]
     gora = right.gora[recorder] - wrong.gora[recorder]
     if pulya > 0:
-        writes.append(Write(number, deal, recorder, "gora", pulya, None, f"{why}: pulya overstated by {shown(pulya)}"))
+        writes.append(Write(number, deal, recorder, "gora", pulya, None, said("equal for equal (4.2.7): pulya overstated by {amount}", amount=shown(pulya))))
     if gora > 0:
-        writes.append(Write(number, deal, recorder, "gora", gora, None, f"{why}: gora understated by {shown(gora)}"))
+        writes.append(Write(number, deal, recorder, "gora", gora, None, said("equal for equal (4.2.7): gora understated by {amount}", amount=shown(gora))))
     for q in wrong.players:
         if q == recorder:
             continue
@@ -94,17 +93,21 @@ def equal_for_equal(wrong: Sheet, right: Sheet, recorder: str, number: int, deal
         under = right.whists[q][recorder] - wrong.whists[q][recorder]
         if over > 0:
             writes.append(Write(number, deal, q, "whists", over, recorder,
-                                f"{why}: {recorder}'s whists on {q} overstated by {shown(over)}"))
+                                said("equal for equal (4.2.7): {recorder}'s whists on {on} overstated by {amount}",
+                                     recorder=recorder, on=q, amount=shown(over))))
         if under > 0:
             writes.append(Write(number, deal, q, "whists", under, recorder,
-                                f"{why}: {q}'s whists on {recorder} understated by {shown(under)}"))
+                                said("equal for equal (4.2.7): {player}'s whists on {recorder} understated by {amount}",
+                                     player=q, recorder=recorder, amount=shown(under))))
     return writes
 
 
 def describe_write(w: Write) -> str:
     if w.column == "whists":
-        return f"{w.player} writes {shown(w.amount)} whists on {w.on}"
-    return f"{shown(w.amount)} into {w.player}'s {w.column}"
+        return said("{player} writes {amount} whists on {on}", player=w.player, amount=shown(w.amount), on=w.on)
+    if w.column == "pulya":
+        return said("{amount} into {player}'s pulya", amount=shown(w.amount), player=w.player)
+    return said("{amount} into {player}'s gora", amount=shown(w.amount), player=w.player)
 
 
 def correction_verdict(
@@ -133,31 +136,37 @@ def correction_verdict(
     sheets: tuple[Sheet, Sheet] | None = None
     if too_late is not None:
         if asked_by != recorder:
-            return Effect(number, False, too_late + "; only the recorder may still correct it", "4.2.9"), []
+            return Effect(number, False, said("{late}; only the recorder may still correct it", late=too_late),
+                          "4.2.9"), []
         if recorder in players:
             sheets = compare()
             wrong, right = sheets
             if player_result(right, recorder) > player_result(wrong, recorder):
                 return Effect(
                     number, False,
-                    too_late + "; after that the recorder may correct his own record only when it does not "
-                    "improve his own position", "4.2.9",
+                    said("{late}; after that the recorder may correct his own record only when it does not "
+                         "improve his own position", late=too_late), "4.2.9",
                 ), []
         rule = "4.2.9"
     if in_hand:
-        return Effect(number, True, "corrected while the record was in hand: no penalty", "4.2.8", free=True), []
+        return Effect(number, True, said("corrected while the record was in hand: no penalty"), "4.2.8",
+                      free=True), []
     if recorder not in players:
-        return Effect(number, True, f"corrected; the record was {recorder}'s: no penalty", rule), []
+        return Effect(number, True, said("corrected; the record was {recorder}'s: no penalty", recorder=recorder),
+                      rule), []
     wrong, right = sheets if sheets is not None else compare()
     if cell_units(wrong) == cell_units(right):
         # An error in the record is a wrong number on the sheet [Code 4.2.7]: a record
         # whose correction changes none was no error, and costs nothing.
         return Effect(number, True, NO_ERROR, rule, free=True), []
     if not warned:
-        return Effect(number, True, f"corrected; {recorder}'s first counted error: a warning", rule, warning=True), []
+        return Effect(number, True, said("corrected; {recorder}'s first counted error: a warning", recorder=recorder),
+                      rule, warning=True), []
     writes = equal_for_equal(wrong, right, recorder, number, deal)
     if waived:
         writes = [w for w in writes if w.column != "whists"]
-    shown = "; ".join(describe_write(w) for w in writes) or "the error gave no advantage"
-    note = " (the wronged partner waived the whists)" if waived else ""
-    return Effect(number, True, f"corrected; equal for equal: {shown}{note}", rule), writes
+    said_writes = [describe_write(w) for w in writes]
+    what = (joined(*said_writes[:1], *[joined("; ", w) for w in said_writes[1:]]) if said_writes
+            else said("the error gave no advantage"))
+    note = said(" (the wronged partner waived the whists)") if waived else ""
+    return Effect(number, True, said("corrected; equal for equal: {writes}{note}", writes=what, note=note), rule), writes

@@ -24,6 +24,7 @@ from ledger.vocabulary.rules import RuleSet
 from projections.deal_state import DealState, DefenceView
 from projections.sheet import UNIT, ColumnName, Sheet, share
 from ledger.vocabulary import wording
+from ledger.vocabulary.wording import joined, said, said_count
 
 # Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on
 # raspasy and on a misère added to it); "remiz" tricks are undertricks added to his
@@ -73,7 +74,7 @@ class Scaled:
         self.note = note
 
     def _why(self, why: str) -> str:
-        return f"{why} {self.note}" if self.note else why
+        return joined(why, " ", self.note) if self.note else why
 
     def write(
         self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
@@ -97,7 +98,7 @@ def penalty_rules(deal: DealState, seat: int) -> str:
     if not deal.penalties:
         return ""
     rules = sorted({rule for s, _, rule in deal.penalties if s == seat})
-    return f" [Code {', '.join(rules)}]" if rules else ""
+    return said(" [Code {rules}]", rules=", ".join(rules)) if rules else ""
 
 
 def penalty_counts(deal: DealState) -> tuple[dict[int, int], dict[int, int]]:
@@ -120,7 +121,7 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         if deal.passes_on and sheet.rules.dealer_error_gora:
             sheet.write(deal.annulled_at, deal.number, deal.names[deal.dealer], "gora",
                         sheet.rules.dealer_error_gora * UNIT,
-                        why="the dealer's second error at one deal: the agreed remiz [Code 3.2.17]")
+                        why=said("the dealer's second error at one deal: the agreed remiz [Code 3.2.17]"))
         return
     if not deal.resolved:
         return
@@ -138,8 +139,9 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
     dark = 2 if deal.dark_contract else 1
     out: Writer = sheet
     if bomb > 1 or dark > 1:
-        notes = ([f"x{bomb} bomb, Code 4.1.2"] if bomb > 1 else []) + (["x2 dark, Code 3.3.19"] if dark > 1 else [])
-        out = Scaled(sheet, bomb * dark, f"({', '.join(notes)})")
+        notes = ([said("x{bomb} bomb, Code 4.1.2", bomb=bomb)] if bomb > 1 else []) + (
+            [said("x2 dark, Code 3.3.19")] if dark > 1 else [])
+        out = Scaled(sheet, bomb * dark, joined("(", *notes[:1], *[joined(", ", n) for n in notes[1:]], ")"))
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
     elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None:
@@ -176,12 +178,12 @@ class Only:
     ) -> None:
         note = self.notes.get(player)
         if note is not None:
-            self.out.write(self.event or event, deal, player, column, amount, on, why + note)
+            self.out.write(self.event or event, deal, player, column, amount, on, joined(why, note))
 
     def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None:
         note = self.notes.get(player)
         if note is not None:
-            self.out.write_pulya(self.event or event, deal, player, amount, why + note)
+            self.out.write_pulya(self.event or event, deal, player, amount, joined(why, note))
 
     def closed(self, player: str) -> bool:
         return self.out.closed(player)
@@ -216,8 +218,9 @@ def _score_two_plans(out: Writer, deal: DealState) -> bool:
     other_wins = deal.plan.declarer_result == "other"
     others = {names[s] for s in deal.compensated}
     played_notes = {names[s]: "" for s in range(deal.n_players) if s not in declaring and names[s] not in others}
-    other_notes = {p: ", the result of the other plan [Code 3.8.5.1 b]" for p in others}
-    drawn_note = f", the {'other plan' if other_wins else 'plan played'}'s result drawn by lot [Code 3.8.5.1 b]"
+    other_notes = {p: said(", the result of the other plan [Code 3.8.5.1 b]") for p in others}
+    drawn_note = (said(", the other plan's result drawn by lot [Code 3.8.5.1 b]") if other_wins
+                  else said(", the plan played's result drawn by lot [Code 3.8.5.1 b]"))
     lot = {names[s]: drawn_note for s in declaring}
     (other_notes if other_wins else played_notes).update(lot)
     made_played = _score_played(Only(out, played_notes), deal)
@@ -235,7 +238,7 @@ def score_compensation(sheet: Sheet, deal: DealState) -> None:
     planner = deal.names[deal.planner]
     for seat, amount in deal.plan_whists:
         sheet.write(deal.plan_at, deal.number, deal.names[seat], "whists", amount * UNIT, on=planner,
-                    why=f"compensation agreed for {planner}'s plan of play [Code 3.8.5.1 a]")
+                    why=said("compensation agreed for {planner}'s plan of play [Code 3.8.5.1 a]", planner=planner))
 
 
 def consolation_per_undertrick(rules: RuleSet, price: int) -> int:
@@ -260,8 +263,11 @@ def _ruled(deal: DealState) -> str:
     r = deal.ruling
     if r is None:
         return ""
-    how = "agreed" if r.rule == "3.9.22" else "conceded" if r.rule == "3.5.4" else "ruled"
-    return f" [Code {r.rule}, {how}]"
+    if r.rule == "3.9.22":
+        return said(" [Code {rule}, agreed]", rule=r.rule)
+    if r.rule == "3.5.4":
+        return said(" [Code {rule}, conceded]", rule=r.rule)
+    return said(" [Code {rule}, ruled]", rule=r.rule)
 
 
 def _score_exposed_talon(sheet: Sheet, deal: DealState) -> None:
@@ -271,7 +277,8 @@ def _score_exposed_talon(sheet: Sheet, deal: DealState) -> None:
     offender = deal.names[deal.offender]
     for seat, amount in deal.ruled_whists:
         sheet.write(deal.ruling_at, deal.number, deal.names[seat], "whists", amount * UNIT, on=offender,
-                    why=f"the talon exposed by {offender}: a possible result{_ruled(deal)}")
+                    why=said("the talon exposed by {offender}: a possible result{ruled}", offender=offender,
+                             ruled=_ruled(deal)))
 
 
 def _score_illegal_declaration(out: Writer, deal: DealState) -> bool:
@@ -289,16 +296,16 @@ def _score_illegal_declaration(out: Writer, deal: DealState) -> bool:
         # by the tricks taken, "без одной" for one [3.8.5.1 a]); a misère writes no
         # consolation [rules.md §4.5].
         out.write(ev, k, declarer, "gora", MISERE_PRICE * rules.gora_whist_multiplier * ALL_TRICKS * UNIT,
-                  why=f"misère without all: {ALL_TRICKS} tricks{_ruled(deal)}")
+                  why=said("misère without all: {n} tricks{ruled}", n=ALL_TRICKS, ruled=_ruled(deal)))
         return False
     need = level.needed
     out.write(ev, k, declarer, "gora", level.price * rules.gora_whist_multiplier * UNIT * need,
-              why=f"{level} without all{_ruled(deal)}")
+              why=said("{contract} without all{ruled}", contract=str(level), ruled=_ruled(deal)))
     cons = consolation_per_undertrick(rules, level.price) * need
     for s in range(deal.n_players):
         if s == deal.declarer or (s == deal.sitting_out and not rules.dealer_consolation):
             continue
-        out.write(ev, k, names[s], "whists", cons, on=declarer, why=f"consolation, {level} without all")
+        out.write(ev, k, names[s], "whists", cons, on=declarer, why=said("consolation, {contract} without all", contract=str(level)))
     return False
 
 
@@ -312,17 +319,19 @@ def _score_misere(out: Writer, deal: DealState) -> bool:
     counted = taken + lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)
     writers = [deal.declarer] + ([deal.shared_with] if deal.shared_with is not None else [])
     parts = len(writers)
-    extra = f", {counted - taken} penalty{penalty_rules(deal, deal.declarer)}" if counted != taken else ""
-    halves = " (shared in halves with the dealer, 3.6.9)" if parts > 1 else ""
+    extra = (said(", {n} penalty{rules}", n=counted - taken, rules=penalty_rules(deal, deal.declarer))
+             if counted != taken else "")
+    halves = said(" (shared in halves with the dealer, 3.6.9)") if parts > 1 else ""
     for s in writers:
         name = deal.names[s]
         if counted == 0:
             out.write_pulya(deal.resolved_at, deal.number, name, share(MISERE_PRICE * UNIT, parts),
-                            f"misère made{halves}{_ruled(deal)}")
+                            said("misère made{halves}{ruled}", halves=halves, ruled=_ruled(deal)))
         else:
             amount = MISERE_PRICE * out.rules.gora_whist_multiplier * counted * UNIT
             out.write(deal.resolved_at, deal.number, name, "gora", share(amount, parts),
-                      why=f"misère, {taken} taken{extra}{halves}{_ruled(deal)}")
+                      why=said("misère, {taken} taken{extra}{halves}{ruled}", taken=taken, extra=extra, halves=halves,
+                               ruled=_ruled(deal)))
     return counted == 0
 
 
@@ -343,10 +352,10 @@ def _score_contract(out: Writer, deal: DealState) -> bool:
     if not deal.no_defence and deal.defence().settled:
         # Both passed, or a half-whist stands [Code 4.2.3.2, 3.8.7, 3.8.14].
         view = deal.defence()
-        out.write_pulya(ev, k, declarer, pulya, f"{label} unplayed")
+        out.write_pulya(ev, k, declarer, pulya, said("{contract} unplayed", contract=label))
         if view.half_whister is not None:
             out.write(ev, k, names[view.half_whister], "whists", share(obligation * pm, 2),
-                      on=declarer, why=f"half-whist on {label}")
+                      on=declarer, why=said("half-whist on {contract}", contract=label))
         return True
 
     assert deal.tricks is not None
@@ -357,14 +366,16 @@ def _score_contract(out: Writer, deal: DealState) -> bool:
     under_scored = max(0, need - (taken - lost.get(deal.declarer, 0))) + remiz.get(deal.declarer, 0)
     penal = ""
     if deal.declarer in lost or deal.declarer in remiz:
-        penal = (f", penalty tricks {lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0)}"
-                 f"{penalty_rules(deal, deal.declarer)}")
+        penal = said(", penalty tricks {n}{rules}", n=lost.get(deal.declarer, 0) + remiz.get(deal.declarer, 0),
+                     rules=penalty_rules(deal, deal.declarer))
     # Responsibility is judged on the sheet before this deal writes anything.
     closed = {s: out.closed(names[s]) for s in deal.playing} if rules.defence_responsibility == "half_until_closed" else {}
     if under_scored == 0:
-        out.write_pulya(ev, k, declarer, pulya, f"{label} made{penal}{tag}")
+        out.write_pulya(ev, k, declarer, pulya, said("{contract} made{penal}{ruled}", contract=label, penal=penal,
+                                                     ruled=tag))
     else:
-        out.write(ev, k, declarer, "gora", pm * under_scored, why=f"{label} down {under_scored}{penal}{tag}")
+        out.write(ev, k, declarer, "gora", pm * under_scored,
+                  why=said("{contract} down {n}{penal}{ruled}", contract=label, n=under_scored, penal=penal, ruled=tag))
 
     # ...and everybody else is paid on the tricks actually taken: a defender's penalty
     # tricks count in his own writes only, never in his partner's or the declarer's
@@ -375,12 +386,12 @@ def _score_contract(out: Writer, deal: DealState) -> bool:
             continue
         own = _defence_writes(deal, rules, pm, closed, {s: lost.get(s, 0)}, {s: remiz.get(s, 0)})
         writes = [w for w in writes if w[0] != s] + [
-            (seat, column, amount, why + f" (own penalty tricks{penalty_rules(deal, s)})")
+            (seat, column, amount, joined(why, said(" (own penalty tricks{rules})", rules=penalty_rules(deal, s))))
             for seat, column, amount, why in own if seat == s
         ]
     for seat, column, amount, why in writes:
         out.write(ev, k, names[seat], column, amount, on=declarer if column == "whists" else None,
-                  why=f"{why}{tag}")
+                  why=joined(why, tag))
     return under_scored == 0
 
 
@@ -430,10 +441,10 @@ def _checked_ten(d: _Defended) -> list[DefenceWrite]:
     out: list[DefenceWrite] = []
     for s in d.deal.defenders:
         out.append((s, "whists", share(max(0, d.counted.get(s, 0)) * d.pm + d.cons, 2),
-                    f"checked {d.label}: half a whister's"))
+                    said("checked {contract}: half a whister's", contract=d.label)))
     so = d.deal.sitting_out
     if so is not None and d.under and d.rules.dealer_consolation:
-        out.append((so, "whists", d.cons, "consolation"))
+        out.append((so, "whists", d.cons, said("consolation")))
     return out
 
 
@@ -445,9 +456,10 @@ def _whisting(d: _Defended, view: DefenceView, defence_tricks: int) -> list[Defe
     if len(whisters) == 2:
         for s in whisters:
             out.append((s, "whists", max(0, d.counted.get(s, 0)) * d.pm,
-                        f"{wording.counted(d.tricks.get(s, 0), 'trick')} on {d.label}"))
+                        said("{tricks} on {contract}", tricks=said_count(d.tricks.get(s, 0), "trick"),
+                             contract=d.label)))
             if d.under:
-                out.append((s, "whists", d.cons, "consolation"))
+                out.append((s, "whists", d.cons, said("consolation")))
     elif len(whisters) == 1:
         out += _whisting_alone(d, view, defence_tricks)
     return out
@@ -466,16 +478,19 @@ def _whisting_alone(d: _Defended, view: DefenceView, defence_tricks: int) -> lis
     all_tricks = max(0, defence_tricks) * d.pm
     label = d.label
     if d.under == 0:
-        return [(w, "whists", all_tricks, f"{wording.counted(defence_tricks, 'trick')} on {label}, whisting alone")]
+        return [(w, "whists", all_tricks, said("{tricks} on {contract}, whisting alone",
+                                               tricks=said_count(defence_tricks, "trick"), contract=label))]
     if view.returned or not gentleman or passer is None:
         out: list[DefenceWrite] = [(w, "whists", all_tricks + d.cons,
-                                    f"{wording.counted(defence_tricks, 'trick')} and consolation on {label}")]
+                                    said("{tricks} and consolation on {contract}",
+                                         tricks=said_count(defence_tricks, "trick"), contract=label))]
         if passer is not None and not (gentleman and passer == view.half_whister):
-            out.append((passer, "whists", d.cons, "consolation"))
+            out.append((passer, "whists", d.cons, said("consolation")))
         return out
     half = share(all_tricks + 2 * d.cons, 2)
-    return [(w, "whists", half, f"half of tricks and consolations on {label} (gentleman's)"),
-            (passer, "whists", half, f"half of tricks and consolations on {label} (gentleman's)")]
+    return [(w, "whists", half, said("half of tricks and consolations on {contract} (gentleman's)", contract=label)),
+            (passer, "whists", half, said("half of tricks and consolations on {contract} (gentleman's)",
+                                          contract=label))]
 
 
 def _consolations(d: _Defended, view: DefenceView) -> list[DefenceWrite]:
@@ -487,12 +502,12 @@ def _consolations(d: _Defended, view: DefenceView) -> list[DefenceWrite]:
     rules = d.rules
     so = d.deal.sitting_out
     if so is not None and so not in view.whisters and d.under and rules.dealer_consolation:
-        out.append((so, "whists", d.cons, "consolation"))
+        out.append((so, "whists", d.cons, said("consolation")))
     hand = d.deal.dealer_hand
     if hand is not None and d.under and rules.hand_consolation and not (
         rules.single_whist_split == "gentleman" and hand == view.half_whister
     ):
-        out.append((hand, "whists", d.cons, "consolation (his cards played by the dealer, Code 3.8.8)"))
+        out.append((hand, "whists", d.cons, said("consolation (his cards played by the dealer, Code 3.8.8)")))
     return out
 
 
@@ -522,8 +537,9 @@ def _shortfall(d: _Defended, view: DefenceView, closed: dict[int, bool], remiz: 
     for s, missing in shortfall.items():
         if missing:
             halves = responsibility(d.rules, closed.get(s, False))
-            extra = f" ({remiz[s]} of them penalty)" if remiz.get(s) else ""
-            out.append((s, "gora", share(halves * d.pm * missing, 2), f"defence short {missing} on {d.label}{extra}"))
+            extra = said(" ({n} of them penalty)", n=remiz[s]) if remiz.get(s) else ""
+            out.append((s, "gora", share(halves * d.pm * missing, 2),
+                        said("defence short {n} on {contract}{extra}", n=missing, contract=d.label, extra=extra)))
     return out
 
 
@@ -557,13 +573,13 @@ def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int, counts: dict[int, int]
     if points:
         for s in deal.active:
             if counts.get(s, 0) == 0:
-                sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, "no trick on raspasy")
+                sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, said("no trick on raspasy"))
     penalised = any(seat == deal.dealer for seat, _, _ in deal.penalties)
     if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players and not penalised:
         # For his no trick [Code 3.7.6.2]; a penalty trick is one for his own writes [3.9.11.2].
         sheet.write_pulya(
             deal.resolved_at, deal.number, deal.names[deal.dealer],
-            rules.raspasy_dealer_pulya * UNIT, "dealer on raspasy",
+            rules.raspasy_dealer_pulya * UNIT, said("dealer on raspasy"),
         )
 
 
@@ -597,9 +613,10 @@ def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
     ev, number, names = deal.resolved_at, deal.number, deal.names
     for s, t in counts.items():
         off = amnesty if s in played else 0
-        after = f", amnesty {off}" if off else ""
+        after = said(", amnesty {n}", n=off) if off else ""
         sheet.write(ev, number, names[s], "gora", (t - off) * price,
-                    why=f"raspasy x{k}: {wording.counted(t, 'trick')}{after}{penalty_rules(deal, s)}")
+                    why=said("raspasy x{k}: {tricks}{after}{rules}", k=k, tricks=said_count(t, "trick"), after=after,
+                             rules=penalty_rules(deal, s)))
     _raspasy_pulya(sheet, deal, k, counts)
 
 
@@ -623,7 +640,7 @@ def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
                 continue
             sheet.write(
                 deal.resolved_at, deal.number, names[s], "whists", share(t * price, len(low)),
-                on=names[other], why=f"raspasy: fewest tricks, {t} taken by {names[other]}",
+                on=names[other], why=said("raspasy: fewest tricks, {n} taken by {player}", n=t, player=names[other]),
             )
     _raspasy_pulya(sheet, deal, k, counts)
 

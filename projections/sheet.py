@@ -22,6 +22,7 @@ from typing import Literal
 import msgspec
 
 from ledger.vocabulary.rules import RuleSet
+from ledger.vocabulary.wording import said
 from projections.numbers import fmt
 
 ColumnName = Literal["pulya", "gora", "whists"]
@@ -206,12 +207,12 @@ class Sheet:
             if helped is None:
                 # Points nobody can take are written off the player's own gora [Code 4.1.1].
                 self.write(event, deal, player, "gora", -rest * self.rules.pulya_to_gora,
-                           why=f"{why}: points nobody can take")
+                           why=said("{why}: points nobody can take", why=why))
                 return
             give = min(rest, target - self.pulya[helped])
-            self.write(event, deal, helped, "pulya", give, why=f"help from {player}")
+            self.write(event, deal, helped, "pulya", give, why=said("help from {player}", player=player))
             self.write(event, deal, player, "whists", give * HELP_WHISTS * self.rules.pulya_to_gora, on=helped,
-                       why=f"help to {helped}")
+                       why=said("help to {player}", player=helped))
             rest -= give
 
     def help_recipient(self, helper: str) -> str | None:

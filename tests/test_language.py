@@ -90,7 +90,7 @@ def test_every_text_is_in_the_template_and_translated(tmp_path: Path) -> None:
     extracted = tmp_path / "extracted.pot"
     subprocess.run(
         [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_", "-k", "N_",
-         "-k", "ngettext:1,2", "--no-location", "--sort-output", "--omit-header", "-o", str(extracted), "."],
+         "-k", "ngettext:1,2", "-k", "said", "--no-location", "--sort-output", "--omit-header", "-o", str(extracted), "."],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
     with (LOCALE / "pulka.pot").open("rb") as f:
@@ -105,6 +105,24 @@ def test_every_text_is_in_the_template_and_translated(tmp_path: Path) -> None:
                                                                          else (m.string,)))]
     assert untranslated == []
     assert {m.id for m in russian if m.id} == {m.id for m in template if m.id}
+
+
+def test_every_translation_puts_in_only_the_values_its_message_has() -> None:
+    """A translation that names a value its English message does not have would fail
+    where it is shown (``str.format`` finds no such value): each Russian text's
+    placeholders are among its message's."""
+    with (LOCALE / "ru" / "LC_MESSAGES" / "pulka.po").open("rb") as f:
+        russian = read_po(f)
+    names = re.compile(r"\{(\w*)[^{}]*\}")
+    wrong = []
+    for m in russian:
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        allowed = {n for i in ids for n in names.findall(i)}
+        wrong += [(ids[0], s) for s in strings if not set(names.findall(s)) <= allowed]
+    assert wrong == []
 
 
 def test_a_russian_plural_has_its_three_forms() -> None:

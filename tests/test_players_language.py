@@ -255,3 +255,30 @@ def test_the_service_keeps_a_document_per_language(tmp_path: Path) -> None:
         assert made == {"ru": "пуля", "en": "pulya"}
     finally:
         service.close()
+
+
+def test_the_reasons_beside_the_numbers_and_the_verdicts_in_russian(store_url: str) -> None:
+    """The reason of each number (made while the game is folded, in English) and the
+    recording rules' verdicts are said again in the reader's language; in English they
+    read as they always did. Anna's 6S with 5 tricks: 2 in gora, "6S down 1"; each
+    whister's 'N tricks on 6S' and the consolation [Code 3.8.1]; raspasy 2 5 3 from
+    Boris: Anna's 3 tricks less the amnesty of 2 [Code 3.7.3]; Vera's entry corrected
+    after her pencil: her first counted error, a warning [Code 4.2.7]."""
+    ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
+    ok(store_url, "deal", "Anna 6S w w 5 3 2", "-q")
+    ok(store_url, "deal", "rasp 2 5 3", "-q")
+    ok(store_url, "entry", "Vera", "whists", "4", "--on", "Boris", "-q")
+    ok(store_url, "pencil", "Vera", "-q")
+    corrected = ok(store_url, "correct", "13", "2", "--by", "Boris", "--yes", "--lang", "ru")
+    assert "исправлено; первая засчитанная ошибка Vera: предупреждение" in corrected
+    gora = ok(store_url, "explain", "Anna.гора", "--lang", "ru")
+    assert gora.splitlines()[1].endswith(": 6S без 1")
+    assert gora.splitlines()[2].endswith(": распасы x1: 3 взятки, амнистия 2")
+    whists = ok(store_url, "explain", "Boris.висты.Anna", "--lang", "ru")
+    assert whists.splitlines()[1].endswith(": 3 взятки на 6S") and whists.splitlines()[2].endswith(": консоляция")
+    log = ok(store_url, "log", "--lang", "ru")
+    assert "действует [Кодекс 4.2.7]: исправлено; первая засчитанная ошибка Vera: предупреждение" in log
+    english = ok(store_url, "explain", "Anna.gora", "--lang", "en")
+    assert english.splitlines()[1].endswith(": 6S down 1")
+    assert english.splitlines()[2].endswith(": raspasy x1: 3 tricks, amnesty 2")
+    assert "corrected; Vera's first counted error: a warning" in ok(store_url, "log", "--lang", "en")

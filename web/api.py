@@ -31,6 +31,7 @@ from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game, table_game
+from ledger.vocabulary.wording import spoken_text
 from projections.archive import GameResult, game_result
 from projections.deal_text import deal_table, seats_of
 from projections.game import GameState
@@ -50,11 +51,11 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 
 def json(doc: Any, status: int = 200) -> Response:
-    return Response(msgspec.json.encode(doc, enc_hook=_encode), status, media_type="application/json")
+    return Response(msgspec.json.encode(doc, enc_hook=encode_extra), status, media_type="application/json")
 
 
-def _encode(value: Any) -> Any:
-    if isinstance(value, Fraction):
+def encode_extra(value: Any) -> Any:
+    if isinstance(value, Fraction | str):  # a text a fold made (``wording.said``): its English
         return str(value)
     raise NotImplementedError(type(value))
 
@@ -512,7 +513,7 @@ def preview_doc(p: CorrectionPreview) -> dict[str, Any]:
         "writes": [{"cell": w.text, "amount": str(w.amount)} for w in p.writes],
         "verdict": p.verdicts[0].kind if p.verdicts else "free",
         "verdicts": [{"number": v.number, "kind": v.kind, "effective": v.effect.effective, "rule": v.effect.rule,
-                      "reason": v.effect.reason} for v in p.verdicts],
+                      "reason": spoken_text(v.effect.reason)} for v in p.verdicts],
         "version": p.expected,
     }
 

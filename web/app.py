@@ -287,9 +287,9 @@ async def follow(request: Request, streams: set[str], first: list[dict[str, Any]
     async def messages() -> AsyncIterator[dict[str, str]]:
         try:
             for message in first:
-                yield {"event": "state", "data": msgspec.json.encode(message).decode()}
+                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api.encode_extra).decode()}
             async for message in subscriber.messages():
-                yield {"event": "state", "data": msgspec.json.encode(message).decode()}
+                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api.encode_extra).decode()}
         finally:
             hub.unsubscribe(subscriber)
 

@@ -39,6 +39,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
     event_to_dict
 from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.wording import spoken_text
 from projections.audit import cell_text, describe
 from projections.numbers import exact_fields
 from projections.sheet import totals
@@ -125,11 +126,11 @@ def told_doc(told: Told) -> dict[str, Any]:
     }
     if told.kind == "rubber":
         doc["verdicts"] = [{"number": v.number, "effective": v.effect.effective, "rule": v.effect.rule,
-                            "reason": v.effect.reason} for v in told.verdicts]
+                            "reason": spoken_text(v.effect.reason)} for v in told.verdicts]
         doc["vulnerable"] = dict(told.vulnerable)
         return {**doc, "next": told.next, "over": told.over}
     doc["verdicts"] = [{"number": v.number, "kind": v.kind, "effective": v.effect.effective, "rule": v.effect.rule,
-                        "reason": v.effect.reason, "new": v.new} for v in told.verdicts]
+                        "reason": spoken_text(v.effect.reason), "new": v.new} for v in told.verdicts]
     doc["deals"] = [{"deal": k, "line": story} for k, story in told.deals]
     return {**doc, "next": told.next, "over": told.over, "open_deal": told.open_deal}
 

@@ -106,3 +106,61 @@ def convention_name(convention: str) -> str:
     """A convention as players call it: ``sochi`` is ``сочинка`` in Russian; a club's own
     as it is named."""
     return _(_CONVENTIONS[convention]) if convention in _CONVENTIONS else convention
+
+
+# -- texts a fold makes, said again in the reader's language ------------------------------------
+#
+# The reason beside a number on the sheet and the verdict of a recording rule are made
+# while a game is folded, and a fold is shared by readers of every language (the service
+# keeps one per game). So a fold makes them in English, as strings that remember how
+# they were made: ``said`` takes a message of the catalogue (Babel extracts its first
+# argument, as it does ``_``'s) and the values put into it, and ``spoken_text`` says the text
+# again in the language in effect where it is shown. Whatever compares, stores or
+# searches these texts sees the English string; only what a person reads is spoken.
+
+
+class Said(str):
+    """An English text made by ``said``: its message and the values put into it."""
+
+    message: str
+    values: dict[str, object]
+
+
+class _Count(str):
+    """``3 tricks`` made by ``said_count``: said again with the language's plural forms."""
+
+    n: int
+    noun: str
+
+
+def said(message: str, /, **values: object) -> str:
+    """``message`` with ``values`` put in, in English, remembering both (``spoken_text``)."""
+    made = Said(message.format(**values))
+    made.message, made.values = message, values
+    return made
+
+
+def said_count(n: int, noun: str) -> str:
+    """``counted(n, noun)``, said again in the reader's language by ``spoken_text``."""
+    made = _Count(counted(n, noun))
+    made.n, made.noun = n, noun
+    return made
+
+
+def joined(*parts: str) -> str:
+    """``parts`` one after another, each still spoken in the reader's language."""
+    made = Said("".join(parts))
+    made.message = "".join(f"{{p{i}}}" for i in range(len(parts)))
+    made.values = {f"p{i}": part for i, part in enumerate(parts)}
+    return made
+
+
+def spoken_text(text: str) -> str:
+    """``text`` in the language in effect: a text ``said`` (or ``said_count``, or
+    ``joined``) said again, its values too; any other text as it is. A plain ``str``."""
+    if isinstance(text, Said):
+        values = {k: spoken_text(v) if isinstance(v, str) else v for k, v in text.values.items()}
+        return str(_(text.message).format(**values)) if text.message else ""
+    if isinstance(text, _Count):
+        return spoken_count(text.n, text.noun)
+    return str(text)

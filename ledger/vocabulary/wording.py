@@ -133,18 +133,43 @@ class _Count(str):
     noun: str
 
 
+_SAID: dict[tuple[object, ...], Said] = {}  # the texts made lately: a fold makes the same ones again and again
+_SAID_MOST = 20_000
+
+
 def said(message: str, /, **values: object) -> str:
-    """``message`` with ``values`` put in, in English, remembering both (``spoken_text``)."""
+    """``message`` with ``values`` put in, in English, remembering both (``spoken_text``).
+    A text made before with the same message and values is given again (a replay makes
+    each reason once per deal: the cache saves the formatting, a fifth of a replay)."""
+    key = (message, *values.items())
+    try:
+        found = _SAID.get(key)
+    except TypeError:  # a value that cannot be a key: made afresh
+        key, found = (), None
+    if found is not None:
+        return found
     made = Said(message.format(**values))
     made.message, made.values = message, values
+    if key:
+        if len(_SAID) >= _SAID_MOST:
+            _SAID.clear()
+        _SAID[key] = made
     return made
+
+
+_COUNTS: dict[tuple[int, str], _Count] = {}
 
 
 def said_count(n: int, noun: str) -> str:
     """``counted(n, noun)``, said again in the reader's language by ``spoken_text``."""
-    made = _Count(counted(n, noun))
-    made.n, made.noun = n, noun
-    return made
+    found = _COUNTS.get((n, noun))
+    if found is None:
+        found = _Count(counted(n, noun))
+        found.n, found.noun = n, noun
+        if len(_COUNTS) >= _SAID_MOST:
+            _COUNTS.clear()
+        _COUNTS[n, noun] = found
+    return found
 
 
 def joined(*parts: str) -> str:

@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from uuid import UUID, uuid4
 from weakref import WeakKeyDictionary
 
@@ -413,73 +413,84 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
         self.progress.wait(self, application_name, notification_id, timeout, interrupt)
 
 
+if TYPE_CHECKING:
+    from eventsourcing.postgres import PostgresTrackingRecorder as _PostgresRecorder
+else:
+    _PostgresRecorder = object  # the driver is loaded only for a PostgreSQL store (below)
+
+
+class _PostgresArchive(_ArchiveSQL, _PostgresRecorder):
+    """The archive's tables in the store's PostgreSQL schema, beside ``archive_tracking``:
+    what the view class adds to eventsourcing's recorder (``postgres_archive_view``)."""
+
+    placeholder = "%s"
+    # Taken while the view's tables are made, so that processes starting at once do not
+    # race to create them.
+    DDL_LOCK = 0x70756C6B61  # "pulka"
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        self.progress = _Progress()
+
+    def table(self, name: str) -> str:
+        if name == "tracking":
+            name = self.tracking_table_name
+        return f'"{self.datastore.schema}"."{name}"'
+
+    def exists(self) -> bool:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT count(*) AS n FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
+                (self.datastore.schema, [*TABLES, self.tracking_table_name]),
+            )
+            row = c.fetchone()
+            return row is not None and row["n"] == len(TABLES) + 1
+
+    def create(self) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute("SELECT pg_advisory_xact_lock(%s)", (self.DDL_LOCK,))
+            c.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
+                      (self.datastore.schema, list(FIRST_AND_LATEST)))
+            older = _older([r["tablename"] for r in c.fetchall()])
+            for statement in self.create_statements():
+                c.execute(statement.encode())
+            c.execute(self.advance_statement().encode(), ("__migration__", 1))
+        if older:
+            self.clear()  # views made before the rating or the chain checks: the next read builds them all again
+
+    def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(self.advance_statement().encode(), (tracking.application_name, tracking.notification_id))
+            for change in changes:
+                for statement, params in self.write_statements(change):
+                    c.execute(statement.encode(), params)
+            self.keep_rating(_Tx(self, c, encode=True), changes)
+        self.progress.moved()
+
+    def clear(self) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(self.sql("DELETE FROM {tracking} WHERE application_name = ?").encode(), (APPLICATION,))
+            for table in TABLES:
+                c.execute(f"DELETE FROM {self.table(table)}".encode())
+
+    def select(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(self.sql(statement).encode(), tuple(params))
+            return [tuple(row.values()) for row in c.fetchall()]
+
+    def wait(self, application_name: str, notification_id: int | None, timeout: float = 1.0,
+             interrupt: threading.Event | None = None) -> None:
+        self.progress.wait(self, application_name, notification_id, timeout, interrupt)
+
+
 @functools.cache
 def postgres_archive_view() -> type[Any]:
     """The archive's view class for a PostgreSQL store, made when first needed, so that
     only a PostgreSQL store loads the driver."""
     from eventsourcing.postgres import PostgresTrackingRecorder
 
-    class PostgresArchiveView(_ArchiveSQL, PostgresTrackingRecorder):
+    class PostgresArchiveView(_PostgresArchive, PostgresTrackingRecorder):
         """The archive's tables in the store's PostgreSQL schema, beside ``archive_tracking``."""
-
-        placeholder = "%s"
-        # Taken while the view's tables are made, so that processes starting at once do not
-        # race to create them.
-        DDL_LOCK = 0x70756C6B61  # "pulka"
-
-        def __init__(self, datastore: Any, **kwargs: Any) -> None:
-            super().__init__(datastore, **kwargs)
-            self.progress = _Progress()
-
-        def table(self, name: str) -> str:
-            if name == "tracking":
-                name = self.tracking_table_name
-            return f'"{self.datastore.schema}"."{name}"'
-
-        def exists(self) -> bool:
-            with self.datastore.transaction(commit=False) as c:
-                c.execute(
-                    "SELECT count(*) AS n FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
-                    (self.datastore.schema, [*TABLES, self.tracking_table_name]),
-                )
-                row = c.fetchone()
-                return row is not None and row["n"] == len(TABLES) + 1
-
-        def create(self) -> None:
-            with self.datastore.transaction(commit=True) as c:
-                c.execute("SELECT pg_advisory_xact_lock(%s)", (self.DDL_LOCK,))
-                c.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
-                          (self.datastore.schema, list(FIRST_AND_LATEST)))
-                older = _older([r["tablename"] for r in c.fetchall()])
-                for statement in self.create_statements():
-                    c.execute(statement.encode())
-                c.execute(self.advance_statement().encode(), ("__migration__", 1))
-            if older:
-                self.clear()  # views made before the rating or the chain checks: the next read builds them all again
-
-        def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
-            with self.datastore.transaction(commit=True) as c:
-                c.execute(self.advance_statement().encode(), (tracking.application_name, tracking.notification_id))
-                for change in changes:
-                    for statement, params in self.write_statements(change):
-                        c.execute(statement.encode(), params)
-                self.keep_rating(_Tx(self, c, encode=True), changes)
-            self.progress.moved()
-
-        def clear(self) -> None:
-            with self.datastore.transaction(commit=True) as c:
-                c.execute(self.sql("DELETE FROM {tracking} WHERE application_name = ?").encode(), (APPLICATION,))
-                for table in TABLES:
-                    c.execute(f"DELETE FROM {self.table(table)}".encode())
-
-        def select(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-            with self.datastore.transaction(commit=False) as c:
-                c.execute(self.sql(statement).encode(), tuple(params))
-                return [tuple(row.values()) for row in c.fetchall()]
-
-        def wait(self, application_name: str, notification_id: int | None, timeout: float = 1.0,
-                 interrupt: threading.Event | None = None) -> None:
-            self.progress.wait(self, application_name, notification_id, timeout, interrupt)
 
     return PostgresArchiveView
 

@@ -139,8 +139,9 @@ def record(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told], *, 
 
 def doubt_text(doubt: Doubt) -> list[str]:
     """A doubted result as the scorer reads it before he answers."""
-    return [f"deal {doubt.deal}: {doubt.reason}",
-            f"  as typed ({doubt.read_as}): {', '.join(f'{p} {t}' for p, t in doubt.typed.items())}",
+    return [_("deal {deal}: {reason}").format(deal=doubt.deal, reason=doubt.reason),
+            "  " + _("as typed ({read_as}):").format(read_as=doubt.read_as)
+            + f" {', '.join(f'{p} {t}' for p, t in doubt.typed.items())}",
             f"  {doubt.other}:{' ' * max(1, 12 - len(doubt.other))}{', '.join(f'{p} {t}' for p, t in doubt.reading.items())}"]
 
 
@@ -150,10 +151,10 @@ def settle_doubt(doubt: Doubtful, line: str) -> str | None:
     at a terminal the line is refused, with the reading to type (``--yes`` stores it as
     typed)."""
     if not sys.stdin.isatty():
-        raise UserError(f"refused: {doubt}")
+        raise UserError(_("refused: {reason}").format(reason=doubt))
     for text in doubt_text(doubt.doubt):
         click.echo(text, err=True)
-    answer = click.prompt("store it as typed (t), as the other reading (o), or not at all (n)?",
+    answer = click.prompt(_("store it as typed (t), as the other reading (o), or not at all (n)?"),
                           type=click.Choice(["t", "o", "n"]), default="n", err=True)
     return line if answer == "t" else doubt.doubt.line if answer == "o" else None
 
@@ -170,7 +171,7 @@ def record_line(db: str | None, game: str, line: str, *, yes: bool, again: bool,
             doubt = exc
     chosen = settle_doubt(doubt, line)
     if chosen is None:
-        raise UserError("not stored")
+        raise UserError(_("not stored"))
     with pulka_desk(db) as desk:
         return desk.deal(name, chosen, by=by, again=again, leave_open=leave_open, confirmed=True)
 

@@ -282,3 +282,18 @@ def test_the_reasons_beside_the_numbers_and_the_verdicts_in_russian(store_url: s
     assert english.splitlines()[1].endswith(": 6S down 1")
     assert english.splitlines()[2].endswith(": raspasy x1: 3 tricks, amnesty 2")
     assert "corrected; Vera's first counted error: a warning" in ok(store_url, "log", "--lang", "en")
+
+
+def test_a_doubted_result_in_russian(store_url: str) -> None:
+    """A line whose counts, read from the forehand, put Anna five down on 6S while Boris
+    took eight is refused (not at a terminal) in the reader's language, with the line that
+    names the tricks; nothing is stored."""
+    ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
+    before = ok(store_url, "export")
+    result = run(store_url, "deal", "6S pass pass | 6S | whist whist | 1 8 1", "--lang", "ru")
+    assert result.exit_code == 1
+    assert ("раздача 1: Anna взял 1 на 6S (без 5), а Boris взял 8, взятки прочитаны с первой руки (Anna первым); "
+            "прочитанные в другом порядке они дают Anna 8, Boris 1, Vera 1: перепутан порядок?") in result.stderr
+    assert "[docs/event-log.md, командная строка]" in result.stderr
+    assert "взятки по именам: '6S pass pass | 6S | whist whist | Anna=8 Boris=1 Vera=1'" in result.stderr
+    assert ok(store_url, "export") == before

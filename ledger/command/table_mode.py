@@ -363,9 +363,10 @@ class Doubtful(Refused):
     def __init__(self, doubt: Doubt) -> None:
         super().__init__(
             "command-line",
-            f"deal {doubt.deal}: {doubt.reason}, the counts read {doubt.read_as}; {doubt.other} they give "
-            f"{_named(doubt.reading)}: a slip of the order?",
-            f"the tricks named: {doubt.line!r}; or --yes to store the line as typed",
+            _("deal {deal}: {reason}, the counts read {read_as}; {other} they give {reading}: a slip of the "
+              "order?").format(deal=doubt.deal, reason=doubt.reason, read_as=doubt.read_as, other=doubt.other,
+                               reading=_named(doubt.reading)),
+            _("the tricks named: {line}; or --yes to store the line as typed").format(line=repr(doubt.line)),
             field="line",
         )
         self.doubt = doubt
@@ -396,23 +397,26 @@ def doubt_of(state: GameState, read: Reading, line: str) -> Doubt | None:
         if counts[at] < 3 or 0 not in counts:
             return None
         target = 0
-        reason = f"{who[declarer]} took {counts[at]} tricks on a misère while another player took none"
+        reason = _("{player} took {n} tricks on a misère while another player took none").format(
+            player=who[declarer], n=counts[at])
     else:
         target = max(counts)
         if counts[at] > c.needed - 2 or target < c.needed:
             return None
-        reason = (f"{who[declarer]} took {counts[at]} on {c} (down {c.needed - counts[at]}) while "
-                  f"{who[read.seats[counts.index(target)]]} took {target}")
+        reason = _("{player} took {n} on {contract} (down {down}) while {other} took {most}").format(
+            player=who[declarer], n=counts[at], contract=c, down=c.needed - counts[at],
+            other=who[read.seats[counts.index(target)]], most=target)
     turn = next(r for r in range(n) if counts[(at + r) % n] == target)
     by_seat = {read.seats[i]: counts[(i + turn) % n] for i in range(n)}
     first = read.seats[at:] + read.seats[:at]  # the declarer first, round the table
     reading = {who[s]: by_seat[s] for s in first}
-    forehand = f"from the forehand ({who[deal.bidders[0]]} first)"
-    read_as, other_order = (forehand, "declarer first") if read.order == "forehand" else ("declarer first", forehand)
+    forehand = _("from the forehand ({player} first)").format(player=who[deal.bidders[0]])
+    first_word = _("declarer first")
+    read_as, other_order = (forehand, first_word) if read.order == "forehand" else (first_word, forehand)
     same = {who[s]: t for s, t in zip(read.other, counts)} == reading
     head = line.rstrip().rsplit(None, read.words)[0]
     return Doubt(
         deal=read.deal, reason=reason, typed={who[s]: t for s, t in zip(read.seats, counts)}, reading=reading,
-        read_as=read_as, other=f"read {other_order}" if same else "read in another order",
+        read_as=read_as, other=_("read {order}").format(order=other_order) if same else _("read in another order"),
         line=f"{head} {' '.join(f'{p}={t}' for p, t in reading.items())}",
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ledger.vocabulary import language
 
 _ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
 
 EXCERPT = 40  # characters of an input a message quotes
 LONGEST = 1000  # characters of a reason (or of what is allowed) a message carries
@@ -33,8 +34,8 @@ def bounded(text: str, limit: int = LONGEST) -> str:
 DOCS = {
     "event-log": "docs/event-log.md",
     "rules.md §9": "docs/conventions.md",
-    "command-line": "docs/event-log.md, the command line",
-    "proofs": "docs/event-log.md, Proofs",
+    "command-line": N_("docs/event-log.md, the command line"),
+    "proofs": N_("docs/event-log.md, Proofs"),
 }
 
 
@@ -47,7 +48,7 @@ def cite(rule: str) -> str:
         return _("Law {rule}").format(rule=rule[len("Law "):])
     if rule.startswith(("tournament.", "club.")):  # the rules of docs/conventions.md, "Tournaments"
         return f"{rule}, docs/conventions.md"
-    return DOCS.get(rule, rule)
+    return _(DOCS[rule]) if rule in DOCS else rule
 
 
 class Refused(ValueError):

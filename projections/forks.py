@@ -29,7 +29,7 @@ from ledger.vocabulary.events import (
     Tricks,
     Withdrawn,
 )
-from ledger.vocabulary.wording import joined, said
+from ledger.vocabulary.wording import joined_by, said
 from projections.deal_sheets import Checkpoints
 from projections.deadlines import deadline, too_late_reason
 from projections.deal_state import DealState
@@ -224,7 +224,7 @@ def apply_objection(game: Forked, number: int, o: Objection) -> None:
         parts = [said("late record(s) {numbers} stand", numbers=_numbers(standing)) if standing else "",
                  said("event(s) {numbers} had no effect already", numbers=_numbers(ignored)) if ignored else ""]
         told = [p for p in parts if p]
-        what = (joined(*told[:1], *[joined("; ", p) for p in told[1:]]) if told
+        what = (joined_by("; ", told) if told
                 else said("there is no late record of deal {deal} to refuse", deal=k))
         effects[number] = Effect(number, False, said("{late}: {what}", late=too_late_reason(game.deals, game.events,
                                                                                              k, end), what=what),

@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
-from ledger.vocabulary.wording import joined, said
+from ledger.vocabulary.wording import joined_by, said
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write, cell_units, shown
 
@@ -166,7 +166,7 @@ def correction_verdict(
     if waived:
         writes = [w for w in writes if w.column != "whists"]
     said_writes = [describe_write(w) for w in writes]
-    what = (joined(*said_writes[:1], *[joined("; ", w) for w in said_writes[1:]]) if said_writes
+    what = (joined_by("; ", said_writes) if said_writes
             else said("the error gave no advantage"))
     note = said(" (the wronged partner waived the whists)") if waived else ""
     return Effect(number, True, said("corrected; equal for equal: {writes}{note}", writes=what, note=note), rule), writes

@@ -24,7 +24,7 @@ from ledger.vocabulary.rules import RuleSet
 from projections.deal_state import DealState, DefenceView
 from projections.sheet import UNIT, ColumnName, Sheet, share
 from ledger.vocabulary import wording
-from ledger.vocabulary.wording import joined, said, said_count
+from ledger.vocabulary.wording import joined, joined_by, said, said_count
 
 # Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on
 # raspasy and on a misère added to it); "remiz" tricks are undertricks added to his
@@ -141,7 +141,7 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
     if bomb > 1 or dark > 1:
         notes = ([said("x{bomb} bomb, Code 4.1.2", bomb=bomb)] if bomb > 1 else []) + (
             [said("x2 dark, Code 3.3.19")] if dark > 1 else [])
-        out = Scaled(sheet, bomb * dark, joined("(", *notes[:1], *[joined(", ", n) for n in notes[1:]], ")"))
+        out = Scaled(sheet, bomb * dark, joined("(", joined_by(", ", notes), ")"))
     if ruling is not None and ruling.rule == "3.4.4":
         made = _score_illegal_declaration(out, deal)
     elif deal.plan is not None and deal.other_tricks is not None and deal.tricks is not None:

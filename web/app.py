@@ -160,12 +160,14 @@ class AccessLog:
 
 
 def refused_doc(exc: Refused) -> dict[str, Any]:
+    doubt = exc.doubt if isinstance(exc, Doubtful) else None
+    if doubt is not None:  # a typed line's result doubted: the page offers to confirm it, not --yes
+        exc = Refused(exc.rule, exc.reason, _("the tricks named: {line}; or the result confirmed as typed").format(
+            line=repr(doubt.line)), field=exc.field)
     doc: dict[str, Any] = {"rule": exc.rule, "cite": cite(exc.rule), "message": exc.message, "reason": exc.reason,
                            "allowed": exc.allowed, "field": exc.field}
-    if isinstance(exc, Doubtful):  # a typed line's result doubted: the page offers to confirm it
-        doc["doubt"] = {"deal": exc.doubt.deal, "line": exc.doubt.line}
-        doc["allowed"] = _("the tricks named: {line}; or the result confirmed as typed").format(line=repr(exc.doubt.line))
-        doc["message"] = f"{exc.reason} [{doc['cite']}]; " + _("allowed: {allowed}").format(allowed=doc["allowed"])
+    if doubt is not None:
+        doc["doubt"] = {"deal": doubt.deal, "line": doubt.line}
     return {"refused": doc}
 
 

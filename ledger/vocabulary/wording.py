@@ -180,6 +180,12 @@ def joined(*parts: str) -> str:
     return made
 
 
+def joined_by(separator: str, parts: list[str]) -> str:
+    """``parts`` with ``separator`` between them, as ``str.join``, each still spoken."""
+    between = [separator] * len(parts)
+    return joined(*[p for pair in zip(between, parts) for p in pair][1:])
+
+
 def spoken_text(text: str) -> str:
     """``text`` in the language in effect: a text ``said`` (or ``said_count``, or
     ``joined``) said again, its values too; any other text as it is. A plain ``str``."""

@@ -50,6 +50,20 @@
     deliver();
   }
 
+  // A refused write put right: it takes its place, first in line, under a new id.
+  function putRight(item, body, label, kept) {
+    item.id = P.uuid();
+    item.body = body;
+    item.label = label;
+    item.entry = kept;
+    item.status = "waiting";
+    item.message = null;
+    if (item.version === null && state) item.version = state.version;
+    save();
+    showOutbox();
+    deliver();
+  }
+
   function showOutbox() {
     var box = $("outbox");
     P.show(box, outbox.length > 0);
@@ -423,24 +437,10 @@
     if ($("again").checked) body.again = true;
     var kept = JSON.parse(JSON.stringify(entry));
     kept.replaces = null;
-    if (entry.replaces !== null && outbox.length && outbox[0].id === entry.replaces) {
-      // the refused deal, put right: it takes its place, first in line, under a new id
-      var item = outbox[0];
-      item.id = P.uuid();
-      item.body = body;
-      item.label = label;
-      item.entry = kept;
-      item.status = "waiting";
-      item.message = null;
-      if (item.version === null && state) item.version = state.version;
-      save();
-      clearEntry();
-      showOutbox();
-      deliver();
-      return;
-    }
+    var refusedDeal = entry.replaces !== null && outbox.length && outbox[0].id === entry.replaces;
     clearEntry();
-    enqueue("deal", body, label, kept);
+    if (refusedDeal) putRight(outbox[0], body, label, kept);
+    else enqueue("deal", body, label, kept);
   }
 
   function clearEntry() {
@@ -486,19 +486,10 @@
     $("line-yes").checked = false;
     var first = outbox[0];
     if (first && first.status === "refused" && first.command === "deal" && first.body.line) {
-      // the refused line, put right (or confirmed): it takes its place, first in line, under a new id
-      first.id = P.uuid();
-      first.body = body;
-      first.label = text;
-      first.status = "waiting";
-      first.message = null;
-      if (first.version === null && state) first.version = state.version;
-      save();
-      showOutbox();
-      deliver();
-      return;
+      putRight(first, body, text, null);  // the refused line, put right (or confirmed as typed)
+    } else {
+      enqueue("deal", body, text);
     }
-    enqueue("deal", body, text);
   }
 
   var preview = null;

@@ -383,6 +383,37 @@ def test_a_read_never_makes_the_views(store_url: str) -> None:
     assert "views at event position" in ok(store_url, "views", "status")
 
 
+def test_views_made_while_another_process_writes_hold_the_write_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two commands making the views at once: the second finds the tables made by the
+    first (its CREATE TABLE IF NOT EXISTS only read), and a third process writes before
+    the second writes its first row. The making takes SQLite's write lock as it begins,
+    so the third waits for it; were the lock taken only at the first row, SQLite would
+    refuse the making at once ("database is locked", the store error a race of sixteen
+    processes once met)."""
+    db = str(tmp_path / "pulka.db")
+    record(db, "one", ("Anna", "Boris", "Vera"), day(1))
+    ok(db, "players")  # the views' tables are there
+    other = sqlite3.connect(db, timeout=0, isolation_level=None)  # a writer that does not wait
+    told: list[str] = []
+
+    def another_process_writes(point: str) -> None:
+        try:
+            other.execute("CREATE TABLE scratch (x)")
+            told.append("written")
+        except sqlite3.OperationalError as exc:
+            told.append(str(exc))
+
+    monkeypatch.setattr(views_module, "pause", another_process_writes)
+    with Store(db) as store, Views(store) as views:
+        views.view.create()  # the second command's making, after the first made the tables
+    assert told == ["database is locked"]  # the other writer had to wait for the making
+    other.execute("CREATE TABLE scratch (x)")  # and writes once it is done
+    other.close()
+    assert ok(db, "players") == ok(db, "players")
+
+
 def test_sqlite_view_tables_sit_beside_the_events(tmp_path: Path) -> None:
     db = str(tmp_path / "pulka.db")
     record(db, "one", ("Anna", "Boris", "Vera"), day(1))

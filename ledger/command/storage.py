@@ -236,7 +236,9 @@ def pause(point: str) -> None:
 
     - ``write``: a command has read and decided, and its first write is about to begin;
     - ``stream``: a command has written one stream's rows and is about to write
-      another's.
+      another's;
+    - ``views``: a command has made the player views' tables (or found them made) and
+      is about to write their first row, in the same transaction.
 
     Without the variable (every real use) it does nothing."""
     if point in _paused or os.environ.get(PAUSE_ENV) != point:

@@ -104,6 +104,27 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
 RECORDER_TOPIC = "ledger.command.store_sqlite:ManyRowsRecorder"
 
 
+@contextmanager
+def writing(datastore: SQLiteDatastore) -> Iterator[sqlite3.Cursor]:
+    """A write transaction that takes the file's write lock as it begins (``BEGIN
+    IMMEDIATE``), waiting up to the lock timeout for another writer, and commits.
+
+    For a transaction whose first statement may only read: eventsourcing's ``BEGIN`` is
+    deferred, and a ``CREATE TABLE IF NOT EXISTS`` of a table that is there already reads
+    the database. If another process writes before the transaction's first write, SQLite
+    cannot move the stale read on to a write and refuses at once, without waiting
+    ("database is locked"): what a store error from racing processes looked like."""
+    with datastore.get_connection(commit=True) as connection:
+        cursor = connection.cursor().sqlite_cursor
+        cursor.execute("BEGIN IMMEDIATE")
+        try:
+            yield cursor
+        except BaseException:
+            connection.rollback()
+            raise
+        connection.commit()
+
+
 def _has_table(cursor: sqlite3.Cursor) -> bool:
     cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,))
     return cursor.fetchone() is not None

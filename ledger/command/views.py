@@ -58,9 +58,9 @@ from eventsourcing.projection import BaseProjectionRunner, Projection
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment, get_topic
 
-from ledger.command import ratings
+from ledger.command import ratings, store_sqlite
 from ledger.command.records import LedgerApplication, Opened, Recorded
-from ledger.command.storage import disk_full, not_allowed, reason
+from ledger.command.storage import disk_full, not_allowed, pause, reason
 from ledger.command.store import Store, StoreError, game_id
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
 from ledger.vocabulary.club import PlayerAliased
@@ -284,9 +284,12 @@ class _ArchiveSQL:
     def rate_again(self) -> None:
         """Fold the rating again from the first pulka over, in one transaction (what an
         alias does; ``bench/rating.py`` times it)."""
-        datastore: Any = getattr(self, "datastore")
-        with datastore.transaction(commit=True) as c:
+        with self.writing() as c:
             ratings.keep(_Tx(self, c, encode=self.placeholder != "?"), [], aliases_changed=True)
+
+    def writing(self) -> Any:
+        """A write transaction (the database's own; SQLite's takes its write lock first)."""
+        return getattr(self, "datastore").transaction(commit=True)
 
     def advance_statement(self) -> str:
         # The position only moves forward; a follower that is behind writes nothing new.
@@ -365,6 +368,9 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
         super().__init__(datastore, **kwargs)
         self.progress = _Progress()
 
+    def writing(self) -> Any:
+        return store_sqlite.writing(self.datastore)
+
     def exists(self) -> bool:
         with self.datastore.transaction(commit=False) as c:
             c.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({', '.join('?' * len(TABLES))}, ?)",
@@ -372,15 +378,18 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
             return len(c.fetchall()) == len(TABLES) + 1
 
     def create(self) -> None:
-        # Asked in a read transaction of its own: a write transaction that reads first
-        # cannot wait for another writer (SQLite refuses to upgrade its stale snapshot at
-        # once, "database is locked"); the one below begins with a write and waits.
+        # Asked in a read transaction of its own, and the tables made in one that takes
+        # the write lock as it begins: a transaction that reads first (as a CREATE TABLE
+        # IF NOT EXISTS of a table another process has just made does) cannot wait for
+        # another writer (SQLite refuses to move its stale read on to a write at once,
+        # "database is locked").
         with self.datastore.transaction(commit=False) as c:
             c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", FIRST_AND_LATEST)
             older = _older([r[0] for r in c.fetchall()])
-        with self.datastore.transaction(commit=True) as c:
+        with self.writing() as c:
             for statement in self.create_statements():
                 c.execute(statement)
+            pause("views")
             # eventsourcing marks a tracking table it made as single-row with this row;
             # without it, its own create_table() would "migrate" ours.
             c.execute(self.advance_statement(), ("__migration__", 1))
@@ -454,6 +463,7 @@ class _PostgresArchive(_ArchiveSQL, _PostgresRecorder):
             older = _older([r["tablename"] for r in c.fetchall()])
             for statement in self.create_statements():
                 c.execute(statement.encode())
+            pause("views")
             c.execute(self.advance_statement().encode(), ("__migration__", 1))
         if older:
             self.clear()  # views made before the rating or the chain checks: the next read builds them all again

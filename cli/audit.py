@@ -11,6 +11,7 @@ import os
 import click
 
 from cli.common import (
+    CURRENT,
     GameCommand,
     UserError,
     db_option,
@@ -47,7 +48,7 @@ from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select
-from ledger.vocabulary.wording import counted, spoken_count
+from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -94,7 +95,7 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
     kind = read.kind
     with refusals():
         events = cut(read.events, point)
-    with refusals(), bulk(), progress(f"auditing {read.game}", len(events)) as update:
+    with refusals(), bulk(), progress(_("auditing {game}").format(game=read.game), len(events)) as update:
         rows = pinpointed(read.game, events, lambda evs: kind.audit(evs, update))
         update(len(events))
     rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
@@ -129,10 +130,11 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
     try:
         read = read_game(game, db, file, point, read_anyway)
     except UserError as exc:
-        if "no game named" in exc.message and "." not in number:
+        if "." not in number and file is None and game != CURRENT and _unknown(game, db):
             # `pulka explain Anna pulya`: a player and a column, the game left out.
-            raise UserError(f"{exc.message}; a number of the sheet is one word, PLAYER.COLUMN: "
-                            f"did you mean `pulka explain {game}.{number}`?") from None
+            raise UserError(_("{reason}; a number of the sheet is one word, PLAYER.COLUMN: did you mean "
+                              "`pulka explain {game}.{number}`?").format(reason=exc.message, game=game,
+                                                                         number=number)) from None
         raise
     shown_at = view(read, point)
     try:
@@ -144,6 +146,16 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
         emit({"game": read.game, "number": number, "writes": rows})
     else:
         click.echo(render_explain(cell, rows, shown, read.kind.cells), nl=False)
+
+
+def _unknown(game: str, db: str | None) -> bool:
+    """Whether the store holds no game of that name (asked of the store, not read from a
+    message, which may be in either language)."""
+    try:
+        with opened(db) as ledger:
+            return not ledger.store.count(game)
+    except UserError:
+        return False
 
 
 @click.command(cls=GameCommand)
@@ -180,6 +192,29 @@ def head(game: str, db: str | None) -> None:
         click.echo(str(head_token(last.number, last.digest)))
 
 
+def _verify_export(file: str) -> None:
+    """``verify --file``: an export's digests checked and every event of it judged."""
+    shape = log_shape(file)  # refuses a log larger than this machine can judge
+    if shape.starts == 1 and _verified_file(file):
+        return
+    streams = split_streams(read_log(file))
+    bad = []
+    for lines in streams:  # a tournament's export holds several streams
+        problem = export_problem(lines)
+        if problem is not None:
+            bad.append(_("export of {game}: {problem}").format(game=game_of(lines), problem=problem))
+    if bad:
+        raise UserError("; ".join(bad))
+    if len(streams) == 1 and not isinstance(streams[0][0].event, TournamentStarted | ClubStarted):
+        read_file(file)  # every event judged as import would
+    else:
+        with refusals():
+            judge_streams(streams)  # tournaments, games and the club's register, judged together
+    for lines in streams:
+        click.echo(_("export of {game}: {events}, chain intact").format(
+            game=game_of(lines), events=spoken_count(len(lines), "event")))
+
+
 @click.command()
 @click.argument("game", required=False)
 @file_option
@@ -197,27 +232,10 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
     export against its digests and judge every event; with --against, compare the game
     with a head digest or a saved export."""
     if file is not None:
-        shape = log_shape(file)  # refuses a log larger than this machine can judge
-        if shape.starts == 1 and _verified_file(file):
-            return
-        streams = split_streams(read_log(file))
-        bad = []
-        for lines in streams:  # a tournament's export holds several streams
-            problem = export_problem(lines)
-            if problem is not None:
-                bad.append(f"export of {game_of(lines)}: {problem}")
-        if bad:
-            raise UserError("; ".join(bad))
-        if len(streams) == 1 and not isinstance(streams[0][0].event, TournamentStarted | ClubStarted):
-            read_file(file)  # every event judged as import would
-        else:
-            with refusals():
-                judge_streams(streams)  # tournaments, games and the club's register, judged together
-        for lines in streams:
-            click.echo(f"export of {game_of(lines)}: {counted(len(lines), 'event')}, chain intact")
+        _verify_export(file)
         return
     if against is not None and game is None:
-        raise UserError("--against compares one game: give its name")
+        raise UserError(_("--against compares one game: give its name"))
     with opened(db) as ledger:
         if game is not None:
             count = ledger.store.count(game)
@@ -229,7 +247,7 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
         failed = []
         # The chains are checked first (a read of each stream); judging every event
         # again is what takes time, stream by stream, so the bar follows it.
-        with progress("verifying", sum(v.events for v in chains)) as update:
+        with progress(_("verifying"), sum(v.events for v in chains)) as update:
             done = 0
             for name, count, problem in chains:
                 if problem is None:
@@ -237,16 +255,17 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
                 done += count
                 update(done)
                 if problem is None:
-                    click.echo(f"{name}: {counted(count, 'event')}, chain intact")
+                    click.echo(_("{game}: {events}, chain intact").format(game=name, events=spoken_count(count, "event")))
                 else:
                     failed.append(name)
-                    click.echo(f"{name}: TAMPERED: {problem}")
+                    click.echo(_("{game}: TAMPERED: {problem}").format(game=name, problem=problem))
         if game is None or keys or published:
             from cli.proofs import check_history
 
             failed += check_history(ledger, keys, published)
         if failed:
-            raise UserError(f"{', '.join(failed)}: tampered (the first bad event of each is named above)")
+            raise UserError(_("{games}: tampered (the first bad event of each is named above)").format(
+                games=", ".join(failed)))
         if game is not None and against is not None:
             compare(ledger, game, against)
 
@@ -265,7 +284,8 @@ def _verified_file(file: str) -> bool:
             count = 1 + judge_stream(first, ((line.line, line.event) for line in checked))
     except NotAsExported:
         return False
-    click.echo(f"export of {game_of([first])}: {counted(count, 'event')}, chain intact")
+    click.echo(_("export of {game}: {events}, chain intact").format(
+        game=game_of([first]), events=spoken_count(count, "event")))
     return True
 
 
@@ -278,41 +298,44 @@ def compare(ledger: Ledger, game: str, against: str) -> None:
     if anchor is not None and not os.path.exists(against):
         at = ledger.store.at(game, anchor.number) if 1 <= anchor.number <= count else None
         problem = compare_head_to(count, None if at is None else at.digest, anchor)
-        what, covered = f"the head {anchor}", anchor.number
+        what, covered = _("the head {head}").format(head=anchor), anchor.number
     else:
         saved = saved_export(against, game)
         with log_lines(against) as lines:
             problem = compare_saved(ledger.store.stored(game),
                                     ((n, line.event, line.digest or "") for n, line in enumerate(lines, 1)))
-        what, covered = f"the saved export {against} ({counted(saved, 'event')})", saved
+        what, covered = _("the saved export {path} ({events})").format(
+            path=against, events=spoken_count(saved, "event")), saved
     if problem is not None:
-        raise UserError(f"{game} differs from {what}: {problem}")
-    since = f"; {counted(count - covered, 'event')} recorded since" if count > covered else ""
-    click.echo(f"{game}: matches {what}{since}")
+        raise UserError(_("{game} differs from {what}: {problem}").format(game=game, what=what, problem=problem))
+    since = (_("; {events} recorded since").format(events=spoken_count(count - covered, "event"))
+             if count > covered else "")
+    click.echo(_("{game}: matches {what}{since}").format(game=game, what=what, since=since))
 
 
 def saved_export(path: str, game: str) -> int:
     """The number of events of an export of ``game`` saved in ``path``, whose own chain
     is intact (checked a batch of lines at a time)."""
     if not os.path.isfile(path):
-        raise UserError(f"--against {excerpt(path)} is neither a head digest (N:HEX, from `pulka head`) nor "
-                        "an export's file")
+        raise UserError(_("--against {path} is neither a head digest (N:HEX, from `pulka head`) nor an export's "
+                          "file").format(path=excerpt(path)))
     count = 0
     saved = "?"
     with log_lines(path) as lines:
         for line in lines:
             if line.digest is None:
-                raise UserError(f"--against {path}: not an export of pulka (line {line.line} has no digest); "
-                                "save one with `pulka export`")
+                raise UserError(_("--against {path}: not an export of pulka (line {line} has no digest); save one "
+                                  "with `pulka export`").format(path=path, line=line.line))
             saved = game_of([line]) if count == 0 else saved
             count += 1
     try:
         with log_lines(path) as lines:
-            for _ in checked_export(lines, required=True):
+            for _line in checked_export(lines, required=True):
                 pass
     except NotAsExported:
         with refusals():
             check_export(read_log(path))  # names the line
     if saved != game:
-        raise UserError(f"--against {path}: the saved export is of game {saved!r}, not {game!r}")
+        raise UserError(_("--against {path}: the saved export is of game {saved}, not {game}").format(
+            path=path, saved=repr(saved), game=repr(game)))
     return count

@@ -30,7 +30,10 @@ from cli.record import report_options, tell
 from cli.rules import parse_overrides
 from ledger.command.rubber_desk import RubberDesk
 from ledger.command.table_mode import Told
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 @click.group()
@@ -72,17 +75,18 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
         started = RubberDesk(ledger).new(game, players, stake=stake, first_dealer=first_dealer,
                                          rules=parse_overrides(overrides, None), by=by)
         if not started.created:
-            raise UserError(f"game {game!r} exists already")
+            raise UserError(_("game {game} exists already").format(game=repr(game)))
     current = made_current(db, game)
     stored = started.event
     assert isinstance(stored, RubberStarted)
     if quiet:
         return
     n, e, s, w = stored.players
-    click.echo(f"started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); "
-               f"{stored.first_dealer} deals first")
+    click.echo(_("started rubber {game}: N–S {n} and {s} (МЫ), E–W {e} and {w} (ВЫ); {dealer} deals first").format(
+        game=game, n=n, s=s, e=e, w=w, dealer=stored.first_dealer))
     if current:
-        click.echo(f"{game} is now the current game: commands may leave its name out (the store: {store_key(db)})")
+        click.echo(_("{game} is now the current game: commands may leave its name out (the store: {store})").format(
+            game=game, store=store_key(db)))
 
 
 @bridge.command(cls=GameCommand)
@@ -133,7 +137,7 @@ def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, q
     for item in changes_:
         key, sep, value = item.partition("=")
         if not sep:
-            raise UserError(f"refused: {item!r} is not FIELD=VALUE")
+            raise UserError(_("refused: {item} is not FIELD=VALUE").format(item=repr(item)))
         fields[key] = value
     record(db, game, lambda desk, name: desk.correct(name, target, fields, by=by), quiet=quiet, as_json=as_json)
 

@@ -36,6 +36,7 @@ from ledger.command.kinds import GAME_STARTS, judge_log
 from ledger.command.storage import mask
 from ledger.command.store import (
     BrokenChainError,
+    CannotOpen,
     ConcurrentWriteError,
     Reading,
     Store,
@@ -60,6 +61,10 @@ from projections.points import Point, PointError
 from projections.report import state_at
 
 _ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+
+# The kinds of game as a message names them (``Kind.name``, the word of the code).
+KIND_NAMES = {"pulka": N_("pulka"), "rubber": N_("rubber")}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -137,8 +142,9 @@ def _note_folder_store() -> None:
     the shell completes a word (it would print over the line being typed)."""
     if os.environ.get("_PULKA_COMPLETE"):
         return
-    click.echo(f"pulka: note: using {Path(STORE_FILE).resolve()} of this folder; the default store is "
-               f"{data_store()} (move the file there, or choose one with --db or PULKA_DB)", err=True)
+    click.echo("pulka: " + _("note: using {path} of this folder; the default store is {store} (move the file "
+                             "there, or choose one with --db or PULKA_DB)").format(
+        path=Path(STORE_FILE).resolve(), store=data_store()), err=True)
 
 
 def made_folder(address: str) -> None:
@@ -148,7 +154,8 @@ def made_folder(address: str) -> None:
         try:
             data_store().parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UserError(f"cannot make the folder of the store {address}: {exc.strerror}") from None
+            raise UserError(_("cannot make the folder of the store {address}: {reason}").format(
+                address=address, reason=exc.strerror)) from None
 
 
 @contextmanager
@@ -168,13 +175,14 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
             store = Store(address, create=write)
         except StoreError as exc:
             said = str(exc)
-            raise UserError(said if said.startswith("cannot open") else f"cannot open the store: {said}") from None
+            raise UserError(said if isinstance(exc, CannotOpen) or said.startswith("cannot open")
+                            else _("cannot open the store: {reason}").format(reason=said)) from None
         try:
             with refusals(), bulk():
                 try:
                     yield Ledger(store)
                 except ConcurrentWriteError as exc:
-                    raise UserError(f"not stored: {concurrent_write(exc, store)}") from None
+                    raise UserError(_("not stored: {reason}").format(reason=concurrent_write(exc, store))) from None
         finally:
             store.close()
     except click.ClickException as exc:
@@ -193,10 +201,10 @@ def concurrent_write(exc: ConcurrentWriteError, store: Store) -> str:
         first = []
     log = (f"pulka tournament log {exc.game}" if first and isinstance(first[0].event, TournamentStarted)
            else None if exc.game.startswith(RESERVED_PREFIX) else f"pulka log {exc.game}")
-    shows = f" (`{log}` shows what the other scorer recorded)" if log else ""
-    return (f"{exc.game!r} was changed by someone else: expected {exc.expected} stored event(s), found "
-            f"{exc.found}. Nothing of this command was stored; try again: run the same command, which decides "
-            f"on what is stored now{shows}")
+    shows = _(" (`{log}` shows what the other scorer recorded)").format(log=log) if log else ""
+    return _("{game} was changed by someone else: expected {expected} stored event(s), found {found}. Nothing of "
+             "this command was stored; try again: run the same command, which decides on what is stored "
+             "now{shows}").format(game=repr(exc.game), expected=exc.expected, found=exc.found, shows=shows)
 
 
 @contextmanager
@@ -209,11 +217,11 @@ def refusals() -> Iterator[None]:
     except (PointError, RuleSetError, TimeFormatError, UnknownKind) as exc:
         raise UserError(str(exc)) from None
     except ConcurrentWriteError as exc:
-        raise UserError(f"not stored: {exc}") from None
+        raise UserError(_("not stored: {reason}").format(reason=exc)) from None
     except (BrokenChainError, ImpossibleEventError, RefusedEventError, UnreadableEventError, UnreadableInput) as exc:
-        raise UserError(f"refused: {exc}") from None
+        raise UserError(_("refused: {reason}").format(reason=exc)) from None
     except StoreError as exc:
-        raise UserError(f"store error: {exc}") from None
+        raise UserError(_("store error: {reason}").format(reason=exc)) from None
 
 
 # -- the current game -----------------------------------------------------------------------
@@ -279,7 +287,8 @@ def set_current(db: str | None, game: str | None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot keep the current game in {path}: {exc.strerror}") from None
+        raise UserError(_("cannot keep the current game in {path}: {reason}").format(
+            path=path, reason=exc.strerror)) from None
 
 
 def made_current(db: str | None, game: str) -> bool:
@@ -289,8 +298,9 @@ def made_current(db: str | None, game: str) -> bool:
     try:
         set_current(db, game)
     except UserError as exc:
-        click.echo(f"pulka: warning: {game!r} is stored, but is not the current game: {exc.message}; "
-                   f"name it in each command, or `pulka use {game}` once the file can be written", err=True)
+        click.echo("pulka: " + _("warning: {game} is stored, but is not the current game: {reason}; name it in "
+                                 "each command, or `pulka use {name}` once the file can be written").format(
+            game=repr(game), reason=exc.message, name=game), err=True)
         return False
     return True
 
@@ -444,8 +454,8 @@ def sound(reading: Reading, game: str, anyway: bool) -> Reading:
         wrong = RefusedEventError(game, reading.refused)
     if wrong is not None:
         if not anyway:
-            raise UserError(f"refused: {wrong}; --read-anyway shows it regardless")
-        click.echo(f"pulka: warning: {wrong}; shown because of --read-anyway", err=True)
+            raise UserError(_("refused: {reason}; --read-anyway shows it regardless").format(reason=wrong))
+        click.echo("pulka: " + _("warning: {reason}; shown because of --read-anyway").format(reason=wrong), err=True)
     return reading
 
 
@@ -490,7 +500,7 @@ def log_lines(path: str) -> Iterator[Iterator[LogLine]]:
     try:
         f = open(path, "rb")
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UserError(_("cannot read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
     with f, refusals():
         yield (line for batch in read_batches(f) for line in batch)
 
@@ -532,7 +542,7 @@ def log_shape(path: str) -> LogShape:
                 lines += whole.count(b"\n")
                 starts += len(STREAM_START.findall(whole))
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UserError(_("cannot read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
     if tail.strip():
         lines += 1
         starts += len(STREAM_START.findall(tail))
@@ -547,9 +557,9 @@ def enough_memory(events: int, what: str) -> None:
     needed = events * BYTES_PER_EVENT
     available = memory_available()
     if available is not None and needed > available:
-        raise UserError(f"{what} holds {events:,} events: judging them needs about {needed / 2**30:.1f} GB of "
-                        f"memory, and this machine has {available / 2**30:.1f} GB for it; run this on a machine "
-                        "with more memory")
+        raise UserError(_("{what} holds {events} events: judging them needs about {needed} GB of memory, and this "
+                          "machine has {available} GB for it; run this on a machine with more memory").format(
+            what=what, events=f"{events:,}", needed=f"{needed / 2**30:.1f}", available=f"{available / 2**30:.1f}"))
 
 
 def memory_available() -> int | None:
@@ -601,7 +611,8 @@ def read_file(path: str, game: str = CURRENT) -> Read:
         check_export(lines)  # an export carries a digest on every line, and they chain
         name = game_of(lines)
         if game not in (CURRENT, name):
-            raise Refused("event-log", f"{path} is a log of {name!r}, not of {game!r}")
+            raise Refused("event-log", _("{path} is a log of {name}, not of {game}").format(
+                path=path, name=repr(name), game=repr(game)))
         events = judge_log([(line.line, line.event) for line in lines])
     digests = chain_digests(name, events)
     return Read(name, [StoredEvent(n, e, d) for n, (e, d) in enumerate(zip(events, digests), start=1)])
@@ -647,7 +658,7 @@ def _system_zone_name() -> str:
 
 def zone_name(zone: tzinfo) -> str:
     key = getattr(zone, "key", None)
-    return str(key) if key else (datetime.now(zone).tzname() or "local time")
+    return str(key) if key else (datetime.now(zone).tzname() or _("local time"))
 
 
 def shown(text: str | None) -> str:
@@ -753,13 +764,13 @@ def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) 
     try:
         path.write_text(BOM + clean(csv_text(header, rows)), encoding="utf-8", newline="")
     except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+        raise UserError(_("cannot write {path}: {reason}").format(path=path, reason=exc.strerror)) from None
 
 
 def folded(read: Read, point: Point) -> GameState:
     """The game as of the point, with a progress bar for a long one; a stored event
     that cannot be replayed is refused by number."""
-    with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
+    with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
         return pinpointed(read.game, read.events, lambda events: state_at(events, point, update))
 
 
@@ -768,7 +779,7 @@ def view(read: Read, point: Point) -> View:
     progress bar for a long one; a stored event that cannot be replayed is refused by
     number."""
     kind = read.kind
-    with refusals(), bulk(), progress(f"replaying {read.game}", len(read.stored)) as update:
+    with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
         return pinpointed(read.game, read.events, lambda events: kind.view(events, point, update))
 
 
@@ -800,5 +811,6 @@ def only_pulka(read: Read, what: str) -> None:
     """What only a pulka has (the spreadsheet, the drawn sheet, the report): refused for
     a game of another kind, pointing to what it has instead."""
     if read.kind is not PULKA:
-        raise UserError(f"{read.game!r} is a {read.kind.name}; {what} (a rubber's sheet and settlement: "
-                        "pulka sheet, pulka settle, --json)")
+        kind = _(KIND_NAMES[read.kind.name]) if read.kind.name in KIND_NAMES else read.kind.name
+        raise UserError(_("{game} is a {kind}; {what} (a rubber's sheet and settlement: pulka sheet, pulka settle, "
+                          "--json)").format(game=repr(read.game), kind=kind, what=what))

@@ -80,6 +80,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # which speaks the session's language unless it says otherwise.
 _INSIDE: ContextVar[bool] = ContextVar("pulka_inside_a_command", default=False)
 LANG = "pulka_lang"  # where ``ctx.meta`` keeps the language a --lang asked for
+# The language the command ran in (set by ``LazyGroup.invoke``), which the messages of
+# ``LazyGroup.main`` speak after the command has ended; None before a command runs.
+_SPOKEN: ContextVar[str | None] = ContextVar("pulka_spoken", default=None)
 
 
 def choose_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -96,6 +99,7 @@ def choose_language(ctx: click.Context, param: click.Parameter, value: str | Non
     ctx.meta[LANG] = value
     if ctx.parent is not None:
         language.set_language(value)
+        _SPOKEN.set(value)
     return value
 
 
@@ -145,6 +149,7 @@ class LazyGroup(click.Group):
                 sys.exit(1)
             raise click.exceptions.Exit(1)
         inside = _INSIDE.set(click.get_current_context(silent=True) is not None)
+        spoken = _SPOKEN.set(None)
         try:
             with cleaned_streams():
                 try:
@@ -153,17 +158,24 @@ class LazyGroup(click.Group):
                     raise
                 except MemoryError:
                     # Refused, not a fault: a store's write is all or nothing, so nothing was stored.
-                    click.echo("pulka: refused: not enough memory for this command on this machine; nothing was "
-                               "stored", err=True)
+                    from ledger.vocabulary import language
+
+                    with language.using(_SPOKEN.get() or language.chosen()):
+                        click.echo("pulka: " + language._("refused: not enough memory for this command on this "
+                                                          "machine; nothing was stored"), err=True)
                     if standalone:
                         sys.exit(1)
                     raise click.exceptions.Exit(1) from None
                 except Exception as exc:  # noqa: BLE001 - the one place that catches everything
-                    click.echo(internal_error(exc), err=True)
+                    from ledger.vocabulary import language
+
+                    with language.using(_SPOKEN.get() or language.chosen()):
+                        click.echo(internal_error(exc), err=True)
                     if standalone:
                         sys.exit(INTERNAL_ERROR)
                     raise click.exceptions.Exit(INTERNAL_ERROR) from None
         finally:
+            _SPOKEN.reset(spoken)
             _INSIDE.reset(inside)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -177,6 +189,7 @@ class LazyGroup(click.Group):
         wanted = ctx.meta.get(LANG)
         if wanted is None:
             wanted = language.language() if _INSIDE.get() else language.chosen()
+        _SPOKEN.set(wanted)
         with language.using(wanted):
             return super().invoke(ctx)
 

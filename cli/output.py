@@ -168,8 +168,12 @@ def internal_error(exc: BaseException) -> str:
             f.write(details)
     except OSError:
         where = None
+    from ledger.vocabulary import language  # as ``mask``: only on this path
+
+    _ = language._  # every text a person reads, in the language in effect
     said = masked(str(exc).splitlines()[0][:200]) if str(exc).strip() else ""
     what = f"{type(exc).__name__}: {said}" if said else type(exc).__name__
-    place = f"the details are in {where}" if where else "the details could not be written to the temporary directory"
-    return (f"pulka: internal error ({what}): a fault of pulka, not of the input; {place} "
-            "(please report it with that file)")
+    place = (_("the details are in {path}").format(path=where) if where
+             else _("the details could not be written to the temporary directory"))
+    return "pulka: " + _("internal error ({what}): a fault of pulka, not of the input; {place} (please report it "
+                         "with that file)").format(what=what, place=place)

@@ -145,7 +145,7 @@ class Session:
         except Doubtful as doubt:
             chosen = settle_doubt(doubt, line)
         if chosen is None:
-            raise UserError("not stored")
+            raise UserError(_("not stored"))
         return desk.deal(self.game, chosen, by=self.by, again=again, leave_open=leave_open, confirmed=True)
 
     def record(self, act: Callable[[PulkaDesk], Told]) -> None:
@@ -184,13 +184,13 @@ def play(game: str | None, db: str | None) -> None:
     if game is None:
         chosen = current_game(db)
         if chosen is None:
-            raise click.UsageError("name the game, or choose one with `pulka use GAME`")
+            raise click.UsageError(_("name the game, or choose one with `pulka use GAME`"))
         game = chosen[0]
     with opened(address) as ledger:
         kept = ledger.keep(game)
     if not isinstance(kept.state, GameState):
-        raise UserError(f"pulka play is a pulka's session; {game!r} is a rubber of bridge: record it with "
-                        "pulka bridge deal")
+        raise UserError(_("pulka play is a pulka's session; {game} is a rubber of bridge: record it with pulka "
+                          "bridge deal").format(game=repr(game)))
     s = Session(address, game, kept, os.environ.get("PULKA_BY") or None)
     r = s.state.rules
     click.echo("pulka play: " + _("{game} ({convention}, pulya to {pulya}): {players}").format(

@@ -13,14 +13,16 @@ import click
 
 from cli.common import F, UserError, cell, db_option, emit, emit_csv, opened, user_time
 from ledger.command.application import Ledger
+from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
 from ledger.command.club import alias as record_alias
 from ledger.command.views import Views, ViewsMissing, ViewsUnwritable
 from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
                                  summary_doc)
 from projections.tournament_state import point_micros
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import spoken_count
 
+_ = language._  # every text a person reads, in the language in effect
 
 @contextmanager
 def caught_up(ledger: Ledger) -> Iterator[Views]:
@@ -38,8 +40,8 @@ def caught_up(ledger: Ledger) -> Iterator[Views]:
             views.close()
             views = Views(ledger.store, in_memory=True)
             views.catch_up()
-            click.echo(f"pulka: note: {exc}; the archive is folded from the stored events for this command "
-                       "alone", err=True)
+            click.echo("pulka: note: " + _("{problem}; the archive is folded from the stored events for this "
+                                           "command alone").format(problem=exc), err=True)
         warn_left_out(views)
         yield views
     finally:
@@ -58,7 +60,20 @@ def _date(value: str | None, option: str) -> str | None:
     try:
         return date.fromisoformat(value).isoformat()
     except ValueError:
-        raise UserError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
+        raise UserError(_("{option} {value} is not a date (YYYY-MM-DD)").format(option=option, value=repr(value))) \
+            from None
+
+
+def filter_said(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
+    """``filter_text`` in the reader's language, for a message (``filter_text`` itself is
+    written into the JSON documents as it is)."""
+    parts = []
+    if date_from or date_to:
+        parts.append(_("pulkas started {start} to {end}").format(start=date_from or "…", end=date_to or "…"))
+    if convention:
+        parts.append(_("convention {convention}").format(convention=convention))
+    parts.append(_("as of {time}").format(time=time_) if time_ else _("now"))
+    return ", ".join(parts)
 
 
 def filter_text(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
@@ -94,7 +109,7 @@ def players(as_json: bool, as_csv: bool, date_from: str | None, date_to: str | N
     """Every player across the stored pulkas: pulkas played (finished and abandoned),
     total whists and money from the rounded settlements, average, best and worst."""
     if as_json and as_csv:
-        raise click.UsageError("give only one of --json and --csv")
+        raise click.UsageError(_("give only one of --json and --csv"))
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger, caught_up(ledger) as views:
@@ -135,8 +150,10 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
         found = history(rows, views.aliases(as_of), name)
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})
-            hint = f"; players: {', '.join(known)}" if known else ""
-            raise UserError(f"no pulka of {excerpt(name)} in the archive ({filter_text(start, end, convention, time_)}){hint}")
+            missing = (_("no pulka of {name} in the archive ({filter}); players: {players}") if known
+                       else _("no pulka of {name} in the archive ({filter})"))
+            raise UserError(missing.format(name=excerpt(name), filter=filter_said(start, end, convention, time_),
+                                           players=", ".join(known)))
         if as_json:
             emit(history_doc(found))
         else:
@@ -152,7 +169,7 @@ def alias(name: str, same_as: str, by: str | None, db: str | None) -> None:
     """Record that NAME is written for the player SAME_AS (one person, two spellings)."""
     with opened(db, write=True) as ledger, caught_up(ledger) as views:
         record_alias(ledger.store, name, same_as, views.aliases(), views.rows(), ledger.clock(), by)
-        click.echo(f"{name} is now counted as {same_as}")
+        click.echo(_("{name} is now counted as {same_as}").format(name=name, same_as=same_as))
 
 
 @click.group()
@@ -168,8 +185,8 @@ def views_status(db: str) -> None:
         v = Views(ledger.store)
         try:
             if not v.exists():
-                raise UserError("no views yet: `pulka views rebuild` makes them")
-            click.echo(f"views at event position {v.position()} of {v.head()}")
+                raise UserError(_("no views yet: `pulka views rebuild` makes them"))
+            click.echo(_("views at event position {position} of {head}").format(position=v.position(), head=v.head()))
         finally:
             v.close()
 
@@ -183,7 +200,7 @@ def views_rebuild(db: str) -> None:
         v = Views(ledger.store)
         try:
             taken = v.rebuild()
-            click.echo(f"views rebuilt from {counted(taken, 'event')}")
+            click.echo(_("views rebuilt from {events}").format(events=spoken_count(taken, "event")))
             warn_left_out(v)
         finally:
             v.close()
@@ -199,12 +216,12 @@ def views_follow(seconds: float | None, db: str | None) -> None:
         v = Views(ledger.store)
         try:
             with v.follow() as runner:
-                click.echo(f"following {ledger.store.description} (Ctrl-C stops)", err=True)
+                click.echo(_("following {store} (Ctrl-C stops)").format(store=ledger.store.description), err=True)
                 try:
                     runner.run_forever(timeout=seconds)
                 except KeyboardInterrupt:
                     pass
-            click.echo(f"views at event position {v.position()} of {v.head()}")
+            click.echo(_("views at event position {position} of {head}").format(position=v.position(), head=v.head()))
         except ViewsMissing as exc:
             raise UserError(str(exc)) from None
         finally:

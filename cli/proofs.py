@@ -23,9 +23,11 @@ from cli.picture.qr import qr_svg
 from cli.common import CURRENT, GameCommand, UserError, db_option, emit, game_argument, game_name, opened
 from ledger.command.application import Ledger
 from ledger.command.checkpoints import Attestations, what
+from ledger.vocabulary import language
 from ledger.vocabulary.notes import Note, NoteError, Signer, Verifier, check_key_name, parse_note
 from ledger.vocabulary.refusal import excerpt
 
+_ = language._  # every text a person reads, in the language in effect
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,18 +41,20 @@ def read_signer(path: str) -> Signer:
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise UserError(f"cannot read the private key {excerpt(path)}: {exc.strerror}") from None
+        raise UserError(_("cannot read the private key {path}: {why}").format(path=excerpt(path), why=exc.strerror)) from None
     if not stat.S_ISREG(info.st_mode):
-        raise UserError(f"the private key {excerpt(path)} is not a file")
+        raise UserError(_("the private key {path} is not a file").format(path=excerpt(path)))
     if info.st_mode & 0o077:
-        raise UserError(f"the private key {path} may be read by others (mode {stat.S_IMODE(info.st_mode):04o}): "
-                        f"a private key is readable by its owner alone; chmod 600 {path}")
+        raise UserError(_("the private key {path} may be read by others (mode {mode}): "
+                          "a private key is readable by its owner alone; chmod 600 {path}").format(
+            path=path, mode=f"{stat.S_IMODE(info.st_mode):04o}"))
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise UserError(f"the private key {path} belongs to another user: a private key is its owner's alone")
+        raise UserError(_("the private key {path} belongs to another user: a private key is its owner's alone").format(
+            path=path))
     try:
         return Signer.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the private key {path}: {exc}") from None
+        raise UserError(_("cannot read the private key {path}: {why}").format(path=path, why=exc)) from None
     except NoteError as exc:
         raise UserError(f"{path}: {exc}") from None
 
@@ -62,7 +66,7 @@ def read_verifier(text: str) -> Verifier:
         try:
             source = Path(text).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"cannot read the public key {text}: {exc}") from None
+            raise UserError(_("cannot read the public key {path}: {why}").format(path=text, why=exc)) from None
     try:
         return Verifier.parse(source)
     except NoteError as exc:
@@ -74,7 +78,7 @@ def read_note(path: str) -> Note:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the checkpoint {excerpt(path)}: {exc}") from None
+        raise UserError(_("cannot read the checkpoint {path}: {why}").format(path=excerpt(path), why=exc)) from None
     try:
         return parse_note(text)
     except NoteError as exc:
@@ -100,7 +104,7 @@ def keygen(name: str, out: str | None) -> None:
     signer = Signer.generate(name)
     for path in (private, public):
         if path.exists():
-            raise UserError(f"{path} exists already: a key is never overwritten; choose another --out")
+            raise UserError(_("{path} exists already: a key is never overwritten; choose another --out").format(path=path))
     try:
         fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -108,9 +112,9 @@ def keygen(name: str, out: str | None) -> None:
         os.chmod(private, 0o600)
         public.write_text(signer.verifier.text() + "\n", encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot write the key: {exc}") from None
-    click.echo(f"private key: {private} (readable by you alone: keep it, never share it)")
-    click.echo(f"public key:  {public}")
+        raise UserError(_("cannot write the key: {why}").format(why=exc)) from None
+    click.echo(_("private key: {path} (readable by you alone: keep it, never share it)").format(path=private))
+    click.echo(_("public key:  {path}").format(path=public))
     click.echo(signer.verifier.text())
 
 
@@ -136,8 +140,8 @@ def checkpoint(keys: tuple[str, ...], origin: str | None, reason: str, size: int
         if signers:
             made = attest.make(signers, origin, reason)
             click.echo(qr_svg(str(made.note())) if qr else str(made.note()), nl=qr)
-            click.echo(f"stored: checkpoint #{made.size} of {made.origin}, signed by {', '.join(made.signers())}",
-                       err=True)
+            click.echo(_("stored: checkpoint #{size} of {origin}, signed by {signers}").format(
+                size=made.size, origin=made.origin, signers=", ".join(made.signers())), err=True)
             return
         note = str(attest.stored(size).note())
         click.echo(qr_svg(note) if qr else note, nl=qr)
@@ -177,8 +181,9 @@ def sign(game: str, number: int, keys: tuple[str, ...], db: str | None) -> None:
         for signer in signers:
             signed = attest.sign_event(name, number, signer)
             target = ledger.store.load(name)[number - 1].event
-            click.echo(f"{name}: event {number} ({what(target)}) signed by {signer.name} "
-                       f"(key {signer.verifier.text()}), digest {signed.event_digest[:16]}")
+            click.echo(_("{game}: event {number} ({what}) signed by {signer} (key {key}), digest {digest}").format(
+                game=name, number=number, what=_(what(target)), signer=signer.name, key=signer.verifier.text(),
+                digest=signed.event_digest[:16]))
 
 
 @click.command()
@@ -205,8 +210,8 @@ def prove(game: str | None, published: str | None, consistency: tuple[str, str] 
         click.echo(json.dumps(bundle, ensure_ascii=False, indent=1))
         covered = len(bundle["events"])
         if covered < bundle["stored"]:
-            click.echo(f"the checkpoint covers events 1-{covered} of {bundle['stored']}: make a new checkpoint "
-                       "to prove the rest", err=True)
+            click.echo(_("the checkpoint covers events 1-{covered} of {stored}: make a new checkpoint "
+                         "to prove the rest").format(covered=covered, stored=bundle["stored"]), err=True)
 
 
 def _checkpoint_note(attest: Attestations, text: str) -> Note:
@@ -227,8 +232,8 @@ def check_history(ledger: Ledger, keys: Sequence[str], published: Sequence[str])
     for line in report:
         click.echo(line)
     for problem in problems:
-        click.echo(f"club log: {problem}")
-    return ["the club log (its checkpoints or signatures)"] if problems else []
+        click.echo(_("club log: {problem}").format(problem=problem))
+    return [_("the club log (its checkpoints or signatures)")] if problems else []
 
 
 def history(db: str | None, game: str, number: int) -> dict[str, object]:
@@ -243,6 +248,7 @@ def signed_lines(db: str | None, game: str, numbers: set[int]) -> list[str]:
     with opened(db) as ledger:
         signed = Attestations(ledger.store, ledger.clock).signatures(game)
         events = {s.number: s.event for s in ledger.store.load(game)} if signed else {}
-    return [f"event {n} ({what(events[n])}) signed by {s.signer} (key {s.key.rsplit('+', 1)[0]})"
-            + ("" if s.valid else ": THE SIGNATURE DOES NOT VERIFY (see pulka verify)")
+    return [_("event {number} ({what}) signed by {signer} (key {key})").format(
+                number=n, what=_(what(events[n])), signer=s.signer, key=s.key.rsplit("+", 1)[0])
+            + ("" if s.valid else _(": THE SIGNATURE DOES NOT VERIFY (see pulka verify)"))
             for n, sigs in sorted(signed.items()) if n in numbers for s in sigs]

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 import click
 
 from cli.common import UserError, db_option, emit, emit_csv, opened, user_time
-from cli.players import caught_up, filter_text
+from cli.players import caught_up, filter_said, filter_text
 from ledger.command.application import Ledger
+from ledger.vocabulary import language
 from ledger.command.ratings import kept_changes, kept_matches, matches_as_of
 from ledger.command.views import Views
 from ledger.vocabulary.events import AnyEvent
@@ -24,6 +25,7 @@ from projections.stats import (CSV_COLUMNS, Stats, csv_rows, mine, player_stats,
 from projections.tournament_state import point_micros
 from datetime import date
 
+_ = language._  # every text a person reads, in the language in effect
 
 def _date(value: str | None, option: str) -> str | None:
     if value is None:
@@ -31,12 +33,13 @@ def _date(value: str | None, option: str) -> str | None:
     try:
         return date.fromisoformat(value).isoformat()
     except ValueError:
-        raise UserError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
+        raise UserError(_("{option} {value} is not a date (YYYY-MM-DD)").format(option=option, value=repr(value))) \
+            from None
 
 
 def _one_format(as_json: bool, as_csv: bool, as_html: bool) -> None:
     if sum((as_json, as_csv, as_html)) > 1:
-        raise click.UsageError("give only one of --json, --csv and --html")
+        raise click.UsageError(_("give only one of --json, --csv and --html"))
 
 
 def club_changes(views: Views, as_of: int | None, convention: str | None) -> tuple[list[model.Change], list[PulkaRow],
@@ -89,8 +92,10 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
     found = model.history(changes, who, name)
     if found is None:
         known = sorted({who.name(c.player) for c in changes})
-        hint = f"; rated: {', '.join(known)}" if known else ""
-        raise UserError(f"{excerpt(name)} has no pulka over in the archive ({told}){hint}")
+        missing = (_("{name} has no pulka over in the archive ({filter}); rated: {rated}") if known
+                   else _("{name} has no pulka over in the archive ({filter})"))
+        raise UserError(missing.format(name=excerpt(name), filter=filter_said(None, None, convention, at),
+                                       rated=", ".join(known)))
     doc = model.history_doc(found, told)
     if as_json:
         emit(doc)
@@ -131,7 +136,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     the deals behind a number (contracts.7, defence.whist, vs.Boris.ahead)."""
     _one_format(as_json, as_csv, as_html)
     if deals and number is None:
-        raise click.UsageError("--deals needs a NUMBER (contracts.7, misere.made, vs.Boris ...)")
+        raise click.UsageError(_("--deals needs a NUMBER (contracts.7, misere.made, vs.Boris ...)"))
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     told = filter_text(start, end, convention, None)
     history = None
@@ -141,8 +146,10 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})
-            hint = f"; players: {', '.join(known)}" if known else ""
-            raise UserError(f"no pulka of {excerpt(name)} in the archive ({told}){hint}")
+            missing = (_("no pulka of {name} in the archive ({filter}); players: {players}") if known
+                       else _("no pulka of {name} in the archive ({filter})"))
+            raise UserError(missing.format(name=excerpt(name), filter=filter_said(start, end, convention, None),
+                                           players=", ".join(known)))
         if as_html:
             changes, all_rows, all_aliases = club_changes(views, None, None)
             history = model.history(changes, identities(all_rows, all_aliases), name)
@@ -167,7 +174,8 @@ def _number(found: Stats, number: str, deals: bool, as_json: bool, as_csv: bool)
     tally = found.find(number)
     if tally is None:
         names = ", ".join(found.numbers)
-        raise UserError(f"{found.player} has no number {excerpt(number)}; the numbers: {names}")
+        raise UserError(_("{player} has no number {number}; the numbers: {numbers}").format(
+            player=found.player, number=excerpt(number), numbers=names))
     doc = refs_doc(found, number, tally)
     if not deals:
         doc.pop("deals")
@@ -180,5 +188,5 @@ def _number(found: Stats, number: str, deals: bool, as_json: bool, as_csv: bool)
     elif deals:
         click.echo(render_refs(found, number, tally), nl=False)
     else:
-        whists = f", {doc['whists']} whists" if "whists" in doc else ""
+        whists = _(", {whists} whists").format(whists=doc["whists"]) if "whists" in doc else ""
         click.echo(f"{found.player} {number}: {tally.count}{whists}")

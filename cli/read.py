@@ -94,10 +94,10 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
     event's chain digest (check a copy with `pulka verify --file`); or, with --csv,
     its sheet, deals, settlement and payments for a spreadsheet."""
     if (table or folder) and not as_csv:
-        raise click.UsageError("--table and --dir go with --csv")
+        raise click.UsageError(_("--table and --dir go with --csv"))
     if club:
         if game != CURRENT or file is not None or as_csv:
-            raise click.UsageError("--club exports the whole store: give no GAME, --file or --csv")
+            raise click.UsageError(_("--club exports the whole store: give no GAME, --file or --csv"))
         export_club(db)
         return
     if file is None and not as_csv:
@@ -105,14 +105,14 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
         # page at a time, the chain checked again on the way: never held with its digests.
         name = game_name(game, db)
         count = len(read_game(name, db, None, anyway=read_anyway).stored)
-        with opened(db) as ledger, progress(f"exporting {name}", count) as update:
+        with opened(db) as ledger, progress(_("exporting {game}").format(game=name), count) as update:
             for n, stored in enumerate(ledger.store.stored(name, checked=not read_anyway), start=1):
                 click.echo(export_line(stored.event, stored.digest))
                 update(n)
         return
     read = read_game(game, db, file, anyway=read_anyway)
     if as_csv:
-        only_pulka(read, "--csv writes a pulka's sheet")
+        only_pulka(read, _("--csv writes a pulka's sheet"))
         state = folded(read, Point())
         cap = table_cap(read, db, file)
         if table is not None:
@@ -122,15 +122,16 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
         try:
             where.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UserError(f"cannot make the folder {where}: {exc.strerror}") from None
+            raise UserError(_("cannot make the folder {folder}: {reason}").format(
+                folder=where, reason=exc.strerror)) from None
         written = []
         for name in TABLES:
             path = where / f"{file_stem(read.game)}-{name}.csv"
             write_csv(path, *csv_table(state, name, cap))
             written.append(str(path))
-        click.echo(f"wrote {', '.join(written)}")
+        click.echo(_("wrote {files}").format(files=", ".join(written)))
         return
-    with progress(f"exporting {read.game}", len(read.stored)) as update:
+    with progress(_("exporting {game}").format(game=read.game), len(read.stored)) as update:
         for n, stored in enumerate(read.stored, start=1):
             click.echo(export_line(stored.event, stored.digest))
             update(n)
@@ -195,9 +196,9 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         docs.append(game_doc(read.game, fold(read.events)))
     else:
         with opened(db) as ledger:
-            where = f"the store {ledger.store.description}"
+            where = _("the store {store}").format(store=ledger.store.description)
             names = ledger.store.games(GAME_STARTS)
-            with progress("reading games", len(names)) as update:
+            with progress(_("reading games"), len(names)) as update:
                 caps: dict[str, int | None] = {}  # each tournament's deal cap, read once
                 for n, name in enumerate(names, start=1):
                     tournament = (parse_table_game(name) or ("",))[0]
@@ -239,7 +240,7 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
     if as_svg:
-        only_pulka(read, "--svg draws a pulka's sheet")
+        only_pulka(read, _("--svg draws a pulka's sheet"))
         with refusals():
             drawn = picture(read.events, point, table_cap(read, db, file))
         if file is None:
@@ -272,7 +273,7 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, d
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
     if as_csv:
-        only_pulka(read, "--csv writes a pulka's sheet")
+        only_pulka(read, _("--csv writes a pulka's sheet"))
         emit_csv(*csv_table(folded(read, point), table, table_cap(read, db, file)))
         return
     shown_at = view(read, point)

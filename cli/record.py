@@ -58,9 +58,10 @@ from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
-from ledger.vocabulary.wording import convention_name, counted, spoken_text
+from ledger.vocabulary.wording import convention_name, spoken_count, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
+ngettext = language.ngettext
 
 # -- what a command did -------------------------------------------------------------------
 
@@ -75,6 +76,10 @@ def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
 VERDICT_WORDS = {"free": N_("free"), "accepted": N_("accepted"), "effective": N_("effective"),
                  "warning": N_("warning"), "counted": N_("counted"), "withdrawn": N_("withdrawn"),
                  "no effect": N_("no effect")}
+
+
+# Where the current game was chosen (``current_game``'s second word), as ``pulka use`` says it.
+CHOSEN_BY = {"this session": N_("this session")}
 
 
 def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
@@ -239,7 +244,7 @@ def init(db: str | None) -> None:
     """Create the store (its table), once; recording commands also do it when needed."""
     with opened(db, write=True) as ledger:
         ledger.store.ensure_table()
-        click.echo(f"store ready: {ledger.store.description}")
+        click.echo(_("store ready: {store}").format(store=ledger.store.description))
 
 
 @click.command()
@@ -258,7 +263,8 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
         if current is None:
             click.echo(_("no current game; choose one with `pulka use GAME`"))
         else:
-            click.echo(f"{current[0]} (chosen by {current[1]})")
+            source = _(CHOSEN_BY[current[1]]) if current[1] in CHOSEN_BY else current[1]
+            click.echo(_("{game} (chosen by {source})").format(game=current[0], source=source))
         return
     with opened(db) as ledger:
         ledger.events(game)  # refuses an unknown game, naming the stored ones
@@ -291,7 +297,8 @@ def _import(file: str, db: str | None) -> None:
             from ledger.command.tournament_desk import import_streams
 
             for item in import_streams(ledger, streams):
-                click.echo(f"created {item.stream}: {counted(item.events, 'event')} stored")
+                click.echo(_("created {game}: {events} stored").format(
+                    game=item.stream, events=spoken_count(item.events, "event")))
             return
         check_export(exported)
         # An export of a stored game, or of its beginning, may be imported again: the
@@ -299,15 +306,19 @@ def _import(file: str, db: str | None) -> None:
         known = ledger.stored_prefix(exported)
         ledger.forked(exported, known)
         if known and known == len(exported):
-            click.echo(f"{game_of(exported)}: nothing new, the file's {counted(known, 'event')} {'is' if known == 1 else 'are'} stored already")
+            click.echo(ngettext("{game}: nothing new, the file's {n} event is stored already",
+                                "{game}: nothing new, the file's {n} events are stored already", known).format(
+                game=game_of(exported), n=known))
             return
         kept = exported[:1] + exported[max(1, known):]
         lines = [(line, event) for line, event, _ in kept]
-        with progress("judging", len(lines)) as update:
+        with progress(_("judging"), len(lines)) as update:
             recorded = ledger.record_lines(lines, progress=lambda done, total: update(done + 1))
-        verb = "created" if recorded.created else "appended to"
-        already = f" ({known} already stored)" if known > 1 else ""
-        click.echo(f"{verb} {recorded.game}: {counted(len(recorded.stored), 'event')} stored{already}")
+        done = (_("created {game}: {events} stored{already}") if recorded.created
+                else _("appended to {game}: {events} stored{already}"))
+        already = _(" ({n} already stored)").format(n=known) if known > 1 else ""
+        click.echo(done.format(game=recorded.game, events=spoken_count(len(recorded.stored), "event"),
+                               already=already))
 
 
 def _streamed(file: str, db: str | None, shape: LogShape) -> bool:
@@ -319,12 +330,13 @@ def _streamed(file: str, db: str | None, shape: LogShape) -> bool:
             first = next(lines)
             if not isinstance(first.event, GAME_STARTS):
                 return False
-            with progress("judging", shape.lines) as update:
+            with progress(_("judging"), shape.lines) as update:
                 recorded = ledger.record_stream(itertools.chain([first], lines),
                                                 progress=lambda done, total: update(done + 1), total=shape.lines - 1)
     except NotStreamed:
         return False
-    click.echo(f"created {recorded.game}: {counted(len(recorded.stored), 'event')} stored")
+    click.echo(_("created {game}: {events} stored").format(
+        game=recorded.game, events=spoken_count(len(recorded.stored), "event")))
     return True
 
 
@@ -494,7 +506,7 @@ def abandon(game: str, agreed_by: str | None, demanded_by: str | None, reason: s
             as_json: bool, db: str | None) -> None:
     """Stop the pulka early: by agreement of all players, or on one player's demand."""
     if (agreed_by is None) == (demanded_by is None):
-        raise UserError("refused: give --agreed-by (all players) or --demanded-by (one player, with --reason)")
+        raise UserError(_("refused: give --agreed-by (all players) or --demanded-by (one player, with --reason)"))
     record(db, game, lambda desk, name: desk.abandon(name, agreed_by=agreed_by, demanded_by=demanded_by,
                                                      reason=reason, by=by),
            quiet=quiet, as_json=as_json)

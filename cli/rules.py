@@ -10,12 +10,15 @@ from typing import Any
 import click
 
 from cli.common import UserError, emit
+from ledger.vocabulary import language
 from ledger.vocabulary.events import TOO_DEEP
 from ledger.vocabulary.refusal import UnreadableInput
 from ledger.vocabulary.rules import MEANING, PARAMETERS, PRESETS, RuleSet, RuleSetError, find_preset, rule_set_to_dict
 
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
 
-RULES_FILE = "a [rules] table of rule parameters, e.g. raspasy_exit = 7 (see `pulka rules sochi`)"
+RULES_FILE = N_("a [rules] table of rule parameters, e.g. raspasy_exit = 7 (see `pulka rules sochi`)")
 
 
 def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str, Any]:
@@ -29,11 +32,12 @@ def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str,
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            raise UserError(f"--rule takes KEY=VALUE, not {item!r}; keys: {', '.join(PARAMETERS)}")
+            raise UserError(_("--rule takes KEY=VALUE, not {item}; keys: {keys}").format(
+                item=repr(item), keys=", ".join(PARAMETERS)))
         try:
             overrides[key.strip()] = parse_value(value.strip())
         except UnreadableInput as exc:
-            raise UserError(f"refused: {exc}") from None
+            raise UserError(_("refused: {reason}").format(reason=exc)) from None
     return overrides
 
 
@@ -45,29 +49,32 @@ def rules_of(path: str) -> dict[str, Any]:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UserError(_("cannot read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
     except UnicodeDecodeError as exc:
-        raise UserError(f"refused: {path} is not a TOML file: byte 0x{exc.object[exc.start]:02x} at "
-                        f"{exc.start} is not UTF-8 text; allowed: {RULES_FILE}") from None
+        raise UserError(_("refused: {path} is not a TOML file: byte {byte} at {offset} is not UTF-8 text; allowed: "
+                          "{allowed}").format(path=path, byte=f"0x{exc.object[exc.start]:02x}", offset=exc.start,
+                                              allowed=_(RULES_FILE))) from None
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"refused: {path} is not valid TOML: {exc}; allowed: {RULES_FILE}") from None
+        raise UserError(_("refused: {path} is not valid TOML: {reason}; allowed: {allowed}").format(
+            path=path, reason=exc, allowed=_(RULES_FILE))) from None
     except RecursionError:
-        raise UserError(f"refused: {path}: {TOO_DEEP}; allowed: {RULES_FILE}") from None
+        raise UserError(_("refused: {path}: {reason}; allowed: {allowed}").format(
+            path=path, reason=_(TOO_DEEP), allowed=_(RULES_FILE))) from None
     rules = data.get("rules", data)
     if not isinstance(rules, dict):
-        raise UserError(f"refused: in {path}, `rules` is {type(rules).__name__}, not a table of KEY = VALUE; "
-                        f"allowed: {RULES_FILE}")
+        raise UserError(_("refused: in {path}, `rules` is {type}, not a table of KEY = VALUE; allowed: {allowed}").format(
+            path=path, type=type(rules).__name__, allowed=_(RULES_FILE)))
     return rules
 
 
 def describe_rules(rules: RuleSet) -> str:
     values = rule_set_to_dict(rules)
-    lines = [f"convention {rules.convention}"]
+    lines = [_("convention {convention}").format(convention=rules.convention)]
     width = max(len(k) for k in PARAMETERS)
     for key in PARAMETERS:
         value = values[key]
         shown = ", ".join(map(str, value)) if isinstance(value, list) else json.dumps(value)
-        lines.append(f"  {key:<{width}}  {shown:<12}  {MEANING[key]}")
+        lines.append(f"  {key:<{width}}  {shown:<12}  {_(MEANING[key])}")
     return "\n".join(lines) + "\n"
 
 

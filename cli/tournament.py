@@ -13,10 +13,11 @@ from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.command.tournament_desk import Tournaments
 from ledger.command.application import Ledger
+from ledger.vocabulary import language
 from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
 from projections.archive import GameResult
 from cli.picture.tournament_page import tournament_html
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import spoken_count
 from ledger.vocabulary.tournament_events import table_game
 from projections.picture import picture
 from projections.points import Point
@@ -34,6 +35,7 @@ from projections.tournament_state import (
 )
 from projections.tournament_state import standings as standings_of
 
+_ = language._  # every text a person reads, in the language in effect
 
 @click.group()
 def tournament() -> None:
@@ -49,13 +51,13 @@ def parse_cutoff(text: str | None) -> tuple[Segment, ...]:
     for part in text.split(","):
         bound, sep, rate = part.strip().partition(":")
         if not sep or not rate:
-            raise UserError(f"--cutoff takes UPTO:RATE,…, e.g. 200:1,650:1/10,*:0; not {part!r}")
+            raise UserError(_("--cutoff takes UPTO:RATE,…, e.g. 200:1,650:1/10,*:0; not {part}").format(part=repr(part)))
         if bound == "*":
             upto = None
         elif bound.isdigit():
             upto = int(bound)
         else:
-            raise UserError(f"--cutoff bound {bound!r} is not a whole number of whists or *")
+            raise UserError(_("--cutoff bound {bound} is not a whole number of whists or *").format(bound=repr(bound)))
         segments.append(Segment(upto, rate))
     return tuple(segments)
 
@@ -63,7 +65,8 @@ def parse_cutoff(text: str | None) -> tuple[Segment, ...]:
 def parse_cut(text: str) -> CutRule:
     tour, sep, keep = text.partition(":")
     if not (sep and tour.isdigit() and keep.isdigit()):
-        raise UserError(f"--cut takes TOUR:KEEP (after tour TOUR the first KEEP go on), not {text!r}")
+        raise UserError(_("--cut takes TOUR:KEEP (after tour TOUR the first KEEP go on), not {text}").format(
+            text=repr(text)))
     return CutRule(int(tour), int(keep))
 
 
@@ -75,7 +78,8 @@ def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
         name = item.strip()
         match = next((b for b in TIE_BREAKS if b == name), None)
         if match is None:
-            raise UserError(f"unknown tie-break {name!r}; the tie-breaks are {', '.join(TIE_BREAKS)}")
+            raise UserError(_("unknown tie-break {name}; the tie-breaks are {known}").format(
+                name=repr(name), known=", ".join(TIE_BREAKS)))
         order.append(match)
     return tuple(order)
 
@@ -159,11 +163,11 @@ def seat(name: str, tour: int, table: int | None, players: str | None, auto: boo
         tournaments = Tournaments(ledger)
         if auto:
             if table is not None or players is not None:
-                raise UserError("--auto seats a whole tour: give the tournament and the tour only")
+                raise UserError(_("--auto seats a whole tour: give the tournament and the tour only"))
             stored = tournaments.seat_auto(name, tour, seed, by)
         else:
             if table is None or players is None:
-                raise UserError("give TABLE and PLAYERS (e.g. 2 Anna,Boris,Vera), or --auto")
+                raise UserError(_("give TABLE and PLAYERS (e.g. 2 Anna,Boris,Vera), or --auto"))
             stored = tournaments.seat(name, tour, table, [p.strip() for p in players.split(",")], by)
         state = tournaments.state(name)
         for s in stored:
@@ -180,11 +184,11 @@ def start(name: str, tour: int, by: str | None, db: str | None) -> None:
     with opened(db, write=True) as ledger:
         started = Tournaments(ledger).start_tables(name, tour, by)
         if not started:
-            click.echo(f"every seated table of tour {tour} has its game already")
+            click.echo(_("every seated table of tour {tour} has its game already").format(tour=tour))
         for outcome in started:
             first = outcome.stored[0].event
-            click.echo(f"started {outcome.game}: {', '.join(outcome.state.players)}"
-                       f" ({first.at})")
+            click.echo(_("started {game}: {players} ({at})").format(
+                game=outcome.game, players=", ".join(outcome.state.players), at=first.at))
 
 
 @tournament.command(cls=NumbersCommand)
@@ -268,7 +272,8 @@ def log_(name: str, as_json: bool, db: str | None) -> None:
             emit({"tournament": name, "events": [
                 {"number": r.number, "at": r.at, "by": r.by, "type": r.type, "effect": r.effect} for r in rows]})
         else:  # as a game's log shows its times: in the local zone, named
-            click.echo(f"log of tournament {name}: {counted(len(rows), 'event')}; times in {zone_name(local_zone())}")
+            click.echo(_("log of tournament {name}: {events}; times in {zone}").format(
+                name=name, events=spoken_count(len(rows), "event"), zone=zone_name(local_zone())))
             click.echo(render_log(rows, shown), nl=False)
 
 

@@ -37,17 +37,18 @@ def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
     """The events recorded up to a point: event N, the end of deal K, or time T."""
     given = [x for x in (point.at, point.deal, point.time) if x is not None]
     if len(given) > 1:
-        raise PointError("give only one of --at, --deal and --time")
+        raise PointError(_("give only one of --at, --deal and --time"))
     if point.at is not None:
         if not 1 <= point.at <= len(events):
-            raise PointError(f"the game has events 1 to {len(events)}; there is no event {point.at}")
+            raise PointError(_("the game has events 1 to {last}; there is no event {event}").format(
+                last=len(events), event=point.at))
         return events[: point.at]
     if point.deal is not None:
         deals = max((e.deal or 0) for e in events)
         if not 0 <= point.deal <= deals:
-            has = ("no deal yet (deal 0 is its start)" if deals == 0 else "deal 1 only" if deals == 1
-                   else f"deals 1 to {deals}")
-            raise PointError(f"the game has {has}; there is no deal {point.deal}")
+            has = (_("no deal yet (deal 0 is its start)") if deals == 0 else _("deal 1 only") if deals == 1
+                   else _("deals 1 to {last}").format(last=deals))
+            raise PointError(_("the game has {has}; there is no deal {deal}").format(has=has, deal=point.deal))
         for i, e in enumerate(events):
             if i and (e.deal or 0) > point.deal:
                 return events[:i]
@@ -56,7 +57,7 @@ def cut(events: list[AnyEvent], point: Point) -> list[AnyEvent]:
         when = _time(point.time)
         kept = [e for e in events if e.at is None or _time(e.at) <= when]
         if not kept or not isinstance(kept[0], StreamStart):
-            raise PointError(f"the game was started after {point.time}")
+            raise PointError(_("the game was started after {time}").format(time=point.time))
         return events[: len(kept)]
     return events
 

@@ -61,17 +61,19 @@ def rubber_event_text(state: RubberState, event: AnyEvent) -> str:
     """One line for the audit trail; ``state`` names the players' sides."""
     if isinstance(event, RubberStarted):
         seats = ", ".join(f"{s} {p}" for s, p in zip("NESW", event.players))
-        stake = f"; {event.stake} per 100 points" if event.stake else ""
-        return f"rubber {event.game} started: {seats}; {state.dealer(1)} deals first{stake}"
+        stake = "; " + _("{stake} per 100 points").format(stake=event.stake) if event.stake else ""
+        return _("rubber {game} started: {seats}; {dealer} deals first").format(
+            game=event.game, seats=seats, dealer=state.dealer(1)) + stake
     if isinstance(event, BridgeDeal):
         return describe_deal(state, event)
     if isinstance(event, PassedOut):
-        return f"passed out (dealt by {state.dealer(event.deal or state.current_deal_number)})"
+        return _("passed out (dealt by {dealer})").format(dealer=state.dealer(event.deal or state.current_deal_number))
     if isinstance(event, BridgePenalty):
-        return f"penalty: {event.points} above the line to {SIDE_NAMES[event.side]} ({event.reason})"
+        return _("penalty: {points} above the line to {side} ({reason})").format(
+            points=event.points, side=SIDE_NAMES[event.side], reason=event.reason)
     if isinstance(event, (Correction, Abandoned)):
         return describe_shared(event)
-    return f"{event_type(event)}: not an event of a rubber"
+    return _("{type}: not an event of a rubber").format(type=event_type(event))
 
 
 def describe_deal(state: RubberState, deal: BridgeDeal) -> str:
@@ -79,16 +81,20 @@ def describe_deal(state: RubberState, deal: BridgeDeal) -> str:
     contracts were stored canonical may hold ``3nt``), who doubled and who redoubled."""
     level, denomination = parse_contract(deal.contract)
     over = deal.tricks - needed(level)
-    how = {None: "", "X": " doubled", "XX": " redoubled"}[deal.double]
-    result = "made" if over == 0 else (f"made +{over}" if over > 0 else f"{-over} down")
+    how = {None: "", "X": " " + _("doubled"), "XX": " " + _("redoubled")}[deal.double]
+    result = (_("made") if over == 0 else
+              (_("made +{n}").format(n=over) if over > 0 else _("{n} down").format(n=-over)))
     side = SIDE_NAMES[state.side_of(deal.declarer)] if deal.declarer in state.players else "?"
-    text = f"{contract_text(level, denomination)}{how} by {deal.declarer} ({side}), {deal.tricks} tricks: {result}"
-    doublers = [f"the {call} by {who}" for call, who in (("double", deal.doubled_by), ("redouble", deal.redoubled_by))
-                if who is not None]
+    text = _("{contract} by {declarer} ({side}), {tricks} tricks: {result}").format(
+        contract=f"{contract_text(level, denomination)}{how}", declarer=deal.declarer, side=side, tricks=deal.tricks,
+        result=result)
+    doublers = [(_("the double by {player}") if call == "double" else _("the redouble by {player}")).format(player=who)
+                for call, who in (("double", deal.doubled_by), ("redouble", deal.redoubled_by)) if who is not None]
     if doublers:
         text += "; " + ", ".join(doublers)
     if deal.honours is not None:
-        text += f"; honours {deal.honours.points} in {deal.honours.player}'s hand"
+        text += "; " + _("honours {points} in {player}'s hand").format(
+            points=deal.honours.points, player=deal.honours.player)
     return text
 
 
@@ -100,8 +106,8 @@ def parse_cell(text: str) -> Cell:
     owner, sep, line = text.partition(".")
     side = SIDE_WORDS.get(owner.strip().lower())
     if not sep or side is None or line not in LINES:
-        raise ValueError(f"{excerpt(text)} is not a number of the sheet; write SIDE.above or SIDE.below, the side "
-                         "being NS (we, МЫ) or EW (they, ВЫ)")
+        raise ValueError(_("{text} is not a number of the sheet; write SIDE.above or SIDE.below, the side being NS "
+                           "(we, МЫ) or EW (they, ВЫ)").format(text=excerpt(text)))
     return side, line, None
 
 

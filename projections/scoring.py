@@ -23,7 +23,7 @@ from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
 from projections.deal_state import DealState, DefenceView
 from projections.sheet import UNIT, ColumnName, Sheet, share
-from ledger.vocabulary import wording
+from ledger.vocabulary import language, wording
 from ledger.vocabulary.wording import joined, joined_by, said, said_count
 
 # Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on
@@ -36,12 +36,13 @@ PENALTY_KINDS: dict[str, Literal["lost", "remiz"]] = {
     "3.9.18": "remiz",
     "3.2.16": "remiz",
 }
+N_ = language.N_  # the texts below are translated where they are shown
 PENALTY_RULES_TEXT = {
-    "3.4.6": "declared with a wrong number of cards: a remiz without two on the declared game",
-    "3.4.9": "looked at the discard after the first lead: one trick",
-    "3.9.11.2": "looked at a closed trick: one trick",
-    "3.9.18": "a wrong number of cards in play: a remiz of at least two, on the game or on the whist",
-    "3.2.16": "began with a wrong number of cards: measured by 3.9.18",
+    "3.4.6": N_("declared with a wrong number of cards: a remiz without two on the declared game"),
+    "3.4.9": N_("looked at the discard after the first lead: one trick"),
+    "3.9.11.2": N_("looked at a closed trick: one trick"),
+    "3.9.18": N_("a wrong number of cards in play: a remiz of at least two, on the game or on the whist"),
+    "3.2.16": N_("began with a wrong number of cards: measured by 3.9.18"),
 }
 
 Outcome = Literal["raspasy", "unwhisted", "made", "remiz", "misere", "ruled", "open"]

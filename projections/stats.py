@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
 from ledger.vocabulary.names import name_key
 from projections.archive import Alias, PulkaRow, identities
@@ -61,6 +62,8 @@ from projections.numbers import exact_text, number
 from projections.scoring import deal_outcome, penalty_counts
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,7 @@ def _ordered(numbers: dict[str, Tally]) -> dict[str, Tally]:
         if name in FIXED:
             return (0, FIXED.index(name))
         if name.startswith("contracts."):
-            level, _, rest = name[len("contracts."):].partition(".")
+            level, _sep, rest = name[len("contracts."):].partition(".")
             digits = "".join(ch for ch in level if ch.isdigit())
             suit = level[len(digits):]
             return (1, int(digits), SUITS.index(suit) + 1 if suit else 0, rest)
@@ -387,21 +390,25 @@ def _w(x: Fraction | None) -> str:
 
 
 def render_stats(s: Stats, describe: str) -> str:
-    out = [f"{s.player}: statistics ({describe})", ""]
+    out = [_("{player}: statistics ({point})").format(player=s.player, point=describe), ""]
     width = max(24, *(len(n) + 2 for n in s.numbers))
-    out.append(f"{'number':<{width}}{'count':>7}{'whists':>11}")
+    # The header's words as a person reads them; the numbers' names (the rows) are
+    # what `pulka stats NAME NUMBER` is typed with, and stay as they are.
+    out.append(f"{_('number'):<{width}}{_('count'):>7}{_('whists'):>11}")
     for name, t in s.numbers.items():
         out.append(f"{name:<{width}}{t.count:>7}{_w(t.whists):>11}")
     out.append("")
-    out.append("whists: what they brought him (his exact result [Code 4.2.14], deal by deal; pulkas: the "
-               "rounded results [Code 4.2.12]). `pulka stats NAME NUMBER --deals` lists what is behind a number.")
+    out.append(_("whists: what they brought him (his exact result [Code 4.2.14], deal by deal; pulkas: the "
+                 "rounded results [Code 4.2.12]). `pulka stats NAME NUMBER --deals` lists what is behind a number."))
     return "\n".join(out) + "\n"
 
 
 def render_refs(s: Stats, name: str, t: Tally) -> str:
-    out = [f"{s.player} {name}: {t.count}" + (f", {_w(t.whists)} whists" if t.whists is not None else ""), ""]
+    out = [f"{s.player} {name}: {t.count}"
+           + (_(", {whists} whists").format(whists=_w(t.whists)) if t.whists is not None else ""), ""]
     for r in t.refs:
-        where = r.game + (f" deal {r.deal}" if r.deal is not None else "") + (f" event {r.event}" if r.event else "")
+        where = (r.game + (" " + _("deal {deal}").format(deal=r.deal) if r.deal is not None else "")
+                 + (" " + _("event {event}").format(event=r.event) if r.event else ""))
         out.append(f"  {where:<36} {_w(r.whists):>9}  {r.text}")
     return "\n".join(out) + "\n"
 

@@ -20,6 +20,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, assert_never
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.lot import draw
 from ledger.vocabulary.rules import RuleSet, resolve
@@ -49,6 +50,7 @@ from projections.numbers import fmt, number
 from projections.report import PointError
 from ledger.vocabulary.wording import counted
 
+_ = language._  # every text a person reads, in the language in effect
 
 def rules_of(started: TournamentStarted) -> RuleSet:
     return started.rule_set if started.rule_set is not None else resolve(started.convention, started.rules)
@@ -292,8 +294,9 @@ def through_tour(events: Sequence[AnyEvent], tour: int) -> list[AnyEvent]:
     closing = next((i for i, e in enumerate(events) if isinstance(e, TourClosed) and e.tour == tour), None)
     if closing is None:
         closed = sorted(e.tour for e in events if isinstance(e, TourClosed))
-        have = f"tours closed: {', '.join(map(str, closed))}" if closed else "no tour is closed yet"
-        raise PointError(f"tour {tour} is not closed; {have}")
+        raise PointError((_("tour {tour} is not closed; tours closed: {closed}") if closed
+                          else _("tour {tour} is not closed; no tour is closed yet")).format(
+            tour=tour, closed=", ".join(map(str, closed))))
     end = closing + 1
     while end < len(events):
         e = events[end]
@@ -307,14 +310,14 @@ def through_tour(events: Sequence[AnyEvent], tour: int) -> list[AnyEvent]:
 def as_of(events: list[AnyEvent], tour: int | None, time: str | None) -> list[AnyEvent]:
     """The tournament's events after tour ``tour``, or up to time ``time``, or all."""
     if tour is not None and time is not None:
-        raise PointError("give only one of --tour and --time")
+        raise PointError(_("give only one of --tour and --time"))
     if tour is not None:
         return through_tour(events, tour)
     if time is not None:
         when = point_micros(time)
         kept = [e for e in events if e.at is None or point_micros(e.at) <= when]
         if not kept:
-            raise PointError(f"the tournament was started after {time}")
+            raise PointError(_("the tournament was started after {time}").format(time=time))
         return events[: len(kept)]
     return events
 

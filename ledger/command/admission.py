@@ -34,9 +34,14 @@ from typing import Any
 
 import msgspec
 
+from ledger.vocabulary import language
 from ledger.vocabulary.names import colliding, name_key
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
+
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+ngettext = language.ngettext
 
 NAME_MAX = 64  # characters of a player's name, and of the NAME of arbiter:NAME
 GAME_MAX = 100  # characters of the name of a game, a rubber or a tournament
@@ -58,11 +63,11 @@ OFFICIALS = ("arbiter:", "scorer:")  # recorders who are not players: the NAME a
 # Unicode categories no text of the log may hold: controls, format characters, lone
 # surrogates, line and paragraph separators (and the noncharacters: ``noncharacter``).
 KINDS = {
-    "Cc": "a control character",
-    "Cf": "a format character",
-    "Cs": "a lone surrogate",
-    "Zl": "a line separator",
-    "Zp": "a paragraph separator",
+    "Cc": N_("a control character"),
+    "Cf": N_("a format character"),
+    "Cs": N_("a lone surrogate"),
+    "Zl": N_("a line separator"),
+    "Zp": N_("a paragraph separator"),
 }
 UNSAFE = frozenset(KINDS)
 
@@ -111,11 +116,14 @@ def _walk(value: Any, role: str, depth: int) -> None:
         return
     elif isinstance(value, int):
         if not -NUMBER_MAX <= value <= NUMBER_MAX:
-            raise Refused(RULE, f"`{role}` is {_number(value)}, beyond what any record of a game holds",
-                          f"a whole number from {-NUMBER_MAX:,} to {NUMBER_MAX:,}")
+            raise Refused(RULE, _("`{role}` is {number}, beyond what any record of a game holds").format(
+                role=role, number=_number(value)),
+                          _("a whole number from {low} to {high}").format(low=f"{-NUMBER_MAX:,}",
+                                                                          high=f"{NUMBER_MAX:,}"))
     elif isinstance(value, float):
         if not math.isfinite(value) or abs(value) > NUMBER_MAX:
-            raise Refused(RULE, f"`{role}` is {value!r}", f"a number from {-NUMBER_MAX:,} to {NUMBER_MAX:,}")
+            raise Refused(RULE, _("`{role}` is {value}").format(role=role, value=repr(value)),
+                          _("a number from {low} to {high}").format(low=f"{-NUMBER_MAX:,}", high=f"{NUMBER_MAX:,}"))
     elif isinstance(value, msgspec.Struct):
         _deeper(role, depth)
         for field in value.__struct_fields__:
@@ -134,7 +142,7 @@ def _object(value: dict[Any, Any], role: str, depth: int) -> None:
     named = role in NAMED_KEYS
     for key, item in value.items():
         if not isinstance(key, str):  # pragma: no cover - JSON's keys are text
-            raise Refused(RULE, f"`{role}` has a key that is not text")
+            raise Refused(RULE, _("`{role}` has a key that is not text").format(role=role))
         if named:
             _text(key, role)  # a name: ``_text`` checks it as one
             if type(item) is not int or not -NUMBER_MAX <= item <= NUMBER_MAX:  # a count: nothing to walk
@@ -156,18 +164,19 @@ def _items(value: list[Any] | tuple[Any, ...], role: str, depth: int) -> None:
 
 def _deeper(role: str, depth: int) -> None:
     if depth > DEPTH_MAX:
-        raise Refused(RULE, f"`{role}` nests lists or objects {depth} deep",
-                      f"at most {DEPTH_MAX} levels (an event's fields nest a few at most)")
+        raise Refused(RULE, _("`{role}` nests lists or objects {depth} deep").format(role=role, depth=depth),
+                      _("at most {levels} levels (an event's fields nest a few at most)").format(levels=DEPTH_MAX))
 
 
 def _count(items: Any, role: str) -> None:
     if len(items) > ITEMS_MAX:
-        raise Refused(RULE, f"`{role}` holds {len(items):,} items", f"at most {ITEMS_MAX:,}")
+        raise Refused(RULE, ngettext("`{role}` holds {n} items", "`{role}` holds {n} items", len(items)).format(
+            role=role, n=f"{len(items):,}"), _("at most {n}").format(n=f"{ITEMS_MAX:,}"))
 
 
 def _number(value: int) -> str:
     digits = len(str(abs(value)))
-    return str(value) if digits <= 30 else f"a number of {digits:,} digits"
+    return str(value) if digits <= 30 else _("a number of {n} digits").format(n=f"{digits:,}")
 
 
 def _text(text: str, role: str) -> None:
@@ -198,17 +207,19 @@ def _check(text: str, role: str) -> None:
 def check_text(text: str, role: str, limit: int = TEXT_MAX) -> None:
     """Text of the log: at most ``limit`` characters, none that acts on a terminal or hides."""
     if len(text) > limit:
-        raise Refused(RULE, f"`{role}` is {len(text):,} characters long: {excerpt(text)}",
-                      f"at most {limit} characters")
+        raise Refused(RULE, ngettext("`{role}` is {n} characters long: {text}",
+                                     "`{role}` is {n} characters long: {text}", len(text)).format(
+                                         role=role, n=f"{len(text):,}", text=excerpt(text)),
+                      _("at most {limit} characters").format(limit=limit))
     if not text.isprintable():  # spaces other than the plain one, and the rest, looked at one by one
         bad = next((c for c in text if unicodedata.category(c) in UNSAFE or noncharacter(c)), None)
         if bad is not None:
-            kind = "a noncharacter" if noncharacter(bad) else KINDS[unicodedata.category(bad)]
-            name = unicodedata.name(bad, "")
-            raise Refused(RULE, f"`{role}` holds U+{ord(bad):04X}, {kind}{f' ({name})' if name else ''}: "
-                          f"{excerpt(text)}",
-                          "text without control characters, format characters (bidirectional, "
-                          "zero-width) or line breaks")
+            kind = _("a noncharacter") if noncharacter(bad) else _(KINDS[unicodedata.category(bad)])
+            name = unicodedata.name(bad, "")  # Unicode's own name of the character, in English
+            raise Refused(RULE, _("`{role}` holds {code}, {kind}{name}: {text}").format(
+                role=role, code=f"U+{ord(bad):04X}", kind=kind, name=f" ({name})" if name else "", text=excerpt(text)),
+                          _("text without control characters, format characters (bidirectional, "
+                            "zero-width) or line breaks"))
 
 
 def noncharacter(char: str) -> bool:
@@ -220,12 +231,13 @@ def noncharacter(char: str) -> bool:
 
 def check_name(text: str, role: str, limit: int = NAME_MAX) -> None:
     """A name: not empty, at most ``limit`` characters, no blanks around it, and text."""
-    what = "the game's name" if role == "game" else f"the name in `{role}`"
+    what = _("the game's name") if role == "game" else _("the name in `{role}`").format(role=role)
     if not text.strip():
-        raise Refused(RULE, f"{what} is empty", "a name")
+        raise Refused(RULE, _("{what} is empty").format(what=what), _("a name"))
     check_text(text, role, limit)
     if text != text.strip():
-        raise Refused(RULE, f"{what} {excerpt(text)} begins or ends with blanks", excerpt(text.strip()))
+        raise Refused(RULE, _("{what} {text} begins or ends with blanks").format(what=what, text=excerpt(text)),
+                      excerpt(text.strip()))
 
 
 def check_recorder_name(by: str) -> None:
@@ -241,8 +253,9 @@ def check_distinct(players: list[Any] | tuple[Any, ...]) -> None:
     """No two players of one list are one player (``names.name_key``)."""
     clash = colliding([p for p in players if isinstance(p, str)])
     if clash is not None:
-        raise Refused(RULE, f"{excerpt(clash[0])} and {excerpt(clash[1])} are one player: names are compared "
-                      "after Unicode normalisation and case folding", "distinct names")
+        raise Refused(RULE, _("{one} and {other} are one player: names are compared after Unicode normalisation "
+                              "and case folding").format(one=excerpt(clash[0]), other=excerpt(clash[1])),
+                      _("distinct names"))
 
 
 def check_newcomer(name: str, people: Iterable[str]) -> None:
@@ -251,8 +264,9 @@ def check_newcomer(name: str, people: Iterable[str]) -> None:
     key = name_key(name)
     same = next((p for p in people if p != name and name_key(p) == key), None)
     if same is not None:
-        raise Refused(RULE, f"{excerpt(name)} and {excerpt(same)} are one player: names are compared after "
-                      "Unicode normalisation and case folding", f"{excerpt(same)} as written, or another name")
+        raise Refused(RULE, _("{one} and {other} are one player: names are compared after Unicode normalisation "
+                              "and case folding").format(one=excerpt(name), other=excerpt(same)),
+                      _("{name} as written, or another name").format(name=excerpt(same)))
 
 
 def check_time_text(text: str) -> None:
@@ -263,7 +277,7 @@ def check_time_text(text: str) -> None:
     try:
         parse_time(text)
     except TimeFormatError as exc:
-        raise Refused(RULE, f"`at`: {exc}", f"e.g. {EXAMPLE}") from None
+        raise Refused(RULE, f"`at`: {exc}", _("e.g. {example}").format(example=EXAMPLE)) from None
     _good_time[0] = text
 
 

@@ -43,6 +43,7 @@ from ledger.command.judging import Progress, judge_events
 from ledger.command.kinds import GAME_STARTS, Judging, Start, State, StreamState, judging_of, start_stream
 from ledger.command.store import Append, BrokenChainError, ConcurrentWriteError, Reading, Store, StoredEvent
 from ledger.command.tables import check_table_game
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.club import ClubStarted
@@ -57,6 +58,12 @@ from projections.recording import Effect
 from projections.report import Point
 from projections.rubber import RubberState
 from projections.trail import Cell
+
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+
+# The kinds of game (``Judging.name``), as a refusal names them.
+KIND_NAMES = {"pulka": N_("a pulka"), "rubber": N_("a rubber")}
 
 S = TypeVar("S", bound=StreamState)
 T = TypeVar("T")
@@ -76,10 +83,10 @@ class ImpossibleEventError(Exception):
     def __init__(self, game: str, number: int, cause: Exception) -> None:
         self.game = game
         self.number = number
-        super().__init__(
-            f"event {number} of game {game!r} cannot be replayed ({type(cause).__name__}: {cause}): the store "
+        super().__init__(_(
+            "event {number} of game {game} cannot be replayed ({kind}: {why}): the store "
             "holds an event the ledger would not have recorded (written outside pulka? see `pulka verify`)"
-        )
+        ).format(number=number, game=repr(game), kind=type(cause).__name__, why=cause))
 
 
 class RefusedEventError(Exception):
@@ -91,7 +98,7 @@ class RefusedEventError(Exception):
     def __init__(self, game: str, problem: ChainProblem) -> None:
         self.game = game
         self.problem = problem
-        super().__init__(f"{problem}; see `pulka verify {game}`")
+        super().__init__(_("{problem}; see `pulka verify {game}`").format(problem=problem, game=game))
 
 
 @dataclass(frozen=True)
@@ -219,11 +226,12 @@ class Ledger:
         """No game of that name: the stored games named (a tournament and the club
         register are not games, and are not listed as such)."""
         known = self.store.games(GAME_STARTS)
-        hint = f"; stored games: {', '.join(known)}" if known else "; it has no games yet"
+        hint = _("; stored games: {games}").format(games=", ".join(known)) if known else _("; it has no games yet")
         tournaments = self.store.games(TournamentStarted)
         if tournaments:
-            hint += f" (tournaments, `pulka tournament …`: {', '.join(tournaments)})"
-        return Refused("event-log", f"no game named {game!r} in the store {self.store.description}{hint}")
+            hint += _(" (tournaments, `pulka tournament …`: {tournaments})").format(tournaments=", ".join(tournaments))
+        return Refused("event-log", _("no game named {game} in the store {store}{hint}").format(
+            game=repr(game), store=self.store.description, hint=hint))
 
     def state(self, game: str) -> State:
         """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
@@ -416,11 +424,12 @@ class Ledger:
         if count <= known or known >= len(lines):
             return
         number = known + 1
-        refused = Refused("event-log", f"the file's history of {game!r} differs from the store's at event {number} "
-                          f"(the file has {len(lines)} events, the store {count}): a file that appends must go "
-                          "on from the stored history",
-                          f"`pulka verify {game} --against FILE` shows the difference; the file into a store "
-                          "of its own")
+        refused = Refused("event-log", _("the file's history of {game} differs from the store's at event {number} "
+                                         "(the file has {lines} events, the store {count}): a file that appends must "
+                                         "go on from the stored history").format(
+                              game=repr(game), number=number, lines=len(lines), count=count),
+                          _("`pulka verify {game} --against FILE` shows the difference; the file into a store "
+                            "of its own").format(game=game))
         refused.line = lines[known].line
         raise refused
 
@@ -501,7 +510,8 @@ class Ledger:
         for event in events:
             judging, started = start_stream(None, event, self.clock)
             if self.store.count(started.game):
-                raise Refused("event-log", f"game {started.game!r} exists already", "another name")
+                raise Refused("event-log", _("game {game} exists already").format(game=repr(started.game)),
+                              _("another name"))
             outcome = judging.run(_created, started)
             read |= self.judged_against(started.game, outcome.state, [started])
             appends.append(Append(started.game, [started], 0, GENESIS))
@@ -539,25 +549,29 @@ class Ledger:
         if stored:
             existing = stored[0].event
             if not isinstance(existing, GAME_STARTS):
-                what = "a tournament" if isinstance(existing, TournamentStarted) else "the club register"
-                refused = Refused("event-log", f"{started.game!r} is {what}, not a game: a game's log cannot be "
-                                               "stored under its name", "another name in the file's first line")
+                if isinstance(existing, TournamentStarted):
+                    why = _("{game} is a tournament, not a game: a game's log cannot be stored under its name")
+                else:
+                    why = _("{game} is the club register, not a game: a game's log cannot be stored under its name")
+                refused = Refused("event-log", why.format(game=repr(started.game)),
+                                  _("another name in the file's first line"))
                 refused.line = first_line
                 raise refused
             if not isinstance(existing, type(started)) or not judging.same_start(existing, started):
                 refused = Refused(
                     "event-log",
-                    f"game {started.game!r} is stored with a different {event_type(existing)} line; a file that "
-                    "appends must begin with the stored one (see `pulka export`)",
+                    _("game {game} is stored with a different {type} line; a file that appends must begin with the "
+                      "stored one (see `pulka export`)").format(game=repr(started.game), type=event_type(existing)),
                 )
                 refused.line = first_line
                 raise refused
             if given_at is not None and given_at != existing.at:
                 refused = Refused(
                     "event-log",
-                    f"game {started.game!r} was started at {existing.at}, and the file's {event_type(existing)} "
-                    f"line says {given_at}: a file that appends must begin with the stored start",
-                    f"the line as `pulka export {started.game}` writes it, or without its time",
+                    _("game {game} was started at {at}, and the file's {type} line says {given}: a file that "
+                      "appends must begin with the stored start").format(
+                        game=repr(started.game), at=existing.at, type=event_type(existing), given=given_at),
+                    _("the line as `pulka export {game}` writes it, or without its time").format(game=started.game),
                 )
                 refused.line = first_line
                 raise refused
@@ -698,22 +712,29 @@ def _judged_onto(judging: Judging[S], folded: StreamState, game: str, batch: lis
 
 def _would_be_refused(game: str, exc: Refused) -> ChainProblem:
     number = exc.line or 1
-    return ChainProblem(number, f"event {number} of game {game!r} would be refused: {exc.message} (the store holds an "
-                                "event the ledger would not have recorded: written outside pulka?)")
+    return ChainProblem(number, _("event {number} of game {game} would be refused: {why} (the store holds an "
+                                  "event the ledger would not have recorded: written outside pulka?)").format(
+        number=number, game=repr(game), why=exc.message))
 
 
 def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent) -> ChainProblem:
-    return ChainProblem(number, f"event {number} of game {game!r} is stored otherwise than the ledger "
-                                f"records it (written outside pulka?): stored {encode_event(stored).decode()}, "
-                                f"recorded {encode_event(judged).decode()}")
+    return ChainProblem(number, _("event {number} of game {game} is stored otherwise than the ledger records it "
+                                  "(written outside pulka?): stored {stored}, recorded {recorded}").format(
+        number=number, game=repr(game), stored=encode_event(stored).decode(), recorded=encode_event(judged).decode()))
 
 
 def kind_checked(game: str, stored_kind: str, kind: Judging[S]) -> None:
     """Refuse a command for one kind of stream on a game of another."""
     if stored_kind != kind.name:
-        raise Refused("event-log", f"{game!r} is a {stored_kind}, not a {kind.name}",
-                      "the commands of a rubber: pulka bridge ..." if stored_kind == "rubber"
-                      else "the commands of a pulka")
+        raise Refused("event-log", _("{game} is {stored}, not {kind}").format(
+            game=repr(game), stored=_kind_name(stored_kind), kind=_kind_name(kind.name)),
+                      _("the commands of a rubber: pulka bridge ...") if stored_kind == "rubber"
+                      else _("the commands of a pulka"))
+
+
+def _kind_name(name: str) -> str:
+    """A kind of game as a refusal names it: ``a pulka``, ``a rubber``."""
+    return _(KIND_NAMES[name]) if name in KIND_NAMES else f"a {name}"
 
 
 def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:
@@ -730,9 +751,11 @@ def a_game(name: str, first: AnyEvent) -> None:
     """Refuse a stream that is not a game (a tournament, the club register) where a
     game is meant."""
     if isinstance(first, TournamentStarted | ClubStarted):
-        kind = "a tournament" if isinstance(first, TournamentStarted) else "the club register"
-        raise Refused("event-log", f"{name!r} is {kind}, not a game",
-                      "pulka tournament … for a tournament" if isinstance(first, TournamentStarted) else "a game's name")
+        if isinstance(first, TournamentStarted):
+            raise Refused("event-log", _("{name} is a tournament, not a game").format(name=repr(name)),
+                          _("pulka tournament … for a tournament"))
+        raise Refused("event-log", _("{name} is the club register, not a game").format(name=repr(name)),
+                      _("a game's name"))
 
 
 def pinpointed(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:

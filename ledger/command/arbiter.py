@@ -9,11 +9,14 @@ from __future__ import annotations
 from ledger.command.by_hand import check_deal_exists, column_check
 from ledger.command.checks import filled, in_deal, is_arbiter, not_abandoned, person_of, waiting_for
 from ledger.command.result import check_result
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Penalty, Ruling
-from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from projections.deal_state import DealState
 from projections.game import GameState
+
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
 
 RULINGS = ("3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22")
 
@@ -22,33 +25,34 @@ def judge_penalty(state: GameState, event: Penalty) -> AnyEvent:
     """An arbiter's penalty never benefits the penalised ``player`` [Code 4.2.16]: gora
     goes up, pulya comes down, and whists are written on him by the wronged player."""
     if event.by is None or not is_arbiter(event.by):
-        raise Refused("4.2.16", "a penalty is an arbiter's ruling: `by` must be arbiter:NAME")
+        raise Refused("4.2.16", _("a penalty is an arbiter's ruling: `by` must be arbiter:NAME"))
     penalised = person_of(state, event.player)
     if event.column == "whists":
         if event.wronged is not None:
             if event.on is not None:
-                raise Refused("4.2.16", "a penalty in whists names the wronged player (wronged), not `on`")
+                raise Refused("4.2.16", _("a penalty in whists names the wronged player (wronged), not `on`"))
             if person_of(state, event.wronged) == penalised:
-                raise Refused("4.2.16", f"{event.player} cannot be wronged by his own penalty",
+                raise Refused("4.2.16", _("{player} cannot be wronged by his own penalty").format(player=event.player),
                               ", ".join(p for p in state.players if p != event.player))
         elif event.on is not None:
             # The form of logs older than ``wronged``: ``player`` writes on ``on``.
             column_check(state, event.player, event.column, event.on)
         else:
-            raise Refused("4.2.16", "a penalty in whists is written by the wronged player on the penalised one: "
-                          "name him (wronged)", ", ".join(p for p in state.players if p != event.player))
+            raise Refused("4.2.16", _("a penalty in whists is written by the wronged player on the penalised one: "
+                                    "name him (wronged)"), ", ".join(p for p in state.players if p != event.player))
         if event.amount <= 0:
-            raise Refused("4.2.16", "a penalty never benefits the penalised player: the whists written on him "
-                          "are positive", "an amount of 1 or more")
+            raise Refused("4.2.16", _("a penalty never benefits the penalised player: the whists written on him "
+                                    "are positive"), _("an amount of 1 or more"))
     else:
         if event.wronged is not None or event.on is not None:
-            raise Refused("4.2.1", f"a penalty in {event.column} names nobody else (no wronged, no on)")
+            raise Refused("4.2.1", _("a penalty in {column} names nobody else (no wronged, no on)").format(
+                column=event.column))
         if event.column == "gora" and event.amount <= 0:
-            raise Refused("4.2.16", "a penalty never benefits the penalised player: his gora goes up",
-                          "an amount of 1 or more")
+            raise Refused("4.2.16", _("a penalty never benefits the penalised player: his gora goes up"),
+                          _("an amount of 1 or more"))
         if event.column == "pulya" and event.amount >= 0:
-            raise Refused("4.2.16", "a penalty never benefits the penalised player: his pulya comes down",
-                          "an amount of -1 or less")
+            raise Refused("4.2.16", _("a penalty never benefits the penalised player: his pulya comes down"),
+                          _("an amount of -1 or less"))
     check_deal_exists(state, event.deal, (event.player, event.on, event.wronged))
     return filled(state, event, by=event.by, late_ok=True)
 
@@ -61,7 +65,8 @@ def judge_ruling(state: GameState, event: Ruling) -> AnyEvent:
     3.8.5.1, 3.9.22]: each names the fields its rule needs and no other."""
     rule = event.rule
     if rule not in RULINGS:
-        raise Refused("4.2.16", f"a ruling on a deal cites one of {', '.join(RULINGS)}, not {event.rule!r}",
+        raise Refused("4.2.16", _("a ruling on a deal cites one of {rules}, not {rule}").format(
+            rules=", ".join(RULINGS), rule=repr(event.rule)),
                       ", ".join(RULINGS))
     not_abandoned(state)
     _ruling_fields(event)
@@ -69,7 +74,7 @@ def judge_ruling(state: GameState, event: Ruling) -> AnyEvent:
     if rule == "3.8.5.1":
         return _plan_ruling(state, deal, event)
     if deal is None or deal.annulled_at is not None or deal.resolved:
-        raise Refused(rule, "there is no deal in progress to rule on", "a bid")
+        raise Refused(rule, _("there is no deal in progress to rule on"), _("a bid"))
     if rule in ("3.3.16.2", "3.3.16.3"):
         by = _exposed_talon(state, deal, event)
     elif rule == "3.4.4":
@@ -86,11 +91,11 @@ def _declaration(state: GameState, deal: DealState, event: Ruling) -> str:
     [Code 3.4.4]. Returns the default recorder."""
     rule = event.rule
     if deal.phase != "contract" or deal.declarer is None:
-        raise Refused(rule, "this ruling is for a declaration against the rules, before any contract stands",
+        raise Refused(rule, _("this ruling is for a declaration against the rules, before any contract stands"),
                       waiting_for(state, deal))
     if deal.own_level.get(deal.declarer) is None:
-        raise Refused(rule, "the declarer reached no level in the auction for a remiz without all: he took "
-                      "the talon without bidding (3.3.15)", "a contract by the declarer")
+        raise Refused(rule, _("the declarer reached no level in the auction for a remiz without all: he took "
+                               "the talon without bidding (3.3.15)"), _("a contract by the declarer"))
     return event.by or deal.persons[deal.defenders[0]]
 
 
@@ -100,14 +105,14 @@ def _concession(state: GameState, deal: DealState, event: Ruling) -> str:
     rule = event.rule
     names = deal.persons
     if deal.phase != "play" or deal.raspasy or deal.contract is None or deal.contract.is_misere:
-        raise Refused(rule, "a declarer concedes a whisted game in play", waiting_for(state, deal))
+        raise Refused(rule, _("a declarer concedes a whisted game in play"), waiting_for(state, deal))
     if deal.no_defence or not deal.defence().whisters:
-        raise Refused(rule, "only a whisted game is conceded without all")
+        raise Refused(rule, _("only a whisted game is conceded without all"))
     assert deal.declarer is not None
     if event.tricks is not None:
         check_result(state, deal, event.tricks, N_("the conceded tricks"))
         if event.tricks.get(names[deal.declarer], 0) != 0:
-            raise Refused(rule, "conceding means the declarer is without all: he takes no trick", "0")
+            raise Refused(rule, _("conceding means the declarer is without all: he takes no trick"), "0")
     return event.by or names[deal.declarer]
 
 
@@ -116,14 +121,14 @@ def _agreed_result(state: GameState, deal: DealState, event: Ruling) -> str:
     3.9.22]. Returns the default recorder."""
     rule = event.rule
     if deal.phase != "play" or deal.raspasy:
-        raise Refused(rule, "an agreed result settles a declared contract instead of its play",
+        raise Refused(rule, _("an agreed result settles a declared contract instead of its play"),
                       waiting_for(state, deal))
     missing = [p for p in state.players if p not in event.agreed_by]
     if missing:
-        raise Refused(rule, f"a result without play needs everyone's agreement; {', '.join(missing)} did not "
-                      "agree", ", ".join(state.players))
+        raise Refused(rule, _("a result without play needs everyone's agreement; {missing} did not agree").format(
+            missing=", ".join(missing)), ", ".join(state.players))
     if event.tricks is None:
-        raise Refused(rule, "an agreed result gives the tricks it stands for", '"tricks": {NAME: N}')
+        raise Refused(rule, _("an agreed result gives the tricks it stands for"), '"tricks": {NAME: N}')
     check_result(state, deal, event.tricks, N_("the agreed tricks"))
     return event.by or event.agreed_by[0]
 
@@ -144,7 +149,8 @@ def _ruling_fields(event: Ruling) -> None:
     """A field that belongs to another rule is refused, naming the rule it belongs to."""
     for name, rules in RULING_FIELDS.items():
         if getattr(event, name) not in (None, ()) and event.rule not in rules:
-            raise Refused(event.rule, f"{name} belongs to a ruling under {' or '.join(rules)}, not {event.rule}")
+            raise Refused(event.rule, _("{field} belongs to a ruling under {rules}, not {rule}").format(
+                field=name, rules=_(" or ").join(rules), rule=event.rule))
 
 
 def _exposed_talon(state: GameState, deal: DealState, event: Ruling) -> str:
@@ -155,35 +161,40 @@ def _exposed_talon(state: GameState, deal: DealState, event: Ruling) -> str:
     rule = event.rule
     names = deal.persons
     if deal.phase != "auction":
-        raise Refused(rule, f"the talon counts as exposed in the auction only while it is open; deal {deal.number} "
-                      "waits for " + waiting_for(state, deal))
+        raise Refused(rule, _("the talon counts as exposed in the auction only while it is open; deal {deal} "
+                             "waits for {what}").format(deal=deal.number, what=waiting_for(state, deal)))
     if event.offender is None:
-        raise Refused(rule, "name the offender, who exposed the talon", '"offender": NAME')
+        raise Refused(rule, _("name the offender, who exposed the talon"), '"offender": NAME')
     offender = in_deal(state, deal, event.offender)
     still = deal.still_bidding(offender)
     if not still:
-        raise Refused(rule, f"nobody besides {event.offender} still bids: the auction is his, and so is the talon "
-                      "(3.3.15)", waiting_for(state, deal))
-    who = " and ".join(names[s] for s in still)
+        raise Refused(rule, _("nobody besides {offender} still bids: the auction is his, and so is the talon "
+                               "(3.3.15)").format(offender=event.offender), waiting_for(state, deal))
+    who = _(" and ").join(names[s] for s in still)
     if len(still) == 1:
         if rule == "3.3.16.2":
             return event.by or names[still[0]]
         level = deal.own_level.get(still[0])
-        raise Refused("3.3.16.2", f"only {who} besides the offender {event.offender} still bids: the talon goes to "
-                      f"{who} and the deal is played; 3.3.16.3 is for a talon exposed while two players still bid",
-                      f"a ruling under 3.3.16.2 (offender {event.offender}): {who} takes the talon and declares "
-                      + (f"{level} or higher" if level is not None else "a contract, as the third hand does (3.3.15)"))
+        allowed = (_("a ruling under 3.3.16.2 (offender {offender}): {who} takes the talon and declares {level} or "
+                      "higher").format(offender=event.offender, who=who, level=level) if level is not None else
+                   _("a ruling under 3.3.16.2 (offender {offender}): {who} takes the talon and declares a contract, "
+                     "as the third hand does (3.3.15)").format(offender=event.offender, who=who))
+        raise Refused("3.3.16.2", _("only {who} besides the offender {offender} still bids: the talon goes to "
+                                    "{who} and the deal is played; 3.3.16.3 is for a talon exposed while two players "
+                                    "still bid").format(who=who, offender=event.offender), allowed)
     if rule == "3.3.16.2":
-        raise Refused(rule, f"two players besides the offender {event.offender} still bid ({who}): the talon cannot "
-                      "go to one of them", f"a ruling under 3.3.16.3: each writes on {event.offender} what his "
-                      "contract would have given him")
+        raise Refused(rule, _("two players besides the offender {offender} still bid ({who}): the talon cannot "
+                               "go to one of them").format(offender=event.offender, who=who),
+                      _("a ruling under 3.3.16.3: each writes on {offender} what his contract would have given "
+                        "him").format(offender=event.offender))
     if not event.whists:
-        raise Refused(rule, "name the whists each wronged player writes on the offender", '"whists": {NAME: N}')
+        raise Refused(rule, _("name the whists each wronged player writes on the offender"), '"whists": {NAME: N}')
     for name, amount in event.whists.items():
         if in_deal(state, deal, name) == offender:
-            raise Refused(rule, f"{name} exposed the talon and writes nothing")
+            raise Refused(rule, _("{player} exposed the talon and writes nothing").format(player=name))
         if amount <= 0:
-            raise Refused(rule, f"{name}'s whists on the offender must be positive", "1 or more")
+            raise Refused(rule, _("{player}'s whists on the offender must be positive").format(player=name),
+                          _("1 or more"))
     return event.by or next(iter(event.whists))
 
 
@@ -198,10 +209,11 @@ def _plan_ruling(state: GameState, deal: DealState | None, event: Ruling) -> Any
     if deal is None or deal.annulled_at is not None or deal.raspasy or deal.contract is None or (
         deal.ruling is not None or not (deal.phase == "play" or deal.tricks_event is not None)
     ):
-        raise Refused(rule, "a plan of play is disputed in a declared game being played (or just played, before "
-                      "the next deal)", waiting_for(state, deal) if deal is not None else "a bid")
+        raise Refused(rule, _("a plan of play is disputed in a declared game being played (or just played, before "
+                               "the next deal)"), waiting_for(state, deal) if deal is not None else _("a bid"))
     if deal.plan is not None:
-        raise Refused(rule, f"deal {deal.number} has its ruling on the plan of play already (event {deal.plan_at})")
+        raise Refused(rule, _("deal {deal} has its ruling on the plan of play already (event {event})").format(
+            deal=deal.number, event=deal.plan_at))
     planner, dissenters = _plan_sides(state, deal, event)
     if event.whists is not None:
         return _agreed_compensation(state, deal, event, planner, dissenters)
@@ -215,20 +227,21 @@ def _agreed_compensation(state: GameState, deal: DealState, event: Ruling, plann
     names = deal.persons
     assert event.whists is not None
     if event.tricks is not None or event.compensated or event.declarer_result is not None:
-        raise Refused(rule, "agreed compensation (a) and the arbiter's compensating result (b) are two ways; "
-                      "a ruling records one", '"whists" and "agreed_by", or "tricks", "compensated" and '
-                      '"declarer_result"')
+        raise Refused(rule, _("agreed compensation (a) and the arbiter's compensating result (b) are two ways; "
+                               "a ruling records one"), _('"whists" and "agreed_by", or "tricks", "compensated" and '
+                                                         '"declarer_result"'))
     for name, amount in event.whists.items():
         if in_deal(state, deal, name) not in dissenters:
-            raise Refused(rule, f"{name} is not a partner of {event.planner} who could dissent from his plan",
-                          ", ".join(names[s] for s in dissenters))
+            raise Refused(rule, _("{player} is not a partner of {planner} who could dissent from his plan").format(
+                player=name, planner=event.planner), ", ".join(names[s] for s in dissenters))
         if amount <= 0:
-            raise Refused(rule, f"{name}'s compensation on {event.planner} must be positive", "1 or more")
+            raise Refused(rule, _("{player}'s compensation on {planner} must be positive").format(
+                player=name, planner=event.planner), _("1 or more"))
     needed = [names[planner]] + list(event.whists)
     missing = [p for p in needed if p not in event.agreed_by]
     if missing:
-        raise Refused(rule, f"agreed compensation needs the agreement of {', '.join(needed)}; "
-                      f"{', '.join(missing)} did not agree", ", ".join(needed))
+        raise Refused(rule, _("agreed compensation needs the agreement of {needed}; {missing} did not agree").format(
+            needed=", ".join(needed), missing=", ".join(missing)), ", ".join(needed))
     return filled(state, event, by=event.by or next(iter(event.whists)), deal=deal.number)
 
 
@@ -238,18 +251,19 @@ def _compensating_result(state: GameState, deal: DealState, event: Ruling, disse
     rule = event.rule
     names = deal.persons
     if event.by is None or not is_arbiter(event.by):
-        raise Refused(rule, "without agreed compensation (a) the arbiter rules (b), and he must be at the table "
-                      "(footnote 58): `by` must be arbiter:NAME", '"whists" agreed by the partners, or by arbiter:NAME')
+        raise Refused(rule, _("without agreed compensation (a) the arbiter rules (b), and he must be at the table "
+                               "(footnote 58): `by` must be arbiter:NAME"),
+                      _('"whists" agreed by the partners, or by arbiter:NAME'))
     if event.tricks is None or not event.compensated or event.declarer_result is None:
-        raise Refused(rule, "the arbiter's ruling gives the other plan's result (tricks), the dissenters given it "
-                      "(compensated) and the declarer's result drawn by lot (declarer_result)",
-                      '"tricks": {NAME: N}, "compensated": [NAME], "declarer_result": "played" or "other"')
+        raise Refused(rule, _("the arbiter's ruling gives the other plan's result (tricks), the dissenters given it "
+                               "(compensated) and the declarer's result drawn by lot (declarer_result)"),
+                      '"tricks": {NAME: N}, "compensated": [NAME], "declarer_result": "played"' + _(" or ") + '"other"')
     for name in event.compensated:
         if in_deal(state, deal, name) not in dissenters:
-            raise Refused(rule, f"{name} is not a partner of {event.planner} who could dissent from his plan",
-                          ", ".join(names[s] for s in dissenters))
+            raise Refused(rule, _("{player} is not a partner of {planner} who could dissent from his plan").format(
+                player=name, planner=event.planner), ", ".join(names[s] for s in dissenters))
     if len(set(event.compensated)) != len(event.compensated):
-        raise Refused(rule, "each dissenter is named once", ", ".join(names[s] for s in dissenters))
+        raise Refused(rule, _("each dissenter is named once"), ", ".join(names[s] for s in dissenters))
     check_result(state, deal, event.tricks, N_("the other plan's tricks"))
     return filled(state, event, by=event.by, deal=deal.number)
 
@@ -263,21 +277,24 @@ def _plan_sides(state: GameState, deal: DealState, event: Ruling) -> tuple[int, 
     names = deal.persons
     assert deal.contract is not None and deal.declarer is not None
     if event.planner is None:
-        raise Refused(rule, "name the defender whose plan of play was carried out", '"planner": NAME')
+        raise Refused(rule, _("name the defender whose plan of play was carried out"), '"planner": NAME')
     planner = in_deal(state, deal, event.planner)
     if deal.contract.is_misere:
         catchers = deal.defenders
         if planner not in catchers:
-            raise Refused(rule, f"{event.planner} did not catch the misère", " or ".join(names[s] for s in catchers))
+            raise Refused(rule, _("{planner} did not catch the misère").format(planner=event.planner),
+                          _(" or ").join(names[s] for s in catchers))
     elif deal.no_defence:
-        raise Refused(rule, "a checked 10 has no whister to plan the play")
+        raise Refused(rule, _("a checked 10 has no whister to plan the play"))
     else:
         whisters = deal.defence().whisters
         if len(whisters) != 1:
-            raise Refused(rule, "a plan of play is the single whister's, who plays his partner's cards too; "
-                          + ("both whisted and each plays his own [3.8.4]" if whisters else "nobody whisted"))
+            raise Refused(rule, _("a plan of play is the single whister's, who plays his partner's cards too; both "
+                                     "whisted and each plays his own [3.8.4]") if whisters else
+                          _("a plan of play is the single whister's, who plays his partner's cards too; nobody "
+                            "whisted"))
         if planner != whisters[0]:
-            raise Refused(rule, f"{names[whisters[0]]} whisted alone and decides the plan of play, not "
-                          f"{event.planner}", names[whisters[0]])
+            raise Refused(rule, _("{whister} whisted alone and decides the plan of play, not {planner}").format(
+                whister=names[whisters[0]], planner=event.planner), names[whisters[0]])
     others = tuple(s for s in range(deal.n_players) if s not in (deal.declarer, planner, deal.shared_with))
     return planner, others

@@ -28,7 +28,7 @@ def judge_bid(state: GameState, event: Bid) -> AnyEvent:
     by = event.by or event.player
     if text.lower() == PASS:
         if event.dark and (seat in deal.spoken or deal.highest is not None):
-            raise Refused("3.3.19", "a dark pass is a player's first word, before anyone has bid", "pass")
+            raise Refused("3.3.19", _("a dark pass is a player's first word, before anyone has bid"), _("pass"))
         return filled(state, event, by=by, deal=deal.number, bid=PASS)
     _may_only_pass(deal, seat, event)
     if text.lower() == HERE:
@@ -36,7 +36,8 @@ def judge_bid(state: GameState, event: Bid) -> AnyEvent:
         return filled(state, event, by=by, deal=deal.number, bid=HERE)
     level = parse_level(text)
     if level is None:
-        raise Refused("3.3.7", f"{event.bid!r} is not a bid", f"pass, here, {LEVELS_TEXT}")
+        raise Refused("3.3.7", _("{text} is not a bid").format(text=repr(event.bid)),
+                      _("pass, here, {levels}").format(levels=LEVELS_TEXT))
     if level.is_misere:
         _misere_allowed(deal, seat, event)
     else:
@@ -63,28 +64,28 @@ def _in_turn(deal: DealState, seat: int, event: Bid) -> None:
 def _dark_allowed(deal: DealState, seat: int, event: Bid) -> None:
     """Dark bids only by agreement, and only before one has seen his cards [Code 3.3.19]."""
     if not deal.rules.dark_bids:
-        raise Refused("3.3.19", "dark bids are made only by prior agreement, and this pulka's rules have none "
-                      "(dark_bids)", "the same bid in the light")
+        raise Refused("3.3.19", _("dark bids are made only by prior agreement, and this pulka's rules have none "
+                                  "(dark_bids)"), _("the same bid in the light"))
     if seat in deal.looked:
-        raise Refused("3.3.19", f"{event.player} has bid in the light and seen his cards: no more dark bids",
-                      "a bid in the light")
+        raise Refused("3.3.19", _("{player} has bid in the light and seen his cards: no more dark bids").format(
+            player=event.player), _("a bid in the light"))
 
 
 def _may_only_pass(deal: DealState, seat: int, event: Bid) -> None:
     """Where only a pass is allowed: a forced raspasy [Code 3.7.9], after a look at the
     talon [3.3.16.1], after one's own misère, or after a nine beat it [3.6.4]."""
     if deal.forced:
-        raise Refused("3.7.9", f"deal {deal.number} is a forced raspasy opening the pulka: everyone passes dark",
-                      "pass")
+        raise Refused("3.7.9", _("deal {deal} is a forced raspasy opening the pulka: everyone passes dark").format(
+            deal=deal.number), _("pass"))
     if seat in deal.peeked:
-        raise Refused("3.3.16.1", f"{event.player} has seen the talon and takes no further part in the auction",
-                      "pass")
+        raise Refused("3.3.16.1", _("{player} has seen the talon and takes no further part in the auction").format(
+            player=event.player), _("pass"))
     if deal.misere_bidder == seat:
         raise Refused("3.6.4", _("{player} bid misère and may only pass now (footnote 41)").format(
             player=event.player), _("pass"))
     if deal.nine_over_misere and deal.rules.misere_nine_ends_auction:
-        raise Refused("3.6.4", "after a nine beats a misère the auction goes no further (footnote 41's norm, "
-                      "misere_nine_ends_auction)", "pass")
+        raise Refused("3.6.4", _("after a nine beats a misère the auction goes no further (footnote 41's norm, "
+                                 "misere_nine_ends_auction)"), _("pass"))
 
 
 def _misere_allowed(deal: DealState, seat: int, event: Bid) -> None:
@@ -106,7 +107,7 @@ def _level_allowed(deal: DealState, seat: int, event: Bid, level: Level) -> None
         raise Refused("3.3.7", _("{level} is not above the current bid {bid}").format(level=level, bid=deal.highest),
                       _allowed_bids(deal, seat))
     if _dark_misere_stands(deal) and level.level == 9 and not event.dark:
-        raise Refused("3.3.19", "a dark misère is beaten only by a dark nine or a ten", "a dark nine, or a ten")
+        raise Refused("3.3.19", _("a dark misère is beaten only by a dark nine or a ten"), _("a dark nine, or a ten"))
     if not deal.rules.jump_bids:
         expected = _one_step(deal)
         if expected is not None and level != expected:
@@ -143,17 +144,21 @@ def _below_minimum(deal: DealState, what: str, allowed: str) -> Refused:
     rule set asks for (raspasy_exit) [Code 3.7.8], or the level a dark pass raised it to
     [Code 3.3.19 a, 3.7.7]."""
     floor = deal.bid_floor()
+    bid = what == "bid"
     if floor > deal.min_level:
-        return Refused("3.3.19", f"after {len(deal.dark_passers)} dark pass(es) the lowest {what} in deal "
-                       f"{deal.number} is {floor}", allowed)
+        text = (_("after {n} dark pass(es) the lowest bid in deal {deal} is {floor}") if bid else
+                _("after {n} dark pass(es) the lowest contract in deal {deal} is {floor}"))
+        return Refused("3.3.19", text.format(n=len(deal.dark_passers), deal=deal.number, floor=floor), allowed)
     if deal.exit_dark:
-        return Refused("3.7.7", f"the lowest {what} in deal {deal.number}, after a raspasy with dark passes, is "
-                       f"{deal.min_level}", allowed)
+        text = (_("the lowest bid in deal {deal}, after a raspasy with dark passes, is {level}") if bid else
+                _("the lowest contract in deal {deal}, after a raspasy with dark passes, is {level}"))
+        return Refused("3.7.7", text.format(deal=deal.number, level=deal.min_level), allowed)
     if deal.min_level > 6:
         rules = deal.rules
         how = ", ".join(["raspasy_exit"] + [k for k in ("raspasy_exit_lasts", "raspasy_exit_climbs") if getattr(rules, k)])
-        return Refused("3.7.8", f"the lowest {what} in deal {deal.number}, after raspasy, is {deal.min_level} ({how})",
-                       allowed)
+        text = (_("the lowest bid in deal {deal}, after raspasy, is {level} ({how})") if bid else
+                _("the lowest contract in deal {deal}, after raspasy, is {level} ({how})"))
+        return Refused("3.7.8", text.format(deal=deal.number, level=deal.min_level, how=how), allowed)
     return Refused("3.3.5", (_("the lowest bid is 6") if what == "bid" else _("the lowest contract is 6")), allowed)
 
 
@@ -174,7 +179,7 @@ def _here(state: GameState, deal: DealState, seat: int) -> None:
         raise Refused("3.3.8", _("only the forehand ({player}) may say here").format(
             player=deal.persons[deal.bidders[0]]), _allowed_bids(deal, seat))
     if deal.highest is not None and deal.highest.is_misere:
-        raise Refused("3.6.4", "nobody may answer a misère with here (footnote 41)", _allowed_bids(deal, seat))
+        raise Refused("3.6.4", _("nobody may answer a misère with here (footnote 41)"), _allowed_bids(deal, seat))
     raise Refused("3.3.8", _("{player} may say here only to hold another player's bid").format(player=name),
                   _allowed_bids(deal, seat))
 
@@ -211,9 +216,9 @@ def judge_contract(state: GameState, event: Contract) -> AnyEvent:
     deal = state.current
     level = parse_level(event.contract)
     if level is None:
-        raise Refused("2.2.2", f"{event.contract!r} is not a contract", LEVELS_TEXT)
+        raise Refused("2.2.2", _("{text} is not a contract").format(text=repr(event.contract)), LEVELS_TEXT)
     if deal is None or deal.annulled_at is not None or deal.ruling is not None:
-        raise Refused("3.4.1", "no auction has ended with a declarer", "a bid")
+        raise Refused("3.4.1", _("no auction has ended with a declarer"), _("a bid"))
     seat = in_deal(state, deal, event.player)
     floor = deal.bid_floor()
     by = event.by or event.player
@@ -221,10 +226,10 @@ def judge_contract(state: GameState, event: Contract) -> AnyEvent:
         # Two passes, then the third hand takes the talon without bidding [Code 3.3.15].
         _change(state, deal, event)
         if level.is_misere:
-            raise Refused("3.3.15", "taking the talon without bidding obliges a contract, not a misère",
-                          f"{floor}S or higher")
+            raise Refused("3.3.15", _("taking the talon without bidding obliges a contract, not a misère"),
+                          _("{bid} or higher").format(bid=f"{floor}S"))
         if level.level < floor:
-            raise _below_minimum(deal, "contract", f"{floor}S or higher")
+            raise _below_minimum(deal, "contract", _("{bid} or higher").format(bid=f"{floor}S"))
         _shared(state, deal, event, level)
         return filled(state, event, by=by, contract=str(level))
     _the_declarer(state, deal, seat, event)
@@ -237,7 +242,7 @@ def judge_contract(state: GameState, event: Contract) -> AnyEvent:
 def _the_declarer(state: GameState, deal: DealState, seat: int, event: Contract) -> None:
     """The auction has ended, with a declarer, and he declares [Code 3.4.1, 3.3.12, 3.3.13]."""
     if deal.bidding_closed_at is None:
-        raise Refused("3.4.1", "no auction has ended with a declarer", waiting_for(state, deal))
+        raise Refused("3.4.1", _("no auction has ended with a declarer"), waiting_for(state, deal))
     if deal.raspasy:
         raise Refused("3.3.12", _("everyone passed in deal {deal}: it is raspasy, no contract").format(
             deal=deal.number), _("the raspasy tricks"))
@@ -259,26 +264,27 @@ def _declarable(deal: DealState, seat: int, event: Contract, level: Level) -> No
     dark_winner = deal.dark_last.get(seat, False)
     if deal.talon_without_bid:
         if level.is_misere or level.level < floor:
-            raise Refused("3.3.15", "a contract taken without bidding must be a contract of "
-                          f"{floor} or more, not a misère", f"{floor}S or higher")
+            raise Refused("3.3.15", _("a contract taken without bidding must be a contract of {floor} or more, not a "
+                                      "misère").format(floor=floor), _("{bid} or higher").format(bid=f"{floor}S"))
     elif bid is not None and bid.is_misere:
         if not level.is_misere:
-            raise Refused("3.4.4", f"{event.player} bid misère and must declare the misère",
-                          f"{MISERE}; if he will not, a ruling under 3.4.4: a misère without all, all ten tricks")
+            raise Refused("3.4.4", _("{player} bid misère and must declare the misère").format(player=event.player),
+                          _("{misere}; if he will not, a ruling under 3.4.4: a misère without all, all ten "
+                            "tricks").format(misere=spoken(MISERE)))
     elif level.is_misere:
         if not dark_winner:
-            raise Refused("3.4.4", f"{event.player} did not bid misère and cannot declare one",
-                          f"{bid} or higher" if bid else None)
+            raise Refused("3.4.4", _("{player} did not bid misère and cannot declare one").format(player=event.player),
+                          _("{bid} or higher").format(bid=bid) if bid else None)
         # A dark winner may turn his game into a misère before taking the talon [Code 3.3.19 b].
         if deal.contract is not None:
-            raise Refused("3.3.19", "a dark game turns into a misère only before the talon is taken",
-                          f"{bid} or higher" if bid else None)
+            raise Refused("3.3.19", _("a dark game turns into a misère only before the talon is taken"),
+                          _("{bid} or higher").format(bid=bid) if bid else None)
     elif bid is not None and level.rank < bid.rank:
         raise Refused("3.4.3", _("the contract {level} is below {player}'s bid {bid}").format(
             level=level, player=event.player, bid=bid), _("{bid} or higher").format(bid=bid))
     if dark_winner and level.level == 6 and deal.calls:
-        raise Refused("3.3.19", f"a dark six is whisted by both defenders, and {deal.persons[deal.calls[0][0]]} has "
-                      "passed already", "a contract of 7 or more, or the contract as declared")
+        raise Refused("3.3.19", _("a dark six is whisted by both defenders, and {player} has passed already").format(
+            player=deal.persons[deal.calls[0][0]]), _("a contract of 7 or more, or the contract as declared"))
 
 
 def _change(state: GameState, deal: DealState, event: Contract) -> None:
@@ -288,24 +294,24 @@ def _change(state: GameState, deal: DealState, event: Contract) -> None:
     whisted = any(call != PASS for _, call in deal.calls)
     if event.evident_correction:
         if deal.contract is None:
-            raise Refused("3.4.8", "an evident correction changes a contract declared already; none is",
-                          "the contract without evident_correction")
+            raise Refused("3.4.8", _("an evident correction changes a contract declared already; none is"),
+                          _("the contract without evident_correction"))
         if deal.tricks is not None or deal.no_defence:
-            raise Refused("3.4.7", "the contract can no longer change: it has been played"
-                          if deal.tricks is not None else "a misère or a checked 10 is played at once, without calls")
+            raise Refused("3.4.7", _("the contract can no longer change: it has been played") if deal.tricks is not None
+                          else _("a misère or a checked 10 is played at once, without calls"))
         if not whisted:
-            raise Refused("3.4.8", "nobody has whisted: the declarer changes his contract without claiming an "
-                          "evident correction", "the contract without evident_correction")
+            raise Refused("3.4.8", _("nobody has whisted: the declarer changes his contract without claiming an "
+                                     "evident correction"), _("the contract without evident_correction"))
         if state.seats.changed_at > state.starts[-1]:
-            raise Refused("3.1.2", f"the table changed after deal {deal.number}; its contract is closed",
-                          "a bid of the next deal")
+            raise Refused("3.1.2", _("the table changed after deal {deal}; its contract is closed").format(
+                deal=deal.number), _("a bid of the next deal"))
         return
     if deal.contract is None:
         return
     if deal.no_defence or deal.resolved or whisted or deal.tricks:
-        raise Refused("3.4.7", "the contract can no longer change: it has been whisted or played",
-                      "an evident correction (evident_correction), where the declarer's intention to correct his "
-                      "error was evident before the whist (3.4.8)" if whisted and deal.tricks is None else None)
+        raise Refused("3.4.7", _("the contract can no longer change: it has been whisted or played"),
+                      _("an evident correction (evident_correction), where the declarer's intention to correct his "
+                        "error was evident before the whist (3.4.8)") if whisted and deal.tricks is None else None)
 
 
 def _shared(state: GameState, deal: DealState, event: Contract, level: Level) -> None:
@@ -313,11 +319,12 @@ def _shared(state: GameState, deal: DealState, event: Contract, level: Level) ->
     if event.shared_with is None:
         return
     if not deal.rules.misere_with_dealer:
-        raise Refused("3.6.9", "sharing a misère with the dealer is not agreed in this pulka (misere_with_dealer)")
+        raise Refused("3.6.9", _("sharing a misère with the dealer is not agreed in this pulka (misere_with_dealer)"))
     if not level.is_misere:
-        raise Refused("3.6.9", "only a misère may be shared with the dealer", MISERE)
+        raise Refused("3.6.9", _("only a misère may be shared with the dealer"), spoken(MISERE))
     out = deal.sitting_out
     if out is None:
-        raise Refused("3.6.9", "a misère is shared only with a dealer who sits out, with four players")
+        raise Refused("3.6.9", _("a misère is shared only with a dealer who sits out, with four players"))
     if event.shared_with != deal.persons[out]:
-        raise Refused("3.6.9", f"{event.shared_with} is not the dealer of deal {deal.number}", deal.persons[out])
+        raise Refused("3.6.9", _("{player} is not the dealer of deal {deal}").format(
+            player=event.shared_with, deal=deal.number), deal.persons[out])

@@ -28,6 +28,7 @@ from ledger.command.admission import admit
 from ledger.command.checks import is_arbiter
 from ledger.command.store import Store, StoredEvent, game_id
 from ledger.command.tree import ClubTree
+from ledger.vocabulary import language
 from ledger.vocabulary.attestation import (
     CHECKPOINTS_STREAM,
     SIGNATURES_STREAM,
@@ -71,14 +72,19 @@ from projections.attested import (
 from projections.attested import signed_events as signed_in
 from projections.attested import signature_line
 
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+
 RULE = "proofs"
 BUNDLE_FORMAT = "pulka-bundle/v1"
 CONSISTENCY_FORMAT = "pulka-consistency/v1"
 
-# The decisions an arbiter signs, and what they are called.
+# The decisions an arbiter signs, and what they are called (in English in a bundle; a
+# command that shows one translates it, ``_(what(event))``).
 SIGNABLE: dict[type, str] = {
-    Ruling: "ruling", Penalty: "penalty", BridgePenalty: "ruling above the line", YellowCard: "yellow card",
-    Removed: "removal", Disqualified: "disqualification", TourClosed: "tour's results", CutMade: "cut",
+    Ruling: N_("ruling"), Penalty: N_("penalty"), BridgePenalty: N_("ruling above the line"),
+    YellowCard: N_("yellow card"), Removed: N_("removal"), Disqualified: N_("disqualification"),
+    TourClosed: N_("tour's results"), CutMade: N_("cut"),
 }
 
 
@@ -120,9 +126,10 @@ class Attestations:
         found = [cp for cp in self.checkpoints() if size is None or cp.size == size]
         if not found:
             if size is None:
-                raise Refused(RULE, "the store has no checkpoint yet", "pulka checkpoint --key CLUB.key")
-            sizes = ", ".join(str(cp.size) for cp in self.checkpoints()) or "none"
-            raise Refused(RULE, f"no stored checkpoint of size {size}", f"the sizes stored: {sizes}")
+                raise Refused(RULE, _("the store has no checkpoint yet"), "pulka checkpoint --key CLUB.key")
+            sizes = ", ".join(str(cp.size) for cp in self.checkpoints()) or _("none")
+            raise Refused(RULE, _("no stored checkpoint of size {size}").format(size=size),
+                          _("the sizes stored: {sizes}").format(sizes=sizes))
         return found[-1]
 
     def signatures(self, stream: str) -> dict[int, list[Signed]]:
@@ -179,12 +186,12 @@ class Attestations:
              by: str | None = None) -> StoredCheckpoint:
         """Sign and store a checkpoint of every event stored now."""
         if not signers:
-            raise Refused(RULE, "a checkpoint needs a signature", "--key KEYFILE (from `pulka keygen`)")
+            raise Refused(RULE, _("a checkpoint needs a signature"), _("--key KEYFILE (from `pulka keygen`)"))
         stored = self.store.load(CHECKPOINTS_STREAM)
         known = self.origin()
         if known is not None and origin is not None and origin != known:
-            raise Refused(RULE, f"this store's checkpoints name the log {known!r}, not {origin!r}",
-                          "the same origin for every checkpoint of a log")
+            raise Refused(RULE, _("this store's checkpoints name the log {known}, not {origin}").format(
+                known=repr(known), origin=repr(origin)), _("the same origin for every checkpoint of a log"))
         chosen = known or origin or signers[0].name
         try:
             check_origin(chosen)
@@ -193,7 +200,7 @@ class Attestations:
         with ClubTree.open(self.store, write=True) as tree:
             size, root = tree.size, tree.root()
         if size == 0:
-            raise Refused(RULE, "the store holds no event yet: there is nothing to checkpoint")
+            raise Refused(RULE, _("the store holds no event yet: there is nothing to checkpoint"))
         checkpoint = Checkpoint(chosen, size, root)
         note = sign(checkpoint.text(), signers)
         at = self.clock()
@@ -209,13 +216,13 @@ class Attestations:
         once the store is seen to hold it and every checkpoint before it."""
         cp = self.stored(size)
         if any(s.key == signer.verifier.text() for s in cp.signatures):
-            raise Refused(RULE, f"{signer.name} has signed checkpoint #{cp.size} already")
+            raise Refused(RULE, _("{signer} has signed checkpoint #{size} already").format(signer=signer.name, size=cp.size))
         with ClubTree.open(self.store, write=True) as tree:
             for earlier in self.checkpoints():
                 if earlier.size <= tree.size and tree.root(earlier.size) != earlier.checkpoint.root:
-                    raise Refused(RULE, f"the store no longer holds checkpoint #{earlier.size}: its first "
-                                  f"{earlier.size} events were changed, deleted, inserted or reordered; see `pulka verify`",
-                                  "cosign a checkpoint the store still holds")
+                    raise Refused(RULE, _("the store no longer holds checkpoint #{size}: its first {size} events were "
+                                            "changed, deleted, inserted or reordered; see `pulka verify`").format(
+                                      size=earlier.size), _("cosign a checkpoint the store still holds"))
         line = signature_of(signer, cp.checkpoint.text())
         event = Cosigned(size=cp.size, root=cp.root, signature=NoteSignature(signer.verifier.text(), line.base64),
                          at=self.clock(), by=by)
@@ -226,26 +233,30 @@ class Attestations:
         """Store ``signer``'s signature over the digest of event ``number`` of ``stream``."""
         reading = self.store.read(stream)
         if not reading.stored:
-            raise Refused(RULE, f"no stream named {stream!r}")
+            raise Refused(RULE, _("no stream named {stream}").format(stream=repr(stream)))
         if reading.problem is not None:
-            raise Refused(RULE, f"the hash chain of {stream!r} is broken: {reading.problem}", "pulka verify")
+            raise Refused(RULE, _("the hash chain of {stream} is broken: {problem}").format(
+                stream=repr(stream), problem=reading.problem), "pulka verify")
         if not 1 <= number <= len(reading.stored):
-            raise Refused(RULE, f"{stream!r} has no event {number}", f"events 1 to {len(reading.stored)}")
+            raise Refused(RULE, _("{stream} has no event {number}").format(stream=repr(stream), number=number),
+                          _("events 1 to {last}").format(last=len(reading.stored)))
         target = reading.stored[number - 1]
-        kinds = ", ".join(sorted({SIGNABLE[t] for t in SIGNABLE}))
+        kinds = ", ".join(sorted({_(SIGNABLE[t]) for t in SIGNABLE}))
         if type(target.event) not in SIGNABLE:
-            raise Refused(RULE, f"event {number} is a {event_type(target.event)}: an arbiter signs his decisions",
-                          kinds)
+            raise Refused(RULE, _("event {number} is a {type}: an arbiter signs his decisions").format(
+                number=number, type=event_type(target.event)), kinds)
         if not is_arbiter(signer.name):
-            raise Refused(RULE, f"the key {signer.name!r} is not an arbiter's", "a key named arbiter:NAME "
-                          "(pulka keygen arbiter:NAME)")
+            raise Refused(RULE, _("the key {key} is not an arbiter's").format(key=repr(signer.name)),
+                          _("a key named arbiter:NAME (pulka keygen arbiter:NAME)"))
         recorder = target.event.by
         if recorder is not None and is_arbiter(recorder) and recorder != signer.name:
-            raise Refused(RULE, f"event {number} was recorded by {recorder}, not {signer.name}",
-                          f"{recorder}'s own key")
+            raise Refused(RULE, _("event {number} was recorded by {recorder}, not {signer}").format(
+                number=number, recorder=recorder, signer=signer.name),
+                _("{recorder}'s own key").format(recorder=recorder))
         for e in signed_in([s.event for s in self.store.load(SIGNATURES_STREAM)], stream).get((stream, number), []):
             if e.signature.key == signer.verifier.text():
-                raise Refused(RULE, f"event {number} of {stream!r} is signed by {signer.name} already")
+                raise Refused(RULE, _("event {number} of {stream} is signed by {signer} already").format(
+                    number=number, stream=repr(stream), signer=signer.name))
         line = signature_of(signer, event_text(stream, number, target.digest))
         signed = EventSigned(stream=stream, number=number, event_digest=target.digest, at=self.clock(), by=signer.name,
                              signature=NoteSignature(signer.verifier.text(), line.base64))
@@ -271,17 +282,18 @@ class Attestations:
         latest stored; its events are those the checkpoint covers."""
         reading = self.store.read(game)
         if not reading.stored:
-            raise Refused(RULE, f"no stream named {game!r}")
+            raise Refused(RULE, _("no stream named {stream}").format(stream=repr(game)))
         if reading.problem is not None:
-            raise Refused(RULE, f"the hash chain of {game!r} is broken: {reading.problem}", "pulka verify")
+            raise Refused(RULE, _("the hash chain of {stream} is broken: {problem}").format(
+                stream=repr(game), problem=reading.problem), "pulka verify")
         note = published if published is not None else self.stored().note()
         checkpoint = _checkpoint_of(note)
         with ClubTree.open(self.store) as tree:
             self._holds(tree, checkpoint)
             covered = tree.covered(game, checkpoint.size)
             if covered is None:
-                raise Refused(RULE, f"checkpoint #{checkpoint.size} does not cover {game!r}: the game was begun "
-                              "after it", "pulka checkpoint --key CLUB.key, then prove again")
+                raise Refused(RULE, _("checkpoint #{size} does not cover {game}: the game was begun after it").format(
+                    size=checkpoint.size, game=repr(game)), _("pulka checkpoint --key CLUB.key, then prove again"))
             head, index = covered
             proof = tree.inclusion(index, checkpoint.size)
         events = reading.stored[:head]
@@ -311,7 +323,8 @@ class Attestations:
         """The proof that checkpoint ``new`` extends checkpoint ``old``, from the store."""
         first, second = _checkpoint_of(old), _checkpoint_of(new)
         if first.origin != second.origin:
-            raise Refused(RULE, f"the checkpoints are of two logs: {first.origin!r} and {second.origin!r}")
+            raise Refused(RULE, _("the checkpoints are of two logs: {first} and {second}").format(
+                first=repr(first.origin), second=repr(second.origin)))
         if first.size > second.size:
             first, second, old, new = second, first, new, old
         with ClubTree.open(self.store) as tree:
@@ -324,12 +337,12 @@ class Attestations:
 
     def _holds(self, tree: ClubTree, checkpoint: Checkpoint) -> None:
         if checkpoint.size > tree.size:
-            raise Refused(RULE, f"checkpoint #{checkpoint.size} is of {checkpoint.size} events, the store holds "
-                          f"{tree.size}: it is not of this store, or events were deleted")
+            raise Refused(RULE, _("checkpoint #{size} is of {size} events, the store holds {held}: it is not of "
+                                  "this store, or events were deleted").format(size=checkpoint.size, held=tree.size))
         if tree.root(checkpoint.size) != checkpoint.root:
-            raise Refused(RULE, f"the store no longer holds checkpoint #{checkpoint.size}: its first "
-                          f"{checkpoint.size} events were changed, deleted, inserted or reordered since "
-                          "(no proof from it can exist); see `pulka verify`")
+            raise Refused(RULE, _("the store no longer holds checkpoint #{size}: its first {size} events were "
+                                  "changed, deleted, inserted or reordered since (no proof from it can exist); "
+                                  "see `pulka verify`").format(size=checkpoint.size))
 
     # -- verify -------------------------------------------------------------------------
 
@@ -347,23 +360,27 @@ class Attestations:
         with ClubTree.fresh(self.store) as tree:
             names = _stream_names(self.store)
             for cp in stored:
-                problems += _checkpoint_problems(tree, cp.checkpoint, f"checkpoint #{cp.size} (event {cp.number} "
-                                                 f"of {CHECKPOINTS_STREAM}, {cp.at})")
+                problems += _checkpoint_problems(tree, cp.checkpoint, _(
+                    "checkpoint #{size} (event {number} of {stream}, {at})").format(
+                        size=cp.size, number=cp.number, stream=CHECKPOINTS_STREAM, at=cp.at))
                 problems += _signature_problems(cp, trusted)
             for note in published:
                 problems += self._published_problems(tree, note, trusted)
             for a, b in forks(stored):
-                problems.append(f"fork: checkpoints #{a.size} of {a.at} and of {b.at} give two roots for the same "
-                                f"{a.size} events ({a.root[:16]}… and {b.root[:16]}…): two histories were signed")
+                problems.append(_("fork: checkpoints #{size} of {first} and of {second} give two roots for the same "
+                                  "{size} events ({root}… and {other}…): two histories were signed").format(
+                    size=a.size, first=a.at, second=b.at, root=a.root[:16], other=b.root[:16]))
             for number, orphan in orphan_cosignatures([s.event for s in self.store.load(CHECKPOINTS_STREAM)]):
-                problems.append(f"event {number} of {CHECKPOINTS_STREAM} cosigns checkpoint #{orphan.size} with a root "
-                                "no stored checkpoint has")
+                problems.append(_("event {number} of {stream} cosigns checkpoint #{size} with a root no stored "
+                                  "checkpoint has").format(number=number, stream=CHECKPOINTS_STREAM, size=orphan.size))
             problems += self._event_signature_problems(trusted)
             problems += _cache_problems(tree, names)
             if stored:
                 last = stored[-1]
-                report.append(f"{CHECKPOINTS_STREAM}: {len(stored)} checkpoint(s), the last #{last.size} of "
-                              f"{tree.size} events stored, signed by {', '.join(last.signers())}")
+                report.append(_("{stream}: {count} checkpoint(s), the last #{size} of {held} events stored, "
+                                "signed by {signers}").format(stream=CHECKPOINTS_STREAM, count=len(stored),
+                                                               size=last.size, held=tree.size,
+                                                               signers=", ".join(last.signers())))
         return report, problems
 
     def _published_problems(self, tree: ClubTree, note: Note, trusted: Sequence[Verifier]) -> list[str]:
@@ -372,11 +389,12 @@ class Attestations:
             if trusted:
                 open_note(note, trusted)
         except (Refused, NoteError) as exc:
-            return [f"the checkpoint given: {exc}"]
+            return [_("the checkpoint given: {why}").format(why=exc)]
         origin = self.origin()
         if origin is not None and checkpoint.origin != origin:
-            return [f"the checkpoint given is of the log {checkpoint.origin!r}, this store's is {origin!r}"]
-        return _checkpoint_problems(tree, checkpoint, f"the checkpoint given (#{checkpoint.size})")
+            return [_("the checkpoint given is of the log {given}, this store's is {origin}").format(
+                given=repr(checkpoint.origin), origin=repr(origin))]
+        return _checkpoint_problems(tree, checkpoint, _("the checkpoint given (#{size})").format(size=checkpoint.size))
 
     def _event_signature_problems(self, trusted: Sequence[Verifier]) -> list[str]:
         problems = []
@@ -384,20 +402,22 @@ class Attestations:
         for number, event in enumerate((s.event for s in self.store.load(SIGNATURES_STREAM)), start=1):
             if not isinstance(event, EventSigned):
                 continue
-            where = f"event {number} of {SIGNATURES_STREAM} (a signature on event {event.number} of {event.stream!r})"
+            where = _("event {number} of {signatures} (a signature on event {signed} of {stream})").format(
+                number=number, signatures=SIGNATURES_STREAM, signed=event.number, stream=repr(event.stream))
             if event.stream not in digests:
                 digests[event.stream] = {s.number: s.digest for s in self.store.load(event.stream)}
             stored = digests[event.stream].get(event.number)
             if stored is None:
-                problems.append(f"{where}: the store has no such event")
+                problems.append(_("{where}: the store has no such event").format(where=where))
             elif stored != event.event_digest:
-                problems.append(f"{where}: the event's digest is no longer the one signed (the event was changed "
-                                "and chained anew?)")
+                problems.append(_("{where}: the event's digest is no longer the one signed (the event was changed "
+                                  "and chained anew?)").format(where=where))
             elif not signature_holds(event):
-                problems.append(f"{where}: the signature does not verify with the key stored beside it")
+                problems.append(_("{where}: the signature does not verify with the key stored beside it").format(
+                    where=where))
             elif trusted and not any(key_of(event.signature) == k for k in trusted):
-                problems.append(f"{where}: signed by {event.signature.key.split('+', 1)[0]}, a key not among "
-                                "those given (--key)")
+                problems.append(_("{where}: signed by {signer}, a key not among those given (--key)").format(
+                    where=where, signer=event.signature.key.split("+", 1)[0]))
         return problems
 
 
@@ -422,10 +442,11 @@ def _checkpoint_of(note: Note) -> Checkpoint:
 
 def _checkpoint_problems(tree: ClubTree, checkpoint: Checkpoint, name: str) -> list[str]:
     if checkpoint.size > tree.size:
-        return [f"{name} covers {checkpoint.size} events, the store holds {tree.size}: events were deleted"]
+        return [_("{name} covers {size} events, the store holds {held}: events were deleted").format(
+            name=name, size=checkpoint.size, held=tree.size)]
     if tree.root(checkpoint.size) != checkpoint.root:
-        return [f"{name} does not match the store: its first {checkpoint.size} events were changed, deleted, "
-                f"inserted or reordered since it was signed"]
+        return [_("{name} does not match the store: its first {size} events were changed, deleted, "
+                  "inserted or reordered since it was signed").format(name=name, size=checkpoint.size)]
     return []
 
 
@@ -440,9 +461,11 @@ def _signature_problems(cp: StoredCheckpoint, trusted: Sequence[Verifier]) -> li
             line = None
         name = signature.key.split("+", 1)[0]
         if key is None or line is None or not verified_by(Note(text, (line,)), key):
-            problems.append(f"checkpoint #{cp.size}: the signature of {name} does not verify")
+            problems.append(_("checkpoint #{size}: the signature of {signer} does not verify").format(
+                size=cp.size, signer=name))
     if trusted and not any(key_of(s) in trusted for s in cp.signatures):
-        problems.append(f"checkpoint #{cp.size}: signed by {', '.join(cp.signers())}, none of them a key given (--key)")
+        problems.append(_("checkpoint #{size}: signed by {signers}, none of them a key given (--key)").format(
+            size=cp.size, signers=", ".join(cp.signers())))
     return problems
 
 
@@ -466,13 +489,13 @@ def _cache_problems(tree: ClubTree, names: dict[str, str]) -> list[str]:
             at = next(i for i in range(0, len(hashes), 32) if fresh[i:i + 32] != hashes[i:i + 32]) // 32
             leaf = index * 256 + at
             if leaf >= len(tree.leaves):
-                return [f"the tree's cache holds {leaf + 1} events or more, the store {len(tree.leaves)}: "
-                        "events were deleted after they were taken into the tree"]
+                return [_("the tree's cache holds {cached} events or more, the store {held}: events were deleted "
+                          "after they were taken into the tree").format(cached=leaf + 1, held=len(tree.leaves))]
             row = tree.leaves[leaf]
             stream = names.get(str(row.stream), f"stream {row.stream}")
-            return [f"event {row.number} of {stream!r} (position {leaf + 1} of the club log) is not the event the "
-                    "tree took in: it was changed, or events before it were deleted, inserted or reordered, after "
-                    "it was taken into the tree"]
+            return [_("event {number} of {stream} (position {position} of the club log) is not the event the "
+                      "tree took in: it was changed, or events before it were deleted, inserted or reordered, after "
+                      "it was taken into the tree").format(number=row.number, stream=repr(stream), position=leaf + 1)]
     return []
 
 

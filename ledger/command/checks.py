@@ -24,6 +24,7 @@ from projections.game import GameState
 from projections.recording import checked_merge
 
 _ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
 
 ARBITER = "arbiter:"
 SCORER = "scorer:"
@@ -41,34 +42,39 @@ class Records(Protocol):
 
 def correction_of(
     state: Records, c: Correction, correctable: Mapping[str, tuple[str, ...]], rule: str, never: str,
-    record: str = "a record that can be corrected",
+    record: str = N_("a record that can be corrected"),
 ) -> tuple[AnyEvent, AnyEvent]:
     """A correction's form, checked the same way for every kind of stream: it targets an
     earlier record of a type that can be corrected (``correctable``: type -> fields),
     changes some of that type's fields and no other (``never`` names those that never
     change), and the record with them merged in is still an event. Returns the record
     as it stands and as it would stand corrected; ``rule`` is cited in a refusal, and
-    ``record`` says what the kind of stream calls a record that can be corrected."""
+    ``record`` says what the kind of stream calls a record that can be corrected (``never``
+    and ``record``: texts marked for the catalogue with ``N_``)."""
     number = state.folded + 1
     if not 2 <= c.target < number:
-        raise Refused(rule, f"there is no event {c.target} to correct",
-                      f"2 to {number - 1}" if number > 2 else "nothing: nothing has been recorded yet")
+        raise Refused(rule, _("there is no event {event} to correct").format(event=c.target),
+                      _("2 to {last}").format(last=number - 1) if number > 2
+                      else _("nothing: nothing has been recorded yet"))
     target = state.content(c.target)
     kind = event_type(target)
     fields = correctable.get(kind)
     if fields is None:
-        raise Refused(rule, f"event {c.target} is a {kind}, which is not {record}",
+        raise Refused(rule, _("event {event} is a {kind}, which is not {record}").format(
+            event=c.target, kind=kind, record=_(record)),
                       ", ".join(sorted(correctable)))
     if not c.replacement:
-        raise Refused(rule, "a correction needs the fields that change", ", ".join(fields))
+        raise Refused(rule, _("a correction needs the fields that change"), ", ".join(fields))
     bad = sorted(set(c.replacement) - set(fields))
     if bad:
-        raise Refused(rule, f"a correction of a {kind} cannot change {', '.join(bad)} ({never} never change)",
+        raise Refused(rule, _("a correction of a {kind} cannot change {fields} ({never} never change)").format(
+            kind=kind, fields=", ".join(bad), never=_(never)),
                       ", ".join(fields))
     try:
         merged = checked_merge(target, c.replacement)
     except EventFormatError as exc:
-        raise Refused("event-log", f"the corrected event {c.target} would not be an event: {exc}") from None
+        raise Refused("event-log", _("the corrected event {event} would not be an event: {problem}").format(
+            event=c.target, problem=exc)) from None
     return target, merged
 
 
@@ -103,7 +109,7 @@ def is_official(by: str) -> bool:
 def seat_of(state: GameState, name: str) -> int:
     """The seat of a player at the table now, or a refusal listing the players."""
     if name not in state.players:
-        raise Refused("event-log", f"unknown player {name!r}", ", ".join(state.players))
+        raise Refused("event-log", _("unknown player {name}").format(name=repr(name)), ", ".join(state.players))
     return state.seat(name)
 
 
@@ -112,7 +118,7 @@ def person_of(state: GameState, name: str) -> str:
     seat he holds or held, or a refusal."""
     key = state.seat_key(name)
     if key is None:
-        raise Refused("event-log", f"unknown player {name!r}", ", ".join(state.seats.everyone))
+        raise Refused("event-log", _("unknown player {name}").format(name=repr(name)), ", ".join(state.seats.everyone))
     return key
 
 
@@ -123,8 +129,8 @@ def check_recorder(state: Table, by: str | None) -> None:
         return
     if (isinstance(state, GameState) and state.seat_key(by) is not None) or is_official(by):
         return
-    raise Refused("event-log", f"unknown recorder {by!r}",
-                  f"a player ({', '.join(state.players)}), arbiter:NAME or scorer:NAME")
+    raise Refused("event-log", _("unknown recorder {name}").format(name=repr(by)),
+                  _("a player ({players}), arbiter:NAME or scorer:NAME").format(players=", ".join(state.players)))
 
 
 def check_time(state: Table, event: AnyEvent) -> None:
@@ -136,14 +142,15 @@ def check_time(state: Table, event: AnyEvent) -> None:
         return  # the very time of the event before, which was checked
     now = time_of(event.at)
     if last is not None and now < time_of(last):
-        raise Refused("event-log", f"time {event.at} is before the previous event's {last}",
-                      f"a time at or after {last}")
+        raise Refused("event-log", _("time {time} is before the previous event's {last}").format(
+            time=event.at, last=last),
+                      _("a time at or after {last}").format(last=last))
 
 
 # A stake: money per whist (a rubber's: per 100 points), written plainly: at most seven
 # digits before the point and six after it ("0.10", "5", "0.0025").
 STAKE = re.compile(r"\d{1,7}(\.\d{1,6})?")
-STAKE_TEXT = 'a decimal number like "0.10": up to 9999999.999999, no exponent, no sign'
+STAKE_TEXT = N_('a decimal number like "0.10": up to 9999999.999999, no exponent, no sign')  # shown as _(STAKE_TEXT)
 
 
 def is_stake(text: str) -> bool:
@@ -155,7 +162,7 @@ def time_of(text: str) -> datetime:
     try:
         return parse_time(text)
     except TimeFormatError as exc:
-        raise Refused("event-log", str(exc), f"e.g. {EXAMPLE}") from None
+        raise Refused("event-log", str(exc), _("e.g. {example}").format(example=EXAMPLE)) from None
 
 
 def filled(
@@ -170,8 +177,8 @@ def filled(
     k = deal if deal is not None else state.current_deal_number
     if event.deal is not None and event.deal != k:
         if not late_ok:
-            raise Refused("event-log", f"this {event_type(event)} belongs to deal {k}, not deal {event.deal}",
-                          f'"deal": {k}, or no deal')
+            raise Refused("event-log", _("this {kind} belongs to deal {deal}, not deal {given}").format(
+                kind=event_type(event), deal=k, given=event.deal), _('"deal": {deal}, or no deal').format(deal=k))
         k = event.deal
     if event.by == by and event.deal == k:
         for field, value in written.items():
@@ -189,8 +196,9 @@ def in_deal(state: GameState, deal: DealState, name: str) -> int:
     """The seat, in ``deal``, of a player who held one there; else a refusal."""
     if name not in deal.persons:
         if state.seat_key(name) is None:
-            raise Refused("event-log", f"unknown player {name!r}", ", ".join(deal.persons))
-        raise Refused("event-log", f"{name} was not at the table in deal {deal.number}", ", ".join(deal.persons))
+            raise Refused("event-log", _("unknown player {name}").format(name=repr(name)), ", ".join(deal.persons))
+        raise Refused("event-log", _("{player} was not at the table in deal {deal}").format(
+            player=name, deal=deal.number), ", ".join(deal.persons))
     return deal.persons.index(name)
 
 
@@ -225,8 +233,8 @@ def no_new_deal_after_end(state: GameState) -> None:
     if state.abandoned_at is not None:
         end = state.content(state.abandoned_at)
         if isinstance(end, Abandoned) and end.demanded_by is not None:
-            raise Refused("5.4.18", f"the pulka was settled on {end.demanded_by}'s demand at event "
-                          f"{state.abandoned_at}; no deal may follow")
+            raise Refused("5.4.18", _("the pulka was settled on {player}'s demand at event {event}; no deal may "
+                                      "follow").format(player=end.demanded_by, event=state.abandoned_at))
         raise Refused("4.2.3", _("the pulka was abandoned at event {event}; no deal may follow").format(
             event=state.abandoned_at))
     if state.finished:
@@ -237,8 +245,9 @@ def no_new_deal_after_end(state: GameState) -> None:
 
 def between_deals(state: GameState, what: str, rule: str) -> None:
     """Changes of the table and settlement come between deals: a deal once dealt is
-    played out [Code 5.4.18 and its footnote 94]."""
+    played out [Code 5.4.18 and its footnote 94]. ``what``: a text marked with ``N_``."""
     progress = state.deal_in_progress()
     if progress is not None:
-        raise Refused(rule, f"{what} comes between deals; deal {progress.number} is not over",
+        raise Refused(rule, _("{what} comes between deals; deal {deal} is not over").format(
+            what=_(what), deal=progress.number),
                       waiting_for(state, progress))

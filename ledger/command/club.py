@@ -21,6 +21,7 @@ import msgspec
 from ledger.command.admission import admit
 from ledger.command.checks import is_arbiter
 from ledger.command.store import Store, StoredEvent
+from ledger.vocabulary import language
 from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
 from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key
@@ -30,27 +31,30 @@ from ledger.vocabulary.times import utc_micros
 from projections.archive import Alias, PulkaRow, identities, game_result
 from projections.game import GameState
 
+_ = language._  # every text a person reads, in the language in effect
 
 def judge_alias(name: str, same_as: str, aliases: Sequence[Alias], rows: Sequence[PulkaRow]) -> None:
     """Refuse an alias that cannot be: see the module's docstring."""
     if not name.strip() or not same_as.strip():
-        raise Refused("club.alias", "both names are needed", "NAME SAME_AS")
+        raise Refused("club.alias", _("both names are needed"), "NAME SAME_AS")
     key, other = name_key(name), name_key(same_as)
     if key == other:
-        raise Refused("club.alias", f"{name!r} and {same_as!r} are one player already "
-                      "(names are compared after Unicode case folding)")
+        raise Refused("club.alias", _("{name} and {same_as} are one player already (names are compared after Unicode "
+                                      "case folding)").format(name=repr(name), same_as=repr(same_as)))
     who = identities(rows, aliases)
     joined = next((a for a in aliases if name_key(a.name) == key), None)
     if joined is not None:
-        raise Refused("club.alias", f"{name!r} is written for {joined.same_as!r} already", "another name")
+        raise Refused("club.alias", _("{name} is written for {same_as} already").format(
+            name=repr(name), same_as=repr(joined.same_as)), _("another name"))
     if who.key(same_as) == key:
-        raise Refused("club.alias", f"{same_as!r} is written for {name!r}: the alias would go in a circle")
+        raise Refused("club.alias", _("{same_as} is written for {name}: the alias would go in a circle").format(
+            same_as=repr(same_as), name=repr(name)))
     mine, theirs = who.key(name), who.key(same_as)
     for row in rows:
         keys = [who.key(p) for p in row.everyone]
         if mine in keys and theirs in keys:
-            raise Refused("club.alias", f"{name!r} and {same_as!r} both sat at {row.game}: "
-                          "they cannot be one player")
+            raise Refused("club.alias", _("{name} and {same_as} both sat at {game}: they cannot be one player").format(
+                name=repr(name), same_as=repr(same_as), game=row.game))
 
 
 def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows: Sequence[PulkaRow],
@@ -60,7 +64,8 @@ def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows:
     event = PlayerAliased(name=name.strip(), same_as=same_as.strip(), at=at, by=by)
     admit(event)
     if by is not None and not is_arbiter(by):
-        raise Refused("club.alias", f"the register is kept by an arbiter, not {by!r}", "arbiter:NAME")
+        raise Refused("club.alias", _("the register is kept by an arbiter, not {by}").format(by=repr(by)),
+                      "arbiter:NAME")
     judge_alias(name, same_as, aliases, rows)
     count = store.count(CLUB_STREAM)
     if count:
@@ -86,13 +91,15 @@ def judge_register(lines: Sequence[tuple[int, AnyEvent]], rows: Sequence[PulkaRo
             admit(event)
             if not events:
                 if not isinstance(event, ClubStarted) or event.game != CLUB_STREAM:
-                    raise Refused("event-log", f"the club's register begins with club_started of {CLUB_STREAM!r}")
+                    raise Refused("event-log", _("the club's register begins with club_started of {stream}").format(
+                        stream=repr(CLUB_STREAM)))
             elif not isinstance(event, PlayerAliased):
-                raise Refused("event-log", f"the club's register holds aliases (player_aliased), not {event_type(event)}",
-                              "player_aliased")
+                raise Refused("event-log", _("the club's register holds aliases (player_aliased), not {type}").format(
+                    type=event_type(event)), "player_aliased")
             else:
                 if event.by is not None and not is_arbiter(event.by):
-                    raise Refused("club.alias", f"the register is kept by an arbiter, not {event.by!r}", "arbiter:NAME")
+                    raise Refused("club.alias", _("the register is kept by an arbiter, not {by}").format(
+                        by=repr(event.by)), "arbiter:NAME")
                 judge_alias(event.name, event.same_as, aliases, rows)
                 aliases.append(Alias(event.name, event.same_as))
         except Refused as exc:
@@ -150,8 +157,10 @@ def one_person_once(store: Store, new: Sequence[AnyEvent], state: GameState | No
     for name in names:
         other = next((p for p in present if p != name and who.key(p) == who.key(name)), None)
         if other is not None:
-            where = "enters a tournament" if isinstance(start, TournamentStarted) else "sits at a table"
-            raise Refused("club.alias", f"{excerpt(name)} and {excerpt(other)} are one player by the club's "
-                          f"register (an alias joins them): one person {where} once",
-                          f"another player, or {excerpt(other)} alone")
+            twice = (_("{name} and {other} are one player by the club's register (an alias joins them): one person "
+                       "enters a tournament once") if isinstance(start, TournamentStarted)
+                     else _("{name} and {other} are one player by the club's register (an alias joins them): one "
+                            "person sits at a table once"))
+            raise Refused("club.alias", twice.format(name=excerpt(name), other=excerpt(other)),
+                          _("another player, or {other} alone").format(other=excerpt(other)))
     return {CLUB_STREAM: len(stored)}

@@ -13,6 +13,7 @@ import msgspec
 
 from ledger.command.checks import correction_of, check_recorder, filled, seat_of
 from ledger.command.play import is_play, judge_play
+from ledger.vocabulary import language
 from ledger.vocabulary.events import (
     Annulled,
     AnyEvent,
@@ -35,15 +36,19 @@ from ledger.vocabulary.refusal import Refused, cite
 from projections.game import GameState
 from projections.recording import CORRECTABLE
 
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+
 
 def judge_correction(state: GameState, c: Correction) -> AnyEvent:
     number = state.folded + 1
     if number <= 2:
-        raise Refused("4.2.7", "nothing has been recorded yet that could be corrected")
+        raise Refused("4.2.7", _("nothing has been recorded yet that could be corrected"))
     withdrawn = state.effects.get(c.target)
     if withdrawn is not None and withdrawn.rule == "4.2.8" and not withdrawn.effective:
-        raise Refused("4.2.8", f"event {c.target} was withdrawn; record it again instead of correcting it")
-    target, merged = correction_of(state, c, CORRECTABLE, "4.2.7", "type, by, player and deal")
+        raise Refused("4.2.8", _("event {event} was withdrawn; record it again instead of correcting it").format(
+            event=c.target))
+    target, merged = correction_of(state, c, CORRECTABLE, "4.2.7", N_("type, by, player and deal"))
     check_recorder(state, c.by)
     # The corrected log must still be valid from the target on: fold it again from the
     # target's deal with the correction merged in, judging every record from the target.
@@ -59,9 +64,10 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
                 try:
                     judge_play(scratch, content)
                 except Refused as exc:
-                    what = "the corrected event" if i == c.target else f"event {i}"
-                    raise Refused("4.2.7", f"the correction of event {c.target} would make {what} invalid: "
-                                  f"{exc.reason} [{cite(exc.rule)}]") from None
+                    what = _("the corrected event") if i == c.target else _("event {event}").format(event=i)
+                    raise Refused("4.2.7", _("the correction of event {event} would make {what} invalid: "
+                                             "{reason} [{rule}]").format(
+                        event=c.target, what=what, reason=exc.reason, rule=cite(exc.rule))) from None
             scratch.replay_recorded(i)
     return filled(state, c, by=c.by or target.by)
 
@@ -69,23 +75,26 @@ def judge_correction(state: GameState, c: Correction) -> AnyEvent:
 def judge_objection(state: GameState, o: Objection) -> AnyEvent:
     seat_of(state, o.player)
     if o.deal is None:
-        raise Refused("4.2.10", "an objection names the deal whose late record it refuses", "deal: K")
+        raise Refused("4.2.10", _("an objection names the deal whose late record it refuses"), "deal: K")
     if not 1 <= o.deal <= state.current_deal_number:
-        raise Refused("4.2.10", f"there is no deal {o.deal} yet", f"1 to {state.current_deal_number}")
+        raise Refused("4.2.10", _("there is no deal {deal} yet").format(deal=o.deal),
+                      _("1 to {last}").format(last=state.current_deal_number))
     if o.deal == state.current_deal_number:
         # A record is forgotten (late) once the next deal has begun; until then the
         # records of the last deal are made in time, and there is nothing to refuse.
-        raise Refused("4.2.10", f"the records of deal {o.deal} are still made in time: a record of it is late "
-                      f"only once deal {o.deal + 1} has begun",
-                      f"deal {o.deal - 1} (its late records)" if o.deal > 1 else "an objection once deal 2 has begun")
+        raise Refused("4.2.10", _("the records of deal {deal} are still made in time: a record of it is late "
+                                  "only once deal {next} has begun").format(deal=o.deal, next=o.deal + 1),
+                      _("deal {deal} (its late records)").format(deal=o.deal - 1) if o.deal > 1
+                      else _("an objection once deal 2 has begun"))
     if o.target is not None:
         if not 2 <= o.target <= state.folded:
-            raise Refused("4.2.10", f"there is no event {o.target}")
+            raise Refused("4.2.10", _("there is no event {event}").format(event=o.target))
         late = state.events[o.target - 1]
         if not isinstance(late, (Entry, Tricks)) or late.deal != o.deal:
-            raise Refused("4.2.10", f"event {o.target} is not a record of deal {o.deal}")
+            raise Refused("4.2.10", _("event {event} is not a record of deal {deal}").format(
+                event=o.target, deal=o.deal))
         if late.by == o.player:
-            raise Refused("4.2.10", f"{o.player} cannot object to his own record")
+            raise Refused("4.2.10", _("{player} cannot object to his own record").format(player=o.player))
     return filled(state, msgspec.structs.replace(o, by=o.by or o.player), by=o.by or o.player, deal=o.deal)
 
 
@@ -99,22 +108,25 @@ def judge_withdrawal(state: GameState, w: Withdrawn) -> AnyEvent:
     from ``first`` on, all records of one deal, with no pencil down among them."""
     number = state.folded + 1
     if not 2 <= w.first < number:
-        raise Refused("4.2.8", f"there is no event {w.first} to withdraw",
-                      f"{number - 1}" if number > 2 else "nothing: no record yet")
+        raise Refused("4.2.8", _("there is no event {event} to withdraw").format(event=w.first),
+                      f"{number - 1}" if number > 2 else _("nothing: no record yet"))
     taken = state.events[w.first - 1 : state.folded]
     for i, event in enumerate(taken, start=w.first):
         if not isinstance(event, WITHDRAWABLE):
             kind = event_type(event)
             if isinstance(event, PencilDown):
-                raise Refused("4.2.8", f"event {i} puts the pencil down: the records before it are out of hand; "
-                              "correct them instead", "pulka correct")
-            raise Refused("4.2.8", f"event {i} is a {kind}, not a record that can be withdrawn",
-                          "bids, contracts, defence calls, tricks, entries, penalties, annulments, deals out of turn, "
-                          "rulings, the talon's records")
+                raise Refused("4.2.8", _("event {event} puts the pencil down: the records before it are out of "
+                                         "hand; correct them instead").format(event=i), "pulka correct")
+            raise Refused("4.2.8", _("event {event} is a {kind}, not a record that can be withdrawn").format(
+                event=i, kind=kind),
+                          _("bids, contracts, defence calls, tricks, entries, penalties, annulments, deals out of "
+                            "turn, rulings, the talon's records"))
     deals = {event.deal for event in taken}
     if len(deals) > 1:
-        raise Refused("4.2.8", f"events {w.first}-{number - 1} belong to more than one deal; only the last "
-                      "record, or the last deal line, is still in hand", f"{_last_line_start(state)} or later")
+        raise Refused("4.2.8", _("events {first}-{last} belong to more than one deal; only the last "
+                                 "record, or the last deal line, is still in hand").format(
+                          first=w.first, last=number - 1),
+                      _("{event} or later").format(event=_last_line_start(state)))
     first = state.events[w.first - 1]
     return filled(state, w, by=w.by or first.by)
 

@@ -254,8 +254,8 @@ def _contract(deal: DealState, words: list[str], by: str | None) -> AnyEvent:
     assert declarer is not None
     text, _sep, flag = " ".join(words).partition(":")
     if flag not in ("", "shared"):
-        raise Refused("3.6.9", f"{' '.join(words)!r}: a contract's only mark is :shared (a misère with the "
-                      "dealer)")
+        raise Refused("3.6.9", _("{text}: a contract's only mark is :shared (a misère with the dealer)").format(
+            text=repr(" ".join(words))))
     shared = deal.persons[deal.dealer] if flag == "shared" else None
     return Contract(player=deal.persons[declarer], contract=contract_word(text), shared_with=shared, by=by)
 
@@ -303,10 +303,12 @@ def half_whist_pass(deal: DealState, call: str) -> Refused | None:
     if view.half_whister is None or view.returned or len(deal.calls) != 2:
         return None
     first = deal.persons[deal.calls[0][0]]
-    return Refused("3.8.8", f"with three players the half-whist stands when {first}, who passed, does not return "
-                   f"the whist: his second pass, as the Code says it (pass, half-whist, pass), is not written, "
-                   "being asked for only at four, before the dealer may return the whist",
-                   f"pass half_whist (the half-whist stands), or pass half_whist whist ({first} returns it)")
+    return Refused("3.8.8", _("with three players the half-whist stands when {player}, who passed, does not return "
+                              "the whist: his second pass, as the Code says it (pass, half-whist, pass), is not "
+                              "written, being asked for only at four, before the dealer may return the whist").format(
+                       player=first),
+                   _("pass half_whist (the half-whist stands), or pass half_whist whist ({player} returns it)").format(
+                       player=first))
 
 
 def _tricks(state: GameState, counts: list[str], by: str | None, read: Reading, order: str) -> AnyEvent:
@@ -439,5 +441,5 @@ def _seat_named(deal: DealState, name: str) -> int:
     """The seat of the player of the deal a line names (his name, or its beginning)."""
     person = player_named(deal.persons, name)
     if person is None:
-        raise Refused("event-log", f"unknown player {name!r}", ", ".join(deal.persons))
+        raise Refused("event-log", _("unknown player {text}").format(text=repr(name)), ", ".join(deal.persons))
     return deal.seat_index[person]

@@ -9,6 +9,7 @@ from typing import NoReturn
 
 from ledger.command.checks import filled, in_deal, not_abandoned, waiting_for
 from ledger.vocabulary import language
+from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.events import AnyEvent, Defence
 from ledger.vocabulary.refusal import Refused
 from projections.deal_state import DealState, DefenceView
@@ -21,27 +22,31 @@ def judge_defence(state: GameState, event: Defence) -> AnyEvent:
     not_abandoned(state)
     deal = state.current
     if deal is None or deal.annulled_at is not None or deal.contract is None or deal.raspasy:
-        raise Refused("3.8.1", "there is no declared contract to whist", waiting_for(state, deal) if deal else "a bid")
+        raise Refused("3.8.1", _("there is no declared contract to whist"),
+                      waiting_for(state, deal) if deal else _("a bid"))
     if deal.ruling is not None:
-        raise Refused("3.8.1", f"deal {deal.number} was closed by a ruling", "a bid of the next deal")
+        raise Refused("3.8.1", _("deal {deal} was closed by a ruling").format(deal=deal.number),
+                      _("a bid of the next deal"))
     seat = in_deal(state, deal, event.player)
     if deal.no_defence:
         if deal.contract.is_misere:
-            raise Refused("3.6.6", "a misère has no defence calls: it is played at once", "the tricks")
-        raise Refused("3.5.3", "a checked 10 (ten_checked, footnote 39) has no defence calls", "the tricks")
+            raise Refused("3.6.6", _("a misère has no defence calls: it is played at once"), _("the tricks"))
+        raise Refused("3.5.3", _("a checked 10 (ten_checked, footnote 39) has no defence calls"), _("the tricks"))
     if deal.tricks is not None:
         raise Refused("3.8.1", _("deal {deal} has been played").format(deal=deal.number), _("a bid of the next deal"))
     if state.seats.changed_at > (state.starts[-1] if state.starts else 0):
-        raise Refused("3.1.2", f"the table changed after deal {deal.number}; its defence is closed",
-                      "a bid of the next deal")
+        raise Refused("3.1.2", _("the table changed after deal {deal}; its defence is closed").format(
+            deal=deal.number), _("a bid of the next deal"))
     view = deal.defence()
     if view.expect is None:
         if seat == deal.sitting_out:
-            raise Refused("3.8.8.1", f"the dealer {event.player} may only return a half-whist, or whist after two "
-                          "passes where no half-whist is possible (an 8, 9 or 10)", waiting_for(state, deal))
+            raise Refused("3.8.8.1", _("the dealer {player} may only return a half-whist, or whist after two "
+                                       "passes where no half-whist is possible (an 8, 9 or 10)").format(
+                player=event.player), waiting_for(state, deal))
         if event.call == "half_whist" and len(deal.calls) == 2 and deal.calls[0] == (seat, "whist"):
-            raise Refused("3.8.14", f"{event.player} may half-whist after his own whist only under the "
-                          "gentleman's whist (single_whist_split) and on the half_whist_levels", "the tricks")
+            raise Refused("3.8.14", _("{player} may half-whist after his own whist only under the gentleman's whist "
+                                      "(single_whist_split) and on the half_whist_levels").format(player=event.player),
+                          _("the tricks"))
         raise Refused("3.8.1", _("the defence of deal {deal} is complete").format(deal=deal.number),
                       waiting_for(state, deal))
     expect_seat, calls = view.expect
@@ -50,7 +55,7 @@ def judge_defence(state: GameState, event: Defence) -> AnyEvent:
     if event.hand is not None or (seat == deal.sitting_out and event.call == "whist"):
         _dealer_hand(deal, seat, event)
     if deal.forced_whist and event.open:
-        raise Refused("3.3.19", "a dark six is whisted dark: no open whist", "whist, closed")
+        raise Refused("3.3.19", _("a dark six is whisted dark: no open whist"), _("whist, closed"))
     return filled(state, event, by=event.by or event.player)
 
 
@@ -59,7 +64,8 @@ def _refuse_call(
 ) -> NoReturn:
     """Why a call out of turn, or one the defence does not allow now, is refused."""
     names = deal.persons
-    allowed = f"{' or '.join(sorted(calls))} by {names[expect_seat]}"
+    allowed = _("{calls} by {player}").format(calls=_(" or ").join(spoken(c) for c in sorted(calls)),
+                                              player=names[expect_seat])
     rule = _defence_rule(deal)
     if seat != expect_seat:
         if seat not in deal.defenders and seat != deal.sitting_out:
@@ -70,19 +76,19 @@ def _refuse_call(
         c = deal.contract
         assert c is not None
         if c.level not in deal.rules.half_whist_levels:
-            reason = (f"half-whist is not allowed on level {c.level}: the obligation there is one trick "
-                      f"(footnote 60; half_whist_levels: {list(deal.rules.half_whist_levels)})")
+            reason = _("half-whist is not allowed on level {level}: the obligation there is one trick (footnote 60; "
+                       "half_whist_levels: {levels})").format(level=c.level, levels=list(deal.rules.half_whist_levels))
         elif not deal.calls:
-            reason = "only the second defender may half-whist, after the first passed"
+            reason = _("only the second defender may half-whist, after the first passed")
         else:
-            reason = f"{event.player} may not half-whist now"
+            reason = _("{player} may not half-whist now").format(player=event.player)
         raise Refused("3.8.7", reason, allowed)
     if deal.forced_whist:
-        reason = "a dark six is whisted by both defenders, dark"
+        reason = _("a dark six is whisted by both defenders, dark")
     elif view.returned and seat == view.half_whister:
-        reason = f"the whist was returned: the half-whister {event.player} may only pass"
+        reason = _("the whist was returned: the half-whister {player} may only pass").format(player=event.player)
     else:
-        reason = f"{event.call} is not allowed now"
+        reason = _("{call} is not allowed now").format(call=spoken(event.call))
     raise Refused(rule, reason, allowed)
 
 
@@ -104,11 +110,11 @@ def _dealer_hand(deal: DealState, seat: int, event: Defence) -> None:
     """The four-player dealer who whists plays the cards of one of the declarer's
     opponents, named in ``hand`` [Code 3.8.8]."""
     if seat != deal.sitting_out or event.call != "whist":
-        raise Refused("3.8.8", "only the whisting dealer names the hand he plays (hand)")
+        raise Refused("3.8.8", _("only the whisting dealer names the hand he plays (hand)"))
     defenders = [deal.persons[s] for s in deal.defenders]
     if event.hand is None:
-        raise Refused("3.8.8", "the dealer whists with the cards of one of the declarer's opponents: name him "
-                      "(hand)", " or ".join(defenders))
+        raise Refused("3.8.8", _("the dealer whists with the cards of one of the declarer's opponents: name him "
+                                 "(hand)"), _(" or ").join(defenders))
     if event.hand not in defenders:
-        raise Refused("3.8.8", f"{event.hand} is not an opponent of the declarer in deal {deal.number}",
-                      " or ".join(defenders))
+        raise Refused("3.8.8", _("{player} is not an opponent of the declarer in deal {deal}").format(
+            player=event.hand, deal=deal.number), _(" or ").join(defenders))

@@ -180,7 +180,8 @@ def recorder(state: GameState, by: str | None) -> str | None:
 def choice(field: str, value: str, allowed: Sequence[str], rule: str) -> str:
     """One of a few words (what the command line offers as a choice)."""
     if value not in allowed:
-        raise Refused(rule, f"{value!r} is not one of {', '.join(allowed)}", ", ".join(allowed), field=field)
+        raise Refused(rule, _("{value} is not one of {allowed}").format(value=repr(value), allowed=", ".join(allowed)),
+                      ", ".join(allowed), field=field)
     return value
 
 
@@ -395,8 +396,8 @@ class PulkaDesk:
 
         def command(state: GameState) -> Iterable[AnyEvent]:
             if first is None and isinstance(state.events[state.folded - 1], Withdrawn):
-                raise Refused("4.2.8", f"the last event, {state.folded}, is an undo; an undo is not undone",
-                              "record the withdrawn events again")
+                raise Refused("4.2.8", _("the last event, {event}, is an undo; an undo is not undone").format(
+                    event=state.folded), _("record the withdrawn events again"))
             start = first if first is not None else undo_from(state)
             taken.append(start)
             return [Withdrawn(first=start, by=recorder(state, by))]
@@ -406,9 +407,9 @@ class PulkaDesk:
         except Refused as exc:
             if exc.rule != "4.2.8" or not taken:
                 raise
-            raise Refused("4.2.8", f"{exc.reason}; nothing was withdrawn: a record out of hand is corrected "
-                          "instead (Code 4.2.7)",
-                          "pulka correct N CHANGE… (`pulka log` shows the numbers)") from None
+            raise Refused("4.2.8", _("{reason}; nothing was withdrawn: a record out of hand is corrected instead "
+                                     "(Code 4.2.7)").format(reason=exc.reason),
+                          _("pulka correct N CHANGE… (`pulka log` shows the numbers)")) from None
 
     # -- around the cards: a deal out of turn, rulings, players, the talon --------------------------
 
@@ -488,8 +489,8 @@ def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int
     contracts = [n for n in range(first, last + 1) if n not in state.void
                  and isinstance(state.events[n - 1], Contract) and state.events[n - 1].deal == k]
     if not contracts:
-        raise Refused("4.2.7", f"deal {k} has no contract ({game_name(state, deal)})",
-                      f"deal:{k}.tricks, or an event of `pulka log --only-deal {k}`")
+        raise Refused("4.2.7", _("deal {deal} has no contract ({what})").format(deal=k, what=game_name(state, deal)),
+                      _("deal:{deal}.tricks, or an event of `pulka log --only-deal {deal}`").format(deal=k))
     return contracts[-1]
 
 
@@ -504,8 +505,10 @@ def part_changed(state: GameState, k: int, changes: Sequence[str]) -> str:
             return "tricks"
         if key == "contract" or (not sep and level_word(item) is not None):
             return "contract"
-    raise Refused("4.2.7", f"deal:{k} alone does not say which record {' '.join(changes)!r} corrects",
-                  f"deal:{k}.tricks, deal:{k}.contract, or an event of `pulka log --only-deal {k}`")
+    raise Refused("4.2.7", _("deal:{deal} alone does not say which record {changes} corrects").format(
+        deal=k, changes=repr(" ".join(changes))),
+                  _("deal:{deal}.tricks, deal:{deal}.contract, or an event of `pulka log --only-deal {deal}`").format(
+                      deal=k))
 
 
 def preview_of(outcome: Outcome[GameState], named: str | None = None) -> CorrectionPreview:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import msgspec
 
+from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.command.checks import STAKE_TEXT, check_recorder, check_time, is_official, is_stake
 from ledger.command.corrections import judge_correction, judge_objection, judge_withdrawal
@@ -25,28 +26,31 @@ from ledger.vocabulary.rules import RuleSetError, resolve
 from ledger.vocabulary.rules import check as check_rules
 from projections.game import GameState
 
+_ = language._  # every text a person reads, in the language in effect
+
 
 def start(event: AnyEvent) -> GameStarted:
     """Judge a ``game_started`` and return it with the resolved rule set recorded."""
     if not isinstance(event, GameStarted):
-        raise Refused("event-log", f"a log must begin with game_started, not {type(event).__name__}",
-                      "a game_started line first")
+        raise Refused("event-log", _("a log must begin with game_started, not {kind}").format(
+            kind=type(event).__name__), _("a game_started line first"))
     players = event.players
     if len(players) not in (3, 4):
-        raise Refused("1.2", f"a pulka is played by 3 or 4 players, not {len(players)}")
+        raise Refused("1.2", _("a pulka is played by 3 or 4 players, not {n}").format(n=len(players)))
     # Names (distinct as players, not empty, no blanks around them) were admitted
     # before the judge: ``admission``.
     if any(p.startswith(("arbiter:", "scorer:")) for p in players):
-        raise Refused("event-log", "a player's name may not begin with 'arbiter:' or 'scorer:'")
+        raise Refused("event-log", _("a player's name may not begin with 'arbiter:' or 'scorer:'"))
     if not event.game.strip():
-        raise Refused("event-log", "the game needs a name")
+        raise Refused("event-log", _("the game needs a name"))
     if event.pulya < 1:
-        raise Refused("4.2.2", f"the pulya target must be a positive number of points, not {event.pulya}")
+        raise Refused("4.2.2", _("the pulya target must be a positive number of points, not {n}").format(n=event.pulya))
     if event.first_dealer is not None and event.first_dealer not in players:
-        raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player",
+        raise Refused("event-log", _("first_dealer {name} is not a player").format(name=repr(event.first_dealer)),
                       ", ".join(players))
     if event.stake is not None and not is_stake(event.stake):
-        raise Refused("4.2.13", f"the stake {excerpt(event.stake)} is not money per whist", STAKE_TEXT)
+        raise Refused("4.2.13", _("the stake {stake} is not money per whist").format(stake=excerpt(event.stake)),
+                      _(STAKE_TEXT))
     try:
         resolved = resolve(event.convention, event.rules)
         if event.rule_set is not None and event.rule_set != resolved:
@@ -56,8 +60,8 @@ def start(event: AnyEvent) -> GameStarted:
     except RuleSetError as exc:
         raise Refused("rules.md §9", str(exc)) from None
     if event.by is not None and event.by not in players and not is_official(event.by):
-        raise Refused("event-log", f"unknown recorder {event.by!r}",
-                      f"a player ({', '.join(players)}), arbiter:NAME or scorer:NAME")
+        raise Refused("event-log", _("unknown recorder {name}").format(name=repr(event.by)),
+                      _("a player ({players}), arbiter:NAME or scorer:NAME").format(players=", ".join(players)))
     fd = event.first_dealer if event.first_dealer is not None else players[-1]
     return msgspec.structs.replace(
         event, rule_set=resolved, first_dealer=fd, by=event.by or fd, deal=None
@@ -84,10 +88,10 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     if of_play_type(event):
         return judge_play(state, event)
     if isinstance(event, GameStarted):
-        raise Refused("event-log", "a game has only one game_started line")
+        raise Refused("event-log", _("a game has only one game_started line"))
     if isinstance(event, ForeignEvent):
-        raise Refused("event-log", f"a {event_type(event)} event is not an event of a pulka",
-                      "the events of a pulka (see the README, \"The log format\")")
+        raise Refused("event-log", _("a {kind} event is not an event of a pulka").format(kind=event_type(event)),
+                      _("the events of a pulka (see the README, \"The log format\")"))
     if isinstance(event, Correction):
         return judge_correction(state, event)
     if isinstance(event, Objection):

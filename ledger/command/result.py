@@ -22,8 +22,8 @@ def judge_tricks(state: GameState, event: Tricks) -> AnyEvent:
     deal = state.current
     if event.deal is not None and event.deal != state.current_deal_number:
         if not 1 <= event.deal < state.current_deal_number:
-            raise Refused("4.2.10", f"there is no deal {event.deal} before this one",
-                          f"1 to {state.current_deal_number - 1}")
+            raise Refused("4.2.10", _("there is no deal {deal} before this one").format(deal=event.deal),
+                          _("1 to {last}").format(last=state.current_deal_number - 1))
         deal = state.deals[event.deal - 1]
         if deal.phase != "play":
             raise Refused("4.2.10", _("deal {deal} is not waiting for its tricks; a recorded result is changed with "
@@ -57,11 +57,12 @@ def check_result(state: GameState, deal: DealState, tricks: dict[str, int], what
         outside = deal.sitting_out is not None
         if outside and dealer in seats:
             if not deal.rules.raspasy_talon and seats[dealer]:
-                raise Refused("3.7.6.2", f"the talon is not used on raspasy here: {names[dealer]} takes no trick",
-                              f"{what} for {', '.join(names[s] for s in deal.active)}")
+                raise Refused("3.7.6.2", _("the talon is not used on raspasy here: {dealer} takes no trick").format(
+                    dealer=names[dealer]), _("{what} for {players}").format(
+                    what=_(what), players=", ".join(names[s] for s in deal.active)))
             if seats[dealer] > 2:
-                raise Refused("3.7.6.1", f"the dealer {names[dealer]} can win only the two talon tricks",
-                              "0, 1 or 2")
+                raise Refused("3.7.6.1", _("the dealer {dealer} can win only the two talon tricks").format(
+                    dealer=names[dealer]), _("0, 1 or 2"))
         missing = set(deal.active) - set(seats)
         if missing:
             raise Refused("3.7.2", _("raspasy tricks must name every player: {players} missing").format(
@@ -76,11 +77,11 @@ def check_result(state: GameState, deal: DealState, tricks: dict[str, int], what
     if extra:
         who = sorted(extra)
         if deal.dealer_hand is not None and deal.dealer_hand in extra:
-            raise Refused("3.8.8", f"{names[deal.dealer_hand]}'s cards were played by the dealer "
-                          f"{names[deal.dealer]}, who takes the tricks of that hand",
+            raise Refused("3.8.8", _("{player}'s cards were played by the dealer {dealer}, who takes the tricks of "
+                                    "that hand").format(player=names[deal.dealer_hand], dealer=names[deal.dealer]),
                           ", ".join(names[s] for s in deal.playing))
-        raise Refused("3.2.10", f"{', '.join(names[s] for s in who)} sits out deal {deal.number} as the dealer "
-                      "and takes no tricks", ", ".join(names[s] for s in deal.playing))
+        raise Refused("3.2.10", _("{player} sits out deal {deal} as the dealer and takes no tricks").format(
+            player=", ".join(names[s] for s in who), deal=deal.number), ", ".join(names[s] for s in deal.playing))
     if deal.contract.is_misere and set(seats) == {deal.declarer}:
         return
     missing = playing - set(seats)
@@ -99,27 +100,29 @@ def _penalty_tricks(state: GameState, deal: DealState, event: Tricks) -> None:
     for pt in event.penalty_tricks:
         rule = pt.rule
         if rule not in PENALTY_KINDS:
-            raise Refused("3.9.12", f"{rule!r} is not a rule that gives penalty tricks",
-                          "; ".join(f"{r}: {t}" for r, t in PENALTY_RULES_TEXT.items()))
+            raise Refused("3.9.12", _("{rule} is not a rule that gives penalty tricks").format(rule=repr(rule)),
+                          "; ".join(f"{r}: {_(t)}" for r, t in PENALTY_RULES_TEXT.items()))
         if pt.player not in event.tricks:
-            raise Refused(rule, f"penalty tricks fall on a player named in the tricks, not {pt.player}",
+            raise Refused(rule, _("penalty tricks fall on a player named in the tricks, not {player}").format(
+                player=pt.player),
                           ", ".join(event.tricks))
         seat = in_deal(state, deal, pt.player)
         declarer = seat == deal.declarer
         if deal.raspasy and rule != "3.9.11.2":
-            raise Refused(rule, "on raspasy the Code gives a penalty trick only for looking at a closed trick; "
-                          "other damages are an arbiter's penalty", "3.9.11.2")
+            raise Refused(rule, _("on raspasy the Code gives a penalty trick only for looking at a closed trick; "
+                                   "other damages are an arbiter's penalty"), "3.9.11.2")
         if rule in ("3.4.6", "3.4.9") and not declarer:
-            raise Refused(rule, f"rule {rule} punishes the declarer, not {pt.player}")
+            raise Refused(rule, _("rule {rule} punishes the declarer, not {player}").format(
+                rule=rule, player=pt.player))
         if rule == "3.4.6" and pt.tricks != 2:
-            raise Refused(rule, "a declaration with a wrong number of cards is a remiz without two", "2")
+            raise Refused(rule, _("a declaration with a wrong number of cards is a remiz without two"), "2")
         if rule == "3.4.9" and pt.tricks != 1:
-            raise Refused(rule, "looking at the discard costs one trick", "1")
+            raise Refused(rule, _("looking at the discard costs one trick"), "1")
         if rule in ("3.9.18", "3.2.16") and pt.tricks < 2:
-            raise Refused(rule, "a wrong number of cards is a remiz of at least two", "2 or more")
+            raise Refused(rule, _("a wrong number of cards is a remiz of at least two"), _("2 or more"))
         if pt.tricks < 1:
-            raise Refused(rule, "penalty tricks are one or more", "1 or more")
+            raise Refused(rule, _("penalty tricks are one or more"), _("1 or more"))
         c = deal.contract
         if not declarer and c is not None and (c.is_misere or (deal.no_defence and rule != "3.9.11.2")):
-            raise Refused(rule, "on a misère or a checked 10 the defenders carry no obligation the penalty "
-                          "could touch (3.9.12)")
+            raise Refused(rule, _("on a misère or a checked 10 the defenders carry no obligation the penalty "
+                                   "could touch (3.9.12)"))

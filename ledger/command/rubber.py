@@ -23,6 +23,7 @@ from __future__ import annotations
 import msgspec
 
 from ledger.command.checks import STAKE_TEXT, check_recorder, correction_of, check_time, filled, is_arbiter, is_stake
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDE_NAMES, BridgeDeal, BridgePenalty, ContractError, PassedOut, RubberStarted
 from ledger.vocabulary.bridge import contract_text, parse_contract
 from ledger.vocabulary.bridge_rules import HONOURS_NT, HONOURS_SUIT, LEVELS, TRICKS, BridgeRulesError, check_bridge
@@ -32,6 +33,9 @@ from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.refusal import Refused, excerpt
 from projections.bridge_scoring import other
 from projections.rubber import RubberState
+
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
 
 RUBBER_EVENTS = "bridge_deal, passed_out, bridge_penalty, correction, abandoned"
 # Fields a correction may change, per event type; type, by and deal never change.
@@ -44,22 +48,24 @@ CORRECTABLE: dict[str, tuple[str, ...]] = {
 def start(event: AnyEvent) -> RubberStarted:
     """Judge a ``rubber_started`` and return it with the resolved rule set recorded."""
     if not isinstance(event, RubberStarted):
-        raise Refused("event-log", f"a rubber begins with rubber_started, not {event_type(event)}",
-                      "a rubber_started line first")
+        raise Refused("event-log", _("a rubber begins with rubber_started, not {type}").format(type=event_type(event)),
+                      _("a rubber_started line first"))
     players = event.players
     if len(players) != 4:
-        raise Refused("seed 003", f"rubber bridge is played by four players in two sides, not {len(players)}",
-                      "four names, clockwise from North: N,E,S,W")
+        raise Refused("seed 003", _("rubber bridge is played by four players in two sides, not {n}").format(
+            n=len(players)), _("four names, clockwise from North: N,E,S,W"))
     if len(set(players)) != 4 or any(not p.strip() for p in players):
-        raise Refused("event-log", "player names must be distinct and not empty")
+        raise Refused("event-log", _("player names must be distinct and not empty"))
     if any(p.startswith("arbiter:") for p in players):
-        raise Refused("event-log", "a player's name may not begin with 'arbiter:'")
+        raise Refused("event-log", _("a player's name may not begin with 'arbiter:'"))
     if not event.game.strip():
-        raise Refused("event-log", "the rubber needs a name")
+        raise Refused("event-log", _("the rubber needs a name"))
     if event.first_dealer is not None and event.first_dealer not in players:
-        raise Refused("event-log", f"first_dealer {event.first_dealer!r} is not a player", ", ".join(players))
+        raise Refused("event-log", _("first_dealer {dealer} is not a player").format(dealer=repr(event.first_dealer)),
+                      ", ".join(players))
     if event.stake is not None and not is_stake(event.stake):
-        raise Refused("event-log", f"the stake {excerpt(event.stake)} is not money per 100 points", STAKE_TEXT)
+        raise Refused("event-log", _("the stake {stake} is not money per 100 points").format(
+            stake=excerpt(event.stake)), _(STAKE_TEXT))
     try:
         resolved = resolve_bridge("laws", event.rules)
         if event.rule_set is not None and event.rule_set != resolved:
@@ -69,7 +75,8 @@ def start(event: AnyEvent) -> RubberStarted:
     except BridgeRulesError as exc:
         raise Refused("docs/conventions.md", str(exc)) from None
     if event.by is not None and event.by not in players and not is_arbiter(event.by):
-        raise Refused("event-log", f"unknown recorder {event.by!r}", f"a player ({', '.join(players)}) or arbiter:NAME")
+        raise Refused("event-log", _("unknown recorder {by}").format(by=repr(event.by)),
+                      _("a player ({players}) or arbiter:NAME").format(players=", ".join(players)))
     fd = event.first_dealer if event.first_dealer is not None else players[0]
     # A start with its rule set and without canonical_contracts is that of a rubber
     # stored before contracts were stored canonical (an export, or the store itself
@@ -102,26 +109,27 @@ def decide(state: RubberState, event: AnyEvent) -> AnyEvent:
     if isinstance(event, BridgePenalty):
         check_penalty(event)
         if event.by is None:
-            raise Refused("event-log", "a penalty names who ruled it", "by: arbiter:NAME, or a player")
+            raise Refused("event-log", _("a penalty names who ruled it"), _("by: arbiter:NAME, or a player"))
         return filled(state, event, by=event.by)
     if isinstance(event, Correction):
         return judge_correction(state, event)
     if isinstance(event, Abandoned):
         return _abandoned(state, event)
     if isinstance(event, RubberStarted):
-        raise Refused("event-log", "a rubber has only one rubber_started line")
-    raise Refused("event-log", f"a {event_type(event)} event is not an event of a rubber", RUBBER_EVENTS)
+        raise Refused("event-log", _("a rubber has only one rubber_started line"))
+    raise Refused("event-log", _("a {type} event is not an event of a rubber").format(type=event_type(event)),
+                  RUBBER_EVENTS)
 
 
 def _no_deal_after_end(state: RubberState) -> None:
     if state.abandoned_at is not None:
-        raise Refused("Law 80", f"the rubber was stopped at event {state.abandoned_at}; no deal may follow",
-                      "a new rubber (pulka bridge new)")
+        raise Refused("Law 80", _("the rubber was stopped at event {event}; no deal may follow").format(
+            event=state.abandoned_at), _("a new rubber (pulka bridge new)"))
     sheet = state.sheet()
     if sheet.winner is not None:
         w = sheet.winner
-        raise Refused("Law 74", f"the rubber is over: {SIDE_NAMES[w]} won it {sheet.won(w)}-{sheet.won(other(w))}; "
-                      "no deal may follow", "a new rubber (pulka bridge new)")
+        raise Refused("Law 74", _("the rubber is over: {side} won it {won}-{lost}; no deal may follow").format(
+            side=SIDE_NAMES[w], won=sheet.won(w), lost=sheet.won(other(w))), _("a new rubber (pulka bridge new)"))
 
 
 def stored_contract(state: RubberState, typed: str, canonical: str) -> str:
@@ -136,30 +144,34 @@ def check_deal(state: RubberState, deal: BridgeDeal) -> str:
     0 to 13 tricks, who doubled and redoubled, and honours only as the rules allow.
     Returns the contract in its canonical form."""
     if deal.declarer not in state.players:
-        raise Refused("event-log", f"unknown declarer {deal.declarer!r}", ", ".join(state.players))
+        raise Refused("event-log", _("unknown declarer {declarer}").format(declarer=repr(deal.declarer)),
+                      ", ".join(state.players))
     try:
         level, denomination = parse_contract(deal.contract)
     except ContractError as exc:
-        raise Refused("Law 18", str(exc), "a level 1-7 and C, D, H, S or NT, e.g. 4S, 3NT") from None
+        raise Refused("Law 18", str(exc), _("a level 1-7 and C, D, H, S or NT, e.g. 4S, 3NT")) from None
     if level not in LEVELS:
-        raise Refused("Law 18", f"a contract names one to seven odd tricks, not {level}", "1 to 7")
+        raise Refused("Law 18", _("a contract names one to seven odd tricks, not {level}").format(level=level),
+                      _("1 to 7"))
     if deal.tricks not in TRICKS:
-        raise Refused("seed 003", f"a deal has thirteen tricks; the declarer's side cannot take {deal.tricks}",
-                      "0 to 13")
+        raise Refused("seed 003", _("a deal has thirteen tricks; the declarer's side cannot take {tricks}").format(
+            tricks=deal.tricks), _("0 to 13"))
     check_doubles(state, deal)
     honours = deal.honours
     if honours is None:
         return contract_text(level, denomination)
     if not state.rules.honours:
-        raise Refused("docs/conventions.md", "this rubber does not score honours (rule honours=false)",
-                      "no honours")
+        raise Refused("docs/conventions.md", _("this rubber does not score honours (rule honours=false)"),
+                      _("no honours"))
     if honours.player not in state.players:
-        raise Refused("event-log", f"unknown holder of honours {honours.player!r}", ", ".join(state.players))
+        raise Refused("event-log", _("unknown holder of honours {player}").format(player=repr(honours.player)),
+                      ", ".join(state.players))
     allowed = HONOURS_NT if denomination == "NT" else HONOURS_SUIT
     if honours.points not in allowed:
-        what = ("at no trump only the four aces in one hand score: 150" if denomination == "NT" else
-                "in a suit contract four of the five trump honours in one hand score 100, all five 150")
-        raise Refused("Law 81", f"honours of {honours.points}: {what}", " or ".join(map(str, allowed)))
+        what = (_("at no trump only the four aces in one hand score: 150") if denomination == "NT" else
+                _("in a suit contract four of the five trump honours in one hand score 100, all five 150"))
+        raise Refused("Law 81", _("honours of {points}: {what}").format(points=honours.points, what=what),
+                      _(" or ").join(map(str, allowed)))
     return contract_text(level, denomination)
 
 
@@ -174,38 +186,44 @@ def check_doubles(state: RubberState, deal: BridgeDeal) -> None:
         if doubler is None:
             continue
         if deal.double not in needs:
-            what = "not doubled" if deal.double is None else "doubled, not redoubled"
-            raise Refused("event-log", f"{field} {doubler!r}: the contract is {what}",
-                          f"double {' or '.join(needs)} with {field}, or no {field}")
+            reason = (_("{field} {player}: the contract is not doubled") if deal.double is None else
+                      _("{field} {player}: the contract is doubled, not redoubled"))
+            raise Refused("event-log", reason.format(field=field, player=repr(doubler)),
+                          _("double {calls} with {field}, or no {field}").format(
+                              calls=_(" or ").join(needs), field=field))
         if doubler not in state.players:
-            raise Refused("event-log", f"unknown {field} {doubler!r}", ", ".join(state.players))
+            raise Refused("event-log", _("unknown {field} {player}").format(field=field, player=repr(doubler)),
+                          ", ".join(state.players))
         redouble = field == "redoubled_by"
         if (state.side_of(doubler) == declaring) != redouble:
             right = declaring if redouble else other(declaring)
-            why = ("a player may redouble only a double made by an opponent: the declaring side "
-                   f"{state.side_text(declaring)} redoubles" if redouble else
-                   "a player may double only a bid made by an opponent: the defending side "
-                   f"{state.side_text(other(declaring))} doubles")
-            raise Refused("Law 19", f"{doubler} cannot have {'re' if redouble else ''}doubled {deal.declarer}'s "
-                          f"{deal.contract}: {why}", " or ".join(state.members(right)))
+            why = (_("a player may redouble only a double made by an opponent: the declaring side {side} "
+                     "redoubles").format(side=state.side_text(declaring)) if redouble else
+                   _("a player may double only a bid made by an opponent: the defending side {side} "
+                     "doubles").format(side=state.side_text(other(declaring))))
+            cannot = (_("{player} cannot have redoubled {declarer}'s {contract}: {why}") if redouble else
+                      _("{player} cannot have doubled {declarer}'s {contract}: {why}"))
+            raise Refused("Law 19", cannot.format(player=doubler, declarer=deal.declarer, contract=deal.contract,
+                                                  why=why), _(" or ").join(state.members(right)))
 
 
 def check_penalty(penalty: BridgePenalty) -> None:
     if penalty.points <= 0:
-        raise Refused("Law 72", f"a ruling writes points above the line for a side, not {penalty.points}",
-                      "a positive number of points, for the side that receives them")
+        raise Refused("Law 72", _("a ruling writes points above the line for a side, not {points}").format(
+            points=penalty.points), _("a positive number of points, for the side that receives them"))
     if not penalty.reason.strip():
-        raise Refused("event-log", "a penalty gives its reason", "reason: the irregularity and the law applied")
+        raise Refused("event-log", _("a penalty gives its reason"), _("reason: the irregularity and the law applied"))
 
 
 def _abandoned(state: RubberState, event: Abandoned) -> AnyEvent:
     unknown = [p for p in event.agreed_by if p not in state.players]
     if unknown:
-        raise Refused("event-log", f"unknown player(s) {', '.join(unknown)}", ", ".join(state.players))
+        raise Refused("event-log", _("unknown player(s) {players}").format(players=", ".join(unknown)),
+                      ", ".join(state.players))
     missing = [p for p in state.players if p not in event.agreed_by]
     if missing:
-        raise Refused("Law 80", f"stopping a rubber needs the agreement of all four players; "
-                      f"{', '.join(missing)} did not agree", ", ".join(state.players))
+        raise Refused("Law 80", _("stopping a rubber needs the agreement of all four players; {players} did not "
+                                  "agree").format(players=", ".join(missing)), ", ".join(state.players))
     _no_deal_after_end(state)
     return filled(state, event, by=event.by or event.agreed_by[0])
 
@@ -213,7 +231,8 @@ def _abandoned(state: RubberState, event: Abandoned) -> AnyEvent:
 def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
     """A correction of a deal or a ruling: well formed, and leaving the log valid."""
     number = state.folded + 1
-    target, merged = correction_of(state, c, CORRECTABLE, "Law 77", "type, by and deal", "a record of the score")
+    target, merged = correction_of(state, c, CORRECTABLE, "Law 77", N_("type, by and deal"),
+                                   N_("a record of the score"))
     replacement = c.replacement
     try:
         if isinstance(merged, BridgeDeal):
@@ -223,7 +242,8 @@ def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
         elif isinstance(merged, BridgePenalty):
             check_penalty(merged)
     except Refused as exc:
-        raise Refused(exc.rule, f"the corrected event {c.target}: {exc.reason}", exc.allowed) from None
+        raise Refused(exc.rule, _("the corrected event {event}: {reason}").format(event=c.target, reason=exc.reason),
+                      exc.allowed) from None
     stored = filled(state, c, by=c.by or target.by, replacement=replacement)
     # What the correction would do, folded and scored as it will be (what is judged
     # here is what replay and verify will score): when it takes effect, no deal (and
@@ -234,6 +254,7 @@ def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
     if trial.effects[number].effective:
         after = trial.first_after_end(since=target.deal or 1)
         if after is not None:
-            raise Refused("Law 74", f"the correction of event {c.target} would end the rubber before event {after}, "
-                          "which the log records after it", "a correction that keeps the rubber going until its last deal")
+            raise Refused("Law 74", _("the correction of event {event} would end the rubber before event {after}, "
+                                      "which the log records after it").format(event=c.target, after=after),
+                          _("a correction that keeps the rubber going until its last deal"))
     return stored

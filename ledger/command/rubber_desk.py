@@ -23,12 +23,15 @@ from ledger.command.kinds import RUBBER
 from ledger.command.rubberline import correction_words, player_of, rubber_deal
 from ledger.command.table_mode import Recorded, Told, Verdict, Write
 from ledger.command.table_words import parse_value, recorder_word
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDES, BridgePenalty, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
 from projections.rubber import RubberState
 from projections.rubber_report import SIDE_CELLS, rubber_event_text, side_cell_text, status
 from projections.rubber_report import totals as cells_of
 from projections.trail import changes
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def recorder(state: RubberState, by: str | None) -> str | None:
@@ -108,7 +111,8 @@ def rubber_told(outcome: Outcome[RubberState]) -> Told:
     sheet = state.sheet()
     writes = changes(outcome.totals_before, cells_of(sheet))
     nxt = (status(state) if state.over else
-           f"deal {state.current_deal_number + 1}: {state.dealer(state.current_deal_number + 1)} deals")
+           _("deal {deal}: {dealer} deals").format(deal=state.current_deal_number + 1,
+                                                    dealer=state.dealer(state.current_deal_number + 1)))
     return Told(
         kind="rubber",
         game=outcome.game,

@@ -25,8 +25,11 @@ from typing import Any
 from ledger.vocabulary.bridge import SEATS, BridgeDeal, ContractError, Honours, PassedOut, contract_text, needed
 from ledger.vocabulary.bridge import canonical_contract, parse_contract
 from ledger.command.table_words import PASS_WORDS, SUIT_WORDS, player_word
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused
+
+_ = language._  # every text a person reads, in the language in effect
 
 EXAMPLES = '"4S X N 10", "4S X@E N 10", "3NT S -1", "4H W = hon E 100", "pass"'
 PASSED = ("pass", "passed", "passed-out", "-")
@@ -39,8 +42,8 @@ def player_of(players: tuple[str, ...], word: str) -> str:
     try:
         return player_word(players, word)
     except Refused:
-        raise Refused("event-log", f"{word!r} is neither a seat nor a player",
-                      "N, E, S, W or " + ", ".join(players)) from None
+        raise Refused("event-log", _("{word} is neither a seat nor a player").format(word=repr(word)),
+                      _("N, E, S, W or {players}").format(players=", ".join(players))) from None
 
 
 def table_contract(text: str) -> str:
@@ -56,10 +59,10 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
     """The event a deal line stands for."""
     words = line.split()
     if not words:
-        raise Refused("event-log", "an empty deal line", EXAMPLES)
+        raise Refused("event-log", _("an empty deal line"), EXAMPLES)
     if len(words) == 1 and words[0].lower() in PASSED + tuple(PASS_WORDS):
         return PassedOut()
-    first, _, suffix_by = words.pop(0).partition("@")
+    first, _sep, suffix_by = words.pop(0).partition("@")
     doubles: list[str] = []
     upper = first.upper()
     for suffix in ("XX", "X"):
@@ -69,28 +72,28 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
             break
     else:
         if suffix_by:
-            raise Refused("event-log", f"{first}@{suffix_by}: @ names who doubled or redoubled, after X or XX",
-                          "e.g. 4S X@E N 10")
+            raise Refused("event-log", _("{word}: @ names who doubled or redoubled, after X or XX").format(
+                word=f"{first}@{suffix_by}"), _("e.g. 4S X@E N 10"))
     try:
         level, denomination = parse_contract(table_contract(first))
     except ContractError as exc:
-        raise Refused("Law 18", str(exc), f"{EXAMPLES}; the suit also ♠ ♥ ♦ ♣, п ч б т, БК (e.g. 4♠ N =, 3БК N 9)") \
-            from None
+        raise Refused("Law 18", str(exc), _("{examples}; the suit also ♠ ♥ ♦ ♣, п ч б т, БК (e.g. 4♠ N =, 3БК N 9)")
+                      .format(examples=EXAMPLES)) from None
     while words and words[0].partition("@")[0].upper() in ("X", "XX"):
         doubles.append(words.pop(0))
     double, by = _doubles(players, doubles, line)
     if len(words) < 2:
-        raise Refused("event-log", f"{line!r} needs the declarer and the result", EXAMPLES)
+        raise Refused("event-log", _("{line} needs the declarer and the result").format(line=repr(line)), EXAMPLES)
     declarer = player_of(players, words.pop(0))
     tricks = _result(words.pop(0), needed(level))
     honours = None
     if words and words[0].lower() in ("hon", "honours", "honors"):
         words.pop(0)
         if len(words) < 2 or not words[1].isdigit():
-            raise Refused("event-log", "honours are written hon SEAT POINTS", "e.g. hon E 100")
+            raise Refused("event-log", _("honours are written hon SEAT POINTS"), _("e.g. hon E 100"))
         honours = Honours(player=player_of(players, words.pop(0)), points=int(words.pop(0)))
     if words:
-        raise Refused("event-log", f"unexpected {' '.join(words)!r} after the deal", EXAMPLES)
+        raise Refused("event-log", _("unexpected {text} after the deal").format(text=repr(" ".join(words))), EXAMPLES)
     return BridgeDeal(declarer=declarer, contract=contract_text(level, denomination), double=double,  # type: ignore[arg-type]
                       tricks=tricks, honours=honours, doubled_by=by.get("X"), redoubled_by=by.get("XX"))
 
@@ -103,9 +106,11 @@ def _doubles(players: tuple[str, ...], words: list[str], line: str) -> tuple[str
         call, at, who = word.partition("@")
         call = call.upper()
         if call in calls or (call == "X" and "XX" in calls):
-            raise Refused("event-log", f"doubled twice in {line!r}", "X, XX, or X@SEAT XX@SEAT once each")
+            raise Refused("event-log", _("doubled twice in {line}").format(line=repr(line)),
+                          _("X, XX, or X@SEAT XX@SEAT once each"))
         if at and not who:
-            raise Refused("event-log", f"{word!r} names nobody after @", "X@SEAT or XX@SEAT, e.g. X@E")
+            raise Refused("event-log", _("{word} names nobody after @").format(word=repr(word)),
+                          _("X@SEAT or XX@SEAT, e.g. X@E"))
         calls.append(call)
         if who:
             by[call] = player_of(players, who)
@@ -147,7 +152,8 @@ def _honours(players: tuple[str, ...], value: Any) -> Any:
     if isinstance(value, str):
         holder, sep, points = value.partition(":")
         if not sep or not points.strip().isdigit():
-            raise Refused("event-log", f"honours={value!r}: honours are written SEAT:POINTS", "e.g. honours=E:100")
+            raise Refused("event-log", _("honours={value}: honours are written SEAT:POINTS").format(value=repr(value)),
+                          _("e.g. honours=E:100"))
         return {"player": player_of(players, holder.strip()), "points": int(points)}
     if isinstance(value, dict) and isinstance(value.get("player"), str):
         return {**value, "player": player_of(players, value["player"])}
@@ -161,4 +167,5 @@ def _result(word: str, need: int) -> int:
         return need + int(word)
     if word.isdigit():
         return int(word)
-    raise Refused("event-log", f"{word!r} is not a result", "the tricks taken (0-13), or =, +N, -N")
+    raise Refused("event-log", _("{word} is not a result").format(word=repr(word)),
+                  _("the tricks taken (0-13), or =, +N, -N"))

@@ -27,7 +27,10 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import StoredEvent as Row
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent
+
+_ = language._  # every text a person reads, in the language in effect (a database's own words stay its own)
 
 __all__ = [
     "MAPPER_TOPIC",
@@ -35,6 +38,7 @@ __all__ = [
     "RECORDED_TOPIC",
     "STATE_JSON",
     "Backend",
+    "CannotOpen",
     "ConflictError",
     "NewRow",
     "PostgresAddress",
@@ -97,6 +101,11 @@ MAPPER_TOPIC = "ledger.command.records:MsgspecMapper"
 
 class StoreError(Exception):
     """The store cannot be opened, reached or written; the message says which and why."""
+
+
+class CannotOpen(StoreError):
+    """A store that does not open, its message saying so already ("cannot open ...", in
+    the language in effect): a caller adds no frame of its own (``cli.common.opened``)."""
 
 
 class ConflictError(StoreError):
@@ -322,21 +331,22 @@ def parse_postgres_url(url: str) -> PostgresAddress:
     unknown = set(query) - {"schema", "host"}
     shown = store_label(url)
     if unknown:
-        raise StoreError(
-            f"unknown parameter {sorted(unknown)[0]!r} in database address {shown!r}; "
-            "known: schema, host"
-        )
+        raise StoreError(_(
+            "unknown parameter {parameter} in database address {address}; known: schema, host"
+        ).format(parameter=repr(sorted(unknown)[0]), address=repr(shown)))
     schema = query.get("schema", "")
     if schema and not SCHEMA.fullmatch(schema):
-        raise StoreError(f"the schema {schema[:40]!r} in {shown!r} is not a plain name: letters, digits and _, "
-                         "63 at most, not beginning with a digit")
+        raise StoreError(_("the schema {schema} in {address} is not a plain name: letters, digits and _, "
+                           "63 at most, not beginning with a digit").format(schema=repr(schema[:40]),
+                                                                           address=repr(shown)))
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname:
-        raise StoreError(f"no database name in {shown!r}: use postgresql://user:pass@host:port/dbname")
+        raise StoreError(_("no database name in {address}: use postgresql://user:pass@host:port/dbname").format(
+            address=repr(shown)))
     try:
         port = parts.port or 5432
     except ValueError:
-        raise StoreError(f"bad port in database address {shown!r}") from None
+        raise StoreError(_("bad port in database address {address}").format(address=repr(shown))) from None
     return PostgresAddress(
         dbname=dbname,
         host=query.get("host") or parts.hostname or "localhost",
@@ -391,7 +401,7 @@ def disk_full(exc: BaseException, path: str | None = None) -> str | None:
     file ``path`` is, PostgreSQL's disk_full on its server."""
     for e in causes(exc):
         if getattr(e, "sqlstate", None) == DISK_FULL_STATE:
-            return f"the disk is full on the database server ({reason(e)})"
+            return _("the disk is full on the database server ({why})").format(why=reason(e))
         code = _code(e)
         if code in (SQLITE_FULL, SQLITE_IOERR) and path is not None:
             folder = os.path.dirname(os.path.abspath(path))
@@ -400,6 +410,8 @@ def disk_full(exc: BaseException, path: str | None = None) -> str | None:
             except OSError:
                 free = None
             if code == SQLITE_FULL or (free is not None and free < NEARLY_FULL):
-                left = "" if free is None else f" ({free:,} bytes free in {folder})"
-                return f"the disk is full{left}; free some space and try again"
+                if free is None:
+                    return _("the disk is full; free some space and try again")
+                return _("the disk is full ({free} bytes free in {folder}); free some space and try again").format(
+                    free=f"{free:,}", folder=folder)
     return None

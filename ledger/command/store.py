@@ -38,6 +38,7 @@ from ledger.command.storage import (
     RECORDED_TOPIC,
     STATE_JSON,
     Backend,
+    CannotOpen,
     ConflictError,
     NewRow,
     PostgresAddress,
@@ -66,13 +67,18 @@ from ledger.vocabulary.chain import (
     linker,
     verify_chain,
 )
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
 
 __all__ = [
     "NAMESPACE",
     "Append",
     "BrokenChainError",
+    "CannotOpen",
     "ConcurrentWriteError",
     "PostgresAddress",
     "Reading",
@@ -156,10 +162,18 @@ class ConcurrentWriteError(Exception):
         self.expected = expected
         self.found = found
         self.written = written
-        super().__init__(
-            f"{game!r} was changed by someone else: expected {expected} stored "
-            f"event(s), found {found}; reload it and try again"
-        )
+        super().__init__(_(
+            "{game} was changed by someone else: expected {expected} stored "
+            "event(s), found {found}; reload it and try again"
+        ).format(game=repr(game), expected=expected, found=found))
+
+
+# The message of a broken chain, by the kind of stream (``what``).
+BROKEN: dict[str, str] = {
+    "game": N_("the hash chain of game {game} is broken: {problem}; see `pulka verify {name}`"),
+    "tournament": N_("the hash chain of tournament {game} is broken: {problem}; see `pulka verify {name}`"),
+    "club register": N_("the hash chain of club register {game} is broken: {problem}; see `pulka verify {name}`"),
+}
 
 
 class BrokenChainError(Exception):
@@ -170,7 +184,14 @@ class BrokenChainError(Exception):
     def __init__(self, game: str, problem: ChainProblem, what: str = "game") -> None:
         self.game = game
         self.problem = problem
-        super().__init__(f"the hash chain of {what} {game!r} is broken: {problem}; see `pulka verify {game}`")
+        # the problem itself stays in English: it is what the views store (``archive_broken.reason``)
+        template = BROKEN.get(what)
+        if template is None:
+            message = _("the hash chain of {what} {game} is broken: {problem}; see `pulka verify {name}`").format(
+                what=what, game=repr(game), problem=problem, name=game)
+        else:
+            message = _(template).format(game=repr(game), problem=problem, name=game)
+        super().__init__(message)
 
 
 LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's integers end at 2**63)
@@ -191,9 +212,9 @@ class Store:
             try:
                 from ledger.command.store_postgres import PostgresBackend
             except ImportError as exc:
-                raise StoreError(f"a postgresql:// store needs pulka's PostgreSQL extra, which this "
-                                 f"installation lacks ({exc.name or 'psycopg'} cannot be imported): "
-                                 "pip install 'pulka[postgres]'") from None
+                raise StoreError(_("a postgresql:// store needs pulka's PostgreSQL extra, which this "
+                                   "installation lacks ({module} cannot be imported): "
+                                   "pip install 'pulka[postgres]'").format(module=exc.name or "psycopg")) from None
 
             backend = PostgresBackend(parse_postgres_url(db), create=create)
         else:
@@ -455,8 +476,9 @@ class Store:
                 continue
             label = f"stream {stream}"
             found.append(Verified(label, count, ChainProblem(
-                1, f"{label} holds {counted(count, 'event')} but no game_started of its own as event 1: "
-                   "its first event was deleted, edited or moved, or its rows were moved here (tampered?)")))
+                1, _("{stream} holds {events} but no game_started of its own as event 1: its first event was "
+                     "deleted, edited or moved, or its rows were moved here (tampered?)").format(
+                    stream=label, events=spoken_count(count, "event")))))
         return sorted(found)
 
     # writing
@@ -521,8 +543,8 @@ class Store:
                 found = self.count(append.game)
                 if found > append.expected:
                     raise ConcurrentWriteError(append.game, append.expected, found) from None
-            raise StoreError(f"cannot store events of {', '.join(map(repr, names))} in {self.description}: "
-                             f"{exc}") from None
+            raise StoreError(_("cannot store events of {games} in {store}: {why}").format(
+                games=", ".join(map(repr, names)), store=self.description, why=exc)) from None
         self._receipt = None  # one write per key
         return stored
 
@@ -574,7 +596,8 @@ class Store:
         if self._backend.found():
             return
         if not self._create:
-            raise StoreError(f"the store {self.description} has no events table yet: run `pulka init`")
+            raise StoreError(_("the store {store} has no events table yet: run `pulka init`").format(
+                store=self.description))
         self._backend.create()
 
     # lifetime
@@ -634,14 +657,14 @@ class Store:
             return [(number, topic, decode(state)) for number, topic, state in rows]
         except msgspec.DecodeError:
             pass
-        for number, _, state in rows:  # which one, then
+        for number, _topic, state in rows:  # which one, then
             try:
                 decode(state)
             except msgspec.DecodeError as exc:
-                raise UnreadableEventError(
-                    f"event {number} of game {game!r} in {self.description} cannot be read: {exc}; "
+                raise UnreadableEventError(_(
+                    "event {number} of game {game} in {store} cannot be read: {why}; "
                     "the database was changed outside pulka (see `pulka verify`)"
-                ) from None
+                ).format(number=number, game=repr(game), store=self.description, why=exc)) from None
         raise AssertionError("a row failed to decode once only")
 
 
@@ -673,7 +696,8 @@ def _topic_problem(rows: Iterable[tuple[int, str]]) -> ChainProblem | None:
     for number, topic in rows:
         if topic != topic_of(number):
             return ChainProblem(
-                number, f"event {number}: its topic was changed to {topic!r} (edited?)"
+                number, _("event {number}: its topic was changed to {topic} (edited?)").format(
+                    number=number, topic=repr(topic))
             )
     return None
 

@@ -41,6 +41,7 @@ from psycopg.rows import tuple_row
 from ledger.command.storage import (
     MAPPER_TOPIC,
     Backend,
+    CannotOpen,
     ConflictError,
     RECEIPTS,
     NewRow,
@@ -55,6 +56,9 @@ from ledger.command.storage import (
     pause,
     reason,
 )
+from ledger.vocabulary import language
+
+_ = language._  # every text a person reads, in the language in effect (a database's own words stay its own)
 
 TABLE = "pulka_events"  # eventsourcing names it after the application: "Pulka" + "_events"
 
@@ -163,12 +167,12 @@ class PostgresBackend(Backend):
                 autocommit=True, options=f"-c lock_timeout={LOCK_TIMEOUT}s", **address.connect_kwargs(), **_CONNECT
             )
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to {self.description}: {_explain(exc)}") from None
+            raise StoreError(_("cannot connect to {store}: {why}").format(store=self.description, why=_explain(exc))) from None
         try:
             self.present = self._table_exists()
         except psycopg.Error as exc:
             self.close()
-            raise StoreError(f"cannot open {self.description}: {_explain(exc)}") from None
+            raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=_explain(exc))) from None
         except BaseException:
             self.close()
             raise
@@ -198,7 +202,7 @@ class PostgresBackend(Backend):
                 self.datastore.pool.kwargs.update(_CONNECT)
                 self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
             except PersistenceError as exc:
-                raise StoreError(f"cannot open {self.description}: {self._why(exc)}") from None
+                raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=self._why(exc))) from None
         return self._recorder
 
     def create(self) -> None:
@@ -220,9 +224,9 @@ class PostgresBackend(Backend):
             finally:
                 probe.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, _signed(key)))
         except psycopg.Error as exc:
-            raise StoreError(f"cannot create the store in {self.description}: {_explain(exc)}") from None
+            raise StoreError(_("cannot create the store in {store}: {why}").format(store=self.description, why=_explain(exc))) from None
         except PersistenceError as exc:
-            raise StoreError(f"cannot create the store in {self.description}: {self._why(exc)}") from None
+            raise StoreError(_("cannot create the store in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
         self.present = True
         self._close_probe()
 
@@ -267,7 +271,7 @@ class PostgresBackend(Backend):
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except PersistenceError as exc:
-            raise StoreError(f"cannot store events in {self.description}: {self._why(exc)}") from None
+            raise StoreError(_("cannot store events in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
 
     def create_receipts(self) -> None:
         statement = sql.SQL("CREATE TABLE IF NOT EXISTS {}.{} (key text PRIMARY KEY, stream text NOT NULL, "
@@ -277,7 +281,7 @@ class PostgresBackend(Backend):
             with self.recorder.datastore.transaction(commit=True) as curs:
                 curs.execute(statement)
         except PersistenceError as exc:
-            raise StoreError(f"cannot create the receipts in {self.description}: {self._why(exc)}") from None
+            raise StoreError(_("cannot create the receipts in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
 
     def receipt(self, key: str) -> Receipt | None:
         exists = sql.SQL("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s")
@@ -319,7 +323,7 @@ class PostgresBackend(Backend):
             try:
                 self.present = self._table_exists()
             except psycopg.Error as exc:
-                raise StoreError(f"cannot read {self.description}: {_explain(exc)}") from None
+                raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=_explain(exc))) from None
         return self.present
 
     def _table_exists(self) -> bool:
@@ -337,13 +341,13 @@ class PostgresBackend(Backend):
                     cursor.execute(statement, params)
                     return cursor.fetchall()
             except psycopg.Error as exc:
-                raise StoreError(f"cannot read {self.description}: {_explain(exc)}") from None
+                raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=_explain(exc))) from None
         try:
             with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as curs:
                 curs.execute(statement, params)
                 return curs.fetchall()
         except PersistenceError as exc:
-            raise StoreError(f"cannot read {self.description}: {self._why(exc)}") from None
+            raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=self._why(exc))) from None
 
     def _close_probe(self) -> None:
         if self._probe is not None:
@@ -374,12 +378,13 @@ def _explain(exc: psycopg.Error) -> str:
     text = reason(exc)
     full = disk_full(exc)
     if full is not None:
-        return f"{full}; free some space on it and try again"
+        return _("{why}; free some space on it and try again").format(why=full)
     if isinstance(exc, psycopg.errors.LockNotAvailable):
-        return (f"{text}: waited {LOCK_TIMEOUT} s for the lock on table {TABLE}, which another "
-                "command writing to this store holds; try again")
+        return _("{why}: waited {seconds} s for the lock on table {table}, which another "
+                 "command writing to this store holds; try again").format(why=text, seconds=LOCK_TIMEOUT, table=TABLE)
     if isinstance(exc, psycopg.errors.IdleInTransactionSessionTimeout):
-        return f"{text}: the connection stayed idle inside a transaction for {IDLE_TIMEOUT} s"
+        return _("{why}: the connection stayed idle inside a transaction for {seconds} s").format(
+            why=text, seconds=IDLE_TIMEOUT)
     if "couldn't get a connection" in text or "timeout expired" in text:
-        return f"{text}: waited {CONNECT_TIMEOUT} s for a connection to the server"
+        return _("{why}: waited {seconds} s for a connection to the server").format(why=text, seconds=CONNECT_TIMEOUT)
     return text

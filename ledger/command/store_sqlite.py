@@ -34,6 +34,7 @@ from eventsourcing.utils import Environment
 from ledger.command.storage import (
     MAPPER_TOPIC,
     Backend,
+    CannotOpen,
     ConflictError,
     RECEIPTS,
     NewRow,
@@ -46,6 +47,9 @@ from ledger.command.storage import (
     pause,
     reason,
 )
+from ledger.vocabulary import language
+
+_ = language._  # every text a person reads, in the language in effect (a database's own words stay its own)
 
 # How long a writer waits for another one to finish, in seconds.
 LOCK_TIMEOUT = 10
@@ -141,10 +145,10 @@ class SQLiteBackend(Backend):
 
     def __init__(self, path: str, *, read: bool = False) -> None:
         if cannot_persist(path):
-            raise StoreError(
-                f"{path!r} is an in-memory SQLite database: it would keep nothing once the "
+            raise StoreError(_(
+                "{path} is an in-memory SQLite database: it would keep nothing once the "
                 "command ends; give a file path (e.g. pulka.db)"
-            )
+            ).format(path=repr(path)))
         # messages name the file wherever the command was run from
         self.description = path if path.startswith("file:") else os.path.abspath(path)
         self.path = path
@@ -171,7 +175,7 @@ class SQLiteBackend(Backend):
             # A store a reading command cannot open as usual: read it as it is.
             uri = immutable(self.path)
             self._connect(uri)
-            self.read_only = str(exc).removeprefix(f"cannot open the store {self.path}: ")
+            self.read_only = exc.why if isinstance(exc, _CannotOpen) else str(exc)
             self.env["SQLITE_DBNAME"] = uri
 
     def _connect(self, path: str) -> None:
@@ -183,7 +187,7 @@ class SQLiteBackend(Backend):
             self.factory = SQLiteFactory(env)
             recorder = self.factory.application_recorder()
         except (PersistenceError, OSError) as exc:
-            raise StoreError(f"cannot open the store {self.path}: {self._why(exc)}") from None
+            raise _CannotOpen(self.path, self._why(exc)) from None
         assert isinstance(recorder, SQLiteApplicationRecorder), recorder
         assert recorder.events_table_name == TABLE, recorder.events_table_name
         self.recorder = recorder
@@ -192,7 +196,7 @@ class SQLiteBackend(Backend):
             with self.datastore.transaction(commit=False) as curs:
                 self.present = _has_table(curs.sqlite_cursor)
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the store {self.path}: {self._why(exc)}") from None
+            raise _CannotOpen(self.path, self._why(exc)) from None
 
     def found(self) -> bool:
         if not self.present:
@@ -217,7 +221,8 @@ class SQLiteBackend(Backend):
         try:
             self.recorder.create_table()
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot create the store {self.path}: {self._why(exc)}") from None
+            raise StoreError(_("cannot create the store {store}: {why}").format(store=self.path, why=self._why(exc))) \
+                from None
         self.present = True
 
     def select(
@@ -266,7 +271,8 @@ class SQLiteBackend(Backend):
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot store events in {self.path}: {self._why(exc)}") from None
+            raise StoreError(_("cannot store events in {store}: {why}").format(store=self.path, why=self._why(exc))) \
+                from None
 
     def create_receipts(self) -> None:
         if self.recorder is None:
@@ -276,7 +282,8 @@ class SQLiteBackend(Backend):
                 c.execute(f"CREATE TABLE IF NOT EXISTS {RECEIPTS} (key TEXT PRIMARY KEY, stream TEXT NOT NULL, "
                           "first INTEGER NOT NULL, last INTEGER NOT NULL)")
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot create the receipts of {self.path}: {self._why(exc)}") from None
+            raise StoreError(_("cannot create the receipts of {store}: {why}").format(
+                store=self.path, why=self._why(exc))) from None
 
     def receipt(self, key: str) -> Receipt | None:
         if not self.found():
@@ -319,7 +326,7 @@ class SQLiteBackend(Backend):
                 cursor.row_factory = None
                 yield cursor
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot read {self.path}: {self._why(exc)}") from None
+            raise StoreError(_("cannot read {store}: {why}").format(store=self.path, why=self._why(exc))) from None
 
     def _writable(self) -> bool:
         """Whether this process may write the file and the folder it sits in (where the
@@ -333,11 +340,20 @@ class SQLiteBackend(Backend):
         if full is not None:
             return full
         if not self.path.startswith("file:") and os.path.exists(self.path) and not self._writable():
-            return f"{text}: the store is read-only here (the file or its folder may not be written)"
+            return _("{why}: the store is read-only here (the file or its folder may not be written)").format(why=text)
         if isinstance(exc, (OperationalError, sqlite3.OperationalError)) and "locked" in text:
-            return (f"{text}: waited {LOCK_TIMEOUT} s for another command writing to this file "
-                    "to finish; try again")
+            return _("{why}: waited {seconds} s for another command writing to this file to finish; try again").format(
+                why=text, seconds=LOCK_TIMEOUT)
         return text
+
+
+class _CannotOpen(CannotOpen):
+    """The store's file does not open; ``why``: the reason alone (a reading command
+    opens it read-only instead, and says why)."""
+
+    def __init__(self, path: str, why: str) -> None:
+        self.why = why
+        super().__init__(_("cannot open the store {store}: {why}").format(store=path, why=why))
 
 
 def _of_stream(stream: str, rows: Iterable[NewRow]) -> Iterator[tuple[str, int, str, bytes]]:

@@ -219,8 +219,9 @@ def forgotten(state: GameState) -> Notice | None:
     waiting = left_open(state)
     if waiting is None:
         return None
-    return Notice("4.2.10", f"deal {waiting.number} was played but its result is not recorded: record its tricks "
-                            f"before the bidding of deal {waiting.number + 1} ends, or they are lost")
+    return Notice("4.2.10", _("deal {deal} was played but its result is not recorded: record its tricks before the "
+                              "bidding of deal {next} ends, or they are lost").format(
+                                  deal=waiting.number, next=waiting.number + 1))
 
 
 def left_behind(state: GameState) -> Notice | None:
@@ -228,9 +229,9 @@ def left_behind(state: GameState) -> Notice | None:
     current deal, played and not annulled [Code 4.2.10]."""
     for deal in state.deals[:-1]:
         if deal.annulled_at is None and deal.phase == "play" and deal.number == state.current_deal_number - 1:
-            return Notice("4.2.10", f"deal {deal.number} is left without its result; its tricks may still be "
-                                    f"recorded late (pulka tricks --deal {deal.number} NAME=N …) until the bidding "
-                                    f"of deal {deal.number + 1} ends")
+            return Notice("4.2.10", _("deal {deal} is left without its result; its tricks may still be recorded "
+                                      "late (pulka tricks --deal {deal} NAME=N …) until the bidding of deal {next} "
+                                      "ends").format(deal=deal.number, next=deal.number + 1))
     return None
 
 
@@ -248,9 +249,9 @@ def table_checked(
             if waiting is not None:
                 raise Refused(
                     "4.2.10",
-                    f"deal {waiting.number} was played but its result is not recorded; once the bidding "
-                    f"of deal {waiting.number + 1} ends, its tricks cannot be added any more",
-                    "its tricks first (pulka tricks NAME=N …), or --leave-open to go on without them",
+                    _("deal {deal} was played but its result is not recorded; once the bidding of deal {next} "
+                      "ends, its tricks cannot be added any more").format(deal=waiting.number, next=waiting.number + 1),
+                    _("its tricks first (pulka tricks NAME=N …), or --leave-open to go on without them"),
                 )
         yield event
     current = state.current
@@ -261,9 +262,9 @@ def table_checked(
             and deal_line(state, previous) == deal_line(state, current):
         raise Refused(
             "command-line",
-            f"this line is the line of deal {previous.number} again ({deal_line(state, current)}): "
-            "typed twice?",
-            "--again when the same deal really was played again",
+            _("this line is the line of deal {deal} again ({line}): typed twice?").format(
+                deal=previous.number, line=deal_line(state, current)),
+            _("--again when the same deal really was played again"),
         )
 
 
@@ -301,9 +302,9 @@ def cut_short(state: GameState, line: str) -> None:
         return
     raise Refused(
         "command-line",
-        f"the line stops before the result of deal {deal.number}, which waits for "
-        f"{waiting_for(state, deal)}: cut short?",
-        "the whole deal on one line, or --leave-open to record it as far as it goes",
+        _("the line stops before the result of deal {deal}, which waits for {what}: cut short?").format(
+            deal=deal.number, what=waiting_for(state, deal)),
+        _("the whole deal on one line, or --leave-open to record it as far as it goes"),
         field="line",
     )
 
@@ -331,12 +332,15 @@ def begun(state: GameState) -> Begun | None:
 def retyped(refused: Refused, before: Begun) -> Refused:
     """A line refused after a deal was begun in part: perhaps that deal typed whole again,
     which ``undo`` makes room for."""
-    span = f"event {before.first}" if before.first == before.last else f"events {before.first}-{before.last}"
+    span = (_("event {event}").format(event=before.first) if before.first == before.last else
+            _("events {first}-{last}").format(first=before.first, last=before.last))
     return Refused(
         refused.rule,
-        f"{refused.reason}; deal {before.deal} was begun before this line ({before.line}, {span})",
-        f"{refused.allowed + '; ' if refused.allowed else ''}if this line is deal {before.deal} typed whole again: "
-        f"undo first (it takes back {span}), then the line",
+        _("{reason}; deal {deal} was begun before this line ({line}, {span})").format(
+            reason=refused.reason, deal=before.deal, line=before.line, span=span),
+        f"{refused.allowed + '; ' if refused.allowed else ''}"
+        + _("if this line is deal {deal} typed whole again: undo first (it takes back {span}), then the line").format(
+            deal=before.deal, span=span),
         field=refused.field,
     )
 

@@ -162,8 +162,9 @@ def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:
     try:
         return player_word(players, text)
     except Refused:
-        raise Refused("event-log", f"unknown recorder {text!r}",
-                      f"a player ({', '.join(players)}), scorer:NAME or arbiter:NAME") from None
+        raise Refused("event-log", _("unknown recorder {by}").format(by=repr(text)),
+                      _("a player ({players}), scorer:NAME or arbiter:NAME").format(players=", ".join(players))) \
+            from None
 
 
 def names_in(players: tuple[str, ...], text: str | None) -> tuple[str, ...]:
@@ -191,7 +192,7 @@ def penalty_tricks(players: tuple[str, ...], items: Iterable[str]) -> tuple[Pena
         what, sep, rule = item.partition("@")
         name, eq, n = what.partition("=")
         if not sep or not eq or not n.strip().isdigit():
-            raise Refused("3.9.12", f"{item!r} is not NAME=N@RULE", "e.g. Anna=1@3.4.9")
+            raise Refused("3.9.12", _("{item} is not NAME=N@RULE").format(item=repr(item)), _("e.g. Anna=1@3.4.9"))
         out.append(PenaltyTrick(player=player_word(players, name), tricks=int(n), rule=rule.strip()))
     return tuple(out)
 
@@ -203,7 +204,7 @@ def whists_of(players: tuple[str, ...], items: Iterable[str], rule: str = "3.3.1
     for item in items:
         name, sep, n = item.partition("=")
         if not sep or not n.strip().isdigit():
-            raise Refused(rule, f"{item!r} is not NAME=N", "e.g. --whists Boris=52")
+            raise Refused(rule, _("{item} is not NAME=N").format(item=repr(item)), _("e.g. --whists Boris=52"))
         out[player_word(players, name)] = int(n)
     return out or None
 
@@ -218,7 +219,7 @@ def parse_value(text: str) -> Any:
             return [parse_value(part) for part in text.split(",")]
         return text
     except RecursionError:
-        raise UnreadableInput(f"{excerpt(text)}: {TOO_DEEP}") from None
+        raise UnreadableInput(f"{excerpt(text)}: {_(TOO_DEEP)}") from None
 
 
 # -- a correction in the table's words [Code 4.2.7-4.2.9] ------------------------------------
@@ -270,9 +271,10 @@ def replacement_of(state: GameState, target: int, changes: Iterable[str]) -> dic
         named = bool(sep) and key.strip().casefold() in names
         if named and not isinstance(old, Tricks):
             kind = event_type(old)
-            raise Refused("4.2.7", f"{item} is a trick count, but event {target} is a {kind} "
-                          f"({describe(old)}), not a deal's tricks",
-                          f"a change of its {' or '.join(CORRECTABLE[kind])}; `pulka log` shows each event's number")
+            raise Refused("4.2.7", _("{item} is a trick count, but event {target} is a {kind} ({what}), not a deal's "
+                                     "tricks").format(item=item, target=target, kind=kind, what=describe(old)),
+                          _("a change of its {fields}; `pulka log` shows each event's number").format(
+                              fields=_(" or ").join(CORRECTABLE[kind])))
         if named:
             counts.update(trick_counts(state.players, [item]))
         elif sep:
@@ -327,7 +329,8 @@ def _amount(value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise Refused("4.2.7", f"amount={value} is not a whole number", "e.g. amount=5 or amount=-4") from None
+        raise Refused("4.2.7", _("amount={value} is not a whole number").format(value=value),
+                      _("e.g. amount=5 or amount=-4")) from None
 
 
 def bare_change(old: AnyEvent, word: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ledger.command.checks import is_arbiter
 from ledger.command.store import BrokenChainError, Store, StoredEvent
+from ledger.vocabulary import language
 from ledger.vocabulary.club import RESERVED_PREFIX
 from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key
@@ -32,6 +33,8 @@ from projections.game import GameState, replay
 
 if TYPE_CHECKING:
     from projections.tournament_state import TournamentState
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def read_tournament(store: Store, name: str) -> list[StoredEvent] | None:
@@ -49,8 +52,9 @@ def read_tournament(store: Store, name: str) -> list[StoredEvent] | None:
         raise BrokenChainError(name, reading.problem, "tournament")
     for s in stored[1:]:
         if not isinstance(s.event, TournamentEvent) or isinstance(s.event, TournamentStarted):
-            raise Refused("event-log", f"event {s.number} of tournament {name!r} is a {event_type(s.event)}, "
-                          "which no tournament holds (written outside pulka? see `pulka verify`)")
+            raise Refused("event-log", _("event {event} of tournament {tournament} is a {type}, which no tournament "
+                                         "holds (written outside pulka? see `pulka verify`)").format(
+                event=s.number, tournament=repr(name), type=event_type(s.event)))
     return stored
 
 
@@ -79,18 +83,18 @@ def check_table_game(store: Store, game: str, state: GameState | None, new: Sequ
     if not new:
         return {}
     if isinstance(new[0], StreamStart) and game.startswith(RESERVED_PREFIX):
-        raise Refused("event-log", f"a game's name may not begin with {RESERVED_PREFIX!r}: {game!r}",
-                      "another name")
+        raise Refused("event-log", _("a game's name may not begin with {prefix}: {game}").format(
+            prefix=repr(RESERVED_PREFIX), game=repr(game)), _("another name"))
     found = tournament_of(store, game)
     if found is None:
         return {}
     tournament, count = found
     if state is None:
-        raise Refused("tournament.rules", f"{game} is a table of {tournament.name}: it plays a pulka",
-                      "pulka tournament start")
+        raise Refused("tournament.rules", _("{game} is a table of {tournament}: it plays a pulka").format(
+            game=game, tournament=tournament.name), "pulka tournament start")
     others: dict[str, GameState] = {}
     if any(isinstance(e, Substituted) for e in new):
-        _, tour, table = parse_table_game(game) or ("", 0, 0)
+        _tournament, tour, table = parse_table_game(game) or ("", 0, 0)
         for other in tournament.seating.get(tour, {}):
             name = table_game(tournament.name, tour, other)
             stored = store.sound(name) if other != table else []
@@ -107,11 +111,12 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
     tour's)."""
     parsed = parse_table_game(game)
     assert parsed is not None
-    _, tour, table = parsed
+    _tournament, tour, table = parsed
     closed = tournament.closed.get(tour)
     if closed is not None:
-        raise Refused("tournament.closed", f"tour {tour} of {tournament.name} was closed at {closed.at}: "
-                      f"nothing more is recorded in {game}")
+        raise Refused("tournament.closed", _("tour {tour} of {tournament} was closed at {at}: nothing more is recorded "
+                                             "in {game}").format(tour=tour, tournament=tournament.name, at=closed.at,
+                                                                 game=game))
     started = next((e for e in new if isinstance(e, GameStarted)), None)
     if started is not None:
         judge_start(tournament, tour, table, started)
@@ -119,39 +124,44 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
     if joined is not None:
         # The arbiter seats a tournament's tables; a newcomer would play for nobody in
         # the standings. A seated player's place may be taken by a substitute [5.4.7].
-        raise Refused("tournament.seating", f"{joined.player} cannot join {game}: the tables of {tournament.name} "
-                      f"are seated by the arbiter ({', '.join(state.started.players)} at this one)",
-                      "a substitute for a seated player (pulka substitute)")
+        raise Refused("tournament.seating", _("{player} cannot join {game}: the tables of {tournament} are seated by "
+                                              "the arbiter ({players} at this one)").format(
+                          player=joined.player, game=game, tournament=tournament.name,
+                          players=", ".join(state.started.players)),
+                      _("a substitute for a seated player (pulka substitute)"))
     for event in new:
         if isinstance(event, Substituted):
             judge_substitute(tournament, game, event, others or {})
     cap = tournament.started.deal_cap
     if cap is not None and state.current_deal_number > cap:
-        raise Refused("tournament.deal_cap", f"{game} has played its {cap} deals, the tournament's cap: "
-                      "the pulka is over and settles as abandoned [Code 4.2.15]",
-                      "corrections and records of the deals played")
+        raise Refused("tournament.deal_cap", _("{game} has played its {cap} deals, the tournament's cap: the pulka is "
+                                               "over and settles as abandoned [Code 4.2.15]").format(game=game, cap=cap),
+                      _("corrections and records of the deals played"))
 
 
 def judge_start(tournament: TournamentState, tour: int, table: int, started: GameStarted) -> None:
     seated = tournament.seating.get(tour, {}).get(table)
     if seated is None:
         tables = sorted(tournament.seating.get(tour, {}))
-        have = f"the tables of tour {tour} are {', '.join(map(str, tables))}" if tables else f"tour {tour} is not seated"
-        raise Refused("tournament.seating", f"table {table} of tour {tour} of {tournament.name} is not seated", have)
+        have = (_("the tables of tour {tour} are {tables}").format(tour=tour, tables=", ".join(map(str, tables)))
+                if tables else _("tour {tour} is not seated").format(tour=tour))
+        raise Refused("tournament.seating", _("table {table} of tour {tour} of {tournament} is not seated").format(
+            table=table, tour=tour, tournament=tournament.name), have)
     if sorted(map(name_key, started.players)) != sorted(map(name_key, seated)) or set(started.players) != set(seated):
-        raise Refused("tournament.seating", f"table {table} of tour {tour} seats {', '.join(seated)}, "
-                      f"not {', '.join(started.players)}", ", ".join(seated))
+        raise Refused("tournament.seating", _("table {table} of tour {tour} seats {seated}, not {players}").format(
+            table=table, tour=tour, seated=", ".join(seated), players=", ".join(started.players)), ", ".join(seated))
     rules = tournament.rules
     if started.rule_set != rules:
         mine = rule_set_to_dict(rules)
         theirs = rule_set_to_dict(started.rule_set) if started.rule_set is not None else {}
         differ = sorted(k for k in mine if theirs.get(k) != mine[k])
-        raise Refused("tournament.rules", f"the game is not under the tournament's rule set "
-                      f"({rules.convention}; differs in {', '.join(differ)})",
-                      f"convention {rules.convention} with the tournament's overrides (pulka tournament start)")
+        raise Refused("tournament.rules", _("the game is not under the tournament's rule set ({convention}; differs "
+                                            "in {keys})").format(convention=rules.convention, keys=", ".join(differ)),
+                      _("convention {convention} with the tournament's overrides (pulka tournament start)").format(
+                          convention=rules.convention))
     if started.pulya != tournament.started.pulya:
-        raise Refused("tournament.rules", f"the tournament plays to a pulya of {tournament.started.pulya}, "
-                      f"not {started.pulya}", str(tournament.started.pulya))
+        raise Refused("tournament.rules", _("the tournament plays to a pulya of {pulya}, not {given}").format(
+            pulya=tournament.started.pulya, given=started.pulya), str(tournament.started.pulya))
 
 
 def judge_substitute(tournament: TournamentState, game: str, event: Substituted,
@@ -161,27 +171,31 @@ def judge_substitute(tournament: TournamentState, game: str, event: Substituted,
     in the tour or may not play in it."""
     parsed = parse_table_game(game)
     assert parsed is not None
-    _, tour, table = parsed
+    _tournament, tour, table = parsed
     who = event.substitute
     if event.by is None or not is_arbiter(event.by):
-        raise Refused("tournament.substitute", f"at a table of {tournament.name} a substitute is seated by the "
-                      f"arbiter, not {event.by or 'the players'}", "--by arbiter:NAME (with the players' consent)")
+        refused = (_("at a table of {tournament} a substitute is seated by the arbiter, not {by}") if event.by
+                   else _("at a table of {tournament} a substitute is seated by the arbiter, not the players"))
+        raise Refused("tournament.substitute", refused.format(tournament=tournament.name, by=event.by),
+                      _("--by arbiter:NAME (with the players' consent)"))
     key = name_key(who)
     entrant = next((p for p in tournament.players if name_key(p) == key), None)
     if entrant is not None:
         elsewhere = tournament.table_of(tour, entrant)
         if elsewhere is not None and elsewhere != table:
-            raise Refused("tournament.substitute", f"{who} is seated at table {elsewhere} of tour {tour} "
-                          f"({table_game(tournament.name, tour, elsewhere)}): one table a tour",
-                          "a person who plays at no other table of the tour")
+            raise Refused("tournament.substitute", _("{player} is seated at table {table} of tour {tour} ({game}): one "
+                                                     "table a tour").format(
+                              player=who, table=elsewhere, tour=tour, game=table_game(tournament.name, tour, elsewhere)),
+                          _("a person who plays at no other table of the tour"))
         if entrant in tournament.disqualified:
-            raise Refused("tournament.removal", f"{who} was disqualified in tour {tournament.disqualified[entrant].tour}",
-                          "a person who may play in the tournament")
+            raise Refused("tournament.removal", _("{player} was disqualified in tour {tour}").format(
+                player=who, tour=tournament.disqualified[entrant].tour), _("a person who may play in the tournament"))
         if entrant in tournament.removed.get(tour, {}):
-            raise Refused("tournament.removal", f"{who} is removed for tour {tour}",
-                          "a person who may play in this tour")
+            raise Refused("tournament.removal", _("{player} is removed for tour {tour}").format(player=who, tour=tour),
+                          _("a person who may play in this tour"))
     for name, other in sorted(others.items()):
         same_tour = (parse_table_game(name) or ("", 0, 0))[:2] == (tournament.name, tour)
         if same_tour and name != game and any(name_key(p) == key for p in other.person_seat):
-            raise Refused("tournament.substitute", f"{who} plays at {name} in tour {tour} already: one table a tour",
-                          "a person who plays at no other table of the tour")
+            raise Refused("tournament.substitute", _("{player} plays at {game} in tour {tour} already: one table a "
+                                                     "tour").format(player=who, game=name, tour=tour),
+                          _("a person who plays at no other table of the tour"))

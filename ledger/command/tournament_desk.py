@@ -51,6 +51,7 @@ from ledger.command.tables import judge_table, read_tournament
 from ledger.command.views import ensure_views
 from ledger.command.club import judge_register, rows_of
 from ledger.vocabulary.club import CLUB_STREAM, RESERVED_PREFIX, ClubStarted
+from ledger.vocabulary import language
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, encode_event, event_type
 from ledger.vocabulary.logfile import LogLine, check_export, export_line
@@ -87,8 +88,10 @@ from projections.tournament_state import (
     standings,
     tallies_of,
 )
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import spoken_count
 
+_ = language._  # every text a person reads, in the language in effect
+ngettext = language.ngettext
 
 TOURNAMENT_MAX = GAME_MAX - 20  # leaves room for /TOUR/TABLE in its games' names
 
@@ -110,18 +113,24 @@ def judge_start(event: TournamentStarted) -> TournamentStarted:
     admit(event)
     name = event.game
     if not name.strip() or "/" in name or name.startswith(RESERVED_PREFIX):
-        raise Refused("tournament.name", f"a tournament's name may not be empty, hold '/' or begin with "
-                      f"{RESERVED_PREFIX!r}: {name!r}", "e.g. spring-cup")
+        raise Refused("tournament.name", _("a tournament's name may not be empty, hold '/' or begin with "
+                                           "{prefix}: {name}").format(prefix=repr(RESERVED_PREFIX), name=repr(name)),
+                      _("e.g. spring-cup"))
     if len(name) > TOURNAMENT_MAX:
-        raise Refused("tournament.name", f"a tournament's name is {len(name)} characters long",
-                      f"at most {TOURNAMENT_MAX}, so that its tables' games (NAME/TOUR/TABLE) have names too")
+        raise Refused("tournament.name", ngettext("a tournament's name is {n} character long",
+                                                  "a tournament's name is {n} characters long", len(name)).format(
+                          n=len(name)),
+                      _("at most {most}, so that its tables' games (NAME/TOUR/TABLE) have names too").format(
+                          most=TOURNAMENT_MAX))
     players = event.players
     if len(players) < 3:
-        raise Refused("tournament.players", f"a tournament needs 3 players or more, not {len(players)}")
+        raise Refused("tournament.players", _("a tournament needs 3 players or more, not {count}").format(
+            count=len(players)))
     if any(p.startswith("arbiter:") for p in players):
-        raise Refused("tournament.players", "a player's name may not begin with 'arbiter:'")
+        raise Refused("tournament.players", _("a player's name may not begin with 'arbiter:'"))
     if event.pulya < 1:
-        raise Refused("4.2.2", f"the pulya target must be a positive number of points, not {event.pulya}")
+        raise Refused("4.2.2", _("the pulya target must be a positive number of points, not {pulya}").format(
+            pulya=event.pulya))
     try:
         resolved = resolve(event.convention, event.rules)
         if event.rule_set is not None and event.rule_set != resolved:
@@ -130,19 +139,22 @@ def judge_start(event: TournamentStarted) -> TournamentStarted:
     except RuleSetError as exc:
         raise Refused("rules.md §9", str(exc)) from None
     if event.table_size not in (3, 4):
-        raise Refused("1.2", f"a table seats 3 or 4 players, not {event.table_size}", "3 or 4")
-    _judge_seatable(len(players), event.table_size, "a tournament of")
+        raise Refused("1.2", _("a table seats 3 or 4 players, not {count}").format(count=event.table_size),
+                      _("3 or 4"))
+    _judge_seatable(len(players), event.table_size)
     if event.tours is not None and event.tours < 1:
-        raise Refused("tournament.tours", f"the number of tours must be 1 or more, not {event.tours}")
+        raise Refused("tournament.tours", _("the number of tours must be 1 or more, not {tours}").format(
+            tours=event.tours))
     if event.deal_cap is not None and event.deal_cap < 1:
-        raise Refused("tournament.deal_cap", f"the deal cap must be 1 or more, not {event.deal_cap}")
+        raise Refused("tournament.deal_cap", _("the deal cap must be 1 or more, not {cap}").format(cap=event.deal_cap))
     if event.cards_to_disqualify < 1:
-        raise Refused("tournament.cards", "the cards that disqualify must be 1 or more")
+        raise Refused("tournament.cards", _("the cards that disqualify must be 1 or more"))
     _judge_cutoff(event)
     _judge_tie_breaks(event)
     _judge_cuts(event)
     if event.by is not None and not is_arbiter(event.by):
-        raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
+        raise Refused("tournament.arbiter", _("a tournament is recorded by its arbiter, not {by}").format(
+            by=repr(event.by)), "arbiter:NAME")
     if event.at is not None:
         time_of(event.at)
     return msgspec.structs.replace(event, rule_set=resolved, deal=None)
@@ -154,29 +166,40 @@ def _judge_cutoff(event: TournamentStarted) -> None:
         try:
             rate = rate_of(segment)
         except (ValueError, ZeroDivisionError):
-            raise Refused("tournament.cutoff", f"rate {segment.rate!r} is not a number", 'e.g. "1", "1/10" or "0.1"') from None
+            raise Refused("tournament.cutoff", _("rate {rate} is not a number").format(rate=repr(segment.rate)),
+                          _('e.g. "1", "1/10" or "0.1"')) from None
         if rate < 0:
-            raise Refused("tournament.cutoff", f"rate {segment.rate} is negative", "0 or more")
+            raise Refused("tournament.cutoff", _("rate {rate} is negative").format(rate=segment.rate), _("0 or more"))
         if segment.upto is None:
             if i != len(event.cutoff) - 1:
-                raise Refused("tournament.cutoff", "only the last segment may be unbounded (*)")
+                raise Refused("tournament.cutoff", _("only the last segment may be unbounded (*)"))
         elif segment.upto <= lower:
-            raise Refused("tournament.cutoff", f"segment bounds must rise: {segment.upto} after {lower}",
-                          f"a bound above {lower}")
+            raise Refused("tournament.cutoff", _("segment bounds must rise: {bound} after {lower}").format(
+                bound=segment.upto, lower=lower), _("a bound above {lower}").format(lower=lower))
         else:
             lower = segment.upto
 
 
-def _judge_seatable(players: int, usual: int, what: str) -> None:
-    """Refuse a count of players that no tour could seat at tables of 3 and 4 [Code 1.2],
-    naming the nearest counts that could be seated."""
+def _judge_seatable(players: int, usual: int, after_cut: int | None = None) -> None:
+    """Refuse a count of players that no tour could seat at tables of 3 and 4 [Code 1.2]
+    (of the tournament, or left by the cut after tour ``after_cut``), naming the nearest
+    counts that could be seated."""
     if table_sizes(players, usual) is not None:
         return
     near = {n: table_sizes(n, usual) or [] for n in (players - 1, players + 1) if n >= 3}
-    seats = "; ".join(f"{n} players: " + (f"one table of {sizes[0]}" if len(sizes) == 1 else
-                                          f"tables of {', '.join(map(str, sizes))}")
+    seats = "; ".join(ngettext("{n} player: one table of {size}", "{n} players: one table of {size}", n).format(
+                          n=n, size=sizes[0]) if len(sizes) == 1 else
+                      ngettext("{n} player: tables of {sizes}", "{n} players: tables of {sizes}", n).format(
+                          n=n, sizes=", ".join(map(str, sizes)))
                       for n, sizes in near.items() if sizes)
-    raise Refused("1.2", f"{what} {players} players cannot be seated at tables of 3 and 4", seats or "3 players or more")
+    if after_cut is None:
+        reason = ngettext("a tournament of {n} player cannot be seated at tables of 3 and 4",
+                          "a tournament of {n} players cannot be seated at tables of 3 and 4", players).format(n=players)
+    else:
+        reason = ngettext("after the cut after tour {tour}, {n} player cannot be seated at tables of 3 and 4",
+                          "after the cut after tour {tour}, {n} players cannot be seated at tables of 3 and 4",
+                          players).format(tour=after_cut, n=players)
+    raise Refused("1.2", reason, seats or _("3 players or more"))
 
 
 def _judge_tie_breaks(event: TournamentStarted) -> None:
@@ -184,17 +207,17 @@ def _judge_tie_breaks(event: TournamentStarted) -> None:
     and with its seed recorded (``create`` draws one when none is given)."""
     breaks = event.tie_breaks
     if len(set(breaks)) != len(breaks) or any(b not in TIE_BREAKS for b in breaks):
-        raise Refused("tournament.tie_breaks", f"tie-breaks {', '.join(breaks)}",
-                      f"an order of {', '.join(TIE_BREAKS)}, each once")
+        raise Refused("tournament.tie_breaks", _("tie-breaks {breaks}").format(breaks=", ".join(breaks)),
+                      _("an order of {known}, each once").format(known=", ".join(TIE_BREAKS)))
     if "lot" in breaks[:-1]:
-        raise Refused("tournament.tie_breaks", "the lot separates every tie: nothing after it can matter",
-                      "lot as the last tie-break")
+        raise Refused("tournament.tie_breaks", _("the lot separates every tie: nothing after it can matter"),
+                      _("lot as the last tie-break"))
     if "lot" in breaks and not event.lot_seed:
-        raise Refused("tournament.tie_breaks", "a drawing of lots records its seed (lot_seed)",
-                      "a seed, e.g. --lot-seed 2026")
+        raise Refused("tournament.tie_breaks", _("a drawing of lots records its seed (lot_seed)"),
+                      _("a seed, e.g. --lot-seed 2026"))
     if event.lot_seed is not None and "lot" not in breaks:
-        raise Refused("tournament.tie_breaks", "a lot seed is given, but the lot is not a tie-break",
-                      f"lot as the last of the tie-breaks ({', '.join((*breaks, 'lot'))})")
+        raise Refused("tournament.tie_breaks", _("a lot seed is given, but the lot is not a tie-break"),
+                      _("lot as the last of the tie-breaks ({order})").format(order=", ".join((*breaks, "lot"))))
 
 
 def _judge_cuts(event: TournamentStarted) -> None:
@@ -202,23 +225,27 @@ def _judge_cuts(event: TournamentStarted) -> None:
     tours = event.tours
     for rule in event.cuts:
         if rule.after_tour <= last_after or (tours is not None and rule.after_tour >= tours):
-            raise Refused("tournament.cuts", f"a cut after tour {rule.after_tour}",
-                          f"cuts after rising tours before the last ({tours})" if tours else "cuts after rising tours")
+            raise Refused("tournament.cuts", _("a cut after tour {tour}").format(tour=rule.after_tour),
+                          _("cuts after rising tours before the last ({tours})").format(tours=tours) if tours
+                          else _("cuts after rising tours"))
         if not 3 <= rule.keep < last_keep:
-            raise Refused("tournament.cuts", f"a cut to {rule.keep} players", f"3 to {last_keep - 1}")
-        _judge_seatable(rule.keep, event.table_size, f"after the cut after tour {rule.after_tour},")
+            raise Refused("tournament.cuts", _("a cut to {keep} players").format(keep=rule.keep),
+                          _("3 to {most}").format(most=last_keep - 1))
+        _judge_seatable(rule.keep, event.table_size, rule.after_tour)
         last_after, last_keep = rule.after_tour, rule.keep
     if event.final_table is not None:
         if event.final_table not in (3, 4):
-            raise Refused("tournament.final", f"a final table of {event.final_table}", "3 or 4 players")
+            raise Refused("tournament.final", _("a final table of {size}").format(size=event.final_table),
+                          _("3 or 4 players"))
         if event.final_table > last_keep:
-            raise Refused("tournament.final", f"a final table of {event.final_table} from {last_keep} players",
-                          f"a final table of 3{' or 4' if last_keep >= 4 else ''}")
+            raise Refused("tournament.final", _("a final table of {size} from {players} players").format(
+                              size=event.final_table, players=last_keep),
+                          _("a final table of 3 or 4") if last_keep >= 4 else _("a final table of 3"))
         if tours is None or tours < 2:
-            raise Refused("tournament.final", "a final table needs a number of tours, 2 or more", "--tours K")
+            raise Refused("tournament.final", _("a final table needs a number of tours, 2 or more"), "--tours K")
         if last_after >= tours - 1:
-            raise Refused("tournament.final", f"a cut after tour {last_after} leaves no tour before the final",
-                          f"cuts after tours before {tours - 1}")
+            raise Refused("tournament.final", _("a cut after tour {tour} leaves no tour before the final").format(
+                tour=last_after), _("cuts after tours before {tour}").format(tour=tours - 1))
 
 
 def resolve_player(state: TournamentState, name: str) -> str:
@@ -227,20 +254,22 @@ def resolve_player(state: TournamentState, name: str) -> str:
     for player in state.players:
         if name_key(player) == key:
             return player
-    raise Refused("tournament.players", f"{name!r} is not a player of {state.name}", ", ".join(state.players))
+    raise Refused("tournament.players", _("{name} is not a player of {tournament}").format(
+        name=repr(name), tournament=state.name), ", ".join(state.players))
 
 
 def _open_tour(state: TournamentState, tour: int) -> None:
     """A tour may be seated when the one before it is closed and it is not."""
     tours = state.started.tours
     if tour < 1 or (tours is not None and tour > tours):
-        raise Refused("tournament.tours", f"{state.name} has no tour {tour}",
-                      f"tours 1 to {tours}" if tours else "tours from 1")
+        raise Refused("tournament.tours", _("{tournament} has no tour {tour}").format(tournament=state.name, tour=tour),
+                      _("tours 1 to {tours}").format(tours=tours) if tours else _("tours from 1"))
     if tour in state.closed:
-        raise Refused("tournament.closed", f"tour {tour} of {state.name} is closed")
+        raise Refused("tournament.closed", _("tour {tour} of {tournament} is closed").format(
+            tour=tour, tournament=state.name))
     if tour > 1 and tour - 1 not in state.closed:
-        raise Refused("tournament.seating", f"tour {tour} can be seated once tour {tour - 1} is closed",
-                      f"pulka tournament close {state.name} {tour - 1}")
+        raise Refused("tournament.seating", _("tour {tour} can be seated once tour {previous} is closed").format(
+            tour=tour, previous=tour - 1), f"pulka tournament close {state.name} {tour - 1}")
 
 
 def judge_seated(state: TournamentState, event: Seated) -> Seated:
@@ -248,21 +277,24 @@ def judge_seated(state: TournamentState, event: Seated) -> Seated:
     tour, table = event.tour, event.table
     _open_tour(state, tour)
     if table < 1:
-        raise Refused("tournament.seating", f"tables are numbered from 1, not {table}")
+        raise Refused("tournament.seating", _("tables are numbered from 1, not {table}").format(table=table))
     if table in state.seating.get(tour, {}):
-        raise Refused("tournament.seating", f"table {table} of tour {tour} is seated already: "
-                      f"{', '.join(state.seating[tour][table])}", "another table")
+        raise Refused("tournament.seating", _("table {table} of tour {tour} is seated already: {players}").format(
+            table=table, tour=tour, players=", ".join(state.seating[tour][table])), _("another table"))
     players = tuple(resolve_player(state, p) for p in event.players)
     if len(players) not in (3, 4):
-        raise Refused("1.2", f"a table seats 3 or 4 players, not {len(players)}", "3 or 4 players")
+        raise Refused("1.2", _("a table seats 3 or 4 players, not {count}").format(count=len(players)),
+                      _("3 or 4 players"))
     twice = next((p for i, p in enumerate(players) if p in players[:i]), None)
     if twice is not None:
-        raise Refused("tournament.seating", f"{twice} is seated twice at table {table}")
+        raise Refused("tournament.seating", _("{player} is seated twice at table {table}").format(
+            player=twice, table=table))
     for p in players:
         elsewhere = state.table_of(tour, p)
         if elsewhere is not None:
-            raise Refused("tournament.seating", f"{p} is seated twice in tour {tour}: already at table {elsewhere}",
-                          "each player at one table a tour")
+            raise Refused("tournament.seating", _("{player} is seated twice in tour {tour}: already at table "
+                                                  "{table}").format(player=p, tour=tour, table=elsewhere),
+                          _("each player at one table a tour"))
         _judge_eligible(state, tour, p)
     final = state.final_tour
     if final is not None and tour == final:
@@ -270,52 +302,62 @@ def judge_seated(state: TournamentState, event: Seated) -> Seated:
         eligible = state.eligible(tour)
         finalists = [p for p in state.cuts[-1].kept if p in eligible] if state.cuts else eligible
         if state.seating.get(tour) or set(players) != set(finalists):
-            raise Refused("tournament.final", f"tour {tour} is the final: one table of the finalists "
-                          f"({', '.join(finalists)})", ", ".join(finalists))
+            raise Refused("tournament.final", _("tour {tour} is the final: one table of the finalists "
+                                                "({finalists})").format(tour=tour, finalists=", ".join(finalists)),
+                          ", ".join(finalists))
     if event.method == "lot" and not event.seed:
-        raise Refused("tournament.seating", "a seating by lot records its seed")
+        raise Refused("tournament.seating", _("a seating by lot records its seed"))
     return msgspec.structs.replace(event, players=players, deal=None)
 
 
 def _judge_eligible(state: TournamentState, tour: int, player: str) -> None:
     if player in state.disqualified:
         d = state.disqualified[player]
-        raise Refused("tournament.removal", f"{player} was disqualified in tour {d.tour}" +
-                      (f" ({d.reason})" if d.reason else ""), "players still in the tournament")
+        # The reason is the one recorded (stored): quoted as it is, in English.
+        raise Refused("tournament.removal", (
+            _("{player} was disqualified in tour {tour} ({reason})") if d.reason
+            else _("{player} was disqualified in tour {tour}")).format(player=player, tour=d.tour, reason=d.reason),
+            _("players still in the tournament"))
     made = state.cut_at(player)
     if made is not None:
-        raise Refused("tournament.cuts", f"{player} did not pass the cut after tour {made.after_tour}",
-                      ", ".join(made.kept))
+        raise Refused("tournament.cuts", _("{player} did not pass the cut after tour {tour}").format(
+            player=player, tour=made.after_tour), ", ".join(made.kept))
     removed = state.removed.get(tour, {}).get(player)
     if removed is not None:
-        raise Refused("tournament.removal", f"{player} is removed for tour {tour}" +
-                      (f" ({removed.reason})" if removed.reason else ""), f"{player} again from tour {tour + 1}")
+        raise Refused("tournament.removal", (
+            _("{player} is removed for tour {tour} ({reason})") if removed.reason
+            else _("{player} is removed for tour {tour}")).format(player=player, tour=tour, reason=removed.reason),
+            _("{player} again from tour {tour}").format(player=player, tour=tour + 1))
 
 
 def tables_closed(state: TournamentState, tour: int, games: Mapping[str, TableGame]) -> TourClosed:
     """The close of ``tour``: every seated table's game must be over (finished, abandoned,
     or at the deal cap); each table's result is recorded with the game's last digest."""
     if tour in state.closed:
-        raise Refused("tournament.closed", f"tour {tour} of {state.name} is closed already")
+        raise Refused("tournament.closed", _("tour {tour} of {tournament} is closed already").format(
+            tour=tour, tournament=state.name))
     seated = state.seating.get(tour)
     if not seated:
-        raise Refused("tournament.seating", f"tour {tour} of {state.name} is not seated")
+        raise Refused("tournament.seating", _("tour {tour} of {tournament} is not seated").format(
+            tour=tour, tournament=state.name))
     if tour > 1 and tour - 1 not in state.closed:
-        raise Refused("tournament.closed", f"tour {tour - 1} is not closed yet", f"close tour {tour - 1} first")
+        raise Refused("tournament.closed", _("tour {tour} is not closed yet").format(tour=tour - 1),
+                      _("close tour {tour} first").format(tour=tour - 1))
     tables = []
     cap = state.started.deal_cap
     for table, players in sorted(seated.items()):
         game = table_game(state.name, tour, table)
         found = games.get(game)
         if found is None:
-            raise Refused("tournament.closed", f"table {table} of tour {tour} has no game yet ({game})",
-                          f"pulka tournament start {state.name} {tour}")
+            raise Refused("tournament.closed", _("table {table} of tour {tour} has no game yet ({game})").format(
+                table=table, tour=tour, game=game), f"pulka tournament start {state.name} {tour}")
         result = game_result(found.state, cap)
         if not result.over:
-            of = f" of the cap of {cap}" if cap is not None else ""
-            done = f"{counted(result.deals, 'deal')} done"
-            raise Refused("tournament.closed", f"table {table} ({game}) is still in play: {done}{of}",
-                          "a tour closes when every table's pulka is over")
+            in_play = (_("table {table} ({game}) is still in play: {deals} done of the cap of {cap}") if cap is not None
+                       else _("table {table} ({game}) is still in play: {deals} done"))
+            raise Refused("tournament.closed", in_play.format(table=table, game=game,
+                                                              deals=spoken_count(result.deals, "deal"), cap=cap),
+                          _("a tour closes when every table's pulka is over"))
         assert result.status != "playing"
         tallies = tallies_of(found.state) if any(b in TALLIED for b in state.started.tie_breaks) else {}
         tables.append(TableClosed(table, game, result.status, result.deals, found.events, found.digest,
@@ -368,8 +410,9 @@ def seating_for(state: TournamentState, tour: int, seed: str | None) -> list[Sea
     tour), or Swiss by the standings after the tour before."""
     _open_tour(state, tour)
     if state.seating.get(tour):
-        raise Refused("tournament.seating", f"tour {tour} has seated tables already; --auto seats a whole tour",
-                      "pulka tournament seat T R K PLAYERS for the rest")
+        raise Refused("tournament.seating", _("tour {tour} has seated tables already; --auto seats a whole "
+                                              "tour").format(tour=tour),
+                      _("pulka tournament seat T R K PLAYERS for the rest"))
     players = state.eligible(tour)
     final = state.final_tour
     if final is not None and tour == final:
@@ -377,9 +420,10 @@ def seating_for(state: TournamentState, tour: int, seed: str | None) -> list[Sea
         return [Seated(tour=tour, table=1, players=tuple(order), method="final")]
     sizes = table_sizes(len(players), state.started.table_size)
     if sizes is None:
-        raise Refused("1.2", f"the {len(players)} players of tour {tour} ({', '.join(players)}) cannot sit at "
-                      "tables of 3 and 4", f"3, 4, or 6 players or more: seat by hand "
-                      f"(pulka tournament seat {state.name} {tour} TABLE PLAYERS), the others sitting out")
+        raise Refused("1.2", _("the {count} players of tour {tour} ({players}) cannot sit at tables of 3 and "
+                               "4").format(count=len(players), tour=tour, players=", ".join(players)),
+                      _("3, 4, or 6 players or more: seat by hand (pulka tournament seat {tournament} {tour} TABLE "
+                        "PLAYERS), the others sitting out").format(tournament=state.name, tour=tour))
     if tour == 1 or not state.closed:
         lot = seed if seed is not None else secrets.token_hex(8)
         return [Seated(tour=tour, table=i, players=t, method="lot", seed=lot)
@@ -394,10 +438,12 @@ def decide(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGam
     if isinstance(event, TournamentStarted) or not isinstance(
         event, Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade
     ):
-        raise Refused("event-log", f"a {event_type(event)} cannot follow tournament_started in a tournament")
+        raise Refused("event-log", _("a {type} cannot follow tournament_started in a tournament").format(
+            type=event_type(event)))
     admit(event)
     if event.by is not None and not is_arbiter(event.by):
-        raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {event.by!r}", "arbiter:NAME")
+        raise Refused("tournament.arbiter", _("a tournament is recorded by its arbiter, not {by}").format(
+            by=repr(event.by)), "arbiter:NAME")
     _check_time(state, event)
     if isinstance(event, Seated):
         return judge_seated(state, event)
@@ -414,26 +460,34 @@ def _judge_close(state: TournamentState, event: TourClosed, games: Mapping[str, 
     """A recorded close must be the close of its tables as they are: each table's game
     with the event count and last digest recorded (a game cut short, changed or gone
     since no longer is), and each result, end and tally the game gives."""
-    allowed = "the results, event counts and digests of the table games"
+    allowed = _("the results, event counts and digests of the table games")
     for recorded in event.tables:
         found = games.get(recorded.game)
         if found is None:
-            raise Refused("tournament.closed", f"the close of tour {event.tour} records {recorded.game} with "
-                          f"{counted(recorded.events, 'event')}, and there is no such game", allowed)
+            raise Refused("tournament.closed", _("the close of tour {tour} records {game} with {events}, and there is "
+                                                 "no such game").format(tour=event.tour, game=recorded.game,
+                                                                        events=spoken_count(recorded.events, "event")),
+                          allowed)
         if (found.events, found.digest) != (recorded.events, recorded.digest):
-            raise Refused("tournament.closed", f"the close of tour {event.tour} does not match {recorded.game} as "
-                          f"recorded: the close records {counted(recorded.events, 'event')}, the last with digest "
-                          f"{recorded.digest[:16]}; the game has {counted(found.events, 'event')}, the last with "
-                          f"digest {found.digest[:16]}", allowed)
+            raise Refused("tournament.closed", _(
+                "the close of tour {tour} does not match {game} as recorded: the close records {recorded}, the last "
+                "with digest {recorded_digest}; the game has {found}, the last with digest {found_digest}").format(
+                    tour=event.tour, game=recorded.game, recorded=spoken_count(recorded.events, "event"),
+                    recorded_digest=recorded.digest[:16], found=spoken_count(found.events, "event"),
+                    found_digest=found.digest[:16]), allowed)
     expected = tables_closed(state, event.tour, games)
     if expected.tables != event.tables:
         if len(event.tables) != len(expected.tables):
-            raise Refused("tournament.closed", f"the close of tour {event.tour} records "
-                          f"{counted(len(event.tables), 'table')}, and the tour has {len(expected.tables)}", allowed)
+            raise Refused("tournament.closed", _("the close of tour {tour} records {tables}, and the tour has "
+                                                 "{count}").format(tour=event.tour,
+                                                                   tables=spoken_count(len(event.tables), "table"),
+                                                                   count=len(expected.tables)), allowed)
         table, truth = next((t, e) for t, e in zip(event.tables, expected.tables, strict=True) if t != e)
         field = next((f for f in TableClosed.__struct_fields__ if getattr(table, f) != getattr(truth, f)), "")
-        raise Refused("tournament.closed", f"the close of tour {event.tour} does not match {table.game} as recorded: "
-                      f"its {field} {_shown(getattr(table, field))}, the game's {_shown(getattr(truth, field))}",
+        raise Refused("tournament.closed", _("the close of tour {tour} does not match {game} as recorded: its {field} "
+                                             "{recorded}, the game's {found}").format(
+                          tour=event.tour, game=table.game, field=field, recorded=_shown(getattr(table, field)),
+                          found=_shown(getattr(truth, field))),
                       allowed)
 
 
@@ -447,7 +501,8 @@ def _check_time(state: TournamentState, event: AnyEvent) -> None:
         return
     last = next((e.at for e in reversed(state.events) if e.at is not None), None)
     if last is not None and time_of(event.at) < time_of(last):
-        raise Refused("event-log", f"time {event.at} is before the previous event's {last}", f"a time at or after {last}")
+        raise Refused("event-log", _("time {at} is before the previous event's {last}").format(at=event.at, last=last),
+                      _("a time at or after {last}").format(last=last))
 
 
 # -- the commands ------------------------------------------------------------------------
@@ -466,9 +521,14 @@ class Tournaments:
         stored = read_tournament(self.store, name)
         if stored is None:
             known = self.store.games(TournamentStarted)
-            hint = f"; the tournaments are: {', '.join(known)}" if known else "; it has no tournament"
-            what = f"{name!r} is not a tournament" if self.store.count(name) else f"no tournament named {name!r}"
-            raise Refused("event-log", f"{what} in the store {self.store.description}{hint}")
+            if self.store.count(name):
+                missing = (_("{name} is not a tournament in the store {store}; the tournaments are: {tournaments}")
+                           if known else _("{name} is not a tournament in the store {store}; it has no tournament"))
+            else:
+                missing = (_("no tournament named {name} in the store {store}; the tournaments are: {tournaments}")
+                           if known else _("no tournament named {name} in the store {store}; it has no tournament"))
+            raise Refused("event-log", missing.format(name=repr(name), store=self.store.description,
+                                                      tournaments=", ".join(known)))
         return stored
 
     def state(self, name: str) -> TournamentState:
@@ -477,7 +537,8 @@ class Tournaments:
     def _save(self, name: str, stored: list[StoredEvent], new: Sequence[TournamentEvent],
               by: str | None, unchanged: Mapping[str, int] | None = None) -> list[StoredEvent]:
         if by is not None and not is_arbiter(by):
-            raise Refused("tournament.arbiter", f"a tournament is recorded by its arbiter, not {by!r}", "arbiter:NAME")
+            raise Refused("tournament.arbiter", _("a tournament is recorded by its arbiter, not {by}").format(by=repr(by)),
+                          "arbiter:NAME")
         at = self.ledger.clock()
         last = stored[-1].event.at if stored else None
         if last is not None and time_of(at) < time_of(last):
@@ -495,7 +556,7 @@ class Tournaments:
         if judged.at is None:
             judged = msgspec.structs.replace(judged, at=self.ledger.clock())
         if self.store.count(judged.game):
-            raise Refused("event-log", f"{judged.game!r} exists already", "another name")
+            raise Refused("event-log", _("{name} exists already").format(name=repr(judged.game)), _("another name"))
         read = self.ledger.judged_against(judged.game, None, [judged])  # the entrants: one person each
         ensure_views(self.store)
         try:
@@ -503,7 +564,8 @@ class Tournaments:
         except ConcurrentWriteError as exc:
             if not exc.written:
                 raise
-            raise Refused("event-log", f"{judged.game!r} exists already", "another name") from None
+            raise Refused("event-log", _("{name} exists already").format(name=repr(judged.game)),
+                          _("another name")) from None
         return judged
 
     def seat(self, name: str, tour: int, table: int, players: Sequence[str], by: str | None = None) -> list[StoredEvent]:
@@ -529,8 +591,8 @@ class Tournaments:
         state = fold([s.event for s in stored])
         seated = state.seating.get(tour)
         if not seated:
-            raise Refused("tournament.seating", f"tour {tour} of {name} is not seated",
-                          f"pulka tournament seat {name} {tour} --auto")
+            raise Refused("tournament.seating", _("tour {tour} of {tournament} is not seated").format(
+                tour=tour, tournament=name), f"pulka tournament seat {name} {tour} --auto")
         starts: list[GameStarted] = []
         for table, players in sorted(seated.items()):
             game = table_game(name, tour, table)
@@ -580,7 +642,7 @@ class Tournaments:
         state = fold([s.event for s in stored])
         who = resolve_player(state, player)
         if who in state.disqualified:
-            raise Refused("tournament.removal", f"{who} is disqualified already")
+            raise Refused("tournament.removal", _("{player} is disqualified already").format(player=who))
         tour = state.last_closed + 1 if not state.over else state.last_closed
         card = YellowCard(player=who, tour=tour, reason=reason)
         state.apply(card)
@@ -677,8 +739,8 @@ def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str]
         check_export(stream)
         name = _name(stream)
         if name in seen:
-            refused = Refused("event-log", f"{excerpt(name)} begins twice in the file (line {seen[name]} and here)",
-                              "each stream once, as pulka export writes it")
+            refused = Refused("event-log", _("{stream} begins twice in the file (line {line} and here)").format(
+                stream=excerpt(name), line=seen[name]), _("each stream once, as pulka export writes it"))
             refused.line = stream[0].line
             raise refused
         seen[name] = stream[0].line
@@ -698,8 +760,9 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
     for stream in streams:
         name = _name(stream)
         if ledger.store.count(name):
-            refused = Refused("event-log", f"{name!r} is stored already; a file of several streams imports "
-                              "into a store without them", "an empty store, or `pulka import` of one game")
+            refused = Refused("event-log", _("{stream} is stored already; a file of several streams imports into a "
+                                             "store without them").format(stream=repr(name)),
+                              _("an empty store, or `pulka import` of one game"))
             refused.line = stream[0].line
             raise refused
     register = next((s for s in streams if isinstance(s[0].event, ClubStarted)), None)
@@ -707,15 +770,16 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
         # Its aliases were judged against the file's games; the store's own are not read.
         held = [g for g in ledger.store.games() if not g.startswith(RESERVED_PREFIX)]
         if held:
-            refused = Refused("event-log", f"a file with the club's register imports into a store without games or "
-                              f"tournaments (its aliases are judged against the file's games); this one holds "
-                              f"{', '.join(held[:5])}{', …' if len(held) > 5 else ''}",
-                              "an empty store (pulka export --club of the whole club)")
+            refused = Refused("event-log", _("a file with the club's register imports into a store without games or "
+                                             "tournaments (its aliases are judged against the file's games); this one "
+                                             "holds {streams}").format(
+                                  streams=", ".join(held[:5]) + (", …" if len(held) > 5 else "")),
+                              _("an empty store (pulka export --club of the whole club)"))
             refused.line = register[0].line
             raise refused
     lines = {_name(stream): stream[0].line for stream in streams}
 
-    def once(_: int | None) -> list[Imported]:  # every stream is new: none was read
+    def once(_seen: int | None) -> list[Imported]:  # every stream is new: none was read
         read: dict[str, int] = {}
         for name, events in judged.events.items():
             if name == CLUB_STREAM:
@@ -791,8 +855,8 @@ def _as_export(store: Store, name: str, stored: Sequence[StoredEvent]
 def _name(stream: Sequence[LogLine]) -> str:
     first = stream[0].event
     if not isinstance(first, StreamStart):
-        refused = Refused("event-log", "a stream must begin with its first event (game_started or "
-                          "tournament_started)", "the file as pulka export wrote it")
+        refused = Refused("event-log", _("a stream must begin with its first event (game_started or "
+                                         "tournament_started)"), _("the file as pulka export wrote it"))
         refused.line = stream[0].line
         raise refused
     return first.game
@@ -871,7 +935,7 @@ def _judge_plan(plan: Sequence[Part], clock: Callable[[], str]) -> Judged:
                     state = tournaments.get(step.name)
                     if state is None:
                         if not isinstance(line.event, TournamentStarted):
-                            raise Refused("event-log", "a tournament's stream begins with its tournament_started")
+                            raise Refused("event-log", _("a tournament's stream begins with its tournament_started"))
                         started = judge_start(line.event)
                         tournaments[step.name] = TournamentState.start(started)
                         kept.append(started)

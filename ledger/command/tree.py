@@ -34,6 +34,7 @@ from eventsourcing.persistence import PersistenceError
 
 from ledger.command.records import LedgerApplication
 from ledger.command.store import Store, StoreError, game_id
+from ledger.vocabulary import language
 from ledger.vocabulary.merkle import (
     TILE_WIDTH,
     TileKey,
@@ -45,6 +46,8 @@ from ledger.vocabulary.merkle import (
     leaf_hash,
     root,
 )
+
+_ = language._  # every text a person reads, in the language in effect (a database's own words stay its own)
 
 TILES = "merkle_tiles"
 STATE = "merkle_state"
@@ -97,7 +100,7 @@ class TreeDatabase:
         try:
             self.app = LedgerApplication(env=env)
         except PersistenceError as exc:
-            raise StoreError(f"cannot open {store.description}: {exc}") from None
+            raise StoreError(_("cannot open {store}: {why}").format(store=store.description, why=exc)) from None
         self.recorder: Any = cast(Any, self.app.recorder)
         self.datastore: Any = self.recorder.datastore
         self.events = self._name(self.recorder.events_table_name)
@@ -117,7 +120,7 @@ class TreeDatabase:
             with self.datastore.transaction(commit=commit) as cursor:
                 yield cursor
         except PersistenceError as exc:
-            raise StoreError(f"cannot read the tree of {self.description}: {exc}") from None
+            raise StoreError(_("cannot read the tree of {store}: {why}").format(store=self.description, why=exc)) from None
 
     def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._cursor() as c:
@@ -168,7 +171,7 @@ class TreeDatabase:
                 cur.execute(statement, params)
                 return list(cur.fetchall())
         except PersistenceError as exc:
-            raise StoreError(f"cannot read {self.description}: {exc}") from None
+            raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=exc)) from None
 
     def rank(self, position: int, since: tuple[int, int] | None = None) -> int:
         """How many rows come before position ``position`` in store order; ``since``:

@@ -63,6 +63,7 @@ from ledger.command.records import LedgerApplication, Opened, Recorded
 from ledger.command.storage import disk_full, not_allowed, pause, reason
 from ledger.command.store import Store, StoreError, game_id
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
+from ledger.vocabulary import language
 from ledger.vocabulary.club import PlayerAliased
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
@@ -188,12 +189,19 @@ class LeftOut(NamedTuple):
     reason: str
 
     def __str__(self) -> str:
-        return (f"{self.name!r} is left out of the archive from event {self.version} on, where its chain breaks: "
-                f"{self.reason}; see `pulka verify`")
+        # ``reason`` is stored (``archive_broken.reason``): it stays in English
+        return _("{name} is left out of the archive from event {version} on, where its chain breaks: "
+                 "{reason}; see `pulka verify`").format(name=repr(self.name), version=self.version, reason=self.reason)
 
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
 
+
+_ = language._  # every text a person reads, in the language in effect; never what a table stores
+N_ = language.N_
+
+# What a store error of the views was doing (``Views.fault``), said as a verb.
+DOING = {"read": N_("read"), "make": N_("make"), "write": N_("write")}
 
 ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken")
 # The club rating's tables (``ledger.command.ratings``), kept in the same transactions.
@@ -355,7 +363,8 @@ class _Progress:
                 raise WaitInterruptedError
             remaining = deadline - monotonic()
             if remaining < 0:
-                raise TimeoutError(f"timed out waiting for event {notification_id} to reach the views")
+                raise TimeoutError(_("timed out waiting for event {position} to reach the views").format(
+                    position=notification_id))
             with self.condition:
                 # Another process may move the view too: look again at least every 0.1 s.
                 self.condition.wait_for(lambda: self.moves != seen, min(remaining, 0.1))
@@ -789,22 +798,27 @@ class Views:
                 self.view = self.factory.tracking_recorder(view_class)
             self.reader = LedgerApplication(env=env)
         except PersistenceError as exc:
-            raise StoreError(f"cannot open the views of {store.description}: {reason(exc)}") from None
+            raise StoreError(_("cannot open the views of {store}: {why}").format(
+                store=store.description, why=reason(exc))) from None
         self.projection = ArchiveProjection(self.view, _Source(self.reader))
 
     def fault(self, exc: BaseException, doing: str) -> StoreError:
         """What the database said while the views were read or written, as a store
         error: ``ViewsUnwritable`` when this command may not do it, a full disk called so."""
         full = disk_full(exc, self.path)
+        verb = _(DOING[doing]) if doing in DOING else doing
         if full is not None:
-            return ViewsUnwritable(f"cannot {doing} the player views of {self.description}: {full}")
+            return ViewsUnwritable(_("cannot {doing} the player views of {store}: {why}").format(
+                doing=verb, store=self.description, why=full))
         if not_allowed(exc):
-            return ViewsUnwritable(
-                f"this command may not {doing} the player views of {self.description} ({reason(exc)}): "
+            return ViewsUnwritable(_(
+                "this command may not {doing} the player views of {store} ({why}): "
                 "a role that keeps them needs SELECT, INSERT, UPDATE and DELETE on the archive_* and rating_* "
                 "tables and the views' tracking table (archive_tracking on PostgreSQL) of the store's schema, "
-                "or another role keeps them current (`pulka views follow`) and this one needs SELECT on them")
-        return StoreError(f"cannot {doing} the player views of {self.description}: {reason(exc)}")
+                "or another role keeps them current (`pulka views follow`) and this one needs SELECT on them"
+            ).format(doing=verb, store=self.description, why=reason(exc)))
+        return StoreError(_("cannot {doing} the player views of {store}: {why}").format(
+            doing=verb, store=self.description, why=reason(exc)))
 
     # -- keeping the view ------------------------------------------------------------
 
@@ -826,19 +840,20 @@ class Views:
     def require(self) -> None:
         if not self.exists():
             if self.read_only is not None:
-                raise ViewsUnwritable(f"the store {self.description} has no player views yet, and it is "
-                                      f"opened read-only ({self.read_only})")
-            raise ViewsMissing(
-                f"the store {self.description} has no player views yet; "
+                raise ViewsUnwritable(_("the store {store} has no player views yet, and it is opened read-only "
+                                        "({why})").format(store=self.description, why=self.read_only))
+            raise ViewsMissing(_(
+                "the store {store} has no player views yet; "
                 "`pulka views rebuild` makes and fills them"
-            )
+            ).format(store=self.description))
 
     def head(self) -> int:
         """The position of the last stored event (0 for an empty store)."""
         try:
             return int(self.reader.recorder.max_notification_id() or 0)
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot read {self.description}: {disk_full(exc, self.path) or reason(exc)}") from None
+            raise StoreError(_("cannot read {store}: {why}").format(
+                store=self.description, why=disk_full(exc, self.path) or reason(exc))) from None
 
     def position(self) -> int:
         """The position of the last event the view has taken in (0: none)."""
@@ -856,8 +871,8 @@ class Views:
         if self.position() >= head:
             return 0
         if self.read_only is not None and not self.in_memory:
-            raise ViewsUnwritable(f"cannot write the player views of {self.description}: the store is "
-                                  f"opened read-only ({self.read_only})")
+            raise ViewsUnwritable(_("cannot write the player views of {store}: the store is opened read-only "
+                                    "({why})").format(store=self.description, why=self.read_only))
         before = self.projection.processed
         self.projection.batch, self.projection.flush_at = CATCH_UP_BATCH, head
         try:
@@ -866,17 +881,17 @@ class Views:
         except (StoreError, TimeoutError):
             raise
         except MapperDeserialisationError as exc:
-            raise StoreError(f"the player views stopped after position {self.position()} of {head}: a stored "
-                             f"event cannot be read ({reason(exc)}); `pulka verify` names it") from None
+            raise StoreError(_("the player views stopped after position {position} of {head}: a stored "
+                               "event cannot be read ({why}); `pulka verify` names it").format(
+                position=self.position(), head=head, why=reason(exc))) from None
         except (PersistenceError, sqlite3.Error) as exc:
             raise self.fault(exc, "write") from None
         except Exception as exc:
             # Not the store's: the projection itself failed (each stream's own events
             # that its fold cannot take are left out, ``ArchiveProjection.changes``).
-            raise StoreError(
-                f"the player views stopped after position {self.position()} of {head}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise StoreError(_(
+                "the player views stopped after position {position} of {head}: {kind}: {why}"
+            ).format(position=self.position(), head=head, kind=type(exc).__name__, why=exc)) from exc
         finally:
             self.projection.batch, self.projection.flush_at = 1, None
         return self.projection.processed - before

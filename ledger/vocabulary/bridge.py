@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge_rules import BOOK, DENOMINATIONS, BridgeRules
 from ledger.vocabulary.stream import ForeignEvent, StreamStart
 
@@ -27,6 +28,8 @@ SIDES: tuple[Side, Side] = ("NS", "EW")
 SEATS = ("N", "E", "S", "W")
 SIDE_NAMES: dict[str, str] = {"NS": "N–S", "EW": "E–W"}
 Double = Literal["X", "XX"]
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 class RubberStarted(StreamStart, ForeignEvent, frozen=True, tag="rubber_started"):
@@ -89,12 +92,14 @@ def parse_contract(text: str) -> tuple[int, str]:
     """``"4S"`` -> (4, "S"), ``"3NT"`` -> (3, "NT"); ``N`` is accepted for NT."""
     t = text.strip().upper()
     if len(t) < 2 or not t[0].isdigit():
-        raise ContractError(f"{text!r} is not a contract: a level 1-7 and C, D, H, S or NT (e.g. 4S, 3NT)")
+        raise ContractError(_("{text} is not a contract: a level 1-7 and C, D, H, S or NT (e.g. 4S, 3NT)").format(
+            text=repr(text)))
     level, denomination = int(t[0]), t[1:]
     if denomination == "N":
         denomination = "NT"
     if denomination not in DENOMINATIONS:
-        raise ContractError(f"{text!r}: the denomination is one of C, D, H, S, NT, not {denomination!r}")
+        raise ContractError(_("{text}: the denomination is one of C, D, H, S, NT, not {denomination}").format(
+            text=repr(text), denomination=repr(denomination)))
     return level, denomination
 
 

@@ -18,6 +18,10 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary import language
+
+_ = language._  # every text a person reads, in the language in effect
+
 # -- the table -----------------------------------------------------------------------------
 
 # Trick points per odd trick bid and made, by denomination [seed 003; Law 81]; the first
@@ -84,22 +88,24 @@ def resolve_bridge(preset: str, overrides: dict[str, Any] | None = None) -> Brid
     """The preset with the overrides applied, checked; raises BridgeRulesError."""
     base = BRIDGE_PRESETS.get(preset.lower())
     if base is None:
-        raise BridgeRulesError(f"unknown rubber rule set {preset!r}; the presets are {', '.join(BRIDGE_PRESETS)}")
+        raise BridgeRulesError(_("unknown rubber rule set {preset}; the presets are {presets}").format(
+            preset=repr(preset), presets=", ".join(BRIDGE_PRESETS)))
     overrides = dict(overrides or {})
     unknown = sorted(set(overrides) - set(BRIDGE_PARAMETERS))
     if unknown:
-        raise BridgeRulesError(f"unknown rule parameter(s) {', '.join(unknown)}; "
-                               f"the parameters of a rubber are: {', '.join(BRIDGE_PARAMETERS)}")
+        raise BridgeRulesError(_("unknown rule parameter(s) {unknown}; the parameters of a rubber are: "
+                                 "{parameters}").format(unknown=", ".join(unknown),
+                                                        parameters=", ".join(BRIDGE_PARAMETERS)))
     merged = msgspec.structs.asdict(base)
     merged.update(overrides)
     try:
         rules = msgspec.convert(merged, BridgeRules)
     except msgspec.ValidationError as exc:
-        raise BridgeRulesError(f"bad rule value: {exc}") from None
+        raise BridgeRulesError(_("bad rule value: {error}").format(error=exc)) from None
     check_bridge(rules)
     return rules
 
 
 def check_bridge(rules: BridgeRules) -> None:
     if rules.unfinished_part_score < 0:
-        raise BridgeRulesError("unfinished_part_score must be 0 or more")
+        raise BridgeRulesError(_("unfinished_part_score must be 0 or more"))

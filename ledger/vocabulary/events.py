@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary import language
 from ledger.vocabulary.attestation import (
     CheckpointMade,
     CheckpointsStarted,
@@ -342,9 +343,12 @@ class EventFormatError(ValueError):
     """A line that is not an event of the log format (bad JSON, unknown field...)."""
 
 
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+
 # What the decoder says of lists and objects nested deeper than it can follow (no
 # event of the log nests more than a few levels).
-TOO_DEEP = "values nested too deeply: no field of an event nests lists or objects more than a few levels"
+TOO_DEEP = N_("values nested too deeply: no field of an event nests lists or objects more than a few levels")
 
 
 def decode_event(line: bytes | str) -> AnyEvent:
@@ -354,7 +358,7 @@ def decode_event(line: bytes | str) -> AnyEvent:
     except msgspec.DecodeError as exc:  # ValidationError is a subclass
         raise EventFormatError(_explain_decode_error(str(exc))) from None
     except RecursionError:
-        raise EventFormatError(TOO_DEEP) from None
+        raise EventFormatError(_(TOO_DEEP)) from None
 
 
 def decode_lines(text: str) -> list[AnyEvent]:
@@ -366,7 +370,7 @@ def decode_lines(text: str) -> list[AnyEvent]:
     except msgspec.DecodeError as exc:
         raise EventFormatError(str(exc)) from None
     except RecursionError:
-        raise EventFormatError(TOO_DEEP) from None
+        raise EventFormatError(_(TOO_DEEP)) from None
 
 
 def event_from_dict(data: dict[str, Any]) -> AnyEvent:
@@ -377,7 +381,7 @@ def event_from_dict(data: dict[str, Any]) -> AnyEvent:
     except msgspec.ValidationError as exc:
         raise EventFormatError(_explain_decode_error(str(exc))) from None
     except RecursionError:
-        raise EventFormatError(TOO_DEEP) from None
+        raise EventFormatError(_(TOO_DEEP)) from None
 
 
 def encode_event(event: AnyEvent) -> bytes:
@@ -398,8 +402,9 @@ def event_type(event: AnyEvent) -> str:
 def _explain_decode_error(message: str) -> str:
     """The decoder's message in the words of docs/event-log.md."""
     if message.startswith("Object missing required field `type`"):
-        return f"the line has no `type`; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+        return _("the line has no `type`; the event types are: {types}").format(types=", ".join(sorted(EVENT_TYPES)))
     if message.startswith("Invalid value") and "`$.type`" in message:
         value = message.split(" ")[2]
-        return f"unknown event type {value}; the event types are: {', '.join(sorted(EVENT_TYPES))}"
+        return _("unknown event type {value}; the event types are: {types}").format(
+            value=value, types=", ".join(sorted(EVENT_TYPES)))
     return plain(message)

@@ -14,6 +14,7 @@ from typing import BinaryIO, NamedTuple
 
 import msgspec
 
+from ledger.vocabulary import language
 from ledger.vocabulary.chain import GENESIS, ChainProblem, chain_step, verify_chain
 from ledger.vocabulary.events import (
     TOO_DEEP,
@@ -28,6 +29,8 @@ from ledger.vocabulary.events import (
 )
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.wording import plain
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 class LogLine(NamedTuple):
@@ -53,8 +56,9 @@ def _not_utf8(exc: UnicodeDecodeError, first_line: int = 1) -> Refused:
     data = exc.object
     line = data.count(b"\n", 0, exc.start) + first_line
     column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-    refused = Refused("event-log", f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at column {column} "
-                      "cannot begin or continue a character", "a log written in UTF-8")
+    refused = Refused("event-log", _("the file is not UTF-8 text: byte {byte} at column {column} cannot begin or "
+                                     "continue a character").format(byte=f"0x{data[exc.start]:02x}", column=column),
+                      _("a log written in UTF-8"))
     refused.line = line
     return refused
 
@@ -67,7 +71,7 @@ def parse_export(text: str) -> list[LogLine]:
     not end one."""
     events = _parsed(text)
     if not events:
-        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
+        raise Refused("event-log", _("the log is empty"), _("a game_started line, then the game's events"))
     return events
 
 
@@ -119,7 +123,7 @@ def read_batches(stream: BinaryIO, size: int = BATCH_BYTES) -> Iterator[list[Log
         if not chunk:
             break
     if not found:
-        raise Refused("event-log", "the log is empty", "a game_started line, then the game's events")
+        raise Refused("event-log", _("the log is empty"), _("a game_started line, then the game's events"))
 
 
 def _one_event_a_line(text: str, first_line: int = 1) -> list[LogLine] | None:
@@ -156,10 +160,10 @@ def _line_by_line(text: str, first_line: int = 1) -> list[LogLine]:
             if '"digest"' in line:
                 data = msgspec.json.decode(line)
                 if not isinstance(data, dict):
-                    raise EventFormatError("a line must be a JSON object")
+                    raise EventFormatError(_("a line must be a JSON object"))
                 digest = data.pop("digest", None)
                 if digest is not None and not isinstance(digest, str):
-                    raise EventFormatError("`digest` must be text in quotes, as pulka export writes it")
+                    raise EventFormatError(_("`digest` must be text in quotes, as pulka export writes it"))
                 event = event_from_dict(data)
             else:
                 event = decode_event(line)
@@ -168,7 +172,7 @@ def _line_by_line(text: str, first_line: int = 1) -> list[LogLine]:
             refused.line = number
             raise refused from None
         except RecursionError:
-            refused = Refused("event-log", TOO_DEEP)
+            refused = Refused("event-log", _(TOO_DEEP))
             refused.line = number
             raise refused from None
         events.append(LogLine(number, event, digest))
@@ -203,8 +207,8 @@ def export_problem(lines: Sequence[LogLine]) -> ChainProblem | None:
     line without its digest is a problem (an export carries one on every line)."""
     for number, line in enumerate(lines, start=1):
         if line.digest is None:
-            return ChainProblem(number, f"event {number} (line {line.line}) has no digest, which every line of "
-                                        "an export carries (removed?)")
+            return ChainProblem(number, _("event {event} (line {line}) has no digest, which every line of an export "
+                                          "carries (removed?)").format(event=number, line=line.line))
     return verify_chain(game_of(lines), [(i, line.event, line.digest or "") for i, line in enumerate(lines, start=1)])
 
 
@@ -217,8 +221,8 @@ def check_export(lines: Sequence[LogLine]) -> None:
         return
     problem = export_problem(lines)
     if problem is not None:
-        refused = Refused("event-log", f"the export's digest chain breaks here: {problem}",
-                          "an export as `pulka export` wrote it, or the log without any digest field")
+        refused = Refused("event-log", _("the export's digest chain breaks here: {problem}").format(problem=problem),
+                          _("an export as `pulka export` wrote it, or the log without any digest field"))
         refused.line = lines[problem.number - 1].line
         raise refused
 

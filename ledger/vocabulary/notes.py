@@ -35,6 +35,13 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
+from ledger.vocabulary import language
+
+# Every text a person reads (a refusal's), in the language in effect; never a note's
+# text, a signature or a key, which are signed or hashed as they are.
+_ = language._
+N_ = language.N_
+
 ED25519 = 0x01  # the signature type of signed-note's Ed25519 signatures
 DASH = "\u2014 "  # what begins a signature line
 PRIVATE_PREFIX = "PRIVATE+KEY+"
@@ -52,10 +59,11 @@ class NoteError(ValueError):
 def check_key_name(name: str) -> None:
     """A key's name: not empty, no Unicode space, no '+', no control character."""
     if not name:
-        raise NoteError("a key's name may not be empty")
+        raise NoteError(_("a key's name may not be empty"))
     bad = next((c for c in name if c.isspace() or c == "+" or ord(c) < 0x20 or c == "\x7f"), None)
     if bad is not None:
-        raise NoteError(f"a key's name may hold no spaces, '+' or control characters: {name[:80]!r}")
+        raise NoteError(_("a key's name may hold no spaces, '+' or control characters: {name}").format(
+            name=repr(name[:80])))
 
 
 def key_id(name: str, key_type: int, public: bytes) -> int:
@@ -64,15 +72,16 @@ def key_id(name: str, key_type: int, public: bytes) -> int:
 
 
 def _b64(text: str, what: str) -> bytes:
+    """``text`` decoded; ``what`` names it (marked with ``N_``) in the refusal."""
     try:
         return base64.b64decode(text.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError, ValueError):
-        raise NoteError(f"{what} is not base64") from None
+        raise NoteError(_("{what} is not base64").format(what=_(what))) from None
 
 
 def _hex_id(text: str) -> int:
     if len(text) != 8 or any(c not in "0123456789abcdef" for c in text):
-        raise NoteError(f"a key id is 8 lowercase hex digits, not {text[:20]!r}")
+        raise NoteError(_("a key id is 8 lowercase hex digits, not {text}").format(text=repr(text[:20])))
     return int(text, 16)
 
 
@@ -89,15 +98,15 @@ class Verifier:
         """A verifier key ``NAME+KEYID+BASE64(0x01 || 32-byte public key)``."""
         parts = text.strip().split("+", 2)
         if len(parts) != 3:
-            raise NoteError("a verifier key is NAME+KEYID+KEY (as `pulka keygen` writes it in NAME.pub)")
+            raise NoteError(_("a verifier key is NAME+KEYID+KEY (as `pulka keygen` writes it in NAME.pub)"))
         name, hexid, key = parts
         check_key_name(name)
         ident = _hex_id(hexid)
-        raw = _b64(key, "the key")
+        raw = _b64(key, N_("the key"))
         if len(raw) != 33 or raw[0] != ED25519:
-            raise NoteError("the key is not an Ed25519 key of a signed note (type 0x01, 32 bytes)")
+            raise NoteError(_("the key is not an Ed25519 key of a signed note (type 0x01, 32 bytes)"))
         if key_id(name, ED25519, raw[1:]) != ident:
-            raise NoteError(f"the key id {hexid} does not match the key's name and public key")
+            raise NoteError(_("the key id {id} does not match the key's name and public key").format(id=hexid))
         return cls(name, ident, raw[1:])
 
     def text(self) -> str:
@@ -135,19 +144,19 @@ class Signer:
         """A signer key ``PRIVATE+KEY+NAME+KEYID+BASE64(0x01 || 32-byte seed)``."""
         text = text.strip()
         if not text.startswith(PRIVATE_PREFIX):
-            raise NoteError("a private key begins PRIVATE+KEY+ (as `pulka keygen` writes it)")
+            raise NoteError(_("a private key begins PRIVATE+KEY+ (as `pulka keygen` writes it)"))
         parts = text[len(PRIVATE_PREFIX):].split("+", 2)
         if len(parts) != 3:
-            raise NoteError("a private key is PRIVATE+KEY+NAME+KEYID+KEY")
+            raise NoteError(_("a private key is PRIVATE+KEY+NAME+KEYID+KEY"))
         name, hexid, key = parts
         check_key_name(name)
         ident = _hex_id(hexid)
-        raw = _b64(key, "the private key")
+        raw = _b64(key, N_("the private key"))
         if len(raw) != 33 or raw[0] != ED25519:
-            raise NoteError("the private key is not an Ed25519 key of a signed note (type 0x01, 32 bytes)")
+            raise NoteError(_("the private key is not an Ed25519 key of a signed note (type 0x01, 32 bytes)"))
         signer = cls.from_seed(name, raw[1:])
         if signer.id != ident:
-            raise NoteError(f"the key id {hexid} does not match the key's name and private key")
+            raise NoteError(_("the key id {id} does not match the key's name and private key").format(id=hexid))
         return signer
 
     def text(self) -> str:
@@ -188,7 +197,7 @@ class Note(NamedTuple):
 
 def _check_text(text: str) -> None:
     if not text.endswith("\n") or any(ord(c) < 0x20 and c != "\n" for c in text):
-        raise NoteError("malformed note: its text must end in a newline and hold no control characters")
+        raise NoteError(_("malformed note: its text must end in a newline and hold no control characters"))
 
 
 def signature_of(signer: Signer, text: str) -> Signature:
@@ -210,29 +219,29 @@ def sign(text: str, signers: Iterable[Signer], existing: Sequence[Signature] = (
 def parse_signature_line(line: str) -> Signature:
     """One signature line, its newline removed."""
     if not line.startswith(DASH):
-        raise NoteError("malformed note: a signature line begins with an em dash and a space")
+        raise NoteError(_("malformed note: a signature line begins with an em dash and a space"))
     name, sep, b64 = line[len(DASH):].partition(" ")
     if not sep or " " in b64:
-        raise NoteError("malformed note: a signature line is '— NAME SIGNATURE'")
+        raise NoteError(_("malformed note: a signature line is '— NAME SIGNATURE'"))
     check_key_name(name)
-    raw = _b64(b64, "a signature")
+    raw = _b64(b64, N_("a signature"))
     if len(raw) < 5:
-        raise NoteError("malformed note: a signature is its key id and at least one byte")
+        raise NoteError(_("malformed note: a signature is its key id and at least one byte"))
     return Signature(name, int.from_bytes(raw[:4], "big"), b64)
 
 
 def parse_note(message: str) -> Note:
     """A signed note's text and signature lines, or NoteError("malformed note ...")."""
     if any(ord(c) < 0x20 and c != "\n" for c in message) or not message.endswith("\n"):
-        raise NoteError("malformed note: it must end in a newline and hold no control characters")
+        raise NoteError(_("malformed note: it must end in a newline and hold no control characters"))
     split = message.rfind("\n\n")
     if split < 0:
-        raise NoteError("malformed note: no blank line before its signatures")
+        raise NoteError(_("malformed note: no blank line before its signatures"))
     text, lines = message[:split + 1], message[split + 2:].split("\n")[:-1]
     if not lines:
-        raise NoteError("malformed note: it has no signature")
+        raise NoteError(_("malformed note: it has no signature"))
     if len(lines) > MAX_SIGNATURES:
-        raise NoteError(f"malformed note: more than {MAX_SIGNATURES} signatures")
+        raise NoteError(_("malformed note: more than {count} signatures").format(count=MAX_SIGNATURES))
     return Note(text, tuple(parse_signature_line(line) for line in lines))
 
 
@@ -259,16 +268,17 @@ def open_note(note: Note, trusted: Sequence[Verifier]) -> Opened:
             unverified.append(sig)
             continue
         if len({k.public for k in keys}) > 1:
-            raise NoteError(f"ambiguous key {sig.name}+{sig.id:08x}: two trusted keys have that name and id")
+            raise NoteError(_("ambiguous key {key}: two trusted keys have that name and id").format(
+                key=f"{sig.name}+{sig.id:08x}"))
         if sig in verified:
             continue
         raw = base64.b64decode(sig.base64)
         if not keys[0].verify(message, raw[4:]):
-            raise NoteError(f"invalid signature for key {sig.name}+{sig.id:08x}")
+            raise NoteError(_("invalid signature for key {key}").format(key=f"{sig.name}+{sig.id:08x}"))
         verified.append(sig)
     if not verified:
         signers = ", ".join(f"{s.name}+{s.id:08x}" for s in note.signatures)
-        raise NoteError(f"no signature of a trusted key: the note is signed by {signers}")
+        raise NoteError(_("no signature of a trusted key: the note is signed by {signers}").format(signers=signers))
     return Opened(note.text, tuple(verified), tuple(unverified))
 
 
@@ -304,8 +314,8 @@ def check_origin(origin: str) -> None:
     try:
         check_key_name(origin)
     except NoteError:
-        raise NoteError(f"an origin names the club's log without spaces or '+', e.g. club.example/pulka: "
-                        f"{origin[:80]!r}") from None
+        raise NoteError(_("an origin names the club's log without spaces or '+', e.g. club.example/pulka: "
+                          "{origin}").format(origin=repr(origin[:80]))) from None
 
 
 def parse_checkpoint(text: str) -> Checkpoint:
@@ -313,15 +323,16 @@ def parse_checkpoint(text: str) -> Checkpoint:
     of 32 bytes), and any extension lines (which pulka does not write, and ignores)."""
     lines = text.split("\n")
     if len(lines) < 4 or lines[-1] != "" or any(line == "" for line in lines[:-1]):
-        raise NoteError("a checkpoint is three lines or more: origin, tree size, root hash")
+        raise NoteError(_("a checkpoint is three lines or more: origin, tree size, root hash"))
     origin, size, root = lines[:3]
     if not origin:
-        raise NoteError("a checkpoint's origin may not be empty")
+        raise NoteError(_("a checkpoint's origin may not be empty"))
     if not size.isascii() or not size.isdigit() or (size.startswith("0") and size != "0"):
-        raise NoteError(f"a checkpoint's tree size is a decimal number without leading zeros, not {size[:30]!r}")
-    raw = _b64(root, "the checkpoint's root hash")
+        raise NoteError(_("a checkpoint's tree size is a decimal number without leading zeros, not {size}").format(
+            size=repr(size[:30])))
+    raw = _b64(root, N_("the checkpoint's root hash"))
     if len(raw) != 32:
-        raise NoteError("a checkpoint's root hash is 32 bytes")
+        raise NoteError(_("a checkpoint's root hash is 32 bytes"))
     return Checkpoint(origin, int(size), raw)
 
 

@@ -18,6 +18,11 @@ from typing import Any, Literal
 
 import msgspec
 
+from ledger.vocabulary import language
+
+_ = language._  # every text a person reads, in the language in effect
+N_ = language.N_
+
 from ledger.vocabulary.wording import plain
 
 
@@ -208,39 +213,39 @@ ALIASES: dict[str, str] = {
 }
 
 MEANING: dict[str, str] = {
-    "gora_whist_multiplier": "whists and gora are multiplied by this (Leningrad 2)",
-    "consolation": 'whists per undertrick each other player writes on a failed declarer: "price" = p x multiplier, or a fixed number',
-    "single_whist_split": "one whister, one passer, remiz: greedy (passer writes only consolation) or gentleman (split equally)",
-    "defence_responsibility": "gora per trick the defence lacks: full (1 x p), half (1/2 x p), half_until_closed (Classic)",
-    "raspasy_model": "raspasy tricks go to gora, or (whists) the fewest-tricks player writes whists (Rostov)",
-    "raspasy_progression": "multiplier of consecutive raspasy; the last value repeats",
-    "raspasy_whist_price": "whists per trick on the Rostov raspasy",
-    "raspasy_zero_pulya": 'pulya for a player taking no trick on raspasy: "price" (k x multiplier), points, or 0',
-    "raspasy_amnesty": "subtract the smallest trick count from everyone's before writing raspasy",
-    "raspasy_talon": "with 4 players the dealer plays the talon cards on raspasy",
-    "raspasy_dealer_pulya": "pulya of the sitting-out dealer on raspasy with 4 players (Rostov 1)",
-    "raspasy_exit": "the lowest contract in the deal after raspasy",
-    "raspasy_same_dealer": "the same dealer deals again after raspasy",
-    "help": "a closed player helps the others; false: pulyas grow freely, end at players x target",
-    "pulya_to_gora": "gora points a pulya point is worth: over or under the target at the end, helped, or nobody can take",
-    "half_whist_levels": "levels on which a defender may half-whist",
-    "ten_checked": "a 10 is checked without calls and carries no obligation",
-    "jump_bids": "any bid above the current one is legal; false enforces one step",
-    "misere_nine_ends_auction": "after a nine beats a misère nobody bids again (footnote 41's norm)",
-    "dealer_error_gora": "gora points for the dealer's second error at one deal; the deal passes on (3.2.17)",
-    "dealer_consolation": "with four players the sitting-out dealer writes consolation too (3.8.1.2)",
-    "raspasy_run_ends": "what ends a run of raspasy: any_deal, whisted_and_made or no_pass_misere_remiz",
-    "raspasy_exit_lasts": "the raised minimum after raspasy lasts until the run of raspasy ends",
-    "raspasy_exit_climbs": "each further raspasy of a run raises the minimum by one, up to 8",
-    "raspasy_unwhisted_resets": "an unwhisted contract restarts the raspasy progression when it ends the run",
-    "dark_bids": "dark passes, dark bids and dark misères, and the bombs they earn (3.3.19)",
-    "dark_limit": "the agreed limit of dark doublings: x 2^min(dark passes, dark_limit)",
-    "opening_raspasy_rounds": "rounds of forced raspasy, everyone passing dark, that open the pulka (3.7.9)",
-    "talon_peek_gora": "gora points for looking at the talon before it is bought (3.2.21)",
-    "talon_refusal_gora": "gora points the dealer writes when the declarer refuses the talon (3.4.10); 0: off",
-    "talon_premium": "the dealer writes a premium on the declarer for tricks in the talon (3.4.11)",
-    "misere_with_dealer": "with four players a misère may be shared in halves with the dealer (3.6.9)",
-    "hand_consolation": "with four players the defender whose cards the whisting dealer plays writes his consolation (3.8.1.2, 3.8.8)",
+    "gora_whist_multiplier": N_("whists and gora are multiplied by this (Leningrad 2)"),
+    "consolation": N_('whists per undertrick each other player writes on a failed declarer: "price" = p x multiplier, or a fixed number'),
+    "single_whist_split": N_("one whister, one passer, remiz: greedy (passer writes only consolation) or gentleman (split equally)"),
+    "defence_responsibility": N_("gora per trick the defence lacks: full (1 x p), half (1/2 x p), half_until_closed (Classic)"),
+    "raspasy_model": N_("raspasy tricks go to gora, or (whists) the fewest-tricks player writes whists (Rostov)"),
+    "raspasy_progression": N_("multiplier of consecutive raspasy; the last value repeats"),
+    "raspasy_whist_price": N_("whists per trick on the Rostov raspasy"),
+    "raspasy_zero_pulya": N_('pulya for a player taking no trick on raspasy: "price" (k x multiplier), points, or 0'),
+    "raspasy_amnesty": N_("subtract the smallest trick count from everyone's before writing raspasy"),
+    "raspasy_talon": N_("with 4 players the dealer plays the talon cards on raspasy"),
+    "raspasy_dealer_pulya": N_("pulya of the sitting-out dealer on raspasy with 4 players (Rostov 1)"),
+    "raspasy_exit": N_("the lowest contract in the deal after raspasy"),
+    "raspasy_same_dealer": N_("the same dealer deals again after raspasy"),
+    "help": N_("a closed player helps the others; false: pulyas grow freely, end at players x target"),
+    "pulya_to_gora": N_("gora points a pulya point is worth: over or under the target at the end, helped, or nobody can take"),
+    "half_whist_levels": N_("levels on which a defender may half-whist"),
+    "ten_checked": N_("a 10 is checked without calls and carries no obligation"),
+    "jump_bids": N_("any bid above the current one is legal; false enforces one step"),
+    "misere_nine_ends_auction": N_("after a nine beats a misère nobody bids again (footnote 41's norm)"),
+    "dealer_error_gora": N_("gora points for the dealer's second error at one deal; the deal passes on (3.2.17)"),
+    "dealer_consolation": N_("with four players the sitting-out dealer writes consolation too (3.8.1.2)"),
+    "raspasy_run_ends": N_("what ends a run of raspasy: any_deal, whisted_and_made or no_pass_misere_remiz"),
+    "raspasy_exit_lasts": N_("the raised minimum after raspasy lasts until the run of raspasy ends"),
+    "raspasy_exit_climbs": N_("each further raspasy of a run raises the minimum by one, up to 8"),
+    "raspasy_unwhisted_resets": N_("an unwhisted contract restarts the raspasy progression when it ends the run"),
+    "dark_bids": N_("dark passes, dark bids and dark misères, and the bombs they earn (3.3.19)"),
+    "dark_limit": N_("the agreed limit of dark doublings: x 2^min(dark passes, dark_limit)"),
+    "opening_raspasy_rounds": N_("rounds of forced raspasy, everyone passing dark, that open the pulka (3.7.9)"),
+    "talon_peek_gora": N_("gora points for looking at the talon before it is bought (3.2.21)"),
+    "talon_refusal_gora": N_("gora points the dealer writes when the declarer refuses the talon (3.4.10); 0: off"),
+    "talon_premium": N_("the dealer writes a premium on the declarer for tricks in the talon (3.4.11)"),
+    "misere_with_dealer": N_("with four players a misère may be shared in halves with the dealer (3.6.9)"),
+    "hand_consolation": N_("with four players the defender whose cards the whisting dealer plays writes his consolation (3.8.1.2, 3.8.8)"),
 }
 
 PARAMETERS: tuple[str, ...] = tuple(f for f in RuleSet.__struct_fields__ if f != "convention")
@@ -263,7 +268,8 @@ def find_preset(name: str) -> RuleSet:
     except KeyError:
         others = ", ".join(f"{alias} ({preset})" for alias, preset in ALIASES.items())
         raise RuleSetError(
-            f"unknown convention: {name!r}; the presets are {', '.join(PRESETS)}; also known as: {others}"
+            _("unknown convention: {name}; the presets are {presets}; also known as: {others}").format(
+                name=repr(name), presets=", ".join(PRESETS), others=others)
         ) from None
 
 
@@ -274,15 +280,15 @@ def resolve(convention: str, overrides: dict[str, Any] | None = None) -> RuleSet
     unknown = sorted(set(overrides) - set(PARAMETERS))
     if unknown:
         raise RuleSetError(
-            f"unknown rule parameter(s) {', '.join(unknown)}; "
-            f"the parameters are: {', '.join(PARAMETERS)}"
+            _("unknown rule parameter(s) {unknown}; the parameters are: {parameters}").format(
+                unknown=", ".join(unknown), parameters=", ".join(PARAMETERS))
         )
     merged = msgspec.structs.asdict(preset)
     merged.update(overrides)
     try:
         rules = msgspec.convert(merged, RuleSet)
     except msgspec.ValidationError as exc:
-        raise RuleSetError(f"bad rule value: {plain(str(exc))}") from None
+        raise RuleSetError(_("bad rule value: {reason}").format(reason=plain(str(exc)))) from None
     check(rules)
     return rules
 
@@ -291,33 +297,33 @@ def check(rules: RuleSet) -> None:
     """Refuse values no game could be played by."""
     problems = []
     if rules.gora_whist_multiplier < 1:
-        problems.append("gora_whist_multiplier must be 1 or more")
+        problems.append(_("gora_whist_multiplier must be 1 or more"))
     if isinstance(rules.consolation, int) and rules.consolation < 0:
-        problems.append('consolation must be "price" or a whole number of whists, 0 or more')
+        problems.append(_('consolation must be "price" or a whole number of whists, 0 or more'))
     if not rules.raspasy_progression or any(k < 1 for k in rules.raspasy_progression):
-        problems.append("raspasy_progression must be a non-empty list of multipliers of 1 or more")
+        problems.append(_("raspasy_progression must be a non-empty list of multipliers of 1 or more"))
     if rules.raspasy_whist_price < 0:
-        problems.append("raspasy_whist_price must be 0 or more")
+        problems.append(_("raspasy_whist_price must be 0 or more"))
     if isinstance(rules.raspasy_zero_pulya, int) and rules.raspasy_zero_pulya < 0:
-        problems.append('raspasy_zero_pulya must be "price" or a number of points, 0 or more')
+        problems.append(_('raspasy_zero_pulya must be "price" or a number of points, 0 or more'))
     if rules.raspasy_dealer_pulya < 0:
-        problems.append("raspasy_dealer_pulya must be 0 or more")
+        problems.append(_("raspasy_dealer_pulya must be 0 or more"))
     if rules.raspasy_exit not in (6, 7, 8):
-        problems.append("raspasy_exit must be 6, 7 or 8")
+        problems.append(_("raspasy_exit must be 6, 7 or 8"))
     if rules.pulya_to_gora < 1:
-        problems.append("pulya_to_gora must be 1 or more")
+        problems.append(_("pulya_to_gora must be 1 or more"))
     if any(level not in (6, 7, 8, 9, 10) for level in rules.half_whist_levels):
-        problems.append("half_whist_levels may only name the levels 6 to 10")
+        problems.append(_("half_whist_levels may only name the levels 6 to 10"))
     if rules.dealer_error_gora < 0:
-        problems.append("dealer_error_gora must be 0 or more")
+        problems.append(_("dealer_error_gora must be 0 or more"))
     if not 1 <= rules.dark_limit <= 3:
-        problems.append("dark_limit must be 1, 2 or 3 doublings")
+        problems.append(_("dark_limit must be 1, 2 or 3 doublings"))
     if rules.opening_raspasy_rounds < 0:
-        problems.append("opening_raspasy_rounds must be 0 or more")
+        problems.append(_("opening_raspasy_rounds must be 0 or more"))
     if rules.opening_raspasy_rounds and not rules.dark_bids:
-        problems.append("opening_raspasy_rounds needs dark_bids: the forced raspasy are dark (3.7.9)")
+        problems.append(_("opening_raspasy_rounds needs dark_bids: the forced raspasy are dark (3.7.9)"))
     if rules.talon_peek_gora < 0 or rules.talon_refusal_gora < 0:
-        problems.append("talon_peek_gora and talon_refusal_gora must be 0 or more")
+        problems.append(_("talon_peek_gora and talon_refusal_gora must be 0 or more"))
     if problems:
         raise RuleSetError("; ".join(problems))
 

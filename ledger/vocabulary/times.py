@@ -10,7 +10,10 @@ import re
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from datetime import time as dt_time
 
+from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
+
+_ = language._  # every text a person reads, in the language in effect
 
 EXAMPLE = "2026-11-30T20:14:03+01:00"
 
@@ -24,13 +27,15 @@ def parse_time(text: str) -> datetime:
     try:
         when = datetime.fromisoformat(text)
     except (ValueError, TypeError):
-        raise TimeFormatError(f"{excerpt(text)} is not an ISO 8601 time (e.g. {EXAMPLE})") from None
+        raise TimeFormatError(_("{text} is not an ISO 8601 time (e.g. {example})").format(
+            text=excerpt(text), example=EXAMPLE)) from None
     offset = when.utcoffset()
     if offset is None:
-        raise TimeFormatError(f"time {excerpt(text)} has no offset (e.g. {EXAMPLE}, or Z for UTC)")
+        raise TimeFormatError(_("time {text} has no offset (e.g. {example}, or Z for UTC)").format(
+            text=excerpt(text), example=EXAMPLE))
     if offset % timedelta(minutes=1):
-        raise TimeFormatError(f"time {excerpt(text)} has an offset in seconds; ISO 8601 offsets are hours and "
-                              f"minutes (e.g. {EXAMPLE})")
+        raise TimeFormatError(_("time {text} has an offset in seconds; ISO 8601 offsets are hours and minutes "
+                                "(e.g. {example})").format(text=excerpt(text), example=EXAMPLE))
     return in_range(when, text)
 
 
@@ -43,7 +48,8 @@ def in_range(when: datetime, text: str) -> datetime:
     """``when``, or TimeFormatError when it lies outside the years ``FIRST_YEAR`` to
     ``LAST_YEAR``."""
     if not FIRST_YEAR <= when.year <= LAST_YEAR:
-        raise TimeFormatError(f"time {excerpt(text)} is outside the years {FIRST_YEAR} to {LAST_YEAR}")
+        raise TimeFormatError(_("time {text} is outside the years {first} to {last}").format(
+            text=excerpt(text), first=FIRST_YEAR, last=LAST_YEAR))
     return when
 
 
@@ -74,7 +80,7 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False, now: datet
         try:
             clock = dt_time.fromisoformat(f"{int(of_day.group(1)):02d}:{of_day.group(2)}")
         except ValueError:
-            raise TimeFormatError(f"{excerpt(text)} is not a time of day (e.g. 20:14)") from None
+            raise TimeFormatError(_("{text} is not a time of day (e.g. 20:14)").format(text=excerpt(text))) from None
         where = clock.tzinfo or zone
         today = (now or datetime.now(timezone.utc)).astimezone(where).date()
         return in_range(datetime.combine(today, clock.replace(tzinfo=None), tzinfo=where), text)
@@ -85,7 +91,8 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False, now: datet
         day = None
     if day is not None and len(given) == 10:
         if not FIRST_YEAR <= day.year <= LAST_YEAR:
-            raise TimeFormatError(f"the date {excerpt(text)} is outside the years {FIRST_YEAR} to {LAST_YEAR}")
+            raise TimeFormatError(_("the date {text} is outside the years {first} to {last}").format(
+                text=excerpt(text), first=FIRST_YEAR, last=LAST_YEAR))
         start = datetime.combine(day, dt_time(0), tzinfo=zone)
         if end_of_day:
             return datetime.combine(day + timedelta(days=1), dt_time(0), tzinfo=zone) - timedelta(microseconds=1)
@@ -94,8 +101,9 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False, now: datet
         when = datetime.fromisoformat(given)
     except ValueError:
         raise TimeFormatError(
-            f"{excerpt(text)} is not a time; write a local time {LOCAL_EXAMPLE!r}, a date '2026-12-01', "
-            f"a time of today '20:14', or an ISO 8601 time with its offset {EXAMPLE!r}"
+            _("{text} is not a time; write a local time {local}, a date '2026-12-01', a time of today '20:14', or "
+              "an ISO 8601 time with its offset {example}").format(
+                text=excerpt(text), local=repr(LOCAL_EXAMPLE), example=repr(EXAMPLE))
         ) from None
     return in_range(when if when.tzinfo is not None else when.replace(tzinfo=zone), text)
 

@@ -6,6 +6,7 @@ point: ``test_serve_processes.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -244,6 +245,16 @@ def test_a_request_is_answered_in_its_language(club: str) -> None:
     assert english.json()["refused"]["message"].startswith("sign in first")
     assert russian.json()["refused"]["message"].startswith("Сначала войдите")
     assert browser.json()["refused"]["message"] == russian.json()["refused"]["message"]
+    with client(club) as c:  # the rules' refusals too, judged in the request's language
+        director = sign_in(c, "dora")
+        new_game(c, director)
+        r = c.post("/api/games/t1/deal?lang=ru", json={"id": "deal-0001", "version": 1,
+                                                       "line": "6S pass pass | 6S | whist whist | 6 2 3"},
+                   headers=director)
+        assert r.status_code == 422
+        assert r.json()["refused"]["reason"] == "взятки в сумме дают 11, а не 10"
+        assert r.json()["refused"]["cite"] == "Кодекс 3.2.8"
+    assert len(events(club, "t1")) == 1
 
 
 def test_every_response_carries_the_security_headers(club: str) -> None:
@@ -277,3 +288,32 @@ def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirm
         assert r.status_code == 201, r.text
     tricks = [e for e in events(club, "t1") if type(e).__name__ == "Tricks"]
     assert [dict(t.tricks) for t in tricks] == [{"Anna": 1, "Boris": 8, "Vera": 1}]  # as typed
+
+
+def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: Any) -> None:
+    """A write told (``wake``, from the thread that listens to PostgreSQL) at the very
+    moment the service stops: on Python 3.11 ``asyncio.wait_for`` swallows the follower's
+    cancellation then, and a follower that relied on it alone looked on for ever while
+    the service's shutdown waited for it (a test client that never closed)."""
+    from web.live import Hub
+    from web.service import Service
+
+    service = Service(str(tmp_path / "pulka.db"), threads=1)
+
+    async def document(name: str, number: int) -> None:
+        return None
+
+    async def wake_then_stop() -> bool:
+        hub = Hub(service, document)
+        await hub.start()
+        for _ in range(3):
+            await asyncio.sleep(0)  # the follower runs to its wait for a wake (a yield, not a timing)
+        hub.wake()  # the wake is set first, then the stop cancels the follower: in one turn of the loop
+        stopping = asyncio.ensure_future(hub.stop())
+        done, _ = await asyncio.wait({stopping}, timeout=20)  # a deadline: a stop that never ends fails here
+        return stopping in done
+
+    try:
+        assert asyncio.run(wake_then_stop())
+    finally:
+        service.close()

@@ -86,7 +86,13 @@ class Hub:
         self._task = asyncio.create_task(self._follow())
 
     async def stop(self) -> None:
+        """End the follower. Its cancellation alone may not end it: on Python 3.11,
+        ``asyncio.wait_for`` swallows a cancellation that arrives as the awaited wake
+        is set (a write told by another thread at that moment), and the follower would
+        go on looking for ever while the service waits for it to end. So the stop is
+        also a flag the follower looks at, and a wake."""
         self._stop.set()
+        self._wake.set()
         if self._task is not None:
             self._task.cancel()
             try:
@@ -104,11 +110,13 @@ class Hub:
 
     async def _follow(self) -> None:
         poll = POLL_POSTGRES if self.postgres else POLL_SQLITE
-        while True:
+        while not self._stop.is_set():
             try:
                 await asyncio.wait_for(self._wake.wait(), poll)
             except TimeoutError:
                 pass
+            if self._stop.is_set():
+                return
             self._wake.clear()
             try:
                 await self.look()

@@ -117,7 +117,13 @@ def test_kill_9_at_the_write_loses_nothing_and_a_resend_stores_it_once(where: st
     sender.join(WAIT)
     assert isinstance(answers[0], httpx.TransportError)  # the phone got no answer: it keeps the entry
     with Store(db, create=False) as store:
-        assert store.count("t1") == 8  # the first deal, stored before, is there; the second is not
+        # the first deal, stored before, is there; the second is not (should it ever be,
+        # the message says what was stored, by whom and when, and what the server logged)
+        assert store.count("t1") == 8, (
+            [(s.number, type(s.event).__name__, s.event.by, s.event.at) for s in store.load("t1")[7:]],
+            (tmp_path / "first.log").read_text(errors="replace")[-2000:],
+            (tmp_path / "paused.log").read_text(errors="replace")[-2000:],
+        )
     again = Served(db, tmp_path / "again.log")
     try:
         with again.http() as http:

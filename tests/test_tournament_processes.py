@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,7 +60,8 @@ class Paused:
     """A pulka process that stops itself at ``point`` (``PULKA_TEST_PAUSE``)."""
 
     def __init__(self, tmp_path: Path, db: str, point: str, *args: str) -> None:
-        env = environment(tmp_path, PULKA_TEST_PAUSE=point)
+        self.go = tmp_path / f"go-{uuid.uuid4().hex}"  # made when the test lets it go on
+        env = environment(tmp_path, PULKA_TEST_PAUSE=point, PULKA_TEST_PAUSE_GO=str(self.go))
         self.args = args
         self.proc = subprocess.Popen([*PULKA, *args, "--db", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env, cwd=tmp_path)
@@ -79,6 +81,7 @@ class Paused:
 
     def go_on(self) -> subprocess.CompletedProcess[str]:
         """Let it go on to its end: its exit status and what it printed."""
+        self.go.touch()
         os.kill(self.proc.pid, signal.SIGCONT)
         return self.end()
 
@@ -187,3 +190,23 @@ def test_tournament_start_killed_between_its_tables_starts_none_and_then_all(
     assert stored_rows(db) == before
     out = ok(db, "tournament", "start", "cup", "1")
     assert "started cup/1/1" in out and "started cup/1/2" in out, out
+
+
+def test_a_paused_command_continued_by_anyone_but_the_test_stops_again(
+    tmp_path: Path, killed: list[Paused]
+) -> None:
+    """A process stopped at its point and continued by something other than the test (a
+    stray SIGCONT: once, a server a test was about to kill stored its deal) stops again
+    there and writes nothing; the test's own go-on lets it end."""
+    db = str(tmp_path / "pulka.db")
+    ok(db, "new", "g", "--players", "Anna,Boris,Vera", "--pulya", "10")
+    before = stored_rows(db)
+    record = Paused(tmp_path, db, "write", "deal", "g", "6S pass pass | 6S | whist whist | 6 2 2")
+    killed.append(record)
+    record.stopped()
+    os.kill(record.proc.pid, signal.SIGCONT)  # not the test's go-on: no go file
+    record.stopped()  # it stopped again, at the same point
+    assert stored_rows(db) == before
+    ended = record.go_on()
+    assert ended.returncode == 0, ended.stderr
+    assert len(stored_rows(db)) == len(before) + 7

@@ -105,7 +105,13 @@ class StoreError(Exception):
 
 class CannotOpen(StoreError):
     """A store that does not open, its message saying so already ("cannot open ...", in
-    the language in effect): a caller adds no frame of its own (``cli.common.opened``)."""
+    the language in effect): a caller adds no frame of its own (``cli.common.opened``).
+    ``why``: the reason alone (a reading command that opens the file read-only instead
+    says why)."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 class ConflictError(StoreError):
@@ -233,6 +239,7 @@ class Backend(ABC):
 # --- a seam for tests with real processes ------------------------------------------
 
 PAUSE_ENV = "PULKA_TEST_PAUSE"
+PAUSE_GO_ENV = "PULKA_TEST_PAUSE_GO"
 _paused: set[str] = set()
 
 
@@ -241,7 +248,10 @@ def pause(point: str) -> None:
     to ``point`` the process stops itself (SIGSTOP) there, the first time it gets there;
     the test, which waits for it to stop (``waitpid`` with ``WUNTRACED``), then lets it go
     on (SIGCONT) or kills it (SIGKILL). So two commands interleave, or a command dies,
-    exactly there, with no timing. The points:
+    exactly there, with no timing. It goes on only once the file that
+    ``PULKA_TEST_PAUSE_GO`` names exists (the test makes it before its SIGCONT): continued
+    by anything else, it stops again, so that a process a test means to kill stays where
+    it stopped. The points:
 
     - ``write``: a command has read and decided, and its first write is about to begin;
     - ``stream``: a command has written one stream's rows and is about to write
@@ -253,7 +263,10 @@ def pause(point: str) -> None:
     if point in _paused or os.environ.get(PAUSE_ENV) != point:
         return
     _paused.add(point)
+    go = os.environ.get(PAUSE_GO_ENV)
     os.kill(os.getpid(), signal.SIGSTOP)
+    while go is None or not os.path.exists(go):
+        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 # --- addresses -------------------------------------------------------------------------

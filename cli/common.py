@@ -61,10 +61,6 @@ from projections.points import Point, PointError
 from projections.report import state_at
 
 _ = language._  # every text a person reads, in the language in effect
-N_ = language.N_
-
-# The kinds of game as a message names them (``Kind.name``, the word of the code).
-KIND_NAMES = {"pulka": N_("pulka"), "rubber": N_("rubber")}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -175,7 +171,7 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
             store = Store(address, create=write)
         except StoreError as exc:
             said = str(exc)
-            raise UserError(said if isinstance(exc, CannotOpen) or said.startswith("cannot open")
+            raise UserError(said if isinstance(exc, CannotOpen)
                             else _("cannot open the store: {reason}").format(reason=said)) from None
         try:
             with refusals(), bulk():
@@ -257,10 +253,11 @@ def read_current() -> dict[str, str]:
 
 def current_game(db: str | None) -> tuple[str, str] | None:
     """The current game and where it was chosen: a ``pulka play`` session, $PULKA_GAME,
-    or ``pulka use`` for this store."""
+    or ``pulka use`` for this store (shown as ``_(where)``: only the session's is a word
+    of the catalogue)."""
     session = root_obj().get("game")
     if session:
-        return str(session), "this session"
+        return str(session), language.N_("this session")  # the others are words one types
     env = os.environ.get("PULKA_GAME")
     if env:
         return env, "PULKA_GAME"
@@ -811,6 +808,5 @@ def only_pulka(read: Read, what: str) -> None:
     """What only a pulka has (the spreadsheet, the drawn sheet, the report): refused for
     a game of another kind, pointing to what it has instead."""
     if read.kind is not PULKA:
-        kind = _(KIND_NAMES[read.kind.name]) if read.kind.name in KIND_NAMES else read.kind.name
-        raise UserError(_("{game} is a {kind}; {what} (a rubber's sheet and settlement: pulka sheet, pulka settle, "
-                          "--json)").format(game=repr(read.game), kind=kind, what=what))
+        raise UserError(_("{game} is {kind}; {what} (a rubber's sheet and settlement: pulka sheet, pulka settle, "
+                          "--json)").format(game=repr(read.game), kind=_(read.kind.noun), what=what))

@@ -65,8 +65,7 @@ def _date(value: str | None, option: str) -> str | None:
 
 
 def filter_said(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
-    """``filter_text`` in the reader's language, for a message (``filter_text`` itself is
-    written into the JSON documents as it is)."""
+    """The archive's filter in the reader's language, for a message."""
     parts = []
     if date_from or date_to:
         parts.append(_("pulkas started {start} to {end}").format(start=date_from or "…", end=date_to or "…"))
@@ -77,13 +76,9 @@ def filter_said(date_from: str | None, date_to: str | None, convention: str | No
 
 
 def filter_text(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
-    parts = []
-    if date_from or date_to:
-        parts.append(f"pulkas started {date_from or '…'} to {date_to or '…'}")
-    if convention:
-        parts.append(f"convention {convention}")
-    parts.append(f"as of {time_}" if time_ else "now")
-    return ", ".join(parts)
+    """The archive's filter in English, as the JSON documents keep it (``as_of``)."""
+    with language.using(language.DEFAULT):
+        return filter_said(date_from, date_to, convention, time_)
 
 
 def filters(f: F) -> F:

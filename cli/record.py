@@ -78,10 +78,6 @@ VERDICT_WORDS = {"free": N_("free"), "accepted": N_("accepted"), "effective": N_
                  "no effect": N_("no effect")}
 
 
-# Where the current game was chosen (``current_game``'s second word), as ``pulka use`` says it.
-CHOSEN_BY = {"this session": N_("this session")}
-
-
 def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
     return _("event {event}: {verdict} [{rule}]: {reason}").format(
         event=number, verdict=_(VERDICT_WORDS[kind]) if kind in VERDICT_WORDS else kind, rule=cite(rule),
@@ -263,8 +259,7 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
         if current is None:
             click.echo(_("no current game; choose one with `pulka use GAME`"))
         else:
-            source = _(CHOSEN_BY[current[1]]) if current[1] in CHOSEN_BY else current[1]
-            click.echo(_("{game} (chosen by {source})").format(game=current[0], source=source))
+            click.echo(_("{game} (chosen by {source})").format(game=current[0], source=_(current[1])))
         return
     with opened(db) as ledger:
         ledger.events(game)  # refuses an unknown game, naming the stored ones

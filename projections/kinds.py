@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, event_type
 from projections.points import Point
@@ -87,6 +88,7 @@ class Kind:
     """
 
     name: str  # "pulka", "rubber"
+    noun: str  # the kind as a message names it, marked for the catalogue: shown as _(noun)
     start: type[StreamStart]  # the type of its first event
     side: Callable[[], ReadSide]
 
@@ -127,8 +129,8 @@ def _rubber() -> ReadSide:
     return rubber_report
 
 
-PULKA = Kind("pulka", GameStarted, _pulka)
-RUBBER = Kind("rubber", RubberStarted, _rubber)
+PULKA = Kind("pulka", language.N_("a pulka"), GameStarted, _pulka)
+RUBBER = Kind("rubber", language.N_("a rubber"), RubberStarted, _rubber)
 KINDS: tuple[Kind, ...] = (PULKA, RUBBER)
 
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Generic, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 from ledger.command.judge import same_start as same_start
 from ledger.command.judging import Progress, judge_events
@@ -60,10 +60,6 @@ from projections.rubber import RubberState
 from projections.trail import Cell
 
 _ = language._  # every text a person reads, in the language in effect
-N_ = language.N_
-
-# The kinds of game (``Judging.name``), as a refusal names them.
-KIND_NAMES = {"pulka": N_("a pulka"), "rubber": N_("a rubber")}
 
 S = TypeVar("S", bound=StreamState)
 T = TypeVar("T")
@@ -327,7 +323,7 @@ class Ledger:
         judging = judging_of(stored[0].event)
         if kind is None:
             return judging.run(self._decided, game, stored, state, cast("Command[State]", command), save)
-        kind_checked(game, judging.name, kind)
+        kind_checked(game, judging, kind)
         return self._decided(kind, game, stored, state, cast("Command[S]", command), save)
 
     def _decided(self, judging: Judging[S], game: str, stored: list[StoredEvent], loaded: StreamState | None,
@@ -370,7 +366,7 @@ class Ledger:
         judging = judging_of(stored[0].event)
         if kind is None:
             return judging.run(self._kept_decided, kept, cast("Command[State]", command))
-        kind_checked(game, judging.name, kind)
+        kind_checked(game, judging, kind)
         return self._kept_decided(kind, kept, cast("Command[S]", command))
 
     def _kept_decided(self, judging: Judging[S], kept: Kept, command: Command[S]) -> Outcome[S]:
@@ -723,18 +719,13 @@ def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent
         number=number, game=repr(game), stored=encode_event(stored).decode(), recorded=encode_event(judged).decode()))
 
 
-def kind_checked(game: str, stored_kind: str, kind: Judging[S]) -> None:
+def kind_checked(game: str, stored: Judging[Any], kind: Judging[S]) -> None:
     """Refuse a command for one kind of stream on a game of another."""
-    if stored_kind != kind.name:
+    if stored.kind is not kind.kind:
         raise Refused("event-log", _("{game} is {stored}, not {kind}").format(
-            game=repr(game), stored=_kind_name(stored_kind), kind=_kind_name(kind.name)),
-                      _("the commands of a rubber: pulka bridge ...") if stored_kind == "rubber"
+            game=repr(game), stored=_(stored.kind.noun), kind=_(kind.kind.noun)),
+                      _("the commands of a rubber: pulka bridge ...") if stored.name == "rubber"
                       else _("the commands of a pulka"))
-
-
-def _kind_name(name: str) -> str:
-    """A kind of game as a refusal names it: ``a pulka``, ``a rubber``."""
-    return _(KIND_NAMES[name]) if name in KIND_NAMES else f"a {name}"
 
 
 def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:

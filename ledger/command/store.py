@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import TracebackType
-from typing import NamedTuple, Self
+from typing import Literal, NamedTuple, Self
 from uuid import UUID, uuid5
 
 import msgspec
@@ -168,8 +168,9 @@ class ConcurrentWriteError(Exception):
         ).format(game=repr(game), expected=expected, found=found))
 
 
-# The message of a broken chain, by the kind of stream (``what``).
-BROKEN: dict[str, str] = {
+# The kinds of stream a broken chain's message names, and its message for each.
+StreamKind = Literal["game", "tournament", "club register"]
+BROKEN: dict[StreamKind, str] = {
     "game": N_("the hash chain of game {game} is broken: {problem}; see `pulka verify {name}`"),
     "tournament": N_("the hash chain of tournament {game} is broken: {problem}; see `pulka verify {name}`"),
     "club register": N_("the hash chain of club register {game} is broken: {problem}; see `pulka verify {name}`"),
@@ -181,17 +182,11 @@ class BrokenChainError(Exception):
     judged by it, and reading it needs the reader's explicit consent. ``what`` names its
     kind in the message (a game, a tournament, the club register)."""
 
-    def __init__(self, game: str, problem: ChainProblem, what: str = "game") -> None:
+    def __init__(self, game: str, problem: ChainProblem, what: StreamKind = "game") -> None:
         self.game = game
         self.problem = problem
         # the problem itself stays in English: it is what the views store (``archive_broken.reason``)
-        template = BROKEN.get(what)
-        if template is None:
-            message = _("the hash chain of {what} {game} is broken: {problem}; see `pulka verify {name}`").format(
-                what=what, game=repr(game), problem=problem, name=game)
-        else:
-            message = _(template).format(game=repr(game), problem=problem, name=game)
-        super().__init__(message)
+        super().__init__(_(BROKEN[what]).format(game=repr(game), problem=problem, name=game))
 
 
 LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's integers end at 2**63)
@@ -313,7 +308,7 @@ class Store:
         links = {n: state.link for n, _, state in decoded if state.link is not None}
         return _first(verify_chain(game, stored, links), _topic_problem((n, topic) for n, topic, _ in decoded))
 
-    def sound(self, game: str, what: str = "game") -> list[StoredEvent]:
+    def sound(self, game: str, what: StreamKind = "game") -> list[StoredEvent]:
         """All events of a stream whose chain checks out, as a command that records onto
         it or judges by it needs them ([] for a stream never stored); BrokenChainError
         names the first bad event (``what`` the kind of stream, for the message)."""

@@ -172,7 +172,8 @@ class PostgresBackend(Backend):
             self.present = self._table_exists()
         except psycopg.Error as exc:
             self.close()
-            raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+            why = _explain(exc)
+            raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=why), why) from None
         except BaseException:
             self.close()
             raise
@@ -202,7 +203,8 @@ class PostgresBackend(Backend):
                 self.datastore.pool.kwargs.update(_CONNECT)
                 self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
             except PersistenceError as exc:
-                raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=self._why(exc))) from None
+                why = self._why(exc)
+                raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=why), why) from None
         return self._recorder
 
     def create(self) -> None:

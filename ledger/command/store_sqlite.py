@@ -175,7 +175,7 @@ class SQLiteBackend(Backend):
             # A store a reading command cannot open as usual: read it as it is.
             uri = immutable(self.path)
             self._connect(uri)
-            self.read_only = exc.why if isinstance(exc, _CannotOpen) else str(exc)
+            self.read_only = exc.why if isinstance(exc, CannotOpen) else str(exc)
             self.env["SQLITE_DBNAME"] = uri
 
     def _connect(self, path: str) -> None:
@@ -187,7 +187,7 @@ class SQLiteBackend(Backend):
             self.factory = SQLiteFactory(env)
             recorder = self.factory.application_recorder()
         except (PersistenceError, OSError) as exc:
-            raise _CannotOpen(self.path, self._why(exc)) from None
+            raise self._cannot_open(exc) from None
         assert isinstance(recorder, SQLiteApplicationRecorder), recorder
         assert recorder.events_table_name == TABLE, recorder.events_table_name
         self.recorder = recorder
@@ -196,7 +196,7 @@ class SQLiteBackend(Backend):
             with self.datastore.transaction(commit=False) as curs:
                 self.present = _has_table(curs.sqlite_cursor)
         except (PersistenceError, sqlite3.Error) as exc:
-            raise _CannotOpen(self.path, self._why(exc)) from None
+            raise self._cannot_open(exc) from None
 
     def found(self) -> bool:
         if not self.present:
@@ -328,6 +328,10 @@ class SQLiteBackend(Backend):
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(_("cannot read {store}: {why}").format(store=self.path, why=self._why(exc))) from None
 
+    def _cannot_open(self, exc: BaseException) -> CannotOpen:
+        why = self._why(exc)
+        return CannotOpen(_("cannot open the store {store}: {why}").format(store=self.path, why=why), why)
+
     def _writable(self) -> bool:
         """Whether this process may write the file and the folder it sits in (where the
         journal goes), as the file system says (a read-only mount included)."""
@@ -345,15 +349,6 @@ class SQLiteBackend(Backend):
             return _("{why}: waited {seconds} s for another command writing to this file to finish; try again").format(
                 why=text, seconds=LOCK_TIMEOUT)
         return text
-
-
-class _CannotOpen(CannotOpen):
-    """The store's file does not open; ``why``: the reason alone (a reading command
-    opens it read-only instead, and says why)."""
-
-    def __init__(self, path: str, why: str) -> None:
-        self.why = why
-        super().__init__(_("cannot open the store {store}: {why}").format(store=path, why=why))
 
 
 def _of_stream(stream: str, rows: Iterable[NewRow]) -> Iterator[tuple[str, int, str, bytes]]:

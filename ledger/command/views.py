@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from time import monotonic
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 from uuid import UUID, uuid4
 from weakref import WeakKeyDictionary
 
@@ -201,7 +201,8 @@ _ = language._  # every text a person reads, in the language in effect; never wh
 N_ = language.N_
 
 # What a store error of the views was doing (``Views.fault``), said as a verb.
-DOING = {"read": N_("read"), "make": N_("make"), "write": N_("write")}
+Doing = Literal["read", "make", "write"]
+DOING: dict[Doing, str] = {"read": N_("read"), "make": N_("make"), "write": N_("write")}
 
 ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken")
 # The club rating's tables (``ledger.command.ratings``), kept in the same transactions.
@@ -802,11 +803,11 @@ class Views:
                 store=store.description, why=reason(exc))) from None
         self.projection = ArchiveProjection(self.view, _Source(self.reader))
 
-    def fault(self, exc: BaseException, doing: str) -> StoreError:
+    def fault(self, exc: BaseException, doing: Doing) -> StoreError:
         """What the database said while the views were read or written, as a store
         error: ``ViewsUnwritable`` when this command may not do it, a full disk called so."""
         full = disk_full(exc, self.path)
-        verb = _(DOING[doing]) if doing in DOING else doing
+        verb = _(DOING[doing])
         if full is not None:
             return ViewsUnwritable(_("cannot {doing} the player views of {store}: {why}").format(
                 doing=verb, store=self.description, why=full))

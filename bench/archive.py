@@ -22,12 +22,12 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from cli.main import main as pulka
-from ledger.command.application import Ledger
-from ledger.command.deal_entry import deal_events
-from ledger.command.judging import judge_events
-from ledger.command.kinds import PULKA, start_stream
-from ledger.command.store import Store
-from ledger.command.views import Views
+from ledger.application import Ledger
+from ledger.words.deal_line import deal_events
+from ledger.judge.judging import judge_events
+from ledger.judge.kinds import PULKA, start_stream
+from ledger.store.event_store import Store
+from ledger.views.archive import Views
 from ledger.vocabulary.events import Abandoned, AnyEvent, GameStarted, decode_event, encode_event
 
 LINES = (

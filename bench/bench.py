@@ -43,16 +43,16 @@ import msgspec
 from click.testing import CliRunner
 
 from cli.main import main as pulka
-from ledger.command.application import Ledger, bulk
-from ledger.command.deal_entry import deal_events
-from ledger.command.judging import judge_events
-from ledger.command.store import Store, game_id, is_postgres_url, parse_postgres_url
+from ledger.application import Ledger, bulk
+from ledger.words.deal_line import deal_events
+from ledger.judge.judging import judge_events
+from ledger.store.event_store import Store, game_id, is_postgres_url, parse_postgres_url
 from ledger.vocabulary.events import AnyEvent, Correction, Defence, GameStarted, PencilDown, Tricks, encode_event
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
-from ledger.command.kinds import PULKA, judge_log, start_stream
-from ledger.command.rubber import start as rubber_start
-from ledger.command.rubberline import rubber_deal
+from ledger.judge.kinds import PULKA, judge_log, start_stream
+from ledger.judge.rubber import start as rubber_start
+from ledger.words.rubber_line import rubber_deal
 from ledger.vocabulary.bridge import RubberStarted
 from projections.rubber import replay_rubber
 from projections.rubber_report import audit as audit_rubber

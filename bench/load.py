@@ -20,8 +20,8 @@ import psycopg
 from psycopg import sql
 
 import scorers
-from ledger.command.store import Store, parse_postgres_url
-from ledger.command.views import Views
+from ledger.store.event_store import Store, parse_postgres_url
+from ledger.views.archive import Views
 
 
 def main() -> None:

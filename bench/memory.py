@@ -114,7 +114,7 @@ def main() -> None:
     elif db.startswith("postgresql://") and "schema=" not in db:
         import psycopg
 
-        from ledger.command.store import parse_postgres_url
+        from ledger.store.event_store import parse_postgres_url
 
         schema = f"pulka_memory_{uuid4().hex[:8]}"
         admin = psycopg.connect(**parse_postgres_url(db).connect_kwargs(), autocommit=True)

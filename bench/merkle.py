@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import machine  # noqa: E402
 
 from cli.main import main as pulka  # noqa: E402
-from ledger.command.store import Store, is_postgres_url, parse_postgres_url  # noqa: E402
-from ledger.command.tree import ClubTree  # noqa: E402
+from ledger.store.event_store import Store, is_postgres_url, parse_postgres_url  # noqa: E402
+from ledger.proofs.tree import ClubTree  # noqa: E402
 from ledger.vocabulary.events import Bid, GameStarted  # noqa: E402
 from ledger.vocabulary.merkle import leaf_hash  # noqa: E402
 from ledger.vocabulary.notes import Signer  # noqa: E402

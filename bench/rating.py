@@ -28,9 +28,9 @@ from click.testing import CliRunner
 
 from archive import CONVENTIONS, fill, pulka_events, template, timed
 from cli.main import main as pulka
-from ledger.command import ratings
-from ledger.command.store import Store
-from ledger.command.views import Views
+from ledger.views import rating as ratings
+from ledger.store.event_store import Store
+from ledger.views.archive import Views
 
 
 class KeepTimer:

@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.command.application import Ledger
-from ledger.command.deal_entry import deal_events
-from ledger.command.store import Store
-from ledger.command.tournament_desk import Tournaments
+from ledger.application import Ledger
+from ledger.words.deal_line import deal_events
+from ledger.store.event_store import Store
+from ledger.desks.tournament import Tournaments
 from ledger.vocabulary.tournament_events import TournamentStarted
 from projections.archive import game_result
 
@@ -88,7 +88,7 @@ def run_tables(db: str, games: list[str], cap: int, started: Any = None) -> tupl
     """Score every game in its own process, all at once; the runs and the wall time.
     ``started`` is called once every process is ready, just before they are let go."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["ledger.command.application", "ledger.command.deal_entry", "scorers"])
+    ctx.set_forkserver_preload(["ledger.application", "ledger.words.deal_line", "scorers"])
     start, opening = ctx.Event(), ctx.Lock()
     ready, out = ctx.Queue(), ctx.Queue()
     processes = [ctx.Process(target=score, args=(db, game, i, cap, opening, ready, start, out))

@@ -39,7 +39,7 @@ import httpx
 
 import scorers  # bench/, beside this file
 from bench import machine  # bench/bench.py, beside this file
-from ledger.command.store import Store
+from ledger.store.event_store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers for a served process
 from tests.serving import Served, account, sign_in  # noqa: E402
@@ -184,7 +184,7 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
 def postgres_schema(base: str) -> tuple[str, str]:
     import psycopg
 
-    from ledger.command.storage import parse_postgres_url
+    from ledger.store.backend import parse_postgres_url
 
     schema = f"pulka_bench_serve_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(**parse_postgres_url(base).connect_kwargs(), autocommit=True) as conn:
@@ -195,7 +195,7 @@ def postgres_schema(base: str) -> tuple[str, str]:
 def drop_schema(base: str, schema: str) -> None:
     import psycopg
 
-    from ledger.command.storage import parse_postgres_url
+    from ledger.store.backend import parse_postgres_url
 
     with psycopg.connect(**parse_postgres_url(base).connect_kwargs(), autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -1,6 +1,6 @@
 """The commands of a rubber of bridge: ``pulka bridge new``, ``deal``, ``penalty``,
 ``correct`` and ``abandon``, each a command of the rubber's desk
-(``ledger.command.rubber_desk.RubberDesk``).
+(``ledger.desks.rubber.RubberDesk``).
 
 What reads a game works on a rubber as on a pulka and is shared: ``sheet``, ``settle``,
 ``log``, ``explain``, ``diff``, ``verify``, ``export``, ``import`` and ``games`` dispatch
@@ -28,8 +28,8 @@ from cli.common import (
 )
 from cli.record import report_options, tell
 from cli.rules import parse_overrides
-from ledger.command.rubber_desk import RubberDesk
-from ledger.command.table_mode import Told
+from ledger.desks.rubber import RubberDesk
+from ledger.desks.told import Told
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
 

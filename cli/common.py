@@ -31,10 +31,10 @@ import click
 import platformdirs
 
 from cli.output import clean, uncleaned
-from ledger.command.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, pinpointed
-from ledger.command.kinds import GAME_STARTS, judge_log
-from ledger.command.storage import mask
-from ledger.command.store import (
+from ledger.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, pinpointed
+from ledger.judge.kinds import GAME_STARTS, judge_log
+from ledger.store.backend import mask
+from ledger.store.event_store import (
     BrokenChainError,
     CannotOpen,
     ConcurrentWriteError,
@@ -787,7 +787,7 @@ def deal_cap(ledger: Ledger, game: str) -> int | None:
     then shown as its own events say."""
     if parse_table_game(game) is None:
         return None
-    from ledger.command.tables import tournament_of  # only a table's name reads its tournament
+    from ledger.judge.tables import tournament_of  # only a table's name reads its tournament
 
     try:
         found = tournament_of(ledger.store, game)

@@ -152,7 +152,7 @@ def internal_error(exc: BaseException) -> str:
     """Write ``exc`` with its traceback to a new file (readable by its owner only) in the
     temporary directory; the short message that says what happened and where the details
     are. A database password on the command line or in $PULKA_DB is masked in both."""
-    from ledger.command.storage import mask  # only on this path: ``pulka --help`` stays light
+    from ledger.store.backend import mask  # only on this path: ``pulka --help`` stays light
 
     def masked(text: str) -> str:
         for word in [*sys.argv, os.environ.get("PULKA_DB", "")]:

@@ -33,9 +33,9 @@ from cli.common import UserError, complete_game, current_game, db_option, opened
 from cli.main import COMMANDS, main
 from cli.output import clean, internal_error
 from cli.record import settle_doubt, tell
-from ledger.command.application import Kept
-from ledger.command.desk import PulkaDesk
-from ledger.command.table_mode import Doubtful, Told, next_text
+from ledger.application import Kept
+from ledger.desks.pulka import PulkaDesk
+from ledger.desks.told import Doubtful, Told, next_text
 from projections.deal_text import next_deal_text, sheet_line
 from projections.game import GameState
 from projections.report import Point, render_settlement

@@ -12,11 +12,11 @@ from typing import Any
 import click
 
 from cli.common import F, UserError, cell, db_option, emit, emit_csv, opened, user_time
-from ledger.command.application import Ledger
+from ledger.application import Ledger
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
-from ledger.command.club import alias as record_alias
-from ledger.command.views import Views, ViewsMissing, ViewsUnwritable
+from ledger.desks.club import alias as record_alias
+from ledger.views.archive import Views, ViewsMissing, ViewsUnwritable
 from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
                                  summary_doc)
 from projections.tournament_state import point_micros

@@ -1,5 +1,5 @@
 """The commands of verifiable history: ``keygen``, ``checkpoint``, ``cosign``, ``sign``
-and ``prove`` (parsing and printing; ``ledger.command.checkpoints`` does the work).
+and ``prove`` (parsing and printing; ``ledger.proofs.checkpoints`` does the work).
 
 Keys are files in the formats of signed notes: ``NAME.key`` holds the private key
 (PRIVATE+KEY+NAME+ID+KEY) and must be readable by its owner alone, ``NAME.pub`` the
@@ -21,8 +21,8 @@ import click
 
 from cli.picture.qr import qr_svg
 from cli.common import CURRENT, GameCommand, UserError, db_option, emit, game_argument, game_name, opened
-from ledger.command.application import Ledger
-from ledger.command.checkpoints import Attestations, what
+from ledger.application import Ledger
+from ledger.proofs.checkpoints import Attestations, what
 from ledger.vocabulary import language
 from ledger.vocabulary.notes import Note, NoteError, Signer, Verifier, check_key_name, parse_note
 from ledger.vocabulary.refusal import excerpt

@@ -1,7 +1,7 @@
 """The club's numbers on the command line: the rating (``pulka rating``) and a player's
 statistics (``pulka stats``), each number traceable to the deals behind it. Parsing and
 printing only: the folds are ``projections.rating`` and ``projections.stats``, the
-kept rating ``ledger.command.ratings``; each read first brings the views up to the last
+kept rating ``ledger.views.rating``; each read first brings the views up to the last
 stored event."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import click
 
 from cli.common import UserError, db_option, emit, emit_csv, opened, user_time
 from cli.players import caught_up, filter_said, filter_text
-from ledger.command.application import Ledger
+from ledger.application import Ledger
 from ledger.vocabulary import language
-from ledger.command.ratings import kept_changes, kept_matches, matches_as_of
-from ledger.command.views import Views
+from ledger.views.rating import kept_changes, kept_matches, matches_as_of
+from ledger.views.archive import Views
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import excerpt
 from projections import rating as model

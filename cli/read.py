@@ -40,7 +40,7 @@ from cli.common import (
     view,
     write_csv,
 )
-from ledger.command.kinds import GAME_STARTS, judging_of
+from ledger.judge.kinds import GAME_STARTS, judging_of
 from ledger.vocabulary.events import AnyEvent
 from cli.picture.svg import svg_document
 from ledger.vocabulary.logfile import export_line
@@ -140,8 +140,8 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
 def export_club(db: str | None) -> None:
     """Every stream of the store that ``pulka import`` takes back, as one file: the
     club's register first, then each tournament with its tables, then every other game
-    (``ledger.command.tournament_desk.club_export``)."""
-    from ledger.command.tournament_desk import club_export
+    (``ledger.desks.tournament.club_export``)."""
+    from ledger.desks.tournament import club_export
 
     with opened(db) as ledger:
         for line in club_export(ledger):

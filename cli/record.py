@@ -1,7 +1,7 @@
 """Recording commands: start a pulka, choose the current game, import a log, and the
 scorer's commands at the table (a whole deal in one line, or event by event),
 corrections, objections, an arbiter's penalties, and undo. Each one parses its
-arguments, calls one command of the scorer's desk (``ledger.command.desk.PulkaDesk``:
+arguments, calls one command of the scorer's desk (``ledger.desks.pulka.PulkaDesk``:
 it builds the events and runs one ``Ledger.execute``: one load, one judgement of every
 new event, one save) and prints what the desk says it did.
 
@@ -46,10 +46,10 @@ from cli.common import (
     store_key,
 )
 from cli.rules import parse_overrides
-from ledger.command.application import NotStreamed, bulk
-from ledger.command.kinds import GAME_STARTS
-from ledger.command.desk import CorrectionPreview, PulkaDesk
-from ledger.command.table_mode import Doubt, Doubtful, Told, Write, told_doc
+from ledger.application import NotStreamed, bulk
+from ledger.judge.kinds import GAME_STARTS
+from ledger.desks.pulka import CorrectionPreview, PulkaDesk
+from ledger.desks.told import Doubt, Doubtful, Told, Write, told_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -289,7 +289,7 @@ def _import(file: str, db: str | None) -> None:
         if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
             # A tournament with its games, or several games (tournaments load the views'
             # machinery: only an import that needs them does).
-            from ledger.command.tournament_desk import import_streams
+            from ledger.desks.tournament import import_streams
 
             for item in import_streams(ledger, streams):
                 click.echo(_("created {game}: {events} stored").format(

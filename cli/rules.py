@@ -24,7 +24,7 @@ RULES_FILE = N_("a [rules] table of rule parameters, e.g. raspasy_exit = 7 (see 
 def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str, Any]:
     # The table's words are the command side's (and import its folds): only a command
     # given --rule needs them, not `pulka rules`.
-    from ledger.command.table_words import parse_value
+    from ledger.words.table import parse_value
 
     overrides: dict[str, Any] = {}
     if rules_file is not None:

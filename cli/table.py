@@ -1,6 +1,6 @@
 """Recording what happens around the cards: a deal out of turn, a deal closed by a ruling
 or an agreement, a newcomer, a leaver, a substitute, and the talon's records. Each is
-one command of the scorer's desk (``ledger.command.desk.PulkaDesk``), like every
+one command of the scorer's desk (``ledger.desks.pulka.PulkaDesk``), like every
 recording command (``cli.record``), and says what it did."""
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ import click
 from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown, user_time, zone_name
 from cli.players import caught_up
 from cli.rules import parse_overrides
-from ledger.command.tournament_desk import Tournaments
-from ledger.command.application import Ledger
+from ledger.desks.tournament import Tournaments
+from ledger.application import Ledger
 from ledger.vocabulary import language
 from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
 from projections.archive import GameResult
@@ -211,7 +211,7 @@ def close(name: str, tour: int, by: str | None, key: str | None, db: str | None)
         for s in stored:
             click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
         if signer is not None:
-            from ledger.command.checkpoints import Attestations
+            from ledger.proofs.checkpoints import Attestations
 
             click.echo(str(Attestations(ledger.store).stored().note()), nl=False)
 

@@ -4,7 +4,7 @@ Pure folds, like every projection: ``game_result`` reads what one game says for 
 archive (how it stands and each player's rounded result); ``summaries`` and
 ``history`` fold the archive's pulkas, as rows, into the table of ``pulka players``
 and the history of ``pulka player``. The rows come from the read model the command
-side keeps (``ledger.command.views``) or from replaying the store; the folds do not
+side keeps (``ledger.views.archive``) or from replaying the store; the folds do not
 care which, so a rebuilt view can be checked against the kept one.
 
 A pulka counts in a player's totals once it is over: finished, abandoned, or (in a

@@ -1,7 +1,7 @@
 """What the ledger's own streams say (``ledger.vocabulary.attestation``): the stored
 checkpoints with their cosignatures, the forks among them, the checkpoint that covers a
 point of a game, and the signatures on each event. Pure folds: nothing here checks a
-signature against the store (``ledger.command.checkpoints`` does).
+signature against the store (``ledger.proofs.checkpoints`` does).
 """
 
 from __future__ import annotations

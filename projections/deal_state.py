@@ -2,7 +2,7 @@
 
 ``DealState`` is folded from the deal's events without judging them: it records
 what happened and derives what the deal is waiting for. The command side
-(``ledger.command.judge``) asks it who may speak next and what would be allowed; the
+(``ledger.judge.pulka``) asks it who may speak next and what would be allowed; the
 scoring (``projections.scoring``) asks it who declared, who whisted and what was
 taken. Seats are indexes into the deal's ``names``, the seats at the table when the
 deal began in clockwise order (the table can change between deals [Code 3.1.2]);

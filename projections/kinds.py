@@ -13,7 +13,7 @@ command line needs and nothing more:
 
 Everything else (the store, the hash chain, the log file, points in time, the audit
 trail's rows and their text) is shared and knows no kind. The command side's half of
-the seam, how each kind judges its events, is ``ledger.command.kinds``.
+the seam, how each kind judges its events, is ``ledger.judge.kinds``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A pure fold, like every projection: ``fold`` takes the archive's matches in their
 order and gives each player's rating change in each match; ``table`` and
 ``history`` read those changes for ``pulka rating`` and ``pulka rating NAME``. The
-matches come from the read model the command side keeps (``ledger.command.ratings``)
+matches come from the read model the command side keeps (``ledger.views.rating``)
 or, for a point in time or a convention, from the archive's results as they stood
 then; the fold does not care which, so the kept view can be checked against a fresh
 fold of the same matches.

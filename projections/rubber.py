@@ -1,7 +1,7 @@
 """The rubber projection: a fold of a rubber's events into the МЫ/ВЫ sheet.
 
 ``RubberState.apply`` takes the events of one rubber in order and never judges them
-(``ledger.command.rubber`` does that before an event is stored). The sheet is a list
+(``ledger.judge.rubber`` does that before an event is stored). The sheet is a list
 of writes (``BridgeWrite``), each naming the event behind it, the side, the line
 (above or below) and the game it was scored in, so that every number can be traced
 back (``pulka explain``). Games, the line drawn after each one, vulnerability and the

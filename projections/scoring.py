@@ -23,7 +23,7 @@ from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
 from projections.deal_state import DealState, DefenceView
 from projections.sheet import UNIT, ColumnName, Sheet, share
-from ledger.vocabulary import language, wording
+from ledger.vocabulary import language
 from ledger.vocabulary.wording import joined, joined_by, said, said_count
 
 # Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on

@@ -2,7 +2,7 @@
 removals and the cuts, and the standings they give.
 
 ``TournamentState`` folds the tournament's own stream without judging (that is
-``ledger.command.tournament_desk``). ``standings`` turns a state into the table of places:
+``ledger.desks.tournament``). ``standings`` turns a state into the table of places:
 a player's tour result is his rounded settlement in whists [Code 4.2.12], recorded in
 the tour's close; his tour points are that result through the tournament's cut-off
 function, summed over the tours closed. Results of tables still in play (``live``)

@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from hypothesis import strategies as st
 
 from cli.main import main
-from ledger.command.store import Store
-from ledger.command.views import Views
+from ledger.store.event_store import Store
+from ledger.views.archive import Views
 from ledger.vocabulary.events import AnyEvent, event_from_dict, event_to_dict
 from strategies import NAMES, legal_logs
 

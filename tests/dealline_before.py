@@ -1,6 +1,6 @@
 """The deal line's parser as it was before issue 20 (commit 10d023c), kept frozen: the
 compatibility test (``test_dealline_compat``) reads every deal line of the tests,
-fixtures, README and demo through it and through today's ``ledger.command.deal_entry``,
+fixtures, README and demo through it and through today's ``ledger.words.deal_line``,
 and the events must be the same. Copied verbatim (``deal_events`` and the table's
 words it used); never edit it to make that test pass.
 """

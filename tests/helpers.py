@@ -27,7 +27,7 @@ from click.testing import CliRunner, Result
 from psycopg import sql
 
 from cli.main import main
-from ledger.command.store import is_postgres_url, parse_postgres_url
+from ledger.store.event_store import is_postgres_url, parse_postgres_url
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 FLOAT_ARTEFACT = re.compile(r"\d\.\d{6,}")  # 13.333333333333334 in text for people
@@ -199,10 +199,10 @@ def tournament_export(db: str) -> str:
     tables' games."""
     from datetime import datetime, timedelta, timezone
 
-    from ledger.command.application import Ledger
-    from ledger.command.deal_entry import deal_events
-    from ledger.command.store import Store
-    from ledger.command.tournament_desk import Tournaments
+    from ledger.application import Ledger
+    from ledger.words.deal_line import deal_events
+    from ledger.store.event_store import Store
+    from ledger.desks.tournament import Tournaments
     from ledger.vocabulary.tournament_events import CutRule, TournamentStarted
 
     moments = (datetime(2026, 3, 1, 18, tzinfo=timezone.utc) + timedelta(minutes=n) for n in range(1000))

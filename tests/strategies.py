@@ -4,7 +4,7 @@
 the current ``GameState``, draws one of the events the rules allow next (a bid, a
 contract, a defence call, the tricks with or without penalty tricks, an entry, an
 arbiter's penalty or ruling, a deal out of turn, a dealer's error, the talon's records,
-a newcomer, a leaver, a substitute, the end), has ``ledger.command.judge.decide`` judge
+a newcomer, a leaver, a substitute, the end), has ``ledger.judge.pulka.decide`` judge
 it and folds the judged event in with ``GameState.apply``. The log is therefore legal
 by construction, and when ``decide`` refuses an event the generator believed legal,
 the ``Refused`` propagates: the generator and the command side disagree about the
@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from ledger.command.judge import Refused, decide, start
+from ledger.judge.pulka import Refused, decide, start
 from ledger.vocabulary.bids import BY_RANK, LADDER, MISERE, Level
 from ledger.vocabulary.events import (
     Abandoned,

@@ -19,11 +19,11 @@ from click.testing import CliRunner, Result
 from cli.main import main
 from conftest import RawEvents
 from helpers import stored_rows
-from ledger.command import views as views_module
-from ledger.command.application import Ledger
-from ledger.command.deal_entry import deal_events
-from ledger.command.store import Store, StoreError
-from ledger.command.views import Views
+from ledger.views import archive as views_module
+from ledger.application import Ledger
+from ledger.words.deal_line import deal_events
+from ledger.store.event_store import Store, StoreError
+from ledger.views.archive import Views
 from ledger.vocabulary.events import Abandoned, EVENT_TYPES, ForeignEvent, GameStarted, decode_event, encode_event
 from ledger.vocabulary.logfile import parse_log
 from ledger.vocabulary.names import colliding, name_key

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 import projections.rubber as rubber_projection
 
 from cli.main import main
-from ledger.command.store import Store
+from ledger.store.event_store import Store
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, Honours, PassedOut, RubberStarted
 from ledger.vocabulary.bridge_rules import LAWS
 from ledger.vocabulary.events import EVENT_TYPES, Abandoned, Correction, ForeignEvent, encode_event

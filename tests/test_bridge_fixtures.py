@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ledger.command.kinds import judge_log
+from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent, event_to_dict
 from ledger.vocabulary.logfile import parse_log
 from ledger.vocabulary.refusal import Refused

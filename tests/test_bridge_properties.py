@@ -19,9 +19,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from ledger.command.application import Ledger
-from ledger.command.kinds import judge_log
-from ledger.command.store import Store
+from ledger.application import Ledger
+from ledger.judge.kinds import judge_log
+from ledger.store.event_store import Store
 from ledger.vocabulary.bridge import BridgeDeal, PassedOut, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, decode_event, encode_event
 from ledger.vocabulary.logfile import export_line, parse_export, parse_log

@@ -10,8 +10,8 @@ from click.testing import CliRunner, Result
 
 from cli.main import main
 from ledger.vocabulary.events import Bid
-from ledger.command.application import Ledger
-from ledger.command.store import ConcurrentWriteError, Store
+from ledger.application import Ledger
+from ledger.store.event_store import ConcurrentWriteError, Store
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -26,11 +26,11 @@ from psycopg import sql
 from cli.main import main
 from club_archive import CLUB, Expected, cli, club_archive, doc, expected_stats, store_archive
 from helpers import csv_out
-from ledger.command import ratings
-from ledger.command.application import Ledger
-from ledger.command.deal_entry import deal_events
-from ledger.command.store import Store
-from ledger.command.views import Views
+from ledger.views import rating as ratings
+from ledger.application import Ledger
+from ledger.words.deal_line import deal_events
+from ledger.store.event_store import Store
+from ledger.views.archive import Views
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, GameStarted
 from test_archive import Clock
 

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from ledger.vocabulary import rules as rules_module
 from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
 from ledger.vocabulary.rules import PRESETS, resolve
-from ledger.command.application import Ledger
-from ledger.command.kinds import judge_log as check_log
+from ledger.application import Ledger
+from ledger.judge.kinds import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
-from ledger.command.store import Store
+from ledger.store.event_store import Store
 from projections.audit import diff
 from projections.game import replay
 from projections.report import Point, settlement_doc, settlement_of, sheet_doc, state_at

@@ -14,13 +14,13 @@ import msgspec
 import pytest
 
 from helpers import ok, refused, stored_rows
-from ledger.command.application import Ledger
-from ledger.command.deal_entry import Reading, deal_events
-from ledger.command.desk import PulkaDesk
-from ledger.command.judging import judge_events
-from ledger.command.kinds import PULKA, judge_log
-from ledger.command.table_mode import Doubtful, doubt_of
-from ledger.command.store import Store
+from ledger.application import Ledger
+from ledger.words.deal_line import Reading, deal_events
+from ledger.desks.pulka import PulkaDesk
+from ledger.judge.judging import judge_events
+from ledger.judge.kinds import PULKA, judge_log
+from ledger.desks.told import Doubtful, doubt_of
+from ledger.store.event_store import Store
 from ledger.vocabulary.events import AnyEvent, Bid, GameStarted, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState

@@ -2,7 +2,7 @@
 the docs and ``scripts/demo.sh`` (as they are, and as they were before the outcome form:
 ``data/deal_lines_before.txt``), every deal of the fixtures written as its line, and
 the deals of generated pulkas, read by the parser as it was before the outcome form
-(``dealline_before``, kept frozen) and by today's ``ledger.command.deal_entry``: wherever
+(``dealline_before``, kept frozen) and by today's ``ledger.words.deal_line``: wherever
 the old parser and the judge took a line, today's gives the very same events.
 
 A line written in a file is tried at the start of a pulka of three and of four players
@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import dealline_before
-from ledger.command import deal_entry
-from ledger.command.judging import judge_events
-from ledger.command.kinds import PULKA, judge_log
+from ledger.words import deal_line as deal_entry
+from ledger.judge.judging import judge_events
+from ledger.judge.kinds import PULKA, judge_log
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.logfile import parse_log
 from ledger.vocabulary.refusal import Refused

@@ -1,4 +1,4 @@
-"""The scorer's desk (``ledger.command.desk``, ``rubber_desk``): the command floor's API of
+"""The scorer's desk (``ledger.desks.pulka``, ``rubber_desk``): the command floor's API of
 every recording command, tested directly where a rule is the subject; the command line
 only parses and prints (checked on its source); every recording command and a ``pulka
 play`` session load the game once; a kept game catches a concurrent writer and is left
@@ -20,11 +20,11 @@ import msgspec
 import pytest
 
 from helpers import ok, run, stored_rows
-from ledger.command.application import Kept, Ledger
-from ledger.command.desk import PulkaDesk, Started
-from ledger.command.rubber_desk import RubberDesk
-from ledger.command.table_mode import Told, told_doc
-from ledger.command.store import ConcurrentWriteError, Store
+from ledger.application import Kept, Ledger
+from ledger.desks.pulka import PulkaDesk, Started
+from ledger.desks.rubber import RubberDesk
+from ledger.desks.told import Told, told_doc
+from ledger.store.event_store import ConcurrentWriteError, Store
 from ledger.vocabulary import bridge, club, events, stream, tournament_events
 from ledger.vocabulary.events import Correction, GameStarted, Withdrawn
 from ledger.vocabulary.refusal import Refused

@@ -36,7 +36,7 @@ from psycopg import sql
 
 from cli.main import main
 from helpers import stored_rows
-from ledger.command.store import parse_postgres_url
+from ledger.store.event_store import parse_postgres_url
 
 DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 4 3 3", "7H pass pass | 7H | whist pass | 6 3 1"]
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from ledger.command.application import rejudged
-from ledger.command.judge import Refused
-from ledger.command.kinds import judge_log
+from ledger.application import rejudged
+from ledger.judge.pulka import Refused
+from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import parse_log
 from projections.report import Point, settlement_doc, settlement_of, state_at

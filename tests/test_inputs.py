@@ -270,7 +270,7 @@ def test_a_huge_stake_stored_long_ago_still_settles_exactly(store_url: str) -> N
     settled to the last digit."""
     from decimal import Decimal, localcontext
 
-    from ledger.command.store import Store
+    from ledger.store.event_store import Store
 
     stake = "123456789012345678901234567890.5"
     events = every_event("old")[:-1]  # a pulka still in play
@@ -380,7 +380,7 @@ def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
 
 ADMIT_EACH = """
 import json, sys
-from ledger.command.admission import admit
+from ledger.judge.admission import admit
 from ledger.vocabulary.events import decode_event
 from ledger.vocabulary.refusal import Refused
 passed = []

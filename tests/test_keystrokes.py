@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ledger.command.application import Ledger
-from ledger.command.desk import PulkaDesk
-from ledger.command.store import Store
+from ledger.application import Ledger
+from ledger.desks.pulka import PulkaDesk
+from ledger.store.event_store import Store
 from projections.sheet import totals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

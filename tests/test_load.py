@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ledger.command.application import Ledger
-from ledger.command.store import Store
-from ledger.command.tournament_desk import Tournaments
-from ledger.command.views import Views
+from ledger.application import Ledger
+from ledger.store.event_store import Store
+from ledger.desks.tournament import Tournaments
+from ledger.views.archive import Views
 from ledger.vocabulary.times import utc_micros
 from projections.tournament_state import standings_doc
 

@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
-from ledger.command.application import Ledger
-from ledger.command.checkpoints import Attestations
-from ledger.command.deal_entry import deal_events
-from ledger.command.store import Store
-from ledger.command.tournament_desk import Tournaments
+from ledger.application import Ledger
+from ledger.proofs.checkpoints import Attestations
+from ledger.words.deal_line import deal_events
+from ledger.store.event_store import Store
+from ledger.desks.tournament import Tournaments
 from ledger.vocabulary.attestation import SIGNATURES_STREAM
 from ledger.vocabulary.notes import Signer
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -105,7 +105,7 @@ def test_a_changed_signature_is_named_by_log_and_verify(evening: str, tmp_path: 
     import sqlite3
 
     with sqlite3.connect(evening) as conn:
-        stream = __import__("ledger.command.store", fromlist=["game_id"]).game_id(SIGNATURES_STREAM).hex
+        stream = __import__("ledger.store.event_store", fromlist=["game_id"]).game_id(SIGNATURES_STREAM).hex
         state = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 2",
                              (stream,)).fetchone()[0]
         doc = json.loads(state)

@@ -24,9 +24,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
-from ledger.command.checkpoints import Attestations
-from ledger.command.store import Store
-from ledger.command.tree import ClubTree
+from ledger.proofs.checkpoints import Attestations
+from ledger.store.event_store import Store
+from ledger.proofs.tree import ClubTree
 from ledger.vocabulary.attestation import CHECKPOINTS_STREAM, CheckpointMade, NoteSignature
 from ledger.vocabulary.notes import Checkpoint, Signer, parse_note, sign
 from tests.conftest import RawEvents

@@ -1,7 +1,7 @@
 """Names and what is printed, on SQLite and PostgreSQL.
 
 Names of players, games, tournaments and recorders are admitted in one place
-(``ledger.command.admission``) for every kind of stream and every event that carries
+(``ledger.judge.admission``) for every kind of stream and every event that carries
 one: no control, format or separator characters, no blanks around them in a log (the
 command line trims the names it splits), no two players of one game who are one
 player after NFKC and case folding, and bounded lengths; a refusal quotes a bounded
@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from helpers import PULKA, environment, run, stored_rows
-from ledger.command.admission import GAME_MAX, NAME_MAX, REASON_MAX
-from ledger.command.store import Store
+from ledger.judge.admission import GAME_MAX, NAME_MAX, REASON_MAX
+from ledger.store.event_store import Store
 from ledger.vocabulary.events import (
     Abandoned,
     Bid,

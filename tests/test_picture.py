@@ -19,7 +19,7 @@ from boxes import centre, inside, overlapping
 from cli.main import main
 from cli.picture.page import report_html
 from cli.picture.svg import draw, svg_document
-from ledger.command.kinds import judge_log
+from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import parse_log
 from projections.audit import audit, explain, totals

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.command.judge import Refused, decide
+from ledger.judge.pulka import Refused, decide
 from ledger.vocabulary.events import (
     Abandoned,
     Annulled,
@@ -45,10 +45,10 @@ from ledger.vocabulary.events import (
     Tricks,
     encode_event,
 )
-from ledger.command.kinds import judge_log as check_log
+from ledger.judge.kinds import judge_log as check_log
 from ledger.vocabulary.logfile import parse_log
 from projections.game import GameState, replay
-from ledger.command.store import Store
+from ledger.store.event_store import Store
 from projections.report import Point, settlement_doc, settlement_of, sheet_doc, state_at
 from projections.settlement import adjusted_gora, exact_whists, settle, variant_amnesty, variant_mean
 from projections.sheet import Sheet

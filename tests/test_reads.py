@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger.command.application import Ledger, bulk
-from ledger.command.store import Store
+from ledger.application import Ledger, bulk
+from ledger.store.event_store import Store
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import parse_log
 from projections.report import Point, PointError, cut

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from independent_scorer import score
-from ledger.command.kinds import judge_log
+from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Dealt, Talon
 from ledger.vocabulary.logfile import parse_log
 from scorer_agreement import assert_scored_alike, differences

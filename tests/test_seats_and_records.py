@@ -14,7 +14,7 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from cli.main import main
-from ledger.command.kinds import judge_log
+from ledger.judge.kinds import judge_log
 from ledger.vocabulary.logfile import parse_log
 from projections.audit import explain, ignored_records
 from projections.game import replay

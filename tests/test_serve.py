@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from ledger.command.application import Ledger
-from ledger.command.desk import PulkaDesk
-from ledger.command.store import Store
+from ledger.application import Ledger
+from ledger.desks.pulka import PulkaDesk
+from ledger.store.event_store import Store
 from tests.serving import PASSWORD, account, bearer, client, sign_in
 
 PLAYERS = ["Anna", "Boris", "Vera"]

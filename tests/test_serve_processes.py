@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ledger.command.store import Store
+from ledger.store.event_store import Store
 from tests.serving import PASSWORD, PULKA, ROOT, WAIT, Served, account, bearer, next_state, sign_in
 
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"

@@ -53,9 +53,9 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "cli.main", "new", "g", "--players", "A,B,C", "--db", db],
                    check=True, capture_output=True)
     modules = imported("deal", "g", "pass pass pass | 4 3 3", "--db", db)
-    assert "ledger.command.store_sqlite" in modules  # the probe saw the command run
+    assert "ledger.store.sqlite" in modules  # the probe saw the command run
     assert not {m for m in modules if m.startswith("psycopg")}
-    assert "ledger.command.store_postgres" not in modules
+    assert "ledger.store.postgres" not in modules
     assert "eventsourcing.application" not in modules
     # Nor the read sides of the kinds, the tournament's fold or the club's archive.
     assert not modules & {"projections.pulka", "projections.rubber_report", "projections.tournament_state",

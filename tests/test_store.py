@@ -10,8 +10,8 @@ import msgspec
 import pytest
 from ledger.vocabulary.chain import GENESIS, chain_digests, link_of
 from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, ForeignEvent, GameStarted, encode_event
-from ledger.command.storage import State, encode_state, mask
-from ledger.command.store import (
+from ledger.store.backend import State, encode_state, mask
+from ledger.store.event_store import (
     ConcurrentWriteError,
     Store,
     StoreError,

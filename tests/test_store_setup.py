@@ -20,11 +20,12 @@ from click.testing import CliRunner, Result
 from psycopg import sql
 
 from cli.main import main
-from ledger.command import store_postgres, store_sqlite
-from ledger.command.deal_entry import deal_events
-from ledger.command.judging import judge_events
-from ledger.command.kinds import PULKA, start_stream
-from ledger.command.store import Store, StoreError, parse_postgres_url
+from ledger.store import postgres as store_postgres
+from ledger.store import sqlite as store_sqlite
+from ledger.words.deal_line import deal_events
+from ledger.judge.judging import judge_events
+from ledger.judge.kinds import PULKA, start_stream
+from ledger.store.event_store import Store, StoreError, parse_postgres_url
 from ledger.vocabulary.events import GameStarted, encode_event
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

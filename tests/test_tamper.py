@@ -36,8 +36,8 @@ from ledger.vocabulary.chain import (
     verify_export,
 )
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
-from ledger.command.store import Store, UnreadableEventError, game_id
-from ledger.command.storage import State
+from ledger.store.event_store import Store, UnreadableEventError, game_id
+from ledger.store.backend import State
 
 if TYPE_CHECKING:
     from conftest import RawEvents

@@ -203,8 +203,7 @@ def test_verify_names_an_event_that_makes_the_judge_itself_fail(
 ) -> None:
     """Should judging fail on a stored event (a fault of the judge, not a refusal), the
     replay still names the event, as the reading commands do."""
-    from ledger.command import application
-
+    from ledger import application
     raw.rechain(GAME, 8, lambda event: event.update({"tricks": {"A": 6, "B": 2, "Zed": 2}}))
 
     def failing(*args: Any) -> None:

@@ -162,9 +162,9 @@ def test_a_session_ends_on_request_with_the_settlement(store_url: str, tmp_path:
 
 def long_log(game: str, events: int) -> str:
     """A legal Sochi pulka of at least ``events`` events whose target is never reached."""
-    from ledger.command.deal_entry import deal_events
-    from ledger.command.judging import judge_events
-    from ledger.command.kinds import PULKA, start_stream
+    from ledger.words.deal_line import deal_events
+    from ledger.judge.judging import judge_events
+    from ledger.judge.kinds import PULKA, start_stream
     from ledger.vocabulary.events import GameStarted, encode_event
     from ledger.vocabulary.times import now_iso
 

@@ -27,11 +27,11 @@ from psycopg import sql
 from cli.main import main
 from conftest import POSTGRES_ENV, POSTGRES_SKIP
 from helpers import stored_rows
-from ledger.command.application import Ledger
-from ledger.command.deal_entry import deal_events
-from ledger.command.store import Store, parse_postgres_url
-from ledger.command.tournament_desk import Tournaments
-from ledger.command.views import Views
+from ledger.application import Ledger
+from ledger.words.deal_line import deal_events
+from ledger.store.event_store import Store, parse_postgres_url
+from ledger.desks.tournament import Tournaments
+from ledger.views.archive import Views
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import utc_micros

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.command.seating import by_lot, repeats, swiss, table_sizes
+from ledger.judge.seating import by_lot, repeats, swiss, table_sizes
 from ledger.vocabulary.lot import draw
 from ledger.vocabulary.rules import SOCHI
 from ledger.vocabulary.tournament_events import (
@@ -27,7 +27,7 @@ from ledger.vocabulary.tournament_events import (
     TourClosed,
     TournamentStarted,
 )
-from ledger.command.tournament_desk import consequences, judge_seated, seating_for
+from ledger.desks.tournament import consequences, judge_seated, seating_for
 from ledger.vocabulary.refusal import Refused
 from projections.tournament_state import TournamentState, standings, standings_doc, tour_points
 

@@ -2,7 +2,7 @@
 store and desk as the command line, for the people of a club evening or a tournament.
 
 On the clients' floor beside ``cli``: it routes requests to the scorer's desk
-(``ledger.command.desk``), the tournament commands (``ledger.command.tournament_desk``) and
+(``ledger.desks.pulka``), the tournament commands (``ledger.desks.tournament``) and
 the read side (``projections``), and renders what they return as JSON, SVG and server-sent
 events. It builds no event and judges nothing; nothing below imports it.
 

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from ledger.command.storage import is_postgres_url, parse_postgres_url
+from ledger.store.backend import is_postgres_url, parse_postgres_url
 
 ACCOUNTS = "pulka_accounts"
 TOKENS = "pulka_tokens"

@@ -21,12 +21,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ledger.command.application import Kept
-from ledger.command.desk import CorrectionPreview, Corrected, PulkaDesk, Started
-from ledger.command.table_mode import Told, left_open, next_text, told_doc
-from ledger.command.store import StoredEvent
-from ledger.command.tournament_desk import Tournaments
-from ledger.command.table_words import player_word
+from ledger.application import Kept
+from ledger.desks.pulka import CorrectionPreview, Corrected, PulkaDesk, Started
+from ledger.desks.told import Told, left_open, next_text, told_doc
+from ledger.store.event_store import StoredEvent
+from ledger.desks.tournament import Tournaments
+from ledger.words.table import player_word
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
@@ -38,10 +38,10 @@ from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point, cut
 from projections.report import settlement_doc
-from projections.tournament_state import TournamentState, as_of, log_rows, standings, standings_doc
+from projections.tournament_state import as_of, log_rows, standings, standings_doc
 from projections.tournament_state import fold as fold_tournament
 from projections.trail import row_doc, select
-from web.auth import ARBITER, DIRECTOR, Principal, allowed, needs
+from web.auth import ARBITER, DIRECTOR, Principal, needs
 from web.outcome import Outcome, outcome_line
 from web.service import Duplicate, Service, Stale
 
@@ -169,7 +169,7 @@ async def games(request: Request) -> Response:
     service: Service = request.app.state.service
 
     def listing() -> list[dict[str, Any]]:
-        from ledger.command.kinds import GAME_STARTS
+        from ledger.judge.kinds import GAME_STARTS
 
         store = service.worker().store
         return [{"game": name, "version": store.count(name)} for name in store.games(GAME_STARTS)]

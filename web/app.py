@@ -34,10 +34,10 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ledger.command.application import ImpossibleEventError
-from ledger.command.storage import store_label
-from ledger.command.store import BrokenChainError, StoreError, UnreadableEventError
-from ledger.command.table_mode import Doubtful
+from ledger.application import ImpossibleEventError
+from ledger.store.backend import store_label
+from ledger.store.event_store import BrokenChainError, StoreError, UnreadableEventError
+from ledger.desks.told import Doubtful
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using
 from ledger.vocabulary.refusal import Refused, cite
@@ -214,7 +214,7 @@ async def on_fault(request: Request, exc: Exception) -> Response:
 
 def describe_error(request: Request, exc: Exception) -> str:
     """An error's message with the store's password masked."""
-    from ledger.command.storage import mask
+    from ledger.store.backend import mask
 
     return mask(str(exc), request.app.state.service.db)
 

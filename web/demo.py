@@ -8,9 +8,9 @@ import secrets
 from pathlib import Path
 from urllib.parse import quote
 
-from ledger.command.application import Ledger
-from ledger.command.desk import PulkaDesk
-from ledger.command.store import Store
+from ledger.application import Ledger
+from ledger.desks.pulka import PulkaDesk
+from ledger.store.event_store import Store
 from web.accounts import Accounts
 
 GAME = "evening"

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from uuid import UUID
 
-from ledger.command.storage import is_postgres_url, parse_postgres_url
+from ledger.store.backend import is_postgres_url, parse_postgres_url
 from ledger.vocabulary.tournament_events import parse_table_game
 from web.service import Service
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from ledger.command.deal_entry import is_table_word
+from ledger.words.deal_line import is_table_word
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 

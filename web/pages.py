@@ -135,7 +135,7 @@ async def index(request: Request) -> Response:
     service: Service = request.app.state.service
 
     def names() -> tuple[list[str], list[str]]:
-        from ledger.command.kinds import GAME_STARTS
+        from ledger.judge.kinds import GAME_STARTS
         from ledger.vocabulary.tournament_events import TournamentStarted
 
         store = service.worker().store
@@ -168,7 +168,7 @@ async def watch(request: Request) -> Response:
 def covering_checkpoint(service: Service, game: str) -> dict[str, Any] | None:
     """The club log's signed checkpoint that covers the game as it stands, when one
     does (issue 22): its caption and note, as the report shows them."""
-    from ledger.command.checkpoints import Attestations
+    from ledger.proofs.checkpoints import Attestations
 
     store = service.worker().store
     count = store.count(game)

@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from ledger.command.storage import store_label, is_postgres_url
+from ledger.store.backend import store_label, is_postgres_url
 
 DEFAULT_PORT = 8000
 SETTINGS_ENV = "PULKA_SERVE_SETTINGS"  # how ``--workers`` hands the settings to each process
@@ -85,7 +85,7 @@ def run(address: str, host: str, port: int, certfile: str | None, keyfile: str |
         proxy_from: str | None, workers: int, threads: int, banner: list[str] | None = None) -> None:
     import uvicorn
 
-    from ledger.command.store import Store, StoreError
+    from ledger.store.event_store import Store, StoreError
 
     try:
         with Store(address, create=True) as store:

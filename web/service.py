@@ -31,9 +31,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ledger.command.application import Kept, Ledger
-from ledger.command.desk import PulkaDesk
-from ledger.command.store import ConcurrentWriteError, Receipt, ReceiptTaken, Store
+from ledger.application import Kept, Ledger
+from ledger.desks.pulka import PulkaDesk
+from ledger.store.event_store import ConcurrentWriteError, Receipt, ReceiptTaken, Store
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from web.accounts import Accounts

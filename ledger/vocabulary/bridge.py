@@ -6,7 +6,7 @@ A rubber is a stream of its own, opened by ``rubber_started``; each deal is one
 the tricks the declarer's side took, honours claimed) or a ``passed_out``; an
 arbiter's ruling written above the line is a ``bridge_penalty``. Corrections
 (``correction``) and an agreed end (``abandoned``) are the ledger's shared events.
-Nothing here judges or scores: ``ledger.command.rubber`` judges, ``projections.rubber``
+Nothing here judges or scores: ``ledger.judge.rubber`` judges, ``projections.rubber``
 scores.
 
 The four players are listed clockwise from North: N, E, S, W. N–S and E–W are the two

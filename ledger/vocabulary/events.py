@@ -5,7 +5,7 @@ of bridge: ``bridge``), so that one decoder reads every log the ledger keeps.
 
 Every line of a pulka log (see the README, "The log format") is one of these
 structs, told apart by its ``type`` field. Events are facts: nothing here judges
-them (that is ``ledger.command.judge``) or scores them (that is ``projections``).
+them (that is ``ledger.judge.pulka``) or scores them (that is ``projections``).
 
 New fields always get defaults, so that logs written before they existed still load.
 """

@@ -1,0 +1,805 @@
+"""The ledger application: every command is one load, one decision, one save.
+
+``Ledger`` joins the command side (``judge``, ``rubber``) to the event store
+(``store``). Each recording command, whether a table command, a deal line, a
+correction or a whole imported file, goes through ``Ledger.execute``: the game's
+events are read once and replayed once, each new event is judged once against the
+state it will be applied to (``judging.judge_events``, with the ``decide`` of the
+stream's kind: ``kinds.judging_of`` its first event), and all of them are stored in
+one transaction, or none. A concurrent writer is caught by the store's optimistic
+concurrency. Nothing is recorded onto a stream whose hash chain is broken. A command
+judged by another stream too (a table's game by its tournament, a seating by the club
+register) stores only if that stream is unchanged when it writes, and is decided again
+once when it is not (``retried``).
+
+A caller that records into one game again and again (the scorer's session, ``pulka
+play``; a service) may keep the game loaded (``Ledger.keep``: a ``Kept``): a command
+on it then reads only the stream's head, and is refused as a concurrent write when
+someone else has written since; a command refused keeps the fold as it was.
+
+Reading commands read only what they show: ``Ledger.read`` asks the store for events
+1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
+what was read is checked on the way. Every stored event a command reads or records onto
+is judged again as it was on its way in (``judged_fold``; a recording command's fold of
+the stored game is that judging), so that an event the rules refuse, written with its
+digests computed anew, is named by number (``RefusedEventError``, ``Reading.refused``)
+rather than shown or built on. A stored event that cannot be replayed is refused by
+number (``pinpointed``). ``bulk`` turns the garbage collector off around the load and
+replay of a long game, which allocates much and frees nothing cyclic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Generic, TypeVar, cast, overload
+
+from ledger.judge.pulka import same_start as same_start
+from ledger.judge.judging import Progress, judge_events
+from ledger.judge.kinds import GAME_STARTS, Judging, Start, State, StreamState, judging_of, start_stream
+from ledger.store.event_store import Append, ConcurrentWriteError, Reading, Store, StoredEvent
+from ledger.judge.tables import check_table_game
+from ledger.vocabulary import language
+from ledger.vocabulary.bridge import RubberStarted
+from ledger.vocabulary.chain import GENESIS, ChainProblem
+from ledger.vocabulary.club import ClubStarted
+from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, encode_event, event_type
+from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
+from ledger.vocabulary.stream import StreamStart
+from ledger.vocabulary.tournament_events import TournamentStarted
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.times import now_iso
+from projections.game import GameState
+from projections.recording import Effect
+from projections.report import Point
+from projections.rubber import RubberState
+from projections.trail import Cell
+
+_ = language._  # every text a person reads, in the language in effect
+
+S = TypeVar("S", bound=StreamState)
+T = TypeVar("T")
+
+# What a recording command decides: given the game as it stands, the events to record,
+# each computed once the one before it has been judged and folded in (a generator may
+# read the state between events, as a deal line does). The state is the stream's own
+# (``Command[GameState]`` for a pulka, ``Command[RubberState]`` for a rubber), and the
+# command names its kind (``execute(..., kind=PULKA)``).
+Command = Callable[[S], Iterable[AnyEvent]]
+
+
+class ImpossibleEventError(Exception):
+    """A stored event that the projections cannot take (eleven tricks, an unknown
+    player): one the ledger would never have recorded, so it was written around it."""
+
+    def __init__(self, game: str, number: int, cause: Exception) -> None:
+        self.game = game
+        self.number = number
+        super().__init__(_(
+            "event {number} of game {game} cannot be replayed ({kind}: {why}): the store "
+            "holds an event the ledger would not have recorded (written outside pulka? see `pulka verify`)"
+        ).format(number=number, game=repr(game), kind=type(cause).__name__, why=cause))
+
+
+class RefusedEventError(Exception):
+    """A stored event, its chain intact, that the ledger would not have recorded (written
+    with its digests computed anew: eleven tricks, a bid out of turn): nothing is
+    recorded onto its game, and a reading command shows it only with the reader's
+    consent. ``problem`` names it by number, as ``verify`` does."""
+
+    def __init__(self, game: str, problem: ChainProblem) -> None:
+        self.game = game
+        self.problem = problem
+        super().__init__(_("{problem}; see `pulka verify {game}`").format(problem=problem, game=game))
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[S]):
+    """What a recording command stored: the game, whether it was created, the events,
+    and the game before them (its sheet totals and verdicts), to say what they did."""
+
+    game: str
+    created: bool
+    stored: list[StoredEvent]
+    state: S  # the game after the new events: a GameState for a pulka, a RubberState for a rubber
+    totals_before: dict[Cell, Fraction] = field(default_factory=dict)
+    effects_before: dict[int, Effect] = field(default_factory=dict)
+
+
+@dataclass
+class Kept:
+    """A game loaded once and kept between commands: its stored events (their chain
+    checked and each judged when they were read) and its fold, which each command
+    recorded through it extends.
+    Commands on one kept game run one at a time (a session, or a service's lock per
+    game); other writers are caught by its head."""
+
+    game: str
+    stored: list[StoredEvent]
+    state: State
+
+
+class Ledger:
+    def __init__(self, store: Store, clock: Callable[[], str] = now_iso) -> None:
+        self.store = store
+        self.clock = clock
+
+    # -- reading -----------------------------------------------------------------------
+
+    def events(self, game: str) -> list[StoredEvent]:
+        """The stored events of a game, or a refusal naming the stored games."""
+        stored = self.store.load(game)
+        if not stored:
+            raise self.unknown(game)
+        a_game(game, stored[0].event)
+        return stored
+
+    def read(self, game: str, point: Point = Point(), *, digests: bool = True) -> Reading:
+        """The events of a game that a reading command needs to show it as of ``point``
+        (all of them when no point is given), with their chain checked; a refusal
+        naming the stored games when there is no such game.
+
+        ``projections.report.cut`` applied to what this returns gives what it gives on
+        the whole game: ``--at N`` reads events 1..N, ``--deal K`` reads up to the first
+        event of a later deal, and ``--time`` (and a point that cut will refuse) reads
+        everything.
+        """
+        if point.at is not None and point.at >= 1:
+            reading = self.store.read(game, upto=point.at, digests=digests)
+        elif point.deal is not None and point.deal >= 0:
+            reading = self.store.read(game, through_deal=point.deal, digests=digests)
+        else:
+            reading = self.store.read(game, digests=digests)
+        if not reading.stored:
+            raise self.unknown(game)
+        a_game(game, reading.stored[0].event)
+        if reading.problem is not None:
+            return reading
+        return reading._replace(refused=self.judge(game, reading.events)[1])
+
+    def sound(self, game: str) -> list[StoredEvent]:
+        """All events of a game whose chain checks out and whose every event its judge
+        takes as stored (what is shown of it or recorded onto it); [] for a stream never
+        stored. ``RefusedEventError`` names an event the ledger would not have recorded."""
+        return self.loaded(game)[0]
+
+    def loaded(self, game: str) -> tuple[list[StoredEvent], State | None]:
+        """A game's events, their chain checked, each judged again on the way
+        (``judged_fold``), and the game after them: what a recording command continues
+        from. ([], None) for a stream never stored; a stream of another kind than a game
+        (a tournament, the club register) is folded by no judge here ((its events,
+        None)). ``BrokenChainError`` names a break of the chain, ``RefusedEventError`` an
+        event the ledger would not have recorded."""
+        stored = self.store.sound(game)
+        try:
+            judging_of(stored[0].event)
+        except (Refused, IndexError):
+            return stored, None
+        state, problem = self.judge(game, [s.event for s in stored])
+        if problem is not None:
+            raise RefusedEventError(game, problem)
+        return stored, state
+
+    def judged(self, stream: str) -> ChainProblem | None:
+        """The first event of a stream whose chain is intact (``Store.verify``) that the
+        ledger would not have recorded, written with its digests computed anew: one that
+        cannot be replayed, one that its judge refuses on the game before it (as
+        ``import`` and ``verify --file`` judge every line), or one stored otherwise than
+        the judge records it. None when there is none; for a tournament's or the club
+        register's stream, None (``verifying`` judges a tournament with its tables)."""
+        events = self.store.events(stream)
+        try:
+            judging_of(events[0])
+        except (Refused, IndexError):
+            return None
+        return self.judge(stream, events)[1]
+
+    def judge(self, game: str, events: list[AnyEvent]) -> tuple[State | None, ChainProblem | None]:
+        """``judged_fold`` of a game's events: the game after them and None, or (None, the
+        first event the ledger would not have recorded as stored). An event that makes
+        the judging itself fail (one the fold cannot take, or whose sheet cannot be read)
+        is found by the replay to the sheet, by halving, as a reading command finds it."""
+        try:
+            return judged_fold(game, events, self.clock)
+        except Exception:
+            judging = judging_of(events[0])
+            try:
+                pinpointed(game, events, judging.totals)
+            except ImpossibleEventError as exc:
+                return None, ChainProblem(exc.number, str(exc))
+            raise
+
+    def replayed(self, game: str, events: list[AnyEvent]) -> State:
+        """The game after ``events`` (folded by its kind), or a refusal naming the first
+        event that cannot be replayed (``ImpossibleEventError``)."""
+        return judging_of(events[0]).run(replayed_as, game, events)
+
+    def unknown(self, game: str) -> Refused:
+        """No game of that name: the stored games named (a tournament and the club
+        register are not games, and are not listed as such)."""
+        known = self.store.games(GAME_STARTS)
+        hint = _("; stored games: {games}").format(games=", ".join(known)) if known else _("; it has no games yet")
+        tournaments = self.store.games(TournamentStarted)
+        if tournaments:
+            hint += _(" (tournaments, `pulka tournament …`: {tournaments})").format(tournaments=", ".join(tournaments))
+        return Refused("event-log", _("no game named {game} in the store {store}{hint}").format(
+            game=repr(game), store=self.store.description, hint=hint))
+
+    def state(self, game: str) -> State:
+        """The stored game folded: a GameState for a pulka, a RubberState for a rubber."""
+        reading = self.store.read(game)
+        if not reading.stored:
+            raise self.unknown(game)
+        a_game(game, reading.stored[0].event)
+        return self.replayed(game, reading.events)
+
+    def keep(self, game: str) -> Kept:
+        """The game loaded once, its chain checked and its events judged, to record into
+        again and again (``execute(..., kept=)``)."""
+        stored, state = self.loaded(game)
+        if not stored:
+            raise self.unknown(game)
+        a_game(game, stored[0].event)
+        assert state is not None  # a game's stream is folded by its kind
+        return Kept(game, stored, state)
+
+    def renewed(self, kept: Kept) -> Kept:
+        """``kept`` when nobody has written to its game since; when someone has, ``kept``
+        with only the new events read (``Store.tail``: chained to its last one) and
+        judged onto it as ``loaded`` judges every event, so that following another's
+        writes costs what they wrote; else (the new events do not chain on, or are not
+        as the ledger records them) the game loaded again, which names what is wrong."""
+        found = self.store.count(kept.game)
+        if found == len(kept.stored):
+            return kept
+        tail = self.store.tail(kept.game, kept.stored[-1]) if found > len(kept.stored) else None
+        if tail:
+            judging = judging_of(kept.stored[0].event)
+            try:
+                problem = judging.run(_judged_onto, kept.state, kept.game, [(s.number, s.event) for s in tail],
+                                      self.clock)
+            except Exception:  # an event the fold cannot take: the whole load names it
+                return self.keep(kept.game)
+            if problem is not None:
+                return self.keep(kept.game)
+            kept.stored.extend(tail)
+            return kept
+        return self.keep(kept.game)
+
+    # -- recording: load, decide, save ---------------------------------------------------
+
+    @overload
+    def execute(self, game: str, command: Command[S], expected: int | None = None, *,
+                kind: Judging[S], kept: Kept | None = None) -> Outcome[S]: ...
+
+    @overload
+    def execute(self, game: str, command: Command[State], expected: int | None = None,
+                kind: None = None, kept: Kept | None = None) -> Outcome[GameState] | Outcome[RubberState]: ...
+
+    def execute(self, game: str, command: Command[S] | Command[State], expected: int | None = None,
+                kind: Judging[S] | None = None,
+                kept: Kept | None = None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
+        """Record what ``command`` decides on the stored game: one load, one replay, each
+        new event judged once, one save. ``expected``: the number of events the caller
+        saw (in a preview); when the game has more by now, nothing is stored. A command
+        that reads the state of one kind names its ``kind`` (``Command[S]``; it is refused
+        on a game of another kind); one that names none takes the state of any kind.
+        ``kept``: the game as loaded before (``keep``), read again only as far as its head:
+        when someone else has written to it since, nothing is stored."""
+        if kept is not None and kept.game == game:
+            return self._decide_kept(kept, command, expected, kind)
+        return self._decide(game, command, expected, True, kind)
+
+    @overload
+    def preview(self, game: str, command: Command[S], *, kind: Judging[S]) -> Outcome[S]: ...
+
+    @overload
+    def preview(self, game: str, command: Command[State],
+                kind: None = None) -> Outcome[GameState] | Outcome[RubberState]: ...
+
+    def preview(self, game: str, command: Command[S] | Command[State],
+                kind: Judging[S] | None = None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
+        """What ``execute`` would record, judged and folded by the same judge and
+        projection, without saving: the events numbered as they would be, no digests."""
+        return self._decide(game, command, None, False, kind)
+
+    def _decide(self, game: str, command: Command[S] | Command[State], expected: int | None, save: bool,
+                kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
+        return retried(lambda seen: self._decide_once(game, command, seen if seen is not None else expected,
+                                                      save, kind))
+
+    def _decide_once(self, game: str, command: Command[S] | Command[State], expected: int | None, save: bool,
+                     kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
+        stored, state = self.loaded(game)
+        if not stored:
+            raise self.unknown(game)
+        a_game(game, stored[0].event)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(game, expected, len(stored))
+        judging = judging_of(stored[0].event)
+        if kind is None:
+            return judging.run(self._decided, game, stored, state, cast("Command[State]", command), save)
+        kind_checked(game, judging, kind)
+        return self._decided(kind, game, stored, state, cast("Command[S]", command), save)
+
+    def _decided(self, judging: Judging[S], game: str, stored: list[StoredEvent], loaded: StreamState | None,
+                 command: Command[S], save: bool) -> Outcome[S]:
+        """The one load's judged fold (``loaded``), the command's events judged in order,
+        and the save."""
+        state = cast(S, loaded)  # folded by the kind of its first event, which is ``judging``
+        before, effects = judging.cells(state), dict(state.effects)
+        new, read = self._judged(game, judging, state, command)
+        if save:
+            saved = stale_read(len(stored), lambda: self.store.append(
+                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
+        else:
+            saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
+        return Outcome(game, False, saved, state, before, effects)
+
+    def judged_against(self, game: str, state: StreamState | None, new: Sequence[AnyEvent]) -> dict[str, int]:
+        """Refuse ``new`` events of ``game`` (``state``: the game after them) that the
+        streams it depends on do not allow: a pulka's tournament
+        (``tables.check_table_game``), and the club's register for a player seated
+        (``club.one_person_once``). What was read of them, with the count of events of
+        each, which must be unchanged when ``new`` is stored."""
+        pulka = state if isinstance(state, GameState) else None
+        read = check_table_game(self.store, game, pulka, new)
+        if any(isinstance(e, StreamStart | Joined | Substituted) for e in new):
+            # Only a command that seats someone reads the register (a deal loads none of it).
+            from ledger.judge.register import one_person_once
+
+            read |= one_person_once(self.store, new, pulka)
+        return read
+
+    def _decide_kept(self, kept: Kept, command: Command[S] | Command[State], expected: int | None,
+                     kind: Judging[S] | None) -> Outcome[S] | Outcome[GameState] | Outcome[RubberState]:
+        """``_decide`` on a kept game: its head is read instead of the whole game, and a
+        command refused (or not stored) leaves the kept fold as it was."""
+        game, stored = kept.game, kept.stored
+        found = self.store.count(game)
+        if found != len(stored) or (expected is not None and expected != found):
+            raise ConcurrentWriteError(game, len(stored) if expected is None else expected, found)
+        judging = judging_of(stored[0].event)
+        if kind is None:
+            return judging.run(self._kept_decided, kept, cast("Command[State]", command))
+        kind_checked(game, judging, kind)
+        return self._kept_decided(kind, kept, cast("Command[S]", command))
+
+    def _kept_decided(self, judging: Judging[S], kept: Kept, command: Command[S]) -> Outcome[S]:
+        game, stored = kept.game, kept.stored
+        state = cast(S, kept.state)  # folded by the kind of its first event, which is ``judging``
+        before, effects = judging.cells(state), dict(state.effects)
+        try:
+            new, read = self._judged(game, judging, state, command)
+            saved = stale_read(len(stored), lambda: self.store.append(
+                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
+        except BaseException:
+            kept.state = self.replayed(game, [s.event for s in stored])  # the events judged so far are folded in
+            raise
+        stored.extend(saved)
+        return Outcome(game, False, saved, state, before, effects)
+
+    def _judged(self, game: str, judging: Judging[S], state: S,
+                command: Command[S]) -> tuple[list[AnyEvent], dict[str, int]]:
+        """The events ``command`` decides, each judged and folded into ``state``, and
+        judged against the streams the game depends on (``judged_against``), with what
+        was read of those."""
+        new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
+        return new, self.judged_against(game, state, new)
+
+    def stored_prefix(self, lines: Sequence[LogLine]) -> int:
+        """How many lines at the head of an export are events its stream has stored
+        already, digest for digest (a digest binds everything before it, so equal digests
+        mean the same history); 0 for a log without digests or a stream not stored."""
+        if not lines or any(line.digest is None for line in lines):
+            return 0
+        first = lines[0].event
+        if not isinstance(first, StreamStart):
+            return 0
+        same = 0
+        for line, stored in zip(lines, self.store.load(first.game)):
+            if line.digest != stored.digest:
+                break
+            same += 1
+        return same
+
+    def forked(self, lines: Sequence[LogLine], known: int) -> None:
+        """Refuse an export whose history leaves the stored one: its first ``known``
+        events are stored digest for digest (``stored_prefix``), and the store holds
+        another event where the file goes on. Such a file is a fork, not the rest of the
+        game: it names the event where the two differ (a log without digests is judged as
+        an append instead)."""
+        if not lines or lines[0].digest is None or not isinstance(lines[0].event, StreamStart):
+            return
+        game = lines[0].event.game
+        count = self.store.count(game)
+        if count <= known or known >= len(lines):
+            return
+        number = known + 1
+        refused = Refused("event-log", _("the file's history of {game} differs from the store's at event {number} "
+                                         "(the file has {lines} events, the store {count}): a file that appends must "
+                                         "go on from the stored history").format(
+                              game=repr(game), number=number, lines=len(lines), count=count),
+                          _("`pulka verify {game} --against FILE` shows the difference; the file into a store "
+                            "of its own").format(game=game))
+        refused.line = lines[known].line
+        raise refused
+
+    def record_lines(
+        self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
+    ) -> Outcome[GameState] | Outcome[RubberState]:
+        """Judge and store a whole log: a new game, or events appended to one. A log that
+        appends begins with the stored start; when it gives the start's time, the same."""
+        first_line, first = lines[0]
+        judging, started = start_stream(first_line, first, self.clock)
+        return judging.run(self._record, started, first_line, lines[1:], progress, first.at)
+
+    def record_stream(self, lines: Iterator[LogLine], progress: Progress | None = None,
+                      total: int = 0) -> Outcome[GameState] | Outcome[RubberState]:
+        """Judge and store the log of a new game read a line at a time (``import`` of a
+        long log): each line judged as it comes and let go of, its events stored in
+        bounded batches within one transaction once every line is judged. What it keeps
+        is the game's fold and the judged events it holds, nothing of the file.
+
+        ``NotStreamed`` (nothing read is lost: the caller reads the log again whole) for
+        what only the whole log can say: a game stored already (a log that appends), an
+        export whose digests are missing on a line or do not chain (named as ``import``
+        names them). A refusal by the judge names its line as ``record_lines`` does."""
+        checked = checked_export(lines)
+        try:
+            first = next(checked)
+            judging, started = start_stream(first.line, first.event, self.clock)
+        except NotAsExported as exc:
+            raise NotStreamed(f"line {exc}") from None
+        if self.store.count(started.game):
+            raise NotStreamed(f"{started.game!r} is stored already")
+        return judging.run(self._streamed, started, checked, progress, total)
+
+    def _streamed(self, judging: Judging[S], started: Start, checked: Iterator[LogLine], progress: Progress | None,
+                  total: int) -> Outcome[S]:
+        state = judging.fold([started])
+        new: list[AnyEvent] = [started]
+        try:
+            new += judge_events(state, judging.decide, ((line.line, line.event) for line in checked), self.clock,
+                                progress, total=total)
+        except NotAsExported as exc:
+            raise NotStreamed(f"line {exc}") from None
+        read = self.judged_against(started.game, state, new)
+        from ledger.views.archive import ensure_views
+
+        ensure_views(self.store)
+        saved = self.store.append(started.game, new, expected=0, previous=GENESIS, unchanged=read)
+        return Outcome(started.game, True, saved, state)
+
+    @overload
+    def create(self, event: GameStarted) -> Outcome[GameState]: ...
+
+    @overload
+    def create(self, event: RubberStarted) -> Outcome[RubberState]: ...
+
+    def create(self, event: Start) -> Outcome[GameState] | Outcome[RubberState]:
+        """Start a game from the command line (no file, so no line numbers)."""
+        judging, started = start_stream(None, event, self.clock)
+        return judging.run(self._record, started, None, [], None)
+
+    @overload
+    def create_all(self, events: Sequence[GameStarted]) -> list[Outcome[GameState]]: ...
+
+    @overload
+    def create_all(self, events: Sequence[Start]) -> list[Outcome[GameState] | Outcome[RubberState]]: ...
+
+    def create_all(
+        self, events: Sequence[Start]
+    ) -> list[Outcome[GameState]] | list[Outcome[GameState] | Outcome[RubberState]]:
+        """Start several games from the command line (a tournament's tour) in one
+        transaction: all of them, or none."""
+        return retried(lambda seen: self._create_all_once(events))
+
+    def _create_all_once(self, events: Sequence[Start]) -> list[Outcome[GameState] | Outcome[RubberState]]:
+        appends: list[Append] = []
+        outcomes: list[Outcome[GameState] | Outcome[RubberState]] = []
+        read: dict[str, int] = {}
+        for event in events:
+            judging, started = start_stream(None, event, self.clock)
+            if self.store.count(started.game):
+                raise Refused("event-log", _("game {game} exists already").format(game=repr(started.game)),
+                              _("another name"))
+            outcome = judging.run(_created, started)
+            read |= self.judged_against(started.game, outcome.state, [started])
+            appends.append(Append(started.game, [started], 0, GENESIS))
+            outcomes.append(outcome)
+        from ledger.views.archive import ensure_views
+
+        ensure_views(self.store)
+        saved = stale_read(0, lambda: self.store.append_all(appends, unchanged=read))
+        return [dataclasses.replace(outcome, stored=stored) for outcome, stored in zip(outcomes, saved, strict=True)]
+
+    def _record(
+        self,
+        judging: Judging[S],
+        started: Start,
+        first_line: int | None,
+        rest: Sequence[tuple[int, AnyEvent]],
+        progress: Progress | None,
+        given_at: str | None = None,
+    ) -> Outcome[S]:
+        return retried(lambda seen: self._record_once(judging, started, first_line, rest, progress, seen, given_at))
+
+    def _record_once(
+        self,
+        judging: Judging[S],
+        started: Start,
+        first_line: int | None,
+        rest: Sequence[tuple[int, AnyEvent]],
+        progress: Progress | None,
+        expected: int | None,
+        given_at: str | None = None,
+    ) -> Outcome[S]:
+        stored, loaded = self.loaded(started.game)
+        if expected is not None and len(stored) != expected:
+            raise ConcurrentWriteError(started.game, expected, len(stored))
+        if stored:
+            existing = stored[0].event
+            if not isinstance(existing, GAME_STARTS):
+                if isinstance(existing, TournamentStarted):
+                    why = _("{game} is a tournament, not a game: a game's log cannot be stored under its name")
+                else:
+                    why = _("{game} is the club register, not a game: a game's log cannot be stored under its name")
+                refused = Refused("event-log", why.format(game=repr(started.game)),
+                                  _("another name in the file's first line"))
+                refused.line = first_line
+                raise refused
+            if not isinstance(existing, type(started)) or not judging.same_start(existing, started):
+                refused = Refused(
+                    "event-log",
+                    _("game {game} is stored with a different {type} line; a file that appends must begin with the "
+                      "stored one (see `pulka export`)").format(game=repr(started.game), type=event_type(existing)),
+                )
+                refused.line = first_line
+                raise refused
+            if given_at is not None and given_at != existing.at:
+                refused = Refused(
+                    "event-log",
+                    _("game {game} was started at {at}, and the file's {type} line says {given}: a file that "
+                      "appends must begin with the stored start").format(
+                        game=repr(started.game), at=existing.at, type=event_type(existing), given=given_at),
+                    _("the line as `pulka export {game}` writes it, or without its time").format(game=started.game),
+                )
+                refused.line = first_line
+                raise refused
+            state = cast(S, loaded)  # folded by the kind of its first event, which is ``judging``
+            new: list[AnyEvent] = []
+        else:
+            state = judging.fold([started])
+            new = [started]
+        new += judge_events(state, judging.decide, rest, self.clock, progress, total=len(rest))
+        read = self.judged_against(started.game, state, new)
+        if not stored:
+            # The views' machinery (eventsourcing's projections) is needed only when a
+            # stream is created: a deal recorded into a game never loads it.
+            from ledger.views.archive import ensure_views
+
+            ensure_views(self.store)
+        previous = stored[-1].digest if stored else GENESIS
+        saved = stale_read(len(stored), lambda: self.store.append(
+            started.game, new, expected=len(stored), previous=previous, unchanged=read)) if new else []
+        return Outcome(started.game, not stored, saved, state)
+
+
+class NotStreamed(Exception):
+    """A log that ``record_stream`` cannot judge a line at a time: the caller reads it
+    whole (``record_lines``), which says what is wrong with it, if anything."""
+
+
+class StaleReadError(Exception):
+    """A write refused because a stream the command judged by, and does not write (a
+    tournament, a table), changed after it was read; ``count``: the events of the
+    stream written that the command had read."""
+
+    def __init__(self, count: int, cause: ConcurrentWriteError) -> None:
+        self.count = count
+        self.cause = cause
+        super().__init__(str(cause))
+
+
+def stale_read(count: int, write: Callable[[], T]) -> T:
+    """``write()``, whose ``unchanged`` streams changing meanwhile is a StaleReadError
+    (``count``: the events of the written stream read); a change to the stream
+    written stays a ConcurrentWriteError."""
+    try:
+        return write()
+    except ConcurrentWriteError as exc:
+        if exc.written:
+            raise
+        raise StaleReadError(count, exc) from exc
+
+
+def retried(attempt: Callable[[int | None], T]) -> T:
+    """``attempt(None)``; when a stream it judged by changed before it wrote (a tour
+    closed while a table's record was decided, a table recorded into while its tour's
+    close was), once more on what is stored now, so that the command is judged by it:
+    refused because the tour is closed, or a close that sees the table's last record.
+    The second attempt is given the count of events the first read of the stream it
+    writes: when that stream changed too, it is refused as any concurrent write is."""
+    try:
+        return attempt(None)
+    except StaleReadError as exc:
+        try:
+            return attempt(exc.count)
+        except StaleReadError as again:
+            raise again.cause from None
+
+
+# How many stored events a judging of a stream takes at a time (what it keeps of them).
+JUDGE_BATCH = 1000
+
+
+def judge_stream(first: LogLine, rest: Iterable[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> int:
+    """Judge a log of one game, read a line at a time, as ``import`` judges it, without a
+    store: how many lines after the first it holds. A refusal names its line. What it
+    keeps is the game's fold, nothing of the log."""
+    judging, started = start_stream(first.line, first.event, clock)
+    return judging.run(_judged_count, started, rest, clock)
+
+
+def _judged_count(judging: Judging[S], started: Start, rest: Iterable[tuple[int, AnyEvent]],
+                  clock: Callable[[], str]) -> int:
+    return len(judge_events(judging.fold([started]), judging.decide, rest, clock))
+
+
+def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
+    """The first of a game's stored events that the ledger would not record as stored
+    (``judged_fold``); None when every one is as the ledger records it."""
+    return judged_fold(game, events, clock)[1]
+
+
+def judged_fold(game: str, events: Sequence[AnyEvent],
+                clock: Callable[[], str]) -> tuple[State | None, ChainProblem | None]:
+    """A game's stored events judged again, each as it was on its way in (admitted, then
+    judged by its kind's judge on the game before it), and folded: the game after them
+    and None; or, at the first event that its judge refuses or records otherwise than it
+    is stored, what is wrong with it (the state is then of no use). Every stored event
+    carries its time, so the clock decides nothing here.
+
+    The events are judged a batch at a time (``JUDGE_BATCH``) and each batch compared with
+    what is stored, so judging keeps no second copy of the game: what it costs in memory
+    is the fold's own. Judging is the fold with the judge's checks: a command that
+    records folds the stored game so, and pays only for the checks."""
+    try:
+        judging, started = start_stream(1, events[0], clock)
+    except Refused as exc:
+        return None, _would_be_refused(game, exc)
+    if started != events[0]:
+        return None, _stored_otherwise(game, 1, events[0], started)
+    return judging.run(_judged_from, started, game, events, clock)
+
+
+def _judged_from(judging: Judging[S], started: Start, game: str, events: Sequence[AnyEvent],
+                 clock: Callable[[], str]) -> tuple[S | None, ChainProblem | None]:
+    """``judged_fold`` of the events after the start, a batch at a time."""
+    state = judging.fold([started])
+    for begin in range(1, len(events), JUDGE_BATCH):
+        batch = [(n, events[n - 1]) for n in range(begin + 1, min(begin + JUDGE_BATCH, len(events)) + 1)]
+        problem = _judged_onto(judging, state, game, batch, clock)
+        if problem is not None:
+            return None, problem
+    return state, None
+
+
+def _judged_onto(judging: Judging[S], folded: StreamState, game: str, batch: list[tuple[int, AnyEvent]],
+                 clock: Callable[[], str]) -> ChainProblem | None:
+    """Judge stored events (numbered) onto ``folded``, the game before them (of the kind
+    ``judging``), folding each in: the first that its judge refuses or records otherwise
+    than it is stored, or None."""
+    state = cast(S, folded)
+    try:
+        again = judge_events(state, judging.decide, batch, clock)
+    except Refused as exc:
+        return _would_be_refused(game, exc)
+    for (number, stored), judged in zip(batch, again, strict=True):
+        if stored != judged:
+            return _stored_otherwise(game, number, stored, judged)
+    return None
+
+
+def _would_be_refused(game: str, exc: Refused) -> ChainProblem:
+    number = exc.line or 1
+    return ChainProblem(number, _("event {number} of game {game} would be refused: {why} (the store holds an "
+                                  "event the ledger would not have recorded: written outside pulka?)").format(
+        number=number, game=repr(game), why=exc.message))
+
+
+def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent) -> ChainProblem:
+    return ChainProblem(number, _("event {number} of game {game} is stored otherwise than the ledger records it "
+                                  "(written outside pulka?): stored {stored}, recorded {recorded}").format(
+        number=number, game=repr(game), stored=encode_event(stored).decode(), recorded=encode_event(judged).decode()))
+
+
+def kind_checked(game: str, stored: Judging[Any], kind: Judging[S]) -> None:
+    """Refuse a command for one kind of stream on a game of another."""
+    if stored.kind is not kind.kind:
+        raise Refused("event-log", _("{game} is {stored}, not {kind}").format(
+            game=repr(game), stored=_(stored.kind.noun), kind=_(kind.kind.noun)),
+                      _("the commands of a rubber: pulka bridge ...") if stored.name == "rubber"
+                      else _("the commands of a pulka"))
+
+
+def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:
+    """The game after ``events``, folded by its kind ``judging`` (``pinpointed``)."""
+    return pinpointed(game, events, judging.fold)
+
+
+def _created(judging: Judging[S], started: Start) -> Outcome[S]:
+    """A game just started: its first event folded (stored with the others)."""
+    return Outcome(started.game, True, [], judging.fold([started]))
+
+
+def a_game(name: str, first: AnyEvent) -> None:
+    """Refuse a stream that is not a game (a tournament, the club register) where a
+    game is meant."""
+    if isinstance(first, TournamentStarted | ClubStarted):
+        if isinstance(first, TournamentStarted):
+            raise Refused("event-log", _("{name} is a tournament, not a game").format(name=repr(name)),
+                          _("pulka tournament … for a tournament"))
+        raise Refused("event-log", _("{name} is the club register, not a game").format(name=repr(name)),
+                      _("a game's name"))
+
+
+def pinpointed(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
+    """``show(events)``; when that fails, and replaying some first events of the game
+    fails too, the event that makes it fail is refused by number (found by halving,
+    only on that path). Any other failure is raised as it is."""
+    try:
+        return show(events)
+    except Exception as exc:
+        number = _first_failing(events)
+        if number is None:
+            raise
+        raise ImpossibleEventError(game, number, exc) from exc
+
+
+def _replays(events: list[AnyEvent]) -> bool:
+    """Whether the events fold, by their kind, into a state whose sheet can be read."""
+    try:
+        judging_of(events[0]).totals(events)
+    except Exception:
+        return False
+    return True
+
+
+def _first_failing(events: list[AnyEvent]) -> int | None:
+    """The number of the first event after which the game no longer replays; None when
+    it replays whole (or its first event starts no game)."""
+    if not events or _replays(events):
+        return None
+    try:
+        judging_of(events[0])
+    except Refused:
+        return None
+    low, high = 1, len(events)  # the first ``high`` events do not replay
+    while low < high:
+        middle = (low + high) // 2
+        if _replays(events[:middle]):
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@contextmanager
+def bulk() -> Iterator[None]:
+    """The garbage collector off for a bulk load and replay: a long game makes many
+    objects and no cycles to free, and the collector's passes over them cost a fifth of
+    the time at 100,000 events. Nothing is frozen out of its scans: what was garbage
+    before stays in its generation, to be collected as soon as it would have been."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

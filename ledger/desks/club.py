@@ -1,0 +1,39 @@
+"""The club register's desk: recording that two written names are one player.
+
+``alias`` judges (``ledger.judge.register.judge_alias``) and stores a ``PlayerAliased``
+in the register stream ``@club`` (made with its first alias, and the archive's views
+with it): one load, one decision, one save.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ledger.judge.admission import admit
+from ledger.judge.checks import is_arbiter
+from ledger.judge.register import judge_alias
+from ledger.store.event_store import Store, StoredEvent
+from ledger.views.archive import ensure_views
+from ledger.vocabulary import language
+from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
+from ledger.vocabulary.refusal import Refused
+from projections.archive import Alias, PulkaRow
+
+_ = language._  # every text a person reads, in the language in effect
+
+
+def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows: Sequence[PulkaRow],
+          at: str, by: str | None = None) -> list[StoredEvent]:
+    """Record that ``name`` is written for ``same_as``; ``aliases`` and ``rows`` are the
+    archive as the command found it (caught up)."""
+    event = PlayerAliased(name=name.strip(), same_as=same_as.strip(), at=at, by=by)
+    admit(event)
+    if by is not None and not is_arbiter(by):
+        raise Refused("club.alias", _("the register is kept by an arbiter, not {by}").format(by=repr(by)),
+                      "arbiter:NAME")
+    judge_alias(name, same_as, aliases, rows)
+    count = store.count(CLUB_STREAM)
+    if count:
+        return store.append(CLUB_STREAM, [event], expected=count)
+    ensure_views(store)  # made with the first stream: the register's
+    return store.append(CLUB_STREAM, [ClubStarted(game=CLUB_STREAM, at=at, by=by), event], expected=0)

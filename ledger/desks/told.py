@@ -1,0 +1,426 @@
+"""The scorer at the table: what a recording command did, in the table's words, and the
+checks of table mode that a log file does not need.
+
+``Told`` is what the scorer is told after a recording command, one shape for every
+kind of stream (a pulka, a rubber): the events it stored, each with its line; the
+writes it made on the sheet; the verdicts of the recording rules on what it recorded
+(and on earlier records it changed); the deals it completed; who deals and leads next
+(or what the deal waits for, or the end); a deal played without its result; and the
+reminders of the rules the command calls for. ``told`` makes it from a pulka's
+``Outcome`` (``rubber_desk.rubber_told`` from a rubber's), and ``told_doc`` is its JSON
+document, the one ``--json`` prints and a web service would send.
+
+``table_checked`` wraps the events of a table command with two checks a paper sheet cannot
+make [Code 4.2.10]: a deal that was played but whose result was not written is not
+left behind by starting the next deal's bidding unless the scorer says so
+(``leave_open``), and a deal line identical to the previous deal's is taken for a line
+typed twice unless the scorer says it happened ``again``. Three more are a deal line's:
+a line that stops before the deal's result is taken for one cut short unless the
+scorer says to leave the deal open (``cut_short``); a line refused while a deal begun
+before it waits says how to type that deal whole again (``begun``, ``retyped``); and a
+result that a slip of the tricks' order would explain — the declarer far below his
+contract while a defender took what the contract needed — is not stored until the
+scorer confirms it (``doubt_of``: a ``Doubtful`` refusal that carries the ``Doubt``,
+the line as typed and as it would read otherwise). A log file is never held to these:
+it records what happened, and the rules of the Code judge it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ledger.application import Outcome
+from ledger.words.deal_line import Reading
+from ledger.judge.play import waiting_for
+from ledger.vocabulary import language
+from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
+    event_to_dict
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.wording import spoken_text
+from projections.audit import cell_text, describe
+from projections.numbers import exact_fields
+from projections.sheet import totals
+from projections.trail import PLAYER_CELLS, Cell, CellNames, changes
+from projections.deal_state import DealState
+from projections.deal_text import deal_line, deal_story, next_deal_text, play_of
+from projections.game import GameState
+from projections.recording import Effect
+
+_ = language._  # every text a person reads, in the language in effect
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The recording rules' verdict on one record: ``kind`` is one of ``free``,
+    ``accepted``, ``effective``, ``warning``, ``counted`` (an error counted against its
+    recorder: a penalty, equal for equal), ``withdrawn`` (taken back in hand) or
+    ``no effect``."""
+
+    number: int
+    effect: Effect
+    kind: str
+    new: bool  # on an event just recorded; else an earlier record whose verdict it changed
+
+    @property
+    def loud(self) -> bool:
+        """A verdict the scorer must not miss (the command line prints it on standard
+        error)."""
+        return self.kind in ("no effect", "warning", "counted")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event a command stored: its number, the event, and its line for people."""
+
+    number: int
+    event: AnyEvent
+    text: str
+
+
+@dataclass(frozen=True)
+class Write:
+    """A number a command changed on the sheet: the cell, by how much, and the cell as
+    people name it (``Boris whists on Anna``, ``N–S (МЫ) above``)."""
+
+    cell: Cell
+    amount: Fraction
+    text: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A reminder of a rule that the scorer must not miss (on standard error): a deal
+    left without its result [Code 4.2.10]."""
+
+    rule: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Told:
+    """What a recording command did, for the scorer: one shape for every kind of stream."""
+
+    kind: str  # the kind of stream: "pulka", "rubber"
+    game: str
+    events: tuple[Recorded, ...]
+    writes: tuple[Write, ...]
+    verdicts: tuple[Verdict, ...]
+    deals: tuple[tuple[int, str], ...]  # the deals it completed, and each as told with names
+    next: str  # who deals and leads next, what the deal waits for, or the end
+    over: bool  # the game has ended or was abandoned
+    open_deal: int | None  # a deal played without its result, waiting for its tricks
+    notices: tuple[Notice, ...] = ()
+    vulnerable: Mapping[str, bool] = field(default_factory=dict)  # a rubber's sides
+    cells: CellNames = PLAYER_CELLS  # how a document names the writes' cells
+
+
+def told_doc(told: Told) -> dict[str, Any]:
+    """The JSON document of what a command did (``--json``; docs/event-log.md)."""
+    doc: dict[str, Any] = {
+        "game": told.game,
+        "events": [{"number": e.number, **event_to_dict(e.event)} for e in told.events],
+        "writes": [{**told.cells.doc(w.cell), **exact_fields("amount", w.amount)} for w in told.writes],
+    }
+    if told.kind == "rubber":
+        doc["verdicts"] = [{"number": v.number, "effective": v.effect.effective, "rule": v.effect.rule,
+                            "reason": spoken_text(v.effect.reason)} for v in told.verdicts]
+        doc["vulnerable"] = dict(told.vulnerable)
+        return {**doc, "next": told.next, "over": told.over}
+    doc["verdicts"] = [{"number": v.number, "kind": v.kind, "effective": v.effect.effective, "rule": v.effect.rule,
+                        "reason": spoken_text(v.effect.reason), "new": v.new} for v in told.verdicts]
+    doc["deals"] = [{"deal": k, "line": story} for k, story in told.deals]
+    return {**doc, "next": told.next, "over": told.over, "open_deal": told.open_deal}
+
+
+def verdict_kind(event: AnyEvent, effect: Effect) -> str:
+    if not effect.effective:
+        return "withdrawn" if effect.free else "no effect"
+    if effect.free:
+        return "free"
+    if effect.warning:
+        return "warning"
+    if isinstance(event, Correction):
+        return "counted"
+    if isinstance(event, (Entry, Tricks)):
+        return "accepted"
+    return "effective"
+
+
+def verdicts_of(state: GameState, first_new: int, before: dict[int, Effect]) -> list[Verdict]:
+    """The verdicts on the events from ``first_new`` on, and on earlier records whose
+    verdict changed (an objection withdraws a late record)."""
+    out = []
+    for number in sorted(state.effects):
+        effect = state.effects[number]
+        new = number >= first_new
+        if new or before.get(number) != effect:
+            out.append(Verdict(number, effect, verdict_kind(state.events[number - 1], effect), new))
+    return out
+
+
+def next_text(state: GameState) -> str:
+    if state.abandoned_at is not None:
+        return _("the pulka was abandoned; `pulka settle` settles it")
+    if state.finished:
+        return _("the pulka has ended; `pulka settle` settles it")
+    deal = state.current
+    if deal is None or deal.annulled_at is not None or deal.resolved:
+        return _("next: {deal}").format(deal=next_deal_text(state))
+    if deal.phase == "play":
+        return _("deal {deal} waits for its tricks").format(deal=deal.number)
+    return _("deal {deal} waits for {what}").format(deal=deal.number, what=waiting_for(state, deal))
+
+
+def left_open(state: GameState) -> DealState | None:
+    """The current deal when it was played and waits for its result."""
+    deal = state.current
+    if deal is not None and deal.annulled_at is None and deal.phase == "play":
+        return deal
+    return None
+
+
+def told(outcome: Outcome[GameState], notices: Iterable[Notice] = ()) -> Told:
+    """What a pulka's recording command did, from its ``Outcome``."""
+    state = outcome.state
+    first = outcome.stored[0].number if outcome.stored else state.folded + 1
+    delta = changes(outcome.totals_before, totals(state.sheet())) if outcome.totals_before else {}
+    opened = left_open(state)
+    return Told(
+        kind="pulka",
+        game=outcome.game,
+        events=tuple(Recorded(s.number, s.event, describe(s.event)) for s in outcome.stored),
+        writes=tuple(Write(c, v, cell_text(c)) for c, v in delta.items()),
+        verdicts=tuple(verdicts_of(state, first, outcome.effects_before)),
+        deals=tuple(completed(outcome)),
+        next=next_text(state),
+        over=state.over,
+        open_deal=opened.number if opened is not None else None,
+        notices=tuple(notices),
+    )
+
+
+def completed(outcome: Outcome[GameState]) -> Iterator[tuple[int, str]]:
+    """The deals whose play the command recorded and which are over now, each as told."""
+    state: GameState = outcome.state
+    done = sorted({s.event.deal for s in outcome.stored if s.event.deal and play_of(state, s.event)})
+    for k in done:
+        deal = state.deals[k - 1] if 0 < k <= len(state.deals) else None
+        if deal is not None and (deal.resolved or deal.annulled_at is not None):
+            yield k, deal_story(state, deal)
+
+
+def forgotten(state: GameState) -> Notice | None:
+    """A deal played and left without its result, once the deal after it has begun: its
+    tricks may still be recorded late until the bidding of the next deal ends
+    [Code 4.2.10]."""
+    waiting = left_open(state)
+    if waiting is None:
+        return None
+    return Notice("4.2.10", _("deal {deal} was played but its result is not recorded: record its tricks before the "
+                              "bidding of deal {next} ends, or they are lost").format(
+                                  deal=waiting.number, next=waiting.number + 1))
+
+
+def left_behind(state: GameState) -> Notice | None:
+    """The deal that ``--leave-open`` left without its result: the one before the
+    current deal, played and not annulled [Code 4.2.10]."""
+    for deal in state.deals[:-1]:
+        if deal.annulled_at is None and deal.phase == "play" and deal.number == state.current_deal_number - 1:
+            return Notice("4.2.10", _("deal {deal} is left without its result; its tricks may still be recorded "
+                                      "late (pulka tricks --deal {deal} NAME=N …) until the bidding of deal {next} "
+                                      "ends").format(deal=deal.number, next=deal.number + 1))
+    return None
+
+
+def table_checked(
+    state: GameState, events: Iterable[AnyEvent], *, leave_open: bool = False, again: bool = True
+) -> Iterator[AnyEvent]:
+    """The events of a table command, refused when a bid would start a new deal while
+    the deal before it waits for its result (unless ``leave_open``), and, when the
+    command is a deal line (``again`` False), when the deal it records is the same line
+    as the deal before it."""
+    before = state.current
+    for event in events:
+        if isinstance(event, Bid) and state.in_auction is None and not leave_open:
+            waiting = left_open(state)
+            if waiting is not None:
+                raise Refused(
+                    "4.2.10",
+                    _("deal {deal} was played but its result is not recorded; once the bidding of deal {next} "
+                      "ends, its tricks cannot be added any more").format(deal=waiting.number, next=waiting.number + 1),
+                    _("its tricks first (pulka tricks NAME=N …), or --leave-open to go on without them"),
+                )
+        yield event
+    current = state.current
+    if again or current is None or current is before or len(state.deals) < 2:
+        return
+    previous = state.deals[-2]
+    if previous.annulled_at is None and current.annulled_at is None \
+            and deal_line(state, previous) == deal_line(state, current):
+        raise Refused(
+            "command-line",
+            _("this line is the line of deal {deal} again ({line}): typed twice?").format(
+                deal=previous.number, line=deal_line(state, current)),
+            _("--again when the same deal really was played again"),
+        )
+
+
+# -- undo -------------------------------------------------------------------------------------
+
+UNDONE = (Bid, Contract, Defence, Tricks, Annulled)  # what a deal line records
+
+
+def undo_from(state: GameState) -> int:
+    """Where ``pulka undo`` begins: the last record alone, or, when it is an event of
+    play (what a deal line records), the whole run of events of play of its deal that
+    ends the log: the last deal line, or the deal so far when it was entered event by
+    event. Whether they are still in hand is for the judge to say [Code 4.2.8]."""
+    last = state.folded
+    event = state.events[last - 1]
+    if not isinstance(event, UNDONE) or (isinstance(event, Tricks) and state.is_late(event)):
+        return last  # the last record alone (a late record of an earlier deal too)
+    first = last
+    while first > 2:
+        before = state.events[first - 2]
+        if not isinstance(before, UNDONE) or before.deal != event.deal or (first - 1) in state.void:
+            break
+        first -= 1
+    return first
+
+
+# -- a deal line cut short, retyped, or read in the wrong order --------------------------------------
+
+
+def cut_short(state: GameState, line: str) -> None:
+    """A deal line that stops before its deal's result is refused: a slip of the Enter key
+    looks the same as a deal recorded in parts (``--leave-open`` records it so)."""
+    deal = state.current
+    if deal is None or deal.annulled_at is not None or deal.resolved:
+        return
+    raise Refused(
+        "command-line",
+        _("the line stops before the result of deal {deal}, which waits for {what}: cut short?").format(
+            deal=deal.number, what=waiting_for(state, deal)),
+        _("the whole deal on one line, or --leave-open to record it as far as it goes"),
+        field="line",
+    )
+
+
+@dataclass(frozen=True)
+class Begun:
+    """A deal recorded in part before a line: its number, where ``undo`` would begin, the
+    last event, and the deal as its line so far."""
+
+    deal: int
+    first: int
+    last: int
+    line: str
+
+
+def begun(state: GameState) -> Begun | None:
+    """The deal recorded in part, waiting for more (a call, a contract, its tricks), that a
+    line typed now would follow."""
+    deal = state.current
+    if deal is None or deal.annulled_at is not None or deal.resolved or not deal.bids:
+        return None
+    return Begun(deal.number, undo_from(state), state.folded, deal_line(state, deal))
+
+
+def retyped(refused: Refused, before: Begun) -> Refused:
+    """A line refused after a deal was begun in part: perhaps that deal typed whole again,
+    which ``undo`` makes room for."""
+    span = (_("event {event}").format(event=before.first) if before.first == before.last else
+            _("events {first}-{last}").format(first=before.first, last=before.last))
+    return Refused(
+        refused.rule,
+        _("{reason}; deal {deal} was begun before this line ({line}, {span})").format(
+            reason=refused.reason, deal=before.deal, line=before.line, span=span),
+        f"{refused.allowed + '; ' if refused.allowed else ''}"
+        + _("if this line is deal {deal} typed whole again: undo first (it takes back {span}), then the line").format(
+            deal=before.deal, span=span),
+        field=refused.field,
+    )
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A result a slip of the tricks' order would explain [Code 4.2.7]: the deal, why it is
+    doubted, the tricks as the line was read and as the other reading gives them, how
+    each reading took the counts, and the line with the tricks named as read otherwise."""
+
+    deal: int
+    reason: str
+    typed: Mapping[str, int]
+    reading: Mapping[str, int]
+    read_as: str  # how the line's counts were read: "from the forehand (Boris first)", "declarer first"
+    other: str  # how the other reading takes them
+    line: str  # the line, the tricks named as the other reading gives them
+
+
+class Doubtful(Refused):
+    """A deal line not stored until the scorer confirms its result (``confirmed``): the
+    ``Doubt`` says why, and what the line would be read otherwise."""
+
+    def __init__(self, doubt: Doubt) -> None:
+        super().__init__(
+            "command-line",
+            _("deal {deal}: {reason}, the counts read {read_as}; {other} they give {reading}: a slip of the "
+              "order?").format(deal=doubt.deal, reason=doubt.reason, read_as=doubt.read_as, other=doubt.other,
+                               reading=_named(doubt.reading)),
+            _("the tricks named: {line}; or --yes to store the line as typed").format(line=repr(doubt.line)),
+            field="line",
+        )
+        self.doubt = doubt
+
+
+def _named(tricks: Mapping[str, int]) -> str:
+    return ", ".join(f"{p} {t}" for p, t in tricks.items())
+
+
+def doubt_of(state: GameState, read: Reading, line: str) -> Doubt | None:
+    """The doubt a line's result raises, or None. A declarer far below his contract
+    (two tricks or more) while a defender took what the contract needed, or a misère's
+    declarer with three tricks or more while another player took none, is what counts
+    given in one order and read in another look like. The other reading turns the
+    counts round the table until the declarer has the most (a misère: none); it is
+    named as the line's other order (declarer first, or from the forehand) when it is
+    that."""
+    if read.order not in ("forehand", "declarer") or read.deal is None or len(read.counts) < 3:
+        return None
+    deal = state.deals[read.deal - 1]
+    c, declarer = deal.contract, deal.declarer
+    if c is None or declarer is None or declarer not in read.seats:
+        return None
+    at = read.seats.index(declarer)
+    counts, n = read.counts, len(read.counts)
+    who = deal.persons
+    if c.is_misere:
+        if counts[at] < 3 or 0 not in counts:
+            return None
+        target = 0
+        reason = _("{player} took {n} tricks on a misère while another player took none").format(
+            player=who[declarer], n=counts[at])
+    else:
+        target = max(counts)
+        if counts[at] > c.needed - 2 or target < c.needed:
+            return None
+        reason = _("{player} took {n} on {contract} (down {down}) while {other} took {most}").format(
+            player=who[declarer], n=counts[at], contract=c, down=c.needed - counts[at],
+            other=who[read.seats[counts.index(target)]], most=target)
+    turn = next(r for r in range(n) if counts[(at + r) % n] == target)
+    by_seat = {read.seats[i]: counts[(i + turn) % n] for i in range(n)}
+    first = read.seats[at:] + read.seats[:at]  # the declarer first, round the table
+    reading = {who[s]: by_seat[s] for s in first}
+    forehand = _("from the forehand ({player} first)").format(player=who[deal.bidders[0]])
+    first_word = _("declarer first")
+    read_as, other_order = (forehand, first_word) if read.order == "forehand" else (first_word, forehand)
+    same = {who[s]: t for s, t in zip(read.other, counts)} == reading
+    head = line.rstrip().rsplit(None, read.words)[0]
+    return Doubt(
+        deal=read.deal, reason=reason, typed={who[s]: t for s, t in zip(read.seats, counts)}, reading=reading,
+        read_as=read_as, other=_("read {order}").format(order=other_order) if same else _("read in another order"),
+        line=f"{head} {' '.join(f'{p}={t}' for p, t in reading.items())}",
+    )

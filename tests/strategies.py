@@ -668,6 +668,10 @@ def deal_event(walk: Walk, deal: DealState) -> AnyEvent:
     if deal.contract is not None and not deal.raspasy and not deal.no_defence:
         seat, calls, _, outcome = defence_options(deal)
         assert outcome == "play", f"deal {deal.number}: the projection plays it, the rules say {outcome}"
+        if deal.plan is not None:
+            # the plan of play ruled on is carried out: no half-whist now leaves the deal
+            # unplayed [Code 3.8.5.1, 3.8.7]; the half-whister's pass after a return stands
+            calls = [c for c in calls if c != H]
         if calls and walk.chance(25):  # the gentleman's own half-whist, the half-whister's pass
             return defence_call(walk, deal, seat, calls)
     return tricks_event(walk, deal)

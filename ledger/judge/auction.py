@@ -299,6 +299,11 @@ def _change(state: GameState, deal: DealState, event: Contract) -> None:
         if deal.tricks is not None or deal.no_defence:
             raise Refused("3.4.7", _("the contract can no longer change: it has been played") if deal.tricks is not None
                           else _("a misère or a checked 10 is played at once, without calls"))
+        if deal.plan is not None:
+            # the ruling rests on the calls to this contract, which the change would void
+            raise Refused("3.8.5.1", _("the contract of deal {deal} can no longer change: the plan of play was "
+                                       "ruled on at event {event}").format(deal=deal.number, event=deal.plan_at),
+                          _("the tricks"))
         if not whisted:
             raise Refused("3.4.8", _("nobody has whisted: the declarer changes his contract without claiming an "
                                      "evident correction"), _("the contract without evident_correction"))

@@ -1,6 +1,7 @@
 """Judging the defence [Code 3.8]: who calls next and which calls are allowed (whist,
-pass, half-whist, a return), the dealer's whist with a defender's cards [3.8.8], and
-the dark six whisted by both [3.3.19].
+pass, half-whist, a return), the dealer's whist with a defender's cards [3.8.8], the
+dark six whisted by both [3.3.19], and no call that would undo a ruling on the plan of
+play [3.8.5.1].
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.events import AnyEvent, Defence
 from ledger.vocabulary.refusal import Refused
-from projections.deal_state import DealState, DefenceView
+from projections.deal_state import DealState, DefenceView, defence_view
 from projections.game import GameState
 
 _ = language._  # every text a person reads, in the language in effect
@@ -52,6 +53,8 @@ def judge_defence(state: GameState, event: Defence) -> AnyEvent:
     expect_seat, calls = view.expect
     if seat != expect_seat or event.call not in calls:
         _refuse_call(deal, event, seat, view, expect_seat, calls)
+    if deal.plan is not None:
+        _plan_stands(deal, seat, event, view)
     if event.hand is not None or (seat == deal.sitting_out and event.call == "whist"):
         _dealer_hand(deal, seat, event)
     if deal.forced_whist and event.open:
@@ -90,6 +93,24 @@ def _refuse_call(
     else:
         reason = _("{call} is not allowed now").format(call=spoken(event.call))
     raise Refused(rule, reason, allowed)
+
+
+def _plan_stands(deal: DealState, seat: int, event: Defence, view: DefenceView) -> None:
+    """A ruling on the plan of play [Code 3.8.5.1] rests on the calls made: the single
+    whister carries out his plan and the deal is played; a or b is written against that
+    play. So no call may follow that changes who whists or leaves the deal unplayed: the
+    gentleman's own half-whist [3.8.14] would settle it without play [3.8.7], and the
+    ruling would have no play to compensate. The half-whister's pass after a return
+    [3.8.8.2] changes neither, and stands."""
+    assert deal.contract is not None and deal.planner is not None
+    d1, d2 = deal.defenders
+    after = defence_view(deal.calls + [(seat, event.call)], d1, d2, deal.sitting_out, deal.contract, deal.rules,
+                         deal.forced_whist)
+    if after.needs_tricks and after.whisters == view.whisters:
+        return
+    raise Refused("3.8.5.1", _("deal {deal} is played by {planner}'s plan of play, ruled on at event {event}: "
+                               "no call may now change who whists or leave it unplayed").format(
+        deal=deal.number, planner=deal.persons[deal.planner], event=deal.plan_at), _("the tricks"))
 
 
 def _defence_rule(deal: DealState) -> str:

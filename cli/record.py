@@ -289,7 +289,7 @@ def _import(file: str, db: str | None) -> None:
         if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
             # A tournament with its games, or several games (tournaments load the views'
             # machinery: only an import that needs them does).
-            from ledger.desks.tournament import import_streams
+            from ledger.desks.streams import import_streams
 
             for item in import_streams(ledger, streams):
                 click.echo(_("created {game}: {events} stored").format(

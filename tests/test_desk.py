@@ -63,10 +63,6 @@ def event_classes() -> set[str]:
     return names
 
 
-# The one construction left: a tournament's start (``pulka tournament new``), the
-# tournament's own command floor (``Tournaments``) being outside the scorer's desk.
-TOURNAMENT_START = {("cli/tournament.py", "TournamentStarted"), ("cli/tournament.py", "CutRule"),
-                    ("cli/tournament.py", "Segment")}
 CODE_RULE = re.compile(r"^(\d|Law )")
 CITED = re.compile(r"\[(?:rule|Code) \d")
 
@@ -86,7 +82,7 @@ def test_the_command_line_builds_no_event_and_raises_no_rule_of_the_code() -> No
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 name = called(node)
-                if name in structs and (where, name) not in TOURNAMENT_START:
+                if name in structs:
                     found.append(f"{where}:{node.lineno} builds a {name}")
                 if name == "replace" and "structs" in ast.unparse(node.func):
                     found.append(f"{where}:{node.lineno} changes an event (msgspec.structs.replace)")

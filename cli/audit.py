@@ -35,8 +35,10 @@ from cli.common import (
     view,
     zone_name,
 )
-from ledger.application import Ledger, bulk, pinpointed, judge_stream
-from ledger.store.event_store import Verified
+from ledger.application import Ledger
+from ledger.store.event_store import bulk
+from ledger.judge.stored import judge_stream, pinpointed
+from ledger.store.stored import Verified
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES

@@ -46,7 +46,8 @@ from cli.common import (
     store_key,
 )
 from cli.rules import parse_overrides
-from ledger.application import NotStreamed, bulk
+from ledger.application import NotStreamed
+from ledger.store.event_store import bulk
 from ledger.judge.kinds import GAME_STARTS
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
 from ledger.desks.told import Doubt, Doubtful, Told, Write, told_doc

@@ -24,7 +24,8 @@ from ledger.application import Kept, Ledger
 from ledger.desks.pulka import PulkaDesk, Started
 from ledger.desks.rubber import RubberDesk
 from ledger.desks.told import Told, told_doc
-from ledger.store.event_store import ConcurrentWriteError, Store
+from ledger.store.stored import ConcurrentWriteError
+from ledger.store.event_store import Store
 from ledger.vocabulary import bridge, club, events, stream, tournament_events
 from ledger.vocabulary.events import Correction, GameStarted, Withdrawn
 from ledger.vocabulary.refusal import Refused

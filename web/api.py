@@ -24,7 +24,7 @@ from starlette.routing import Route
 from ledger.application import Kept
 from ledger.desks.pulka import CorrectionPreview, Corrected, PulkaDesk, Started
 from ledger.desks.told import Told, left_open, next_text, told_doc
-from ledger.store.event_store import StoredEvent
+from ledger.store.stored import StoredEvent
 from ledger.desks.tournament import Tournaments
 from ledger.words.table import player_word
 from ledger.words.tournament import parse_cut, parse_cutoff, parse_tie_breaks

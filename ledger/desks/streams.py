@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ledger.application import Ledger, retried, stale_read
+from ledger.application import Ledger
+from ledger.store.retry import retried, stale_read
 from ledger.desks.tournament import Tournaments
 from ledger.judge.kinds import GAME_STARTS
 from ledger.judge.streams import judge_streams, stream_name
-from ledger.store.event_store import Append
+from ledger.store.stored import Append
 from ledger.views.archive import ensure_views
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import GENESIS

@@ -20,7 +20,7 @@ A tournament is read only while its chain holds and every event of it is a
 tournament's (``tables.read_tournament``), and its tables only while theirs hold. The
 close depends on its tables, a table's record on its tournament: each is stored only if
 what it read of the other is unchanged (``Store.append``'s ``unchanged``), and decided
-again when it is not (``application.retried``).
+again when it is not (``ledger.store.retry``).
 
 Each refusal names the rule (``tournament.*``, documented in docs/conventions.md).
 """
@@ -33,7 +33,8 @@ from typing import Any
 
 import msgspec
 
-from ledger.application import Ledger, Outcome, retried, stale_read
+from ledger.application import Ledger, Outcome
+from ledger.store.retry import retried, stale_read
 from ledger.judge.admission import admit
 from ledger.judge.checks import is_arbiter, time_of
 from ledger.judge.kinds import GAME_STARTS
@@ -49,7 +50,8 @@ from ledger.judge.tournament import (
     tables_closed,
 )
 from ledger.proofs.checkpoints import attest_close
-from ledger.store.event_store import BrokenChainError, ConcurrentWriteError, Store, StoredEvent, UnreadableEventError
+from ledger.store.stored import BrokenChainError, ConcurrentWriteError, StoredEvent, UnreadableEventError
+from ledger.store.event_store import Store
 from ledger.views.archive import ensure_views
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem
@@ -208,7 +210,7 @@ class Tournaments:
     def close(self, name: str, tour: int, by: str | None = None, signer: Signer | None = None) -> list[StoredEvent]:
         """Close ``tour`` on its tables as they are stored when the close is: a record
         at one of them stored between the close's read and its write makes it read and
-        decide again (``application.retried``), so that it never records a table as it
+        decide again (``ledger.store.retry``), so that it never records a table as it
         no longer is."""
         return retried(lambda seen: self._close(name, tour, by, seen, signer))
 

@@ -33,7 +33,8 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from ledger.store.records import LedgerApplication
-from ledger.store.event_store import Store, StoreError, game_id
+from ledger.store.event_store import Store, StoreError
+from ledger.store.stored import game_id
 from ledger.vocabulary import language
 from ledger.vocabulary.merkle import (
     TILE_WIDTH,

@@ -23,7 +23,7 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper, Tracking
 from eventsourcing.projection import BaseProjectionRunner, Projection
 
-from ledger.store.event_store import game_id
+from ledger.store.stored import game_id
 from ledger.store.records import LedgerApplication, Opened, Recorded
 from ledger.views.recorders import AliasRow, ArchiveView, BrokenRow, Change, GameRow, ResultRow, TournamentRow
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain

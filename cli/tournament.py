@@ -27,15 +27,13 @@ from projections.points import Point
 from projections.tournament_state import (
     TournamentState,
     as_tournament_event,
-    effect,
     fold,
-    log_rows,
     point_micros,
-    render_log,
     render_standings,
     standings_doc,
     through_tour,
 )
+from projections.tournament_log import effect, log_rows, render_log
 from projections.tournament_state import standings as standings_of
 
 _ = language._  # every text a person reads, in the language in effect

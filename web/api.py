@@ -39,7 +39,8 @@ from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point, cut
 from projections.report import settlement_doc
-from projections.tournament_state import as_of, log_rows, standings, standings_doc
+from projections.tournament_state import as_of, standings, standings_doc
+from projections.tournament_log import log_rows
 from projections.tournament_state import fold as fold_tournament
 from projections.trail import row_doc, select
 from web.auth import ARBITER, DIRECTOR, Principal, needs

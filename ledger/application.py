@@ -172,7 +172,7 @@ class Ledger:
         cannot be replayed, one that its judge refuses on the game before it (as
         ``import`` and ``verify --file`` judge every line), or one stored otherwise than
         the judge records it. None when there is none; for a tournament's or the club
-        register's stream, None (``verifying`` judges a tournament with its tables)."""
+        register's stream, None (``ledger.desks.verify`` judges a tournament with its tables)."""
         events = self.store.events(stream)
         try:
             judging_of(events[0])
@@ -326,7 +326,7 @@ class Ledger:
         """Refuse ``new`` events of ``game`` (``state``: the game after them) that the
         streams it depends on do not allow: a pulka's tournament
         (``tables.check_table_game``), and the club's register for a player seated
-        (``club.one_person_once``). What was read of them, with the count of events of
+        (``register.one_person_once``). What was read of them, with the count of events of
         each, which must be unchanged when ``new`` is stored."""
         pulka = state if isinstance(state, GameState) else None
         read = check_table_game(self.store, game, pulka, new)

@@ -1,4 +1,4 @@
-"""The scorer's desk (``ledger.desks.pulka``, ``rubber_desk``): the command floor's API of
+"""The scorer's desk (``ledger.desks.pulka``, ``ledger.desks.rubber``): the command floor's API of
 every recording command, tested directly where a rule is the subject; the command line
 only parses and prints (checked on its source); every recording command and a ``pulka
 play`` session load the game once; a kept game catches a concurrent writer and is left

@@ -43,10 +43,12 @@ import msgspec
 from click.testing import CliRunner
 
 from cli.main import main as pulka
-from ledger.application import Ledger, bulk
+from ledger.application import Ledger
+from ledger.store.event_store import bulk
 from ledger.words.deal_line import deal_events
 from ledger.judge.judging import judge_events
-from ledger.store.event_store import Store, game_id, is_postgres_url, parse_postgres_url
+from ledger.store.event_store import Store, is_postgres_url, parse_postgres_url
+from ledger.store.stored import game_id
 from ledger.vocabulary.events import AnyEvent, Correction, Defence, GameStarted, PencilDown, Tricks, encode_event
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at

@@ -28,21 +28,21 @@ from click.testing import CliRunner
 
 from archive import CONVENTIONS, fill, pulka_events, template, timed
 from cli.main import main as pulka
-from ledger.views import rating as ratings
+from ledger.views import rating
 from ledger.store.event_store import Store
 from ledger.views.archive import Views
 
 
 class KeepTimer:
-    """The time spent in ``ratings.keep`` (the rating's share of the views' updates)."""
+    """The time spent in ``rating.keep`` (the rating's share of the views' updates)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self.keep = ratings.keep
+        self.keep = rating.keep
 
-    def __call__(self, tx: Any, outcomes: Any, aliases_changed: bool) -> None:
+    def __call__(self, tx: Any, results: Any, aliases_changed: bool) -> None:
         began = time.perf_counter()
-        self.keep(tx, outcomes, aliases_changed)
+        self.keep(tx, results, aliases_changed)
         self.seconds += time.perf_counter() - began
 
 
@@ -79,7 +79,7 @@ def main() -> None:
     ]
     over = template("sochi", deals=140, abandon=True, stake=None)  # the pulka added at the end
     timer = KeepTimer()
-    ratings.keep = timer  # type: ignore[assignment]
+    rating.keep = timer  # type: ignore[assignment]
     tenth = max(total // 10, len(templates))
     with Store(db) as store:
         store.ensure_table()
@@ -95,7 +95,7 @@ def main() -> None:
         with Store(db) as store, Views(store) as views:
             timer.seconds = 0.0
             timed("full rebuild of the views (archive and rating)", views.rebuild)
-            rated = len(ratings.kept_matches(views.view.select))
+            rated = len(rating.kept_matches(views.view.select))
             print(f"    {'(the rating' + chr(39) + 's share of it)':<50} {timer.seconds:9.3f} s   ({rated} pulkas over rated)")
             timed("the rating folded again from the first match", views.view.rate_again)
         timed("pulka rating", lambda: command(db, "rating"))

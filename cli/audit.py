@@ -35,12 +35,14 @@ from cli.common import (
     view,
     zone_name,
 )
-from ledger.application import Ledger, bulk, pinpointed, judge_stream
-from ledger.store.event_store import Verified
+from ledger.application import Ledger
+from ledger.store.event_store import bulk
+from ledger.judge.stored import judge_stream, pinpointed
+from ledger.store.stored import Verified
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
-from ledger.desks.tournament import judge_streams
+from ledger.judge.streams import judge_streams
 from ledger.desks.verify import judged
 from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt

@@ -31,21 +31,13 @@ import click
 import platformdirs
 
 from cli.output import clean, uncleaned
-from ledger.application import ImpossibleEventError, Kept, Ledger, RefusedEventError, bulk, pinpointed
+from ledger.judge.stored import ImpossibleEventError, RefusedEventError, pinpointed
+from ledger.application import Kept, Ledger
+from ledger.store.event_store import bulk
 from ledger.judge.kinds import GAME_STARTS, judge_log
 from ledger.store.backend import mask
-from ledger.store.event_store import (
-    BrokenChainError,
-    CannotOpen,
-    ConcurrentWriteError,
-    Reading,
-    Store,
-    StoredEvent,
-    StoreError,
-    UnreadableEventError,
-    is_postgres_url,
-    parse_postgres_url,
-)
+from ledger.store.stored import BrokenChainError, ConcurrentWriteError, Reading, StoredEvent, UnreadableEventError
+from ledger.store.event_store import CannotOpen, Store, StoreError, is_postgres_url, parse_postgres_url
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent

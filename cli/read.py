@@ -140,8 +140,8 @@ def export(game: str, as_csv: bool, table: str | None, folder: str | None, club:
 def export_club(db: str | None) -> None:
     """Every stream of the store that ``pulka import`` takes back, as one file: the
     club's register first, then each tournament with its tables, then every other game
-    (``ledger.desks.tournament.club_export``)."""
-    from ledger.desks.tournament import club_export
+    (``ledger.desks.streams.club_export``)."""
+    from ledger.desks.streams import club_export
 
     with opened(db) as ledger:
         for line in club_export(ledger):

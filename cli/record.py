@@ -46,7 +46,8 @@ from cli.common import (
     store_key,
 )
 from cli.rules import parse_overrides
-from ledger.application import NotStreamed, bulk
+from ledger.application import NotStreamed
+from ledger.store.event_store import bulk
 from ledger.judge.kinds import GAME_STARTS
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
 from ledger.desks.told import Doubt, Doubtful, Told, Write, told_doc
@@ -289,7 +290,7 @@ def _import(file: str, db: str | None) -> None:
         if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
             # A tournament with its games, or several games (tournaments load the views'
             # machinery: only an import that needs them does).
-            from ledger.desks.tournament import import_streams
+            from ledger.desks.streams import import_streams
 
             for item in import_streams(ledger, streams):
                 click.echo(_("created {game}: {events} stored").format(

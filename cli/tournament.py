@@ -4,7 +4,8 @@ are recorded with the usual commands (``pulka deal T/1/2 "…"``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 import click
 
@@ -14,7 +15,9 @@ from cli.rules import parse_overrides
 from ledger.desks.tournament import Tournaments
 from ledger.application import Ledger
 from ledger.vocabulary import language
-from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak, TournamentStarted
+from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, TournamentStarted
+from ledger.words.tournament import parse_cut, parse_cutoff, parse_tie_breaks
 from projections.archive import GameResult
 from cli.picture.tournament_page import tournament_html
 from ledger.vocabulary.wording import spoken_count
@@ -24,15 +27,13 @@ from projections.points import Point
 from projections.tournament_state import (
     TournamentState,
     as_tournament_event,
-    effect,
     fold,
-    log_rows,
     point_micros,
-    render_log,
     render_standings,
     standings_doc,
     through_tour,
 )
+from projections.tournament_log import effect, log_rows, render_log
 from projections.tournament_state import standings as standings_of
 
 _ = language._  # every text a person reads, in the language in effect
@@ -41,47 +42,6 @@ _ = language._  # every text a person reads, in the language in effect
 def tournament() -> None:
     """Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any
     tour or time."""
-
-
-def parse_cutoff(text: str | None) -> tuple[Segment, ...]:
-    """``200:1,650:1/10,*:0``: up to 200 whists in full, a tenth up to 650, nothing above."""
-    if not text:
-        return ()
-    segments = []
-    for part in text.split(","):
-        bound, sep, rate = part.strip().partition(":")
-        if not sep or not rate:
-            raise UserError(_("--cutoff takes UPTO:RATE,…, e.g. 200:1,650:1/10,*:0; not {part}").format(part=repr(part)))
-        if bound == "*":
-            upto = None
-        elif bound.isdigit():
-            upto = int(bound)
-        else:
-            raise UserError(_("--cutoff bound {bound} is not a whole number of whists or *").format(bound=repr(bound)))
-        segments.append(Segment(upto, rate))
-    return tuple(segments)
-
-
-def parse_cut(text: str) -> CutRule:
-    tour, sep, keep = text.partition(":")
-    if not (sep and tour.isdigit() and keep.isdigit()):
-        raise UserError(_("--cut takes TOUR:KEEP (after tour TOUR the first KEEP go on), not {text}").format(
-            text=repr(text)))
-    return CutRule(int(tour), int(keep))
-
-
-def parse_tie_breaks(text: str | None) -> tuple[TieBreak, ...]:
-    if not text:
-        return DEFAULT_TIE_BREAKS
-    order = []
-    for item in text.split(","):
-        name = item.strip()
-        match = next((b for b in TIE_BREAKS if b == name), None)
-        if match is None:
-            raise UserError(_("unknown tie-break {name}; the tie-breaks are {known}").format(
-                name=repr(name), known=", ".join(TIE_BREAKS)))
-        order.append(match)
-    return tuple(order)
 
 
 @tournament.command("new")
@@ -113,28 +73,26 @@ def new(
     final_table: int | None, by: str | None, quiet: bool, db: str | None,
 ) -> None:
     """Start a tournament: its rules are recorded in its first event."""
-    event = TournamentStarted(
-        game=name,
-        players=tuple(p.strip() for p in players.split(",") if p.strip()),
-        pulya=pulya,
-        convention=convention,
-        rules=parse_overrides(overrides, rules_file),
-        tours=tours,
-        deal_cap=deal_cap,
-        table_size=table_size,
-        cutoff=parse_cutoff(cutoff),
-        tie_breaks=parse_tie_breaks(tie_breaks),
-        lot_seed=lot_seed,
-        removal_below=removal_below,
-        cards_to_disqualify=cards,
-        cuts=tuple(parse_cut(c) for c in cuts),
-        final_table=final_table,
-        by=by,
-    )
+    rules = parse_overrides(overrides, rules_file)
+    with option_words():
+        segments, order, rules_of_cut = parse_cutoff(cutoff), parse_tie_breaks(tie_breaks), [parse_cut(c) for c in cuts]
     with opened(db, write=True) as ledger:
-        started = Tournaments(ledger).create(event)
+        started = Tournaments(ledger).start(
+            name, players.split(","), pulya, convention=convention, rules=rules, tours=tours, deal_cap=deal_cap,
+            table_size=table_size, cutoff=segments, tie_breaks=order, lot_seed=lot_seed, removal_below=removal_below,
+            cards=cards, cuts=rules_of_cut, final_table=final_table, by=by)
         if not quiet:
             click.echo(effect(started, TournamentState.start(started)))
+
+
+@contextmanager
+def option_words() -> Iterator[None]:
+    """The tournament's words of the options read (``ledger.words.tournament``): a word
+    refused is said as the command line says a mistake in an option, its reason alone."""
+    try:
+        yield
+    except Refused as exc:
+        raise UserError(exc.reason) from None
 
 
 @tournament.command("list")

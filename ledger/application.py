@@ -1,16 +1,16 @@
 """The ledger application: every command is one load, one decision, one save.
 
-``Ledger`` joins the command side (``judge``, ``rubber``) to the event store
-(``store``). Each recording command, whether a table command, a deal line, a
-correction or a whole imported file, goes through ``Ledger.execute``: the game's
-events are read once and replayed once, each new event is judged once against the
-state it will be applied to (``judging.judge_events``, with the ``decide`` of the
-stream's kind: ``kinds.judging_of`` its first event), and all of them are stored in
-one transaction, or none. A concurrent writer is caught by the store's optimistic
-concurrency. Nothing is recorded onto a stream whose hash chain is broken. A command
-judged by another stream too (a table's game by its tournament, a seating by the club
-register) stores only if that stream is unchanged when it writes, and is decided again
-once when it is not (``retried``).
+``Ledger`` joins the judge (``ledger.judge``) to the event store (``ledger.store``).
+Each recording command, whether a table command, a deal line, a correction or a whole
+imported file, goes through ``Ledger.execute``: the game's events are read once and
+replayed once, each new event is judged once against the state it will be applied to
+(``judging.judge_events``, with the ``decide`` of the stream's kind: ``kinds.judging_of``
+its first event), and all of them are stored in one transaction, or none. A concurrent
+writer is caught by the store's optimistic concurrency. Nothing is recorded onto a
+stream whose hash chain is broken. A command judged by another stream too (a table's
+game by its tournament, a seating by the club register) stores only if that stream is
+unchanged when it writes, and is decided again once when it is not
+(``ledger.store.retry``).
 
 A caller that records into one game again and again (the scorer's session, ``pulka
 play``; a service) may keep the game loaded (``Ledger.keep``: a ``Kept``): a command
@@ -20,34 +20,41 @@ someone else has written since; a command refused keeps the fold as it was.
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
 what was read is checked on the way. Every stored event a command reads or records onto
-is judged again as it was on its way in (``judged_fold``; a recording command's fold of
-the stored game is that judging), so that an event the rules refuse, written with its
-digests computed anew, is named by number (``RefusedEventError``, ``Reading.refused``)
-rather than shown or built on. A stored event that cannot be replayed is refused by
-number (``pinpointed``). ``bulk`` turns the garbage collector off around the load and
-replay of a long game, which allocates much and frees nothing cyclic.
+is judged again as it was on its way in (``ledger.judge.stored``: ``judged_fold``; a
+recording command's fold of the stored game is that judging), so that an event the
+rules refuse, written with its digests computed anew, is named by number
+(``RefusedEventError``, ``Reading.refused``) rather than shown or built on; one that
+cannot be replayed too (``pinpointed``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Generic, TypeVar, cast, overload
 
-from ledger.judge.pulka import same_start as same_start
 from ledger.judge.judging import Progress, judge_events
 from ledger.judge.kinds import GAME_STARTS, Judging, Start, State, StreamState, judging_of, start_stream
-from ledger.store.event_store import Append, ConcurrentWriteError, Reading, Store, StoredEvent
+from ledger.judge.stored import (
+    ImpossibleEventError,
+    RefusedEventError,
+    a_game,
+    judged_fold,
+    judged_onto,
+    kind_checked,
+    pinpointed,
+    replayed_as,
+)
+from ledger.store.event_store import Store
+from ledger.store.retry import retried, stale_read
+from ledger.store.stored import Append, ConcurrentWriteError, Reading, StoredEvent
 from ledger.judge.tables import check_table_game
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
-from ledger.vocabulary.club import ClubStarted
-from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, encode_event, event_type
+from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, event_type
 from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -70,31 +77,6 @@ T = TypeVar("T")
 # (``Command[GameState]`` for a pulka, ``Command[RubberState]`` for a rubber), and the
 # command names its kind (``execute(..., kind=PULKA)``).
 Command = Callable[[S], Iterable[AnyEvent]]
-
-
-class ImpossibleEventError(Exception):
-    """A stored event that the projections cannot take (eleven tricks, an unknown
-    player): one the ledger would never have recorded, so it was written around it."""
-
-    def __init__(self, game: str, number: int, cause: Exception) -> None:
-        self.game = game
-        self.number = number
-        super().__init__(_(
-            "event {number} of game {game} cannot be replayed ({kind}: {why}): the store "
-            "holds an event the ledger would not have recorded (written outside pulka? see `pulka verify`)"
-        ).format(number=number, game=repr(game), kind=type(cause).__name__, why=cause))
-
-
-class RefusedEventError(Exception):
-    """A stored event, its chain intact, that the ledger would not have recorded (written
-    with its digests computed anew: eleven tricks, a bid out of turn): nothing is
-    recorded onto its game, and a reading command shows it only with the reader's
-    consent. ``problem`` names it by number, as ``verify`` does."""
-
-    def __init__(self, game: str, problem: ChainProblem) -> None:
-        self.game = game
-        self.problem = problem
-        super().__init__(_("{problem}; see `pulka verify {game}`").format(problem=problem, game=game))
 
 
 @dataclass(frozen=True)
@@ -190,7 +172,7 @@ class Ledger:
         cannot be replayed, one that its judge refuses on the game before it (as
         ``import`` and ``verify --file`` judge every line), or one stored otherwise than
         the judge records it. None when there is none; for a tournament's or the club
-        register's stream, None (``verifying`` judges a tournament with its tables)."""
+        register's stream, None (``ledger.desks.verify`` judges a tournament with its tables)."""
         events = self.store.events(stream)
         try:
             judging_of(events[0])
@@ -260,7 +242,7 @@ class Ledger:
         if tail:
             judging = judging_of(kept.stored[0].event)
             try:
-                problem = judging.run(_judged_onto, kept.state, kept.game, [(s.number, s.event) for s in tail],
+                problem = judging.run(judged_onto, kept.state, kept.game, [(s.number, s.event) for s in tail],
                                       self.clock)
             except Exception:  # an event the fold cannot take: the whole load names it
                 return self.keep(kept.game)
@@ -344,7 +326,7 @@ class Ledger:
         """Refuse ``new`` events of ``game`` (``state``: the game after them) that the
         streams it depends on do not allow: a pulka's tournament
         (``tables.check_table_game``), and the club's register for a player seated
-        (``club.one_person_once``). What was read of them, with the count of events of
+        (``register.one_person_once``). What was read of them, with the count of events of
         each, which must be unchanged when ``new`` is stored."""
         pulka = state if isinstance(state, GameState) else None
         read = check_table_game(self.store, game, pulka, new)
@@ -595,211 +577,7 @@ class NotStreamed(Exception):
     whole (``record_lines``), which says what is wrong with it, if anything."""
 
 
-class StaleReadError(Exception):
-    """A write refused because a stream the command judged by, and does not write (a
-    tournament, a table), changed after it was read; ``count``: the events of the
-    stream written that the command had read."""
-
-    def __init__(self, count: int, cause: ConcurrentWriteError) -> None:
-        self.count = count
-        self.cause = cause
-        super().__init__(str(cause))
-
-
-def stale_read(count: int, write: Callable[[], T]) -> T:
-    """``write()``, whose ``unchanged`` streams changing meanwhile is a StaleReadError
-    (``count``: the events of the written stream read); a change to the stream
-    written stays a ConcurrentWriteError."""
-    try:
-        return write()
-    except ConcurrentWriteError as exc:
-        if exc.written:
-            raise
-        raise StaleReadError(count, exc) from exc
-
-
-def retried(attempt: Callable[[int | None], T]) -> T:
-    """``attempt(None)``; when a stream it judged by changed before it wrote (a tour
-    closed while a table's record was decided, a table recorded into while its tour's
-    close was), once more on what is stored now, so that the command is judged by it:
-    refused because the tour is closed, or a close that sees the table's last record.
-    The second attempt is given the count of events the first read of the stream it
-    writes: when that stream changed too, it is refused as any concurrent write is."""
-    try:
-        return attempt(None)
-    except StaleReadError as exc:
-        try:
-            return attempt(exc.count)
-        except StaleReadError as again:
-            raise again.cause from None
-
-
-# How many stored events a judging of a stream takes at a time (what it keeps of them).
-JUDGE_BATCH = 1000
-
-
-def judge_stream(first: LogLine, rest: Iterable[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> int:
-    """Judge a log of one game, read a line at a time, as ``import`` judges it, without a
-    store: how many lines after the first it holds. A refusal names its line. What it
-    keeps is the game's fold, nothing of the log."""
-    judging, started = start_stream(first.line, first.event, clock)
-    return judging.run(_judged_count, started, rest, clock)
-
-
-def _judged_count(judging: Judging[S], started: Start, rest: Iterable[tuple[int, AnyEvent]],
-                  clock: Callable[[], str]) -> int:
-    return len(judge_events(judging.fold([started]), judging.decide, rest, clock))
-
-
-def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
-    """The first of a game's stored events that the ledger would not record as stored
-    (``judged_fold``); None when every one is as the ledger records it."""
-    return judged_fold(game, events, clock)[1]
-
-
-def judged_fold(game: str, events: Sequence[AnyEvent],
-                clock: Callable[[], str]) -> tuple[State | None, ChainProblem | None]:
-    """A game's stored events judged again, each as it was on its way in (admitted, then
-    judged by its kind's judge on the game before it), and folded: the game after them
-    and None; or, at the first event that its judge refuses or records otherwise than it
-    is stored, what is wrong with it (the state is then of no use). Every stored event
-    carries its time, so the clock decides nothing here.
-
-    The events are judged a batch at a time (``JUDGE_BATCH``) and each batch compared with
-    what is stored, so judging keeps no second copy of the game: what it costs in memory
-    is the fold's own. Judging is the fold with the judge's checks: a command that
-    records folds the stored game so, and pays only for the checks."""
-    try:
-        judging, started = start_stream(1, events[0], clock)
-    except Refused as exc:
-        return None, _would_be_refused(game, exc)
-    if started != events[0]:
-        return None, _stored_otherwise(game, 1, events[0], started)
-    return judging.run(_judged_from, started, game, events, clock)
-
-
-def _judged_from(judging: Judging[S], started: Start, game: str, events: Sequence[AnyEvent],
-                 clock: Callable[[], str]) -> tuple[S | None, ChainProblem | None]:
-    """``judged_fold`` of the events after the start, a batch at a time."""
-    state = judging.fold([started])
-    for begin in range(1, len(events), JUDGE_BATCH):
-        batch = [(n, events[n - 1]) for n in range(begin + 1, min(begin + JUDGE_BATCH, len(events)) + 1)]
-        problem = _judged_onto(judging, state, game, batch, clock)
-        if problem is not None:
-            return None, problem
-    return state, None
-
-
-def _judged_onto(judging: Judging[S], folded: StreamState, game: str, batch: list[tuple[int, AnyEvent]],
-                 clock: Callable[[], str]) -> ChainProblem | None:
-    """Judge stored events (numbered) onto ``folded``, the game before them (of the kind
-    ``judging``), folding each in: the first that its judge refuses or records otherwise
-    than it is stored, or None."""
-    state = cast(S, folded)
-    try:
-        again = judge_events(state, judging.decide, batch, clock)
-    except Refused as exc:
-        return _would_be_refused(game, exc)
-    for (number, stored), judged in zip(batch, again, strict=True):
-        if stored != judged:
-            return _stored_otherwise(game, number, stored, judged)
-    return None
-
-
-def _would_be_refused(game: str, exc: Refused) -> ChainProblem:
-    number = exc.line or 1
-    return ChainProblem(number, _("event {number} of game {game} would be refused: {why} (the store holds an "
-                                  "event the ledger would not have recorded: written outside pulka?)").format(
-        number=number, game=repr(game), why=exc.message))
-
-
-def _stored_otherwise(game: str, number: int, stored: AnyEvent, judged: AnyEvent) -> ChainProblem:
-    return ChainProblem(number, _("event {number} of game {game} is stored otherwise than the ledger records it "
-                                  "(written outside pulka?): stored {stored}, recorded {recorded}").format(
-        number=number, game=repr(game), stored=encode_event(stored).decode(), recorded=encode_event(judged).decode()))
-
-
-def kind_checked(game: str, stored: Judging[Any], kind: Judging[S]) -> None:
-    """Refuse a command for one kind of stream on a game of another."""
-    if stored.kind is not kind.kind:
-        raise Refused("event-log", _("{game} is {stored}, not {kind}").format(
-            game=repr(game), stored=_(stored.kind.noun), kind=_(kind.kind.noun)),
-                      _("the commands of a rubber: pulka bridge ...") if stored.name == "rubber"
-                      else _("the commands of a pulka"))
-
-
-def replayed_as(judging: Judging[S], game: str, events: list[AnyEvent]) -> S:
-    """The game after ``events``, folded by its kind ``judging`` (``pinpointed``)."""
-    return pinpointed(game, events, judging.fold)
-
 
 def _created(judging: Judging[S], started: Start) -> Outcome[S]:
     """A game just started: its first event folded (stored with the others)."""
     return Outcome(started.game, True, [], judging.fold([started]))
-
-
-def a_game(name: str, first: AnyEvent) -> None:
-    """Refuse a stream that is not a game (a tournament, the club register) where a
-    game is meant."""
-    if isinstance(first, TournamentStarted | ClubStarted):
-        if isinstance(first, TournamentStarted):
-            raise Refused("event-log", _("{name} is a tournament, not a game").format(name=repr(name)),
-                          _("pulka tournament … for a tournament"))
-        raise Refused("event-log", _("{name} is the club register, not a game").format(name=repr(name)),
-                      _("a game's name"))
-
-
-def pinpointed(game: str, events: list[AnyEvent], show: Callable[[list[AnyEvent]], T]) -> T:
-    """``show(events)``; when that fails, and replaying some first events of the game
-    fails too, the event that makes it fail is refused by number (found by halving,
-    only on that path). Any other failure is raised as it is."""
-    try:
-        return show(events)
-    except Exception as exc:
-        number = _first_failing(events)
-        if number is None:
-            raise
-        raise ImpossibleEventError(game, number, exc) from exc
-
-
-def _replays(events: list[AnyEvent]) -> bool:
-    """Whether the events fold, by their kind, into a state whose sheet can be read."""
-    try:
-        judging_of(events[0]).totals(events)
-    except Exception:
-        return False
-    return True
-
-
-def _first_failing(events: list[AnyEvent]) -> int | None:
-    """The number of the first event after which the game no longer replays; None when
-    it replays whole (or its first event starts no game)."""
-    if not events or _replays(events):
-        return None
-    try:
-        judging_of(events[0])
-    except Refused:
-        return None
-    low, high = 1, len(events)  # the first ``high`` events do not replay
-    while low < high:
-        middle = (low + high) // 2
-        if _replays(events[:middle]):
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
-@contextmanager
-def bulk() -> Iterator[None]:
-    """The garbage collector off for a bulk load and replay: a long game makes many
-    objects and no cycles to free, and the collector's passes over them cost a fifth of
-    the time at 100,000 events. Nothing is frozen out of its scans: what was garbage
-    before stays in its generation, to be collected as soon as it would have been."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

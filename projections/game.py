@@ -1,7 +1,7 @@
 """The game projection: a fold of a pulka's events into deals and a sheet.
 
 ``GameState.apply`` takes the events of one game in order and never judges them
-(``ledger.command`` does that before an event is stored), so a log that was valid
+(``ledger.judge`` does that before an event is stored), so a log that was valid
 when written always replays. Replay is linear, corrections included.
 
 The fold is this module's job: each event's content into the deals (``DealState``)

@@ -2,9 +2,11 @@
 
 Pure arithmetic from a ``DealState`` to writes on a ``Sheet``, in the sheet's exact
 integer sub-units (``UNIT`` to a point or a whist). Where conventions
-differ, a parameter of the rule set selects the hook (``RASPASY_MODELS``,
+differ, a parameter of the rule set selects the hook (``raspasy_scoring.RASPASY_MODELS``,
 ``responsibility``, the split of ``single_whist_split``); nothing here asks for a
-convention by name. Nothing here judges: the command side has done that already.
+convention by name. Nothing here judges: the command side has done that already. A
+raspasy is scored in ``raspasy_scoring``; the penalty tricks are counted in
+``penalty_tricks``.
 
 Beside the tricks actually taken a result may carry the Code's penalty tricks: the
 offender's own result counts them, everybody else is paid on the tricks actually taken
@@ -15,37 +17,19 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Literal, NamedTuple, Protocol
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
-from projections.deal_state import DealState, DefenceView
-from projections.sheet import UNIT, ColumnName, Sheet, share
-from ledger.vocabulary import language
 from ledger.vocabulary.wording import joined, joined_by, said, said_count
+from projections.deal_state import DealState, DefenceView
+from projections.penalty_tricks import NO_PENALTIES, penalty_counts, penalty_rules
+from projections.raspasy_scoring import score_raspasy
+from projections.sheet import UNIT, ColumnName, Sheet, share
 
-# Penalty tricks by rule: "lost" tricks are taken away from the offender's count (on
-# raspasy and on a misère added to it); "remiz" tricks are undertricks added to his
-# remiz, on the game or on the whist [Code 3.4.6, 3.4.9, 3.9.11.2, 3.9.18, 3.2.16].
-PENALTY_KINDS: dict[str, Literal["lost", "remiz"]] = {
-    "3.4.6": "remiz",
-    "3.4.9": "lost",
-    "3.9.11.2": "lost",
-    "3.9.18": "remiz",
-    "3.2.16": "remiz",
-}
-N_ = language.N_  # the texts below are translated where they are shown
-PENALTY_RULES_TEXT = {
-    "3.4.6": N_("declared with a wrong number of cards: a remiz without two on the declared game"),
-    "3.4.9": N_("looked at the discard after the first lead: one trick"),
-    "3.9.11.2": N_("looked at a closed trick: one trick"),
-    "3.9.18": N_("a wrong number of cards in play: a remiz of at least two, on the game or on the whist"),
-    "3.2.16": N_("began with a wrong number of cards: measured by 3.9.18"),
-}
-
-Outcome = Literal["raspasy", "unwhisted", "made", "remiz", "misere", "ruled", "open"]
+# What a deal came to (``deal_outcome``).
+DealOutcome = Literal["raspasy", "unwhisted", "made", "remiz", "misere", "ruled", "open"]
 
 
 class Writer(Protocol):
@@ -90,29 +74,7 @@ class Scaled:
         return self.sheet.closed(player)
 
 
-_NONE: dict[int, int] = {}  # no penalty tricks (never written to)
 ALL_TRICKS = 10  # the tricks of a deal: a misère "without all" takes them all
-
-
-def penalty_rules(deal: DealState, seat: int) -> str:
-    """The rules of a seat's penalty tricks, for the reason of a write."""
-    if not deal.penalties:
-        return ""
-    rules = sorted({rule for s, _, rule in deal.penalties if s == seat})
-    return said(" [Code {rules}]", rules=", ".join(rules)) if rules else ""
-
-
-def penalty_counts(deal: DealState) -> tuple[dict[int, int], dict[int, int]]:
-    """The penalty tricks of a result by seat: (lost, remiz)."""
-    if not deal.penalties:
-        return _NONE, _NONE
-    lost: dict[int, int] = {}
-    remiz: dict[int, int] = {}
-    for seat, n, rule in deal.penalties:
-        kind = PENALTY_KINDS.get(rule, "lost")
-        target = lost if kind == "lost" else remiz
-        target[seat] = target.get(seat, 0) + n
-    return lost, remiz
 
 
 def score_deal(sheet: Sheet, deal: DealState) -> None:
@@ -131,7 +93,7 @@ def score_deal(sheet: Sheet, deal: DealState) -> None:
         _score_exposed_talon(sheet, deal)
         return
     if deal.raspasy:
-        _score_raspasy(sheet, deal)
+        score_raspasy(sheet, deal)
         return
     assert deal.declarer is not None
     declarer = deal.names[deal.declarer]
@@ -381,7 +343,7 @@ def _score_contract(out: Writer, deal: DealState) -> bool:
     # ...and everybody else is paid on the tricks actually taken: a defender's penalty
     # tricks count in his own writes only, never in his partner's or the declarer's
     # [Code 3.9.12, 3.9.18 example 1, footnote 34].
-    writes = _defence_writes(deal, rules, pm, closed, _NONE, _NONE)
+    writes = _defence_writes(deal, rules, pm, closed, NO_PENALTIES, NO_PENALTIES)
     for s in sorted(set(lost) | set(remiz)) if deal.penalties else ():
         if s == deal.declarer:
             continue
@@ -544,115 +506,7 @@ def _shortfall(d: _Defended, view: DefenceView, closed: dict[int, bool], remiz: 
     return out
 
 
-def _raspasy_multiplier(rules: RuleSet, deal: DealState) -> int:
-    """The progression's step [Code 3.7.4], doubled for each dark pass [Code 3.3.19 a]."""
-    progression = rules.raspasy_progression
-    return progression[min(deal.raspasy_before, len(progression) - 1)] << deal.dark_doublings
-
-
-def _raspasy_counts(rules: RuleSet, deal: DealState, penalties: bool = True) -> dict[int, int]:
-    """Tricks of every seat that played, the 4-player dealer's talon tricks included, and
-    one more for each penalty trick [Code 3.9.11.2: "as if an eleventh"]."""
-    tricks = deal.tricks
-    assert tricks is not None
-    counts = {s: tricks.get(s, 0) for s in deal.active}
-    if len(deal.active) < deal.n_players and rules.raspasy_talon:
-        counts[deal.dealer] = tricks.get(deal.dealer, 0)
-    if penalties and deal.penalties:
-        lost, _ = penalty_counts(deal)
-        for s, n in lost.items():
-            counts[s] = counts.get(s, 0) + n
-    return counts
-
-
-def _raspasy_pulya(sheet: Sheet, deal: DealState, k: int, counts: dict[int, int]) -> None:
-    """Zero-trick pulya, in seat order from the forehand, and the sitting-out dealer's."""
-    rules = sheet.rules
-    assert deal.resolved_at is not None
-    zero = rules.raspasy_zero_pulya
-    points = (k * rules.gora_whist_multiplier if zero == "price" else zero) * UNIT
-    if points:
-        for s in deal.active:
-            if counts.get(s, 0) == 0:
-                sheet.write_pulya(deal.resolved_at, deal.number, deal.names[s], points, said("no trick on raspasy"))
-    penalised = any(seat == deal.dealer for seat, _, _ in deal.penalties)
-    if rules.raspasy_dealer_pulya and len(deal.active) < deal.n_players and not penalised:
-        # For his no trick [Code 3.7.6.2]; a penalty trick is one for his own writes [3.9.11.2].
-        sheet.write_pulya(
-            deal.resolved_at, deal.number, deal.names[deal.dealer],
-            rules.raspasy_dealer_pulya * UNIT, said("dealer on raspasy"),
-        )
-
-
-def _score_raspasy(sheet: Sheet, deal: DealState) -> None:
-    RASPASY_MODELS[sheet.rules.raspasy_model](sheet, deal)
-    d = deal.dark_doublings
-    if d:
-        # Dark passers, and the four-player dealer, earn a bomb: the next game they play
-        # is worth 2^d times its price [Code 3.3.19 a, 3.7.10, footnote 29].
-        earners = list(dict.fromkeys(deal.dark_passers))
-        if deal.sitting_out is not None:
-            earners.append(deal.sitting_out)
-        for s in earners:
-            name = deal.names[s]
-            sheet.bombs[name] = sheet.bombs.get(name, ()) + (1 << d,)
-
-
-def _score_raspasy_gora(sheet: Sheet, deal: DealState) -> None:
-    """Tricks to gora at k x multiplier each, after the amnesty [Code 3.7.2.1, 3.7.3]."""
-    rules = sheet.rules
-    assert deal.resolved_at is not None
-    k = _raspasy_multiplier(rules, deal)
-    counts = _raspasy_counts(rules, deal)
-    # The amnesty is of the tricks actually taken: a penalty trick changes nobody's
-    # record but the offender's [Code 3.7.3, 3.9.12]; and only those who played have a
-    # record to reduce: a sitting-out dealer's penalty trick is never amnestied into a
-    # gora below nothing.
-    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
-    amnesty = min(played.values()) if rules.raspasy_amnesty else 0
-    price = k * rules.gora_whist_multiplier * UNIT
-    ev, number, names = deal.resolved_at, deal.number, deal.names
-    for s, t in counts.items():
-        off = amnesty if s in played else 0
-        after = said(", amnesty {n}", n=off) if off else ""
-        sheet.write(ev, number, names[s], "gora", (t - off) * price,
-                    why=said("raspasy x{k}: {tricks}{after}{rules}", k=k, tricks=said_count(t, "trick"), after=after,
-                             rules=penalty_rules(deal, s)))
-    _raspasy_pulya(sheet, deal, k, counts)
-
-
-def _score_raspasy_whists(sheet: Sheet, deal: DealState) -> None:
-    """Rostov: the player with the fewest tricks writes whists on the others for each
-    trick they took; two tied for fewest write on the third half each [Code 3.7.2.2]."""
-    rules = sheet.rules
-    assert deal.resolved_at is not None
-    k = _raspasy_multiplier(rules, deal)
-    counts = _raspasy_counts(rules, deal)
-    # Only those who played are compared: a sitting-out dealer's penalty trick is a trick
-    # the fewest write on him, never a place among them [Code 3.9.11.2, 3.9.12].
-    played = _raspasy_counts(rules, deal, penalties=False) if deal.penalties else counts
-    fewest = min(t for s, t in counts.items() if s in played)
-    low = [s for s, t in counts.items() if t == fewest and s in played]
-    price = rules.raspasy_whist_price * k * rules.gora_whist_multiplier * UNIT
-    names = deal.names
-    for s in low:
-        for other, t in counts.items():
-            if other in low:
-                continue
-            sheet.write(
-                deal.resolved_at, deal.number, names[s], "whists", share(t * price, len(low)),
-                on=names[other], why=said("raspasy: fewest tricks, {n} taken by {player}", n=t, player=names[other]),
-            )
-    _raspasy_pulya(sheet, deal, k, counts)
-
-
-RASPASY_MODELS: dict[str, Callable[[Sheet, DealState], None]] = {
-    "gora": _score_raspasy_gora,
-    "whists": _score_raspasy_whists,
-}
-
-
-def deal_outcome(deal: DealState) -> Outcome:
+def deal_outcome(deal: DealState) -> DealOutcome:
     """What a deal came to, for the rules that end a run of raspasy [Code 3.7.4, 3.7.8]:
     a raspasy, an unwhisted contract, a contract made or failed (as the declarer's
     result is scored), a misère, a ruling without a contract result, or no result yet."""

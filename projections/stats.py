@@ -59,7 +59,8 @@ from projections.deal_state import DealState
 from projections.deal_text import deal_events, deal_story
 from projections.game import GameState, replay
 from projections.numbers import exact_text, number
-from projections.scoring import deal_outcome, penalty_counts
+from projections.penalty_tricks import penalty_counts
+from projections.scoring import deal_outcome
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write
 

@@ -2,7 +2,7 @@
 removals and the cuts, and the standings they give.
 
 ``TournamentState`` folds the tournament's own stream without judging (that is
-``ledger.desks.tournament``). ``standings`` turns a state into the table of places:
+``ledger.judge.tournament``). ``standings`` turns a state into the table of places:
 a player's tour result is his rounded settlement in whists [Code 4.2.12], recorded in
 the tour's close; his tour points are that result through the tournament's cut-off
 function, summed over the tours closed. Results of tables still in play (``live``)
@@ -10,11 +10,12 @@ are shown beside, not counted. Places order by the stage reached (the players st
 before those cut, and those before the disqualified), then points, then the tie-breaks
 in the tournament's order, then the order of entry (which only orders, it never
 separates places). The choices are documented in docs/conventions.md ("Tournaments").
+The tournament's log for people is ``tournament_log``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -44,11 +45,10 @@ from ledger.vocabulary.tournament_events import (
 from projections.archive import GameResult
 from projections.deal_state import DealState
 from projections.game import GameState
-from projections.scoring import penalty_counts
+from projections.penalty_tricks import penalty_counts
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from projections.numbers import fmt, number
 from projections.report import PointError
-from ledger.vocabulary.wording import counted
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -517,89 +517,4 @@ def render_standings(s: Standings, state: TournamentState, describe: str) -> str
                  "the cut-off function; ties are broken by " + tie_breaks_text(state.started) + ".")
     if any(e.in_play for r in s.rows for e in r.tours):
         lines.append("* a table still in play: its result as if abandoned now, not counted.")
-    return "\n".join(lines) + "\n"
-
-
-# -- the tournament log -------------------------------------------------------------------
-
-
-def effect(event: TournamentEvent, state: TournamentState) -> str:
-    """What one event of the tournament did, for ``pulka tournament log``."""
-    match event:
-        case TournamentStarted():
-            s = event
-            parts = [f"{len(s.players)} players", f"{rules_of(s).convention}, pulya to {s.pulya}",
-                     f"tables of {s.table_size}"]
-            if s.tours is not None:
-                parts.append(counted(s.tours, "tour"))
-            if s.deal_cap is not None:
-                parts.append(f"deal cap {s.deal_cap}")
-            if s.cutoff:
-                parts.append("cut-off " + ", ".join(f"{'*' if g.upto is None else g.upto}:{g.rate}" for g in s.cutoff))
-            if s.tie_breaks != DEFAULT_TIE_BREAKS:
-                parts.append(f"ties broken by {tie_breaks_text(s)}")
-            if s.removal_below is not None:
-                parts.append(f"removal below {s.removal_below:+d}")
-            for rule in s.cuts:
-                parts.append(f"after tour {rule.after_tour} the first {rule.keep} go on")
-            if s.final_table is not None:
-                parts.append(f"final table of {s.final_table}")
-            return f"tournament {s.game} started: " + "; ".join(parts)
-        case Seated():
-            how = {"manual": "by hand", "lot": f"by lot (seed {event.seed})", "swiss": "Swiss, by the standings",
-                   "final": "the final table"}[event.method]
-            return f"tour {event.tour}, table {event.table} ({table_game(state.name, event.tour, event.table)}): " \
-                   f"{', '.join(event.players)}; {how}"
-        case TourClosed():
-            tables = "; ".join(
-                f"table {t.table} {t.end} after {counted(t.deals, 'deal')}: "
-                + ", ".join(f"{p} {w:+d}" for p, w in t.whists.items())
-                for t in event.tables
-            )
-            return f"tour {event.tour} closed: {tables}"
-        case YellowCard():
-            n = len(state.cards.get(event.player, []))
-            return f"yellow card {n} to {event.player} in tour {event.tour}" + (f": {event.reason}" if event.reason else "")
-        case Removed():
-            return f"{event.player} sits out tour {event.tour}" + (f": {event.reason}" if event.reason else "")
-        case Disqualified():
-            return f"{event.player} disqualified in tour {event.tour}" + (f": {event.reason}" if event.reason else "")
-        case CutMade():
-            return f"cut after tour {event.after_tour}: {len(event.kept)} go on ({', '.join(event.kept)})"
-        case _:
-            assert_never(event)
-
-
-@dataclass(frozen=True)
-class LogRow:
-    number: int
-    at: str | None
-    by: str | None
-    type: str
-    effect: str
-
-
-def log_rows(events: Sequence[AnyEvent]) -> list[LogRow]:
-    first = events[0]
-    assert isinstance(first, TournamentStarted)
-    state = TournamentState.start(first)
-    rows = [LogRow(1, first.at, first.by, "tournament_started", effect(first, state))]
-    for number_, event in enumerate(events[1:], start=2):
-        e = as_tournament_event(event)
-        state.apply(e)
-        tag: str = type(e).__struct_config__.tag  # type: ignore[assignment]
-        rows.append(LogRow(number_, e.at, e.by, tag, effect(e, state)))
-    return rows
-
-
-def render_log(rows: Sequence[LogRow], when: Callable[[str], str] | None = None) -> str:
-    """The tournament's log for people, in the columns of a game's (``trail.render_audit``):
-    number, time (``when`` shows a stored time; default: as stored), who recorded it,
-    what it did."""
-    show = when or (lambda at: at[:19].replace("T", " "))
-    width = max((len(show(r.at)) for r in rows if r.at), default=19)
-    lines = []
-    for r in rows:
-        at = show(r.at) if r.at else ""
-        lines.append(f"{r.number:>4}  {at:<{width}}  {r.by or '':<14}  {r.effect}")
     return "\n".join(lines) + "\n"

@@ -49,7 +49,8 @@ from ledger.vocabulary.events import (
     decode_event,
 )
 from ledger.vocabulary.rules import SOCHI
-from ledger.store.event_store import Store, game_id, is_postgres_url, parse_postgres_url
+from ledger.store.event_store import Store, is_postgres_url, parse_postgres_url
+from ledger.store.stored import game_id
 
 POSTGRES_ENV = "PULKA_TEST_POSTGRES"
 POSTGRES_SKIP = (

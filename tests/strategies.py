@@ -13,7 +13,7 @@ rules, which is a bug in one of them (hypothesis shrinks it to a minimal game).
 The generator reads only the facts of the projection (whose turn, the highest bid,
 who passed dark, the calls made, whose cards the dealer plays); what is legal is
 derived here from rules.md and the Code, independently of the checks in
-``ledger.command`` and of the defence automaton in ``projections.deal_state``.
+``ledger.judge`` and of the defence automaton in ``projections.deal_state``.
 """
 
 from __future__ import annotations

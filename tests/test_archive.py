@@ -19,7 +19,6 @@ from click.testing import CliRunner, Result
 from cli.main import main
 from conftest import RawEvents
 from helpers import stored_rows
-from ledger.views import archive as views_module
 from ledger.application import Ledger
 from ledger.words.deal_line import deal_events
 from ledger.store.event_store import Store, StoreError
@@ -339,7 +338,7 @@ def test_views_incremental_equal_rebuilt_and_a_crash_resumes_where_it_stopped(
         assert first == views.head()
         record(store_url, "two", ("Anna", "Gleb", "Vera"), day(2), deals=3)
         record(store_url, "three", ("Boris", "Gleb", "Dina"), day(3))
-        monkeypatch.setattr(views_module, "CATCH_UP_BATCH", 4)
+        monkeypatch.setattr("ledger.views.archive.CATCH_UP_BATCH", 4)
         saved: list[tuple[int, dict[str, Any]]] = []
         write, statements = views.view.write, views.view.write_statements
         counted = 0
@@ -405,7 +404,7 @@ def test_views_made_while_another_process_writes_hold_the_write_lock(
         except sqlite3.OperationalError as exc:
             told.append(str(exc))
 
-    monkeypatch.setattr(views_module, "pause", another_process_writes)
+    monkeypatch.setattr("ledger.views.recorders.pause", another_process_writes)
     with Store(db) as store, Views(store) as views:
         views.view.create()  # the second command's making, after the first made the tables
     assert told == ["database is locked"]  # the other writer had to wait for the making

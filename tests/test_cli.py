@@ -11,7 +11,8 @@ from click.testing import CliRunner, Result
 from cli.main import main
 from ledger.vocabulary.events import Bid
 from ledger.application import Ledger
-from ledger.store.event_store import ConcurrentWriteError, Store
+from ledger.store.stored import ConcurrentWriteError
+from ledger.store.event_store import Store
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -26,7 +26,7 @@ from psycopg import sql
 from cli.main import main
 from club_archive import CLUB, Expected, cli, club_archive, doc, expected_stats, store_archive
 from helpers import csv_out
-from ledger.views import rating as ratings
+from ledger.views import rating
 from ledger.application import Ledger
 from ledger.words.deal_line import deal_events
 from ledger.store.event_store import Store
@@ -326,9 +326,9 @@ def test_the_update_after_one_more_pulka_does_not_grow_with_the_archive(
     in an archive of two pulkas and of eight: its players' last skills, its own rows."""
     db = store_url
     work: list[str] = []
-    keep = ratings.keep
+    keep = rating.keep
 
-    def counted(tx: ratings.Tx, outcomes: Any, aliases_changed: bool) -> None:
+    def counted(tx: rating.Tx, results: Any, aliases_changed: bool) -> None:
         class Counting:
             def execute(self, statement: str, params: Any = ()) -> None:
                 work.append(statement)
@@ -338,9 +338,9 @@ def test_the_update_after_one_more_pulka_does_not_grow_with_the_archive(
                 work.append(statement)
                 return tx.query(statement, params)
 
-        keep(Counting(), outcomes, aliases_changed)
+        keep(Counting(), results, aliases_changed)
 
-    monkeypatch.setattr(ratings, "keep", counted)
+    monkeypatch.setattr(rating, "keep", counted)
     costs = []
     for size in (2, 8):
         for k in range(size):

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import dealline_before
-from ledger.words import deal_line as deal_entry
+import ledger.words.deal_line
 from ledger.judge.judging import judge_events
 from ledger.judge.kinds import PULKA, judge_log
 from ledger.vocabulary.events import AnyEvent, GameStarted
@@ -44,7 +44,7 @@ def old(state: GameState, line: str) -> Iterator[AnyEvent]:
 
 
 def new(state: GameState, line: str) -> Iterator[AnyEvent]:
-    return deal_entry.deal_events(state, line)
+    return ledger.words.deal_line.deal_events(state, line)
 
 
 def judged(state: GameState, line: str, parser: Parser) -> list[AnyEvent] | None:
@@ -184,9 +184,9 @@ def test_a_change_of_meaning_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison sees a change of meaning: today's parser made to read the old form's
     counts declarer first gives other events for the README's lines, and fails the check."""
     def declarer_first(deal: object, counts: list[str]) -> list[int]:
-        return deal_entry._declarer_seats(deal, counts)  # type: ignore[arg-type]
+        return ledger.words.deal_line._declarer_seats(deal, counts)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(deal_entry, "_trick_seats", declarer_first)
+    monkeypatch.setattr(ledger.words.deal_line, "_trick_seats", declarer_first)
     with pytest.raises(AssertionError, match="8 1 1"):
         for log in start_logs():
             line = "pass 7H pass | 7H | whist whist | 8 1 1"

@@ -1,4 +1,4 @@
-"""The scorer's desk (``ledger.desks.pulka``, ``rubber_desk``): the command floor's API of
+"""The scorer's desk (``ledger.desks.pulka``, ``ledger.desks.rubber``): the command floor's API of
 every recording command, tested directly where a rule is the subject; the command line
 only parses and prints (checked on its source); every recording command and a ``pulka
 play`` session load the game once; a kept game catches a concurrent writer and is left
@@ -24,7 +24,8 @@ from ledger.application import Kept, Ledger
 from ledger.desks.pulka import PulkaDesk, Started
 from ledger.desks.rubber import RubberDesk
 from ledger.desks.told import Told, told_doc
-from ledger.store.event_store import ConcurrentWriteError, Store
+from ledger.store.stored import ConcurrentWriteError
+from ledger.store.event_store import Store
 from ledger.vocabulary import bridge, club, events, stream, tournament_events
 from ledger.vocabulary.events import Correction, GameStarted, Withdrawn
 from ledger.vocabulary.refusal import Refused
@@ -63,10 +64,6 @@ def event_classes() -> set[str]:
     return names
 
 
-# The one construction left: a tournament's start (``pulka tournament new``), the
-# tournament's own command floor (``Tournaments``) being outside the scorer's desk.
-TOURNAMENT_START = {("cli/tournament.py", "TournamentStarted"), ("cli/tournament.py", "CutRule"),
-                    ("cli/tournament.py", "Segment")}
 CODE_RULE = re.compile(r"^(\d|Law )")
 CITED = re.compile(r"\[(?:rule|Code) \d")
 
@@ -86,7 +83,7 @@ def test_the_command_line_builds_no_event_and_raises_no_rule_of_the_code() -> No
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 name = called(node)
-                if name in structs and (where, name) not in TOURNAMENT_START:
+                if name in structs:
                     found.append(f"{where}:{node.lineno} builds a {name}")
                 if name == "replace" and "structs" in ast.unparse(node.func):
                     found.append(f"{where}:{node.lineno} changes an event (msgspec.structs.replace)")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import rejudged
+from ledger.judge.stored import rejudged
 from ledger.judge.pulka import Refused
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent

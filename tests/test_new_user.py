@@ -17,7 +17,8 @@ import pytest
 
 from cli.common import concurrent_write
 from helpers import PULKA, Terminal, csv_out, environment, ok, pulka, refused, run, write
-from ledger.store.event_store import ConcurrentWriteError, Store
+from ledger.store.stored import ConcurrentWriteError
+from ledger.store.event_store import Store
 from ledger.vocabulary.times import TimeFormatError, parse_local
 
 MOSCOW = ZoneInfo("Europe/Moscow")

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger.application import Ledger, bulk
+from ledger.application import Ledger
+from ledger.store.event_store import bulk
 from ledger.store.event_store import Store
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import parse_log

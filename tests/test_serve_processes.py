@@ -82,7 +82,7 @@ def test_two_processes_on_postgresql_serve_one_table_consistently(postgres_url: 
 
 
 def stopped(proc: subprocess.Popen[bytes]) -> None:
-    """Wait until the process has stopped itself (``storage.pause``), with no timing."""
+    """Wait until the process has stopped itself (``backend.pause``), with no timing."""
     _, status = os.waitpid(proc.pid, os.WUNTRACED)
     assert os.WIFSTOPPED(status), status
 

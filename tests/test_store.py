@@ -11,13 +11,8 @@ import pytest
 from ledger.vocabulary.chain import GENESIS, chain_digests, link_of
 from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Bid, Entry, ForeignEvent, GameStarted, encode_event
 from ledger.store.backend import State, encode_state, mask
-from ledger.store.event_store import (
-    ConcurrentWriteError,
-    Store,
-    StoreError,
-    StoredEvent,
-    parse_postgres_url,
-)
+from ledger.store.stored import ConcurrentWriteError, StoredEvent
+from ledger.store.event_store import Store, StoreError, parse_postgres_url
 
 if TYPE_CHECKING:
     from conftest import RawEvents

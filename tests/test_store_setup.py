@@ -20,8 +20,7 @@ from click.testing import CliRunner, Result
 from psycopg import sql
 
 from cli.main import main
-from ledger.store import postgres as store_postgres
-from ledger.store import sqlite as store_sqlite
+from ledger.store import postgres, sqlite
 from ledger.words.deal_line import deal_events
 from ledger.judge.judging import judge_events
 from ledger.judge.kinds import PULKA, start_stream
@@ -135,8 +134,8 @@ def test_a_writer_waiting_for_the_lock_says_what_it_waits_for(
     store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ok(store_url, "new", "g", "--players", "A,B,C")
-    monkeypatch.setattr(store_sqlite, "LOCK_TIMEOUT", 1)
-    monkeypatch.setattr(store_postgres, "LOCK_TIMEOUT", 1)
+    monkeypatch.setattr(sqlite, "LOCK_TIMEOUT", 1)
+    monkeypatch.setattr(postgres, "LOCK_TIMEOUT", 1)
     with holding_the_write_lock(store_url):
         err = refused(store_url, "deal", "g", "pass pass pass | 4 3 3")
         assert "store error" in err

@@ -36,7 +36,8 @@ from ledger.vocabulary.chain import (
     verify_export,
 )
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
-from ledger.store.event_store import Store, UnreadableEventError, game_id
+from ledger.store.event_store import Store
+from ledger.store.stored import UnreadableEventError, game_id
 from ledger.store.backend import State
 
 if TYPE_CHECKING:

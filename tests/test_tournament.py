@@ -536,6 +536,42 @@ def test_the_tie_breaks_are_judged_when_the_tournament_starts(store_url: str) ->
     assert exported["lot_seed"] == seed.group(1) and exported["tie_breaks"] == ["remizes", "lot"]
 
 
+WORDS_REFUSED = (  # (the option, the API's field, a word of it that cannot be read, the reason)
+    ("--cutoff", "cutoff", "200", "--cutoff takes UPTO:RATE,…, e.g. 200:1,650:1/10,*:0; not '200'"),
+    ("--cutoff", "cutoff", "200:1,x:0", "--cutoff bound 'x' is not a whole number of whists or *"),
+    ("--cut", "cuts", "1", "--cut takes TOUR:KEEP (after tour TOUR the first KEEP go on), not '1'"),
+    ("--tie-breaks", "tie_breaks", "whists,raspasy",
+     "unknown tie-break 'raspasy'; the tie-breaks are whists, tours_won, last_tour, raspasy_won, raspasy_tricks, "
+     "remizes, misere_tricks, lot"),
+)
+
+
+def test_the_tournaments_words_are_refused_alike_by_both_faces(store_url: str) -> None:
+    """The cut-off, a cut and the tie-breaks are read by the ledger's words
+    (``ledger.words.tournament``) for both faces. The command line says a word it cannot
+    read as a mistake in an option, its reason alone, exit status 1; the API refuses it
+    as it refuses anything (docs/api.md), with the rule and the field. Nothing is stored."""
+    from serving import account, client, sign_in
+
+    db = store_url
+    start = ("tournament", "new", "t", "--players", "Anna,Boris,Vera", "--pulya", "10")
+    for option, _, word, reason in WORDS_REFUSED:
+        result = cli(db, *start, option, word)
+        assert (result.exit_code, result.stderr) == (1, f"pulka: {reason}\n"), result.output
+    account(db, "dora", "director")
+    with client(db) as c:
+        director = sign_in(c, "dora")
+        for i, (option, field, word, reason) in enumerate(WORDS_REFUSED):
+            body = {"id": f"tour-{i:05d}", "name": "t", "players": ["Anna", "Boris", "Vera"], "pulya": 10,
+                    field: [word] if field == "cuts" else word}
+            r = c.post("/api/tournaments", json=body, headers=director)
+            assert r.status_code == 422, r.text
+            assert {k: r.json()["refused"][k] for k in ("rule", "reason", "field")} == {
+                "rule": f"tournament.{field}", "reason": reason, "field": field}
+    with Store(db, create=False) as store:
+        assert store.games() == []
+
+
 def test_a_tally_counts_the_four_player_dealers_talon_tricks_but_not_his_win(tmp_path: Path) -> None:
     """Raspasy with four players [Code 3.7.6.1]: the sitting-out dealer's talon tricks
     count among the raspasy tricks, but only the three in the deal can win it."""

@@ -2,7 +2,7 @@
 SQLite and PostgreSQL.
 
 A command is stopped at a chosen point by the store's own seam for tests
-(``storage.pause``: with ``PULKA_TEST_PAUSE=POINT`` the process stops itself there and
+(``ledger.store.backend.pause``: with ``PULKA_TEST_PAUSE=POINT`` the process stops itself there and
 the test waits until it has stopped, with ``waitpid``): no timing, no sleep.
 
 - The close of a tour and a record into one of its tables, each stopped once it has read

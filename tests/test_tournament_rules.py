@@ -27,7 +27,7 @@ from ledger.vocabulary.tournament_events import (
     TourClosed,
     TournamentStarted,
 )
-from ledger.desks.tournament import consequences, judge_seated, seating_for
+from ledger.judge.tournament import consequences, judge_seated, seating_for
 from ledger.vocabulary.refusal import Refused
 from projections.tournament_state import TournamentState, standings, standings_doc, tour_points
 

@@ -24,9 +24,10 @@ from starlette.routing import Route
 from ledger.application import Kept
 from ledger.desks.pulka import CorrectionPreview, Corrected, PulkaDesk, Started
 from ledger.desks.told import Told, left_open, next_text, told_doc
-from ledger.store.event_store import StoredEvent
+from ledger.store.stored import StoredEvent
 from ledger.desks.tournament import Tournaments
 from ledger.words.table import player_word
+from ledger.words.tournament import parse_cut, parse_cutoff, parse_tie_breaks
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
@@ -38,7 +39,8 @@ from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point, cut
 from projections.report import settlement_doc
-from projections.tournament_state import as_of, log_rows, standings, standings_doc
+from projections.tournament_state import as_of, standings, standings_doc
+from projections.tournament_log import log_rows
 from projections.tournament_state import fold as fold_tournament
 from projections.trail import row_doc, select
 from web.auth import ARBITER, DIRECTOR, Principal, needs
@@ -746,17 +748,6 @@ class CardIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     reason: str
 
 
-def _started(b: TournamentIn, by: str) -> TournamentStarted:
-    from cli.tournament import parse_cut, parse_cutoff, parse_tie_breaks
-
-    return TournamentStarted(
-        game=b.name, players=tuple(p.strip() for p in b.players if p.strip()), pulya=b.pulya,
-        convention=b.convention, rules=dict(b.rules), tours=b.tours, deal_cap=b.deal_cap, table_size=b.table_size,
-        cutoff=parse_cutoff(b.cutoff), tie_breaks=parse_tie_breaks(b.tie_breaks), lot_seed=b.lot_seed,
-        removal_below=b.removal_below, cards_to_disqualify=b.cards, cuts=tuple(parse_cut(c) for c in b.cuts),
-        final_table=b.final_table, by=by)
-
-
 async def tournament_write(request: Request, name: str, who: str, kind: type[S],
                            write: Callable[[Tournaments, S, Principal], list[StoredEvent]]) -> Response:
     service: Service = request.app.state.service
@@ -778,7 +769,11 @@ async def tournament_new(request: Request) -> Response:
     raw = await request.body()
     name = body(raw, TournamentIn).name
     def create(t: Tournaments, b: TournamentIn, p: Principal) -> list[StoredEvent]:
-        started = t.create(_started(b, p.by))
+        started = t.start(
+            b.name, b.players, b.pulya, convention=b.convention, rules=b.rules, tours=b.tours, deal_cap=b.deal_cap,
+            table_size=b.table_size, cutoff=parse_cutoff(b.cutoff), tie_breaks=parse_tie_breaks(b.tie_breaks),
+            lot_seed=b.lot_seed, removal_below=b.removal_below, cards=b.cards, cuts=[parse_cut(c) for c in b.cuts],
+            final_table=b.final_table, by=p.by)
         return [StoredEvent(1, started, "")]
 
     return await tournament_write(request, name, DIRECTOR, TournamentIn, create)

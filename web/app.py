@@ -34,9 +34,10 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ledger.application import ImpossibleEventError
+from ledger.judge.stored import ImpossibleEventError
 from ledger.store.backend import store_label
-from ledger.store.event_store import BrokenChainError, StoreError, UnreadableEventError
+from ledger.store.stored import BrokenChainError, UnreadableEventError
+from ledger.store.event_store import StoreError
 from ledger.desks.told import Doubtful
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using

@@ -1,5 +1,5 @@
 """A deal's outcome as a phone enters it — the contract, the declarer, the defence's calls
-and the tricks, each named by player — as the desk's deal line (``dealline``).
+and the tricks, each named by player — as the desk's deal line (``ledger.words.deal_line``).
 
 This is the one place that turns the structured outcome into a desk call. Without the
 auction it is the desk's outcome form, ``Vera 7H whist pass Vera=7 Anna=2 Boris=1``: the

@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 
 from ledger.application import Kept, Ledger
 from ledger.desks.pulka import PulkaDesk
-from ledger.store.event_store import ConcurrentWriteError, Receipt, ReceiptTaken, Store
+from ledger.store.stored import ConcurrentWriteError
+from ledger.store.event_store import Receipt, ReceiptTaken, Store
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from web.accounts import Accounts

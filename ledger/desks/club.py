@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from ledger.judge.admission import admit
 from ledger.judge.checks import is_arbiter
 from ledger.judge.register import judge_alias
-from ledger.store.event_store import Store, StoredEvent
+from ledger.store.event_store import Store
+from ledger.store.stored import StoredEvent
 from ledger.views.archive import ensure_views
 from ledger.vocabulary import language
 from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased

@@ -1,12 +1,12 @@
 """The scorer's desk of a pulka: every recording command, in the table's words, as the
-command floor's API (the rubber's is ``rubber_desk``).
+command floor's API (the rubber's is ``ledger.desks.rubber``).
 
 Each command takes what the scorer typed — names in any case, bids and calls in the
 table's words (``6♠``, ``пас``, ``вист``), trick counts ``Anna=6``, a whole deal line —
 and ``by``, who records it (a player, ``scorer:NAME``, ``arbiter:NAME``; None for the
 rules' default). It builds the events, calls ``Ledger.execute`` once (one load, each
 event judged once against the state it will be applied to, one save) and returns what
-the scorer is told as data: a ``table_mode.Told`` (the events stored, the writes, the
+the scorer is told as data: a ``told.Told`` (the events stored, the writes, the
 verdicts, the deals completed, who deals next, the end, a deal left without its
 result), a ``Started`` for a new pulka, a ``CorrectionPreview`` and a ``Corrected`` for
 a correction. A refusal is the ledger's ``Refused``: the rule, why, what is allowed,
@@ -244,12 +244,12 @@ class PulkaDesk:
 
     def deal(self, game: str, line: str, *, by: str | None = None, again: bool = False,
              leave_open: bool = False, confirmed: bool = False) -> Told:
-        """A whole deal in one line (``dealline``): the outcome "Vera 7H w w 8 1 1", a
+        """A whole deal in one line (``ledger.words.deal_line``): the outcome "Vera 7H w w 8 1 1", a
         raspasy "rasp 2 5 3", or "BIDS | CONTRACT | CALLS | TRICKS". A line that stops
-        before the deal's result is refused unless ``leave_open`` (``table_mode.cut_short``);
+        before the deal's result is refused unless ``leave_open`` (``told.cut_short``);
         a result a slip of the tricks' order would explain is refused as ``Doubtful``,
         carrying its ``Doubt``, unless ``confirmed``. A line refused while a deal begun
-        before it waits says how to type that deal again (``table_mode.retyped``)."""
+        before it waits says how to type that deal again (``told.retyped``)."""
         before: list[Begun | None] = []
 
         def command(state: GameState) -> Iterator[AnyEvent]:
@@ -365,7 +365,7 @@ class PulkaDesk:
 
     def correct(self, game: str, target: int | str, changes: Sequence[str], *, by: str | None = None,
                 waive: bool = False, expected: int | None = None) -> Corrected:
-        """Correct a record in the table's words (``table_words.replacement_of``) [Code
+        """Correct a record in the table's words (``ledger.words.table.replacement_of``) [Code
         4.2.7-4.2.9]: ``target`` is its event number, or its deal (``deal:5``,
         ``deal:5.tricks``, ``deal:5.contract``: ``record_of`` finds the event, and the
         preview says which). One load, previewed and stored; ``expected`` (a preview's):

@@ -1,12 +1,12 @@
 """The scorer's desk of a rubber of bridge: its recording commands as the command floor's
-API, as ``desk`` is a pulka's.
+API, as ``ledger.desks.pulka`` is a pulka's.
 
 Each command takes what the scorer typed (a deal line ``"4S X@E N 10"``, seats or names
 in any case, a correction's fields) and ``by``, builds the event, calls
 ``Ledger.execute`` once with the rubber's kind (a pulka is refused) or ``Ledger.create``,
-and returns what the scorer is told: a ``table_mode.Told``, the shape a pulka's commands
+and returns what the scorer is told: a ``told.Told``, the shape a pulka's commands
 return too (its writes are a side's points above or below the line; its verdicts are
-``effective`` or ``no effect`` [Law 77]), or a ``desk.Started``. The command line
+``effective`` or ``no effect`` [Law 77]), or a ``pulka.Started``. The command line
 (``cli.bridge``) parses its arguments, calls the desk and prints.
 """
 
@@ -66,7 +66,7 @@ class RubberDesk:
 
     def deal(self, game: str, line: str, *, by: str | None = None) -> Told:
         """A deal: "CONTRACT [X[@SEAT]] [XX[@SEAT]] DECLARER RESULT [hon SEAT POINTS]", or
-        "pass" (``rubberline``); ``by`` default: the declarer (the dealer when passed out)."""
+        "pass" (``ledger.words.rubber_line``); ``by`` default: the declarer (the dealer when passed out)."""
 
         def command(state: RubberState) -> list[AnyEvent]:
             event = typed("line", rubber_deal, state.players, line)

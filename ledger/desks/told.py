@@ -7,7 +7,7 @@ writes it made on the sheet; the verdicts of the recording rules on what it reco
 (and on earlier records it changed); the deals it completed; who deals and leads next
 (or what the deal waits for, or the end); a deal played without its result; and the
 reminders of the rules the command calls for. ``told`` makes it from a pulka's
-``Outcome`` (``rubber_desk.rubber_told`` from a rubber's), and ``told_doc`` is its JSON
+``Outcome`` (``rubber.rubber_told`` from a rubber's), and ``told_doc`` is its JSON
 document, the one ``--json`` prints and a web service would send.
 
 ``table_checked`` wraps the events of a table command with two checks a paper sheet cannot

@@ -4,6 +4,7 @@ small checks (``checks``), the pulka's play (``play``, which sends each event to
 room: ``auction``, ``defence``, ``result``, ``by_hand``, ``arbiter``,
 ``around_table``), corrections (``corrections``), a pulka's whole judgement
 (``pulka``), a rubber's (``rubber``), a tournament's (``tournament``, with ``seating``
-and ``tables``), the club register (``register``), and the one loop that judges a
-batch of any kind (``judging``, with ``kinds``).
+and ``tables``), the club register (``register``), a file of several streams
+(``streams``), the one loop that judges a batch of any kind (``judging``, with
+``kinds``), and a stored stream judged again (``stored``).
 """

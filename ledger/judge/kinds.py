@@ -22,7 +22,7 @@ from typing import Concatenate, Generic, ParamSpec, Protocol, TypeVar
 
 import msgspec
 
-from ledger.judge import pulka as judge
+from ledger.judge import pulka
 
 from ledger.judge import rubber
 from ledger.judge.admission import admit
@@ -92,7 +92,7 @@ class Judging(Generic[S]):
         return [started, *judge_events(state, self.decide, rest, clock, progress, total=len(rest))]
 
 
-PULKA: Judging[GameState] = Judging(kinds.PULKA, judge.start, judge.same_start, replay, judge.decide,
+PULKA: Judging[GameState] = Judging(kinds.PULKA, pulka.start, pulka.same_start, replay, pulka.decide,
                                     lambda state: totals(state.sheet()))
 RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, rubber.start, rubber.same_start, replay_rubber, rubber.decide,
                                        lambda state: rubber_totals(state.sheet()))

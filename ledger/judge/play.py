@@ -14,7 +14,7 @@ what would be allowed. Each judgement has a room of its own:
 
 with what they share (a player's seat in a deal, what a deal waits for) in ``checks``.
 Corrections and objections are judged in ``corrections``; the dispatch over all events
-is in ``judge``. The projections apply what was judged here without judging it again.
+is in ``pulka``. The projections apply what was judged here without judging it again.
 """
 
 from __future__ import annotations

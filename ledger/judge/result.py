@@ -12,7 +12,7 @@ from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from projections.deal_state import DealState
 from projections.game import GameState
-from projections.scoring import PENALTY_KINDS, PENALTY_RULES_TEXT
+from projections.penalty_tricks import PENALTY_KINDS, PENALTY_RULES_TEXT
 
 _ = language._  # every text a person reads, in the language in effect
 

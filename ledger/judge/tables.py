@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ledger.judge.checks import is_arbiter
-from ledger.store.event_store import BrokenChainError, Store, StoredEvent
+from ledger.store.stored import BrokenChainError, StoredEvent
+from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.club import RESERVED_PREFIX
 from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, StreamStart, Substituted, event_type

@@ -26,7 +26,8 @@ from typing import Any
 
 from ledger.judge.admission import admit
 from ledger.judge.checks import is_arbiter
-from ledger.store.event_store import Store, StoredEvent, game_id
+from ledger.store.event_store import Store
+from ledger.store.stored import StoredEvent, game_id
 from ledger.proofs.tree import ClubTree
 from ledger.vocabulary import language
 from ledger.vocabulary.attestation import (

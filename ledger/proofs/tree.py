@@ -33,7 +33,8 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from ledger.store.records import LedgerApplication
-from ledger.store.event_store import Store, StoreError, game_id
+from ledger.store.event_store import Store, StoreError
+from ledger.store.stored import game_id
 from ledger.vocabulary import language
 from ledger.vocabulary.merkle import (
     TILE_WIDTH,
@@ -140,10 +141,10 @@ class TreeDatabase:
         decode, sha256 = _decode_digest, hashlib.sha256
         new = tuple.__new__  # Leaf(...) without its Python-level __new__
         while True:
-            if self.postgres:  # plain tuples, binary, as the store reads them (``store_postgres``)
+            if self.postgres:  # plain tuples, binary, as the store reads them (``ledger.store.postgres``)
                 page = self._tuples(statement, (start, PAGE))
             else:
-                with self._cursor() as c:  # plain tuples, as ``store_sqlite`` reads them
+                with self._cursor() as c:  # plain tuples, as ``ledger.store.sqlite`` reads them
                     cursor = c.sqlite_cursor
                     cursor.row_factory = None
                     cursor.execute(statement, (start, PAGE))

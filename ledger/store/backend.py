@@ -1,8 +1,8 @@
 """What the store's two backends share: the address of a store, the errors, and the
 small interface each backend gives ``ledger.store.event_store``.
 
-A store address is a file path (SQLite, ``store_sqlite``) or a ``postgresql://``
-address (PostgreSQL, ``store_postgres``). Both backends keep the events through
+A store address is a file path (SQLite, ``sqlite``) or a ``postgresql://``
+address (PostgreSQL, ``postgres``). Both backends keep the events through
 eventsourcing's own recorders: rows are written in one transaction of the recorder,
 with its insert statement (the unique (stream, version) key catching a concurrent writer), and
 read with a narrow ``SELECT`` on the recorder's datastore connection, so that a read

@@ -2,15 +2,15 @@
 
 A game is one event stream: its id is ``uuid5(NAMESPACE, game name)`` and its versions
 1..N are the event numbers of the log (``game_started`` is 1). Rows are written by
-eventsourcing's application recorder of the backend (``store_sqlite``,
-``store_postgres``) in one transaction, one stream's or several (``append_all``: a
+eventsourcing's application recorder of the backend (``ledger.store.sqlite``,
+``ledger.store.postgres``) in one transaction, one stream's or several (``append_all``: a
 tournament's file, a tour's tables); its unique (stream, version) key makes an append
 all or nothing and refuses a writer that read a stale count, and the count of a stream
 the writer only read (``unchanged``) is checked in the same transaction.
 
 Each row's state is the msgspec JSON of the event, its hash-chain digest and its link
 to the digest before it (``ledger.vocabulary.chain``); its topic is fixed by its
-number (``storage.topic_of``), and ``verify`` checks it.
+number (``backend.topic_of``), and ``verify`` checks it (``rows``).
 Reading selects only the columns it needs and decodes each state with one msgspec
 decoder: no domain-event object, no mapper, nothing else per row.
 
@@ -21,22 +21,26 @@ address is PostgreSQL (table ``pulka_events`` in that schema, ``public`` by defa
 (``ensure_table``): a command refused before it writes leaves no trace, not even a new
 SQLite file. A store opened without it never changes the database, and finds no games
 where there is no table.
+
+What the store gives and refuses (a stored event, a reading, an append; a stream
+changed by someone else, a broken chain) is ``ledger.store.stored``. ``bulk`` turns the
+garbage collector off around the load and replay of a long game, which allocates much
+and frees nothing cyclic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Literal, NamedTuple, Self
-from uuid import UUID, uuid5
+from typing import Self
+from uuid import UUID
 
 import msgspec
 
 from ledger.store.backend import (
-    OPENED_TOPIC,
     RECORDED_TOPIC,
-    STATE_JSON,
     Backend,
     CannotOpen,
     ConflictError,
@@ -53,142 +57,48 @@ from ledger.store.backend import (
     is_postgres_url,
     parse_postgres_url,
     pause,
-    topic_of,
 )
+from ledger.store.rows import first_problem, made_rows, topic_problem, topics_intact
 from ledger.store.sqlite import SQLiteBackend
+from ledger.store.stored import (
+    Append,
+    BrokenChainError,
+    ConcurrentWriteError,
+    Reading,
+    StoredEvent,
+    StreamKind,
+    UnreadableEventError,
+    Verified,
+    game_id,
+)
 from ledger.vocabulary.chain import (
     GENESIS,
     LINK_LENGTH,
     ChainProblem,
     Unreadable,
-    chain_step,
     intact_from,
-    link_of,
     linker,
     verify_chain,
 )
 from ledger.vocabulary import language
-from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
+from ledger.vocabulary.events import AnyEvent, StreamStart
 from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
-N_ = language.N_
 
 __all__ = [
-    "NAMESPACE",
-    "Append",
-    "BrokenChainError",
     "CannotOpen",
-    "ConcurrentWriteError",
     "PostgresAddress",
-    "Reading",
     "Receipt",
     "ReceiptTaken",
     "Store",
     "StoreError",
-    "StoredEvent",
-    "UnreadableEventError",
-    "Verified",
     "store_label",
-    "game_id",
     "is_postgres_url",
     "parse_postgres_url",
 ]
 
-# Fixed for ever: a game's stream id is derived from its name with it.
-NAMESPACE = UUID("0b5a3f3e-6d0c-4f2e-9a55-2f1c6c0a7e11")
-
 DEFAULT_DB = "pulka.db"
-
-
-def game_id(game: str) -> UUID:
-    """The id of a game's event stream."""
-    return uuid5(NAMESPACE, game)
-
-
-class Append(NamedTuple):
-    """Events to store in one stream as its numbers ``expected + 1``...; ``previous``: the
-    digest of event ``expected`` when the caller has just read it (else the store reads
-    it)."""
-
-    game: str
-    events: Sequence[AnyEvent]
-    expected: int
-    previous: str | None = None
-
-
-class StoredEvent(NamedTuple):
-    """An event as the store holds it: its number in the game, the event, its digest."""
-
-    number: int
-    event: AnyEvent
-    digest: str
-
-
-class Reading(NamedTuple):
-    """Events read for a reading command, and the first problem of their hash chain
-    (None when every event read is where it was recorded and unchanged); ``refused``:
-    the first event read, its chain intact, that the ledger would not have recorded
-    (its judge, ``Ledger.read``, says; the store knows no rules)."""
-
-    stored: list[StoredEvent]
-    problem: ChainProblem | None
-    refused: ChainProblem | None = None
-
-    @property
-    def events(self) -> list[AnyEvent]:
-        return [s.event for s in self.stored]
-
-
-class Verified(NamedTuple):
-    """The check of one stream: the game (or the stream, when no game owns it), how
-    many events it holds, and the first problem of its chain (None when intact)."""
-
-    name: str
-    events: int
-    problem: ChainProblem | None
-
-
-class UnreadableEventError(StoreError):
-    """A stored event no longer decodes (the database was edited); see ``Store.verify``."""
-
-
-class ConcurrentWriteError(Exception):
-    """Someone else appended to a stream (a game, a tournament) after the caller read it:
-    to the one the caller writes (``written``), or to one it read to decide."""
-
-    def __init__(self, game: str, expected: int, found: int, *, written: bool = True) -> None:
-        self.game = game
-        self.expected = expected
-        self.found = found
-        self.written = written
-        super().__init__(_(
-            "{game} was changed by someone else: expected {expected} stored "
-            "event(s), found {found}; reload it and try again"
-        ).format(game=repr(game), expected=expected, found=found))
-
-
-# The kinds of stream a broken chain's message names, and its message for each.
-StreamKind = Literal["game", "tournament", "club register"]
-BROKEN: dict[StreamKind, str] = {
-    "game": N_("the hash chain of game {game} is broken: {problem}; see `pulka verify {name}`"),
-    "tournament": N_("the hash chain of tournament {game} is broken: {problem}; see `pulka verify {name}`"),
-    "club register": N_("the hash chain of club register {game} is broken: {problem}; see `pulka verify {name}`"),
-}
-
-
-class BrokenChainError(Exception):
-    """A stream whose hash chain does not check out: nothing is recorded onto it, nor
-    judged by it, and reading it needs the reader's explicit consent. ``what`` names its
-    kind in the message (a game, a tournament, the club register)."""
-
-    def __init__(self, game: str, problem: ChainProblem, what: StreamKind = "game") -> None:
-        self.game = game
-        self.problem = problem
-        # the problem itself stays in English: it is what the views store (``archive_broken.reason``)
-        super().__init__(_(BROKEN[what]).format(game=repr(game), problem=problem, name=game))
-
-
 LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's integers end at 2**63)
 
 
@@ -243,7 +153,7 @@ class Store:
         for page in self._pages(game):
             if checked:
                 walked = intact_from(game, page, previous, count + 1)
-                if walked is None or not _topics_intact(page, count + 1):
+                if walked is None or not topics_intact(page, count + 1):
                     problem = self._problem(game, page[-1][0])
                     assert problem is not None, "a chain that failed its quick pass fails verify_chain"
                     raise BrokenChainError(game, problem)
@@ -288,7 +198,7 @@ class Store:
         for page in self._pages(game, upto=last, page=self.READ_PAGE if through_deal is None else self.PAGE):
             if previous is not None:
                 previous = intact_from(game, page, previous, count + 1)
-                if not _topics_intact(page, count + 1):
+                if not topics_intact(page, count + 1):
                     previous = None
             for number, _, state in page:
                 keep(new(StoredEvent, (number, state.event, state.digest if digests else "")))
@@ -306,7 +216,7 @@ class Store:
         decoded = self._decoded(game, self._rows(game, upto=last))
         stored = [StoredEvent(n, state.event, state.digest) for n, _, state in decoded]
         links = {n: state.link for n, _, state in decoded if state.link is not None}
-        return _first(verify_chain(game, stored, links), _topic_problem((n, topic) for n, topic, _ in decoded))
+        return first_problem(verify_chain(game, stored, links), topic_problem((n, topic) for n, topic, _ in decoded))
 
     def sound(self, game: str, what: StreamKind = "game") -> list[StoredEvent]:
         """All events of a stream whose chain checks out, as a command that records onto
@@ -447,7 +357,7 @@ class Store:
                 rows.append((number, decoded.event, decoded.digest))
                 if decoded.link is not None:
                     links[number] = decoded.link
-        return _first(verify_chain(game, rows, links), _topic_problem(topics))
+        return first_problem(verify_chain(game, rows, links), topic_problem(topics))
 
     def verify_all(self) -> list[Verified]:
         """Check every stream in the events table, found by itself (not by a topic or
@@ -573,7 +483,7 @@ class Store:
             raise ValueError("the first event of a game follows the genesis digest")
 
         stored: list[StoredEvent] = []
-        return _made_rows(game, events, expected, previous, stored), stored
+        return made_rows(game, events, expected, previous, stored), stored
 
     @property
     def read_only(self) -> str | None:
@@ -663,53 +573,17 @@ class Store:
         raise AssertionError("a row failed to decode once only")
 
 
-def _made_rows(game: str, events: Sequence[AnyEvent], expected: int, previous: str,
-               stored: list[StoredEvent]) -> Iterator[NewRow]:
-    """The rows of ``events``, numbered from ``expected`` + 1 and chained after the
-    digest ``previous``, one at a time (a large import holds no list of its rows), each
-    event's ``StoredEvent`` added to ``stored`` as its row is made. Each event is encoded
-    once: its bytes are hashed for its digest and stored."""
-    new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
-    keep = stored.append
-    state = STATE_JSON
-    digest_of = chain_step(game)
-    # The first link is JSON-encoded (a digest passed in or read back may be anything);
-    # the rest are hex digits of the digests just computed.
-    link = msgspec.json.encode(link_of(previous))
-    for number, event in enumerate(events, start=expected + 1):
-        event_json = encode_event(event)
-        digest = digest_of(previous, number, event_json)
-        keep(new(StoredEvent, (number, event, digest)))
-        yield number, topic_of(number), state % (event_json, digest.encode(), link)
-        link = b'"%b"' % link_of(digest).encode()
-        previous = digest
 
-
-def _topic_problem(rows: Iterable[tuple[int, str]]) -> ChainProblem | None:
-    """The first row whose topic is not the one its number fixes: the topic column,
-    which the chain's digests do not cover, is checked here."""
-    for number, topic in rows:
-        if topic != topic_of(number):
-            return ChainProblem(
-                number, _("event {number}: its topic was changed to {topic} (edited?)").format(
-                    number=number, topic=repr(topic))
-            )
-    return None
-
-
-def _topics_intact(rows: Sequence[tuple[int, str, object]], first: int = 1) -> bool:
-    """Whether ``_topic_problem`` finds nothing wrong with rows numbered ``first``,
-    ``first`` + 1, ... (the quick pass of a read, with ``chain.intact_from``, which checks
-    the numbers)."""
-    if not rows:
-        return True
-    if first == 1 and rows[0][1] != OPENED_TOPIC:
-        return False
-    recorded = RECORDED_TOPIC
-    return all(topic == recorded for _, topic, _ in (rows[1:] if first == 1 else rows))
-
-
-def _first(*problems: ChainProblem | None) -> ChainProblem | None:
-    """The problem at the earliest event (the chain's, when both are at one event)."""
-    found = [p for p in problems if p is not None]
-    return min(found, key=lambda p: p.number) if found else None
+@contextmanager
+def bulk() -> Iterator[None]:
+    """The garbage collector off for a bulk load and replay: a long game makes many
+    objects and no cycles to free, and the collector's passes over them cost a fifth of
+    the time at 100,000 events. Nothing is frozen out of its scans: what was garbage
+    before stays in its generation, to be collected as soon as it would have been."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

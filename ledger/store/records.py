@@ -2,7 +2,7 @@
 the whole store through eventsourcing's machinery (the views' projection runner).
 
 The ledger's own commands never come here: they read and write through the recorders
-(``store``, ``store_sqlite``, ``store_postgres``), without a domain-event object or a
+(``event_store``, ``sqlite``, ``postgres``), without a domain-event object or a
 mapper per row. This module gives eventsourcing what its ``Application`` needs to read
 the same rows: ``LedgerApplication`` (named "Pulka", so that its PostgreSQL table is
 ``pulka_events``), ``Recorded`` and ``Opened`` (the domain events, one per topic), and

@@ -55,7 +55,7 @@ class Tx(Protocol):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ArchivedResult:
     """A game's result as the archive has just written it, and whether it was over before."""
 
     game: str
@@ -67,15 +67,15 @@ class Outcome:
 Key = tuple[int, str]
 
 
-def keep(tx: Tx, outcomes: Sequence[Outcome], aliases_changed: bool) -> None:
+def keep(tx: Tx, results: Sequence[ArchivedResult], aliases_changed: bool) -> None:
     """Bring the rating up to the archive's results just written."""
-    if not outcomes and not aliases_changed:
+    if not results and not aliases_changed:
         return
     keeper = _Keeper(tx)
     if aliases_changed:
         keeper.refold_from((-(2**62), ""))
-    for outcome in outcomes:
-        keeper.take(outcome)
+    for result in results:
+        keeper.take(result)
     keeper.finish()
 
 
@@ -95,7 +95,7 @@ class _Keeper:
     def refold_from(self, key: Key) -> None:
         self.pending = key if self.pending is None else min(self.pending, key)
 
-    def take(self, o: Outcome) -> None:
+    def take(self, o: ArchivedResult) -> None:
         found = self.tx.query("SELECT finished_utc, entries FROM {rating_matches} WHERE game = ?", (o.game,))
         entries = json.dumps(list(o.result.whists.items()), ensure_ascii=False)
         if not o.result.over:

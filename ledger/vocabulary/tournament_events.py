@@ -5,7 +5,7 @@ A tournament is a stream like a game (``TournamentStarted`` derives from
 ``StreamStart``; its name is the stream's). The game of table K in tour R is an
 ordinary game named ``T/R/K`` (``table_game``), recorded with the usual commands under
 the tournament's rule set. What the events mean for the standings is
-``projections.tournament_state``; what may be recorded is ``ledger.desks.tournament``.
+``projections.tournament_state``; what may be recorded is ``ledger.judge.tournament``.
 The parameters and the choices behind them are in docs/conventions.md ("Tournaments").
 """
 

@@ -4,7 +4,7 @@ A scorer writes ``6♠`` or ``6s`` or ``6 пик`` for the log's ``6S``, ``па�
 ``вист``, ``полвиста``, ``мизер``, ``здесь``, and a player's name in any case. These
 functions take such a word and return the canonical one that is stored, or refuse it
 naming what is allowed. They are used where the command side parses what was typed
-(``dealline`` and the scorer's desk, ``desk`` and ``rubber_desk``); a log file is read
+(``deal_line`` and the scorer's desks, ``ledger.desks.pulka`` and ``ledger.desks.rubber``); a log file is read
 as it is written, in the canonical words of docs/event-log.md.
 
 The short forms players write are words too: ``p``, ``-`` and ``п`` for a pass, ``w`` and

@@ -1,0 +1,289 @@
+"""The archive's projection: an ``eventsourcing.projection.Projection`` that follows the
+store's event order (``ArchiveProjection``), and the runner that drives it
+(``ArchiveRunner``, eventsourcing's projection runner on the store's application).
+
+For each stored event the projection folds the event into its game
+(``projections.archive.game_result``) and gives what changed (``recorders.Change``) to
+the view, which writes it with the event's position, through its tracking recorder, in
+one transaction. After a crash nothing half-done remains, and the next runner starts
+after the last position saved.
+
+Only events whose chain holds are taken in, each checked as ``verify`` checks it: at
+the first that is not, the stream is left out of the views from there on.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+from uuid import UUID
+
+from eventsourcing.persistence import Mapper, Tracking
+from eventsourcing.projection import BaseProjectionRunner, Projection
+
+from ledger.store.stored import game_id
+from ledger.store.records import LedgerApplication, Opened, Recorded
+from ledger.views.recorders import AliasRow, ArchiveView, BrokenRow, Change, GameRow, ResultRow, TournamentRow
+from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
+from ledger.vocabulary.club import PlayerAliased
+from ledger.vocabulary.events import GameStarted, StreamStart
+from ledger.vocabulary.times import TimeFormatError, utc_micros
+from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
+from projections.archive import GameResult, deals_done, game_result, may_change_result
+from projections.game import GameState, replay
+
+# Games whose folded state a projection keeps in memory between events.
+GAMES_KEPT = 256
+
+
+class EventSource(Protocol):
+    """Where the projection reads a stream's earlier records when it meets it mid-way."""
+
+    def load(self, stream: UUID, upto: int) -> list[Recorded]: ...
+
+
+@dataclass
+class _Stream:
+    name: str
+    state: GameState | None = None  # a game's fold; None for other kinds of stream
+    result: GameResult | None = None
+    cap: int | None = None
+    count: int = 0  # the number of the last event taken in
+    digest: str = GENESIS  # and its digest, which the next event must be chained to
+    broken: bool = False  # its chain broke: nothing more of it is read
+
+
+class ArchiveProjection(Projection[Any]):
+    """Every game's result after each event that changed it, the tournaments' deal caps
+    and the aliases, from the store's notification log in order."""
+
+    name = "Archive"
+    topics = ()
+
+    def __init__(self, view: Any, source: EventSource) -> None:
+        super().__init__(view=view)
+        self.source = source
+        self.streams: OrderedDict[UUID, _Stream] = OrderedDict()
+        self.caps: dict[str, int | None] = {}
+        self.pending: list[Change] = []  # changes not yet saved, of ``unsaved`` events
+        self.unsaved = 0
+        self.batch = 1  # save after this many events (a follower: every event)
+        self.flush_at: int | None = None  # and at this position (the end of a catch-up)
+        self.processed = 0
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Fold one stored event in; save what changed with its position, now or (while
+        catching up) with the batch it ends, in one transaction."""
+        assert isinstance(domain_event, Recorded), domain_event
+        self.pending.extend(self.changes(domain_event))
+        self.unsaved += 1
+        self.processed += 1
+        if self.unsaved >= self.batch or (self.flush_at is not None and tracking.notification_id >= self.flush_at):
+            self.view.write(self.pending, tracking)
+            self.pending = []
+            self.unsaved = 0
+
+    def changes(self, record: Recorded) -> list[Change]:
+        """What one stored event changes in the view (the pure part is ``projections.archive``).
+
+        Only events whose chain holds are read: each must be chained to the one before
+        it in its stream, as ``verify`` checks. At the first that is not (a row edited
+        without its digest computed anew, a row deleted), or that the fold cannot take,
+        the stream is left out from there on (``BrokenRow``): a game whole, the club
+        register's later aliases."""
+        version = record.originator_version
+        if version == 1:
+            stream = _Stream(_name_of(record) or f"stream {record.originator_id}")
+        else:
+            stream, problem = self._stream(record.originator_id, version)
+            if problem is not None:
+                return self._broken(record.originator_id, stream, problem)
+            if stream.broken:
+                return []
+        problem = _follows(stream, record)
+        if problem is not None:
+            return self._broken(record.originator_id, stream, problem)
+        stream.count, stream.digest = version, record.digest
+        try:
+            return self._taken(record, stream)
+        except Exception as exc:  # the fold cannot take it: an event the ledger would not have recorded
+            return self._broken(record.originator_id, stream, ChainProblem(
+                version, f"event {version} cannot be replayed ({type(exc).__name__}: {exc})"))
+
+    def _taken(self, record: Recorded, stream: _Stream) -> list[Change]:
+        event = record.event
+        version = record.originator_version
+        if version == 1:
+            assert isinstance(event, StreamStart), event
+            return self._start(record.originator_id, event, stream)
+        if isinstance(event, PlayerAliased):
+            return [AliasRow(version, _micros(event.at), event.name, event.same_as)]
+        state = stream.state
+        if state is None:
+            return []
+        done_before = deals_done(state)
+        state.apply(event)
+        if not may_change_result(event, state, done_before):
+            return []
+        result = game_result(state, stream.cap)
+        if result == stream.result:
+            return []
+        was_over = stream.result is not None and stream.result.over
+        stream.result = result
+        return [ResultRow(stream.name, version, _micros(event.at), result, was_over)]
+
+    def _broken(self, stream_id: UUID, stream: _Stream, problem: ChainProblem) -> list[Change]:
+        """The stream left out from the event ``problem`` names on."""
+        stream.broken = True
+        stream.state = None
+        self._keep(stream_id, stream)
+        was_over = stream.result is not None and stream.result.over
+        return [BrokenRow(str(stream_id), stream.name, problem.number, problem.reason, was_over)]
+
+    def _start(self, stream_id: UUID, event: StreamStart, stream: _Stream) -> list[Change]:
+        if isinstance(event, TournamentStarted):
+            self.caps[event.game] = event.deal_cap
+            self._keep(stream_id, stream)
+            return [TournamentRow(event.game, event.deal_cap)]
+        if not isinstance(event, GameStarted):
+            self._keep(stream_id, stream)
+            return []
+        state = GameState.start(event)
+        tournament, cap = self._tournament_of(event.game)
+        result = game_result(state, cap)
+        stream.state, stream.result, stream.cap = state, result, cap
+        self._keep(stream_id, stream)
+        at = _micros(event.at)
+        assert event.at is not None
+        return [
+            GameRow(event.game, event.at, at, state.rules.convention, event.players, tournament),
+            ResultRow(event.game, 1, at, result),
+        ]
+
+    def _stream(self, stream_id: UUID, version: int) -> tuple[_Stream, ChainProblem | None]:
+        """The stream as it was before event ``version``: kept, or read again (its chain
+        checked) and folded again; with the problem of what was read again, if any (a
+        row changed since the views took it in, or an event the fold cannot take)."""
+        kept = self.streams.get(stream_id)
+        if kept is not None:
+            self.streams.move_to_end(stream_id)
+            if kept.broken or kept.count == version - 1:
+                return kept, None
+        records = self.source.load(stream_id, version - 1)
+        name = _name_of(records[0]) if records else None
+        stream = self._keep(stream_id, _Stream(name or f"stream {stream_id}"))
+        problem = _chain_problem(name, records, version - 1)
+        if problem is not None:
+            return stream, problem
+        first = records[0].event
+        stream.count, stream.digest = len(records), records[-1].digest
+        if isinstance(first, GameStarted):
+            try:
+                state = replay([r.event for r in records])
+            except Exception as exc:
+                return stream, ChainProblem(version - 1, f"events 1-{version - 1} cannot be replayed "
+                                                         f"({type(exc).__name__}: {exc})")
+            _, cap = self._tournament_of(first.game)
+            stream.state, stream.result, stream.cap = state, game_result(state, cap), cap
+        return stream, None
+
+    def _keep(self, stream_id: UUID, stream: _Stream) -> _Stream:
+        self.streams[stream_id] = stream
+        self.streams.move_to_end(stream_id)
+        while len(self.streams) > GAMES_KEPT:
+            self.streams.popitem(last=False)
+        return stream
+
+    def _tournament_of(self, game: str) -> tuple[str | None, int | None]:
+        """The tournament a game ``T/R/K`` is a table of, and its deal cap."""
+        parsed = parse_table_game(game)
+        if parsed is None:
+            return None, None
+        name = parsed[0]
+        if name not in self.caps:
+            rows = self.view.select("SELECT deal_cap FROM {archive_tournaments} WHERE tournament = ?", (name,))
+            if not rows:
+                return None, None
+            self.caps[name] = rows[0][0]
+        return name, self.caps[name]
+
+
+def _name_of(record: Recorded) -> str | None:
+    """The name of the stream a record is the first event of, when it starts the stream
+    it is stored in (else None)."""
+    event = record.event
+    if isinstance(event, StreamStart) and game_id(event.game) == record.originator_id:
+        return event.game
+    return None
+
+
+def _follows(stream: _Stream, record: Recorded) -> ChainProblem | None:
+    """Why ``record`` is not the next event of ``stream`` in its chain (as ``verify``
+    checks it: its number, its topic, its digest and the link it records); None when it is."""
+    version = record.originator_version
+    if version != stream.count + 1:
+        return ChainProblem(stream.count + 1, f"event {stream.count + 1} is missing (deleted?)")
+    if (version == 1) != isinstance(record, Opened):
+        return ChainProblem(version, f"event {version}: its topic was changed (edited?)")
+    if version == 1 and _name_of(record) is None:
+        return ChainProblem(version, f"event {version} is not the start of its stream (moved or edited?)")
+    if link(stream.digest, stream.name, version, record.event) != record.digest:
+        return ChainProblem(version, f"event {version}: digest does not match its content or the events "
+                                     "before it (edited?)")
+    if record.link is not None and record.link != link_of(stream.digest):
+        return ChainProblem(version, f"event {version}: the link it records to the event before it was "
+                                     "changed (edited?)")
+    return None
+
+
+def _chain_problem(name: str | None, records: Sequence[Recorded], upto: int) -> ChainProblem | None:
+    """The first problem of a stream's first ``upto`` records, read again (``verify_chain``)."""
+    if len(records) != upto or not records or name is None:
+        return ChainProblem(1, f"events 1-{upto} are not all there, or event 1 starts no stream here (edited?)")
+    if any((r.originator_version == 1) != isinstance(r, Opened) for r in records):
+        return ChainProblem(1, "a topic was changed (edited?)")
+    rows = [(r.originator_version, r.event, r.digest) for r in records]
+    return verify_chain(name, rows, {r.originator_version: r.link for r in records if r.link is not None})
+
+
+def _micros(at: str | None) -> int:
+    assert at is not None, "stored events always carry their time"
+    try:
+        return utc_micros(at)
+    except TimeFormatError:  # pragma: no cover - the command side refuses such times
+        return 0
+
+
+# -- running it ---------------------------------------------------------------------------
+
+
+class ArchiveRunner(BaseProjectionRunner[LedgerApplication]):
+    """eventsourcing's projection runner on the store's application, for the archive."""
+
+    def __init__(self, projection: ArchiveProjection, view: ArchiveView, env: dict[str, str]) -> None:
+        super().__init__(
+            projection=projection,
+            application_class=LedgerApplication,
+            tracking_recorder=view,  # type: ignore[arg-type]
+            topics=projection.topics,
+            env=env,
+        )
+
+
+class StoreSource:
+    """Reads a stream's first events through a reader of the store's application."""
+
+    def __init__(self, app: LedgerApplication) -> None:
+        self.recorder = app.recorder
+        self.mapper: Mapper[UUID] = app.mapper
+
+    def load(self, stream: UUID, upto: int) -> list[Recorded]:
+        rows = self.recorder.select_events(stream, lte=upto)
+        out: list[Recorded] = []
+        for row in rows:
+            record = self.mapper.to_domain_event(row)
+            assert isinstance(record, Recorded)
+            out.append(record)
+        return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from cli.common import GameCommand, db_option, file_option, game_argument, only_pulka, read_game, refusals, table_cap
-from cli.picture.page import report_html
+from projections.drawing.page import report_html
 from projections.picture import timeline
 
 

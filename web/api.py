@@ -23,7 +23,8 @@ from starlette.routing import Route
 
 from ledger.application import Kept
 from ledger.desks.pulka import CorrectionPreview, Corrected, PulkaDesk, Started
-from ledger.desks.told import Told, left_open, next_text, told_doc
+from ledger.desks.told import Told, told_doc
+from ledger.game_documents import game_doc
 from ledger.store.event_store import StoredEvent
 from ledger.desks.tournament import Tournaments
 from ledger.words.table import player_word
@@ -33,11 +34,10 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game, table_game
 from ledger.vocabulary.wording import spoken_text
 from projections.archive import GameResult, game_result
-from projections.deal_text import deal_table, seats_of
+from projections.deal_text import deal_table
 from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point, cut
-from projections.report import settlement_doc
 from projections.tournament_state import as_of, log_rows, standings, standings_doc
 from projections.tournament_state import fold as fold_tournament
 from projections.trail import row_doc, select
@@ -89,36 +89,6 @@ def pulka_of(kept: Kept) -> GameState:
     if not isinstance(state, GameState):
         raise Refused("event-log", _("{game} is not a pulka").format(game=kept.game), _("a pulka's name"))
     return state
-
-
-def game_doc(kept: Kept) -> dict[str, Any]:
-    """The game as a page shows it now: its version (the number of its events, which a
-    write names), who deals and leads, what the deal waits for, the settlement with who
-    pays whom, and the deals."""
-    state = kept.state
-    head = kept.stored[-1]
-    doc: dict[str, Any] = {"game": kept.game, "version": len(kept.stored), "head": head.digest[:16]}
-    if not isinstance(state, GameState):
-        view = kind_of(kept.stored[0].event).view([s.event for s in kept.stored], Point(), None)
-        return {**doc, "kind": "rubber", "sheet": view.sheet_doc(), "settlement": view.settlement_doc()}
-    started = state.started
-    opened = left_open(state)
-    doc.update({
-        "kind": "pulka", "players": list(state.players), "convention": state.rules.convention,
-        "pulya": started.pulya, "stake": started.stake,
-        "status": "abandoned" if state.abandoned_at is not None else "finished" if state.finished else "playing",
-        "over": state.over, "deal": state.current_deal_number, "next": next_text(state),
-        "open_deal": opened.number if opened is not None else None,
-    })
-    if not state.over:
-        deal = state.in_auction or state.next_deal()
-        dealer, leads = seats_of(state, deal)
-        doc.update({"dealer": dealer, "leads": leads, "order": [deal.persons[s] for s in deal.bidders]})
-    doc["settlement"] = settlement_doc(state)
-    head_row, rows = deal_table(state)
-    doc["deals"] = [{"deal": r[0], "dealer": r[1], "leads": r[2], "game": r[3], "line": r[4],
-                     "writes": {head_row[i]: str(v) for i, v in enumerate(r[5:], start=5) if v != ""}} for r in rows]
-    return doc
 
 
 def game_now(service: Service, game: str) -> dict[str, Any]:
@@ -207,7 +177,7 @@ async def sheet_svg(request: Request) -> Response:
     game_name, point = request.path_params["game"], point_of(request)
 
     def drawn() -> str:
-        from cli.picture.svg import svg_document
+        from projections.drawing.svg import svg_document
         from projections.picture import picture
 
         kept, events = events_at(service, game_name, point)
@@ -624,7 +594,7 @@ async def issue_token(request: Request) -> Response:
             by = f"scorer:{holder}"
         return worker.accounts.issue(game_name, by, principal.name), by
 
-    from cli.picture.qr import qr_svg
+    from projections.drawing.qr import qr_svg
 
     token, by = await service.run(issue)
     addresses = links(request, game_name, token)

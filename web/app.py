@@ -23,7 +23,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import click
 import msgspec
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
@@ -38,6 +37,7 @@ from ledger.application import ImpossibleEventError
 from ledger.store.backend import store_label
 from ledger.store.event_store import BrokenChainError, StoreError, UnreadableEventError
 from ledger.desks.told import Doubtful
+from ledger.views.archive import ViewsMissing
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using
 from ledger.vocabulary.refusal import Refused, cite
@@ -54,7 +54,7 @@ _ = language._  # every text a person reads, in the request's language
 log = logging.getLogger("pulka.serve")
 access = logging.getLogger("pulka.serve.access")
 
-# As strict as the report's (cli/picture/report.html) and stricter: scripts and styles
+# As strict as the report's (projections/drawing/report.html) and stricter: scripts and styles
 # only from this service's own files, never inline; data: images (a QR code); requests
 # only to this service.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -191,9 +191,11 @@ async def on_problem(request: Request, exc: Exception) -> Response:
     return api.json({"refused": {"rule": "event-log", "message": str(exc), "allowed": None, "field": None}}, 422)
 
 
-async def on_click(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, click.ClickException)
-    return api.json({"refused": {"rule": "api", "message": exc.message, "allowed": None, "field": None}}, 422)
+async def on_views_missing(request: Request, exc: Exception) -> Response:
+    """A store without the archive's views (the club's pages read them): refused, with
+    what makes them."""
+    assert isinstance(exc, ViewsMissing)
+    return api.json({"refused": {"rule": "api", "message": str(exc), "allowed": None, "field": None}}, 422)
 
 
 async def on_store(request: Request, exc: Exception) -> Response:
@@ -368,7 +370,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             PointError: on_problem,
             TimeFormatError: on_problem,
             UnknownKind: on_problem,
-            click.ClickException: on_click,
+            ViewsMissing: on_views_missing,
             StoreError: on_store,
             Exception: on_fault,
         },

@@ -16,25 +16,19 @@ from cli.common import (
     UserError,
     db_option,
     emit,
-    file_option,
     game_argument,
     game_name,
     local_zone,
     opened,
     point_options,
     progress,
-    read_anyway_option,
-    read_file,
-    read_game,
-    log_lines,
-    log_shape,
-    read_log,
     refusals,
     shown,
     user_time,
-    view,
     zone_name,
 )
+from cli.logs import log_lines, log_shape, read_log
+from cli.reading import file_option, read_anyway_option, read_file, read_game, view
 from ledger.application import Ledger, bulk, pinpointed, judge_stream
 from ledger.store.event_store import Verified
 from ledger.vocabulary import language

@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from cli.common import F, UserError, cell, db_option, emit, emit_csv, opened, user_time
+from cli.common import F, UserError, db_option, emit, opened, user_time
+from cli.spreadsheet import cell, emit_csv
 from ledger.application import Ledger
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import click
 
-from cli.common import UserError, db_option, emit, emit_csv, opened, user_time
+from cli.common import UserError, db_option, emit, opened, user_time
+from cli.spreadsheet import emit_csv
 from cli.players import caught_up, filter_said, filter_text
 from ledger.club_reads import club_changes, pulkas_with_events
 from ledger.vocabulary import language

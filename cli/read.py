@@ -20,26 +20,17 @@ from cli.common import (
     GameCommand,
     UserError,
     db_option,
-    deal_cap,
     emit,
-    cell,
-    emit_csv,
-    file_option,
-    folded,
     game_argument,
     game_name,
-    only_pulka,
     opened,
     point_options,
     progress,
-    read_anyway_option,
-    read_game,
     refusals,
     shown,
-    table_cap,
-    view,
-    write_csv,
 )
+from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
+from cli.spreadsheet import cell, emit_csv, write_csv
 from ledger.game_documents import listed_doc, status_of
 from ledger.judge.kinds import GAME_STARTS, judging_of
 from ledger.vocabulary.events import AnyEvent

@@ -3,7 +3,8 @@
 Each subcommand lives in the module of its kind (``record``, ``read``, ``audit``,
 ``rules``, ``report``) and is imported only when it runs, so that ``pulka --help`` and a single
 command start quickly. ``cli`` parses arguments, calls the ledger or a projection,
-and prints; it never judges or computes.
+and prints; it never judges or computes. ``pulka serve`` is web's, the other face,
+which cli never imports: it is loaded by its entry point (``ENTRY_POINTS``).
 """
 
 from __future__ import annotations

@@ -16,29 +16,23 @@ from cli.common import (
     UserError,
     db_option,
     emit,
-    file_option,
     game_argument,
     game_name,
     local_zone,
     opened,
     point_options,
     progress,
-    read_anyway_option,
-    read_file,
-    read_game,
-    log_lines,
-    log_shape,
-    read_log,
     refusals,
     shown,
     user_time,
-    view,
     zone_name,
 )
 from ledger.application import Ledger
 from ledger.store.event_store import bulk
 from ledger.judge.stored import judge_stream, pinpointed
 from ledger.store.stored import Verified
+from cli.logs import log_lines, log_shape, read_log
+from cli.reading import file_option, read_anyway_option, read_file, read_game, view
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES

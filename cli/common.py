@@ -1,7 +1,9 @@
-"""What every command of ``pulka`` shares: the store and the current game, the points in
-time, reading a game from the store or from an export, a game of any kind folded to a
-point in time (``view``: dispatched on the game's first event), progress bars, times in
-the local zone, turning refusals into messages, and printing JSON.
+"""What every command of ``pulka`` shares: the store it opens and the refusals inside
+it turned into messages, the current game and a command about a game (GAME left out,
+negative numbers as arguments), shell completion, times in the local zone and the
+points in time a reading command takes, progress bars, and printing JSON. Reading a
+game is ``cli.reading``, a log file ``cli.logs``, a table for a spreadsheet
+``cli.spreadsheet``.
 
 A refused input prints ``pulka: <reason>`` on standard error and exits with status 1;
 it never shows a traceback. A command line click cannot parse exits with status 2; an
@@ -10,19 +12,14 @@ internal error, 3 (``cli.main``, ``cli.output``).
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -31,26 +28,21 @@ import click
 import platformdirs
 
 from cli.output import clean, uncleaned
-from ledger.judge.stored import ImpossibleEventError, RefusedEventError, pinpointed
+from ledger.judge.stored import ImpossibleEventError, RefusedEventError
 from ledger.application import Kept, Ledger
 from ledger.store.event_store import bulk
-from ledger.judge.kinds import GAME_STARTS, judge_log
+from ledger.judge.kinds import GAME_STARTS
 from ledger.store.backend import mask
-from ledger.store.stored import BrokenChainError, ConcurrentWriteError, Reading, StoredEvent, UnreadableEventError
+from ledger.store.stored import BrokenChainError, ConcurrentWriteError, UnreadableEventError
 from ledger.store.event_store import CannotOpen, Store, StoreError, is_postgres_url, parse_postgres_url
 from ledger.vocabulary import language
-from ledger.vocabulary.chain import chain_digests
-from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.logfile import LogLine, check_export, game_of, read_batches
 from ledger.vocabulary.refusal import Refused, UnreadableInput, bounded
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from ledger.vocabulary.club import RESERVED_PREFIX
-from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
-from projections.game import GameState
-from projections.kinds import PULKA, Kind, UnknownKind, View, kind_of
-from projections.points import Point, PointError
-from projections.report import state_at
+from ledger.vocabulary.tournament_events import TournamentStarted
+from projections.kinds import UnknownKind
+from projections.points import PointError
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -421,206 +413,6 @@ def players_of(ctx: click.Context, game: str, incomplete: str) -> list[str]:
     return [p for p in players if p.casefold().startswith(incomplete.casefold())]
 
 
-# -- reading a game: from the store, or from an export file --------------------------------
-
-
-def read_anyway_option(f: F) -> F:
-    return click.option(
-        "--read-anyway",
-        is_flag=True,
-        help="Show a game whose hash chain is broken (the break is named on standard error).",
-    )(f)
-
-
-def sound(reading: Reading, game: str, anyway: bool) -> Reading:
-    """What a reading command shows: a game whose chain is broken, or that holds an event
-    the ledger would not have recorded (its judge refuses it), is refused, or, with
-    ``--read-anyway``, shown with the event named on standard error."""
-    wrong: Exception | None = None
-    if reading.problem is not None:
-        wrong = BrokenChainError(game, reading.problem)
-    elif reading.refused is not None:
-        wrong = RefusedEventError(game, reading.refused)
-    if wrong is not None:
-        if not anyway:
-            raise UserError(_("refused: {reason}; --read-anyway shows it regardless").format(reason=wrong))
-        click.echo("pulka: " + _("warning: {reason}; shown because of --read-anyway").format(reason=wrong), err=True)
-    return reading
-
-
-def file_option(f: F) -> F:
-    return click.option(
-        "--file", "file", type=click.Path(exists=True, dir_okay=False), metavar="LOG.jsonl",
-        help="Read this log (an export, checked against its digests) instead of the store.",
-    )(f)
-
-
-@dataclass(frozen=True)
-class Read:
-    """A game as read: its name and its events as stored (or as they would be)."""
-
-    game: str
-    stored: list[StoredEvent]
-
-    @property
-    def events(self) -> list[AnyEvent]:
-        return [s.event for s in self.stored]
-
-    @property
-    def kind(self) -> Kind:
-        """The kind of the game (a pulka, a rubber), told by its first event."""
-        with refusals():
-            return kind_of(self.stored[0].event)
-
-
-def read_log(path: str) -> list[LogLine]:
-    """The lines of a log file (``import``, ``--file``, ``verify --against``): a file
-    that cannot be read, is not UTF-8 or holds a line that is not an event is refused,
-    naming the line. Read a batch of lines at a time (``logfile.read_batches``): its
-    bytes and text are never held whole, only its events."""
-    with log_lines(path) as lines:
-        return list(lines)
-
-
-@contextmanager
-def log_lines(path: str) -> Iterator[Iterator[LogLine]]:
-    """The lines of a log file one at a time, decoded a batch at a time (refused as
-    ``read_log`` refuses them, when they come)."""
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise UserError(_("cannot read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
-    with f, refusals():
-        yield (line for batch in read_batches(f) for line in batch)
-
-
-def read_stdin_log() -> list[LogLine]:
-    """The lines of a log given on standard input (``pulka import -``)."""
-    with refusals():
-        return [line for batch in read_batches(sys.stdin.buffer) for line in batch]
-
-
-# The first line of every kind of stream (a tournament's file holds several).
-STREAM_START = re.compile(rb'"type"\s*:\s*"(?:game|rubber|tournament|club)_started"')
-# What judging a stored or imported game holds per event, from ``make bench-memory``
-# (the events, the judge's fold, the events as stored): 1,873,783 events took about
-# 1.9 GB to import. A log that would need more than the machine has is refused.
-BYTES_PER_EVENT = 1100
-
-
-@dataclass(frozen=True)
-class LogShape:
-    """What one pass over a log file's bytes tells before it is decoded: its lines and
-    the first lines of streams in it (a one-stream log can be read a line at a time)."""
-
-    lines: int
-    starts: int
-
-
-def log_shape(path: str) -> LogShape:
-    """Count a log file's lines and stream starts, a few megabytes at a time, and refuse
-    one larger than this machine can judge (``enough_memory``)."""
-    lines = starts = 0
-    tail = b""
-    try:
-        with open(path, "rb") as f:
-            while chunk := f.read(1 << 22):
-                data = tail + chunk
-                cut = data.rfind(b"\n") + 1
-                whole, tail = data[:cut], data[cut:]
-                lines += whole.count(b"\n")
-                starts += len(STREAM_START.findall(whole))
-    except OSError as exc:
-        raise UserError(_("cannot read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
-    if tail.strip():
-        lines += 1
-        starts += len(STREAM_START.findall(tail))
-    enough_memory(lines, path)
-    return LogShape(lines, starts)
-
-
-def enough_memory(events: int, what: str) -> None:
-    """Refuse, with a message, a log or game of ``events`` events that judging would need
-    more memory for than this process may have (the memory the system says is available,
-    and this process's limits): better refused than killed half-way."""
-    needed = events * BYTES_PER_EVENT
-    available = memory_available()
-    if available is not None and needed > available:
-        raise UserError(_("{what} holds {events} events: judging them needs about {needed} GB of memory, and this "
-                          "machine has {available} GB for it; run this on a machine with more memory").format(
-            what=what, events=f"{events:,}", needed=f"{needed / 2**30:.1f}", available=f"{available / 2**30:.1f}"))
-
-
-def memory_available() -> int | None:
-    """The memory this process may still take, in bytes: the least of what the system
-    says is available, its cgroup's limit, and this process's address-space and data
-    limits (None when none of them can be read)."""
-    found: list[int] = []
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for row in f:
-                if row.startswith("MemAvailable:"):
-                    found.append(int(row.split()[1]) * 1024)
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
-        if limit.isdigit() and used.isdigit():
-            found.append(int(limit) - int(used))
-    except OSError:
-        pass
-    try:
-        import resource
-
-        # statm's fields 1 and 6: all the process maps, and its data (what each limit counts).
-        for kind, field in ((resource.RLIMIT_AS, 0), (resource.RLIMIT_DATA, 5)):
-            soft, _ = resource.getrlimit(kind)
-            if soft != resource.RLIM_INFINITY:
-                found.append(soft - _mapped(field))
-    except (ImportError, ValueError, OSError):
-        pass
-    return min(found) if found else None
-
-
-def _mapped(field: int) -> int:
-    """A field of /proc/self/statm in bytes: what this process has mapped now."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as f:
-            return int(f.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def read_file(path: str, game: str = CURRENT) -> Read:
-    """A log file read as the store would hold it: an export must check against its
-    digests; every event is judged as ``pulka import`` would judge it; nothing is stored."""
-    lines = read_log(path)
-    with refusals():
-        check_export(lines)  # an export carries a digest on every line, and they chain
-        name = game_of(lines)
-        if game not in (CURRENT, name):
-            raise Refused("event-log", _("{path} is a log of {name}, not of {game}").format(
-                path=path, name=repr(name), game=repr(game)))
-        events = judge_log([(line.line, line.event) for line in lines])
-    digests = chain_digests(name, events)
-    return Read(name, [StoredEvent(n, e, d) for n, (e, d) in enumerate(zip(events, digests), start=1)])
-
-
-def read_game(game: str, db: str | None, file: str | None, point: Point = Point(), anyway: bool = False,
-              *, digests: bool = False) -> Read:
-    """The game a read command is about: from ``--file``, or from the store. From the
-    store, only the events up to ``point`` are read (``Ledger.read``), and a game whose
-    chain is broken, or that holds an event its judge refuses, is refused unless the
-    reader reads ``anyway``. ``digests``: with each event's digest (what an export
-    shows; the others keep only the events)."""
-    if file is not None:
-        return read_file(file, game)
-    name = game_name(game, db)
-    with opened(db) as ledger:
-        return Read(name, sound(ledger.read(name, point, digests=digests), name, anyway).stored)
-
-
 # -- points in time, and times in the local zone --------------------------------------------
 
 
@@ -700,105 +492,3 @@ def progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
 
 def emit(doc: Any) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False))
-
-
-# -- tables for a spreadsheet -------------------------------------------------------------------
-
-# A table for a spreadsheet: one header row, then one row per line (commas, quotes where
-# needed, as RFC 4180, but lines end in LF alone: a carriage return is one of the
-# characters ``clean`` shows as an escape, and spreadsheets read either). UTF-8 begins
-# with the byte order mark, which is how a spreadsheet (Excel, LibreOffice) knows the
-# file is UTF-8 and shows "Вера", not mojibake; Python's csv.DictReader reads it with
-# encoding="utf-8-sig".
-BOM = "\ufeff"
-
-
-def cell(value: Any) -> Any:
-    """A number as a spreadsheet reads it: whole, or a decimal when exact, else n/d."""
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return value.numerator
-        d = value.denominator
-        while d % 2 == 0:
-            d //= 2
-        while d % 5 == 0:
-            d //= 5
-        if d == 1:
-            return str(Decimal(value.numerator) / Decimal(value.denominator))
-        return str(value)
-    return value
-
-
-def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """One table as CSV text, without the byte order mark."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def emit_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """One table on standard output: the byte order mark (written past ``clean``, which
-    would show it as an escape, being an invisible character), then the table (through
-    it, as everything printed)."""
-    text = csv_text(header, rows)
-    sys.stdout.flush()
-    click.echo(BOM, nl=False, file=uncleaned(sys.stdout))
-    click.echo(text, nl=False)
-
-
-def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """One table into the file ``path``, the byte order mark first."""
-    try:
-        path.write_text(BOM + clean(csv_text(header, rows)), encoding="utf-8", newline="")
-    except OSError as exc:
-        raise UserError(_("cannot write {path}: {reason}").format(path=path, reason=exc.strerror)) from None
-
-
-def folded(read: Read, point: Point) -> GameState:
-    """The game as of the point, with a progress bar for a long one; a stored event
-    that cannot be replayed is refused by number."""
-    with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
-        return pinpointed(read.game, read.events, lambda events: state_at(events, point, update))
-
-
-def view(read: Read, point: Point) -> View:
-    """A game of any kind as of the point, with the documents the commands print, with a
-    progress bar for a long one; a stored event that cannot be replayed is refused by
-    number."""
-    kind = read.kind
-    with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
-        return pinpointed(read.game, read.events, lambda events: kind.view(events, point, update))
-
-
-def deal_cap(ledger: Ledger, game: str) -> int | None:
-    """The deal cap of the tournament whose table ``game`` is (``T/R/K``): at it, the
-    table's pulka is over and settles as abandoned [Code 4.2.15]. None for any other
-    game, and when the tournament cannot be read (its own commands say why): the game is
-    then shown as its own events say."""
-    if parse_table_game(game) is None:
-        return None
-    from ledger.judge.tables import tournament_of  # only a table's name reads its tournament
-
-    try:
-        found = tournament_of(ledger.store, game)
-    except (BrokenChainError, Refused, UnreadableEventError):
-        return None
-    return found[0].started.deal_cap if found else None
-
-
-def table_cap(read: Read, db: str | None, file: str | None) -> int | None:
-    """``deal_cap`` of a game read from the store (a file holds no tournament)."""
-    if file is not None or parse_table_game(read.game) is None:
-        return None
-    with opened(db) as ledger:
-        return deal_cap(ledger, read.game)
-
-
-def only_pulka(read: Read, what: str) -> None:
-    """What only a pulka has (the spreadsheet, the drawn sheet, the report): refused for
-    a game of another kind, pointing to what it has instead."""
-    if read.kind is not PULKA:
-        raise UserError(_("{game} is {kind}; {what} (a rubber's sheet and settlement: pulka sheet, pulka settle, "
-                          "--json)").format(game=repr(read.game), kind=_(read.kind.noun), what=what))

@@ -3,7 +3,8 @@
 Each subcommand lives in the module of its kind (``record``, ``read``, ``audit``,
 ``rules``, ``report``) and is imported only when it runs, so that ``pulka --help`` and a single
 command start quickly. ``cli`` parses arguments, calls the ledger or a projection,
-and prints; it never judges or computes.
+and prints; it never judges or computes. ``pulka serve`` is web's, the other face,
+which cli never imports: it is loaded by its entry point (``ENTRY_POINTS``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ import click
 from cli.installed import shadowed
 from cli.output import INTERNAL_ERROR, cleaned_streams, internal_error
 
-# name -> ("module:function", its one-line help); the order is the order of
-# ``pulka --help``, which prints the help from here without importing any command
-# (a test keeps each line equal to the command's own).
+# The group of entry points (pyproject.toml's ``[project.entry-points."pulka.commands"]``)
+# that holds the commands of ``pulka`` living beside cli rather than in it.
+ENTRY_POINTS = "pulka.commands"
+
+# name -> ("module:function", its one-line help), or ("pulka.commands:NAME", its help)
+# for a command of the entry points; the order is the order of ``pulka --help``, which
+# prints the help from here without importing any command (a test keeps each line
+# equal to the command's own).
 COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("cli.record:new", 'Start a pulka; it becomes the current game.'),
     "use": ("cli.record:use", 'Choose the current game of the store (or show it): commands then take GAME as optional.'),
@@ -45,8 +51,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leave": ("cli.table:leave", 'PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18].'),
     "substitute": ("cli.table:substitute", "SUBSTITUTE takes PLAYER's seat and its columns with the others' consent [Code 5.4.7]."),
     "talon": ("cli.table:talon", "The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."),
-    "import": ("cli.record:import_", 'Store a log (a new game, or events appended to a stored game).'),
-    "init": ("cli.record:init", 'Create the store (its table), once; recording commands also do it when needed.'),
+    "import": ("cli.importing:import_", 'Store a log (a new game, or events appended to a stored game).'),
+    "init": ("cli.importing:init", 'Create the store (its table), once; recording commands also do it when needed.'),
     "export": ("cli.read:export", "Print the game's log as JSON Lines, with what the ledger filled in and each event's chain digest (check a copy with `pulka verify --file`); or, with --csv, its sheet, deals, settlement and payments for a spreadsheet."),
     "games": ("cli.read:games", 'List the stored games (tournaments: `pulka tournament list`): players, convention, events, deals, status (playing, finished, abandoned), and the times of the first and last event.'),
     "sheet": ("cli.read:sheet", "The sheet: a pulka's pulya, gora and whists per player, with running entries; a rubber's МЫ/ВЫ sheet above and below the line."),
@@ -71,8 +77,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("cli.rating:stats", "A player's statistics: pulkas and results, contracts by level and suit and how many made, misères, whists, passes and half-whists and what they brought, raspasy, remizes, errors charged by the recording rules, head to head; NUMBER --deals lists the deals behind a number (contracts.7, defence.whist, vs.Boris.ahead)."),
     "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
     "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
-    # The service is on the clients' floor beside cli: named here, imported only when run.
-    "serve": ("web.serve:serve", "The club's live scoring service: the scorer's phone, the spectators' pages, the arbiter's and the director's desks, and the JSON API (docs/api.md)."),
+    # The service stands beside cli (web, the other face), which never imports it: its
+    # command is the entry point ``serve`` of the group ``pulka.commands`` (pyproject.toml),
+    # loaded only when run; its help is kept here.
+    "serve": (f"{ENTRY_POINTS}:serve", "The club's live scoring service: the scorer's phone, the spectators' pages, the arbiter's and the director's desks, and the JSON API (docs/api.md)."),
 }
 
 
@@ -119,6 +127,29 @@ def with_language(command: click.Command) -> click.Command:
     return command
 
 
+def load(target: str) -> click.Command:
+    """The command a target of ``COMMANDS`` names: ``module:function`` imported, or
+    ``pulka.commands:NAME`` the entry point of that name of the installed pulka (found
+    through ``importlib.metadata``; a pulka run from its sources without being installed
+    has none, and says how to install it)."""
+    module, _sep, name = target.partition(":")
+    if module == ENTRY_POINTS:
+        from importlib.metadata import entry_points
+
+        found = next(iter(entry_points(group=ENTRY_POINTS, name=name)), None)
+        if found is None:
+            from cli.common import UserError  # after the check that ledger is pulka's (cli.installed)
+            from ledger.vocabulary import language
+
+            raise UserError(language._("pulka {command} is not installed: install pulka (pip install .), which "
+                                       "declares its commands").format(command=name))
+        command: Any = found.load()
+    else:
+        command = getattr(importlib.import_module(module), name)
+    assert isinstance(command, click.Command), target
+    return command
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported from ``COMMANDS`` when first needed."""
 
@@ -128,10 +159,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return None
-        target = COMMANDS[cmd_name][0]
-        module, _sep, name = target.partition(":")
-        command: Any = getattr(importlib.import_module(module), name)
-        assert isinstance(command, click.Command), target
+        command = load(COMMANDS[cmd_name][0])
         command.name = cmd_name
         return with_language(command)
 

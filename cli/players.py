@@ -5,18 +5,20 @@ them (``pulka views``). Each read first brings the views up to the last stored e
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import date
 from typing import Any
 
 import click
 
-from cli.common import F, UserError, cell, db_option, emit, emit_csv, opened, user_time
+from cli.common import F, UserError, db_option, emit, opened, user_time
+from cli.spreadsheet import cell, emit_csv
 from ledger.application import Ledger
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
 from ledger.desks.club import alias as record_alias
-from ledger.views.archive import Views, ViewsMissing, ViewsUnwritable
+from ledger.club_reads import brought_up
+from ledger.views.archive import Views, ViewsMissing
 from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
                                  summary_doc)
 from projections.tournament_state import point_micros
@@ -24,34 +26,27 @@ from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
 
+def said(kind: str, text: str) -> None:
+    """What catching up the views says (``ledger.club_reads.Say``), on standard error."""
+    click.echo(f"pulka: {kind}: {text}", err=True)
+
+
 @contextmanager
 def caught_up(ledger: Ledger) -> Iterator[Views]:
-    """The store's views, brought up to its last event; when this command may not write
-    them (or read them: a role with the auditor's grants, a read-only file, a full disk),
-    the archive folded from the stored events for this command alone, with a note that
-    says why and what would keep them."""
-    views = Views(ledger.store)
+    """The store's views brought up to its last event (``ledger.club_reads``), what
+    that says on standard error; a store without views is refused."""
     try:
-        try:
-            views.catch_up()
-        except ViewsMissing as exc:
-            raise UserError(str(exc)) from None
-        except ViewsUnwritable as exc:
-            views.close()
-            views = Views(ledger.store, in_memory=True)
-            views.catch_up()
-            click.echo("pulka: note: " + _("{problem}; the archive is folded from the stored events for this "
-                                           "command alone").format(problem=exc), err=True)
-        warn_left_out(views)
+        views = brought_up(ledger, said)
+    except ViewsMissing as exc:
+        raise UserError(str(exc)) from None
+    with closing(views):
         yield views
-    finally:
-        views.close()
 
 
 def warn_left_out(views: Views) -> None:
     """Name on standard error each stream the views left out where its chain breaks."""
     for item in views.left_out():
-        click.echo(f"pulka: warning: {item}", err=True)
+        said("warning", str(item))
 
 
 def _date(value: str | None, option: str) -> str | None:

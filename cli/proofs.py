@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from cli.picture.qr import qr_svg
+from projections.drawing.qr import qr_svg
 from cli.common import CURRENT, GameCommand, UserError, db_option, emit, game_argument, game_name, opened
 from ledger.application import Ledger
 from ledger.proofs.checkpoints import Attestations, what

@@ -6,20 +6,16 @@ stored event."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import click
 
-from cli.common import UserError, db_option, emit, emit_csv, opened, user_time
+from cli.common import UserError, db_option, emit, opened, user_time
+from cli.spreadsheet import emit_csv
 from cli.players import caught_up, filter_said, filter_text
-from ledger.application import Ledger
+from ledger.club_reads import club_changes, pulkas_with_events
 from ledger.vocabulary import language
-from ledger.views.rating import kept_changes, kept_matches, matches_as_of
-from ledger.views.archive import Views
-from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import excerpt
 from projections import rating as model
-from projections.archive import Alias, PulkaRow, identities, select
+from projections.archive import identities, select
 from projections.stats import (CSV_COLUMNS, Stats, csv_rows, mine, player_stats, refs_doc, render_refs,
                                render_stats, stats_doc)
 from projections.tournament_state import point_micros
@@ -40,17 +36,6 @@ def _date(value: str | None, option: str) -> str | None:
 def _one_format(as_json: bool, as_csv: bool, as_html: bool) -> None:
     if sum((as_json, as_csv, as_html)) > 1:
         raise click.UsageError(_("give only one of --json, --csv and --html"))
-
-
-def club_changes(views: Views, as_of: int | None, convention: str | None) -> tuple[list[model.Change], list[PulkaRow],
-                                                                                       list[Alias]]:
-    """The rating changes (the kept view, or folded again for a time or a convention),
-    and the archive's rows and aliases that name the players."""
-    rows, aliases = views.rows(as_of), views.aliases(as_of)
-    if as_of is None and convention is None:
-        return kept_changes(views.view.select), rows, aliases
-    matches = kept_matches(views.view.select) if as_of is None else matches_as_of(views.view.select, as_of)
-    return model.fold(model.select(matches, convention), model.keys_of(aliases)), rows, aliases
 
 
 @click.command()
@@ -81,7 +66,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
             doc = model.table_doc(lines, told)["players"]
             emit_csv(model.TABLE_COLUMNS, [[str(p[c]) for c in model.TABLE_COLUMNS] for p in doc])
         elif as_html:
-            from cli.picture.player import club_html
+            from projections.drawing.player import club_html
 
             histories = [h for x in lines if (h := model.history(changes, who, x.player)) is not None]
             click.echo(club_html(model.table_doc(lines, told), [model.history_doc(h, told) for h in histories]),
@@ -102,18 +87,11 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
     elif as_csv:
         emit_csv(model.HISTORY_COLUMNS, [[str(m[c]) for c in model.HISTORY_COLUMNS] for m in doc["matches"]])
     elif as_html:
-        from cli.picture.player import player_html
+        from projections.drawing.player import player_html
 
         click.echo(player_html(doc, None), nl=False)
     else:
         click.echo(model.render_history(found, told), nl=False)
-
-
-def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow]) -> Iterator[tuple[PulkaRow, list[AnyEvent]]]:
-    """Each pulka of the archive with its stored events, read as the statistics ask
-    (``pulka stats``; a player's page of the service too)."""
-    for row in rows:
-        yield row, [s.event for s in ledger.sound(row.game)]
 
 
 @click.command()
@@ -161,7 +139,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     elif as_csv:
         emit_csv(CSV_COLUMNS, csv_rows(found))
     elif as_html:
-        from cli.picture.player import player_html
+        from projections.drawing.player import player_html
 
         doc = stats_doc(found, told)
         doc["refs"] = {n: refs_doc(found, n, t)["deals"] for n, t in found.numbers.items()}

@@ -20,29 +20,21 @@ from cli.common import (
     GameCommand,
     UserError,
     db_option,
-    deal_cap,
     emit,
-    cell,
-    emit_csv,
-    file_option,
-    folded,
     game_argument,
     game_name,
-    only_pulka,
     opened,
     point_options,
     progress,
-    read_anyway_option,
-    read_game,
     refusals,
     shown,
-    table_cap,
-    view,
-    write_csv,
 )
+from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
+from cli.spreadsheet import cell, emit_csv, write_csv
+from ledger.game_documents import listed_doc, status_of
 from ledger.judge.kinds import GAME_STARTS, judging_of
 from ledger.vocabulary.events import AnyEvent
-from cli.picture.svg import svg_document
+from projections.drawing.svg import svg_document
 from ledger.vocabulary.logfile import export_line
 from projections.audit import totals
 from projections.numbers import fmt, money_context
@@ -54,7 +46,6 @@ from projections.pulka import PulkaView
 from projections.report import capped, money_text, settlement_of, transfers_doc
 from ledger.vocabulary.tournament_events import parse_table_game
 from projections.rubber import RubberState
-from projections.rubber_report import summary_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.wording import convention_name, spoken_count
@@ -63,12 +54,6 @@ _ = language._  # every text a person reads, in the language in effect
 
 TABLES = ("sheet", "deals", "settlement", "payments")  # a pulka's tables for a spreadsheet
 Table = tuple[list[str], list[list[Any]]]
-
-
-def status_of(state: GameState) -> str:
-    if state.abandoned_at is not None:
-        return "abandoned"
-    return "finished" if state.finished else "playing"
 
 
 # -- the log ----------------------------------------------------------------------------------
@@ -157,25 +142,6 @@ def file_stem(game: str) -> str:
 # -- the games of a store ---------------------------------------------------------------------
 
 
-def game_doc(name: str, state: GameState | RubberState, cap: int | None = None) -> dict[str, Any]:
-    """A game in the list of games; a tournament's table at its deal ``cap`` is
-    ``capped``: over [Code 4.2.15]."""
-    if isinstance(state, RubberState):
-        return summary_doc(name, state)
-    times = [e.at for e in state.events if e.at]
-    return {
-        "game": name,
-        "players": list(state.players),
-        "convention": state.rules.convention,
-        "pulya": state.started.pulya,
-        "events": state.folded,
-        "deals": state.current_deal_number,
-        "status": "capped" if capped(state, cap) else status_of(state),
-        "first": times[0] if times else None,
-        "last": times[-1] if times else None,
-    }
-
-
 # A game's status in the list of games, as players say it (the JSON keeps the word).
 GAME_STATUS = {"playing": N_("playing"), "finished": N_("finished"), "abandoned": N_("abandoned"),
                "capped": N_("over at the tournament's deal cap")}
@@ -193,7 +159,7 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
     where = file
     if file is not None:
         read = read_game(CURRENT, db, file)
-        docs.append(game_doc(read.game, fold(read.events)))
+        docs.append(listed_doc(read.game, fold(read.events)))
     else:
         with opened(db) as ledger:
             where = _("the store {store}").format(store=ledger.store.description)
@@ -204,7 +170,7 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
                     tournament = (parse_table_game(name) or ("",))[0]
                     if tournament and tournament not in caps:
                         caps[tournament] = deal_cap(ledger, name)
-                    docs.append(game_doc(name, ledger.state(name), caps.get(tournament)))
+                    docs.append(listed_doc(name, ledger.state(name), caps.get(tournament)))
                     update(n)
     if as_json:
         emit(docs)

@@ -1,6 +1,7 @@
-"""Recording commands: start a pulka, choose the current game, import a log, and the
-scorer's commands at the table (a whole deal in one line, or event by event),
-corrections, objections, an arbiter's penalties, and undo. Each one parses its
+"""Recording commands: start a pulka, choose the current game, and the scorer's
+commands at the table (a whole deal in one line, or event by event), corrections,
+objections, an arbiter's penalties, and undo (a log is stored by ``pulka import``, in
+``cli.importing``). Each one parses its
 arguments, calls one command of the scorer's desk (``ledger.desks.pulka.PulkaDesk``:
 it builds the events and runs one ``Ledger.execute``: one load, one judgement of every
 new event, one save) and prints what the desk says it did.
@@ -16,7 +17,6 @@ pulka, and every verdict of the recording rules; a verdict the scorer must not m
 
 from __future__ import annotations
 
-import itertools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,35 +34,23 @@ from cli.common import (
     game_argument,
     game_name,
     opened,
-    progress,
-    LogShape,
-    log_lines,
-    log_shape,
-    read_log,
-    read_stdin_log,
     session_kept,
     made_current,
     set_current,
     store_key,
 )
 from cli.rules import parse_overrides
-from ledger.application import NotStreamed
-from ledger.store.event_store import bulk
-from ledger.judge.kinds import GAME_STARTS
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
 from ledger.desks.told import Doubt, Doubtful, Told, Write, told_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
-from ledger.vocabulary.tournament_events import TournamentStarted
-from ledger.vocabulary.club import ClubStarted
-from ledger.vocabulary.logfile import game_of, check_export, split_streams
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt
-from ledger.vocabulary.wording import convention_name, spoken_count, spoken_text
+from ledger.vocabulary.wording import convention_name, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
-ngettext = language.ngettext
+
 
 # -- what a command did -------------------------------------------------------------------
 
@@ -190,7 +178,7 @@ def by_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         help="Who records it: a player, scorer:NAME or arbiter:NAME (default: PULKA_BY).")(f)
 
 
-# -- starting a pulka, the current game, importing -----------------------------------------
+# -- starting a pulka, the current game --------------------------------------------------
 
 
 @click.command()
@@ -236,15 +224,6 @@ def new(
 
 
 @click.command()
-@db_option
-def init(db: str | None) -> None:
-    """Create the store (its table), once; recording commands also do it when needed."""
-    with opened(db, write=True) as ledger:
-        ledger.store.ensure_table()
-        click.echo(_("store ready: {store}").format(store=ledger.store.description))
-
-
-@click.command()
 @click.argument("game", required=False, shell_complete=None)
 @click.option("--clear", is_flag=True, help="Forget the current game of this store.")
 @db_option
@@ -266,74 +245,6 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
         ledger.events(game)  # refuses an unknown game, naming the stored ones
     set_current(db, game)
     click.echo(_("{game} is now the current game").format(game=game))
-
-
-@click.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@db_option
-def import_(file: str, db: str | None) -> None:
-    """Store a log (a new game, or events appended to a stored game). All or nothing."""
-    # The collector rests until the import has let go of what it made (``bulk``): a long
-    # game's objects are then freed as the import ends, not walked by the collector first.
-    with bulk():
-        _import(file, db)
-
-
-def _import(file: str, db: str | None) -> None:
-    if file != "-":
-        shape = log_shape(file)  # refuses a log larger than this machine can judge
-        if shape.starts == 1 and _streamed(file, db, shape):
-            return
-    exported = read_stdin_log() if file == "-" else read_log(file)
-    with opened(db, write=True) as ledger:
-        streams = split_streams(exported)
-        if len(streams) > 1 or isinstance(exported[0].event, TournamentStarted | ClubStarted):
-            # A tournament with its games, or several games (tournaments load the views'
-            # machinery: only an import that needs them does).
-            from ledger.desks.streams import import_streams
-
-            for item in import_streams(ledger, streams):
-                click.echo(_("created {game}: {events} stored").format(
-                    game=item.stream, events=spoken_count(item.events, "event")))
-            return
-        check_export(exported)
-        # An export of a stored game, or of its beginning, may be imported again: the
-        # events it shares with the store, digest for digest, are there already.
-        known = ledger.stored_prefix(exported)
-        ledger.forked(exported, known)
-        if known and known == len(exported):
-            click.echo(ngettext("{game}: nothing new, the file's {n} event is stored already",
-                                "{game}: nothing new, the file's {n} events are stored already", known).format(
-                game=game_of(exported), n=known))
-            return
-        kept = exported[:1] + exported[max(1, known):]
-        lines = [(line, event) for line, event, _ in kept]
-        with progress(_("judging"), len(lines)) as update:
-            recorded = ledger.record_lines(lines, progress=lambda done, total: update(done + 1))
-        done = (_("created {game}: {events} stored{already}") if recorded.created
-                else _("appended to {game}: {events} stored{already}"))
-        already = _(" ({n} already stored)").format(n=known) if known > 1 else ""
-        click.echo(done.format(game=recorded.game, events=spoken_count(len(recorded.stored), "event"),
-                               already=already))
-
-
-def _streamed(file: str, db: str | None, shape: LogShape) -> bool:
-    """Import the log of one new game a line at a time (``Ledger.record_stream``): a long
-    log is never held whole. False, having stored nothing, for a log that must be read
-    whole (a game stored already, digests to be named as wrong, a tournament's file)."""
-    try:
-        with log_lines(file) as lines, opened(db, write=True) as ledger:
-            first = next(lines)
-            if not isinstance(first.event, GAME_STARTS):
-                return False
-            with progress(_("judging"), shape.lines) as update:
-                recorded = ledger.record_stream(itertools.chain([first], lines),
-                                                progress=lambda done, total: update(done + 1), total=shape.lines - 1)
-    except NotStreamed:
-        return False
-    click.echo(_("created {game}: {events} stored").format(
-        game=recorded.game, events=spoken_count(len(recorded.stored), "event")))
-    return True
 
 
 # -- recording at the table ----------------------------------------------------------------
@@ -619,7 +530,6 @@ def correct(game: str, target: str, changes: tuple[str, ...], by: str | None, wa
         for v in done.told.verdicts:
             if v.loud:
                 click.echo("pulka: " + verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason), err=True)
-
 
 
 # -- undo -------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from cli.common import GameCommand, db_option, file_option, game_argument, only_pulka, read_game, refusals, table_cap
-from cli.picture.page import report_html
+from cli.common import GameCommand, db_option, game_argument, refusals
+from cli.reading import file_option, only_pulka, read_game, table_cap
+from projections.drawing.page import report_html
 from projections.picture import timeline
 
 

@@ -13,28 +13,21 @@ from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, o
 from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.desks.tournament import Tournaments
-from ledger.application import Ledger
+from ledger.tournament_report import report_html
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, TournamentStarted
 from ledger.words.tournament import parse_cut, parse_cutoff, parse_tie_breaks
 from projections.archive import GameResult
-from cli.picture.tournament_page import tournament_html
 from ledger.vocabulary.wording import spoken_count
-from ledger.vocabulary.tournament_events import table_game
-from projections.picture import picture
-from projections.points import Point
 from projections.tournament_state import (
     TournamentState,
     as_tournament_event,
-    fold,
     point_micros,
     render_standings,
     standings_doc,
-    through_tour,
 )
 from projections.tournament_log import effect, log_rows, render_log
-from projections.tournament_state import standings as standings_of
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -253,25 +246,4 @@ def report(name: str, db: str | None) -> None:
     """One HTML file, nothing fetched: the standings after each tour (a slider, the
     tables in play last) and every table's sheet, drawn."""
     with opened(db) as ledger:
-        click.echo(report_html(ledger, name), nl=False)
-
-
-def report_html(ledger: Ledger, name: str) -> str:
-    """The tournament's report page (``pulka tournament report``; the service's
-    download of it too)."""
-    tournaments = Tournaments(ledger)
-    events = [s.event for s in tournaments.events(name)]
-    state = fold(events)
-    docs = [standings_doc(standings_of(fold(through_tour(events, tour)))) for tour in sorted(state.closed)]
-    playing = any(tour not in state.closed for tour in state.seating)
-    if playing or not docs:
-        with caught_up(ledger) as views:
-            docs.append(standings_doc(standings_of(state, views.tables(name))))
-    sheets = {}
-    for tour, tables in sorted(state.seating.items()):
-        for table in sorted(tables):
-            game = table_game(name, tour, table)
-            stored = [s.event for s in ledger.sound(game)]
-            if stored:  # a table at the deal cap is drawn over [Code 4.2.15]
-                sheets[game] = picture(stored, Point(), state.started.deal_cap)
-    return tournament_html(docs, sheets)
+        click.echo(report_html(ledger, name, caught_up), nl=False)

@@ -1,4 +1,4 @@
-"""The drawn sheet's data and layout (``projections.picture``, ``cli.picture``), without
+"""The drawn sheet's data and layout (``projections.picture``, ``projections.drawing``), without
 a browser: the entries are the sheet's own running entries, struck entries and
 penalties are the ones the log makes, the report's timeline agrees with the picture
 at every point, and the laid-out text never overlaps (by the layout's own measure;
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 
 from boxes import centre, inside, overlapping
 from cli.main import main
-from cli.picture.page import report_html
-from cli.picture.svg import draw, svg_document
+from projections.drawing.page import report_html
+from projections.drawing.svg import draw, svg_document
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.logfile import parse_log

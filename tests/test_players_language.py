@@ -14,7 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from cli.main import main
-from cli.picture import page
+from projections.drawing import page
 from ledger.vocabulary import language
 from tests.helpers import ok, run
 

@@ -317,3 +317,33 @@ def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: 
         assert asyncio.run(wake_then_stop())
     finally:
         service.close()
+
+
+def test_the_club_pages_on_a_store_without_views_are_refused_saying_what_makes_them(tmp_path: Any) -> None:
+    """The club's rating, a player's page and a tournament's report read the archive's
+    views (``ledger.club_reads``, as ``pulka rating`` does): on a store whose views are
+    not whole (made before the rating) each is refused as JSON, 422, saying what makes
+    them, as the command line refuses it; nothing is made by a read."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from cli.main import main
+
+    db = str(tmp_path / "old.db")
+    for args in (("new", "g", "--players", "Anna,Boris,Vera", "--pulya", "2"), ("deal", "g", DEAL), ("players",),
+                 ("tournament", "new", "cup", "--players", "Anna,Boris,Vera", "--pulya", "4"),
+                 ("tournament", "seat", "cup", "1", "1", "Anna,Boris,Vera"), ("tournament", "start", "cup", "1")):
+        assert CliRunner().invoke(main, [*args, "--db", db]).exit_code == 0, args
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rating_matches")
+    said = CliRunner().invoke(main, ["rating", "--db", db])
+    assert said.exit_code == 1 and "pulka views rebuild" in said.stderr
+    with client(db) as c:
+        for path in ("/club", "/club/player/Anna", "/tournament/cup/report"):
+            r = c.get(path)
+            assert r.status_code == 422, (path, r.text)
+            refused = r.json()["refused"]
+            assert refused["rule"] == "api" and refused["message"] == said.stderr.removeprefix("pulka: ").strip()
+    with sqlite3.connect(db) as conn:
+        assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'rating_matches'").fetchall()

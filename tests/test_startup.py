@@ -4,15 +4,16 @@ line tool goes to before it does anything). Timing itself is printed by ``bench/
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import click
+import pytest
+from click.testing import CliRunner
 
-from cli.main import COMMANDS
+from cli.main import COMMANDS, ENTRY_POINTS, load, main
 
 # Run a command in a fresh interpreter, then list the project's and the drivers'
 # modules it imported.
@@ -23,8 +24,8 @@ try:
     main(sys.argv[1:], standalone_mode=False)
 except SystemExit:
     pass
-prefixes = ("cli.", "ledger.", "projections.", "psycopg", "eventsourcing.")
-print(json.dumps(sorted(m for m in sys.modules if m.startswith(prefixes))), file=sys.stderr)
+prefixes = ("cli.", "ledger.", "projections.", "web.", "psycopg", "eventsourcing.")
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(prefixes) or m == "web")), file=sys.stderr)
 """
 
 
@@ -36,16 +37,50 @@ def imported(*args: str) -> set[str]:
 
 def test_help_lists_the_commands_from_the_table_without_importing_them() -> None:
     modules = imported("--help")
-    assert not {m for m in modules if m.startswith(("ledger.", "projections.", "eventsourcing."))}
+    assert not {m for m in modules if m.startswith(("ledger.", "projections.", "eventsourcing.", "web."))}
+    assert "web" not in modules
     assert modules & {"cli.record", "cli.read", "cli.audit", "cli.rules", "cli.common"} == set()
+    # The service's line is there too, from the table: web is not imported for it.
+    help_text = subprocess.run([sys.executable, "-m", "cli.main", "--help"], capture_output=True, text=True,
+                               check=True).stdout
+    assert "  serve " in help_text and COMMANDS["serve"][1][:30] in help_text
 
 
 def test_the_table_holds_each_commands_own_help() -> None:
     for name, (target, text) in COMMANDS.items():
-        module, _, attribute = target.partition(":")
-        command = getattr(importlib.import_module(module), attribute)
+        command = load(target)
         assert isinstance(command, click.Command)
         assert command.get_short_help_str(limit=1000) == text, name
+
+
+def test_the_service_is_the_entry_point_of_the_installed_pulka_not_an_import_of_cli() -> None:
+    """``pulka serve`` stands beside cli: the installed distribution declares it in the
+    group ``pulka.commands`` (pyproject.toml), and cli loads it from there; cli names no
+    module of web."""
+    from importlib.metadata import entry_points
+
+    from web.serve import serve
+
+    (point,) = entry_points(group=ENTRY_POINTS, name="serve")
+    assert point.value == "web.serve:serve" and point.load() is serve
+    assert COMMANDS["serve"][0] == f"{ENTRY_POINTS}:serve" and load(COMMANDS["serve"][0]) is serve
+    assert not [target for target, _ in COMMANDS.values() if target.startswith("web")]
+    # Run: the service's own help, through the entry point.
+    done = subprocess.run([sys.executable, "-m", "cli.main", "serve", "--help"], capture_output=True, text=True,
+                          check=True)
+    assert "The club's live scoring service" in done.stdout
+
+
+def test_a_command_of_the_entry_points_that_is_not_installed_is_refused_with_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **selection: ())
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 1, result.output
+    assert "pulka serve is not installed: install pulka (pip install .)" in result.stderr
+    assert "Traceback" not in result.output
 
 
 def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The tournament page (``cli.picture.tournament_page``) from hand-made documents in the
+"""The tournament page (``projections.drawing.tournament_page``) from hand-made documents in the
 JSON shape of ``pulka tournament standings --json`` (issue 10): without a browser,
 what it holds; in headless Chromium, what a person sees (skipped, saying so, where
 there is no Chromium)."""
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from boxes import overlapping
-from cli.picture.tournament_page import tournament_html, tours_of
+from projections.drawing.tournament_page import tournament_html, tours_of
 from projections.picture import picture
 from projections.report import Point
 from test_browser import PROBE, browser, console_errors, requests  # noqa: F401 (browser: the fixture)

@@ -23,7 +23,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import click
 import msgspec
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
@@ -39,6 +38,7 @@ from ledger.store.backend import store_label
 from ledger.store.stored import BrokenChainError, UnreadableEventError
 from ledger.store.event_store import StoreError
 from ledger.desks.told import Doubtful
+from ledger.views.archive import ViewsMissing
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using
 from ledger.vocabulary.refusal import Refused, cite
@@ -46,7 +46,7 @@ from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
 from projections.points import PointError
-from web import api, pages
+from web import api, api_common, pages
 from web.auth import Denied, Limiter, SignIn, csrf_checked, csrf_token, needs, principal_of, signed_in
 from web.live import Hub
 from web.service import Service
@@ -55,7 +55,7 @@ _ = language._  # every text a person reads, in the request's language
 log = logging.getLogger("pulka.serve")
 access = logging.getLogger("pulka.serve.access")
 
-# As strict as the report's (cli/picture/report.html) and stricter: scripts and styles
+# As strict as the report's (projections/drawing/report.html) and stricter: scripts and styles
 # only from this service's own files, never inline; data: images (a QR code); requests
 # only to this service.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -174,13 +174,13 @@ def refused_doc(exc: Refused) -> dict[str, Any]:
 
 async def on_refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
-    return api.json(refused_doc(exc), 422)
+    return api_common.json(refused_doc(exc), 422)
 
 
 async def on_denied(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Denied)
     headers = {"retry-after": str(max(1, round(exc.retry_after)))} if exc.retry_after else {}
-    response = api.json({"refused": {"rule": "access", "message": str(exc), "allowed": None, "field": None}},
+    response = api_common.json({"refused": {"rule": "access", "message": str(exc), "allowed": None, "field": None}},
                         exc.status)
     response.headers.update(headers)
     return response
@@ -189,19 +189,21 @@ async def on_denied(request: Request, exc: Exception) -> Response:
 async def on_problem(request: Request, exc: Exception) -> Response:
     """A stored game that cannot be read (a broken chain, an event that cannot be
     replayed), a time or rule set that cannot be read: refused, with why."""
-    return api.json({"refused": {"rule": "event-log", "message": str(exc), "allowed": None, "field": None}}, 422)
+    return api_common.json({"refused": {"rule": "event-log", "message": str(exc), "allowed": None, "field": None}}, 422)
 
 
-async def on_click(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, click.ClickException)
-    return api.json({"refused": {"rule": "api", "message": exc.message, "allowed": None, "field": None}}, 422)
+async def on_views_missing(request: Request, exc: Exception) -> Response:
+    """A store without the archive's views (the club's pages read them): refused, with
+    what makes them."""
+    assert isinstance(exc, ViewsMissing)
+    return api_common.json({"refused": {"rule": "api", "message": str(exc), "allowed": None, "field": None}}, 422)
 
 
 async def on_store(request: Request, exc: Exception) -> Response:
     incident = secrets.token_hex(4)
     log.error("incident %s: the store failed on %s %s: %s", incident, request.method, request.url.path,
               describe_error(request, exc))
-    return api.json({"error": _("the store cannot be reached now; try again (incident {incident})").format(
+    return api_common.json({"error": _("the store cannot be reached now; try again (incident {incident})").format(
         incident=incident)}, 503)
 
 
@@ -209,7 +211,7 @@ async def on_fault(request: Request, exc: Exception) -> Response:
     incident = secrets.token_hex(4)
     log.error("incident %s: internal error on %s %s", incident, request.method, request.url.path,
               exc_info=(type(exc), exc, exc.__traceback__))
-    return api.json({"error": _("internal error (incident {incident}); nothing was lost: what was stored is "
+    return api_common.json({"error": _("internal error (incident {incident}); nothing was lost: what was stored is "
                                 "stored").format(incident=incident)}, 500)
 
 
@@ -229,7 +231,7 @@ async def session(request: Request) -> Response:
     principal = await service.run(lambda: principal_of(request, service.worker().accounts))
     who = None if principal is None else {"name": principal.name, "role": principal.role, "by": principal.by,
                                           "game": principal.game}
-    return api.json({"signed_in": who, "csrf": csrf_token(request)})
+    return api_common.json({"signed_in": who, "csrf": csrf_token(request)})
 
 
 async def sign_in(request: Request) -> Response:
@@ -239,7 +241,7 @@ async def sign_in(request: Request) -> Response:
     wait = request.app.state.limiter.wait(client)
     if wait:
         raise Denied(429, _("too many sign-in attempts from here; wait a minute"), wait)
-    b = api.body(await request.body(), SignIn)
+    b = api_common.body(await request.body(), SignIn)
     found = await service.run(lambda: service.worker().accounts.sign_in(b.name, b.password))
     if isinstance(found, float):
         raise Denied(429, _("too many failed sign-ins to this account; wait {seconds} s").format(
@@ -247,14 +249,14 @@ async def sign_in(request: Request) -> Response:
     if found is None:
         raise Denied(401, _("wrong name or password"))
     signed_in(request, found)
-    return api.json({"signed_in": {"name": found.name, "role": found.role, "by": f"arbiter:{found.name}"},
+    return api_common.json({"signed_in": {"name": found.name, "role": found.role, "by": f"arbiter:{found.name}"},
                      "csrf": request.session["csrf"]})
 
 
 async def sign_out(request: Request) -> Response:
     csrf_checked(request)
     request.session.clear()
-    return api.json({"signed_in": None, "csrf": csrf_token(request)})
+    return api_common.json({"signed_in": None, "csrf": csrf_token(request)})
 
 
 class AccountIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -266,7 +268,7 @@ class AccountIn(msgspec.Struct, forbid_unknown_fields=True):
 async def new_account(request: Request) -> Response:
     service: Service = request.app.state.service
     await needs(request, "director", write=True)
-    b = api.body(await request.body(), AccountIn)
+    b = api_common.body(await request.body(), AccountIn)
     if len(b.password) < 10:
         raise Refused("api", _("a password has 10 characters at least"), field="password")
 
@@ -277,7 +279,7 @@ async def new_account(request: Request) -> Response:
             raise Refused("api", str(exc), field="name") from None
         return {"name": account.name, "role": account.role}
 
-    return api.json({"account": await service.run(create)}, 201)
+    return api_common.json({"account": await service.run(create)}, 201)
 
 
 # -- live ---------------------------------------------------------------------------------------
@@ -290,9 +292,9 @@ async def follow(request: Request, streams: set[str], first: list[dict[str, Any]
     async def messages() -> AsyncIterator[dict[str, str]]:
         try:
             for message in first:
-                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api.encode_extra).decode()}
+                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()}
             async for message in subscriber.messages():
-                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api.encode_extra).decode()}
+                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()}
         finally:
             hub.unsubscribe(subscriber)
 
@@ -303,7 +305,7 @@ async def game_events(request: Request) -> Response:
     """``GET /api/games/{game}/events``: the game's state now, then at every change."""
     service: Service = request.app.state.service
     name = request.path_params["game"]
-    now = await service.run(api.game_now, service, name)
+    now = await service.run(api_common.game_now, service, name)
     return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "game", "state": now}])
 
 
@@ -318,7 +320,7 @@ async def tournament_events(request: Request) -> Response:
 
 async def health(request: Request) -> Response:
     hub: Hub = request.app.state.hub
-    return api.json({"ok": True, "position": hub.position, "followers": hub.followers()})
+    return api_common.json({"ok": True, "position": hub.position, "followers": hub.followers()})
 
 
 def routes() -> list[BaseRoute]:
@@ -369,7 +371,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             PointError: on_problem,
             TimeFormatError: on_problem,
             UnknownKind: on_problem,
-            click.ClickException: on_click,
+            ViewsMissing: on_views_missing,
             StoreError: on_store,
             Exception: on_fault,
         },

@@ -19,6 +19,9 @@ API's, with its checks (who may, CSRF, the write's id and version).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -30,6 +33,9 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ledger.application import Ledger
+from ledger.club_reads import caught_up as brought_up_to_date
+from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from web.service import Service
@@ -196,9 +202,9 @@ async def tournament_report(request: Request) -> Response:
     name = request.path_params["tournament"]
 
     def made() -> str:
-        from cli.tournament import report_html
+        from ledger.tournament_report import report_html
 
-        return report_html(service.worker().ledger, name)
+        return report_html(service.worker().ledger, name, caught_up)
 
     html = await service.run(made)
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
@@ -242,12 +248,24 @@ async def director_tournament(request: Request) -> Response:
 # -- the club's numbers (issue 23) ----------------------------------------------------------------
 
 
+def said(kind: str, text: str) -> None:
+    """What catching up the archive's views says (a note, a warning): on the service's
+    standard error, as ``pulka`` says it."""
+    print(f"pulka: {kind}: {text}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def caught_up(ledger: Ledger) -> Iterator[Views]:
+    """The archive's views brought up to the store's last event (``ledger.club_reads``)."""
+    with brought_up_to_date(ledger, said) as views:
+        yield views
+
+
 def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     """The rating table (``pulka rating --json``) and each player's sparkline."""
-    from cli.picture.player import sparkline
-    from cli.players import caught_up
-    from cli.rating import club_changes
+    from ledger.club_reads import club_changes
     from projections import rating as model
+    from projections.drawing.player import sparkline
     from projections.archive import identities
 
     ledger = service.worker().ledger
@@ -269,10 +287,9 @@ async def club(request: Request) -> Response:
 
 def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     """A player's rating pulka by pulka and his statistics, drawn (``pulka stats NAME --html``)."""
-    from cli.picture.player import bar_chart, line_chart
-    from cli.players import caught_up
-    from cli.rating import club_changes, pulkas_with_events
+    from ledger.club_reads import club_changes, pulkas_with_events
     from projections import rating as model
+    from projections.drawing.player import bar_chart, line_chart
     from projections.archive import identities, select
     from projections.stats import mine, player_stats, stats_doc
 
@@ -310,12 +327,12 @@ async def player(request: Request) -> Response:
     return page(request, "player.html", name, None, {}, doc=doc, name=name)
 
 
-PICTURE_STYLES = ("player.css",)  # the looks of cli/picture that the pages share
+PICTURE_STYLES = ("player.css",)  # the looks of projections/drawing that the pages share
 
 
 async def picture_style(request: Request) -> Response:
-    """A style sheet of ``cli/picture`` (the charts' look, shared with ``pulka stats --html``)."""
-    from cli.picture.page import resource
+    """A style sheet of ``projections/drawing`` (the charts' look, shared with ``pulka stats --html``)."""
+    from projections.drawing.page import resource
 
     name = request.path_params["name"]
     if name not in PICTURE_STYLES:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from cli.picture.page import embed_json, fill, resource
-from cli.picture.svg import draw
+from projections.drawing.page import embed_json, fill, resource
+from projections.drawing.svg import draw
 
 
 def table_game(tournament: str, tour: int, table: int) -> str:

@@ -15,8 +15,8 @@ import html
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from cli.picture.page import fill, resource
-from cli.picture.svg import fmt_px
+from projections.drawing.page import fill, resource
+from projections.drawing.svg import fmt_px
 
 FONT = 11
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 44, 10, 22, 18

@@ -16,8 +16,8 @@ import re
 from importlib.resources import files
 from typing import Any
 
-from cli.picture.qr import qr_svg
-from cli.picture.svg import draw
+from projections.drawing.qr import qr_svg
+from projections.drawing.svg import draw
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
@@ -57,7 +57,7 @@ REPORT_WORDS = (
 
 
 def resource(name: str) -> str:
-    return (files("cli.picture") / name).read_text(encoding="utf-8")
+    return (files("projections.drawing") / name).read_text(encoding="utf-8")
 
 
 def embed_json(doc: Any) -> str:

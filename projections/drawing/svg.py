@@ -49,7 +49,7 @@ ASCENT, DESCENT = 0.93, 0.24  # the font's box above and below the baseline, in 
 
 def style() -> str:
     """The colours, strokes and font of the sheet (``sheet.css``, next to this module)."""
-    return (files("cli.picture") / "sheet.css").read_text(encoding="utf-8")
+    return (files("projections.drawing") / "sheet.css").read_text(encoding="utf-8")
 
 
 def text_width(text: str, size: float) -> float:

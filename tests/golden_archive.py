@@ -78,35 +78,42 @@ def pulka(events: list[AnyEvent], cap: int | None) -> Pulka:
     assert not scored.mismatches, scored.mismatches
     ends = _deal_ends(events)
     status, over_at = "playing", None
-    abandoned = next((e for e in events if isinstance(e, Abandoned)), None)
-    target = first.pulya
-    players = first.players
-    if abandoned is not None:
-        status, over_at = "abandoned", abandoned.at
-    else:
-        for k in sorted(ends):
-            if _finished(events[: ends[k] + 1], target, players, first.convention):
-                status, over_at = "finished", events[ends[k]].at
-                break
-            if cap is not None and k >= cap:
-                status, over_at = "capped", events[ends[k]].at
-                break
+    for i in range(2, len(events) + 1):  # every prefix: the last time it came to be over counts
+        now = _status(events[:i], cap)
+        if now == "playing":
+            over_at = None
+        elif status == "playing":
+            over_at = events[i - 1].at
+        status = now
     rounded = dict(scored.settled.rounded)
     money = None
     if first.stake is not None:
         money = {p: str(Decimal(first.stake) * w) for p, w in rounded.items()}
-    return Pulka(first.game, first.at, first.convention, players, status, len(ends), rounded,
+    return Pulka(first.game, first.at, first.convention, first.players, status, len(ends), rounded,
                  dict(scored.settled.result), money, over_at, events)
 
 
-def _finished(events: list[AnyEvent], target: int, players: tuple[str, ...], convention: str) -> bool:
-    """Every pulya closed (help given) [Code 4.2.3]; without help, the pulyas together
-    at players x target [Code 4.2.3.3]."""
+def _status(events: list[AnyEvent], cap: int | None) -> str:
+    """How a pulka stands after ``events``: abandoned [Code 4.2.3]; finished when every
+    pulya is closed (help given) [Code 4.2.3], or without help when the pulyas together
+    reach players x target [Code 4.2.3.3]; capped at a tournament's deal cap [Code
+    4.2.15]; else in play."""
+    first = events[0]
+    assert isinstance(first, GameStarted)
+    if any(isinstance(e, Abandoned) for e in events):
+        return "abandoned"
     cells = score(events).cells
-    pulya = [cells[(p, "pulya", None)] for p in players]
-    if convention == "leningrad":
-        return sum(pulya) >= len(players) * target
-    return all(v >= target for v in pulya)
+    pulya = [cells[(p, "pulya", None)] for p in first.players]
+    target = first.pulya
+    if first.convention == "leningrad":
+        finished = sum(pulya) >= len(first.players) * target
+    else:
+        finished = all(v >= target for v in pulya)
+    if finished:
+        return "finished"
+    if cap is not None and len(_deal_ends(events)) >= cap:
+        return "capped"
+    return "playing"
 
 
 def _deal_ends(events: list[AnyEvent]) -> dict[int, int]:

@@ -36,7 +36,7 @@ from ledger.store.event_store import Store
 from ledger.views.archive import Views, ViewsMissing
 from ledger.views.rating import kept_changes, kept_matches
 from ledger.vocabulary.events import AnyEvent, Correction, GameStarted
-from ledger.vocabulary.logfile import parse_export, split_streams
+from ledger.vocabulary.logfile import parse_export, parse_log, split_streams
 from ledger.vocabulary.tournament_events import TournamentStarted
 from projections import rating as model
 from projections.archive import (
@@ -348,3 +348,49 @@ def test_a_players_statistics_lead_to_their_deals(sqlite_club: tuple[Store, View
     table = {row[0]: row for row in csv_rows(found)}
     assert table["pulkas"] == ["pulkas", "4", "-182"] and table["errors"] == ["errors", "0", ""]
     assert json.dumps(doc)  # a JSON document
+
+
+# -- the records the recording rules charge -------------------------------------------------------------------
+
+PULKA_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+# From the fixtures' descriptions (fixtures/README.md), by hand: whose records the
+# recording rules charged, and how [Code 4.2.7, 4.2.9, 4.2.10, 4.2.16]; whose seat
+# held which deals [Code 5.4.7, 5.4.18]. (player, number) -> (count, [(deal, event)]).
+CHARGED: dict[str, dict[tuple[str, str], tuple[int, list[tuple[int | None, int | None]]]]] = {
+    # B's hand entry corrected by C after his pencil was down: his first counted error,
+    # a warning (event 12); his second, corrected by A: equal for equal (event 22).
+    "rec_4_2_7_overstated_whists": {("B", "errors.warning"): (1, [(1, 12)]),
+                                    ("B", "errors.equal_for_equal"): (1, [(2, 22)]), ("B", "errors"): (2, [(1, 12), (2, 22)]),
+                                    ("A", "errors"): (0, []), ("C", "errors"): (0, [])},
+    # The arbiter's penalties on B (event 10) and C (event 11); his own correction of a
+    # ruling is no player's error.
+    "rec_arbiter_penalty": {("B", "penalties"): (1, [(1, 10)]), ("C", "penalties"): (1, [(1, 11)]),
+                            ("A", "penalties"): (0, []), ("B", "errors"): (0, [])},
+    # C's forgotten record of deal 1 after deal 2's bidding closed: without effect, his
+    # error (event 14); B's in time (event 12) counted, no error.
+    "rec_late_entry": {("C", "errors.late"): (1, [(1, 14)]), ("B", "errors"): (0, [])},
+    # E holds B's seat from deal 2: the seat's deals and its 7S are not B's; C left
+    # after deal 2 and was dealt no third; the pulka is in play, counted for B's seat.
+    # Each deal is decided by its second pass: events 7, 14 and 21.
+    "code_5_4_7_substitute_and_leave": {("B", "deals"): (1, [(1, 7)]), ("B", "contracts"): (0, []),
+                                        ("C", "deals"): (2, [(1, 7), (2, 14)]), ("D", "deals"): (3, [(1, 7), (2, 14), (3, 21)]),
+                                        ("D", "contracts.6H.made"): (1, [(3, 21)]), ("B", "pulkas.in_play"): (1, [(None, None)])},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHARGED))
+def test_a_players_errors_penalties_and_seats_are_those_the_rules_charge(tmp_path: Path, name: str) -> None:
+    with Store(str(tmp_path / "pulka.db")) as store:
+        ledger = Ledger(store, clock=clock)
+        ledger.record_lines(parse_log((PULKA_FIXTURES / f"{name}.jsonl").read_text(encoding="utf-8")))
+        with Views(store) as views:
+            views.catch_up()
+            rows, aliases = views.rows(), views.aliases()
+        for (player, number), (count, refs) in CHARGED[name].items():
+            found = player_stats(rows, aliases, player, ((r, [s.event for s in store.sound(r.game)])
+                                                         for r in mine(rows, aliases, player)))
+            assert found is not None
+            tally = found.find(number)
+            assert tally is not None and tally.count == count, (player, number)
+            assert [(r.deal, r.event) for r in tally.refs] == refs, (player, number)
+    assert player_stats(rows, aliases, "E", iter(())) is None  # a substitute only: no pulka of his own

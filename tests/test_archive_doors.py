@@ -31,7 +31,8 @@ import golden_archive
 from conftest import RawEvents
 from golden_archive import Club
 from ledger.application import Ledger
-from ledger.desks.tournament import Tournaments, import_streams
+from ledger.desks.streams import import_streams
+from ledger.desks.tournament import Tournaments
 from ledger.store.event_store import Store
 from ledger.views.archive import Views, ViewsMissing
 from ledger.views.rating import kept_changes, kept_matches

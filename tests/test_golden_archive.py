@@ -26,7 +26,7 @@ import pytest
 import golden_archive
 from golden_archive import Club
 from ledger.application import Ledger
-from ledger.desks.tournament import club_export, import_streams
+from ledger.desks.streams import club_export, import_streams
 from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.views.archive import Views

@@ -23,7 +23,9 @@ import pytest
 
 import golden_tournament
 from ledger.application import Ledger
-from ledger.desks.tournament import Tournaments, import_streams, judge_streams, judged
+from ledger.desks.streams import import_streams
+from ledger.desks.tournament import Tournaments, judged
+from ledger.judge.streams import judge_streams
 from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.views.archive import Views

@@ -24,7 +24,10 @@ from conftest import RawEvents
 from helpers import stored_rows, tournament_export
 from independent_scorer import score
 from ledger.application import Ledger
-from ledger.desks.tournament import TOURNAMENT_MAX, Tournaments, import_streams, judge_start, judge_streams, judged
+from ledger.desks.streams import import_streams
+from ledger.desks.tournament import Tournaments, judged
+from ledger.judge.streams import judge_streams
+from ledger.judge.tournament import TOURNAMENT_MAX, judge_start
 from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.vocabulary.events import Bid, GameStarted
@@ -34,12 +37,11 @@ from ledger.vocabulary.tournament_events import CutRule, Segment, TourClosed, To
 from ledger.words.deal_line import deal_events
 from projections.game import GameState
 from projections.report import PointError
+from projections.tournament_log import log_rows, render_log
 from projections.tournament_state import (
     as_of,
     fold,
-    log_rows,
     points_text,
-    render_log,
     render_standings,
     standings,
     standings_doc,

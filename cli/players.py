@@ -19,8 +19,8 @@ from ledger.vocabulary.refusal import excerpt
 from ledger.desks.club import alias as record_alias
 from ledger.club_reads import brought_up
 from ledger.views.archive import Views, ViewsMissing
-from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
-                                 summary_doc)
+from projections.archive import (Summary, player_pulkas, player_pulkas_doc, render_player_pulkas, render_summaries,
+                                 select, summaries, summary_doc)
 from projections.tournament_state import point_micros
 from ledger.vocabulary.wording import spoken_count
 
@@ -137,7 +137,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
     with opened(db) as ledger, caught_up(ledger) as views:
         as_of = point_micros(time_) if time_ else None
         rows = select(views.rows(as_of), start, end, convention)
-        found = history(rows, views.aliases(as_of), name)
+        found = player_pulkas(rows, views.aliases(as_of), name)
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})
             missing = (_("no pulka of {name} in the archive ({filter}); players: {players}") if known
@@ -145,9 +145,9 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
             raise UserError(missing.format(name=excerpt(name), filter=filter_said(start, end, convention, time_),
                                            players=", ".join(known)))
         if as_json:
-            emit(history_doc(found))
+            emit(player_pulkas_doc(found))
         else:
-            click.echo(render_history(found, filter_text(start, end, convention, time_)), nl=False)
+            click.echo(render_player_pulkas(found, filter_text(start, end, convention, time_)), nl=False)
 
 
 @click.command()

@@ -68,20 +68,20 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
         elif as_html:
             from projections.drawing.player import club_html
 
-            histories = [h for x in lines if (h := model.history(changes, who, x.player)) is not None]
-            click.echo(club_html(model.table_doc(lines, told), [model.history_doc(h, told) for h in histories]),
+            histories = [h for x in lines if (h := model.rating_history(changes, who, x.player)) is not None]
+            click.echo(club_html(model.table_doc(lines, told), [model.rating_history_doc(h, told) for h in histories]),
                        nl=False)
         else:
             click.echo(model.render_table(lines, told), nl=False)
         return
-    found = model.history(changes, who, name)
+    found = model.rating_history(changes, who, name)
     if found is None:
         known = sorted({who.name(c.player) for c in changes})
         missing = (_("{name} has no pulka over in the archive ({filter}); rated: {rated}") if known
                    else _("{name} has no pulka over in the archive ({filter})"))
         raise UserError(missing.format(name=excerpt(name), filter=filter_said(None, None, convention, at),
                                        rated=", ".join(known)))
-    doc = model.history_doc(found, told)
+    doc = model.rating_history_doc(found, told)
     if as_json:
         emit(doc)
     elif as_csv:
@@ -91,7 +91,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
 
         click.echo(player_html(doc, None), nl=False)
     else:
-        click.echo(model.render_history(found, told), nl=False)
+        click.echo(model.render_rating_history(found, told), nl=False)
 
 
 @click.command()
@@ -130,7 +130,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
                                            players=", ".join(known)))
         if as_html:
             changes, all_rows, all_aliases = club_changes(views, None, None)
-            history = model.history(changes, identities(all_rows, all_aliases), name)
+            history = model.rating_history(changes, identities(all_rows, all_aliases), name)
     if number is not None:
         _number(found, number, deals, as_json, as_csv)
         return
@@ -143,7 +143,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
 
         doc = stats_doc(found, told)
         doc["refs"] = {n: refs_doc(found, n, t)["deals"] for n, t in found.numbers.items()}
-        click.echo(player_html(None if history is None else model.history_doc(history, told), doc), nl=False)
+        click.echo(player_html(None if history is None else model.rating_history_doc(history, told), doc), nl=False)
     else:
         click.echo(render_stats(found, told), nl=False)
 

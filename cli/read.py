@@ -210,9 +210,9 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
         with refusals():
             drawn = picture(read.events, point, table_cap(read, db, file))
         if file is None:
-            from cli.proofs import history  # the checkpoint that covers what is drawn
+            from cli.proofs import attested_history  # the checkpoint that covers what is drawn
 
-            drawn["checkpoint"] = history(db, read.game, drawn.get("event") or len(read.events))["caption"]
+            drawn["checkpoint"] = attested_history(db, read.game, drawn.get("event") or len(read.events))["caption"]
         click.echo(svg_document(drawn), nl=False)
         return
     shown_at = view(read, point)

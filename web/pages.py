@@ -302,11 +302,11 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
         changes, all_rows, all_aliases = club_changes(views, None, None)
     if found is None:
         return None
-    history = model.history(changes, identities(all_rows, all_aliases), name)
+    history = model.rating_history(changes, identities(all_rows, all_aliases), name)
     stats = stats_doc(found, told)
     charts = []
     if history is not None:
-        doc = model.history_doc(history, told)
+        doc = model.rating_history_doc(history, told)
         charts.append(line_chart([(m["game"], m["rating"]) for m in doc["matches"]],
                                  _("rating after each pulka")))
     pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]]

@@ -66,7 +66,7 @@ from projections.attested import (
     checkpoints,
     covering,
     forks,
-    history_doc,
+    attested_history_doc,
     key_of,
     orphan_cosignatures,
 )
@@ -170,7 +170,7 @@ class Attestations:
         events = {s.number: s.event for s in self.store.load(game)}
         signatures = [(n, what(events[n]), s.signer, s.key, s.valid)
                       for n, signed in sorted(self.signatures(game).items()) if n <= number for s in signed]
-        return history_doc(cp, covered, number, signatures)
+        return attested_history_doc(cp, covered, number, signatures)
 
     def covering(self, game: str, number: int) -> StoredCheckpoint | None:
         """The latest stored checkpoint whose tree holds event ``number`` of ``game``."""

@@ -41,7 +41,7 @@ from cli.common import (
 )
 from cli.rules import parse_overrides
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
-from ledger.desks.told import Doubt, Doubtful, Told, Write, told_doc
+from ledger.desks.told import Doubt, Doubtful, Told, ToldWrite, told_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.language import N_
@@ -73,7 +73,7 @@ def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
         reason=spoken_text(reason))
 
 
-def writes_text(writes: tuple[Write, ...]) -> list[str]:
+def writes_text(writes: tuple[ToldWrite, ...]) -> list[str]:
     return [f"  {w.text} {'+' if w.amount > 0 else ''}{fmt(w.amount)}" for w in writes]
 
 

@@ -42,7 +42,7 @@ def cell_text(cell: Cell) -> str:
         _("{player} gora").format(player=player) if column == "gora" else f"{player} {column}"
 
 
-class Judged(Protocol):
+class JudgedState(Protocol):
     """What ``corrections_in_effect`` reads of any kind's folded state."""
 
     events: list[AnyEvent]
@@ -51,7 +51,7 @@ class Judged(Protocol):
     def effects(self) -> Mapping[int, Any]: ...
 
 
-def corrections_in_effect(state: Judged) -> dict[int, list[int]]:
+def corrections_in_effect(state: JudgedState) -> dict[int, list[int]]:
     """For each corrected event, the effective corrections of it, in order: what a
     kind's ``explain`` shows beside each write."""
     corrected_by: dict[int, list[int]] = {}

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ledger.application import Command, Kept, Ledger, Outcome
-from ledger.words.deal_line import Reading, deal_events, half_whist_pass
+from ledger.words.deal_line import TricksReading, deal_events, half_whist_pass
 from ledger.judge.kinds import PULKA
-from ledger.desks.told import Begun, Doubtful, Told, Verdict, Write, begun, cut_short, doubt_of, forgotten, \
+from ledger.desks.told import Begun, Doubtful, Told, ToldWrite, Verdict, begun, cut_short, doubt_of, forgotten, \
     table_checked, left_behind, retyped, told, undo_from
 from ledger.words.table import (
     bid_word,
@@ -113,7 +113,7 @@ class CorrectionPreview:
     asked_by: str | None
     was: str
     now: str
-    writes: tuple[Write, ...]
+    writes: tuple[ToldWrite, ...]
     verdicts: tuple[Verdict, ...]  # the correction's own
     expected: int
     named: str | None = None  # how the scorer named the record (deal:5.tricks), when not by its number
@@ -254,7 +254,7 @@ class PulkaDesk:
 
         def command(state: GameState) -> Iterator[AnyEvent]:
             before.append(begun(state))
-            read = Reading()
+            read = TricksReading()
             made = about("line", deal_events(state, line, recorder(state, by), read))
             yield from table_checked(state, made, leave_open=leave_open, again=again)
             if not leave_open:

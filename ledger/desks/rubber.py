@@ -21,7 +21,7 @@ from ledger.application import Command, Kept, Ledger, Outcome
 from ledger.desks.pulka import Names, Started, choice, typed
 from ledger.judge.kinds import RUBBER
 from ledger.words.rubber_line import correction_words, player_of, rubber_deal
-from ledger.desks.told import Recorded, Told, Verdict, Write
+from ledger.desks.told import Told, ToldEvent, ToldWrite, Verdict
 from ledger.words.table import parse_value, recorder_word
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDES, BridgePenalty, RubberStarted
@@ -116,8 +116,8 @@ def rubber_told(outcome: Outcome[RubberState]) -> Told:
     return Told(
         kind="rubber",
         game=outcome.game,
-        events=tuple(Recorded(s.number, s.event, rubber_event_text(state, s.event)) for s in outcome.stored),
-        writes=tuple(Write(c, v, side_cell_text(c)) for c, v in writes.items()),
+        events=tuple(ToldEvent(s.number, s.event, rubber_event_text(state, s.event)) for s in outcome.stored),
+        writes=tuple(ToldWrite(c, v, side_cell_text(c)) for c, v in writes.items()),
         verdicts=tuple(Verdict(s.number, e, "effective" if e.effective else "no effect", True)
                        for s in outcome.stored if (e := state.effects.get(s.number)) is not None),
         deals=(),

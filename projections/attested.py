@@ -148,7 +148,7 @@ def coverage_caption(cp: StoredCheckpoint | None, covered: int, shown: int) -> s
 
 
 def attested_history_doc(cp: StoredCheckpoint | None, covered: int, shown: int,
-                signatures: Sequence[tuple[int, str, str, str, bool]]) -> dict[str, object]:
+                         signatures: Sequence[tuple[int, str, str, str, bool]]) -> dict[str, object]:
     """The report's section on verifiable history: the checkpoint that covers the game
     (its caption and the signed note to publish) and the signatures on its events, as
     (number, what, signer, key, valid)."""

@@ -89,7 +89,7 @@ def legal_rubbers(draw: Draw, max_deals: int = 14, extras: bool = True, stake: b
         seconds += draw(st.integers(0, 90))
         return (START + timedelta(seconds=seconds)).isoformat()
 
-    started = rubber.start(RubberStarted(
+    started = rubber.start_rubber(RubberStarted(
         game="random", players=NAMES, first_dealer=draw(st.sampled_from(NAMES)),
         stake="0.10" if stake else None, at=at(),
         rules={"rounding": draw(st.sampled_from(("exact", "hundred")))},
@@ -98,7 +98,7 @@ def legal_rubbers(draw: Draw, max_deals: int = 14, extras: bool = True, stake: b
     events: list[AnyEvent] = [started]
 
     def record(event: AnyEvent) -> None:
-        judged = rubber.decide(state, event)
+        judged = rubber.decide_rubber(state, event)
         state.apply(judged)
         events.append(judged)
 

@@ -26,9 +26,8 @@ from ledger.words.table import parse_value, recorder_word
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDES, BridgePenalty, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
-from projections.rubber import RubberState
+from projections.rubber import RubberState, rubber_totals
 from projections.rubber_report import SIDE_CELLS, rubber_event_text, side_cell_text, status
-from projections.rubber_report import totals as cells_of
 from projections.trail import changes
 
 _ = language._  # every text a person reads, in the language in effect
@@ -109,7 +108,7 @@ def rubber_told(outcome: Outcome[RubberState]) -> Told:
     """What a rubber's recording command did, in the shape a pulka's says it."""
     state: RubberState = outcome.state
     sheet = state.sheet()
-    writes = changes(outcome.totals_before, cells_of(sheet))
+    writes = changes(outcome.totals_before, rubber_totals(sheet))
     nxt = (status(state) if state.over else
            _("deal {deal}: {dealer} deals").format(deal=state.current_deal_number + 1,
                                                     dealer=state.dealer(state.current_deal_number + 1)))

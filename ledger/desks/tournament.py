@@ -44,7 +44,7 @@ from ledger.judge.tournament import (
     TableGame,
     consequences,
     judge_seated,
-    judge_start,
+    judge_tournament_start,
     resolve_player,
     seating_for,
     tables_closed,
@@ -145,7 +145,7 @@ class Tournaments:
         taken."""
         if "lot" in event.tie_breaks and event.lot_seed is None:
             event = msgspec.structs.replace(event, lot_seed=secrets.token_hex(8))
-        judged = judge_start(event)
+        judged = judge_tournament_start(event)
         if judged.at is None:
             judged = msgspec.structs.replace(judged, at=self.ledger.clock())
         if self.store.count(judged.game):

@@ -19,7 +19,7 @@ from typing import Any
 from ledger.judge.kinds import judge_log, judging_of
 from ledger.judge.register import judge_register, rows_of
 from ledger.judge.tables import judge_table
-from ledger.judge.tournament import TableGame, decide, judge_start
+from ledger.judge.tournament import TableGame, decide_tournament, judge_tournament_start
 from ledger.vocabulary import language
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, StreamStart
@@ -146,11 +146,11 @@ def _judge_plan(plan: Sequence[Part], clock: Callable[[], str]) -> JudgedStreams
                     if state is None:
                         if not isinstance(line.event, TournamentStarted):
                             raise Refused("event-log", _("a tournament's stream begins with its tournament_started"))
-                        started = judge_start(line.event)
+                        started = judge_tournament_start(line.event)
                         tournaments[step.name] = TournamentState.start(started)
                         kept.append(started)
                     else:
-                        judged = decide(state, line.event, games)
+                        judged = decide_tournament(state, line.event, games)
                         state.apply(judged)
                         kept.append(judged)
                 except Refused as exc:

@@ -20,7 +20,7 @@ from ledger.desks.club import alias as record_alias
 from ledger.club_reads import brought_up
 from ledger.views.archive import Views, ViewsMissing
 from projections.archive import (Summary, player_pulkas, player_pulkas_doc, render_player_pulkas, render_summaries,
-                                 select, summaries, summary_doc)
+                                 select_pulkas, summaries, summary_doc)
 from projections.tournament_state import point_micros
 from ledger.vocabulary.wording import spoken_count
 
@@ -104,7 +104,7 @@ def players(as_json: bool, as_csv: bool, date_from: str | None, date_to: str | N
     time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger, caught_up(ledger) as views:
         as_of = point_micros(time_) if time_ else None
-        rows = select(views.rows(as_of), start, end, convention)
+        rows = select_pulkas(views.rows(as_of), start, end, convention)
         items = summaries(rows, views.aliases(as_of))
         if as_json:
             emit({"players": [summary_doc(s) for s in items]})
@@ -136,7 +136,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
     time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger, caught_up(ledger) as views:
         as_of = point_micros(time_) if time_ else None
-        rows = select(views.rows(as_of), start, end, convention)
+        rows = select_pulkas(views.rows(as_of), start, end, convention)
         found = player_pulkas(rows, views.aliases(as_of), name)
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})

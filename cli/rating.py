@@ -15,7 +15,7 @@ from ledger.club_reads import club_changes, pulkas_with_events
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
 from projections import rating as model
-from projections.archive import identities, select
+from projections.archive import identities, select_pulkas
 from projections.stats import (CSV_COLUMNS, Stats, csv_rows, mine, player_stats, refs_doc, render_refs,
                                render_stats, stats_doc)
 from projections.tournament_state import point_micros
@@ -119,7 +119,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     told = filter_text(start, end, convention, None)
     history = None
     with opened(db) as ledger, caught_up(ledger) as views:
-        rows = select(views.rows(), start, end, convention)
+        rows = select_pulkas(views.rows(), start, end, convention)
         aliases = views.aliases()
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         if found is None:

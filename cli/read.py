@@ -27,7 +27,7 @@ from cli.common import (
     point_options,
     progress,
     refusals,
-    shown,
+    shown_time,
 )
 from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
 from cli.spreadsheet import cell, emit_csv, write_csv
@@ -185,7 +185,8 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         status = _(GAME_STATUS[d["status"]]) if d["status"] in GAME_STATUS else d["status"]
         click.echo(_("{game}: {players}; {what}; {events}, {deals}, {status}; {first} to {last}").format(
             game=d["game"], players=", ".join(d["players"]), what=what, events=spoken_count(d["events"], "event"),
-            deals=spoken_count(d["deals"], "deal"), status=status, first=shown(d["first"]), last=shown(d["last"])))
+            deals=spoken_count(d["deals"], "deal"), status=status, first=shown_time(d["first"]),
+            last=shown_time(d["last"])))
 
 
 # -- the sheet and the settlement -------------------------------------------------------------

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import click
 
-from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown, user_time, zone_name
+from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown_time, user_time, zone_name
 from cli.players import caught_up
 from cli.rules import parse_overrides
 from ledger.desks.tournament import Tournaments
@@ -226,7 +226,7 @@ def print_log(name: str, as_json: bool, db: str | None) -> None:
         else:  # as a game's log shows its times: in the local zone, named
             click.echo(_("log of tournament {name}: {events}; times in {zone}").format(
                 name=name, events=spoken_count(len(rows), "event"), zone=zone_name(local_zone())))
-            click.echo(render_log(rows, shown), nl=False)
+            click.echo(render_log(rows, shown_time), nl=False)
 
 
 @tournament.command("export")

@@ -177,7 +177,7 @@ def identities(rows: Iterable[PulkaRow], aliases: Sequence[Alias]) -> Identities
     return Identities(roots, display, spellings)
 
 
-def select(
+def select_pulkas(
     rows: Iterable[PulkaRow],
     date_from: str | None = None,
     date_to: str | None = None,

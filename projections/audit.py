@@ -66,7 +66,6 @@ from projections.trail import render_audit as render_audit
 from projections.trail import render_diff as render_diff
 from projections.trail import render_explain as render_explain
 from projections.trail import row_doc as row_doc
-from projections.trail import select as select
 
 _ = language._  # every text a person reads, in the language in effect
 

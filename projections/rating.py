@@ -1,9 +1,9 @@
 """The club rating: every pulka over is one free-for-all match of its players.
 
-A pure fold, like every projection: ``fold`` takes the archive's matches in their
-order and gives each player's rating change in each match; ``table`` and
-``rating_history`` read those changes for ``pulka rating`` and ``pulka rating NAME``. The
-matches come from the read model the command side keeps (``ledger.views.rating``)
+A pure fold, like every projection: ``rate_matches`` takes the archive's matches in
+their order and gives each player's rating change in each match; ``table`` and
+``rating_history`` read those changes for ``pulka rating`` and ``pulka rating NAME``.
+The matches come from the read model the command side keeps (``ledger.views.rating``)
 or, for a point in time or a convention, from the archive's results as they stood
 then; the fold does not care which, so the kept view can be checked against a fresh
 fold of the same matches.
@@ -152,8 +152,8 @@ def ordered(matches: Iterable[Match]) -> list[Match]:
     return sorted(matches, key=lambda m: m.key)
 
 
-def fold(matches: Iterable[Match], key: Callable[[str], str],
-         start: dict[str, Skill] | None = None) -> list[Change]:
+def rate_matches(matches: Iterable[Match], key: Callable[[str], str],
+                 start: dict[str, Skill] | None = None) -> list[Change]:
     """Every match in order, each player's skill carried from his last match (``start``:
     the skills before the first of them; a player not in it starts at ``START``)."""
     skills = dict(start or {})
@@ -172,7 +172,7 @@ def keys_of(aliases: Sequence[Alias]) -> Callable[[str], str]:
     return identities((), aliases).key
 
 
-def select(matches: Iterable[Match], convention: str | None) -> list[Match]:
+def select_matches(matches: Iterable[Match], convention: str | None) -> list[Match]:
     """The matches under one convention (a preset's other names accepted)."""
     if convention is None:
         return list(matches)

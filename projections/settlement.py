@@ -118,7 +118,7 @@ def _whist_balance(p: str, whists: Mapping[str, Mapping[str, N]]) -> N:
     return sum(mine[q] - whists[q][p] for q in mine)  # type: ignore[return-value]
 
 
-def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
+def settle_sheet(sheet: Sheet, stake: str | None = None) -> Settlement:
     players = sheet.players
     n = len(players)
     scale = n * UNIT  # the variants' results are whists x N, in sub-units

@@ -56,7 +56,7 @@ from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, J
 from ledger.vocabulary.names import name_key
 from projections.archive import Alias, PulkaRow, identities
 from projections.deal_state import DealState
-from projections.deal_text import deal_events, deal_story
+from projections.deal_text import events_by_deal, deal_story
 from projections.game import GameState, replay
 from projections.numbers import exact_text, number
 from projections.penalty_tricks import penalty_counts
@@ -239,7 +239,7 @@ def _count_deals(numbers: dict[str, StatTally], game: str, state: GameState, nam
     final = state.sheet()
     sheets = state.checkpoints.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
-    played = deal_events(state)  # each deal's events, read once
+    played = events_by_deal(state)  # each deal's events, read once
     results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end
     for deal in state.deals:
         seat = next((s for s, person in enumerate(deal.persons) if person in names), None)

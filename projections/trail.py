@@ -5,7 +5,7 @@ player's pulya, a side's points above the line. This module knows nothing of how
 kind scores; it works on what each kind gives it:
 
 - ``AuditRow``: one event with what it did to the cells and the recording rules'
-  verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select``
+  verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select_rows``
   keeps the rows an arbiter asks for;
 - ``render_explain``: the writes behind one cell, as a kind's ``explain`` lists them;
 - ``diff``: what changed between two points in time, from a kind's ``Numbers`` at
@@ -139,7 +139,7 @@ def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:
     return doc
 
 
-def select(
+def select_rows(
     rows: Iterable[AuditRow],
     *,
     deal: int | None = None,

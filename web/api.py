@@ -35,10 +35,9 @@ from projections.deal_text import deal_table
 from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point
-from projections.tournament_state import as_of, standings, standings_doc
+from projections.tournament_state import as_of, fold_tournament, standings, standings_doc
 from projections.tournament_log import log_rows
-from projections.tournament_state import fold as fold_tournament
-from projections.trail import row_doc, select
+from projections.trail import row_doc, select_rows
 from web import api_arbiter, api_table
 from web.api_common import S, body, events_at, game_now, int_param, json, point_of, pulka_of, time_param
 from web.auth import ARBITER, DIRECTOR, Principal, needs
@@ -135,9 +134,9 @@ async def log(request: Request) -> Response:
         kept, events = events_at(service, game_name, point)
         kind = kind_of(events[0])
         rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: kind.audit(events, None))
-        chosen = select(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
-                        verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since")),
-                        until=time_param(q.get("until")))
+        chosen = select_rows(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
+                             verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since")),
+                             until=time_param(q.get("until")))
         return {"game": game_name, "version": len(kept.stored), "events": [row_doc(r, kind.cells) for r in chosen]}
 
     return json(await service.run(trail))

@@ -290,13 +290,13 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     from ledger.club_reads import club_changes, pulkas_with_events
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart
-    from projections.archive import identities, select
+    from projections.archive import identities, select_pulkas
     from projections.stats import mine, player_stats, stats_doc
 
     ledger = service.worker().ledger
     told = _("the whole archive")
     with caught_up(ledger) as views:
-        rows = select(views.rows(), None, None, None)
+        rows = select_pulkas(views.rows(), None, None, None)
         aliases = views.aliases()
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         changes, all_rows, all_aliases = club_changes(views, None, None)

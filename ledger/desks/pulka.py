@@ -75,7 +75,7 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import find_preset
 from ledger.vocabulary.stream import StreamStart
 from projections.audit import describe
-from projections.deal_text import game_name
+from projections.deal_text import deal_game
 from projections.deal_state import DealState
 from projections.game import GameState
 from projections.recording import merge
@@ -481,7 +481,7 @@ def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int
     if part == "tricks":
         if deal.tricks_event is None:
             raise Refused("4.2.7", _("deal {deal} has no tricks recorded ({what})").format(
-                deal=k, what=game_name(state, deal)),
+                deal=k, what=deal_game(state, deal)),
                 _("deal:{deal}.contract, or an event of `pulka log --only-deal {deal}`").format(deal=k))
         return deal.tricks_event
     first = state.starts[k - 1]
@@ -489,7 +489,7 @@ def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int
     contracts = [n for n in range(first, last + 1) if n not in state.void
                  and isinstance(state.events[n - 1], Contract) and state.events[n - 1].deal == k]
     if not contracts:
-        raise Refused("4.2.7", _("deal {deal} has no contract ({what})").format(deal=k, what=game_name(state, deal)),
+        raise Refused("4.2.7", _("deal {deal} has no contract ({what})").format(deal=k, what=deal_game(state, deal)),
                       _("deal:{deal}.tricks, or an event of `pulka log --only-deal {deal}`").format(deal=k))
     return contracts[-1]
 

@@ -70,9 +70,9 @@ def tournament_of(store: Store, game: str) -> tuple[TournamentState, int] | None
         return None
     # Only a tournament's table needs the tournament's fold: an ordinary game's deal
     # loads none of it (start-up). The module imports nothing of this one.
-    from projections.tournament_state import fold
+    from projections.tournament_state import fold_tournament
 
-    return fold([s.event for s in stored]), len(stored)
+    return fold_tournament([s.event for s in stored]), len(stored)
 
 
 def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> dict[str, int]:

@@ -10,7 +10,7 @@ import click
 
 from cli.common import UserError, db_option, emit, opened, user_time
 from cli.spreadsheet import emit_csv
-from cli.players import caught_up, filter_said, filter_text
+from cli.players import caught_up_or_refused, filter_said, filter_text
 from ledger.club_reads import club_changes, pulkas_with_events
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
@@ -55,7 +55,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
     _one_format(as_json, as_csv, as_html)
     at = user_time(at, end_of_day=True) if at else None
     told = filter_text(None, None, convention, at)
-    with opened(db) as ledger, caught_up(ledger) as views:
+    with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         changes, rows, aliases = club_changes(views, point_micros(at) if at else None, convention)
     who = identities(rows, aliases)
     if name is None:
@@ -118,7 +118,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     told = filter_text(start, end, convention, None)
     history = None
-    with opened(db) as ledger, caught_up(ledger) as views:
+    with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         rows = select_pulkas(views.rows(), start, end, convention)
         aliases = views.aliases()
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))

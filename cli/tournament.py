@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import click
 
 from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown_time, user_time, zone_name
-from cli.players import caught_up
+from cli.players import caught_up_or_refused
 from cli.rules import parse_overrides
 from ledger.desks.tournament import Tournaments
 from ledger.tournament_report import report_html
@@ -201,7 +201,7 @@ def print_standings(name: str, as_json: bool, tour: int | None, time_: str | Non
         def live(state: TournamentState, at: str | None) -> Mapping[str, GameResult]:
             if replay:
                 return tournaments.replayed(state, at)
-            with caught_up(ledger) as views:
+            with caught_up_or_refused(ledger) as views:
                 return views.tables(state.name, point_micros(at) if at else None)
 
         table, state = tournaments.standings(name, tour, time_, live)
@@ -247,4 +247,4 @@ def print_report(name: str, db: str | None) -> None:
     """One HTML file, nothing fetched: the standings after each tour (a slider, the
     tables in play last) and every table's sheet, drawn."""
     with opened(db) as ledger:
-        click.echo(report_html(ledger, name, caught_up), nl=False)
+        click.echo(report_html(ledger, name, caught_up_or_refused), nl=False)

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from projections.audit import AuditRow, Cell, audit, explain, ignored_records, row_doc, totals
+from projections.audit import AuditRow, Cell, audit, ignored_records, pulka_explain, row_doc, totals
 from projections.game import GameState
 from projections.numbers import fmt, signed
 from projections.deal_text import cells as sheet_cells
@@ -68,7 +68,7 @@ def traces_of(state: GameState) -> Traces:
     """The ``explain`` trace of every number of the sheet (a record without effect named
     where it would have written: see ``explain``)."""
     ignored = ignored_records(state)
-    return {cell: explain(state, cell, ignored) for cell in totals(state.sheet())}
+    return {cell: pulka_explain(state, cell, ignored) for cell in totals(state.sheet())}
 
 
 def marks_of(traces: Traces, types: dict[int, str]) -> Marks:

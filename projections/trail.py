@@ -8,7 +8,7 @@ kind scores; it works on what each kind gives it:
   verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select_rows``
   keeps the rows an arbiter asks for;
 - ``render_explain``: the writes behind one cell, as a kind's ``explain`` lists them;
-- ``diff``: what changed between two points in time, from a kind's ``Numbers`` at
+- ``diff_numbers``: what changed between two points in time, from a kind's ``Numbers`` at
   each point and its audit rows in between.
 
 ``CellNames`` says how a kind names the parts of a cell in JSON and for people.
@@ -244,7 +244,7 @@ class Numbers:
     rounded: dict[str, int]
 
 
-def diff(
+def diff_numbers(
     events: list[AnyEvent],
     a: Point,
     b: Point,

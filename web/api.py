@@ -49,7 +49,7 @@ _ = language._  # every text a person reads, in the request's language
 # -- the reads --------------------------------------------------------------------------------
 
 
-async def games(request: Request) -> Response:
+async def game_list(request: Request) -> Response:
     service: Service = request.app.state.service
 
     def listing() -> list[dict[str, Any]]:
@@ -72,7 +72,7 @@ def _view(service: Service, game: str, point: Point) -> Any:
                           lambda: kind_of(events[0]).view(events, point, None))
 
 
-async def sheet(request: Request) -> Response:
+async def sheet_json(request: Request) -> Response:
     service: Service = request.app.state.service
     point = point_of(request)
     view = await service.run(_view, service, request.path_params["game"], point)
@@ -142,7 +142,7 @@ async def log(request: Request) -> Response:
     return json(await service.run(trail))
 
 
-async def explain(request: Request) -> Response:
+async def explain_json(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
     await needs(request, "table", game=game_name)
@@ -159,7 +159,7 @@ async def explain(request: Request) -> Response:
     return json(await service.run(trace))
 
 
-async def diff(request: Request) -> Response:
+async def diff_json(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
     await needs(request, "table", game=game_name)
@@ -224,7 +224,7 @@ async def tournament_list(request: Request) -> Response:
     return json({"tournaments": names})
 
 
-async def tournament(request: Request) -> Response:
+async def tournament_json(request: Request) -> Response:
     service: Service = request.app.state.service
     q = request.query_params
     doc = await service.run(tournament_now, service, request.path_params["tournament"], int_param(q, "tour"),
@@ -362,15 +362,15 @@ async def live_message(service: Service, stream: str, version: int) -> dict[str,
 
 def routes() -> list[Route]:
     return [
-        Route("/api/games", games, methods=["GET"]),
+        Route("/api/games", game_list, methods=["GET"]),
         Route("/api/games", api_arbiter.new_game, methods=["POST"]),
         Route("/api/games/{game:path}/sheet.svg", sheet_svg, methods=["GET"]),
-        Route("/api/games/{game:path}/sheet", sheet, methods=["GET"]),
+        Route("/api/games/{game:path}/sheet", sheet_json, methods=["GET"]),
         Route("/api/games/{game:path}/settlement", settlement, methods=["GET"]),
         Route("/api/games/{game:path}/deals", deals, methods=["GET"]),
         Route("/api/games/{game:path}/log", log, methods=["GET"]),
-        Route("/api/games/{game:path}/explain", explain, methods=["GET"]),
-        Route("/api/games/{game:path}/diff", diff, methods=["GET"]),
+        Route("/api/games/{game:path}/explain", explain_json, methods=["GET"]),
+        Route("/api/games/{game:path}/diff", diff_json, methods=["GET"]),
         Route("/api/games/{game:path}/tokens", api_arbiter.issue_token, methods=["POST"]),
         Route("/api/games/{game:path}/tokens", api_arbiter.list_tokens, methods=["GET"]),
         Route("/api/games/{game:path}/correct/preview", api_table.preview, methods=["POST"]),
@@ -384,5 +384,5 @@ def routes() -> list[Route]:
         Route("/api/tournaments/{tournament}/tours/{tour:int}/seat", tournament_seat, methods=["POST"]),
         Route("/api/tournaments/{tournament}/tours/{tour:int}/start", tournament_start, methods=["POST"]),
         Route("/api/tournaments/{tournament}/tours/{tour:int}/close", tournament_close, methods=["POST"]),
-        Route("/api/tournaments/{tournament}", tournament, methods=["GET"]),
+        Route("/api/tournaments/{tournament}", tournament_json, methods=["GET"]),
     ]

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from ledger.application import Command, Kept, Ledger, Outcome
 from ledger.words.deal_line import TricksReading, deal_events, half_whist_pass
-from ledger.judge.kinds import PULKA
+from ledger.judge.kinds import PULKA, State
 from ledger.desks.told import Begun, Doubtful, Told, ToldWrite, Verdict, begun, cut_short, doubt_of, forgotten, \
     table_checked, left_behind, retyped, told, undo_from
 from ledger.words.table import (
@@ -172,8 +172,9 @@ def names(state: GameState, field: str, value: Names) -> tuple[str, ...]:
     return typed(field, names_in, state.players, text)
 
 
-def recorder(state: GameState, by: str | None) -> str | None:
-    """Who records: a player in any case, ``scorer:NAME`` or ``arbiter:NAME``."""
+def recorder(state: State, by: str | None) -> str | None:
+    """Who records on a pulka or a rubber: a player in any case, ``scorer:NAME`` or
+    ``arbiter:NAME``."""
     return typed("by", recorder_word, state.players, by)
 
 

@@ -18,11 +18,11 @@ from typing import Any
 import msgspec
 
 from ledger.application import Command, Kept, Ledger, Outcome
-from ledger.desks.pulka import Names, Started, choice, typed
+from ledger.desks.pulka import Names, Started, choice, recorder, typed
 from ledger.judge.kinds import RUBBER
 from ledger.words.rubber_line import correction_words, player_of, rubber_deal
 from ledger.desks.told import Told, ToldEvent, ToldWrite, Verdict
-from ledger.words.table import parse_value, recorder_word
+from ledger.words.table import parse_value
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDES, BridgePenalty, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
@@ -31,10 +31,6 @@ from projections.rubber_report import SIDE_CELLS, rubber_event_text, side_cell_t
 from projections.trail import changes
 
 _ = language._  # every text a person reads, in the language in effect
-
-
-def recorder(state: RubberState, by: str | None) -> str | None:
-    return typed("by", recorder_word, state.players, by)
 
 
 class RubberDesk:

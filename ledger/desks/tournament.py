@@ -284,7 +284,7 @@ class Tournaments:
         return lines
 
 
-def judged(ledger: Ledger, name: str) -> ChainProblem | None:
+def judged_tournament(ledger: Ledger, name: str) -> ChainProblem | None:
     """``verify``'s judgement of tournament ``name`` (whose own chain the caller has
     checked) with its tables' games: as ``verify --file`` judges its export
     (``judge_streams``). Every event of the tournament is judged again on the tournament

@@ -11,7 +11,7 @@ written with its digests computed anew is named all the same.
 from __future__ import annotations
 
 from ledger.application import Ledger
-from ledger.desks.tournament import judged as judged_tournament
+from ledger.desks.tournament import judged_tournament
 from ledger.vocabulary.chain import ChainProblem
 from ledger.vocabulary.tournament_events import TournamentStarted
 

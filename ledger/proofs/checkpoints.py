@@ -54,7 +54,7 @@ from ledger.vocabulary.notes import (
     event_text,
     open_note,
     parse_checkpoint,
-    sign,
+    sign_note,
     signature_of,
     verified_by,
 )
@@ -203,7 +203,7 @@ class Attestations:
         if size == 0:
             raise Refused(RULE, _("the store holds no event yet: there is nothing to checkpoint"))
         checkpoint = Checkpoint(chosen, size, root)
-        note = sign(checkpoint.text(), signers)
+        note = sign_note(checkpoint.text(), signers)
         at = self.clock()
         made = CheckpointMade(size=size, root=checkpoint.root_b64, reason=reason, at=at, by=by, signatures=tuple(
             NoteSignature(s.verifier.text(), line.base64) for s, line in zip(signers, note.signatures, strict=True)))

@@ -207,7 +207,7 @@ def signature_of(signer: Signer, text: str) -> Signature:
     return Signature(signer.name, signer.id, base64.b64encode(raw).decode())
 
 
-def sign(text: str, signers: Iterable[Signer], existing: Sequence[Signature] = ()) -> Note:
+def sign_note(text: str, signers: Iterable[Signer], existing: Sequence[Signature] = ()) -> Note:
     """The note of ``text`` signed by each of ``signers``, after ``existing`` signatures
     (a signer's own earlier signature is replaced)."""
     mine = list(signers)

@@ -13,7 +13,7 @@ import pytest
 
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent, event_to_dict
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from ledger.vocabulary.refusal import Refused
 from projections.points import Point
 from projections.rubber import RubberState

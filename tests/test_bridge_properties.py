@@ -24,7 +24,8 @@ from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.vocabulary.bridge import BridgeDeal, PassedOut, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, decode_event, encode_event
-from ledger.vocabulary.logfile import export_line, parse_export, parse_log
+from ledger.vocabulary.logfile import export_line
+from readings import parse_export, parse_log
 from projections.points import Point
 from projections.recording import checked_merge
 from projections.rubber import RubberState, replay_rubber

@@ -17,12 +17,12 @@ from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
 from ledger.vocabulary.rules import PRESETS, resolve
 from ledger.application import Ledger
 from ledger.judge.kinds import judge_log as check_log
-from ledger.vocabulary.logfile import parse_log
 from ledger.store.event_store import Store
 from projections.game import replay
 from projections.kinds import PULKA
 from projections.report import Point, settlement_doc, settlement_of, sheet_doc, state_at
-from projections.settlement import adjusted_gora, exact_whists, variant_amnesty, variant_mean
+from projections.settlement import variant_amnesty, variant_mean
+from readings import adjusted_gora, exact_whists, parse_log
 from strategies import legal_logs
 
 SUITE = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -21,7 +21,7 @@ from projections.drawing.page import pulka_report_html
 from projections.drawing.svg import draw, svg_document
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from projections.audit import audit, pulka_explain, totals
 from projections.picture import cell_key, picture, timeline, trace_row
 from projections.report import Point, render_sheet, settlement_doc, state_at

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from cli.main import main
 from ledger.judge.kinds import judge_log
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from projections.audit import ignored_records, pulka_explain
 from projections.game import replay
 

@@ -42,7 +42,6 @@ CREATE = (
     "mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, PRIMARY KEY (game, player))",
     "CREATE INDEX IF NOT EXISTS rating_changes_player ON {rating_changes} (player, finished_utc, game)",
 )
-DUMP = {"rating_matches": "game", "rating_changes": "game, player"}
 
 Select = Callable[..., list[tuple[Any, ...]]]  # a view's select(statement, params)
 

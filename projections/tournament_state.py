@@ -348,6 +348,7 @@ class Standing:
     points: Fraction
     whists: int
     tours_won: int
+    last_tour: int  # his whists in the last tour closed (the default third tie-break)
     tours: tuple[TourEntry, ...]
     status: str
     cards: int
@@ -412,6 +413,7 @@ def standings(state: TournamentState, live: Mapping[str, GameResult] | None = No
                 points=sum((e.points for e in counted), Fraction(0)),
                 whists=sum(e.whists for e in counted),
                 tours_won=sum(1 for e in counted if e.won),
+                last_tour=next((e.whists for e in counted if e.tour == state.last_closed), 0),
                 tours=tuple(sorted(entries[player], key=lambda e: e.tour)),
                 status=state.status(player),
                 cards=len(state.cards.get(player, [])),

@@ -442,7 +442,7 @@ def zone_name(zone: tzinfo) -> str:
     return str(key) if key else (datetime.now(zone).tzname() or _("local time"))
 
 
-def shown(text: str | None) -> str:
+def shown_time(text: str | None) -> str:
     """A stored time in the local zone, for people."""
     return show_local(text, local_zone()) if text else ""
 

@@ -73,7 +73,7 @@ def prompt_of(state: GameState) -> str:
     return next_text(state) + " > "
 
 
-def run(args: list[str], obj: dict[str, Any]) -> bool:
+def run_in_session(args: list[str], obj: dict[str, Any]) -> bool:
     """Run one pulka command inside the session; True when it succeeded."""
     try:
         main.main(args=args, prog_name="pulka", standalone_mode=False, obj=dict(obj))
@@ -121,7 +121,7 @@ class Session:
         if first in UNDO and len(text.split()) == 1:
             self.record(lambda desk: desk.undo(self.game, by=self.by))
         elif first in UNDO:
-            run(["undo", *text.split()[1:]], self.obj())
+            run_in_session(["undo", *text.split()[1:]], self.obj())
         elif first in COMMANDS:
             if first in NOT_HERE:
                 click.echo("pulka: " + _("`{command}` is not for a session; end it first").format(command=first),
@@ -129,7 +129,7 @@ class Session:
                 return
             words = words_of(text)
             if words is not None:
-                run(words, self.obj())
+                run_in_session(words, self.obj())
         else:
             words = text.split()
             line = " ".join(w for w in words if w not in FLAGS)

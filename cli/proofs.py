@@ -236,9 +236,9 @@ def check_history(ledger: Ledger, keys: Sequence[str], published: Sequence[str])
     return [_("the club log (its checkpoints or signatures)")] if problems else []
 
 
-def history(db: str | None, game: str, number: int) -> dict[str, object]:
+def attested_history(db: str | None, game: str, number: int) -> dict[str, object]:
     """For a picture and the report: the checkpoint that covers events 1..``number`` of
-    ``game`` and the signatures on them (``projections.attested.history_doc``)."""
+    ``game`` and the signatures on them (``projections.attested.attested_history_doc``)."""
     with opened(db) as ledger:
         return Attestations(ledger.store, ledger.clock).history(game, number)
 

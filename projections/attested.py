@@ -147,8 +147,8 @@ def coverage_caption(cp: StoredCheckpoint | None, covered: int, shown: int) -> s
     return f"under {cp.caption()}"
 
 
-def history_doc(cp: StoredCheckpoint | None, covered: int, shown: int,
-                signatures: Sequence[tuple[int, str, str, str, bool]]) -> dict[str, object]:
+def attested_history_doc(cp: StoredCheckpoint | None, covered: int, shown: int,
+                         signatures: Sequence[tuple[int, str, str, str, bool]]) -> dict[str, object]:
     """The report's section on verifiable history: the checkpoint that covers the game
     (its caption and the signed note to publish) and the signatures on its events, as
     (number, what, signer, key, valid)."""

@@ -15,7 +15,7 @@ import pytest
 
 from helpers import ok, refused, stored_rows
 from ledger.application import Ledger
-from ledger.words.deal_line import Reading, deal_events
+from ledger.words.deal_line import TricksReading, deal_events
 from ledger.desks.pulka import PulkaDesk
 from ledger.judge.judging import judge_events
 from ledger.judge.kinds import PULKA, judge_log
@@ -38,7 +38,7 @@ def pulka(players: tuple[str, ...] = ABV, dealer: str = "Anna", **rules: Any) ->
     return GameState.start(started)
 
 
-def line(state: GameState, text: str, read: Reading | None = None) -> list[AnyEvent]:
+def line(state: GameState, text: str, read: TricksReading | None = None) -> list[AnyEvent]:
     return judge_events(state, PULKA.decide, ((None, e) for e in deal_events(state, text, reading=read)), lambda: CLOCK)
 
 
@@ -178,7 +178,7 @@ def test_the_desks_defence_explains_it_too(store: Store) -> None:
 def test_the_issues_line_is_doubted_with_its_other_reading() -> None:
     """``pass 7H pass | 7H | whist whist | 8 1 1``: Vera meant 8 tricks; read from the
     forehand (Boris) she took 1 (down 6) while Boris took 8."""
-    state, read = pulka(), Reading()
+    state, read = pulka(), TricksReading()
     text = "pass 7H pass | 7H | whist whist | 8 1 1"
     line(state, text, read)
     doubt = doubt_of(state, read, text)
@@ -188,7 +188,7 @@ def test_the_issues_line_is_doubted_with_its_other_reading() -> None:
     assert "Vera took 1 on 7H (down 6) while Boris took 8" in doubt.reason
     assert doubt.line == "pass 7H pass | 7H | whist whist | Vera=8 Anna=1 Boris=1"
     # Its other reading, typed, is no doubt: the tricks are named.
-    state, read = pulka(), Reading()
+    state, read = pulka(), TricksReading()
     line(state, doubt.line, read)
     assert read.order == "named" and doubt_of(state, read, doubt.line) is None
 
@@ -197,17 +197,17 @@ def test_what_is_not_doubted() -> None:
     for text in ("pass 7H pass | 7H | whist whist | 1 6 3",  # down one: a remiz like any
                  "pass 7H pass | 7H | whist whist | 4 5 1",  # down two, nobody took seven
                  "Vera 7H w w 7 2 1", "rasp 8 1 1", "Boris miz 2"):
-        state, read = pulka(), Reading()
+        state, read = pulka(), TricksReading()
         line(state, text, read)
         assert doubt_of(state, read, text) is None, text
 
 
 def test_an_outcome_typed_from_the_forehand_and_a_misere_are_doubted() -> None:
-    state, read = pulka(), Reading()
+    state, read = pulka(), TricksReading()
     line(state, "Vera 7H w w 1 1 8", read)  # Boris's 8 given last, in the sheet's order
     doubt = doubt_of(state, read, "Vera 7H w w 1 1 8")
     assert doubt is not None and doubt.reading == {"Vera": 8, "Anna": 1, "Boris": 1}
-    state, read = pulka(), Reading()
+    state, read = pulka(), TricksReading()
     line(state, "pass misere pass | misere | 0 4 6", read)  # Vera's misère, counted from Boris
     doubt = doubt_of(state, read, "pass misere pass | misere | 0 4 6")
     assert doubt is not None and doubt.reading["Vera"] == 0 and doubt.typed["Vera"] == 4

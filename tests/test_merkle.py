@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -21,8 +22,9 @@ import pytest
 import pulka_verify
 from ledger.vocabulary.merkle import (
     EMPTY_ROOT,
-    MemoryTree,
     ProofError,
+    TileKey,
+    TileNodes,
     consistency_proof,
     event_leaf,
     extend_tiles,
@@ -30,8 +32,8 @@ from ledger.vocabulary.merkle import (
     leaf_hash,
     node_hash,
     verify_consistency,
-    verify_inclusion,
 )
+from ledger.vocabulary.merkle import root as tree_root
 
 # transparency-dev/merkle, testonly/constants.go (the RFC 6962 reference tree)
 LEAF_INPUTS = [bytes.fromhex(h) for h in (
@@ -119,6 +121,51 @@ def subproof(m: int, leaves: list[bytes], whole: bool) -> list[bytes]:
     if m <= k:
         return subproof(m, leaves[:k], whole) + [mth(leaves[k:])]
     return subproof(m - k, leaves[k:], False) + [mth(leaves[:k])]
+
+
+# -- what only these tests use of a tree: RFC 9162's inclusion verifier, a tree in memory ---
+
+
+def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
+    """RFC 9162 2.1.3.2: whether ``proof`` leads leaf hash ``leaf`` at ``index`` to the
+    root ``expected`` of a tree of ``size`` leaves (the ledger only proves inclusion; a
+    player checks a proof with ``pulka_verify``)."""
+    if not 0 <= index < size:
+        return False
+    fn, sn, r = index, size - 1, leaf
+    for p in proof:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            r = node_hash(p, r)
+            while not fn & 1 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            r = node_hash(r, p)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and r == expected
+
+
+class MemoryTree:
+    """A tree held in memory as its tiles, built from leaf hashes: the tiles and nodes
+    of ``merkle`` without a store."""
+
+    def __init__(self, leaves: Iterable[bytes] = ()) -> None:
+        self.tiles: dict[TileKey, bytes] = {}
+        self.size = 0
+        self.append(list(leaves))
+
+    def append(self, leaves: Sequence[bytes]) -> None:
+        self.tiles.update(extend_tiles(lambda t, k: self.tiles.get((t, k), b""), self.size, leaves))
+        self.size += len(leaves)
+
+    def node(self, level: int, index: int) -> bytes:
+        return TileNodes(lambda t, k: self.tiles.get((t, k), b""), None).node(level, index)
+
+    def root(self, size: int | None = None) -> bytes:
+        return tree_root(self, self.size if size is None else size)
 
 
 # -- published vectors -----------------------------------------------------------------------

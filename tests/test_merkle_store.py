@@ -28,7 +28,7 @@ from ledger.proofs.checkpoints import Attestations
 from ledger.store.event_store import Store
 from ledger.proofs.tree import ClubTree
 from ledger.vocabulary.attestation import CHECKPOINTS_STREAM, CheckpointMade, NoteSignature
-from ledger.vocabulary.notes import Checkpoint, Signer, parse_note, sign
+from ledger.vocabulary.notes import Checkpoint, Signer, parse_note, sign_note
 from tests.conftest import RawEvents
 from tests.helpers import ok, run
 
@@ -202,7 +202,7 @@ def test_a_forked_history_is_caught(club: Club) -> None:
     size = checkpoint_size(club)
     signer = Signer.parse(club.club_key.read_text())
     other = Checkpoint("club.example/pulka", size, hashlib.sha256(b"another history").digest())
-    note = sign(other.text(), [signer])
+    note = sign_note(other.text(), [signer])
     with Store(club.db) as store:
         stored = store.load(CHECKPOINTS_STREAM)
         store.append(CHECKPOINTS_STREAM, [CheckpointMade(

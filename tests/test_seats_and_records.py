@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 
 from cli.main import main
 from ledger.judge.kinds import judge_log
-from ledger.vocabulary.logfile import parse_log
-from projections.audit import explain, ignored_records
+from readings import parse_log
+from projections.audit import ignored_records, pulka_explain
 from projections.game import replay
 
 
@@ -186,6 +186,6 @@ def test_explain_names_forgotten_tricks_where_they_would_have_written() -> None:
     named = {cell: [(n, str(w.exact)) for n, w in rows] for cell, rows in ignored_records(state).items()}
     assert named == {("B", "pulya", None): [(21, "2")], ("C", "whists", "B"): [(21, "20")],
                      ("A", "whists", "C"): [(21, "8")]}
-    trace = explain(state, ("C", "whists", "B"))
+    trace = pulka_explain(state, ("C", "whists", "B"))
     assert trace[-1]["event"] == 21 and trace[-1]["ignored"] is True and trace[-1]["amount"] == 0
     assert "too late" in trace[-1]["why"] and trace[-1]["why"].endswith("it would have written +20")

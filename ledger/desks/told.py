@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.application import Outcome
-from ledger.words.deal_line import Reading
+from ledger.words.deal_line import TricksReading
 from ledger.judge.play import waiting_for
 from ledger.vocabulary import language
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
@@ -72,7 +72,7 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class Recorded:
+class ToldEvent:
     """An event a command stored: its number, the event, and its line for people."""
 
     number: int
@@ -81,7 +81,7 @@ class Recorded:
 
 
 @dataclass(frozen=True)
-class Write:
+class ToldWrite:
     """A number a command changed on the sheet: the cell, by how much, and the cell as
     people name it (``Boris whists on Anna``, ``N–S (МЫ) above``)."""
 
@@ -105,8 +105,8 @@ class Told:
 
     kind: str  # the kind of stream: "pulka", "rubber"
     game: str
-    events: tuple[Recorded, ...]
-    writes: tuple[Write, ...]
+    events: tuple[ToldEvent, ...]
+    writes: tuple[ToldWrite, ...]
     verdicts: tuple[Verdict, ...]
     deals: tuple[tuple[int, str], ...]  # the deals it completed, and each as told with names
     next: str  # who deals and leads next, what the deal waits for, or the end
@@ -191,8 +191,8 @@ def told(outcome: Outcome[GameState], notices: Iterable[Notice] = ()) -> Told:
     return Told(
         kind="pulka",
         game=outcome.game,
-        events=tuple(Recorded(s.number, s.event, describe(s.event)) for s in outcome.stored),
-        writes=tuple(Write(c, v, cell_text(c)) for c, v in delta.items()),
+        events=tuple(ToldEvent(s.number, s.event, describe(s.event)) for s in outcome.stored),
+        writes=tuple(ToldWrite(c, v, cell_text(c)) for c, v in delta.items()),
         verdicts=tuple(verdicts_of(state, first, outcome.effects_before)),
         deals=tuple(completed(outcome)),
         next=next_text(state),
@@ -380,7 +380,7 @@ def _named(tricks: Mapping[str, int]) -> str:
     return ", ".join(f"{p} {t}" for p, t in tricks.items())
 
 
-def doubt_of(state: GameState, read: Reading, line: str) -> Doubt | None:
+def doubt_of(state: GameState, read: TricksReading, line: str) -> Doubt | None:
     """The doubt a line's result raises, or None. A declarer far below his contract
     (two tricks or more) while a defender took what the contract needed, or a misère's
     declarer with three tricks or more while another player took none, is what counts

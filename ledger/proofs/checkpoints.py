@@ -54,7 +54,7 @@ from ledger.vocabulary.notes import (
     event_text,
     open_note,
     parse_checkpoint,
-    sign,
+    sign_note,
     signature_of,
     verified_by,
 )
@@ -66,7 +66,7 @@ from projections.attested import (
     checkpoints,
     covering,
     forks,
-    history_doc,
+    attested_history_doc,
     key_of,
     orphan_cosignatures,
 )
@@ -170,7 +170,7 @@ class Attestations:
         events = {s.number: s.event for s in self.store.load(game)}
         signatures = [(n, what(events[n]), s.signer, s.key, s.valid)
                       for n, signed in sorted(self.signatures(game).items()) if n <= number for s in signed]
-        return history_doc(cp, covered, number, signatures)
+        return attested_history_doc(cp, covered, number, signatures)
 
     def covering(self, game: str, number: int) -> StoredCheckpoint | None:
         """The latest stored checkpoint whose tree holds event ``number`` of ``game``."""
@@ -203,7 +203,7 @@ class Attestations:
         if size == 0:
             raise Refused(RULE, _("the store holds no event yet: there is nothing to checkpoint"))
         checkpoint = Checkpoint(chosen, size, root)
-        note = sign(checkpoint.text(), signers)
+        note = sign_note(checkpoint.text(), signers)
         at = self.clock()
         made = CheckpointMade(size=size, root=checkpoint.root_b64, reason=reason, at=at, by=by, signatures=tuple(
             NoteSignature(s.verifier.text(), line.base64) for s, line in zip(signers, note.signatures, strict=True)))

@@ -164,7 +164,6 @@ class _ArchiveSQL:
     """The view's SQL, written once for both backends (``?`` placeholders, ``{t}`` tables)."""
 
     placeholder = "?"
-    tracking_table = "tracking"
 
     def table(self, name: str) -> str:
         return name

@@ -79,5 +79,3 @@ class EventSigned(ForeignEvent, frozen=True, tag="event_signed"):
     event_digest: str
     signature: NoteSignature
 
-
-AttestationEvent = CheckpointsStarted | CheckpointMade | Cosigned | SignaturesStarted | EventSigned

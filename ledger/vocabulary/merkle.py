@@ -15,8 +15,9 @@ before the tree existed need no rewrite::
 The proofs are RFC 9162's PATH (2.1.3.1) and PROOF (2.1.4.1), computed from the
 hashes of complete subtrees (``Nodes.node``: level h, index i covers leaves
 [i * 2^h, (i + 1) * 2^h)); any other range is split as MTH splits it, so a root or a
-proof costs O(log n) complete nodes whatever the size. Their verifiers are RFC 9162's
-algorithms (2.1.3.2, 2.1.4.2).
+proof costs O(log n) complete nodes whatever the size. The verifier of consistency
+is RFC 9162's algorithm (2.1.4.2); an inclusion proof is checked by the player who
+holds it (``pulka_verify.py``).
 
 The complete nodes are kept in *tiles* (after C2SP tlog-tiles): tile (t, k) holds the
 hashes of the nodes of tree level 8t numbered 256k to 256k + 255, as 32-byte hashes
@@ -29,7 +30,7 @@ level and adds the tiles filled: O(k + log n) hashes (``extend_tiles``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 HASH_SIZE = 32
@@ -128,27 +129,6 @@ def consistency_proof(nodes: Nodes, old: int, new: int) -> list[bytes]:
             start, m, whole = start + k, m - k, False
     proof.reverse()
     return proof
-
-
-def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
-    """RFC 9162 2.1.3.2: whether ``proof`` leads leaf hash ``leaf`` at ``index`` to the
-    root ``expected`` of a tree of ``size`` leaves."""
-    if not 0 <= index < size:
-        return False
-    fn, sn, r = index, size - 1, leaf
-    for p in proof:
-        if sn == 0:
-            return False
-        if fn & 1 or fn == sn:
-            r = node_hash(p, r)
-            while not fn & 1 and fn != 0:
-                fn >>= 1
-                sn >>= 1
-        else:
-            r = node_hash(r, p)
-        fn >>= 1
-        sn >>= 1
-    return sn == 0 and r == expected
 
 
 def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> bool:
@@ -250,23 +230,3 @@ class TileNodes:
         if len(hashes) != HASH_SIZE << up:
             raise ProofError(f"node {level}/{index} is not in the tiles: the tree is smaller")
         return hash_up(hashes, up) if up else hashes
-
-
-class MemoryTree:
-    """A tree held in memory as its tiles: what a store without a tree cache, a test or
-    a verifier builds from leaf hashes."""
-
-    def __init__(self, leaves: Iterable[bytes] = ()) -> None:
-        self.tiles: dict[TileKey, bytes] = {}
-        self.size = 0
-        self.append(list(leaves))
-
-    def append(self, leaves: Sequence[bytes]) -> None:
-        self.tiles.update(extend_tiles(lambda t, k: self.tiles.get((t, k), b""), self.size, leaves))
-        self.size += len(leaves)
-
-    def node(self, level: int, index: int) -> bytes:
-        return TileNodes(lambda t, k: self.tiles.get((t, k), b""), None).node(level, index)
-
-    def root(self, size: int | None = None) -> bytes:
-        return root(self, self.size if size is None else size)

@@ -207,7 +207,7 @@ def signature_of(signer: Signer, text: str) -> Signature:
     return Signature(signer.name, signer.id, base64.b64encode(raw).decode())
 
 
-def sign(text: str, signers: Iterable[Signer], existing: Sequence[Signature] = ()) -> Note:
+def sign_note(text: str, signers: Iterable[Signer], existing: Sequence[Signature] = ()) -> Note:
     """The note of ``text`` signed by each of ``signers``, after ``existing`` signatures
     (a signer's own earlier signature is replaced)."""
     mine = list(signers)
@@ -245,7 +245,7 @@ def parse_note(message: str) -> Note:
     return Note(text, tuple(parse_signature_line(line) for line in lines))
 
 
-class Opened(NamedTuple):
+class OpenedNote(NamedTuple):
     """A note that opened: its text, the signatures that verified with trusted keys,
     and those of keys not trusted (ignored)."""
 
@@ -254,7 +254,7 @@ class Opened(NamedTuple):
     unverified: tuple[Signature, ...]
 
 
-def open_note(note: Note, trusted: Sequence[Verifier]) -> Opened:
+def open_note(note: Note, trusted: Sequence[Verifier]) -> OpenedNote:
     """Check ``note``'s signatures against the ``trusted`` keys (signed-note's rules)."""
     by_key: dict[tuple[str, int], list[Verifier]] = {}
     for v in trusted:
@@ -279,7 +279,7 @@ def open_note(note: Note, trusted: Sequence[Verifier]) -> Opened:
     if not verified:
         signers = ", ".join(f"{s.name}+{s.id:08x}" for s in note.signatures)
         raise NoteError(_("no signature of a trusted key: the note is signed by {signers}").format(signers=signers))
-    return Opened(note.text, tuple(verified), tuple(unverified))
+    return OpenedNote(note.text, tuple(verified), tuple(unverified))
 
 
 def verified_by(note: Note, key: Verifier) -> bool:

@@ -41,7 +41,7 @@ say (``--leave-open``). ``deal_events`` yields the events of a line one at a tim
 whoever consumes it (the judging loop, ``judging.judge_events``) judges each and folds
 it into the state before asking for the next, so that each event is worked out from
 the state it will be applied to. What the line said of the tricks, and how they were
-read, is left in a ``Reading`` for the desk's check of an implausible result. Every
+read, is left in a ``TricksReading`` for the desk's check of an implausible result. Every
 event carries ``by`` when the line was typed by a named recorder (a scorer).
 """
 
@@ -67,7 +67,7 @@ FORMS = N_('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "ra
 
 
 @dataclass
-class Reading:
+class TricksReading:
     """How a line gave its tricks: the deal, the seats the counts were read for and the
     counts in the order typed, how they were read (``forehand``, ``declarer``, or
     ``named``), the seats the other order would have read them for, and how many words
@@ -82,10 +82,10 @@ class Reading:
 
 
 def deal_events(state: GameState, line: str, by: str | None = None,
-                reading: Reading | None = None) -> Iterator[AnyEvent]:
+                reading: TricksReading | None = None) -> Iterator[AnyEvent]:
     """The events a deal line stands for, each made once the one before it has been
     judged and folded into ``state``."""
-    read = reading if reading is not None else Reading()
+    read = reading if reading is not None else TricksReading()
     sections = [s.split() for s in line.split("|")]
     first = sections[0]
     if first and first[0].casefold() in RASPASY_WORDS:
@@ -101,7 +101,7 @@ def deal_events(state: GameState, line: str, by: str | None = None,
 # -- the forms ---------------------------------------------------------------------------------
 
 
-def _whole(state: GameState, sections: list[list[str]], by: str | None, read: Reading) -> Iterator[AnyEvent]:
+def _whole(state: GameState, sections: list[list[str]], by: str | None, read: TricksReading) -> Iterator[AnyEvent]:
     """BIDS | CONTRACT | CALLS | TRICKS, the tricks from the forehand; the contract may be
     left out when it is the declarer's last bid."""
     yield from _bids(state, sections.pop(0), by)
@@ -130,7 +130,7 @@ def _whole(state: GameState, sections: list[list[str]], by: str | None, read: Re
 
 
 def _outcome(state: GameState, bids: list[str] | None, words: list[str], by: str | None,
-             read: Reading) -> Iterator[AnyEvent]:
+             read: TricksReading) -> Iterator[AnyEvent]:
     """[BIDS |] DECLARER [CONTRACT] CALLS… TRICKS…, the declarer's tricks first."""
     name = words.pop(0)
     if bids is None:
@@ -164,7 +164,7 @@ def _outcome(state: GameState, bids: list[str] | None, words: list[str], by: str
         yield _tricks(state, words, by, read, "declarer")
 
 
-def _raspasy(state: GameState, words: list[str], by: str | None, read: Reading) -> Iterator[AnyEvent]:
+def _raspasy(state: GameState, words: list[str], by: str | None, read: TricksReading) -> Iterator[AnyEvent]:
     """rasp TRICKS: everyone passes [Code 3.7.1]; the tricks from the forehand."""
     deal = state.in_auction or state.next_deal()
     if deal.bids:
@@ -311,7 +311,7 @@ def half_whist_pass(deal: DealState, call: str) -> Refused | None:
                        player=first))
 
 
-def _tricks(state: GameState, counts: list[str], by: str | None, read: Reading, order: str) -> AnyEvent:
+def _tricks(state: GameState, counts: list[str], by: str | None, read: TricksReading, order: str) -> AnyEvent:
     """The tricks: named (``Vera=8``, any order), or counts for the players in the deal in
     ``order``: from the forehand [Code 3.2.8], or the declarer first and the defenders in
     the order they called."""

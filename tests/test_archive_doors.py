@@ -37,16 +37,17 @@ from ledger.store.event_store import Store
 from ledger.views.archive import Views, ViewsMissing
 from ledger.views.rating import kept_changes, kept_matches
 from ledger.vocabulary.events import AnyEvent, Correction, GameStarted
-from ledger.vocabulary.logfile import parse_export, parse_log, split_streams
+from ledger.vocabulary.logfile import split_streams
+from readings import dump, parse_export, parse_log
 from ledger.vocabulary.tournament_events import TournamentStarted
 from projections import rating as model
 from projections.archive import (
-    history,
-    history_doc,
+    player_pulkas,
+    player_pulkas_doc,
     identities,
-    render_history,
+    render_player_pulkas,
     render_summaries,
-    select,
+    select_pulkas,
     summaries,
     summary_doc,
 )
@@ -126,7 +127,7 @@ def test_a_pulka_whose_chain_breaks_is_left_out_of_the_register_rating_and_stati
                     for s in summaries(rows, views.aliases())] == rest.totals()
             assert sorted(m.game for m in matches) == sorted(p.game for p in rest.matches())
             same_rating(shown, rest.rating())
-            same_changes(changes, model.fold(matches, model.keys_of(views.aliases())))
+            same_changes(changes, model.rate_matches(matches, model.keys_of(views.aliases())))
             vera = player_stats(rows, views.aliases(), "Vera",
                                 ((r, [s.event for s in store.sound(r.game)]) for r in mine(rows, views.aliases(), "Vera")))
             assert vera is not None and [p.game for p in vera.pulkas] == ["club-3"]
@@ -209,10 +210,10 @@ def test_the_kept_rating_follows_a_change_of_a_rated_pulka(club_db: str, game: s
         assert sorted(m.game for m in matches) == sorted(p.game for p in club.matches())
         same_rating(shown, club.rating())
         assert shown != before
-        same_changes(changes, model.fold(matches, model.keys_of(views.aliases())))
-        again = views.dump()
+        same_changes(changes, model.rate_matches(matches, model.keys_of(views.aliases())))
+        again = dump(views)
         views.rebuild()
-        assert views.dump() == again
+        assert dump(views) == again
 
 
 def test_an_old_pulka_imported_later_is_rated_in_its_place(club_db: str) -> None:
@@ -235,7 +236,7 @@ def test_an_old_pulka_imported_later_is_rated_in_its_place(club_db: str) -> None
         assert [p.game for p in club.matches()][0] == "club-0"
         assert [m.game for m in model.ordered(matches)] == ["club-0", *EXPECTED["rating"]["matches"]]
         same_rating(shown, club.rating())
-        same_changes(changes, model.fold(matches, model.keys_of(views.aliases())))
+        same_changes(changes, model.rate_matches(matches, model.keys_of(views.aliases())))
 
 
 # -- selections, histories and what they say for people ----------------------------------------------------
@@ -256,14 +257,14 @@ def test_pulkas_between_dates_and_under_a_convention(sqlite_club: tuple[Store, V
     fold of its own pulkas."""
     store, views = sqlite_club
     rows = views.rows()
-    assert sorted(r.game for r in select(rows, "2026-01-17", "2026-01-24")) == ["club-2", "club-3"]
-    assert sorted(r.game for r in select(rows, date_from="2026-02-01")) == ["club-4", "club-5", "club-cup/1/1"]
-    assert [r.game for r in select(rows, convention="LENINGRAD")] == ["club-4"]
-    assert [r.game for r in select(rows, convention="piter")] == ["club-4"]
-    matches = model.select(kept_matches(views.view.select), "leningrad")
+    assert sorted(r.game for r in select_pulkas(rows, "2026-01-17", "2026-01-24")) == ["club-2", "club-3"]
+    assert sorted(r.game for r in select_pulkas(rows, date_from="2026-02-01")) == ["club-4", "club-5", "club-cup/1/1"]
+    assert [r.game for r in select_pulkas(rows, convention="LENINGRAD")] == ["club-4"]
+    assert [r.game for r in select_pulkas(rows, convention="piter")] == ["club-4"]
+    matches = model.select_matches(kept_matches(views.view.select), "leningrad")
     assert [m.game for m in matches] == ["club-4"]
     only = Club([p for p in club_of(store).pulkas if p.game == "club-4"], ALIASES)
-    lines = model.table(model.fold(matches, model.keys_of(views.aliases())), identities(rows, views.aliases()))
+    lines = model.table(model.rate_matches(matches, model.keys_of(views.aliases())), identities(rows, views.aliases()))
     same_rating({x.player: (x.skill.mu, x.skill.sigma, x.matches) for x in lines}, only.rating())
 
 
@@ -271,7 +272,7 @@ def test_a_players_rating_history_and_the_club_table(sqlite_club: tuple[Store, V
     store, views = sqlite_club
     changes = kept_changes(views.view.select)
     who = identities(views.rows(), views.aliases())
-    found = model.history(changes, who, "ANYA")
+    found = model.rating_history(changes, who, "ANYA")
     assert found is not None and found.player == "Anna"
     # Her matches in the order they ended, each under the name she played it as, her
     # place 1 + the players with more whists (hand: third in each).
@@ -279,13 +280,13 @@ def test_a_players_rating_history_and_the_club_table(sqlite_club: tuple[Store, V
         ("club-1", "Anna", -23, 3), ("club-2", "Anya", -4, 3), ("club-3", "ANNA", -91, 3), ("club-4", "Anna", -64, 3)]
     assert all(a.after == b.before for a, b in zip(found.changes, found.changes[1:]))
     assert found.changes[0].before == model.START and model.START.rating == 0
-    assert model.history(changes, who, "Zoya") is None
-    doc = model.history_doc(found, "now")
+    assert model.rating_history(changes, who, "Zoya") is None
+    doc = model.rating_history_doc(found, "now")
     assert [m["finished"] for m in doc["matches"]] == ["2026-01-10T17:27:00+00:00", "2026-01-17T17:06:00+00:00",
                                                        "2026-01-24T16:57:00+00:00", "2026-02-07T16:36:00+00:00"]
     assert doc["matches"][-1]["rating"] == round(found.changes[-1].after.rating, 3)
     assert doc["model"]["margin_whists"] == 40.0 and doc["model"]["rating"] == "mu - 3 sigma"
-    text = model.render_history(found, "now")
+    text = model.render_rating_history(found, "now")
     assert text.startswith("Anna: rating (now)") and "4 pulkas rated; now" in text
     lines = model.table(changes, who)
     table = model.table_doc(lines, "now")
@@ -308,14 +309,14 @@ def test_the_register_and_a_history_for_people(sqlite_club: tuple[Store, Views])
         line = next(line for line in text.splitlines() if line.startswith(want["player"] + " "))
         assert f"{want['whists']:+d}" in line and (want["money"] is None or want["money"] in line)
     assert render_summaries([], "all").endswith("no pulkas\n")
-    anna = history(rows, aliases, "Anna")
+    anna = player_pulkas(rows, aliases, "Anna")
     assert anna is not None
-    doc = history_doc(anna)
+    doc = player_pulkas_doc(anna)
     assert doc["spellings"] == ["ANNA", "Anna", "Anya"]
     assert [(p["game"], p["seat"], p["whists"], p["running"]) for p in doc["pulkas"]] == [
         (p["game"], p["seat"], p["whists"], p["running"]) for p in EXPECTED["history"]["Anna"]["pulkas"]]
     assert doc["total"]["average"] == -45.5 and doc["total"]["money"] == "-25.05"
-    said = render_history(anna, "all")
+    said = render_player_pulkas(anna, "all")
     assert said.splitlines()[0] == "Anna (all); also written ANNA, Anya"
     assert "4 pulkas over (3 finished, 1 abandoned), 1 in play; total -182 whists, average -45.5" in said
 

@@ -33,11 +33,12 @@ from ledger.views.archive import Views
 from ledger.views.rating import kept_changes, kept_matches, matches_as_of
 from ledger.vocabulary.club import PlayerAliased
 from ledger.vocabulary.events import GameStarted
-from ledger.vocabulary.logfile import parse_export, split_streams
+from ledger.vocabulary.logfile import split_streams
+from readings import dump, parse_export
 from ledger.vocabulary.times import utc_micros
 from ledger.vocabulary.tournament_events import TournamentStarted
 from projections import rating as model
-from projections.archive import Alias, PulkaRow, history, identities, summaries, summary_doc
+from projections.archive import Alias, PulkaRow, player_pulkas, identities, summaries, summary_doc
 from projections.stats import Stats, mine, player_stats
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "club" / "golden_club.jsonl"
@@ -145,7 +146,7 @@ def read(views: Views, as_of: int | None = None) -> Read:
     select = views.view.select
     matches = kept_matches(select) if as_of is None else matches_as_of(select, as_of)
     aliases = views.aliases(as_of)
-    changes = kept_changes(select) if as_of is None else model.fold(matches, model.keys_of(aliases))
+    changes = kept_changes(select) if as_of is None else model.rate_matches(matches, model.keys_of(aliases))
     return Read(views.rows(as_of), aliases, changes, matches)
 
 
@@ -176,17 +177,17 @@ def test_the_archive_views_give_the_register_history_rating_and_statistics(club_
         assert [(a.name, a.same_as) for a in found.aliases] == [tuple(a) for a in EXPECTED["aliases"]]
         # The register: the players' totals, and one player's history.
         assert [shown(summary_doc(s)) for s in summaries(found.rows, found.aliases)] == EXPECTED["players"]
-        anna = history(found.rows, found.aliases, "anya")
+        anna = player_pulkas(found.rows, found.aliases, "anya")
         assert anna is not None and anna.player == "Anna"
         assert list(anna.spellings) == EXPECTED["history"]["Anna"]["spellings"]
         assert [{"game": line.row.game, "seat": line.seat, "whists": line.whists, "running": line.running,
                  "status": line.row.result.status} for line in anna.lines] == EXPECTED["history"]["Anna"]["pulkas"]
-        assert history(found.rows, found.aliases, "Zoya") is None
+        assert player_pulkas(found.rows, found.aliases, "Zoya") is None
         # The rating kept in SQL: its matches in order, OpenSkill's numbers, and the same
         # changes a fold of its matches gives.
         assert [m.game for m in model.ordered(found.matches)] == EXPECTED["rating"]["matches"]
         same_rating(rating_table(found), club.rating())
-        refolded = model.fold(found.matches, model.keys_of(found.aliases))
+        refolded = model.rate_matches(found.matches, model.keys_of(found.aliases))
         assert sorted(refolded, key=lambda c: (c.key, c.player)) == sorted(found.changes, key=lambda c: (c.key, c.player))
         # Every player's statistics, counted from the deals.
         for player in PLAYERS:
@@ -199,9 +200,9 @@ def test_the_archive_views_give_the_register_history_rating_and_statistics(club_
                 [(p.game, p.whists[n]) for p in sorted(club.pulkas, key=lambda p: (p.started_at, p.game))
                  for n in p.players if club.who(n) == golden_archive.key(player)]
         # Built again from the first event, the views are the same.
-        kept = views.dump()
+        kept = dump(views)
         views.rebuild()
-        assert views.dump() == kept
+        assert dump(views) == kept
 
 
 def test_the_archive_as_it_stood_before_the_alias(club_db: str) -> None:

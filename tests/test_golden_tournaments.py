@@ -24,13 +24,14 @@ import pytest
 import golden_tournament
 from ledger.application import Ledger
 from ledger.desks.streams import import_streams
-from ledger.desks.tournament import Tournaments, judged
+from ledger.desks.tournament import Tournaments, judged_tournament
 from ledger.judge.streams import judge_streams
 from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.views.archive import Views
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from ledger.vocabulary.logfile import LogLine, parse_export, parse_log, split_streams
+from ledger.vocabulary.logfile import LogLine, split_streams
+from readings import parse_export, parse_log
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.times import utc_micros
 from ledger.vocabulary.tournament_events import (
@@ -330,7 +331,7 @@ def test_the_desk_gives_the_expected_standings_after_every_tour(recorded: tuple[
             again, state = desk.standings(fixture.name, tour, None, nothing_live)
             assert state.last_closed == tour
             same_rows(fixture.expected_tour(tour)["standings"], rows_of(again), f"as of tour {tour}")
-        assert judged(desk.ledger, fixture.name) is None
+        assert judged_tournament(desk.ledger, fixture.name) is None
 
 
 def test_the_export_replays_to_the_same_standings_in_an_empty_store(recorded: tuple[Fixture, Recorded],
@@ -351,5 +352,5 @@ def test_the_export_replays_to_the_same_standings_in_an_empty_store(recorded: tu
         for tour, rows in done.standings.items():
             again, _ = desk.standings(fixture.name, tour, None, nothing_live)
             assert rows_of(again) == rows, tour
-        assert judged(ledger, fixture.name) is None
+        assert judged_tournament(ledger, fixture.name) is None
         assert "".join(line + "\n" for line in desk.export(fixture.name)) == done.export

@@ -25,13 +25,14 @@ from helpers import stored_rows, tournament_export
 from independent_scorer import score
 from ledger.application import Ledger
 from ledger.desks.streams import import_streams
-from ledger.desks.tournament import Tournaments, judged
+from ledger.desks.tournament import Tournaments, judged_tournament
 from ledger.judge.streams import judge_streams
-from ledger.judge.tournament import TOURNAMENT_MAX, judge_start
+from ledger.judge.tournament import TOURNAMENT_MAX, judge_tournament_start
 from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.vocabulary.events import Bid, GameStarted
-from ledger.vocabulary.logfile import parse_export, split_streams
+from ledger.vocabulary.logfile import split_streams
+from readings import parse_export
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import CutRule, Segment, TourClosed, TournamentStarted
 from ledger.words.deal_line import deal_events
@@ -40,7 +41,7 @@ from projections.report import PointError
 from projections.tournament_log import log_rows, render_log
 from projections.tournament_state import (
     as_of,
-    fold,
+    fold_tournament,
     points_text,
     render_standings,
     standings,
@@ -112,7 +113,7 @@ def test_the_counts_around_an_unseatable_one_are_named() -> None:
     """Five cannot sit at tables of 3 and 4 [Code 1.2]: four can (one table), six can
     (two of three); the refusal says so."""
     with pytest.raises(Refused) as refused:
-        judge_start(msgspec.structs.replace(BASE, players=SIX[:5]))
+        judge_tournament_start(msgspec.structs.replace(BASE, players=SIX[:5]))
     assert refused.value.allowed == "4 players: one table of 4; 6 players: tables of 3, 3"
 
 
@@ -121,7 +122,7 @@ def test_the_lot_needs_its_seed_and_the_desk_draws_one(tmp_path: Path) -> None:
     records one, and the standings' lot is that seed's draw."""
     lot = msgspec.structs.replace(BASE, tie_breaks=("whists", "lot"))
     with pytest.raises(Refused) as refused:
-        judge_start(lot)
+        judge_tournament_start(lot)
     assert refused.value.rule == "tournament.tie_breaks" and "records its seed" in str(refused.value)
     with Store(str(tmp_path / "pulka.db")) as store:
         desk = Tournaments(Ledger(store, clock=Clock()))
@@ -315,7 +316,7 @@ def test_a_rubber_comes_with_a_tournament_in_one_file(cup: str, tmp_path: Path) 
         ledger = Ledger(store, clock=Clock())
         done = import_streams(ledger, split_streams(parse_export(cup + rubber)))
         assert [i.stream for i in done][-1] == json.loads(rubber.splitlines()[0])["game"]
-        assert judged(ledger, "cup") is None
+        assert judged_tournament(ledger, "cup") is None
 
 
 # -- verify's judgement of a stored tournament ----------------------------------------------------------
@@ -331,7 +332,7 @@ def test_a_table_changed_behind_the_ledgers_back_is_named_by_verify(cup: str, tm
         with Store(db) as store:
             ledger = Ledger(store, clock=Clock())
             import_streams(ledger, split_streams(parse_export(cup)))
-            assert judged(ledger, "cup") is None
+            assert judged_tournament(ledger, "cup") is None
             stored = store.sound("cup/1/1")
             closes = [s.number for s in store.sound("cup") if isinstance(s.event, TourClosed)]
             if kind == "cut short":
@@ -345,7 +346,7 @@ def test_a_table_changed_behind_the_ledgers_back_is_named_by_verify(cup: str, tm
                 assert turn is not None
                 store.append("cup/1/1", [Bid(player=state.players[turn], bid="6S", at="2026-03-01T20:00:00+00:00")],
                              expected=len(stored), previous=stored[-1].digest)
-            problem = judged(ledger, "cup")
+            problem = judged_tournament(ledger, "cup")
         assert problem is not None
         if kind == "cut short":
             assert problem.number == closes[0]
@@ -372,7 +373,7 @@ def stream_of(done: Recorded, name: str) -> list[Any]:
 
 def test_the_standings_document_shows_the_codes_criteria_and_the_lot(golden: dict[str, tuple[Any, Recorded]]) -> None:
     fixture, done = golden["code_criteria_and_lot"]
-    doc = standings_doc(standings(fold(stream_of(done, fixture.name))))
+    doc = standings_doc(standings(fold_tournament(stream_of(done, fixture.name))))
     want = fixture.expected_tour(1)["standings"]
     assert doc["after_tour"] == 1 and [r["player"] for r in doc["standings"]] == [r["player"] for r in want]
     for row, expected in zip(doc["standings"], want, strict=True):
@@ -380,7 +381,7 @@ def test_the_standings_document_shows_the_codes_criteria_and_the_lot(golden: dic
         assert row["points"] == expected["points"] and isinstance(row["points"], int)
     # The default tie-breaks are not shown: they are the row's own fields.
     fixture, done = golden["swiss_cut_final"]
-    doc = standings_doc(standings(fold(stream_of(done, fixture.name))))
+    doc = standings_doc(standings(fold_tournament(stream_of(done, fixture.name))))
     assert all("tie_breaks" not in r for r in doc["standings"])
     egor = doc["standings"][0]
     assert egor["points"] == 153.5 and egor["tours"][1] == {"tour": 2, "table": 1, "whists": 125, "points": 82.5}
@@ -389,7 +390,7 @@ def test_the_standings_document_shows_the_codes_criteria_and_the_lot(golden: dic
 def test_the_standings_and_the_log_for_people(golden: dict[str, tuple[Any, Recorded]]) -> None:
     fixture, done = golden["swiss_cut_final"]
     events = stream_of(done, fixture.name)
-    state = fold(events)
+    state = fold_tournament(events)
     text = render_standings(standings(state), state, "now")
     assert text.startswith("tournament golden-cup: standings after tour 3 (now)\n")
     lines = text.splitlines()

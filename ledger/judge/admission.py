@@ -10,7 +10,10 @@ so that an event type added later is checked the same way, and refuses:
 - a name (of a player, a game, a recorder: ``by``, ``arbiter:NAME``, ``scorer:NAME``)
   that is empty, longer than ``NAME_MAX`` (a game's: ``GAME_MAX``), or begins or ends
   with blanks, and two players of one event whose names are one player
-  (``names.name_key``: "Anna", "anna" and "Ａｎｎａ");
+  (``names.name_key``: "Anna", "anna" and "Ａｎｎａ") or read as one (``names.reads_alike``:
+  "Dora" and "Dоra" with a Cyrillic "о"); a name that reads as a recorder's prefix
+  (``names.looks_official``: "Arbiter:Oleg", "аrbiter:Oleg", "arbiter：Oleg"), which
+  only the ledger writes, and then only as ``by``;
 - any text with a control character (a newline, NUL, ESC), a format character
   (bidirectional overrides, zero-width spaces and joiners), a lone surrogate, a
   line or paragraph separator, or a noncharacter: text that would act on a terminal,
@@ -35,7 +38,7 @@ from typing import Any
 import msgspec
 
 from ledger.vocabulary import language
-from ledger.vocabulary.names import colliding, name_key
+from ledger.vocabulary.names import colliding, looks_official, name_key, reads_alike
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_time
 
@@ -230,7 +233,8 @@ def noncharacter(char: str) -> bool:
 
 
 def check_name(text: str, role: str, limit: int = NAME_MAX) -> None:
-    """A name: not empty, at most ``limit`` characters, no blanks around it, and text."""
+    """A name: not empty, at most ``limit`` characters, no blanks around it, text, and
+    (a person's) not one that reads as a recorder's prefix."""
     what = _("the game's name") if role == "game" else _("the name in `{role}`").format(role=role)
     if not text.strip():
         raise Refused(RULE, _("{what} is empty").format(what=what), _("a name"))
@@ -238,6 +242,20 @@ def check_name(text: str, role: str, limit: int = NAME_MAX) -> None:
     if text != text.strip():
         raise Refused(RULE, _("{what} {text} begins or ends with blanks").format(what=what, text=excerpt(text)),
                       excerpt(text.strip()))
+    if role != "game":
+        check_not_official(text, what)
+
+
+def check_not_official(text: str, what: str) -> None:
+    """A name may not read as ``arbiter:`` or ``scorer:`` followed by a name in another
+    case, script or width than the ledger writes it: a recorder who is not a player is
+    written so (a pencil put down by ``scorer:Masha``), and the judges refuse a player
+    of that name; one that only reads so would pass for him."""
+    prefix = looks_official(text)
+    if prefix is not None and not text.startswith(OFFICIALS):
+        raise Refused(RULE, _("{what} {text} reads as {prefix}NAME, which only the ledger writes, for an arbiter or "
+                              "a scorer who records").format(what=what, text=excerpt(text), prefix=prefix),
+                      _("a name that does not begin as {prefix}").format(prefix=prefix))
 
 
 def check_recorder_name(by: str) -> None:
@@ -250,23 +268,41 @@ def check_recorder_name(by: str) -> None:
 
 
 def check_distinct(players: list[Any] | tuple[Any, ...]) -> None:
-    """No two players of one list are one player (``names.name_key``)."""
-    clash = colliding([p for p in players if isinstance(p, str)])
+    """No two players of one list are one player (``names.name_key``), nor read as one
+    (``names.reads_alike``)."""
+    names = [p for p in players if isinstance(p, str)]
+    clash = colliding(names)
     if clash is not None:
         raise Refused(RULE, _("{one} and {other} are one player: names are compared after Unicode normalisation "
                               "and case folding").format(one=excerpt(clash[0]), other=excerpt(clash[1])),
                       _("distinct names"))
+    for i, one in enumerate(names):
+        other = next((p for p in names[i + 1:] if reads_alike(one, p)), None)
+        if other is not None:
+            raise alike(one, other, _("names that do not read alike"))
+
+
+def alike(one: str, other: str, allowed: str) -> Refused:
+    """The refusal of two names of two players that read as one."""
+    return Refused(RULE, _("{one} and {other} read as one name (letters of other scripts or forms that look the "
+                           "same, Unicode's confusables): nobody could tell them apart on a sheet").format(
+                               one=excerpt(one), other=excerpt(other)), allowed)
 
 
 def check_newcomer(name: str, people: Iterable[str]) -> None:
     """A player who comes to a game (joins it, or takes a seat) may not be one player
-    with another who is or was in it under another spelling (``names.name_key``)."""
+    with another who is or was in it under another spelling (``names.name_key``), nor
+    read as one with him (``names.reads_alike``)."""
     key = name_key(name)
-    same = next((p for p in people if p != name and name_key(p) == key), None)
+    present = list(people)
+    same = next((p for p in present if p != name and name_key(p) == key), None)
     if same is not None:
         raise Refused(RULE, _("{one} and {other} are one player: names are compared after Unicode normalisation "
                               "and case folding").format(one=excerpt(name), other=excerpt(same)),
                       _("{name} as written, or another name").format(name=excerpt(same)))
+    similar = next((p for p in present if reads_alike(name, p)), None)
+    if similar is not None:
+        raise alike(name, similar, _("{name} as written, or another name").format(name=excerpt(similar)))
 
 
 def check_time_text(text: str) -> None:

@@ -6,11 +6,23 @@ pulkas by it, a tournament refuses two entrants whose names collide, and an alia
 Unicode compatibility normalisation (NFKC) and case folding, with surrounding blanks
 trimmed and runs of blanks inside read as one: "Anna", " ANNA ", "anna" and "Ａｎｎａ"
 (full-width) are one player; "Anna P." and "Anna" are two until an alias joins them.
+
+Names that are two players but read as one — "Dora" and "Dоra" with a Cyrillic "о",
+"0leg" and "Oleg" — are told by ``look_key``: Unicode's confusable skeleton (UTS #39,
+the data of ``data/confusables.txt``) of the name as ``name_key`` reads it, case-folded.
+``reads_alike`` says when two names are so; ``looks_official`` when a name reads as a
+recorder's prefix (``arbiter:``, ``scorer:``), as "Arbiter:Oleg", "аrbiter:Oleg" or
+"arbiter：Oleg" with a full-width colon do.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
+from pathlib import Path
+
+CONFUSABLES = Path(__file__).resolve().parent / "data" / "confusables.txt"
+OFFICIAL_PREFIXES = ("arbiter:", "scorer:")  # how the ledger writes a recorder who is not a player
 
 
 def name_key(name: str) -> str:
@@ -33,3 +45,41 @@ def colliding(names: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
             return seen[key], name
         seen[key] = name
     return None
+
+
+@functools.cache
+def _prototypes() -> dict[int, str]:
+    """Each confusable character and its prototype (UTS #39's table), read once."""
+    table: dict[int, str] = {}
+    for line in CONFUSABLES.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        source, prototype = line.split(";")[:2]
+        table[int(source, 16)] = "".join(chr(int(code, 16)) for code in prototype.split())
+    return table
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton: NFD, each character as its prototype, NFD again."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).translate(_prototypes()))
+
+
+@functools.lru_cache(maxsize=4096)
+def look_key(name: str) -> str:
+    """The key under which written names read alike: the skeleton of the name as
+    ``name_key`` reads it, case-folded and its skeleton taken again (so that "I" and
+    "l", "0" and "O", a Latin "o" and a Cyrillic "о" are one), blanks collapsed."""
+    once = skeleton(unicodedata.normalize("NFKC", name)).casefold()
+    return " ".join(skeleton(unicodedata.normalize("NFKC", once)).split())
+
+
+def reads_alike(one: str, other: str) -> bool:
+    """Two names that are two players (``name_key``) but read as one (``look_key``)."""
+    return name_key(one) != name_key(other) and look_key(one) == look_key(other)
+
+
+def looks_official(name: str) -> str | None:
+    """The recorder's prefix (``arbiter:``, ``scorer:``) that ``name`` reads as
+    beginning with, in any case, script or width; None when it reads as none."""
+    key = look_key(name)
+    return next((p for p in OFFICIAL_PREFIXES if key.startswith(look_key(p))), None)

@@ -67,6 +67,13 @@ def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:
         b'{"type":"cosigned","size":3,"root":"AAAA","signature":' + signature + b'}',
         b'{"type":"signatures_started","game":"@signatures"}',
         b'{"type":"event_signed","stream":"t1","number":2,"event_digest":"00","signature":' + signature + b'}']))
+    # Nor is the stream of the live service's accounts (`pulka serve account`, the director's page).
+    found.append(("accounts", [
+        b'{"type":"accounts_started","game":"@accounts"}',
+        b'{"type":"account_created","account":"a1b2c3d4","name":"Oleg","role":"arbiter","by":"arbiter:O"}',
+        b'{"type":"account_changed","account":"a1b2c3d4","name":"Oleg","change":"role","role":"director"}',
+        b'{"type":"account_removed","account":"a1b2c3d4","name":"Oleg"}',
+        b'{"type":"second_factor_required","required":true}']))
     return found
 
 

@@ -205,7 +205,7 @@ def test_every_time_is_checked_in_every_event_of_every_kind_of_stream(db: str, t
         refused_alone(db, ["import", str(path)], i, "`at`")
     # the ledger's own streams are written by its commands alone, never imported
     assert set(EVENT_TYPES) - {"club_started", "player_aliased", "checkpoints_started", "checkpoint", "cosigned",
-                               "signatures_started", "event_signed"} <= types
+                               "signatures_started", "event_signed", *ACCOUNT_EVENTS} <= types
 
 
 def test_rules_files_that_are_not_tables_of_rules(db: str, tmp_path: Path) -> None:
@@ -352,6 +352,8 @@ def test_a_log_read_in_batches_reads_as_the_whole_text(size: int) -> None:
 # admitted no time yet (every `pulka` command is one) must refuse an empty `at` too: these
 # tests run pulka as a process of its own, so that no earlier test's times are remembered.
 
+# The events of the live service's accounts: the ledger's own stream, never imported.
+ACCOUNT_EVENTS = {"accounts_started", "account_created", "account_changed", "account_removed", "second_factor_required"}
 BAD_TIMES = ("", "2026-12-01T20:14:03+01:00:30")  # empty; an offset in seconds (ISO 8601 has hh:mm)
 
 
@@ -372,6 +374,13 @@ def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
                  {"type": "cosigned", "size": 1, "root": "C" * 44, "signature": signed},
                  {"type": "signatures_started", "game": "@signatures"},
                  {"type": "event_signed", "stream": "cup", "number": 1, "event_digest": "d" * 64, "signature": signed}])
+    # The accounts of the live service (`pulka serve account`, the director's page).
+    logs.append([{"type": "accounts_started", "game": "@accounts"},
+                 {"type": "account_created", "account": "a1b2c3d4", "name": "Oleg", "role": "arbiter"},
+                 {"type": "account_changed", "account": "a1b2c3d4", "name": "Oleg", "change": "role",
+                  "role": "director"},
+                 {"type": "account_removed", "account": "a1b2c3d4", "name": "Oleg"},
+                 {"type": "second_factor_required", "required": True}])
     for log in logs:
         for line in log:
             line.pop("digest", None)

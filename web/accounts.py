@@ -1,13 +1,24 @@
-"""Who may sign in and who holds a table's token: two tables in the store's own database
-(not events of the club log: an account is no part of any pulka's history).
+"""The service's tables beside the store's events (not events of the club log: an
+account's password is no part of any pulka's history; who changed an account is, in
+``@accounts``: ``ledger.desks.accounts``). Their names: ``backend.SERVICE_TABLES``.
 
-- ``pulka_accounts``: an arbiter's or a director's name, role, password hash (argon2id,
-  memory-hard: ``argon2-cffi``), and the count of failed sign-ins with the time until
-  which the account refuses them (the rate limit that holds across processes);
+- ``pulka_accounts``: an arbiter's or a director's account: its id (a name made again
+  is a new account), name, role, password hash (argon2id, memory-hard:
+  ``argon2-cffi``), whether it is disabled, and its second factor (a TOTP secret, the
+  last step used, the digests of its recovery codes: ``second_factor``);
+- ``pulka_sessions``: every session signed in, kept by the server: the SHA-256 of the
+  secret its cookie holds, its account, until when, and whether it may only enrol a
+  second factor. Signing out, a password changed or reset, a role changed, an account
+  disabled or removed delete its rows, in every process at once;
+- ``pulka_limits``: the counts of sign-in attempts, per name tried (known or not: the
+  lock tells nothing of which names exist) and per client address, counted in the
+  database by compare-and-set, so that simultaneous attempts, several workers and
+  several processes count as one;
 - ``pulka_tokens``: a table's scorer token, scoped to one game: its public id, the
   SHA-256 of its secret (the secret itself is shown once, as a link and a QR code, and
   never stored), who records with it (the ``by`` of its events), who issued it, when,
-  and when it was revoked.
+  and when it was revoked;
+- ``pulka_serve_secret``: the key that signs the service's cookies.
 
 Both SQLite and PostgreSQL, on a connection of their own (the events are the store's);
 every statement is written once with ``?`` placeholders.
@@ -17,6 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import random
 import secrets
 import sqlite3
 import time
@@ -25,23 +38,67 @@ from typing import Any, NamedTuple
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from ledger.store.backend import is_postgres_url, parse_postgres_url
+from ledger.judge.accounts import check_account_name, check_role
+from ledger.store.backend import SERVICE_TABLES, is_postgres_url, parse_postgres_url
+from ledger.vocabulary.accounts import ROLES
+from ledger.vocabulary.names import look_key, name_key
+from web import second_factor
 
-ACCOUNTS = "pulka_accounts"
-TOKENS = "pulka_tokens"
-SECRETS = "pulka_serve_secret"
-ROLES = ("arbiter", "director")  # a director may do all an arbiter may, and run tournaments
+ACCOUNTS, TOKENS, SECRETS, SESSIONS, LIMITS = SERVICE_TABLES
+__all__ = ["ROLES", "Account", "Accounts", "Outcome", "Token"]
 
-FAILURES_FREE = 5  # failed sign-ins before the account makes one wait
-LOCK_FIRST = 15.0  # seconds an account waits after its FAILURES_FREE-th failed sign-in
-LOCK_MOST = 300.0  # seconds an account waits at most after failed sign-ins
+FAILURES_FREE = 5  # failed sign-ins to a name before it makes one wait
+LOCK_FIRST = 15.0  # seconds a name waits after its FAILURES_FREE-th failed sign-in
+LOCK_MOST = 300.0  # seconds a name waits at most after failed sign-ins
+ATTEMPTS = 10  # sign-in attempts a client address may make in ``WINDOW`` seconds
+WINDOW = 60.0
+SESSION_HOURS = 12  # a session ends this long after its sign-in, used or not
+QUIET = 86400.0  # a count of attempts untouched this long is forgotten
+TRIES = 200  # compare-and-set rounds before a count that others keep changing is taken as locked
 
 _hasher = PasswordHasher()  # argon2id with the library's defaults (RFC 9106's second choice)
+
+# Columns added to a table made by an earlier version (each with its type).
+LATER_COLUMNS = (("id", "TEXT"), ("name_key", "TEXT"), ("disabled", "INTEGER NOT NULL DEFAULT 0"),
+                 ("created", "DOUBLE PRECISION"), ("totp", "TEXT"), ("totp_pending", "TEXT"),
+                 ("totp_step", "INTEGER NOT NULL DEFAULT 0"), ("recovery", "TEXT"))
+ROW = "id, name, role, hash, disabled, totp, totp_step, recovery, created"
 
 
 class Account(NamedTuple):
     name: str
     role: str
+    id: str = ""
+    disabled: bool = False
+    second_factor: bool = False
+
+
+class Row(NamedTuple):
+    """An account as its table holds it (what ``restore`` puts back)."""
+
+    id: str
+    name: str
+    role: str
+    hash: str
+    disabled: int
+    totp: str | None
+    totp_step: int
+    recovery: str | None
+    created: float | None
+
+    @property
+    def account(self) -> Account:
+        return Account(self.name, self.role, self.id, bool(self.disabled), bool(self.totp))
+
+
+class Outcome(NamedTuple):
+    """A sign-in's outcome: ``ok``; ``wrong`` (name or password); ``locked`` (the name
+    waits ``wait`` seconds, known or not); ``code`` (the second factor's code missing
+    or wrong); ``disabled``."""
+
+    status: str
+    account: Account | None = None
+    wait: float = 0.0
 
 
 class Token(NamedTuple):
@@ -59,8 +116,21 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def lock_wait(count: int) -> float:
+    """How long a name waits after ``count`` failed sign-ins: none for the first
+    ``FAILURES_FREE - 1``, then 15 s doubled at each further one, to five minutes (a
+    wait of a second or two would let a guesser go on at the pace of the hash itself)."""
+    return min(LOCK_MOST, LOCK_FIRST * 2.0 ** (count - FAILURES_FREE)) if count >= FAILURES_FREE else 0.0
+
+
+def clean(text: str, limit: int = 200) -> bool:
+    """A text a client sent that may go into a statement: no NUL (PostgreSQL's text
+    refuses it), not too long."""
+    return len(text) <= limit and "\x00" not in text
+
+
 class Accounts:
-    """The accounts and tokens of a store's database, on one connection (one thread)."""
+    """The service's tables of a store's database, on one connection (one thread)."""
 
     def __init__(self, db: str) -> None:
         self.postgres = is_postgres_url(db)
@@ -81,7 +151,8 @@ class Accounts:
 
     def _run(self, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         text = statement.format(accounts=self._name(ACCOUNTS), tokens=self._name(TOKENS),
-                                secrets=self._name(SECRETS))
+                                secrets=self._name(SECRETS), sessions=self._name(SESSIONS),
+                                limits=self._name(LIMITS))
         if self.postgres:
             text = text.replace("?", "%s")
         cursor = self.conn.execute(text, params)
@@ -91,17 +162,40 @@ class Accounts:
             cursor.close()
 
     def ensure(self) -> None:
-        """Make both tables when they are missing."""
+        """Make the tables when they are missing, and add the columns a table made by
+        an earlier version lacks."""
         if self._made:
             return
         self._run("CREATE TABLE IF NOT EXISTS {accounts} (name TEXT PRIMARY KEY, role TEXT NOT NULL, "
                   "hash TEXT NOT NULL, failures INTEGER NOT NULL DEFAULT 0, locked_until DOUBLE PRECISION "
                   "NOT NULL DEFAULT 0)")
+        self._later_columns()
         self._run("CREATE TABLE IF NOT EXISTS {tokens} (id TEXT PRIMARY KEY, digest TEXT NOT NULL, "
                   "game TEXT NOT NULL, by_whom TEXT NOT NULL, issued_by TEXT NOT NULL, "
                   "issued DOUBLE PRECISION NOT NULL, revoked DOUBLE PRECISION)")
         self._run("CREATE TABLE IF NOT EXISTS {secrets} (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._run("CREATE TABLE IF NOT EXISTS {sessions} (id TEXT PRIMARY KEY, account TEXT NOT NULL, "
+                  "created DOUBLE PRECISION NOT NULL, expires DOUBLE PRECISION NOT NULL, stage TEXT NOT NULL)")
+        self._run("CREATE TABLE IF NOT EXISTS {limits} (key TEXT PRIMARY KEY, count INTEGER NOT NULL, "
+                  "since DOUBLE PRECISION NOT NULL, until DOUBLE PRECISION NOT NULL)")
+        for row in self._run("SELECT name FROM {accounts} WHERE id IS NULL OR name_key IS NULL"):
+            self._run("UPDATE {accounts} SET id = COALESCE(id, ?), name_key = ? WHERE name = ?",
+                      (secrets.token_hex(8), name_key(row[0]), row[0]))
         self._made = True
+
+    def _later_columns(self) -> None:
+        if self.postgres:
+            for column, kind in LATER_COLUMNS:
+                self._run(f"ALTER TABLE {{accounts}} ADD COLUMN IF NOT EXISTS {column} {kind}")
+            return
+        have = {row[1] for row in self._run("PRAGMA table_info({accounts})")}
+        for column, kind in LATER_COLUMNS:
+            if column not in have:
+                try:
+                    self._run(f"ALTER TABLE {{accounts}} ADD COLUMN {column} {kind}")
+                except sqlite3.OperationalError as exc:  # another process added it first
+                    if "duplicate column" not in str(exc):
+                        raise
 
     def secret(self) -> str:
         """The key that signs the service's session cookies: made once, kept in the
@@ -114,47 +208,234 @@ class Accounts:
     # -- accounts -------------------------------------------------------------------------
 
     def create(self, name: str, password: str, role: str) -> Account:
-        """A new account (its name taken: ValueError)."""
-        if role not in ROLES:
-            raise ValueError(f"a role is one of {', '.join(ROLES)}, not {role!r}")
+        """A new account, its name judged beside every other account's
+        (``judge.accounts.check_account_name``: Refused)."""
+        check_role(role)
         self.ensure()
-        if self._run("SELECT 1 FROM {accounts} WHERE name = ?", (name,)):
-            raise ValueError(f"an account named {name!r} exists already")
-        self._run("INSERT INTO {accounts} (name, role, hash) VALUES (?, ?, ?)", (name, role, _hasher.hash(password)))
-        return Account(name, role)
+        check_account_name(name, [r[0] for r in self._run("SELECT name FROM {accounts}")])
+        account_id = secrets.token_hex(8)
+        self._run("INSERT INTO {accounts} (name, role, hash, id, name_key, created) VALUES (?, ?, ?, ?, ?, ?)",
+                  (name, role, _hasher.hash(password), account_id, name_key(name), time.time()))
+        return Account(name, role, account_id)
+
+    def row(self, name: str) -> Row | None:
+        """The account ``name`` names: as written, else in another case or width."""
+        if not clean(name):
+            return None
+        self.ensure()
+        rows = self._run(f"SELECT {ROW} FROM {{accounts}} WHERE name = ?", (name,))
+        if not rows:
+            rows = self._run(f"SELECT {ROW} FROM {{accounts}} WHERE name_key = ?", (name_key(name),))
+        return Row(*rows[0]) if len(rows) == 1 else None
 
     def account(self, name: str) -> Account | None:
+        found = self.row(name)
+        return found.account if found is not None else None
+
+    def all(self) -> list[Row]:
         self.ensure()
-        rows = self._run("SELECT name, role FROM {accounts} WHERE name = ?", (name,))
-        return Account(*rows[0]) if rows else None
+        return [Row(*r) for r in self._run(f"SELECT {ROW} FROM {{accounts}} ORDER BY name")]
 
     def count(self) -> int:
         self.ensure()
         return int(self._run("SELECT COUNT(*) FROM {accounts}")[0][0])
 
-    def sign_in(self, name: str, password: str, now: float | None = None) -> Account | float | None:
-        """The account when the password is its own; the seconds to wait when it has
-        refused too many sign-ins lately (the password is not even checked); else None.
-        A name without an account costs a hash too, so that timing tells nothing."""
-        self.ensure()
+    def set_role(self, account_id: str, role: str) -> None:
+        check_role(role)
+        self._run("UPDATE {accounts} SET role = ? WHERE id = ?", (role, account_id))
+        self.end_sessions(account_id)
+
+    def set_password(self, account_id: str, password: str) -> None:
+        self._run("UPDATE {accounts} SET hash = ? WHERE id = ?", (_hasher.hash(password), account_id))
+        self.end_sessions(account_id)
+
+    def set_disabled(self, account_id: str, disabled: bool) -> None:
+        self._run("UPDATE {accounts} SET disabled = ? WHERE id = ?", (int(disabled), account_id))
+        self.end_sessions(account_id)
+
+    def remove(self, account_id: str) -> None:
+        self._run("DELETE FROM {accounts} WHERE id = ?", (account_id,))
+        self.end_sessions(account_id)
+
+    def restore(self, row: Row) -> None:
+        """Put an account back as it was (a change whose event could not be stored)."""
+        self._run("DELETE FROM {accounts} WHERE id = ?", (row.id,))
+        self._run(f"INSERT INTO {{accounts}} ({ROW}, name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  (*row, name_key(row.name)))
+
+    # -- signing in -----------------------------------------------------------------------
+
+    def sign_in(self, name: str, password: str, code: str | None = None, now: float | None = None) -> Outcome:
+        """Whether ``password`` (and ``code``, for an account with a second factor) is
+        the account's. Each attempt on a name is counted before the password is checked,
+        in the database (``counted``): of simultaneous attempts only those before the
+        lock are checked. A name without an account is counted, locked and checked
+        against a hash alike, so that neither the answer nor its time tells it."""
         now = time.time() if now is None else now
-        rows = self._run("SELECT name, role, hash, failures, locked_until FROM {accounts} WHERE name = ?", (name,))
-        if not rows:
-            _verify(_DUMMY, password)
+        self.ensure()
+        key = "name:" + digest(look_key(name))  # a digest: no NUL, no length a client chooses
+        wait = self.counted(key, now)
+        if wait:
+            return Outcome("locked", wait=wait)
+        found = self.row(name)
+        if not _verify(found.hash if found is not None else _DUMMY, password) or found is None:
+            return Outcome("wrong")
+        if found.totp and not (code and self._second_factor(found, code, now)):
+            return Outcome("code")
+        self._run("DELETE FROM {limits} WHERE key = ?", (key,))
+        if found.disabled:
+            return Outcome("disabled", found.account)
+        if _hasher.check_needs_rehash(found.hash):  # hashed with weaker parameters than now
+            self._run("UPDATE {accounts} SET hash = ? WHERE id = ?", (_hasher.hash(password), found.id))
+        return Outcome("ok", found.account)
+
+    def check_password(self, name: str, password: str, now: float | None = None) -> Outcome:
+        """Whether ``password`` is the account's (a person changing his own gives his
+        current one first): counted as a sign-in is, so that a session left open is
+        no way to guess it."""
+        now = time.time() if now is None else now
+        key = "name:" + digest(look_key(name))
+        wait = self.counted(key, now)
+        if wait:
+            return Outcome("locked", wait=wait)
+        found = self.row(name)
+        if found is None or not _verify(found.hash, password):
+            return Outcome("wrong")
+        self._run("DELETE FROM {limits} WHERE key = ?", (key,))
+        return Outcome("ok", found.account)
+
+    def counted(self, key: str, now: float) -> float:
+        """Count one attempt on ``key`` unless it is locked: 0 when counted, else the
+        seconds to wait. Compare-and-set: each count is written only over the count it
+        read, so that no two attempts are counted as one."""
+        if random.random() < 0.01:  # forget the counts nobody touched for a day
+            self._run("DELETE FROM {limits} WHERE since < ? AND until < ?", (now - QUIET, now))
+        for _ in range(TRIES):
+            rows = self._run("SELECT count, until, since FROM {limits} WHERE key = ?", (key,))
+            if not rows:
+                if self._run("INSERT INTO {limits} (key, count, since, until) VALUES (?, 1, ?, ?) "
+                             "ON CONFLICT (key) DO NOTHING RETURNING count", (key, now, _until(1, now))):
+                    return 0.0
+                continue
+            count, until, since = rows[0]
+            if until > now:
+                return float(until - now)
+            fresh = 1 if since < now - QUIET else count + 1
+            if self._run("UPDATE {limits} SET count = ?, since = ?, until = ? WHERE key = ? AND count = ? "
+                         "AND since = ? RETURNING count", (fresh, now, _until(fresh, now), key, count, since)):
+                return 0.0
+        return LOCK_FIRST
+
+    def attempt_from(self, address: str, now: float | None = None) -> float:
+        """Count a sign-in attempt from ``address``: 0 when it may try (at most
+        ``ATTEMPTS`` in ``WINDOW`` seconds), else the seconds until it may."""
+        now = time.time() if now is None else now
+        self.ensure()
+        key = "address:" + address[:100]
+        for _ in range(TRIES):
+            rows = self._run("SELECT count, since FROM {limits} WHERE key = ?", (key,))
+            if not rows:
+                if self._run("INSERT INTO {limits} (key, count, since, until) VALUES (?, 1, ?, 0) "
+                             "ON CONFLICT (key) DO NOTHING RETURNING count", (key, now)):
+                    return 0.0
+                continue
+            count, since = rows[0]
+            if since <= now - WINDOW:
+                fresh = (1, now)
+            elif count >= ATTEMPTS:
+                return float(since + WINDOW - now)
+            else:
+                fresh = (count + 1, since)
+            if self._run("UPDATE {limits} SET count = ?, since = ? WHERE key = ? AND count = ? AND since = ? "
+                         "RETURNING count", (*fresh, key, count, since)):
+                return 0.0
+        return WINDOW
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def open_session(self, account: Account, stage: str = "full", now: float | None = None) -> str:
+        """A new session of ``account``: the secret its cookie holds (its digest is kept).
+        ``stage``: ``full``, or ``enrol`` (it may only enrol a second factor)."""
+        now = time.time() if now is None else now
+        self.ensure()
+        secret = secrets.token_urlsafe(32)
+        self._run("DELETE FROM {sessions} WHERE expires < ?", (now,))
+        self._run("INSERT INTO {sessions} (id, account, created, expires, stage) VALUES (?, ?, ?, ?, ?)",
+                  (digest(secret), account.id, now, now + SESSION_HOURS * 3600, stage))
+        return secret
+
+    def session(self, secret: str, now: float | None = None) -> tuple[Account, str] | None:
+        """The account of a session and its stage, while the session is open and its
+        account may sign in; None otherwise."""
+        if not clean(secret):
             return None
-        account, role, stored, failures, locked_until = rows[0]
-        if locked_until > now:
-            return float(locked_until - now)
-        if _verify(stored, password):
-            self._run("UPDATE {accounts} SET failures = 0, locked_until = 0 WHERE name = ?", (account,))
-            return Account(account, role)
-        failures += 1
-        # 15 s, then doubled at each further failure, to five minutes: a wait of a second or
-        # two would let a guesser go on at the pace of the hash itself.
-        wait = min(LOCK_MOST, LOCK_FIRST * 2.0 ** (failures - FAILURES_FREE)) if failures >= FAILURES_FREE else 0.0
-        self._run("UPDATE {accounts} SET failures = ?, locked_until = ? WHERE name = ?",
-                  (failures, now + wait if wait else 0.0, account))
-        return None
+        now = time.time() if now is None else now
+        self.ensure()
+        rows = self._run(f"SELECT {', '.join('a.' + c.strip() for c in ROW.split(','))}, s.expires, s.stage "
+                         "FROM {sessions} s JOIN {accounts} a ON a.id = s.account WHERE s.id = ?", (digest(secret),))
+        if not rows:
+            return None
+        *fields, expires, stage = rows[0]
+        found = Row(*fields)
+        if expires <= now or found.disabled:
+            return None
+        return found.account, str(stage)
+
+    def close_session(self, secret: str) -> None:
+        if clean(secret):
+            self.ensure()
+            self._run("DELETE FROM {sessions} WHERE id = ?", (digest(secret),))
+
+    def end_sessions(self, account_id: str) -> None:
+        """End every session of an account, in every process at once."""
+        self._run("DELETE FROM {sessions} WHERE account = ?", (account_id,))
+
+    def promote_session(self, secret: str) -> None:
+        """A session that enrolled its second factor may do all its role may."""
+        self._run("UPDATE {sessions} SET stage = 'full' WHERE id = ?", (digest(secret),))
+
+    # -- the second factor ----------------------------------------------------------------
+
+    def begin_enrolment(self, account_id: str) -> str:
+        """A new TOTP secret for the account, taken once confirmed by a code of it."""
+        secret = second_factor.new_secret()
+        self._run("UPDATE {accounts} SET totp_pending = ? WHERE id = ?", (secret, account_id))
+        return secret
+
+    def confirm_enrolment(self, account_id: str, code: str, now: float | None = None) -> list[str] | None:
+        """The recovery codes, when ``code`` is a code of the secret being enrolled (the
+        secret is then the account's); None otherwise."""
+        rows = self._run("SELECT totp_pending FROM {accounts} WHERE id = ?", (account_id,))
+        if not rows or not rows[0][0] or not clean(code):
+            return None
+        step = second_factor.accepted(rows[0][0], code, -1, now)
+        if step is None:
+            return None
+        codes = second_factor.recovery_codes()
+        self._run("UPDATE {accounts} SET totp = totp_pending, totp_pending = NULL, totp_step = ?, recovery = ? "
+                  "WHERE id = ?", (step, json.dumps([second_factor.recovery_digest(c) for c in codes]), account_id))
+        return codes
+
+    def remove_second_factor(self, account_id: str) -> None:
+        self._run("UPDATE {accounts} SET totp = NULL, totp_pending = NULL, totp_step = 0, recovery = NULL "
+                  "WHERE id = ?", (account_id,))
+
+    def _second_factor(self, row: Row, code: str, now: float) -> bool:
+        """Whether ``code`` is the account's: a TOTP code of a step not used yet, or one
+        of its recovery codes (each taken once). Compare-and-set, as the counts are."""
+        if not clean(code, 40) or row.totp is None:
+            return False
+        step = second_factor.accepted(row.totp, code, row.totp_step, now)
+        if step is not None:
+            return bool(self._run("UPDATE {accounts} SET totp_step = ? WHERE id = ? AND totp_step = ? "
+                                  "RETURNING id", (step, row.id, row.totp_step)))
+        left = json.loads(row.recovery or "[]")
+        wanted = second_factor.recovery_digest(code)
+        if wanted not in left:
+            return False
+        rest = json.dumps([d for d in left if d != wanted])
+        return bool(self._run("UPDATE {accounts} SET recovery = ? WHERE id = ? AND recovery = ? RETURNING id",
+                              (rest, row.id, row.recovery)))
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -169,7 +450,7 @@ class Accounts:
     def token(self, text: str) -> Token | None:
         """The token ``ID.SECRET`` stands for, when it is one and not revoked."""
         token_id, dot, secret = text.partition(".")
-        if not dot or not token_id or not secret or len(text) > 200:
+        if not dot or not token_id or not secret or not clean(text):
             return None
         self.ensure()
         rows = self._run("SELECT id, digest, game, by_whom, issued_by, issued, revoked FROM {tokens} WHERE id = ?",
@@ -186,6 +467,8 @@ class Accounts:
         return [Token(*row) for row in rows]
 
     def revoke(self, token_id: str) -> Token | None:
+        if not clean(token_id):
+            return None
         self.ensure()
         self._run("UPDATE {tokens} SET revoked = ? WHERE id = ? AND revoked IS NULL", (time.time(), token_id))
         rows = self._run("SELECT id, game, by_whom, issued_by, issued, revoked FROM {tokens} WHERE id = ?",
@@ -194,6 +477,11 @@ class Accounts:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _until(count: int, now: float) -> float:
+    wait = lock_wait(count)
+    return now + wait if wait else 0.0
 
 
 def _verify(stored: str, password: str) -> bool:

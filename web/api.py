@@ -39,8 +39,8 @@ from projections.tournament_state import as_of, fold_tournament, standings, stan
 from projections.tournament_log import log_rows
 from projections.trail import row_doc, select_rows
 from web import api_arbiter, api_table
-from web.api_common import S, body, events_at, game_now, int_param, json, point_of, pulka_of, time_param
-from web.auth import ARBITER, DIRECTOR, Principal, needs
+from web.api_common import S, events_at, game_now, int_param, json, point_of, pulka_of, read, time_param
+from web.auth import ANYONE, ARBITER, DIRECTOR, READ, TABLE, WRITE, Principal, needs, rule
 from web.service import Duplicate, Service
 
 _ = language._  # every text a person reads, in the request's language
@@ -49,6 +49,7 @@ _ = language._  # every text a person reads, in the request's language
 # -- the reads --------------------------------------------------------------------------------
 
 
+@rule(ANYONE, READ)
 async def game_list(request: Request) -> Response:
     service: Service = request.app.state.service
 
@@ -61,6 +62,7 @@ async def game_list(request: Request) -> Response:
     return json({"games": await service.run(listing)})
 
 
+@rule(ANYONE, READ)
 async def game(request: Request) -> Response:
     service: Service = request.app.state.service
     return json(await service.run(game_now, service, request.path_params["game"]))
@@ -72,6 +74,7 @@ def _view(service: Service, game: str, point: Point) -> Any:
                           lambda: kind_of(events[0]).view(events, point, None))
 
 
+@rule(ANYONE, READ)
 async def sheet_json(request: Request) -> Response:
     service: Service = request.app.state.service
     point = point_of(request)
@@ -79,6 +82,7 @@ async def sheet_json(request: Request) -> Response:
     return json(view.sheet_doc())
 
 
+@rule(ANYONE, READ)
 async def settlement(request: Request) -> Response:
     service: Service = request.app.state.service
     point = point_of(request)
@@ -86,6 +90,7 @@ async def settlement(request: Request) -> Response:
     return json(view.settlement_doc())
 
 
+@rule(ANYONE, READ)
 async def sheet_svg(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
@@ -105,6 +110,7 @@ async def sheet_svg(request: Request) -> Response:
                     headers={"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
 
+@rule(ANYONE, READ)
 async def deals(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
@@ -123,6 +129,7 @@ async def deals(request: Request) -> Response:
     return json(await service.run(table))
 
 
+@rule(TABLE, READ)
 async def log(request: Request) -> Response:
     """The audit trail with its filters (``pulka log``)."""
     service: Service = request.app.state.service
@@ -135,13 +142,14 @@ async def log(request: Request) -> Response:
         kind = kind_of(events[0])
         rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: kind.audit(events, None))
         chosen = select_rows(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
-                             verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since")),
-                             until=time_param(q.get("until")))
+                             verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since"), "since"),
+                             until=time_param(q.get("until"), "until"))
         return {"game": game_name, "version": len(kept.stored), "events": [row_doc(r, kind.cells) for r in chosen]}
 
     return json(await service.run(trail))
 
 
+@rule(TABLE, READ)
 async def explain_json(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
@@ -159,6 +167,7 @@ async def explain_json(request: Request) -> Response:
     return json(await service.run(trace))
 
 
+@rule(TABLE, READ)
 async def diff_json(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
@@ -182,7 +191,7 @@ def _point_text(text: str, field: str) -> Point:
         return Point(deal=int(text[5:]))
     if not text:
         raise Refused("api", _("a point is N, deal:K or a time"), "12, deal:3, 2026-12-01T20:14+01:00", field=field)
-    return Point(time=time_param(text))
+    return Point(time=time_param(text, field))
 
 
 # -- tournaments ---------------------------------------------------------------------------------
@@ -218,12 +227,14 @@ def tournament_now(service: Service, name: str, tour: int | None = None, time: s
             "closed": sorted(state.closed), "over": state.over, "tables": tables, "standings": standings_doc(table)}
 
 
+@rule(ANYONE, READ)
 async def tournament_list(request: Request) -> Response:
     service: Service = request.app.state.service
     names = await service.run(lambda: service.worker().store.games(TournamentStarted))
     return json({"tournaments": names})
 
 
+@rule(ANYONE, READ)
 async def tournament_json(request: Request) -> Response:
     service: Service = request.app.state.service
     q = request.query_params
@@ -232,6 +243,7 @@ async def tournament_json(request: Request) -> Response:
     return json(doc)
 
 
+@rule(ANYONE, READ)
 async def tournament_log(request: Request) -> Response:
     service: Service = request.app.state.service
     name = request.path_params["tournament"]
@@ -281,26 +293,28 @@ class CardIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     reason: str
 
 
-async def tournament_write(request: Request, name: str, who: str, kind: type[S],
+async def tournament_write(request: Request, name: str | None, who: str, kind: type[S],
                            write: Callable[[Tournaments, S, Principal], list[StoredEvent]]) -> Response:
+    """A tournament's write: who may first, then the body read and decoded (``name``
+    None: the tournament the body names, a new one)."""
     service: Service = request.app.state.service
     principal = await needs(request, who, write=True)
-    b = body(await request.body(), kind)
+    b = await read(request, kind)
+    stream = name if name is not None else str(getattr(b, "name"))
 
     def run() -> dict[str, Any]:
         done: list[StoredEvent] = service.once(getattr(b, "id"), lambda w: write(Tournaments(w.ledger), b, principal))
         return {"stored": [{"number": s.number, **event_to_dict(s.event)} for s in done],
-                "tournament": tournament_now(service, name)}
+                "tournament": tournament_now(service, stream)}
 
     try:
         return json(await service.run(run), 201)
     except Duplicate:
-        return json({"duplicate": True, "tournament": await service.run(tournament_now, service, name)})
+        return json({"duplicate": True, "tournament": await service.run(tournament_now, service, stream)})
 
 
+@rule(DIRECTOR, WRITE)
 async def tournament_new(request: Request) -> Response:
-    raw = await request.body()
-    name = body(raw, TournamentIn).name
     def create(t: Tournaments, b: TournamentIn, p: Principal) -> list[StoredEvent]:
         started = t.start(
             b.name, b.players, b.pulya, convention=b.convention, rules=b.rules, tours=b.tours, deal_cap=b.deal_cap,
@@ -309,9 +323,10 @@ async def tournament_new(request: Request) -> Response:
             final_table=b.final_table, by=p.by)
         return [StoredEvent(1, started, "")]
 
-    return await tournament_write(request, name, DIRECTOR, TournamentIn, create)
+    return await tournament_write(request, None, DIRECTOR, TournamentIn, create)
 
 
+@rule(DIRECTOR, WRITE)
 async def tournament_seat(request: Request) -> Response:
     name, tour = request.path_params["tournament"], request.path_params["tour"]
 
@@ -326,17 +341,20 @@ async def tournament_seat(request: Request) -> Response:
     return await tournament_write(request, name, DIRECTOR, SeatIn, seat)
 
 
+@rule(DIRECTOR, WRITE)
 async def tournament_start(request: Request) -> Response:
     name, tour = request.path_params["tournament"], request.path_params["tour"]
     return await tournament_write(request, name, DIRECTOR, TourIn,
                                   lambda t, b, p: [o.stored[0] for o in t.start_tables(name, tour, p.by)])
 
 
+@rule(DIRECTOR, WRITE)
 async def tournament_close(request: Request) -> Response:
     name, tour = request.path_params["tournament"], request.path_params["tour"]
     return await tournament_write(request, name, DIRECTOR, TourIn, lambda t, b, p: t.close(name, tour, p.by))
 
 
+@rule(ARBITER, WRITE)
 async def tournament_card(request: Request) -> Response:
     name = request.path_params["tournament"]
     return await tournament_write(request, name, ARBITER, CardIn,

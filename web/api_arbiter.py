@@ -15,8 +15,8 @@ from ledger.desks.pulka import PulkaDesk, Started
 from ledger.words.table import player_word
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
-from web.api_common import body, game_now, json
-from web.auth import ARBITER, needs
+from web.api_common import game_now, json, read
+from web.auth import ARBITER, READ, WRITE, needs, rule
 from web.service import Duplicate, Service
 
 _ = language._  # every text a person reads, in the request's language
@@ -33,10 +33,11 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     rules: dict[str, Any] = {}
 
 
+@rule(ARBITER, WRITE)
 async def new_game(request: Request) -> Response:
     service: Service = request.app.state.service
     principal = await needs(request, ARBITER, write=True)
-    b = body(await request.body(), NewGame)
+    b = await read(request, NewGame)
 
     def write() -> dict[str, Any]:
         started: Started = service.once(b.id, lambda w: PulkaDesk(w.ledger).new(
@@ -65,13 +66,14 @@ def links(request: Request, game: str, token: str | None = None) -> dict[str, st
     return out
 
 
+@rule(ARBITER, WRITE)
 async def issue_token(request: Request) -> Response:
     """A table's token for one game: who holds it records as that player (a player of the
     game named in any case) or as ``scorer:HOLDER``."""
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
     principal = await needs(request, ARBITER, write=True)
-    b = body(await request.body(), TokenIn)
+    b = await read(request, TokenIn)
 
     def issue() -> tuple[str, str]:
         worker = service.worker()
@@ -94,6 +96,7 @@ async def issue_token(request: Request) -> Response:
                  "qr": qr_svg(addresses["score"])}, 201)
 
 
+@rule(ARBITER, READ)
 async def list_tokens(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
@@ -102,6 +105,7 @@ async def list_tokens(request: Request) -> Response:
     return json({"game": game_name, "tokens": [t._asdict() for t in found]})
 
 
+@rule(ARBITER, WRITE)
 async def revoke_token(request: Request) -> Response:
     service: Service = request.app.state.service
     await needs(request, ARBITER, write=True)

@@ -38,14 +38,78 @@ def encode_extra(value: Any) -> Any:
     raise NotImplementedError(type(value))
 
 
+BODY_MAX = 64 * 1024  # bytes of a write's body: the longest, a tournament's, is a few kilobytes
+NESTING_MAX = 32  # lists and objects inside a body (an event holds a few levels: ``admission.DEPTH_MAX``)
+
+
+class TooLarge(Exception):
+    """A body longer than its route allows: HTTP 413, read no further."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(_("the body is longer than {limit} bytes: nothing was read or stored").format(limit=limit))
+
+
+async def read_body(request: Request, limit: int = BODY_MAX) -> bytes:
+    """The request's body, read while it is no longer than ``limit`` bytes: a longer
+    one (by its Content-Length, or as it arrives) is refused before the rest is read.
+    Called after the route's role check, so that nobody may make the service read a
+    body he may not send."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise TooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read(request: Request, kind: type[S], limit: int = BODY_MAX) -> S:
+    """The request's body (``read_body``) decoded as ``kind`` (``body``)."""
+    return body(await read_body(request, limit), kind)
+
+
 def body(request_body: bytes, kind: type[S]) -> S:
     """The request's JSON as ``kind``; a refusal naming the field that is wrong."""
     try:
-        return msgspec.json.decode(request_body or b"{}", type=kind)
+        decoded = msgspec.json.decode(request_body or b"{}", type=kind)
     except msgspec.ValidationError as exc:
         raise Refused("api", str(exc), "see docs/api.md", field=field_of(str(exc))) from None
     except msgspec.DecodeError as exc:
         raise Refused("api", _("the body is not JSON: {reason}").format(reason=exc), "a JSON object") from None
+    except RecursionError:  # msgspec's own bound on nesting, far below Python's stack
+        raise Refused("api", _("the body nests lists or objects too deep"),
+                      _("at most {levels} levels").format(levels=NESTING_MAX)) from None
+    deepest = nesting(msgspec.to_builtins(decoded))
+    if deepest[0] > NESTING_MAX:
+        raise Refused("api", _("the body nests lists or objects {depth} deep").format(depth=deepest[0]),
+                      _("at most {levels} levels").format(levels=NESTING_MAX), field=deepest[1])
+    return decoded
+
+
+def nesting(doc: Any) -> tuple[int, str | None]:
+    """How deep lists and objects nest in ``doc`` (walked without recursion), and the
+    top-level field where they nest deepest."""
+    deepest: tuple[int, str | None] = (0, None)
+    stack: list[tuple[Any, int, str | None]] = [(doc, 0, None)]
+    while stack:
+        value, depth, field = stack.pop()
+        if isinstance(value, dict):
+            items: list[tuple[Any, str | None]] = [(v, field or k) for k, v in value.items()]
+        elif isinstance(value, list):
+            items = [(v, field) for v in value]
+        else:
+            continue
+        if depth + 1 > deepest[0]:
+            deepest = (depth + 1, field)
+        if depth + 1 > NESTING_MAX:
+            break
+        stack += [(v, depth + 1, f) for v, f in items]
+    return deepest
 
 
 def field_of(message: str) -> str | None:
@@ -81,26 +145,34 @@ def point_of(request: Request) -> Point:
     return Point(int_param(q, "at"), int_param(q, "deal"), time_param(q.get("time")))
 
 
+WHOLE = re.compile(r"-?[0-9]{1,18}")  # ASCII digits only: ``str.isdigit`` takes "²" too, which int() refuses
+
+
 def int_param(q: Mapping[str, str], name: str) -> int | None:
     text = q.get(name)
     if text is None or text == "":
         return None
-    if not text.lstrip("-").isdigit():
+    if not WHOLE.fullmatch(text):
         raise Refused("api", _("{name} is a whole number, not {text}").format(name=name, text=repr(text[:40])),
-                      field=name)
+                      _("a whole number, e.g. 12"), field=name)
     return int(text)
 
 
-def time_param(text: str | None) -> str | None:
+def time_param(text: str | None, field: str = "time") -> str | None:
+    """A time of the query string (ISO 8601; without an offset, the server's zone), or
+    a refusal naming ``field``."""
     if not text:
         return None
     from datetime import datetime
 
-    from ledger.vocabulary.times import parse_local
+    from ledger.vocabulary.times import EXAMPLE, TimeFormatError, parse_local
 
     zone = datetime.now().astimezone().tzinfo
     assert zone is not None
-    return parse_local(text, zone, end_of_day=True).isoformat()
+    try:
+        return parse_local(text, zone, end_of_day=True).isoformat()
+    except (TimeFormatError, ValueError, OverflowError) as exc:
+        raise Refused("api", str(exc), _("e.g. {example}").format(example=EXAMPLE), field=field) from None
 
 
 def events_at(service: Service, game: str, point: Point) -> tuple[Kept, list[Any]]:

@@ -25,8 +25,8 @@ from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.wording import spoken_text
 from projections.game import GameState
-from web.api_common import body, game_now, json
-from web.auth import ARBITER, needs
+from web.api_common import game_now, json, read
+from web.auth import ARBITER, TABLE, WRITE, needs, rule
 from web.outcome import DealOutcome, outcome_line
 from web.service import Duplicate, Service, Stale
 
@@ -247,6 +247,7 @@ def preview_doc(p: CorrectionPreview) -> dict[str, Any]:
     }
 
 
+@rule(TABLE, WRITE)
 async def command(request: Request) -> Response:
     """``POST /api/games/{game}/{command}``: one command of the desk, stored once."""
     service: Service = request.app.state.service
@@ -256,7 +257,7 @@ async def command(request: Request) -> Response:
                                  "allowed": ", ".join(COMMANDS), "field": None}}, 404)
     kind, who, call = COMMANDS[name]
     principal = await needs(request, who, game=game_name, write=True)
-    b = body(await request.body(), kind)
+    b = await read(request, kind)
 
     def write() -> dict[str, Any]:
         result = service.record(game_name, b.id, b.version, lambda desk: call(desk, game_name, b, principal.by))
@@ -272,12 +273,13 @@ async def command(request: Request) -> Response:
                      "state": await service.run(game_now, service, game_name)}, 409)
 
 
+@rule(TABLE, WRITE)
 async def preview(request: Request) -> Response:
     """``POST /api/games/{game}/correct/preview``: a correction's verdict, nothing stored."""
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
     principal = await needs(request, "table", game=game_name)
-    b = body(await request.body(), Changes)
+    b = await read(request, Changes)
 
     def previewed() -> dict[str, Any]:
         desk = PulkaDesk(service.worker().ledger)

@@ -3,24 +3,32 @@
 - Every response carries a content security policy as strict as the report's (no
   inline script at all: a page's script is a file of this service), and headers that
   keep it out of frames, keep its addresses (a table's link) out of referrers, and
-  stop a browser from guessing types.
+  stop a browser from guessing types; over TLS (certificates of its own, or a proxy's
+  ``X-Forwarded-Proto`` from a trusted address) Strict-Transport-Security, and the
+  session cookie ``__Host-pulka_session``, Secure.
 - Each request is answered in its language: ``?lang=``, else the browser's
   ``Accept-Language`` (``language.from_accept``), through ``language.using``.
+- The routes anyone may use are bounded per client address (``limits``).
 - A refusal of the ledger is HTTP 422 with ``{"refused": {rule, message, reason,
-  allowed, field}}``; who may not is 401/403/429 (``auth``); an internal fault is 500
-  with an incident number, its traceback in the log, and never a secret: the log names
-  the store without its password and no request's headers or body.
-- One access line per request (method, path, status, time), the query string left out.
+  allowed, field}}``; who may not is 401/403/429 (``auth``); a body too long 413; an
+  internal fault is 500 with an incident number, its traceback in the log, the same
+  security headers as every answer, and never a secret: no answer names the store's
+  address, path or user, and the log names the store without its password and no
+  request's headers or body.
+- One access line per request (method, path, status, time), the query string left out;
+  every line of the service's log has its control characters escaped, so that no
+  request can write a line of its own into it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -34,7 +42,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ledger.judge.stored import ImpossibleEventError
-from ledger.store.backend import store_label
+from ledger.store.backend import is_postgres_url, parse_postgres_url, store_label
 from ledger.store.stored import BrokenChainError, UnreadableEventError
 from ledger.store.event_store import StoreError
 from ledger.desks.told import Doubtful
@@ -46,8 +54,10 @@ from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
 from projections.points import PointError
-from web import api, api_common, pages
-from web.auth import Denied, Limiter, SignIn, csrf_checked, csrf_token, needs, principal_of, signed_in
+from web import api, api_accounts, api_common, pages
+from web.api_common import TooLarge
+from web.auth import ANYONE, READ, STREAM, Denied, rule
+from web.limits import Bounded, Bounds, Limits, file_limit, stream_cap
 from web.live import Hub
 from web.service import Service
 
@@ -68,6 +78,9 @@ HEADERS = {
     "cross-origin-resource-policy": "same-origin",
     "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
 }
+HSTS = (b"strict-transport-security", b"max-age=31536000")
+COOKIE = "pulka_session"
+SECURE_COOKIE = "__Host-pulka_session"  # Secure, Path=/, no Domain: only this host over TLS may set or read it
 
 
 @dataclass
@@ -79,6 +92,14 @@ class Settings:
     https: bool = False  # TLS in front (certificates, or a proxy): cookies are Secure, HSTS sent
     public_url: str | None = None  # the address people reach, for links and QR codes
     threads: int = 8
+    bounds: Bounds = field(default_factory=Bounds)  # what one anonymous client address may take
+
+
+def over_tls(scope: Scope, https: bool) -> bool:
+    """Whether the request came over TLS: the service's own certificates, or a trusted
+    proxy's ``X-Forwarded-Proto: https`` (uvicorn's proxy headers set the scheme), or a
+    public address ``https://`` (``Settings.https``)."""
+    return https or scope.get("scheme") in ("https", "wss")
 
 
 class SecurityHeaders:
@@ -86,20 +107,22 @@ class SecurityHeaders:
 
     def __init__(self, app: ASGIApp, https: bool) -> None:
         self.app = app
+        self.https = https
         self.headers = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
-        if https:
-            self.headers.append((b"strict-transport-security", b"max-age=31536000"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        tls = over_tls(scope, self.https)
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 names = {name.lower() for name, _ in headers}
                 headers += [(k, v) for k, v in self.headers if k not in names]
+                if tls:
+                    headers.append(HSTS)
                 if b"content-security-policy" not in names:
                     headers.append((b"content-security-policy", CSP.encode()))
                 if b"cache-control" not in names:
@@ -108,6 +131,21 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, sending)
+
+
+class Cookies:
+    """The session cookie (signed, HttpOnly, SameSite=Strict): ``__Host-pulka_session``
+    and Secure over TLS, ``pulka_session`` on a club's plain network."""
+
+    def __init__(self, app: ASGIApp, secret: str, https: bool) -> None:
+        options: dict[str, Any] = {"secret_key": secret, "max_age": 12 * 3600, "same_site": "strict"}
+        self.plain = SessionMiddleware(app, session_cookie=COOKIE, https_only=False, **options)
+        self.secure = SessionMiddleware(app, session_cookie=SECURE_COOKIE, https_only=True, **options)
+        self.https = https
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        chosen = self.secure if over_tls(scope, self.https) else self.plain
+        await chosen(scope, receive, send)
 
 
 class Language:
@@ -130,6 +168,26 @@ class Language:
             wanted = from_accept(header) if header else "en"
         with using(wanted):
             await self.app(scope, receive, send)
+
+
+def printable(text: str) -> str:
+    """``text`` with its backslashes and every character that is not printable (a line
+    feed, a carriage return, an escape, a bidirectional override) escaped, so that a log
+    line written with it stays one line, as written."""
+    if text.isprintable() and "\\" not in text:
+        return text
+    return "".join(c if c.isprintable() and c != "\\" else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
+class Escaped(logging.Filter):
+    """A record of the service's log whose message is made printable (``printable``):
+    its text and its arguments, whatever a request put in them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = printable(record.getMessage())
+        record.args = None
+        return True
 
 
 class AccessLog:
@@ -157,7 +215,59 @@ class AccessLog:
                         (time.perf_counter() - start) * 1000)
 
 
+class Faults:
+    """An internal fault answered 500, inside the middleware that logs the status and
+    sets the security headers (Starlette's own answer to an unhandled error is outside
+    them all, logged as status 0, without the headers, the connection dropped)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = [False]
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                started[0] = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:  # noqa: BLE001 - every fault gets its answer and its incident
+            incident = secrets.token_hex(4)
+            log.error("incident %s: internal error on %s %s", incident, scope.get("method"), scope.get("path"),
+                      exc_info=(type(exc), exc, exc.__traceback__))
+            if started[0]:
+                return  # an answer is under way (a live page's stream): it ends here
+            answer = api_common.json({"error": _("internal error (incident {incident}); nothing was lost: what was "
+                                                 "stored is stored").format(incident=incident)}, 500)
+            await answer(scope, receive, send)
+
+
 # -- errors ---------------------------------------------------------------------------------------
+
+
+def hidden(db: str) -> list[str]:
+    """How the store's address may be written in a message: none of it may reach an
+    answer (an anonymous client learns no path, user, host, port or schema)."""
+    texts = {db, store_label(db)}
+    if is_postgres_url(db):
+        texts.add(parse_postgres_url(db).display())
+    else:
+        texts.add(os.path.abspath(db))
+    return sorted((t for t in texts if t), key=len, reverse=True)
+
+
+def scrubbed(request: Request, text: str | None) -> str | None:
+    """``text`` without the store's address (``hidden``)."""
+    if text is None:
+        return None
+    for secret in request.app.state.hidden:
+        text = text.replace(secret, _("(the service's store)"))
+    return text
 
 
 def refused_doc(exc: Refused) -> dict[str, Any]:
@@ -172,31 +282,47 @@ def refused_doc(exc: Refused) -> dict[str, Any]:
     return {"refused": doc}
 
 
+def refusal(request: Request, doc: dict[str, Any], status: int) -> Response:
+    """A refusal's answer, the store's address taken out of its texts."""
+    inner = doc["refused"]
+    for key in ("message", "reason", "allowed"):
+        if isinstance(inner.get(key), str):
+            inner[key] = scrubbed(request, inner[key])
+    return api_common.json(doc, status)
+
+
 async def on_refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
-    return api_common.json(refused_doc(exc), 422)
+    return refusal(request, refused_doc(exc), 422)
 
 
 async def on_denied(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Denied)
-    headers = {"retry-after": str(max(1, round(exc.retry_after)))} if exc.retry_after else {}
-    response = api_common.json({"refused": {"rule": "access", "message": str(exc), "allowed": None, "field": None}},
-                        exc.status)
-    response.headers.update(headers)
+    response = api_common.json({"refused": {"rule": "access", "message": str(exc), "allowed": None,
+                                            "field": exc.field}}, exc.status)
+    if exc.retry_after:
+        response.headers["retry-after"] = str(max(1, round(exc.retry_after)))
     return response
+
+
+async def on_too_large(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, TooLarge)
+    return api_common.json({"refused": {"rule": "api", "message": str(exc), "allowed": _("at most {n} bytes").format(
+        n=exc.limit), "field": None}}, 413)
 
 
 async def on_problem(request: Request, exc: Exception) -> Response:
     """A stored game that cannot be read (a broken chain, an event that cannot be
     replayed), a time or rule set that cannot be read: refused, with why."""
-    return api_common.json({"refused": {"rule": "event-log", "message": str(exc), "allowed": None, "field": None}}, 422)
+    return refusal(request, {"refused": {"rule": "event-log", "message": str(exc), "allowed": None, "field": None}},
+                   422)
 
 
 async def on_views_missing(request: Request, exc: Exception) -> Response:
     """A store without the archive's views (the club's pages read them): refused, with
     what makes them."""
     assert isinstance(exc, ViewsMissing)
-    return api_common.json({"refused": {"rule": "api", "message": str(exc), "allowed": None, "field": None}}, 422)
+    return refusal(request, {"refused": {"rule": "api", "message": str(exc), "allowed": None, "field": None}}, 422)
 
 
 async def on_store(request: Request, exc: Exception) -> Response:
@@ -207,79 +333,11 @@ async def on_store(request: Request, exc: Exception) -> Response:
         incident=incident)}, 503)
 
 
-async def on_fault(request: Request, exc: Exception) -> Response:
-    incident = secrets.token_hex(4)
-    log.error("incident %s: internal error on %s %s", incident, request.method, request.url.path,
-              exc_info=(type(exc), exc, exc.__traceback__))
-    return api_common.json({"error": _("internal error (incident {incident}); nothing was lost: what was stored is "
-                                "stored").format(incident=incident)}, 500)
-
-
 def describe_error(request: Request, exc: Exception) -> str:
     """An error's message with the store's password masked."""
     from ledger.store.backend import mask
 
     return mask(str(exc), request.app.state.service.db)
-
-
-# -- the session ------------------------------------------------------------------------------
-
-
-async def session(request: Request) -> Response:
-    """Who is signed in, and the CSRF token every write with the cookie carries."""
-    service: Service = request.app.state.service
-    principal = await service.run(lambda: principal_of(request, service.worker().accounts))
-    who = None if principal is None else {"name": principal.name, "role": principal.role, "by": principal.by,
-                                          "game": principal.game}
-    return api_common.json({"signed_in": who, "csrf": csrf_token(request)})
-
-
-async def sign_in(request: Request) -> Response:
-    service: Service = request.app.state.service
-    csrf_checked(request)
-    client = request.client.host if request.client else "?"
-    wait = request.app.state.limiter.wait(client)
-    if wait:
-        raise Denied(429, _("too many sign-in attempts from here; wait a minute"), wait)
-    b = api_common.body(await request.body(), SignIn)
-    found = await service.run(lambda: service.worker().accounts.sign_in(b.name, b.password))
-    if isinstance(found, float):
-        raise Denied(429, _("too many failed sign-ins to this account; wait {seconds} s").format(
-            seconds=max(1, round(found))), found)
-    if found is None:
-        raise Denied(401, _("wrong name or password"))
-    signed_in(request, found)
-    return api_common.json({"signed_in": {"name": found.name, "role": found.role, "by": f"arbiter:{found.name}"},
-                     "csrf": request.session["csrf"]})
-
-
-async def sign_out(request: Request) -> Response:
-    csrf_checked(request)
-    request.session.clear()
-    return api_common.json({"signed_in": None, "csrf": csrf_token(request)})
-
-
-class AccountIn(msgspec.Struct, forbid_unknown_fields=True):
-    name: str
-    password: str
-    role: str = "arbiter"
-
-
-async def new_account(request: Request) -> Response:
-    service: Service = request.app.state.service
-    await needs(request, "director", write=True)
-    b = api_common.body(await request.body(), AccountIn)
-    if len(b.password) < 10:
-        raise Refused("api", _("a password has 10 characters at least"), field="password")
-
-    def create() -> dict[str, str]:
-        try:
-            account = service.worker().accounts.create(b.name.strip(), b.password, b.role)
-        except ValueError as exc:
-            raise Refused("api", str(exc), field="name") from None
-        return {"name": account.name, "role": account.role}
-
-    return api_common.json({"account": await service.run(create)}, 201)
 
 
 # -- live ---------------------------------------------------------------------------------------
@@ -301,6 +359,7 @@ async def follow(request: Request, streams: set[str], first: list[dict[str, Any]
     return EventSourceResponse(messages(), ping=15, headers={"cache-control": "no-store"})
 
 
+@rule(ANYONE, STREAM)
 async def game_events(request: Request) -> Response:
     """``GET /api/games/{game}/events``: the game's state now, then at every change."""
     service: Service = request.app.state.service
@@ -309,6 +368,7 @@ async def game_events(request: Request) -> Response:
     return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "game", "state": now}])
 
 
+@rule(ANYONE, STREAM)
 async def tournament_events(request: Request) -> Response:
     """``GET /api/tournaments/{tournament}/events``: a message at every change of the
     tournament or of one of its tables."""
@@ -318,6 +378,7 @@ async def tournament_events(request: Request) -> Response:
     return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "tournament"}])
 
 
+@rule(ANYONE, READ)
 async def health(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     return api_common.json({"ok": True, "position": hub.position, "followers": hub.followers()})
@@ -326,10 +387,7 @@ async def health(request: Request) -> Response:
 def routes() -> list[BaseRoute]:
     return [
         Route("/api/health", health, methods=["GET"]),
-        Route("/api/session", session, methods=["GET"]),
-        Route("/api/session", sign_in, methods=["POST"]),
-        Route("/api/session", sign_out, methods=["DELETE"]),
-        Route("/api/accounts", new_account, methods=["POST"]),
+        *api_accounts.routes(),
         Route("/api/games/{game:path}/events", game_events, methods=["GET"]),
         Route("/api/tournaments/{tournament}/events", tournament_events, methods=["GET"]),
         *api.routes(),
@@ -340,6 +398,12 @@ def routes() -> list[BaseRoute]:
 def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Starlette:
     """The service on ``settings.db``; ``extra``: more routes (the pages)."""
     service = Service(settings.db, settings.threads)
+    files = file_limit()
+    limits = Limits(settings.bounds)
+    limits.bounds.streams = stream_cap(settings.bounds.streams, files)
+    for logger in (log, access):
+        if not any(isinstance(f, Escaped) for f in logger.filters):
+            logger.addFilter(Escaped())
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -352,18 +416,21 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             await app.state.hub.stop()
             service.close()
 
+    every = [*routes(), *(extra or [])]
     app = Starlette(
-        routes=[*routes(), *(extra or [])],
+        routes=every,
         middleware=[
             Middleware(AccessLog),
             Middleware(SecurityHeaders, https=settings.https),
             Middleware(Language),
-            Middleware(SessionMiddleware, secret_key=settings.secret, session_cookie="pulka_session",
-                       max_age=12 * 3600, same_site="strict", https_only=settings.https),
+            Middleware(Faults),
+            Middleware(Cookies, secret=settings.secret, https=settings.https),
+            Middleware(Bounded, limits=limits, routes=every),
         ],
         exception_handlers={
             Refused: on_refused,
             Denied: on_denied,
+            TooLarge: on_too_large,
             BrokenChainError: on_problem,
             ImpossibleEventError: on_problem,
             UnreadableEventError: on_problem,
@@ -373,12 +440,12 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             UnknownKind: on_problem,
             ViewsMissing: on_views_missing,
             StoreError: on_store,
-            Exception: on_fault,
         },
         lifespan=lifespan,
     )
     app.state.service = service
     app.state.hub = Hub(service, lambda stream, version: api.live_message(service, stream, version))
-    app.state.limiter = Limiter()
+    app.state.limits = limits
+    app.state.hidden = hidden(settings.db)
     app.state.public_url = settings.public_url
     return app

@@ -19,6 +19,7 @@ API's, with its checks (who may, CSRF, the write's id and version).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +39,7 @@ from ledger.club_reads import caught_up as brought_up_to_date
 from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
+from web.auth import ANYONE, FILE, PAGE, READ, rule
 from web.service import Service
 
 _ = language._  # every text a person reads, in the request's language
@@ -136,6 +138,7 @@ def quoted(name: str) -> str:
 # -- the pages ----------------------------------------------------------------------------------
 
 
+@rule(ANYONE, PAGE)
 async def index(request: Request) -> Response:
     """The club's front page: its games and tournaments, each with its link."""
     service: Service = request.app.state.service
@@ -152,6 +155,7 @@ async def index(request: Request) -> Response:
                 games=[(g, quoted(g)) for g in games], tournaments=[(t, quoted(t)) for t in tournaments])
 
 
+@rule(ANYONE, PAGE)
 async def score(request: Request) -> Response:
     """The table's scorer: the sheet live, who deals and leads, a deal entered by touch,
     undo, a correction previewed, the pencil, an outbox that outlives the network."""
@@ -161,6 +165,7 @@ async def score(request: Request) -> Response:
                 {"game": game, "watch": watch}, game=game, watch=watch, qr=qr_data_uri(watch))
 
 
+@rule(ANYONE, PAGE)
 async def watch(request: Request) -> Response:
     """A game for everyone: the sheet, the settlement, who pays whom, the deals, live."""
     service: Service = request.app.state.service
@@ -187,6 +192,7 @@ def covering_checkpoint(service: Service, game: str) -> dict[str, Any] | None:
     return {"caption": history["caption"], "note": history["note"], "qr": qr_data_uri(history["note"])}
 
 
+@rule(ANYONE, PAGE)
 async def live_tournament(request: Request) -> Response:
     """A tournament for everyone: the standings tour by tour, each table's state, live."""
     name = request.path_params["tournament"]
@@ -195,6 +201,7 @@ async def live_tournament(request: Request) -> Response:
                 {"tournament": name}, tournament=name, link=link, qr=qr_data_uri(link))
 
 
+@rule(ANYONE, READ)
 async def tournament_report(request: Request) -> Response:
     """The tournament's report, the file ``pulka tournament report`` writes: a download
     (it is a page of its own, with its own script, opened from the disk)."""
@@ -213,20 +220,29 @@ async def tournament_report(request: Request) -> Response:
         "content-security-policy": "default-src 'none'; sandbox"})
 
 
+@rule(ANYONE, PAGE)
 async def sign_in_form(request: Request) -> Response:
     return page(request, "signin.html", _("Sign in"), "signin.js", {"next": safe_next(request)})
+
+
+# A path of this service: one slash, then the characters of a path and a query string,
+# none that a browser drops or reads as a slash (a tab, a line feed, a backslash) and so
+# none that could make ``//host`` of it.
+SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%!$&'()*+,;=:@?-]*")
 
 
 def safe_next(request: Request) -> str:
     """Where to go after signing in: a path of this service, never another site."""
     wanted = request.query_params.get("next", "/arbiter")
-    return wanted if wanted.startswith("/") and not wanted.startswith("//") and "\\" not in wanted else "/arbiter"
+    return wanted if SAFE_PATH.fullmatch(wanted) else "/arbiter"
 
 
+@rule(ANYONE, PAGE)
 async def arbiter(request: Request) -> Response:
     return page(request, "arbiter.html", _("The arbiter's desk"), "arbiter.js", {})
 
 
+@rule(ANYONE, PAGE)
 async def arbiter_game(request: Request) -> Response:
     """The arbiter's desk at one table: the audit trail with its filters, the sheet as
     of any event, explain, diff, rulings and penalties, the table's tokens."""
@@ -235,10 +251,12 @@ async def arbiter_game(request: Request) -> Response:
                 {"game": game}, game=game)
 
 
+@rule(ANYONE, PAGE)
 async def director(request: Request) -> Response:
     return page(request, "director.html", _("The director"), "director.js", {})
 
 
+@rule(ANYONE, PAGE)
 async def director_tournament(request: Request) -> Response:
     name = request.path_params["tournament"]
     return page(request, "direct.html", _("tournament {name}: the director").format(name=name), "direct.js",
@@ -278,6 +296,7 @@ def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     return table, sparks
 
 
+@rule(ANYONE, PAGE)
 async def club(request: Request) -> Response:
     service: Service = request.app.state.service
     table, sparks = await service.run(club_doc, service)
@@ -318,6 +337,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
             "pulkas": [{**p, "quoted": quote(p["game"], safe="/")} for p in stats["pulkas"]]}
 
 
+@rule(ANYONE, PAGE)
 async def club_player(request: Request) -> Response:
     service: Service = request.app.state.service
     name = request.path_params["name"]
@@ -330,6 +350,7 @@ async def club_player(request: Request) -> Response:
 PICTURE_STYLES = ("player.css",)  # the looks of projections/drawing that the pages share
 
 
+@rule(ANYONE, FILE)
 async def picture_style(request: Request) -> Response:
     """A style sheet of ``projections/drawing`` (the charts' look, shared with ``pulka stats --html``)."""
     from projections.drawing.page import resource

@@ -25,6 +25,7 @@ import contextvars
 import functools
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,6 +46,10 @@ T = TypeVar("T")
 
 KEY = re.compile(r"[A-Za-z0-9_.:-]{8,100}")  # a write's key, as a client makes it (a UUID, say)
 CACHED = 256  # documents kept per process, each for one version of one stream
+
+# The worker threads' CPU seconds the request being served took so far (``run`` adds
+# to it; ``limits.Bounded`` sets it for the requests it bounds).
+CHARGED: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("charged", default=None)
 
 
 class Stale(Exception):
@@ -111,9 +116,10 @@ class Service:
         return found
 
     async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``work(*args, **kwargs)`` on a worker thread, in this request's context."""
+        """``work(*args, **kwargs)`` on a worker thread, in this request's context; the
+        thread's CPU time it took is charged to the request (``CHARGED``)."""
         context = contextvars.copy_context()
-        call = functools.partial(context.run, work, *args, **kwargs)
+        call = functools.partial(context.run, timed, work, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.executor, call)
 
     def close(self) -> None:
@@ -129,10 +135,21 @@ class Service:
             return self._tables.setdefault(game, Table())
 
     def kept(self, game: str) -> tuple[Table, Kept]:
-        """The game kept, brought up to the stream's head; call with its table's lock held."""
+        """The game kept, brought up to the stream's head; call with its table's lock
+        held. A name that is no game keeps nothing: its table is let go again, so that
+        asking for games that do not exist costs no memory."""
         table = self.table(game)
         ledger = self.worker().ledger
-        table.kept = ledger.renewed(table.kept) if table.kept is not None else ledger.keep(game)
+        if table.kept is not None:
+            table.kept = ledger.renewed(table.kept)
+            return table, table.kept
+        try:
+            table.kept = ledger.keep(game)
+        except BaseException:
+            with self._tables_lock:
+                if self._tables.get(game) is table and table.kept is None:
+                    del self._tables[game]
+            raise
         return table, table.kept
 
     def at_head(self, game: str, read: Callable[[Kept], T]) -> T:
@@ -219,6 +236,17 @@ class Service:
             while len(self._cache) > CACHED:
                 self._cache.popitem(last=False)
         return made
+
+
+def timed(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``work``, its thread's CPU time charged to the request (``CHARGED``)."""
+    start = time.thread_time()
+    try:
+        return work(*args, **kwargs)
+    finally:
+        charged = CHARGED.get()
+        if charged is not None:
+            charged[0] += time.thread_time() - start
 
 
 def checked_key(key: str) -> None:

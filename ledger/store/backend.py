@@ -43,6 +43,7 @@ __all__ = [
     "NewRow",
     "PostgresAddress",
     "RECEIPTS",
+    "SERVICE_TABLES",
     "RawRow",
     "Receipt",
     "ReceiptTaken",
@@ -134,6 +135,10 @@ class Receipt(NamedTuple):
 
 # The table of receipts, beside the events table.
 RECEIPTS = "pulka_receipts"
+# The tables of ``pulka serve`` beside the events (``web.accounts``): accounts, table
+# tokens, the key that signs its cookies, sessions, and the counts of sign-in attempts.
+# Named here, in one place, for whatever copies a store whole.
+SERVICE_TABLES = ("pulka_accounts", "pulka_tokens", "pulka_serve_secret", "pulka_sessions", "pulka_limits")
 
 
 class ReceiptTaken(StoreError):

@@ -91,11 +91,12 @@ class ConcurrentWriteError(Exception):
 
 
 # The kinds of stream a broken chain's message names, and its message for each.
-StreamKind = Literal["game", "tournament", "club register"]
+StreamKind = Literal["game", "tournament", "club register", "accounts"]
 BROKEN: dict[StreamKind, str] = {
     "game": N_("the hash chain of game {game} is broken: {problem}; see `pulka verify {name}`"),
     "tournament": N_("the hash chain of tournament {game} is broken: {problem}; see `pulka verify {name}`"),
     "club register": N_("the hash chain of club register {game} is broken: {problem}; see `pulka verify {name}`"),
+    "accounts": N_("the hash chain of the accounts' log {game} is broken: {problem}; see `pulka verify {name}`"),
 }
 
 

@@ -17,6 +17,13 @@ from typing import Any, Literal
 import msgspec
 
 from ledger.vocabulary import language
+from ledger.vocabulary.accounts import (
+    AccountChanged,
+    AccountCreated,
+    AccountRemoved,
+    AccountsStarted,
+    SecondFactorRequired,
+)
 from ledger.vocabulary.attestation import (
     CheckpointMade,
     CheckpointsStarted,
@@ -290,6 +297,12 @@ AnyEvent = (
     | Cosigned
     | SignaturesStarted
     | EventSigned
+    # The accounts of the live service (``accounts``).
+    | AccountsStarted
+    | AccountCreated
+    | AccountChanged
+    | AccountRemoved
+    | SecondFactorRequired
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -332,6 +345,11 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Cosigned,
         SignaturesStarted,
         EventSigned,
+        AccountsStarted,
+        AccountCreated,
+        AccountChanged,
+        AccountRemoved,
+        SecondFactorRequired,
     )
 }
 

@@ -36,6 +36,7 @@ DOCS = {
     "rules.md §9": "docs/conventions.md",
     "command-line": N_("docs/event-log.md, the command line"),
     "proofs": N_("docs/event-log.md, Proofs"),
+    "accounts": N_("docs/api.md, Accounts"),
 }
 
 

@@ -1,0 +1,180 @@
+"""What one client may take of the service, so that no anonymous client can slow the
+tables' scoring down or shut others out (OWASP ASVS 11.1.4, 12.1.1).
+
+Each route says who may use it and what it is (``auth.rule``). Those anyone may use
+without signing in — the reads, the pages, the event streams, the files — are bounded
+per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
+
+- **a budget of work**: each request costs the worker threads' CPU time it took (the
+  service's ``run`` measures it: ``CHARGED``) and a little more for what the event loop
+  does; an address is given ``rate`` seconds of it per second, saved up to ``burst``.
+  An address over its budget is answered 429 with ``Retry-After`` until it has saved
+  enough again: a read that draws the sheet at a point in time may cost a tenth of a
+  second, a thousand cached reads cost little;
+- **requests at once**: at most ``at_once`` of its requests are served at a time (429);
+- **event streams**: at most ``streams_per_address`` open at once (429), and at most
+  ``streams`` in all (503), a cap below the process's limit of open files
+  (``stream_cap``), said at start-up, so that open streams never take the descriptors
+  every other request needs.
+
+A body is read only after the role check, and no further than its route's limit
+(``api_common.read_body``). Scorers, arbiters and directors write with a token or a
+session; their writes are not bounded here (what they may do is ``auth``'s).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from starlette.routing import BaseRoute, Match, Mount
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ledger.vocabulary import language
+from web.api_common import json
+from web.auth import ANYONE, FILE, PAGE, READ, STREAM, Rule, rule_of
+from web.service import CHARGED
+
+_ = language._  # every text a person reads, in the request's language
+
+RESERVED_FILES = 128  # descriptors kept for the store's connections, the log and requests that are not streams
+ADDRESSES = 10_000  # addresses remembered at most (the quietest forgotten first)
+
+
+@dataclass
+class Bounds:
+    """The bounds of one client address (``pulka serve`` options)."""
+
+    rate: float = 0.1  # worker seconds an address may take per second
+    burst: float = 2.0  # worker seconds it may save up
+    cost: float = 0.002  # seconds each request costs besides its worker time (the event loop's work)
+    at_once: int = 4  # requests of one address served at once
+    streams_per_address: int = 8
+    streams: int = 1000  # at most; below the file limit (``stream_cap``)
+
+
+def stream_cap(wanted: int, file_limit: int) -> int:
+    """Open event streams allowed: ``wanted``, at most the process's file limit less
+    what every other request needs (``RESERVED_FILES``), and at least one."""
+    return max(1, min(wanted, file_limit - RESERVED_FILES))
+
+
+def file_limit() -> int:
+    """The process's limit of open files (its soft limit)."""
+    import resource
+
+    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+@dataclass
+class Client:
+    """What one address has left and holds: its saved budget (as of ``at``), its
+    requests being served and its open streams."""
+
+    budget: float
+    at: float
+    serving: int = 0
+    streams: int = 0
+
+
+@dataclass
+class Limits:
+    """The bounds kept for every address, in this process."""
+
+    bounds: Bounds
+    clients: OrderedDict[str, Client] = field(default_factory=OrderedDict)
+    streams: int = 0
+
+    def client(self, address: str, now: float) -> Client:
+        found = self.clients.get(address)
+        if found is None:
+            found = Client(self.bounds.burst, now)
+            self.clients[address] = found
+            if len(self.clients) > ADDRESSES:
+                for key in [k for k, c in self.clients.items() if not c.serving and not c.streams][:ADDRESSES // 10]:
+                    del self.clients[key]
+        else:
+            self.clients.move_to_end(address)
+            found.budget = min(self.bounds.burst, found.budget + (now - found.at) * self.bounds.rate)
+            found.at = now
+        return found
+
+    def admit(self, address: str, stream: bool, now: float) -> tuple[int, str, float] | None:
+        """None when the address may be served now (counted in), else the refusal:
+        its status, message and seconds to wait."""
+        client = self.client(address, now)
+        b = self.bounds
+        if client.budget <= 0:
+            return 429, _("too many requests from this address; wait a little"), -client.budget / b.rate
+        if client.serving >= b.at_once:
+            return 429, _("too many requests from this address at once; wait for their answers"), 1.0
+        if stream and client.streams >= b.streams_per_address:
+            return 429, _("too many live pages open from this address: close some"), 5.0
+        if stream and self.streams >= b.streams:
+            return 503, _("the service follows as many live pages as it can now; try again in a moment"), 5.0
+        client.serving += 1
+        if stream:
+            client.streams += 1
+            self.streams += 1
+        return None
+
+    def done(self, address: str, stream: bool, worked: float, now: float) -> None:
+        client = self.client(address, now)
+        client.budget -= worked + self.bounds.cost
+        client.serving = max(0, client.serving - 1)
+        if stream:
+            client.streams = max(0, client.streams - 1)
+            self.streams = max(0, self.streams - 1)
+
+
+BOUNDED = {READ, PAGE, STREAM, FILE}
+
+
+class Bounded:
+    """The middleware that keeps every address within ``Limits`` on the routes anyone
+    may use."""
+
+    def __init__(self, app: ASGIApp, limits: Limits, routes: list[BaseRoute]) -> None:
+        self.app = app
+        self.limits = limits
+        self.routes = routes
+
+    def rule(self, scope: Scope) -> Rule | None:
+        for route in self.routes:
+            match, _child = route.matches(scope)
+            if match == Match.FULL:
+                return Rule(ANYONE, FILE) if isinstance(route, Mount) else rule_of(getattr(route, "endpoint", None))
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        found = self.rule(scope)
+        if found is None or found.who != ANYONE or found.kind not in BOUNDED:
+            await self.app(scope, receive, send)
+            return
+        address = scope["client"][0] if scope.get("client") else "?"
+        stream = found.kind == STREAM
+        refusal = self.limits.admit(address, stream, time.monotonic())
+        if refusal is not None:
+            status, message, wait = refusal
+            answer = json({"refused": {"rule": "access", "message": message, "allowed": None, "field": None}}, status)
+            answer.headers["retry-after"] = str(max(1, round(wait + 0.5)))
+            await answer(scope, receive, send)
+            return
+        charged = [0.0]
+        token = CHARGED.set(charged)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            CHARGED.reset(token)
+            self.limits.done(address, stream, charged[0], time.monotonic())
+
+
+def describe(limits: Limits, files: int) -> str:
+    b = limits.bounds
+    return (f"anonymous clients: each address {b.rate:g} s of work a second (saved up to {b.burst:g} s), "
+            f"{b.at_once} requests at once, {b.streams_per_address} live pages; {b.streams} live pages in all "
+            f"(the file limit is {files})")

@@ -39,9 +39,11 @@ from projections.tournament_state import as_of, fold_tournament, standings, stan
 from projections.tournament_log import log_rows
 from projections.trail import row_doc, select_rows
 from web import api_arbiter, api_table
-from web.api_common import S, events_at, game_now, int_param, json, point_of, pulka_of, read, time_param
+from web.api_common import (
+    S, events_at, game_now, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
+)
 from web.auth import ANYONE, ARBITER, DIRECTOR, READ, TABLE, WRITE, Principal, needs, rule
-from web.service import Duplicate, Service
+from web.service import Duplicate, Reused, Service, request_digest
 
 _ = language._  # every text a person reads, in the request's language
 
@@ -302,8 +304,11 @@ async def tournament_write(request: Request, name: str | None, who: str, kind: t
     b = await read(request, kind)
     stream = name if name is not None else str(getattr(b, "name"))
 
+    digest = request_digest(request.url.path, b)
+
     def run() -> dict[str, Any]:
-        done: list[StoredEvent] = service.once(getattr(b, "id"), lambda w: write(Tournaments(w.ledger), b, principal))
+        done: list[StoredEvent] = service.once(getattr(b, "id"), lambda w: write(Tournaments(w.ledger), b, principal),
+                                               stream=stream, digest=digest)
         return {"stored": [{"number": s.number, **event_to_dict(s.event)} for s in done],
                 "tournament": tournament_now(service, stream)}
 
@@ -311,6 +316,8 @@ async def tournament_write(request: Request, name: str | None, who: str, kind: t
         return json(await service.run(run), 201)
     except Duplicate:
         return json({"duplicate": True, "tournament": await service.run(tournament_now, service, stream)})
+    except Reused as exc:
+        return json({"conflict": reused_doc(exc)}, 409)
 
 
 @rule(DIRECTOR, WRITE)

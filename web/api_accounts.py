@@ -51,6 +51,8 @@ def who_doc(principal: Principal | None, game: bool = True) -> dict[str, Any] | 
     doc: dict[str, Any] = {"name": principal.name, "role": principal.role, "by": principal.by}
     if game:
         doc["game"] = principal.game
+    if principal.account is not None:
+        doc["second_factor"] = principal.account.second_factor
     if principal.stage != "full":
         doc["enrol"] = True  # the club asks for a second factor: this session may only enrol one
     return doc

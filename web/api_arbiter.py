@@ -15,9 +15,9 @@ from ledger.desks.pulka import PulkaDesk, Started
 from ledger.words.table import player_word
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
-from web.api_common import game_now, json, read
+from web.api_common import game_now, json, read, reused_doc
 from web.auth import ARBITER, READ, WRITE, needs, rule
-from web.service import Duplicate, Service
+from web.service import Duplicate, Reused, Service, request_digest
 
 _ = language._  # every text a person reads, in the request's language
 
@@ -42,7 +42,7 @@ async def new_game(request: Request) -> Response:
     def write() -> dict[str, Any]:
         started: Started = service.once(b.id, lambda w: PulkaDesk(w.ledger).new(
             b.game, b.players, convention=b.convention, pulya=b.pulya, stake=b.stake, first_dealer=b.first_dealer,
-            rules=b.rules, by=principal.by))
+            rules=b.rules, by=principal.by), stream=b.game, digest=request_digest("new game", b))
         return {"game": started.game, "created": started.created, "started": msgspec.to_builtins(started.event),
                 "leads": started.leads, "state": game_now(service, b.game)}
 
@@ -50,6 +50,8 @@ async def new_game(request: Request) -> Response:
         return json(await service.run(write), 201)
     except Duplicate:
         return json({"duplicate": True, "state": await service.run(game_now, service, b.game)})
+    except Reused as exc:
+        return json({"conflict": reused_doc(exc)}, 409)
 
 
 class TokenIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

@@ -21,7 +21,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 from projections.points import Point, cut
-from web.service import Service
+from web.service import Reused, Service
 
 _ = language._  # every text a person reads, in the request's language
 
@@ -30,6 +30,12 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 def json(doc: Any, status: int = 200) -> Response:
     return Response(msgspec.json.encode(doc, enc_hook=encode_extra), status, media_type="application/json")
+
+
+def reused_doc(exc: Reused) -> dict[str, Any]:
+    """A write id used before for another request: nothing stored; both requests' digests."""
+    return {"message": str(exc), "id": exc.receipt.key, "reused": True, "stored_digest": exc.receipt.digest,
+            "sent_digest": exc.digest}
 
 
 def encode_extra(value: Any) -> Any:

@@ -25,10 +25,10 @@ from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.wording import spoken_text
 from projections.game import GameState
-from web.api_common import game_now, json, read
+from web.api_common import game_now, json, read, reused_doc
 from web.auth import ARBITER, TABLE, WRITE, needs, rule
 from web.outcome import DealOutcome, outcome_line
-from web.service import Duplicate, Service, Stale
+from web.service import Duplicate, Reused, Service, Stale, request_digest
 
 _ = language._  # every text a person reads, in the request's language
 
@@ -259,8 +259,11 @@ async def command(request: Request) -> Response:
     principal = await needs(request, who, game=game_name, write=True)
     b = await read(request, kind)
 
+    digest = request_digest(game_name, name, b)
+
     def write() -> dict[str, Any]:
-        result = service.record(game_name, b.id, b.version, lambda desk: call(desk, game_name, b, principal.by))
+        result = service.record(game_name, b.id, b.version, lambda desk: call(desk, game_name, b, principal.by),
+                                digest)
         return {**written_doc(result), "state": game_now(service, game_name)}
 
     try:
@@ -268,6 +271,8 @@ async def command(request: Request) -> Response:
     except Duplicate as exc:
         return json({"duplicate": True, "stored": {"first": exc.receipt.first, "last": exc.receipt.last},
                      "state": await service.run(game_now, service, game_name)})
+    except Reused as exc:
+        return json({"conflict": reused_doc(exc), "state": await service.run(game_now, service, game_name)}, 409)
     except Stale as exc:
         return json({"conflict": {"message": str(exc), "seen": exc.seen, "found": exc.found},
                      "state": await service.run(game_now, service, game_name)}, 409)

@@ -1,23 +1,38 @@
 """``pulka serve``: the live scoring service on a store, and its accounts.
 
     pulka serve [--db ADDRESS] [--host H] [--port P] [--certfile F --keyfile F]
-                [--public-url URL] [--workers N] [--proxy-from IPS]
+                [--public-url URL] [--workers N] [--proxy-headers --forwarded-allow-ips IPS]
     pulka serve account NAME --role director     # the first account (asks the password)
+    pulka serve accounts                         # every account, and the log of their changes
+    pulka serve role NAME ROLE | password NAME | disable NAME | enable NAME | remove NAME
+    pulka serve second-factor on|off             # the club asks arbiters and directors for one
     pulka serve demo                             # the demo club of `make serve`
 
 uvicorn serves the ASGI application of ``web.app``. With ``--certfile``/``--keyfile`` it
 speaks TLS itself; behind a reverse proxy that does, ``--public-url https://…`` and
-``--proxy-from`` (the proxy's address) make links, cookies and client addresses right.
-``--workers N`` runs N processes on one socket (each with its own kept games, all on
-one store: PostgreSQL for more than one).
+``--proxy-headers --forwarded-allow-ips`` (the proxy's address; ``--proxy-from IPS``
+says both at once) make links, cookies (``__Host-``, Secure), HSTS and client addresses
+right. ``--workers N`` runs N processes on one socket (each with its own kept games, all
+on one store: PostgreSQL for more than one). What one anonymous client address may take
+(``web.limits``) is said at start-up, and set by ``--budget``, ``--streams`` and
+``--streams-per-address``.
+
+Every change of an account made here is an event of the club log's ``@accounts`` with
+who made it (``--by``, else the server's user: ``console:USER``), as the director's
+page makes them (``web.account_desk``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import getpass
 import json
 import logging
 import os
 import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +48,28 @@ def served_store(db: str | None) -> str:
     return db or os.environ.get("PULKA_DB") or "pulka.db"
 
 
+@dataclass
+class Options:
+    """How ``pulka serve`` runs: where it listens, TLS, the proxy before it, its
+    processes and threads, and the bounds of an anonymous client."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    certfile: str | None = None
+    keyfile: str | None = None
+    public_url: str | None = None
+    proxy_headers: bool = False
+    forwarded_allow_ips: str | None = None
+    workers: int = 1
+    threads: int = 8
+    bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def https(self) -> bool:
+        """TLS before the service: its own certificates, or a proxy at an https:// address."""
+        return self.certfile is not None or (self.public_url or "").startswith("https://")
+
+
 @click.group(invoke_without_command=True)
 @click.option("--db", metavar="ADDRESS", help="The store: a SQLite file or a postgresql:// address (default: $PULKA_DB, "
               "or pulka.db).")
@@ -40,30 +77,46 @@ def served_store(db: str | None) -> str:
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True)
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False), help="TLS: the certificate chain (PEM).")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), help="TLS: its private key (PEM).")
-@click.option("--public-url", metavar="URL", help="The address people reach (behind a proxy), for links and QR codes.")
-@click.option("--proxy-from", metavar="IPS", help="Trust X-Forwarded-For/-Proto from these addresses (a reverse proxy).")
+@click.option("--public-url", metavar="URL", help="The address people reach (behind a proxy), for links and QR codes; "
+              "https://… makes cookies Secure and sends HSTS.")
+@click.option("--proxy-headers", is_flag=True, help="Read the client's address and scheme from X-Forwarded-For/-Proto "
+              "(a reverse proxy's), from the addresses of --forwarded-allow-ips.")
+@click.option("--forwarded-allow-ips", metavar="IPS", help="The proxy's addresses, comma-separated (default with "
+              "--proxy-headers: 127.0.0.1).")
+@click.option("--proxy-from", metavar="IPS", help="Both of the above: trust X-Forwarded-For/-Proto from these addresses.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes on one socket (PostgreSQL for more than one).")
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Worker threads per process reading and writing the store.")
+@click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
+              help="Seconds of work a second one anonymous client address may take (default 0.1).")
+@click.option("--streams", type=click.IntRange(1, 1_000_000), metavar="N",
+              help="Live pages open at once in all, at most (default 1000, and below the file limit).")
+@click.option("--streams-per-address", type=click.IntRange(1, 10_000), metavar="N",
+              help="Live pages open at once from one address (default 8).")
 @click.pass_context
-def serve(ctx: click.Context, db: str | None, host: str, port: int, certfile: str | None, keyfile: str | None,
-          public_url: str | None, proxy_from: str | None, workers: int, threads: int) -> None:
+def serve(ctx: click.Context, db: str | None, proxy_from: str | None, budget: float | None, streams: int | None,
+          streams_per_address: int | None, **given: Any) -> None:
     """The club's live scoring service: the scorer's phone, the spectators' pages, the
     arbiter's and the director's desks, and the JSON API (docs/api.md)."""
     db = db or (ctx.find_root().obj or {}).get("db")  # pulka --db ADDRESS serve …
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"db": db}
         return
+    options = Options(**given)
+    if proxy_from is not None:
+        options.proxy_headers, options.forwarded_allow_ips = True, proxy_from
+    bounds = {"rate": budget, "streams": streams, "streams_per_address": streams_per_address}
+    options.bounds = {k: v for k, v in bounds.items() if v is not None}
     address = served_store(db)
-    if workers > 1 and not is_postgres_url(address):
+    if options.workers > 1 and not is_postgres_url(address):
         raise click.UsageError("--workers above 1 needs PostgreSQL (one SQLite file has one writer)")
-    if bool(certfile) != bool(keyfile):
+    if bool(options.certfile) != bool(options.keyfile):
         raise click.UsageError("TLS needs both --certfile and --keyfile")
-    run_service(address, host, port, certfile, keyfile, public_url, proxy_from, workers, threads)
+    run_service(address, options)
 
 
-def settings_of(address: str, https: bool, public_url: str | None, threads: int) -> dict[str, Any]:
+def settings_of(address: str, options: Options) -> dict[str, Any]:
     from web.accounts import Accounts
 
     accounts = Accounts(address)
@@ -71,51 +124,61 @@ def settings_of(address: str, https: bool, public_url: str | None, threads: int)
         secret = os.environ.get("PULKA_SERVE_SECRET") or accounts.secret()
     finally:
         accounts.close()
-    return {"db": address, "secret": secret, "https": https, "public_url": public_url, "threads": threads}
+    return {"db": address, "secret": secret, "https": options.https, "public_url": options.public_url,
+            "threads": options.threads, "bounds": options.bounds}
+
+
+def app_from_settings(settings: dict[str, Any]) -> Any:
+    from web.app import Settings, create_app
+    from web.limits import Bounds
+
+    return create_app(Settings(**{**settings, "bounds": Bounds(**settings.get("bounds", {}))}))
 
 
 def app_from_env() -> Any:
     """The application of one worker process (``--workers``), from its settings."""
-    from web.app import Settings, create_app
-
-    return create_app(Settings(**json.loads(os.environ[SETTINGS_ENV])))
+    return app_from_settings(json.loads(os.environ[SETTINGS_ENV]))
 
 
-def run_service(address: str, host: str, port: int, certfile: str | None, keyfile: str | None, public_url: str | None,
-                proxy_from: str | None, workers: int, threads: int, banner: list[str] | None = None) -> None:
+def run_service(address: str, options: Options, banner: list[str] | None = None) -> None:
     import uvicorn
 
     from ledger.store.event_store import Store, StoreError
+    from web.limits import Bounds, Limits, describe, file_limit, stream_cap
 
     try:
         with Store(address, create=True) as store:
             store.ensure_table()
     except StoreError as exc:
         raise click.ClickException(f"cannot open the store: {exc}") from None
-    https = certfile is not None
-    settings = settings_of(address, https, public_url, threads)
+    settings = settings_of(address, options)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    shown = addresses(host, port, https, public_url)
+    shown = addresses(options.host, options.port, options.https, options.public_url)
     click.echo(f"pulka serve: store {store_label(address)}")
     for line in shown:
         click.echo(f"  {line}")
     click.echo(terminal_qr(shown[0]), nl=False)
+    files = file_limit()
+    bounds = Bounds(**options.bounds)
+    bounds.streams = stream_cap(bounds.streams, files)
+    click.echo(describe(Limits(bounds), files))
     for line in banner or []:
         click.echo(line)
-    options: dict[str, Any] = {
-        "host": host, "port": port, "log_level": "info", "access_log": False, "ssl_certfile": certfile,
-        "ssl_keyfile": keyfile, "proxy_headers": proxy_from is not None, "server_header": False,
-        "timeout_graceful_shutdown": 5,
+    uvicorn_options: dict[str, Any] = {
+        "host": options.host, "port": options.port, "log_level": "info", "access_log": False,
+        "ssl_certfile": options.certfile, "ssl_keyfile": options.keyfile, "proxy_headers": options.proxy_headers,
+        "server_header": False, "timeout_graceful_shutdown": 5,
+        # past this many connections and tasks uvicorn answers 503 itself: some
+        # descriptors always stay free for the store and the log
+        "limit_concurrency": max(16, files - 32),
     }
-    if proxy_from is not None:
-        options["forwarded_allow_ips"] = proxy_from
-    if workers > 1:
+    if options.proxy_headers:
+        uvicorn_options["forwarded_allow_ips"] = options.forwarded_allow_ips or "127.0.0.1"
+    if options.workers > 1:
         os.environ[SETTINGS_ENV] = json.dumps(settings)
-        uvicorn.run("web.serve:app_from_env", factory=True, workers=workers, **options)
+        uvicorn.run("web.serve:app_from_env", factory=True, workers=options.workers, **uvicorn_options)
     else:
-        from web.app import Settings, create_app
-
-        uvicorn.run(create_app(Settings(**settings)), **options)
+        uvicorn.run(app_from_settings(settings), **uvicorn_options)
 
 
 def addresses(host: str, port: int, https: bool, public_url: str | None) -> list[str]:
@@ -151,31 +214,176 @@ def terminal_qr(text: str) -> str:
     return out.getvalue()
 
 
+def read_password(password_file: str | None) -> str:
+    """The password from the file's first line, else asked (not echoed) twice."""
+    if password_file is not None:
+        lines = Path(password_file).read_text(encoding="utf-8").splitlines()
+        return lines[0] if lines else ""
+    return str(click.prompt("password", hide_input=True, confirmation_prompt=True))
+
+
+def console(by: str | None) -> str:
+    """Who makes a change at the server's command line, as the club log records it."""
+    if by is None:
+        try:
+            by = getpass.getuser()
+        except (KeyError, OSError):  # a process without a user name (a container's)
+            by = "server"
+    return f"console:{by}"
+
+
+@contextmanager
+def changing(obj: dict[str, Any] | None) -> Iterator[tuple[Any, Any]]:
+    """The store's accounts table and its events, for a change at the command line; a
+    refusal said as the command's error."""
+    from ledger.store.event_store import Store
+    from ledger.vocabulary.refusal import Refused
+    from web.accounts import Accounts
+
+    address = served_store((obj or {}).get("db"))
+    accounts = Accounts(address)
+    try:
+        with Store(address, create=True) as store:
+            yield accounts, store
+    except Refused as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        accounts.close()
+
+
+BY = click.option("--by", metavar="WHO", help="Who makes the change, as the club log records it (console:WHO; "
+                  "default: the server's user).")
+
+
 @serve.command()
 @click.argument("name")
 @click.option("--role", type=click.Choice(["director", "arbiter"]), default="director", show_default=True)
 @click.option("--password-file", type=click.Path(exists=True, dir_okay=False),
               help="Read the password from this file's first line (else it is asked, not echoed).")
+@BY
 @click.pass_obj
-def account(obj: dict[str, Any], name: str, role: str, password_file: str | None) -> None:
+def account(obj: dict[str, Any], name: str, role: str, password_file: str | None, by: str | None) -> None:
     """Create an account that signs in to the service: the first director, an arbiter."""
-    from web.accounts import Accounts
+    from web import account_desk
 
-    if password_file is not None:
-        lines = Path(password_file).read_text(encoding="utf-8").splitlines()
-        password = lines[0] if lines else ""
-    else:
-        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
-    if len(password) < 10:
-        raise click.ClickException("a password has 10 characters at least")
-    accounts = Accounts(served_store((obj or {}).get("db")))
-    try:
-        accounts.create(name, password, role)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        accounts.close()
-    click.echo(f"account {name} ({role}) created; it signs in at /api/session and records as arbiter:{name}")
+    password = read_password(password_file)
+    with changing(obj) as (accounts, store):
+        account_desk.create(accounts, store, name, password, role, console(by))
+    click.echo(f"account {name.strip()} ({role}) created; it signs in at /api/session and records as "
+               f"arbiter:{name.strip()}")
+
+
+@serve.command()
+@click.pass_obj
+def accounts(obj: dict[str, Any]) -> None:
+    """Every account (its role, whether it is disabled, whether it has a second factor),
+    and the club log's events of accounts: who changed which, when."""
+    from ledger.desks.accounts import account_events, second_factor_required
+
+    with changing(obj) as (table, store):
+        events = account_events(store)
+        for row in table.all():
+            marks = [m for m, on in (("disabled", row.disabled), ("second factor", row.totp)) if on]
+            click.echo(f"{row.name}\t{row.role}" + (f"\t({', '.join(marks)})" if marks else ""))
+        click.echo(f"second factor required: {'yes' if second_factor_required(events) else 'no'}")
+        for stored in events:
+            click.echo(account_line(stored))
+
+
+def account_line(stored: Any) -> str:
+    """One event of ``@accounts`` as a line: number, time, who, what."""
+    from ledger.vocabulary.events import event_to_dict
+
+    doc = event_to_dict(stored.event)
+    what = " ".join(f"{k}={v}" for k, v in doc.items() if k not in ("type", "at", "by", "game"))
+    return f"{stored.number}\t{doc.get('at', '')}\t{doc.get('by', '')}\t{doc['type']} {what}".rstrip()
+
+
+def changed(obj: dict[str, Any], name: str, change: Callable[[Any, Any, Any], None], told: str) -> None:
+    """``change(accounts, store, row)`` of the account ``name``, and what to say."""
+    from web import account_desk
+
+    with changing(obj) as (accounts, store):
+        change(accounts, store, account_desk.found(accounts, name))
+    click.echo(told)
+
+
+@serve.command()
+@click.argument("name")
+@click.argument("role", type=click.Choice(["director", "arbiter"]))
+@BY
+@click.pass_obj
+def role(obj: dict[str, Any], name: str, role: str, by: str | None) -> None:
+    """Give the account NAME the role ROLE; its sessions end."""
+    from web import account_desk
+
+    changed(obj, name, lambda a, s, row: account_desk.change_role(a, s, row, role, console(by)),
+            f"account {name} is {role} now; its sessions ended")
+
+
+@serve.command()
+@click.argument("name")
+@click.option("--password-file", type=click.Path(exists=True, dir_okay=False),
+              help="Read the new password from this file's first line (else it is asked, not echoed).")
+@BY
+@click.pass_obj
+def password(obj: dict[str, Any], name: str, password_file: str | None, by: str | None) -> None:
+    """Reset the password of the account NAME; its sessions end."""
+    from web import account_desk
+
+    new = read_password(password_file)
+    changed(obj, name, lambda a, s, row: account_desk.reset_password(a, s, row, new, console(by)),
+            f"the password of {name} is reset; its sessions ended")
+
+
+@serve.command()
+@click.argument("name")
+@BY
+@click.pass_obj
+def disable(obj: dict[str, Any], name: str, by: str | None) -> None:
+    """Disable the account NAME: it signs in no more, its sessions end."""
+    from web import account_desk
+
+    changed(obj, name, lambda a, s, row: account_desk.set_disabled(a, s, row, True, console(by)),
+            f"account {name} disabled; its sessions ended")
+
+
+@serve.command()
+@click.argument("name")
+@BY
+@click.pass_obj
+def enable(obj: dict[str, Any], name: str, by: str | None) -> None:
+    """Enable the account NAME again."""
+    from web import account_desk
+
+    changed(obj, name, lambda a, s, row: account_desk.set_disabled(a, s, row, False, console(by)),
+            f"account {name} enabled")
+
+
+@serve.command()
+@click.argument("name")
+@BY
+@click.confirmation_option(prompt="Remove the account? Its sessions end; a name made again is a new account.")
+@click.pass_obj
+def remove(obj: dict[str, Any], name: str, by: str | None) -> None:
+    """Remove the account NAME: its sessions end; a name made again is a new account."""
+    from web import account_desk
+
+    changed(obj, name, lambda a, s, row: account_desk.remove(a, s, row, console(by)), f"account {name} removed")
+
+
+@serve.command("second-factor")
+@click.argument("setting", type=click.Choice(["on", "off"]))
+@BY
+@click.pass_obj
+def second_factor_setting(obj: dict[str, Any], setting: str, by: str | None) -> None:
+    """Whether the club asks every arbiter and director to sign in with a second factor
+    (an authenticator app's code): one without it may then only enrol it."""
+    from web import account_desk
+
+    with changing(obj) as (_accounts, store):
+        account_desk.require_second_factor(store, setting == "on", console(by))
+    click.echo(f"second factor required: {'yes' if setting == 'on' else 'no'}")
 
 
 @serve.command()
@@ -188,5 +396,5 @@ def demo(obj: dict[str, Any], port: int, host: str) -> None:
 
     address = served_store((obj or {}).get("db") or "serve-demo.db")
     lines = demo_club(address, f"http://{host}:{port}")
-    run_service(address, host, port, None, None, None, None, 1, 8, banner=lines)
+    run_service(address, Options(host=host, port=port), banner=lines)
 

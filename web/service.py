@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import hashlib
 import re
 import threading
 import time
@@ -32,12 +33,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import msgspec
+
 from ledger.application import Kept, Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.stored import ConcurrentWriteError
 from ledger.store.event_store import Receipt, ReceiptTaken, Store
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
+from ledger.vocabulary.tournament_events import parse_table_game
 from web.accounts import Accounts
 
 _ = language._  # every text a person reads, in the request's language
@@ -46,6 +50,7 @@ T = TypeVar("T")
 
 KEY = re.compile(r"[A-Za-z0-9_.:-]{8,100}")  # a write's key, as a client makes it (a UUID, say)
 CACHED = 256  # documents kept per process, each for one version of one stream
+CANONICAL = msgspec.json.Encoder(order="sorted")  # a request as its digest reads it: keys and fields sorted
 
 # The worker threads' CPU seconds the request being served took so far (``run`` adds
 # to it; ``limits.Bounded`` sets it for the requests it bounds).
@@ -69,6 +74,18 @@ class Duplicate(Exception):
     def __init__(self, receipt: Receipt) -> None:
         self.receipt = receipt
         super().__init__(f"stored already: {receipt.stream} events {receipt.first}-{receipt.last}")
+
+
+class Reused(Exception):
+    """A write whose key is stored already with another request: not the same write
+    sent again, so nothing is stored and the client is told that its entry was not kept
+    (HTTP 409), with the digests of both requests."""
+
+    def __init__(self, receipt: Receipt, digest: str) -> None:
+        self.receipt = receipt
+        self.digest = digest
+        super().__init__(_("not stored: the id {key} was used for another write (of other content) to {stream}; "
+                           "a new write needs a new id").format(key=repr(receipt.key), stream=repr(receipt.stream)))
 
 
 @dataclass
@@ -159,16 +176,18 @@ class Service:
             _, kept = self.kept(game)
             return read(kept)
 
-    def record(self, game: str, key: str | None, version: int | None, command: Callable[[PulkaDesk], T]) -> T:
-        """``command`` on the desk of the kept game, stored once under ``key`` and only
-        while the game is at ``version``: Duplicate when ``key`` is stored already, Stale
-        when the game has moved on."""
+    def record(self, game: str, key: str | None, version: int | None, command: Callable[[PulkaDesk], T],
+               digest: str = "") -> T:
+        """``command`` on the desk of the kept game, stored once under ``key`` (with the
+        ``digest`` of its request) and only while the game is at ``version``: Duplicate
+        when ``key`` is stored already for this request, Reused when for another one,
+        Stale when the game has moved on."""
         worker = self.worker()
         if key is not None:
             checked_key(key)
             done = worker.store.receipt(key)
             if done is not None:
-                raise duplicate(done, game)
+                raise duplicate(done, game, digest)
         table = self.table(game)
         with table.lock:
             _, kept = self.kept(game)
@@ -179,27 +198,30 @@ class Service:
                 if key is None:
                     result = command(desk)
                 else:
-                    with worker.store.receipted(key):
+                    with worker.store.receipted(key, digest):
                         result = command(desk)
             except ReceiptTaken:  # the kept fold is left as stored (``Ledger.execute``)
                 done = worker.store.receipt(key or "")
                 assert done is not None
-                raise duplicate(done, game) from None
+                raise duplicate(done, game, digest) from None
             except ConcurrentWriteError:
                 found = worker.store.count(game)
-                raise self.moved_on(worker, game, key, version if version is not None else found, found) from None
+                raise self.moved_on(worker, game, key, version if version is not None else found, found,
+                                    digest) from None
         self.written()
         return result
 
     @staticmethod
-    def moved_on(worker: Worker, game: str, key: str | None, seen: int, found: int) -> Exception:
+    def moved_on(worker: Worker, game: str, key: str | None, seen: int, found: int, digest: str = "") -> Exception:
         """The game has moved on since the client saw it: by this very write, sent again
         and stored meanwhile (Duplicate), or by another's (Stale)."""
         done = worker.store.receipt(key) if key is not None else None
-        return duplicate(done, game) if done is not None else Stale(game, seen, found)
+        return duplicate(done, game, digest) if done is not None else Stale(game, seen, found)
 
-    def once(self, key: str | None, write: Callable[[Worker], T]) -> T:
-        """A write that is not a game's (a tournament's, a new game), stored once under ``key``."""
+    def once(self, key: str | None, write: Callable[[Worker], T], stream: str = "", digest: str = "") -> T:
+        """A write that is not a game's (a tournament's, a new game), stored once under
+        ``key`` with the ``digest`` of its request; ``stream``: the stream it creates or
+        writes (a tournament's writes may begin with one of its tables)."""
         worker = self.worker()
         if key is None:
             result = write(worker)
@@ -207,14 +229,14 @@ class Service:
             checked_key(key)
             done = worker.store.receipt(key)
             if done is not None:
-                raise Duplicate(done)
+                raise duplicate(done, stream, digest, tables=True)
             try:
-                with worker.store.receipted(key):
+                with worker.store.receipted(key, digest):
                     result = write(worker)
             except ReceiptTaken:
                 done = worker.store.receipt(key)
                 assert done is not None
-                raise Duplicate(done) from None
+                raise duplicate(done, stream, digest, tables=True) from None
         self.written()
         return result
 
@@ -255,10 +277,22 @@ def checked_key(key: str) -> None:
                                "not {key}").format(key=repr(key[:40])), "a UUID", field="id")
 
 
-def duplicate(receipt: Receipt, game: str) -> Exception:
-    """The answer to a write whose key is stored: the first write's, when it was a write
-    to this game; a refusal when the key was used for another stream's write."""
-    if receipt.stream != game:
+def duplicate(receipt: Receipt, stream: str, digest: str = "", tables: bool = False) -> Exception:
+    """The answer to a write whose key is stored: the first write's, when it was this
+    very write (to this stream — or, with ``tables``, one of its tables — with the same
+    request); Reused when the key was used with another request (a receipt of an earlier
+    version, without a digest, is taken as the same); a refusal when it was used for
+    another stream's write."""
+    table = parse_table_game(receipt.stream)
+    if receipt.stream != stream and not (tables and table is not None and table[0] == stream):
         return Refused("api", _("the id {key} was used for a write to {stream}, not to {game}").format(
-            key=repr(receipt.key), stream=repr(receipt.stream), game=repr(game)), "a new id", field="id")
+            key=repr(receipt.key), stream=repr(receipt.stream), game=repr(stream)), "a new id", field="id")
+    if receipt.digest and digest and receipt.digest != digest:
+        return Reused(receipt, digest)
     return Duplicate(receipt)
+
+
+def request_digest(*parts: Any) -> str:
+    """The digest of a write's request: its route and its body as decoded (fields and
+    keys in a fixed order), so that the same write sent again has the same digest."""
+    return hashlib.sha256(CANONICAL.encode(list(parts))).hexdigest()

@@ -123,14 +123,18 @@ class ConflictError(StoreError):
 class Receipt(NamedTuple):
     """A write stored under a key its client made (a phone's id for one entry), so that
     the same write sent again is known and stored once: the key, the stream written and
-    the numbers of the events stored (``Store.receipted``). Kept in the store's table
-    ``pulka_receipts``, beside the events and written in their transaction, not in the
-    club log: it is no event of any stream."""
+    the numbers of the events stored (``Store.receipted``), and the digest of what the
+    client asked (``digest``: SHA-256 of its request, "" when not given or stored by an
+    earlier version), so that the same key sent with another request is told apart from
+    the same write sent again. Kept in the store's table ``pulka_receipts``, beside the
+    events and written in their transaction, not in the club log: it is no event of any
+    stream."""
 
     key: str
     stream: str
     first: int
     last: int
+    digest: str = ""
 
 
 # The table of receipts, beside the events table.

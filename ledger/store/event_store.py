@@ -131,7 +131,7 @@ class Store:
         self.env = backend.env
         self._closed = False
         self._create = create
-        self._receipt: str | None = None  # the key of the next write (``receipted``)
+        self._receipt: tuple[str, str] | None = None  # the key and digest of the next write (``receipted``)
         self._receipts = False  # the table of receipts is known to exist
 
     # reading
@@ -290,17 +290,18 @@ class Store:
     # receipts: a write stored once however often it is sent
 
     @contextmanager
-    def receipted(self, key: str) -> Iterator[None]:
+    def receipted(self, key: str, digest: str = "") -> Iterator[None]:
         """The next write within the block (the first ``append``/``append_all``) stores a
         receipt under ``key`` in its own transaction: the key, its stream (the first it
         writes) and the numbers of its events. When the key is stored already, the write
         is refused with ReceiptTaken and nothing is stored; ``receipt(key)`` then says
-        what the first write stored. Makes the table of receipts when it is missing."""
+        what the first write stored. ``digest``: of what the client asked, stored with
+        the key. Makes the table of receipts when it is missing."""
         if not self._receipts:
             self.ensure_table()
             self._backend.create_receipts()
             self._receipts = True
-        self._receipt = key
+        self._receipt = (key, digest)
         try:
             yield
         finally:
@@ -434,7 +435,8 @@ class Store:
         receipt = None
         if self._receipt is not None:
             first = next(a for a in appends if a.events)
-            receipt = Receipt(self._receipt, first.game, first.expected + 1, first.expected + len(first.events))
+            key, digest = self._receipt
+            receipt = Receipt(key, first.game, first.expected + 1, first.expected + len(first.events), digest)
         pause("write")
         try:
             self._backend.insert(groups, [(game_id(name), count) for name, count in read.items()], receipt)

@@ -103,7 +103,7 @@ class BatchedRecorder(PostgresApplicationRecorder):
             self._notify_channel(curs)
             if receipt is not None:
                 curs.execute(
-                    sql.SQL("INSERT INTO {}.{} (key, stream, first, last) VALUES (%s, %s, %s, %s) "
+                    sql.SQL("INSERT INTO {}.{} (key, stream, first, last, digest) VALUES (%s, %s, %s, %s, %s) "
                             "ON CONFLICT (key) DO NOTHING RETURNING key").format(
                         sql.Identifier(self.datastore.schema), sql.Identifier(RECEIPTS)),
                     tuple(receipt),
@@ -277,11 +277,15 @@ class PostgresBackend(Backend):
 
     def create_receipts(self) -> None:
         statement = sql.SQL("CREATE TABLE IF NOT EXISTS {}.{} (key text PRIMARY KEY, stream text NOT NULL, "
-                            "first bigint NOT NULL, last bigint NOT NULL)").format(
+                            "first bigint NOT NULL, last bigint NOT NULL, digest text)").format(
+            sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
+        # a table of an earlier version has no digest
+        later = sql.SQL("ALTER TABLE {}.{} ADD COLUMN IF NOT EXISTS digest text").format(
             sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
         try:
             with self.recorder.datastore.transaction(commit=True) as curs:
                 curs.execute(statement)
+                curs.execute(later)
         except PersistenceError as exc:
             raise StoreError(_("cannot create the receipts in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
 
@@ -289,8 +293,11 @@ class PostgresBackend(Backend):
         exists = sql.SQL("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s")
         if not self._fetch(exists, [self.schema, RECEIPTS]):
             return None
-        statement = sql.SQL("SELECT key, stream, first, last FROM {}.{} WHERE key = %s").format(
-            sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
+        has_digest = sql.SQL("SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND table_name = %s "
+                             "AND column_name = 'digest'")
+        digest = sql.SQL("COALESCE(digest, '')" if self._fetch(has_digest, [self.schema, RECEIPTS]) else "''")
+        statement = sql.SQL("SELECT key, stream, first, last, {} FROM {}.{} WHERE key = %s").format(
+            digest, sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
         found = self._fetch(statement, [key])
         return Receipt(*found[0]) if found else None
 

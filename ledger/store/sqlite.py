@@ -89,7 +89,7 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
         first (its insert takes the lock): ReceiptTaken when its key is there already."""
         with self.datastore.transaction(commit=True) as c:
             if receipt is not None:
-                c.execute(f"INSERT INTO {RECEIPTS} (key, stream, first, last) VALUES (?, ?, ?, ?) "
+                c.execute(f"INSERT INTO {RECEIPTS} (key, stream, first, last, digest) VALUES (?, ?, ?, ?, ?) "
                           "ON CONFLICT (key) DO NOTHING", tuple(receipt))
                 if c.sqlite_cursor.rowcount != 1:
                     raise ReceiptTaken(receipt.key)
@@ -280,7 +280,10 @@ class SQLiteBackend(Backend):
         try:
             with self.datastore.transaction(commit=True) as c:
                 c.execute(f"CREATE TABLE IF NOT EXISTS {RECEIPTS} (key TEXT PRIMARY KEY, stream TEXT NOT NULL, "
-                          "first INTEGER NOT NULL, last INTEGER NOT NULL)")
+                          "first INTEGER NOT NULL, last INTEGER NOT NULL, digest TEXT)")
+                c.execute(f"PRAGMA table_info({RECEIPTS})")
+                if "digest" not in {row[1] for row in c.fetchall()}:  # a table of an earlier version
+                    c.execute(f"ALTER TABLE {RECEIPTS} ADD COLUMN digest TEXT")
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(_("cannot create the receipts of {store}: {why}").format(
                 store=self.path, why=self._why(exc))) from None
@@ -292,7 +295,9 @@ class SQLiteBackend(Backend):
             cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (RECEIPTS,))
             if cursor.fetchone() is None:
                 return None
-            cursor.execute(f"SELECT key, stream, first, last FROM {RECEIPTS} WHERE key = ?", (key,))
+            cursor.execute(f"PRAGMA table_info({RECEIPTS})")
+            digest = "COALESCE(digest, '')" if "digest" in {row[1] for row in cursor.fetchall()} else "''"
+            cursor.execute(f"SELECT key, stream, first, last, {digest} FROM {RECEIPTS} WHERE key = ?", (key,))
             row = cursor.fetchone()
         return Receipt(*row) if row else None
 

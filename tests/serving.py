@@ -38,9 +38,11 @@ def account(db: str, name: str, role: str, password: str = PASSWORD) -> None:
 
 
 @contextmanager
-def client(db: str) -> Iterator[TestClient]:
-    """The service on ``db`` in this process (its lifespan run: the hub follows the store)."""
-    with TestClient(create_app(Settings(db=db, secret="the tests' secret", threads=4))) as c:
+def client(db: str, address: str = "testclient", **settings: Any) -> Iterator[TestClient]:
+    """The service on ``db`` in this process (its lifespan run: the hub follows the store),
+    asked from ``address``; ``settings``: more of ``Settings``."""
+    with TestClient(create_app(Settings(db=db, secret="the tests' secret", threads=4, **settings)),
+                    client=(address, 50000)) as c:
         yield c
 
 
@@ -66,15 +68,16 @@ def free_port() -> int:
 class Served:
     """A real ``pulka serve`` process on a free port, its output kept in a file."""
 
-    def __init__(self, db: str, log: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, db: str, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                 **popen: Any) -> None:
         self.db = db
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self.out = open(log, "ab")
-        self.proc = subprocess.Popen([*PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4"],
+        self.proc = subprocess.Popen([*PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4", *args],
                                      stdout=self.out, stderr=subprocess.STDOUT, cwd=ROOT,
-                                     env={**os.environ, **(env or {})})
+                                     env={**os.environ, **(env or {})}, **popen)
         self.wait_up()
 
     def wait_up(self) -> None:

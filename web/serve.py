@@ -95,7 +95,7 @@ class Options:
 @click.option("--streams-per-address", type=click.IntRange(1, 10_000), metavar="N",
               help="Live pages open at once from one address (default 8).")
 @click.pass_context
-def serve(ctx: click.Context, db: str | None, proxy_from: str | None, budget: float | None, streams: int | None,
+def serve(ctx: click.Context, /, db: str | None, proxy_from: str | None, budget: float | None, streams: int | None,
           streams_per_address: int | None, **given: Any) -> None:
     """The club's live scoring service: the scorer's phone, the spectators' pages, the
     arbiter's and the director's desks, and the JSON API (docs/api.md)."""

@@ -461,6 +461,8 @@ class Accounts:
         return Token(found[0], found[2], found[3], found[4], found[5], found[6])
 
     def tokens(self, game: str) -> list[Token]:
+        if not clean(game):
+            return []
         self.ensure()
         rows = self._run("SELECT id, game, by_whom, issued_by, issued, revoked FROM {tokens} WHERE game = ? "
                          "ORDER BY issued", (game,))

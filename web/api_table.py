@@ -283,7 +283,7 @@ async def preview(request: Request) -> Response:
     """``POST /api/games/{game}/correct/preview``: a correction's verdict, nothing stored."""
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
-    principal = await needs(request, "table", game=game_name)
+    principal = await needs(request, "table", game=game_name, write=True)  # a POST with the cookie carries its token
     b = await read(request, Changes)
 
     def previewed() -> dict[str, Any]:

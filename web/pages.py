@@ -39,6 +39,7 @@ from ledger.club_reads import caught_up as brought_up_to_date
 from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
+from ledger.vocabulary.refusal import Refused
 from web.auth import ANYONE, FILE, PAGE, READ, rule
 from web.service import Service
 
@@ -113,6 +114,17 @@ def script_texts() -> dict[str, str]:
     return {key: _(text) for key, text in SCRIPT_TEXTS.items()}
 
 
+def named(name: str, field: str) -> str:
+    """A game's or a tournament's name from a page's address: no stream has a longer one
+    (``admission.GAME_MAX``), and its link must fit a QR code."""
+    from ledger.judge.admission import GAME_MAX
+
+    if len(name) > GAME_MAX:
+        raise Refused("api", _("no game or tournament has a name of {n} characters").format(n=len(name)),
+                      _("at most {limit} characters").format(limit=GAME_MAX), field=field)
+    return name
+
+
 def qr_data_uri(text: str) -> str:
     """A QR code of ``text`` as an image address (``data:``): an image runs no script."""
     uri: str = segno.make(text, error="m").svg_data_uri(scale=4, border=2)
@@ -166,7 +178,7 @@ async def index(request: Request) -> Response:
 async def score(request: Request) -> Response:
     """The table's scorer: the sheet live, who deals and leads, a deal entered by touch,
     undo, a correction previewed, the pencil, an outbox that outlives the network."""
-    game = request.path_params["game"]
+    game = named(request.path_params["game"], "game")
     watch = f"{base_url(request)}/watch/{quoted(game)}"
     return page(request, "score.html", _("{game}: the scorer").format(game=game), "score.js",
                 {"game": game, "watch": watch}, game=game, watch=watch, qr=qr_data_uri(watch))
@@ -176,7 +188,7 @@ async def score(request: Request) -> Response:
 async def watch(request: Request) -> Response:
     """A game for everyone: the sheet, the settlement, who pays whom, the deals, live."""
     service: Service = request.app.state.service
-    game = request.path_params["game"]
+    game = named(request.path_params["game"], "game")
     link = f"{base_url(request)}/watch/{quoted(game)}"
     checkpoint = await service.run(covering_checkpoint, service, game)
     return page(request, "watch.html", _("{game}: the sheet").format(game=game), "watch.js", {"game": game},
@@ -202,7 +214,7 @@ def covering_checkpoint(service: Service, game: str) -> dict[str, Any] | None:
 @rule(ANYONE, PAGE)
 async def live_tournament(request: Request) -> Response:
     """A tournament for everyone: the standings tour by tour, each table's state, live."""
-    name = request.path_params["tournament"]
+    name = named(request.path_params["tournament"], "tournament")
     link = f"{base_url(request)}/tournament/{quote(name, safe='')}"
     return page(request, "tournament.html", _("tournament {name}").format(name=name), "tournament.js",
                 {"tournament": name}, tournament=name, link=link, qr=qr_data_uri(link))

@@ -68,7 +68,8 @@ BAD_QUERIES = [{"at": "²"}, {"at": "--5"}, {"at": "9" * 40}, {"deal": "1e9"}, {
                {"time": "2026-13-45"}, {"time": "\x00"}, {"tour": "x"}, {"only_deal": "٣"}, {"since": "x"},
                {"until": "\x00"}, {"cell": "\x00"}, {"cell": "Anna.nothing"}, {"from": "x"}, {"to": "deal:"},
                {"by": "\x00"}, {"type": "x"}, {"next": "\x00//x"}, {"lang": "\x00"}, {"verdicts": "\x00"}]
-BAD_BODIES = [b"", b"not json", b"[]", b"null", b'"x"', b"{" * 10000, b'{"rules": ' + b"[" * 10000 + b"]" * 10000 + b"}",
+BAD_BODIES = [b"", b"not json", b"[]", b"null", b'"x"', b"{" * 10000,
+              b'{"rules": ' + b"[" * 10000 + b"]" * 10000 + b"}",
               b'{"id": "\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000", "version": 1, "line": "x"}',
               b'{"name": "\\u0000", "password": "\\u0000", "code": "\\u0000"}',
               b'{"id": "abcdefgh-1", "version": 100000000000000000000000000000000000000, "line": "6S"}',

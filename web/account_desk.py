@@ -66,16 +66,15 @@ def create(accounts: Accounts, store: Store, name: str, password: str, role: str
     return account
 
 
-def not_oneself(row: Row, by: str, what: str) -> None:
+def not_oneself(row: Row, by: str, refusal: str) -> None:
     """A director does not lock himself out: another director does it."""
     if by == f"arbiter:{row.name}":
-        raise Refused("accounts", _("a director does not {what} his own account: another director does").format(
-            what=what), field="account")
+        raise Refused("accounts", refusal, _("another director does it"), field="account")
 
 
 def change_role(accounts: Accounts, store: Store, row: Row, role: str, by: str) -> None:
     if role != "director":
-        not_oneself(row, by, _("take the director's role from"))
+        not_oneself(row, by, _("a director does not take the director's role from his own account"))
     _changed(accounts, store, row, lambda: accounts.set_role(row.id, role),
              AccountChanged(account=row.id, name=row.name, change="role", role=role, by=by))
 
@@ -97,13 +96,13 @@ def change_own_password(accounts: Accounts, store: Store, account: Account, pass
 
 def set_disabled(accounts: Accounts, store: Store, row: Row, disabled: bool, by: str) -> None:
     if disabled:
-        not_oneself(row, by, _("disable"))
+        not_oneself(row, by, _("a director does not disable his own account"))
     _changed(accounts, store, row, lambda: accounts.set_disabled(row.id, disabled),
              AccountChanged(account=row.id, name=row.name, change="disabled" if disabled else "enabled", by=by))
 
 
-def remove(accounts: Accounts, store: Store, row: Row, by: str) -> None:
-    not_oneself(row, by, _("remove"))
+def remove_account(accounts: Accounts, store: Store, row: Row, by: str) -> None:
+    not_oneself(row, by, _("a director does not remove his own account"))
     _changed(accounts, store, row, lambda: accounts.remove(row.id),
              AccountRemoved(account=row.id, name=row.name, by=by))
 

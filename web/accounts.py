@@ -45,7 +45,7 @@ from ledger.vocabulary.names import look_key, name_key
 from web import second_factor
 
 ACCOUNTS, TOKENS, SECRETS, SESSIONS, LIMITS = SERVICE_TABLES
-__all__ = ["ROLES", "Account", "Accounts", "Outcome", "Token"]
+__all__ = ["ROLES", "Account", "Accounts", "Attempt", "Token"]
 
 FAILURES_FREE = 5  # failed sign-ins to a name before it makes one wait
 LOCK_FIRST = 15.0  # seconds a name waits after its FAILURES_FREE-th failed sign-in
@@ -91,7 +91,7 @@ class Row(NamedTuple):
         return Account(self.name, self.role, self.id, bool(self.disabled), bool(self.totp))
 
 
-class Outcome(NamedTuple):
+class Attempt(NamedTuple):
     """A sign-in's outcome: ``ok``; ``wrong`` (name or password); ``locked`` (the name
     waits ``wait`` seconds, known or not); ``code`` (the second factor's code missing
     or wrong); ``disabled``."""
@@ -123,7 +123,7 @@ def lock_wait(count: int) -> float:
     return min(LOCK_MOST, LOCK_FIRST * 2.0 ** (count - FAILURES_FREE)) if count >= FAILURES_FREE else 0.0
 
 
-def clean(text: str, limit: int = 200) -> bool:
+def storable(text: str, limit: int = 200) -> bool:
     """A text a client sent that may go into a statement: no NUL (PostgreSQL's text
     refuses it), not too long."""
     return len(text) <= limit and "\x00" not in text
@@ -220,7 +220,7 @@ class Accounts:
 
     def row(self, name: str) -> Row | None:
         """The account ``name`` names: as written, else in another case or width."""
-        if not clean(name):
+        if not storable(name):
             return None
         self.ensure()
         rows = self._run(f"SELECT {ROW} FROM {{accounts}} WHERE name = ?", (name,))
@@ -265,7 +265,7 @@ class Accounts:
 
     # -- signing in -----------------------------------------------------------------------
 
-    def sign_in(self, name: str, password: str, code: str | None = None, now: float | None = None) -> Outcome:
+    def sign_in(self, name: str, password: str, code: str | None = None, now: float | None = None) -> Attempt:
         """Whether ``password`` (and ``code``, for an account with a second factor) is
         the account's. Each attempt on a name is counted before the password is checked,
         in the database (``counted``): of simultaneous attempts only those before the
@@ -276,20 +276,20 @@ class Accounts:
         key = "name:" + digest(look_key(name))  # a digest: no NUL, no length a client chooses
         wait = self.counted(key, now)
         if wait:
-            return Outcome("locked", wait=wait)
+            return Attempt("locked", wait=wait)
         found = self.row(name)
         if not _verify(found.hash if found is not None else _DUMMY, password) or found is None:
-            return Outcome("wrong")
+            return Attempt("wrong")
         if found.totp and not (code and self._second_factor(found, code, now)):
-            return Outcome("code")
+            return Attempt("code")
         self._run("DELETE FROM {limits} WHERE key = ?", (key,))
         if found.disabled:
-            return Outcome("disabled", found.account)
+            return Attempt("disabled", found.account)
         if _hasher.check_needs_rehash(found.hash):  # hashed with weaker parameters than now
             self._run("UPDATE {accounts} SET hash = ? WHERE id = ?", (_hasher.hash(password), found.id))
-        return Outcome("ok", found.account)
+        return Attempt("ok", found.account)
 
-    def check_password(self, name: str, password: str, now: float | None = None) -> Outcome:
+    def check_password(self, name: str, password: str, now: float | None = None) -> Attempt:
         """Whether ``password`` is the account's (a person changing his own gives his
         current one first): counted as a sign-in is, so that a session left open is
         no way to guess it."""
@@ -297,12 +297,12 @@ class Accounts:
         key = "name:" + digest(look_key(name))
         wait = self.counted(key, now)
         if wait:
-            return Outcome("locked", wait=wait)
+            return Attempt("locked", wait=wait)
         found = self.row(name)
         if found is None or not _verify(found.hash, password):
-            return Outcome("wrong")
+            return Attempt("wrong")
         self._run("DELETE FROM {limits} WHERE key = ?", (key,))
-        return Outcome("ok", found.account)
+        return Attempt("ok", found.account)
 
     def counted(self, key: str, now: float) -> float:
         """Count one attempt on ``key`` unless it is locked: 0 when counted, else the
@@ -367,7 +367,7 @@ class Accounts:
     def session(self, secret: str, now: float | None = None) -> tuple[Account, str] | None:
         """The account of a session and its stage, while the session is open and its
         account may sign in; None otherwise."""
-        if not clean(secret):
+        if not storable(secret):
             return None
         now = time.time() if now is None else now
         self.ensure()
@@ -382,7 +382,7 @@ class Accounts:
         return found.account, str(stage)
 
     def close_session(self, secret: str) -> None:
-        if clean(secret):
+        if storable(secret):
             self.ensure()
             self._run("DELETE FROM {sessions} WHERE id = ?", (digest(secret),))
 
@@ -406,7 +406,7 @@ class Accounts:
         """The recovery codes, when ``code`` is a code of the secret being enrolled (the
         secret is then the account's); None otherwise."""
         rows = self._run("SELECT totp_pending FROM {accounts} WHERE id = ?", (account_id,))
-        if not rows or not rows[0][0] or not clean(code):
+        if not rows or not rows[0][0] or not storable(code):
             return None
         step = second_factor.accepted(rows[0][0], code, -1, now)
         if step is None:
@@ -423,7 +423,7 @@ class Accounts:
     def _second_factor(self, row: Row, code: str, now: float) -> bool:
         """Whether ``code`` is the account's: a TOTP code of a step not used yet, or one
         of its recovery codes (each taken once). Compare-and-set, as the counts are."""
-        if not clean(code, 40) or row.totp is None:
+        if not storable(code, 40) or row.totp is None:
             return False
         step = second_factor.accepted(row.totp, code, row.totp_step, now)
         if step is not None:
@@ -450,7 +450,7 @@ class Accounts:
     def token(self, text: str) -> Token | None:
         """The token ``ID.SECRET`` stands for, when it is one and not revoked."""
         token_id, dot, secret = text.partition(".")
-        if not dot or not token_id or not secret or not clean(text):
+        if not dot or not token_id or not secret or not storable(text):
             return None
         self.ensure()
         rows = self._run("SELECT id, digest, game, by_whom, issued_by, issued, revoked FROM {tokens} WHERE id = ?",
@@ -461,7 +461,7 @@ class Accounts:
         return Token(found[0], found[2], found[3], found[4], found[5], found[6])
 
     def tokens(self, game: str) -> list[Token]:
-        if not clean(game):
+        if not storable(game):
             return []
         self.ensure()
         rows = self._run("SELECT id, game, by_whom, issued_by, issued, revoked FROM {tokens} WHERE game = ? "
@@ -469,7 +469,7 @@ class Accounts:
         return [Token(*row) for row in rows]
 
     def revoke(self, token_id: str) -> Token | None:
-        if not clean(token_id):
+        if not storable(token_id):
             return None
         self.ensure()
         self._run("UPDATE {tokens} SET revoked = ? WHERE id = ? AND revoked IS NULL", (time.time(), token_id))

@@ -144,8 +144,8 @@ async def log(request: Request) -> Response:
         kind = kind_of(events[0])
         rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: kind.audit(events, None))
         chosen = select_rows(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
-                             verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since"), "since"),
-                             until=time_param(q.get("until"), "until"))
+                             verdicts=q.get("verdicts") in ("1", "true", "yes"),
+                             since=time_param(q.get("since"), "since"), until=time_param(q.get("until"), "until"))
         return {"game": game_name, "version": len(kept.stored), "events": [row_doc(r, kind.cells) for r in chosen]}
 
     return json(await service.run(trail))

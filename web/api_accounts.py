@@ -22,7 +22,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import event_to_dict
 from ledger.vocabulary.refusal import Refused
 from web import account_desk, second_factor
-from web.accounts import Accounts, Outcome
+from web.accounts import Attempt
 from web.api_common import json, read
 from web.auth import (
     ANYONE, DIRECTOR, SESSION, SIGNED_IN, WRITE, READ, Denied, Principal, SignIn, csrf_checked, csrf_token,
@@ -76,7 +76,7 @@ async def sign_in(request: Request) -> Response:
         raise Denied(429, _("too many sign-in attempts from here; wait a minute"), wait)
     b = await read(request, SignIn, SIGN_IN_MAX)
 
-    def signing_in() -> tuple[Outcome, str, bool]:
+    def signing_in() -> tuple[Attempt, str, bool]:
         worker = service.worker()
         outcome = worker.accounts.sign_in(b.name, b.password, b.code)
         if outcome.status != "ok" or outcome.account is None:
@@ -95,7 +95,7 @@ async def sign_in(request: Request) -> Response:
     return json({"signed_in": doc, "csrf": request.session["csrf"]})
 
 
-def refused(outcome: Outcome, code: str | None) -> None:
+def refused(outcome: Attempt, code: str | None) -> None:
     """The refusal of a sign-in that did not succeed. A locked name is answered alike
     whether it has an account or not."""
     if outcome.status == "locked":
@@ -225,7 +225,8 @@ async def account_enable(request: Request) -> Response:
 
 @rule(DIRECTOR, WRITE)
 async def account_remove(request: Request) -> Response:
-    return await account_change(request, Nothing, lambda a, s, row, b, by: account_desk.remove(a, s, row, by))
+    return await account_change(request, Nothing, lambda a, s, row, b, by: account_desk.remove_account(
+        a, s, row, by))
 
 
 class RequiredIn(msgspec.Struct, forbid_unknown_fields=True):

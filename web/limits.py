@@ -173,7 +173,7 @@ class Bounded:
             self.limits.done(address, stream, charged[0], time.monotonic())
 
 
-def describe(limits: Limits, files: int) -> str:
+def bounds_said(limits: Limits, files: int) -> str:
     b = limits.bounds
     return (f"anonymous clients: each address {b.rate:g} s of work a second (saved up to {b.burst:g} s), "
             f"{b.at_once} requests at once, {b.streams_per_address} live pages; {b.streams} live pages in all "

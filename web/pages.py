@@ -102,7 +102,8 @@ SCRIPT_TEXTS: dict[str, str] = {
     "qr_app": N_("the QR code for an authenticator app"),
     "role_arbiter": N_("arbiter"), "role_director": N_("director"), "disabled": N_("disabled"),
     "second_factor": N_("second factor"), "make_arbiter": N_("make arbiter"), "make_director": N_("make director"),
-    "disable": N_("disable"), "enable": N_("enable"), "remove": N_("remove"), "reset_password": N_("reset the password"),
+    "disable": N_("disable"), "enable": N_("enable"), "remove": N_("remove"),
+    "reset_password": N_("reset the password"),
     "new_password_for": N_("A new password for {name} (12 characters at least):"),
     "confirm_remove": N_("Remove the account {name}? Its sessions end; a name made again is a new account."),
     "password_reset_done": N_("The password of {name} is reset; its sessions have ended."),
@@ -271,7 +272,7 @@ async def arbiter_game(request: Request) -> Response:
 
 
 @rule(ANYONE, PAGE)
-async def account(request: Request) -> Response:
+async def account_page(request: Request) -> Response:
     """One's own account: the password, the second factor."""
     return page(request, "account.html", _("Your account"), "account.js", {})
 
@@ -396,7 +397,7 @@ def routes() -> list[BaseRoute]:
         Route("/signin", sign_in_form, methods=["GET"]),
         Route("/arbiter", arbiter, methods=["GET"]),
         Route("/arbiter/game/{game:path}", arbiter_game, methods=["GET"]),
-        Route("/account", account, methods=["GET"]),
+        Route("/account", account_page, methods=["GET"]),
         Route("/director", director, methods=["GET"]),
         Route("/director/{tournament}", director_tournament, methods=["GET"]),
         Route("/club", club, methods=["GET"]),

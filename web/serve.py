@@ -83,7 +83,8 @@ class Options:
               "(a reverse proxy's), from the addresses of --forwarded-allow-ips.")
 @click.option("--forwarded-allow-ips", metavar="IPS", help="The proxy's addresses, comma-separated (default with "
               "--proxy-headers: 127.0.0.1).")
-@click.option("--proxy-from", metavar="IPS", help="Both of the above: trust X-Forwarded-For/-Proto from these addresses.")
+@click.option("--proxy-from", metavar="IPS", help="Both of the above: trust X-Forwarded-For/-Proto from these "
+              "addresses.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes on one socket (PostgreSQL for more than one).")
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
@@ -144,7 +145,7 @@ def run_service(address: str, options: Options, banner: list[str] | None = None)
     import uvicorn
 
     from ledger.store.event_store import Store, StoreError
-    from web.limits import Bounds, Limits, describe, file_limit, stream_cap
+    from web.limits import Bounds, Limits, bounds_said, file_limit, stream_cap
 
     try:
         with Store(address, create=True) as store:
@@ -161,7 +162,7 @@ def run_service(address: str, options: Options, banner: list[str] | None = None)
     files = file_limit()
     bounds = Bounds(**options.bounds)
     bounds.streams = stream_cap(bounds.streams, files)
-    click.echo(describe(Limits(bounds), files))
+    click.echo(bounds_said(Limits(bounds), files))
     for line in banner or []:
         click.echo(line)
     uvicorn_options: dict[str, Any] = {
@@ -369,7 +370,8 @@ def remove(obj: dict[str, Any], name: str, by: str | None) -> None:
     """Remove the account NAME: its sessions end; a name made again is a new account."""
     from web import account_desk
 
-    changed(obj, name, lambda a, s, row: account_desk.remove(a, s, row, console(by)), f"account {name} removed")
+    changed(obj, name, lambda a, s, row: account_desk.remove_account(a, s, row, console(by)),
+            f"account {name} removed")
 
 
 @serve.command("second-factor")

@@ -20,6 +20,14 @@ capacity on this machine, and its times are mostly the queue of thirty waiting w
 SQLite by default (a temporary file); PostgreSQL too when PULKA_BENCH_POSTGRES holds an
 address (a schema made for the run and dropped after it). --quick: 5 tables, 20
 spectators, 8 deals (CI).
+
+**Hostile** (``--hostile``): the paced run twice on each store, alone and then with an
+attacker: one client address (127.0.0.2, a process of its own) opening event streams and
+reading the sheets at random points in time as fast as it can, with eight requests at
+once, as long as the tables record. Printed: the writers' p99 alone and under attack and
+their ratio (the target: at most 1.5), and what the attacker was answered (served, 429,
+503). The spectators come from forty addresses of their own (127.0.1.x), five each: a
+club's phones, not one client.
 """
 
 from __future__ import annotations
@@ -94,10 +102,16 @@ async def record(client: httpx.AsyncClient, table: Table, deals: int, offset: in
                 table.duplicates_stored += 1
 
 
-async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asyncio.Semaphore) -> None:
+SPECTATOR_ADDRESSES = 40  # 127.0.1.1 …: each address follows a few tables, as a club's phones do
+ATTACKER = "127.0.0.2"
+
+
+async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asyncio.Semaphore,
+                 address: str = "127.0.0.1") -> None:
     released = False
     try:
-        async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(60, connect=30)) as client, \
+        transport = httpx.AsyncHTTPTransport(local_address=address)
+        async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(60, connect=30), transport=transport) as client, \
                 client.stream("GET", f"/api/games/{spectator.game}/events") as events:
             ready.release()
             released = True
@@ -117,7 +131,56 @@ async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asy
             ready.release()
 
 
-async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: float, log: Path) -> dict[str, object]:
+async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
+    """One address as hostile as it can be: eight readers of random points in time and a
+    hand that keeps opening event streams (and holds those it gets), for ``seconds``."""
+    import random
+
+    answered: dict[str, int] = {}
+    stop = time.perf_counter() + seconds
+    transport = httpx.AsyncHTTPTransport(local_address=ATTACKER)
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    async with httpx.AsyncClient(base_url=url, timeout=30, transport=transport, limits=limits) as client:
+        async def reader() -> None:
+            while time.perf_counter() < stop:
+                path = random.choice(("sheet.svg", "settlement", "sheet", "deals"))
+                done = 1 - (stop - time.perf_counter()) / seconds  # the tables' events grow as they record
+                at = random.randint(1, max(2, int(7 * deals * done)))
+                try:
+                    r = await client.get(f"/api/games/{random.choice(games)}/{path}?at={at}")
+                    key = f"read {r.status_code}"
+                except httpx.HTTPError as exc:
+                    key = f"read {type(exc).__name__}"
+                answered[key] = answered.get(key, 0) + 1
+
+        async def streams() -> None:
+            held = []
+            while time.perf_counter() < stop:
+                request = client.build_request("GET", f"/api/games/{random.choice(games)}/events")
+                try:
+                    r = await client.send(request, stream=True)
+                except httpx.HTTPError as exc:
+                    answered[f"stream {type(exc).__name__}"] = answered.get(f"stream {type(exc).__name__}", 0) + 1
+                    continue
+                answered[f"stream {r.status_code}"] = answered.get(f"stream {r.status_code}", 0) + 1
+                if r.status_code == 200:
+                    held.append(r)
+                else:
+                    await r.aclose()
+            for r in held:
+                await r.aclose()
+
+        await asyncio.gather(*(reader() for _ in range(8)), streams())
+    return answered
+
+
+def attacker(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
+    """The attacker in a process of its own (its client's work is not the writers')."""
+    return asyncio.run(attack(url, games, deals, seconds))
+
+
+async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: float, log: Path,
+              hostile: bool = False) -> dict[str, object]:
     account(db, "bench", "director", "bench password")
     served = Served(db, log)
     try:
@@ -135,15 +198,26 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
         done = asyncio.Event()
         ready = asyncio.Semaphore(0)
         spectators = [Spectator(tables[i % tables_n].game) for i in range(spectators_n)]
-        watching = [asyncio.create_task(follow(served.url, s, done, ready)) for s in spectators]
+        watching = [asyncio.create_task(follow(served.url, s, done, ready, f"127.0.1.{1 + i % SPECTATOR_ADDRESSES}"))
+                    for i, s in enumerate(spectators)]
         for _ in spectators:
             await asyncio.wait_for(ready.acquire(), 60)
         limits = httpx.Limits(max_connections=tables_n + 5, max_keepalive_connections=tables_n + 5)
+        hostility = None
+        if hostile:
+            import concurrent.futures
+            import multiprocessing
+
+            pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            hostility = asyncio.get_running_loop().run_in_executor(
+                pool, attacker, served.url, [t.game for t in tables], deals, deals * max(interval, 0.2) + 5)
+            await asyncio.sleep(3)  # the attacker's process started and at it before the tables record
         start = time.perf_counter()
         async with httpx.AsyncClient(base_url=served.url, timeout=60, limits=limits) as client:
             await asyncio.gather(*(record(client, t, deals, i, interval, start + interval * i / tables_n)
                                    for i, t in enumerate(tables)))
         elapsed = time.perf_counter() - start
+        attacked = await hostility if hostility is not None else None
         final = {t.game: t.version for t in tables}
         deadline = time.perf_counter() + 10
         while time.perf_counter() < deadline and not all(
@@ -178,6 +252,7 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
         + sum(1 for s in spectators if not s.seen or s.seen[-1][0] < final[s.game]),
         "duplicated": sum(max(0, stored[t.game] - t.events) for t in tables) + sum(t.duplicates_stored for t in tables),
         "first_errors": ([e for t in tables for e in t.errors] + [e for s in spectators for e in s.errors])[:3],
+        **({"attacker": dict(sorted(attacked.items()))} if attacked is not None else {}),
     }
 
 
@@ -210,6 +285,8 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1.0,
                         help="seconds between a table's deals in the paced run (default 1)")
     parser.add_argument("--db", help="one store only: a SQLite file or a postgresql:// address")
+    parser.add_argument("--hostile", action="store_true",
+                        help="the paced run alone and with one hostile address; the writers' p99 ratio")
     args = parser.parse_args()
     tables = args.tables or (5 if args.quick else 30)
     spectators = args.spectators or (20 if args.quick else 200)
@@ -225,6 +302,9 @@ def main() -> None:
             stores.append(("PostgreSQL", pg))
         failed = False
         for label, address in stores:
+            if args.hostile:
+                failed |= hostile_runs(label, address, pg, tmp, tables, spectators, deals, args.interval)
+                continue
             for run_name, interval in (("paced", args.interval), ("flat out", 0.0)):
                 schema = None
                 target = address
@@ -243,6 +323,33 @@ def main() -> None:
                 if label == "given":
                     break  # a given store is not fresh for a second run
     sys.exit(1 if failed else 0)
+
+
+def hostile_runs(label: str, address: str, pg: str | None, tmp: str, tables: int, spectators: int, deals: int,
+                 interval: float) -> bool:
+    """The paced run alone, then under attack: the writers' p99 each time, and the ratio."""
+    p99 = {}
+    for run_name in ("alone", "hostile"):
+        schema = None
+        target = address
+        if label == "PostgreSQL":
+            target, schema = postgres_schema(pg or "")
+        elif label == "SQLite":
+            target = str(Path(tmp) / f"bench-{run_name}.db")
+        try:
+            result = asyncio.run(run(target, tables, spectators, deals, interval, Path(tmp) / f"{label}-{run_name}.log",
+                                     hostile=run_name == "hostile"))
+        finally:
+            if schema is not None:
+                drop_schema(pg or "", schema)
+        p99[run_name] = result["deal_ms"]["p99"]  # type: ignore[index]
+        print(f"{label}, paced, {run_name}: {json.dumps(result)}", flush=True)
+        if result["errors"] or result["lost"] or result["duplicated"]:
+            return True
+    ratio = p99["hostile"] / p99["alone"] if p99["alone"] else float("inf")
+    print(f"{label}: the writers' p99 {p99['alone']} ms alone, {p99['hostile']} ms under attack: "
+          f"ratio {ratio:.2f} (target at most 1.5)", flush=True)
+    return ratio > 1.5
 
 
 if __name__ == "__main__":

@@ -17,6 +17,10 @@ per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
   (``stream_cap``), said at start-up, so that open streams never take the descriptors
   every other request needs.
 
+A refused request waits for its answer (up to ``TARPIT`` seconds, its ``Retry-After`` at
+most): a client that asks again at once, as fast as it can, then asks once a second on
+each of its connections, and its refusals cost the service next to nothing.
+
 A body is read only after the role check, and no further than its route's limit
 (``api_common.read_body``). Scorers, arbiters and directors write with a token or a
 session; their writes are not bounded here (what they may do is ``auth``'s).
@@ -24,6 +28,7 @@ session; their writes are not bounded here (what they may do is ``auth``'s).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -40,6 +45,7 @@ _ = language._  # every text a person reads, in the request's language
 
 RESERVED_FILES = 128  # descriptors kept for the store's connections, the log and requests that are not streams
 ADDRESSES = 10_000  # addresses remembered at most (the quietest forgotten first)
+TARPIT = 1.0  # seconds a refused request waits for its answer, at most
 
 
 @dataclass
@@ -107,25 +113,27 @@ class Limits:
         b = self.bounds
         if client.budget <= 0:
             return 429, _("too many requests from this address; wait a little"), -client.budget / b.rate
-        if client.serving >= b.at_once:
+        if not stream and client.serving >= b.at_once:
             return 429, _("too many requests from this address at once; wait for their answers"), 1.0
         if stream and client.streams >= b.streams_per_address:
             return 429, _("too many live pages open from this address: close some"), 5.0
         if stream and self.streams >= b.streams:
             return 503, _("the service follows as many live pages as it can now; try again in a moment"), 5.0
-        client.serving += 1
-        if stream:
+        if stream:  # held open: counted apart from the requests being answered
             client.streams += 1
             self.streams += 1
+        else:
+            client.serving += 1
         return None
 
     def done(self, address: str, stream: bool, worked: float, now: float) -> None:
         client = self.client(address, now)
         client.budget -= worked + self.bounds.cost
-        client.serving = max(0, client.serving - 1)
         if stream:
             client.streams = max(0, client.streams - 1)
             self.streams = max(0, self.streams - 1)
+        else:
+            client.serving = max(0, client.serving - 1)
 
 
 BOUNDED = {READ, PAGE, STREAM, FILE}
@@ -135,10 +143,11 @@ class Bounded:
     """The middleware that keeps every address within ``Limits`` on the routes anyone
     may use."""
 
-    def __init__(self, app: ASGIApp, limits: Limits, routes: list[BaseRoute]) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits, routes: list[BaseRoute], tarpit: float = TARPIT) -> None:
         self.app = app
         self.limits = limits
         self.routes = routes
+        self.tarpit = tarpit
 
     def rule(self, scope: Scope) -> Rule | None:
         for route in self.routes:
@@ -162,6 +171,7 @@ class Bounded:
             status, message, wait = refusal
             answer = json({"refused": {"rule": "access", "message": message, "allowed": None, "field": None}}, status)
             answer.headers["retry-after"] = str(max(1, round(wait + 0.5)))
+            await asyncio.sleep(min(wait, self.tarpit))
             await answer(scope, receive, send)
             return
         charged = [0.0]

@@ -293,6 +293,10 @@ def duplicate(receipt: Receipt, stream: str, digest: str = "", tables: bool = Fa
 
 
 def request_digest(*parts: Any) -> str:
-    """The digest of a write's request: its route and its body as decoded (fields and
-    keys in a fixed order), so that the same write sent again has the same digest."""
-    return hashlib.sha256(CANONICAL.encode(list(parts))).hexdigest()
+    """The digest of a write's request: its route and what its body asks (as decoded,
+    fields and keys in a fixed order), without its ``id`` and the ``version`` it was made
+    on: a phone that sends an entry again may have moved it onto a newer version of the
+    table, and it is the same entry."""
+    asked = [{k: v for k, v in msgspec.to_builtins(part).items() if k not in ("id", "version")}
+             if isinstance(part, msgspec.Struct) else part for part in parts]
+    return hashlib.sha256(CANONICAL.encode(asked)).hexdigest()

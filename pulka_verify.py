@@ -352,10 +352,11 @@ def rotated(policy: Policy, origin: str, rotations: Any, say: Say) -> list[tuple
             raise Failed("a rotation of the log's key is not of this log")
         size, new = decimal(lines[2], "a rotation's size"), Key(lines[3])
         old = [(k, since, until) for k, since, until in keys if any(k is s for s, _ in signers)
-               and (until is None or until >= size)]
+               and k.public != new.public and (until is None or until >= size)]
         if not old or new.type != NOTE_KEY or new.verify(text, _signature_by(note, new)) is None:
             raise Failed("a rotation of the log's key is not signed by the key in effect and by the new key")
-        keys = [(k, since, size if any(k is o for o, _, _ in old) else until) for k, since, until in keys]
+        keys = [(k, since, size if any(k is o for o, _, _ in old) else until) for k, since, until in keys
+                if k.public != new.public]
         keys.append((new, size, None))
         say(f"  the log's key {old[0][0].name} handed over to {new.text[:40]}… after #{size}")
     return keys

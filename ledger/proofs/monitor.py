@@ -25,6 +25,7 @@ import hashlib
 import http.client
 import json
 import sqlite3
+import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -140,6 +141,7 @@ class Progress:
     events: int = 0
     games: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    replayed_in: float = 0.0  # seconds the games took to replay
 
 
 class Monitor:
@@ -218,7 +220,7 @@ class Monitor:
         last = self.last()
         size = last[0] if last else 0
         done = Progress(checkpoint.size, size)
-        touched: set[str] = set()
+        heads: dict[str, tuple[int, str]] = {}  # the heads of the streams touched, as they grow
         overlay: dict[TileKey, bytes] = {}
 
         def read(level: int, index: int) -> bytes:
@@ -227,20 +229,23 @@ class Monitor:
         self.db.execute("BEGIN")
         try:
             for lines in self._bundles(size, checkpoint.size):
-                leaves = []
-                for line in lines:
-                    leaves.append(leaf_hash(line.row.digest.encode("ascii", "replace")))
-                    self._chained(line)
-                    touched.add(line.stream)
-                overlay.update(extend_tiles(read, size, leaves))
-                size += len(leaves)
+                rows = [self._chained(line, heads) for line in lines]
+                self.db.executemany("INSERT INTO events (stream, number, event) VALUES (?, ?, ?)", rows)
+                overlay.update(extend_tiles(read, size, [leaf_hash(line.row.digest.encode("ascii", "replace"))
+                                                         for line in lines]))
+                size += len(lines)
                 done.events = size - done.previous
                 tick(done.events)
             if root(TileNodes(read), checkpoint.size) != checkpoint.root:
                 raise MonitorError(_("fork: the events the service publishes up to #{size} do not give the root of "
                                      "its checkpoint, which the log signed; the log is not the one accepted before "
                                      "(#{previous})").format(size=checkpoint.size, previous=done.previous))
-            done.games = self._replay(touched, done)
+            self.db.executemany("INSERT INTO heads (stream, number, digest) VALUES (?, ?, ?) ON CONFLICT (stream) DO "
+                                "UPDATE SET number = excluded.number, digest = excluded.digest",
+                                [(stream, n, d) for stream, (n, d) in heads.items()])
+            started = time.perf_counter()
+            done.games = self._replay(set(heads), done)
+            done.replayed_in = time.perf_counter() - started
             self._accept(note, checkpoint, overlay)
             self.db.execute("COMMIT")
         except BaseException:
@@ -282,21 +287,24 @@ class Monitor:
                     index=index, line=number, why=exc)) from None
         return lines
 
-    def _chained(self, line: Line) -> None:
-        """The event's digest recomputed from its content and the stream's head."""
-        found = self.db.execute("SELECT number, digest FROM heads WHERE stream = ?", (line.stream,)).fetchone()
-        number, previous = (int(found[0]), str(found[1])) if found else (0, GENESIS)
+    def _chained(self, line: Line, heads: dict[str, tuple[int, str]]) -> tuple[str, int, bytes]:
+        """The event's digest recomputed from its content and the stream's head; the row
+        to keep."""
+        head = heads.get(line.stream)
+        if head is None:
+            found = self.db.execute("SELECT number, digest FROM heads WHERE stream = ?", (line.stream,)).fetchone()
+            head = (int(found[0]), str(found[1])) if found else (0, GENESIS)
+        number, previous = head
         if line.number != number + 1:
             raise MonitorError(_("event {number} of {stream} follows event {last}: the stream's events are not "
                                  "in order").format(number=line.number, stream=repr(line.stream), last=number))
-        digest = chain_encoded(line.stream, [bytes(line.row.event)], previous, line.number)[0]
+        event = bytes(line.row.event)
+        digest = chain_encoded(line.stream, [event], previous, line.number)[0]
         if digest != line.row.digest:
             raise MonitorError(_("event {number} of {stream}: its content and the event before it do not give its "
                                  "digest (the event was changed)").format(number=line.number, stream=repr(line.stream)))
-        self.db.execute("INSERT INTO heads (stream, number, digest) VALUES (?, ?, ?) ON CONFLICT (stream) DO UPDATE "
-                        "SET number = excluded.number, digest = excluded.digest", (line.stream, line.number, digest))
-        self.db.execute("INSERT INTO events (stream, number, event) VALUES (?, ?, ?)",
-                        (line.stream, line.number, bytes(line.row.event)))
+        heads[line.stream] = (line.number, digest)
+        return line.stream, line.number, event
 
     def _replay(self, touched: set[str], done: Progress) -> list[str]:
         """Each game touched replayed from its first event, judged as import would; its

@@ -17,6 +17,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,7 +40,7 @@ from ledger.vocabulary.notes import parse_checkpoint, parse_note
 from ledger.vocabulary.trust import parse_trust
 from tests.conftest import RawEvents
 from tests.helpers import ok, run
-from tests.serving import Served, client
+from tests.serving import ROOT, Served, client
 from tests.test_witness import forge_checkpoint
 
 ORIGIN = "club.example/pulka"
@@ -163,12 +165,26 @@ def test_a_monitor_follows_the_log_and_recomputes_every_sheet(club: tuple[str, P
                                               str(tmp_path / "state"), "--sheet", game])
             assert json.loads(shown.output)["sheet"] == json.loads(ok(db, "sheet", game, "--json"))
         assert "nothing new" in monitor(served.url, trust, tmp_path / "state")[1]
+        first = tmp_path / "first.json"
+        first.write_text(ok(db, "prove", "t2"))
+        assert verify(first, trust, tmp_path / "me").returncode == 0
         ok(db, "deal", "t2", "pass pass pass | 3 5 2")
         ok(db, "checkpoint", "--key", str(tmp_path / "club.key"))
         status, said = monitor(served.url, trust, tmp_path / "state")
         assert status == 0 and f"consistent with #{size}, the last accepted" in said and "1 game(s) replayed" in said
+        # a player whose bundle lacks the proof from the checkpoint he saw asks the service for it
+        later = tmp_path / "later.json"
+        later.write_text(json.dumps(dict(json.loads(ok(db, "prove", "t2")), consistency=[])))
+        assert "cannot tell whether the log forked" in verify(later, trust, tmp_path / "me").stdout
+        done = verify(later, trust, tmp_path / "me", "--log", served.url)
+        assert done.returncode == 0 and "no fork since" in done.stdout, done.stdout
     finally:
         served.stop()
+
+
+def verify(bundle: Path, trust: Path, state: Path, *more: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "pulka_verify.py"), str(bundle), "--trust", str(trust),
+                           "--state", str(state), "--no-recompute", *more], capture_output=True, text=True)
 
 
 def test_a_monitor_catches_a_fork_between_two_runs_of_the_service(club: tuple[str, Path], tmp_path: Path) -> None:

@@ -26,10 +26,10 @@ from cli.main import main
 from ledger.proofs.checkpoints import Attestations
 from ledger.store.event_store import Store
 from ledger.vocabulary.attestation import NoteSignature
-from ledger.vocabulary.notes import COSIGNATURE_V1, Checkpoint, Signer, parse_note, sign, signature_of
+from ledger.vocabulary.notes import Checkpoint, Signer, parse_note, sign, signature_of
 from ledger.vocabulary.trust import TrustError, parse_trust
 from tests.conftest import RawEvents
-from tests.helpers import ok, refused, run
+from tests.helpers import ok, refused
 
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = "club.example/pulka"

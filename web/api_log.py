@@ -18,6 +18,7 @@ long; the checkpoint for a few seconds.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,6 +26,7 @@ from starlette.routing import BaseRoute, Route
 
 from ledger.proofs import bundles, published
 from ledger.proofs.checkpoints import Attestations
+from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.merkle import ProofError, parse_tile_path
 from ledger.vocabulary.refusal import Refused
@@ -87,26 +89,25 @@ def _lines(hashes: list[bytes]) -> Response:
                     headers={"cache-control": FOREVER})
 
 
-async def consistency(request: Request) -> Response:
+async def _proof(request: Request, names: tuple[str, str], prove: Callable[[Store, int, int], list[bytes] | None],
+                 asked: str, missing: str) -> Response:
     service: Service = request.app.state.service
-    old, new = int_param(request.query_params, "old"), int_param(request.query_params, "new")
-    if old is None or new is None:
-        raise Refused("api", _("a consistency proof is asked with old=M&new=N"), "?old=M&new=N")
-    proof = await service.run(lambda: published.consistency(service.worker().store, old, new))
-    if proof is None:
-        return _not_found(_("the tree has no such sizes"))
-    return _lines(proof)
+    first, second = (int_param(request.query_params, name) for name in names)
+    if first is None or second is None:
+        raise Refused("api", asked, f"?{names[0]}=…&{names[1]}=…")
+    proof = await service.run(lambda: prove(service.worker().store, first, second))
+    return _not_found(missing) if proof is None else _lines(proof)
+
+
+async def consistency(request: Request) -> Response:
+    return await _proof(request, ("old", "new"), published.consistency,
+                        _("a consistency proof is asked with old=M&new=N"), _("the tree has no such sizes"))
 
 
 async def inclusion(request: Request) -> Response:
-    service: Service = request.app.state.service
-    index, size = int_param(request.query_params, "index"), int_param(request.query_params, "size")
-    if index is None or size is None:
-        raise Refused("api", _("an inclusion proof is asked with index=I&size=N"), "?index=I&size=N")
-    proof = await service.run(lambda: published.inclusion(service.worker().store, index, size))
-    if proof is None:
-        return _not_found(_("the tree holds no such leaf at that size"))
-    return _lines(proof)
+    return await _proof(request, ("index", "size"), published.inclusion,
+                        _("an inclusion proof is asked with index=I&size=N"),
+                        _("the tree holds no such leaf at that size"))
 
 
 async def bundle(request: Request) -> Response:

@@ -61,13 +61,17 @@ def public_key(text: str) -> Verifier:
         raise KeyFileError(f"{excerpt(text)}: {exc}") from None
 
 
+def _text(path: str, message: str) -> str:
+    """A file's text; ``message`` (with {path} and {why}) when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyFileError(message.format(path=excerpt(path), why=exc)) from None
+
+
 def note_file(path: str) -> Note:
     """A signed checkpoint kept in a file (what `pulka checkpoint` prints)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KeyFileError(_("cannot read the checkpoint {path}: {why}").format(
-            path=excerpt(path), why=exc)) from None
+    text = _text(path, _("cannot read the checkpoint {path}: {why}"))
     try:
         return parse_note(text)
     except NoteError as exc:
@@ -76,11 +80,7 @@ def note_file(path: str) -> Note:
 
 def trust_file(path: str) -> Trust:
     """The club's trust file (``pulka trust`` writes it)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KeyFileError(_("cannot read the trust file {path}: {why}").format(
-            path=excerpt(path), why=exc)) from None
+    text = _text(path, _("cannot read the trust file {path}: {why}"))
     try:
         return parse_trust(text)
     except TrustError as exc:

@@ -205,7 +205,7 @@ def test_every_time_is_checked_in_every_event_of_every_kind_of_stream(db: str, t
         refused_alone(db, ["import", str(path)], i, "`at`")
     # the ledger's own streams are written by its commands alone, never imported
     assert set(EVENT_TYPES) - {"club_started", "player_aliased", "checkpoints_started", "checkpoint", "cosigned",
-                               "signatures_started", "event_signed"} <= types
+                               "key_rotated", "signatures_started", "event_signed"} <= types
 
 
 def test_rules_files_that_are_not_tables_of_rules(db: str, tmp_path: Path) -> None:
@@ -370,6 +370,7 @@ def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
     logs.append([{"type": "checkpoints_started", "game": "@checkpoints", "origin": "club.example/pulka"},
                  {"type": "checkpoint", "size": 1, "root": "C" * 44, "signatures": [signed]},
                  {"type": "cosigned", "size": 1, "root": "C" * 44, "signature": signed},
+                 {"type": "key_rotated", "size": 1, "key": "club+12345678+" + "D" * 44, "signatures": [signed]},
                  {"type": "signatures_started", "game": "@signatures"},
                  {"type": "event_signed", "stream": "cup", "number": 1, "event_digest": "d" * 64, "signature": signed}])
     for log in logs:

@@ -46,7 +46,7 @@ from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
 from projections.points import PointError
-from web import api, api_common, pages
+from web import api, api_common, api_log, pages
 from web.auth import Denied, Limiter, SignIn, csrf_checked, csrf_token, needs, principal_of, signed_in
 from web.live import Hub
 from web.service import Service
@@ -333,6 +333,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/games/{game:path}/events", game_events, methods=["GET"]),
         Route("/api/tournaments/{tournament}/events", tournament_events, methods=["GET"]),
         *api.routes(),
+        *api_log.routes(),  # the club log, served to anyone (web/api_log.py)
         *pages.routes(),  # the pages (web/pages.py): the front page, the phones', the desks', the club's
     ]
 

@@ -13,16 +13,17 @@ document, the one ``--json`` prints and a web service would send.
 ``table_checked`` wraps the events of a table command with two checks a paper sheet cannot
 make [Code 4.2.10]: a deal that was played but whose result was not written is not
 left behind by starting the next deal's bidding unless the scorer says so
-(``leave_open``), and a deal line identical to the previous deal's is taken for a line
-typed twice unless the scorer says it happened ``again``. Three more are a deal line's:
-a line that stops before the deal's result is taken for one cut short unless the
-scorer says to leave the deal open (``cut_short``); a line refused while a deal begun
-before it waits says how to type that deal whole again (``begun``, ``retyped``); and a
-result that a slip of the tricks' order would explain — the declarer far below his
-contract while a defender took what the contract needed — is not stored until the
-scorer confirms it (``doubt_of``: a ``Doubtful`` refusal that carries the ``Doubt``,
-the line as typed and as it would read otherwise). A log file is never held to these:
-it records what happened, and the rules of the Code judge it.
+(``leave_open``), and a deal line that records the deal before it again (the same
+players, contract, calls and tricks) is taken for a line typed twice unless the scorer
+says it happened ``again`` (``TypedTwice``). Three more are a deal line's: a line that
+stops before the deal's result is taken for one cut short unless the scorer says to
+leave the deal open (``cut_short``); a line refused while a deal begun before it waits
+says how to type that deal whole again (``begun``, ``retyped``); and counts typed by
+position whose other order (declarer first, or from the forehand) would read them for
+other players and write another sheet are not stored until the scorer says which
+reading he meant (``doubt_of``: a ``Doubtful`` refusal that carries the ``Doubt``, both
+readings side by side). A log file is never held to these: it records what happened,
+and the rules of the Code judge it.
 """
 
 from __future__ import annotations
@@ -242,8 +243,8 @@ def table_checked(
 ) -> Iterator[AnyEvent]:
     """The events of a table command, refused when a bid would start a new deal while
     the deal before it waits for its result (unless ``leave_open``), and, when the
-    command is a deal line (``again`` False), when the deal it records is the same line
-    as the deal before it."""
+    command is a deal line (``again`` False), when the deal it records is the deal
+    before it again, its players named (``the_deal``)."""
     before = state.current
     for event in events:
         if isinstance(event, Bid) and state.in_auction is None and not leave_open:

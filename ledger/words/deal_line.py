@@ -25,7 +25,12 @@ Three forms, told apart by their first word:
   (``tests/test_dealline_compat.py`` reads them all through the parser as it was).
 
 In every form the tricks may be named instead, in any order: ``Vera=8 Anna=1 Boris=1``
-(or ``v=8 a=1 b=1``); counts given by name cannot be read for the wrong player. Who
+(or ``v=8 a=1 b=1``); counts given by name cannot be read for the wrong player. Or the
+declarer's count is marked, ``Vera 7H w w 8* 1 1``: the counts go round the table from
+it, whoever they begin with, and read one way only (``MARK``). A name's beginning that
+is also a word of the table (``в``: a whist, or Вера) is the name where only a name may
+stand (``_outcome_at``, ``_declarer_after_bids``), and refused with both readings where
+either may. Who
 speaks is never typed otherwise: the auction decides it. The words may be the table's
 (``6♠``, ``пас``/``п``/``p``/``-``, ``вист``/``в``/``w``, ``полвиста``/``пв``/``hw``,
 ``мизер``/``миз``/``miz``, ``здесь``; ``words``); the log stores the canonical ones.
@@ -40,8 +45,9 @@ A line may stop short of the deal's result; whether that is allowed is the desk'
 say (``--leave-open``). ``deal_events`` yields the events of a line one at a time;
 whoever consumes it (the judging loop, ``judging.judge_events``) judges each and folds
 it into the state before asking for the next, so that each event is worked out from
-the state it will be applied to. What the line said of the tricks, and how they were
-read, is left in a ``Reading`` for the desk's check of an implausible result. Every
+the state it will be applied to. What the line said of the tricks, how they were read
+and how the other order would read them, is left in a ``Reading`` for the desk's
+question of counts read two ways. Every
 event carries ``by`` when the line was typed by a named recorder (a scorer).
 """
 

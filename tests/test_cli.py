@@ -147,7 +147,7 @@ def test_deal_line_and_time_travel(store_url: str) -> None:
     ok(store_url, "new", "t2", "--players", "A,B,C", "--pulya", "10")
     ok(store_url, "deal", "t2", "6S pass pass | 6S | whist whist | 6 2 2")
     ok(store_url, "deal", "t2", "pass pass pass | 2 5 3")
-    ok(store_url, "deal", "t2", "pass pass | 7S | whist pass | 1 2 7")  # C, A pass; B takes the talon
+    ok(store_url, "deal", "t2", "pass pass | 7S | whist pass | 1 2 7*")  # C, A pass; B takes the talon
     assert "is not a bid" in refused(store_url, "deal", "t2", "7Z pass pass | 7Z")
     deal1 = json.loads(ok(store_url, "sheet", "t2", "--json", "--deal", "1"))
     assert deal1["A"]["pulya"] == 2 and deal1["B"]["gora"] == 0

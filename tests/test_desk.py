@@ -312,10 +312,11 @@ def test_a_deal_line_said(desk: PulkaDesk) -> None:
 
 def test_a_line_typed_twice_needs_again(desk: PulkaDesk, store: Store) -> None:
     desk.deal("g", DEAL)
-    desk.deal("g", "pass pass pass | 2 5 3")
-    exc = refusal(lambda: desk.deal("g", "pass pass pass | 2 5 3"))
+    desk.deal("g", "pass pass pass | Anna=2 Boris=5 Vera=3")
+    exc = refusal(lambda: desk.deal("g", "rasp Anna=2 Boris=5 Vera=3"))  # the same deal, however typed
     assert exc.rule == "command-line" and "typed twice" in exc.reason and store.count("g") == 12
-    assert desk.deal("g", "pass pass pass | 2 5 3", again=True).deals[0][0] == 3
+    assert exc.field == "again"
+    assert desk.deal("g", "pass pass pass | Anna=2 Boris=5 Vera=3", again=True).deals[0][0] == 3
 
 
 def test_a_forgotten_result_is_told_and_guards_the_next_deal(desk: PulkaDesk) -> None:

@@ -227,7 +227,7 @@ def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str,
     with Store(typed) as store:
         desk = PulkaDesk(Ledger(store))
         desk.new("t1", PLAYERS, pulya=10, by="arbiter:dora")
-        desk.deal("t1", "pass pass 6S | 6S | whist pass | 3 1 6", by="arbiter:dora")
+        desk.deal("t1", "pass pass 6S | 6S | whist pass | 3 1 6*", by="arbiter:dora")
         desk.deal("t1", "pass pass pass | 5 3 2", by="arbiter:dora")  # deal 2: Boris leads
         expected = [(type(s.event), s.event.player if hasattr(s.event, "player") else None) for s in store.load("t1")]
         tricks = [s.event.tricks for s in store.load("t1") if hasattr(s.event, "tricks")]
@@ -268,11 +268,12 @@ def test_every_response_carries_the_security_headers(club: str) -> None:
 
 
 def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirmed(club: str) -> None:
-    """A typed line whose counts, read from the forehand, put the declarer five down while
-    a defender took eight is refused as a likely slip of the order, with the line that
-    names the tricks and nothing stored; sent again with ``confirmed`` it is stored as
-    typed (the page's tick box, as ``pulka deal --yes``)."""
-    slip = "6S pass pass | 6S | whist whist | 1 8 1"
+    """A typed line whose counts, read from the forehand and read declarer first, write two
+    sheets is refused with both readings side by side (the tricks and what each writes),
+    the lines that say each with the declarer's count marked, and nothing stored; sent
+    again with ``confirmed`` it is stored as typed (the page's tick box, as ``pulka deal
+    --yes``)."""
+    slip = "pass 6S pass | 6S | whist whist | 8 1 1"  # Boris's eight, typed declarer first
     with client(club) as c:
         director = sign_in(c, "dora")
         new_game(c, director)
@@ -280,14 +281,19 @@ def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirm
         r = c.post("/api/games/t1/deal", json={"id": "slip-0001", "version": 1, "line": slip}, headers=phone)
         assert r.status_code == 422, r.text
         refused = r.json()["refused"]
-        assert refused["field"] == "line" and refused["doubt"]["line"].endswith("Anna=8 Boris=1 Vera=1")
+        assert refused["field"] == "line" and refused["doubt"]["line"].endswith("Boris=8 Vera=1 Anna=1")
         assert "confirmed as typed" in refused["allowed"] and "--yes" not in refused["message"]
+        typed, other = refused["doubt"]["readings"]
+        assert (typed["tricks"], other["tricks"]) == ({"Anna": 8, "Boris": 1, "Vera": 1}, {"Boris": 8, "Vera": 1, "Anna": 1})
+        assert typed["line"].endswith("| 8 1* 1") and other["line"].endswith("| 8* 1 1")
+        assert {"cell": "Boris pulya", "amount": "2"} in other["writes"]
+        assert "Boris pulya" not in {w["cell"] for w in typed["writes"]}
         assert len(events(club, "t1")) == 1
         r = c.post("/api/games/t1/deal", json={"id": "slip-0002", "version": 1, "line": slip, "confirmed": True},
                    headers=phone)
         assert r.status_code == 201, r.text
     tricks = [e for e in events(club, "t1") if type(e).__name__ == "Tricks"]
-    assert [dict(t.tricks) for t in tricks] == [{"Anna": 1, "Boris": 8, "Vera": 1}]  # as typed
+    assert [dict(t.tricks) for t in tricks] == [{"Anna": 8, "Boris": 1, "Vera": 1}]  # as typed
 
 
 def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -68,7 +69,7 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     t.send("pass pass pass | 2 5 3")
     t.expect(r"deal 4: Vera deals, Anna leads > ")
     # A wrong line, taken back at once.
-    t.send("pass 6NT pass | 6NT | whist pass | 3 6 1")
+    t.send("pass 6NT pass | 6NT | whist pass | 3 6* 1")  # Boris's six, his count marked
     t.expect(r"deal 5: Anna deals, Boris leads > ")
     t.send("u")
     shown = t.expect(r"deal 4: Vera deals, Anna leads > ")
@@ -78,7 +79,7 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     # reaches it, not the shell; a correction still comes, and `end` settles.
     t.send("pass 6NT pass | 6NT | pass pass")
     t.expect(r"deal 5: Anna deals, Boris leads > ")
-    t.send("pass 7S pass | 7S | whist pass | 2 7 1")
+    t.send("pass 7S pass | 7S | whist pass | 2 7* 1")
     t.send("sheet")
     shown = t.expect(r"the pulka has ended; end > ")
     assert "the pulka has ended: a correction, undo, sheet, or end to settle" in shown
@@ -125,8 +126,11 @@ def test_a_doubted_line_is_asked_about_at_a_terminal(store_url: str, tmp_path: P
                  "--db", store_url).returncode == 0
     t = start(tmp_path, store_url, "deal", "pass 7H pass | 7H | whist whist | 8 1 1")
     shown = t.expect(r"store it as typed \(t\), as the other reading \(o\), or not at all \(n\)\? .*: ")
-    assert "Vera took 1 on 7H (down 6) while Boris took 8" in shown
-    assert "read declarer first: Vera 8, Anna 1, Boris 1" in shown
+    assert "the counts 8 1 1 read two ways write two sheets" in shown
+    # The two sheets side by side: the tricks, and what each reading writes.
+    assert re.search(r"as typed \(from the forehand, Boris first\) +read declarer first", shown)
+    assert re.search(r"tricks +Boris 8, Vera 1, Anna 1 +Vera 8, Anna 1, Boris 1", shown)
+    assert re.search(r"Vera pulya +\+4", shown) and re.search(r"Vera gora +\+\d+", shown)
     t.send("o")
     shown = t.expect(r"next: deal 2")
     assert "Vera 8" in shown and "Vera pulya +4" in shown
@@ -260,4 +264,4 @@ def test_make_demo_records_the_sample_evening_without_test_tools(tmp_path: Path)
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Boris pays Anna 38 whists = 3.80" in done.stdout and "demo: 69 events, chain intact" in done.stdout
-    assert "the line of deal 3 again" in done.stderr and "Traceback" not in done.stderr
+    assert "this is deal 4 again" in done.stderr and "Traceback" not in done.stderr

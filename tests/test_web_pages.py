@@ -58,14 +58,14 @@ TEN: list[tuple[Touch, str]] = [
     ({"contract": "raspasy", "tricks": {"Boris": 2, "Vera": 5}}, "pass pass pass | 2 5 3"),
     ({"contract": "misere", "declarer": "Boris", "tricks": {"Boris": 0}}, "pass pass misere | misere | 0"),
     ({"contract": "7H", "declarer": "Vera", "calls": {"Anna": "whist", "Boris": "whist"}, "tricks": {"Vera": 7, "Anna": 2}},
-     "pass pass 7H | 7H | whist whist | 2 1 7"),
+     "pass pass 7H | 7H | whist whist | 2 1 7*"),
     ({"contract": "6D", "declarer": "Boris", "calls": {"Vera": "pass", "Anna": "pass"}, "tricks": {}},
      "6D pass pass | 6D | pass pass"),
     ({"contract": "raspasy", "tricks": {"Vera": 4, "Anna": 4}}, "pass pass pass | 4 4 2"),
     ({"contract": "8C", "declarer": "Anna", "calls": {"Boris": "whist", "Vera": "pass"}, "tricks": {"Anna": 8, "Boris": 2}},
      "8C pass pass | 8C | whist pass | 8 2 0"),
     ({"contract": "7S", "declarer": "Vera", "calls": {"Anna": "pass", "Boris": "whist"}, "tricks": {"Vera": 6, "Anna": 1}},
-     "pass 7S pass | 7S | pass whist | 3 6 1"),
+     "pass 7S pass | 7S | pass whist | 3 6* 1"),
     ({"contract": "raspasy", "tricks": {"Vera": 3, "Anna": 3}}, "pass pass pass | 3 3 4"),
     ({"contract": "misere", "declarer": "Anna", "tricks": {"Anna": 1}}, "misere pass pass | misere | 1"),
 ]
@@ -427,56 +427,67 @@ def test_the_same_deal_twice_is_refused_beside_the_again_box_and_stored_once_it_
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     """A deal entered twice in a row is taken for a double tap and refused; the table says
     it really was played again by ticking the box, and it is stored (the guard of
-    ``pulka deal --again``)."""
+    ``pulka deal --again``). The same deal is the same players' tricks: the same counts
+    for other players are another deal, stored at once."""
     scorer = phones[0]
     club.game("t1")
     open_score(scorer, club, "t1", club.token("t1", "Anna"))
-    # The same line twice, "pass pass pass | 3 2 5": its counts in the order of each deal's
-    # forehand (Anna's, then Boris's).
+    # The same counts in the order of each deal's forehand (Anna's, then Boris's): two deals.
     enter(scorer, {"contract": "raspasy", "tricks": {"Anna": 3, "Boris": 2, "Vera": 5}})
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    enter(scorer, {"contract": "raspasy", "tricks": {"Boris": 3, "Vera": 2, "Anna": 5}})
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 2)
     stored = club.state("t1")["version"]
+    # The deal before, its players' tricks again: refused beside the box.
     enter(scorer, {"contract": "raspasy", "tricks": {"Boris": 3, "Vera": 2, "Anna": 5}})
     error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#deal-form .error")
                                          if e.is_displayed() and e.text), None))
     assert error.find_element(By.XPATH, "..").get_attribute("id") == "f-again"
-    assert "typed twice" in error.text
+    assert "typed twice" in error.text and "--again" not in error.text
     assert club.state("t1")["version"] == stored and outbox(scorer) == ["refused"]
     tap(scorer, "#again")
     tap(scorer, "#record")
-    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 2)
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 3)
     deals = club.state("t1")["deals"]
     assert [d["line"].split(" | ")[0] for d in deals] == ["Anna pass, Boris pass, Vera pass",
-                                                         "Boris pass, Vera pass, Anna pass"]
-    assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 3, Boris 2, Vera 5", "Boris 3, Vera 2, Anna 5"]
+                                                         "Boris pass, Vera pass, Anna pass",
+                                                         "Vera pass, Anna pass, Boris pass"]
+    assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 3, Boris 2, Vera 5", "Boris 3, Vera 2, Anna 5",
+                                                          "Vera 2, Anna 5, Boris 3"]
     assert not scorer.find_element(By.ID, "again").is_selected()  # the next deal is guarded again
     assert own_errors(scorer) == []
 
 
 def test_a_typed_line_doubted_as_a_slip_comes_back_and_is_stored_when_confirmed(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
-    """A line typed on the phone whose counts, read from the forehand, put Anna five down
-    while Boris took eight is refused beside the line with the line that names the
-    tricks; the scorer ticks "as typed" and sends it again, and it is stored once, as
-    typed (``pulka deal --yes``)."""
+    """A line typed on the phone whose counts read from the forehand and read declarer
+    first write two sheets comes back beside the line with both readings side by side
+    (the tricks, what each writes, the line that says each); the scorer ticks "as typed"
+    and sends it again, and it is stored once, as typed (``pulka deal --yes``)."""
     scorer = phones[0]
     club.game("t1")
     open_score(scorer, club, "t1", club.token("t1", "Anna"))
     start = club.state("t1")["version"]
     scorer.execute_script("document.getElementById('line-box').open = true;")
-    slip = "6S pass pass | 6S | whist whist | 1 8 1"
+    slip = "pass 6S pass | 6S | whist whist | 8 1 1"  # Boris's eight typed declarer first?
     scorer.find_element(By.ID, "line").send_keys(slip)
     tap(scorer, '#line-form button[type="submit"]')
     error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#line-form .error")
                                          if e.is_displayed() and e.text), None))
-    assert "Anna=8 Boris=1 Vera=1" in error.text and "confirmed as typed" in error.text
+    assert "8* 1 1" in error.text and "confirmed as typed" in error.text
+    table = scorer.find_element(By.CSS_SELECTOR, "#line-doubt table")
+    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")] for r in table.find_elements(By.TAG_NAME, "tr")]
+    assert rows[1] == ["tricks", "Anna 8, Boris 1, Vera 1", "Boris 8, Vera 1, Anna 1"]
+    assert ["Boris pulya", "", "+2"] in rows and rows[-1][1:] == [slip.replace("8 1 1", "8 1* 1"),
+                                                                   slip.replace("8 1 1", "8* 1 1")]
     assert club.state("t1")["version"] == start and outbox(scorer) == ["refused"]
     assert scorer.find_element(By.ID, "line").get_attribute("value") == slip  # the line back to put right
     tap(scorer, "#line-yes")
     tap(scorer, '#line-form button[type="submit"]')
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
+    assert not scorer.find_element(By.ID, "line-doubt").is_displayed()
     deals = club.state("t1")["deals"]
-    assert len(deals) == 1 and deals[0]["line"].split(" | ")[-1] == "Anna 1, Boris 8, Vera 1"
+    assert len(deals) == 1 and deals[0]["line"].split(" | ")[-1] == "Anna 8, Boris 1, Vera 1"
     assert not scorer.find_element(By.ID, "line-yes").is_selected()  # the next line is checked again
     assert own_errors(scorer) == []
 

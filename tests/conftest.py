@@ -51,6 +51,12 @@ from ledger.vocabulary.events import (
 from ledger.vocabulary.rules import SOCHI
 from ledger.store.event_store import Store, game_id, is_postgres_url, parse_postgres_url
 
+# Passwords hashed with the cheapest argon2id in this process and every process it starts
+# (web.accounts reads it once, at import, which is after this): the suite makes and
+# checks hundreds of them; tests/test_serve.py checks that without it the hash is the
+# strong one.
+os.environ["PULKA_TEST_CHEAP_HASH"] = "1"
+
 POSTGRES_ENV = "PULKA_TEST_POSTGRES"
 POSTGRES_SKIP = (
     f"PostgreSQL half skipped: set {POSTGRES_ENV} to a postgresql:// address "

@@ -7,7 +7,11 @@ point: ``test_serve_processes.py``."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sqlite3
+import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +20,8 @@ from starlette.testclient import TestClient
 from ledger.application import Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.event_store import Store
-from tests.serving import PASSWORD, account, bearer, client, sign_in
+from tests.serving import PASSWORD, PULKA, ROOT, account, bearer, client, sign_in
+from web.accounts import CHEAP_HASH_ENV, password_hasher
 
 PLAYERS = ["Anna", "Boris", "Vera"]
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"
@@ -317,3 +322,28 @@ def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: 
         assert asyncio.run(wake_then_stop())
     finally:
         service.close()
+
+
+def test_a_password_is_hashed_strongly_unless_the_suite_asks_for_the_cheap_hash(tmp_path: Path) -> None:
+    """The suite's processes hash with the cheapest argon2id (``PULKA_TEST_CHEAP_HASH``,
+    set by conftest.py); ``pulka serve account`` in a process without it stores the
+    library's strong one, and an account of either kind signs in."""
+    assert os.environ.get(CHEAP_HASH_ENV) == "1"
+    strong = password_hasher({})
+    assert (strong.time_cost, strong.memory_cost, strong.parallelism) == (3, 65536, 4)
+    assert password_hasher({CHEAP_HASH_ENV: "yes"}).memory_cost == 65536  # only "1" asks for the cheap one
+    db = str(tmp_path / "club.db")
+    secret = tmp_path / "password"
+    secret.write_text(PASSWORD + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != CHEAP_HASH_ENV}
+    made = subprocess.run([*PULKA, "--db", db, "serve", "account", "dora", "--password-file", str(secret)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    account(db, "igor", "arbiter")  # in this process: the cheap one
+    with sqlite3.connect(db) as conn:
+        hashes = dict(conn.execute("SELECT name, hash FROM pulka_accounts").fetchall())
+    assert hashes["dora"].startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    assert hashes["igor"].startswith("$argon2id$v=19$m=8,t=1,p=1$")
+    with client(db) as c:
+        sign_in(c, "dora")
+        sign_in(c, "igor")

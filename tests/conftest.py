@@ -92,6 +92,18 @@ def postgres_url(postgres_admin: psycopg.Connection[Any] | None) -> Iterator[str
     postgres_admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
+@pytest.fixture
+def postgres_url_with_password(request: pytest.FixtureRequest) -> str:
+    """``postgres_url`` for a test about the password in a PostgreSQL address (that no
+    message or log shows it): skipped, saying why, when the address has none."""
+    base = os.environ.get(POSTGRES_ENV)
+    if base and not parse_postgres_url(base).password:
+        pytest.skip(f"needs a password in the address in {POSTGRES_ENV} (this one has none): "
+                    "the test checks that no message shows it")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
     """A fresh, empty store address: SQLite, then PostgreSQL."""

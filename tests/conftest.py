@@ -19,6 +19,8 @@ from uuid import UUID, uuid4
 
 import msgspec
 
+import browsers
+
 import psycopg
 import pytest
 from psycopg import sql
@@ -80,16 +82,27 @@ def postgres_admin() -> Iterator[psycopg.Connection[Any] | None]:
         yield conn
 
 
+def new_schema(admin: psycopg.Connection[Any] | None) -> Iterator[str]:
+    """A PostgreSQL address whose schema is new, dropped when the generator is closed."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base or admin is None:
+        pytest.skip(POSTGRES_SKIP)
+    schema = f"pulka_test_{uuid4().hex[:12]}"
+    admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    yield base + ("&" if "?" in base else "?") + f"schema={schema}"
+    admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
 @pytest.fixture
 def postgres_url(postgres_admin: psycopg.Connection[Any] | None) -> Iterator[str]:
     """A PostgreSQL address whose schema is new for this test and dropped after it."""
-    base = os.environ.get(POSTGRES_ENV)
-    if not base or postgres_admin is None:
-        pytest.skip(POSTGRES_SKIP)
-    schema = f"pulka_test_{uuid4().hex[:12]}"
-    postgres_admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    yield base + ("&" if "?" in base else "?") + f"schema={schema}"
-    postgres_admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    yield from new_schema(postgres_admin)
+
+
+@pytest.fixture(scope="module")
+def module_postgres_url(postgres_admin: psycopg.Connection[Any] | None) -> Iterator[str]:
+    """The same for a module's tests together (a service they share)."""
+    yield from new_schema(postgres_admin)
 
 
 @pytest.fixture
@@ -326,6 +339,32 @@ def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
     tamperer = RawEvents(store_url)
     yield tamperer
     tamperer.close()
+
+
+@pytest.fixture(scope="session")
+def chromes() -> Iterator[browsers.Chromes]:
+    """The browsers of this test process (tests/browsers.py): started once, when a test
+    first asks for them."""
+    if not browsers.available():
+        pytest.skip(browsers.NO_BROWSER)
+    started = browsers.Chromes()
+    try:
+        yield started
+    finally:
+        started.quit()
+
+
+@pytest.fixture
+def browser(chromes: browsers.Chromes) -> Any:
+    """A browser at a desktop's size, cleaned for this test."""
+    return browsers.clean(chromes.get(1)[0], browsers.DESKTOP)
+
+
+@pytest.fixture
+def phones(chromes: browsers.Chromes) -> tuple[Any, Any]:
+    """Two phones (two browsers: each its own storage), cleaned for this test."""
+    first, second = chromes.get(2)
+    return browsers.clean(first, browsers.PHONE), browsers.clean(second, browsers.PHONE)
 
 
 @pytest.fixture(autouse=True)

@@ -20,6 +20,7 @@ from uuid import UUID, uuid4
 import msgspec
 
 import browsers
+import racing
 
 import psycopg
 import pytest
@@ -339,6 +340,14 @@ def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
     tamperer = RawEvents(store_url)
     yield tamperer
     tamperer.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fork_server() -> Iterator[None]:
+    """The fork server of the racing commands (tests/racing.py), if a test started it,
+    stopped and waited for at the end."""
+    yield
+    racing.stop()
 
 
 @pytest.fixture(scope="session")

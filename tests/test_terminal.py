@@ -246,7 +246,11 @@ def test_a_correction_not_confirmed_is_not_stored(tmp_path: Path, answer: str) -
     assert len(exported(tmp_path, db, "c")) == 8
 
 
-def test_make_demo_records_the_sample_evening_without_test_tools(tmp_path: Path) -> None:
+def test_make_demo_installs_pulka_without_test_tools(tmp_path: Path) -> None:
+    """What ``make demo`` would install: pulka alone. The demo itself, run in a
+    virtualenv of its own as a new user runs it, is the packaging check of ``.ci/run``
+    (once, not in every ``make test``); its recording commands are run by the browser
+    tests (tests/demo_game.py reads them from scripts/demo.sh)."""
     root = Path(__file__).resolve().parent.parent
     venv = tmp_path / "venv"
     plan = subprocess.run(["make", "-n", "demo", f"VENV={venv}"], cwd=root, capture_output=True, text=True,
@@ -254,10 +258,4 @@ def test_make_demo_records_the_sample_evening_without_test_tools(tmp_path: Path)
     assert plan.returncode == 0, plan.stderr
     installs = [line for line in plan.stdout.splitlines() if "pip install" in line]
     assert installs and all("[test]" not in line and "install -e ." in line for line in installs)
-    # The demo itself: the README's evening, settled and audited, with the pulka this test runs.
-    env = environment(tmp_path, PATH=f"{Path(PULKA[0]).parent}:{os.environ['PATH']}", TMPDIR=str(tmp_path))
-    done = subprocess.run(["bash", str(root / "scripts" / "demo.sh")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Boris pays Anna 38 whists = 3.80" in done.stdout and "demo: 69 events, chain intact" in done.stdout
-    assert "the line of deal 3 again" in done.stderr and "Traceback" not in done.stderr
+    assert any("scripts/demo.sh" in line for line in plan.stdout.splitlines())

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 from pathlib import Path
 
@@ -108,8 +107,7 @@ def test_ctrl_c_and_ctrl_d_end_a_session_with_the_settlement(store_url: str, tmp
     t.send("Anna 6S w w 6 2 2")
     t.expect(r"deal 2: Anna deals, Boris leads > ")
     if stop == "ctrl-c":
-        t.reading()
-        t.proc.send_signal(signal.SIGINT)
+        t.interrupt()
     else:
         os.write(t.master, b"\x04")
     shown = t.expect(r"Both methods of rule 4.2.14 agree")

@@ -1,12 +1,17 @@
-"""Shared fixtures: the two stores every store test runs on, a sample pulka, raw SQL access.
+"""Shared fixtures: the two stores, a sample pulka, raw SQL access, the browsers.
 
 ``store_url`` runs a test once on SQLite (a file in the test's tmp_path) and once on
 PostgreSQL, at the address in ``PULKA_TEST_POSTGRES``, in a schema of its own that is
-dropped afterwards. Without that variable the PostgreSQL half is skipped, and says so;
-``.ci/run`` always sets it.
+dropped afterwards; a test marked ``sqlite_only`` (its subject a rule, a command's
+words or a fold, not the store) on SQLite alone. Without that variable the PostgreSQL
+half is skipped, and says so; ``.ci/run`` always sets it.
 
 ``raw`` reaches past the ledger to the events table itself, as someone with database
 access would: the tamper tests use it to edit, delete, insert and reorder rows.
+
+``browser`` and ``phones`` are the test process's headless Chromium (tests/browsers.py),
+started once and cleaned for each test. Passwords are hashed with the cheapest argon2id
+in the suite's processes (below).
 """
 
 from __future__ import annotations
@@ -69,6 +74,26 @@ POSTGRES_SKIP = (
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "postgres: runs against the PostgreSQL store")
+    config.addinivalue_line("markers", "sqlite_only: store_url is SQLite alone (the test's subject is a rule, a "
+                                       "command's words or a fold, which do not depend on the store)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``store_url`` on both stores, or on SQLite alone for a test marked ``sqlite_only``.
+
+    PostgreSQL is for what can differ between the stores: the store's contract and its
+    faults, concurrency, the views, the archive and the rating kept in SQL, the proofs
+    and the tree over stored rows, and the service's processes. A rule of the Code, a
+    command's words or a fold read the same events from either store, and are tested
+    once. A module whose own fixtures take the store as their parameter (``"sqlite"``
+    or ``"postgres"``, say a module-scoped store played once per store) names them in
+    ``STORE_FIXTURES``."""
+    stores = [pytest.param("sqlite", id="sqlite")]
+    if metafunc.definition.get_closest_marker("sqlite_only") is None:
+        stores.append(pytest.param("postgres", marks=pytest.mark.postgres, id="postgres"))
+    for name in ("store_url", *getattr(metafunc.module, "STORE_FIXTURES", ())):
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, stores, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -118,9 +143,9 @@ def postgres_url_with_password(request: pytest.FixtureRequest) -> str:
     return url
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture
 def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
-    """A fresh, empty store address: SQLite, then PostgreSQL."""
+    """A fresh, empty store address: SQLite, then PostgreSQL (``pytest_generate_tests``)."""
     if request.param == "sqlite":
         return str(tmp_path / "pulka.db")
     url: str = request.getfixturevalue("postgres_url")

@@ -1,4 +1,6 @@
-"""The command line, end to end through click, on both stores (SQLite and PostgreSQL)."""
+"""The command line, end to end through click: what a command stores, refuses and prints,
+on SQLite; what the store must keep (round trips, a refusal that stores nothing,
+concurrent writers, the same bytes from either store) on PostgreSQL too."""
 
 from __future__ import annotations
 
@@ -70,6 +72,7 @@ def write(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
+@pytest.mark.sqlite_only
 def test_settle_json_is_the_documented_document(store_url: str, tmp_path: Path) -> None:
     ok(store_url, "import", write(tmp_path, "club7.jsonl", CLUB7))
     out = ok(store_url, "settle", "club-7", "--json")
@@ -124,6 +127,7 @@ def test_export_import_round_trip(store_url: str, tmp_path: Path) -> None:
     assert "chain intact" in ok(copy, "verify", "--file", write(tmp_path, "e.jsonl", exported))
 
 
+@pytest.mark.sqlite_only
 def test_scorer_commands_record_a_deal(store_url: str) -> None:
     ok(store_url, "new", "t1", "--players", "Anna,Boris,Vera", "--pulya", "10")
     ok(store_url, "bid", "t1", "Anna", "6S")
@@ -142,6 +146,7 @@ def test_scorer_commands_record_a_deal(store_url: str) -> None:
     assert "whists on Anna" in text and "= 12" in text
 
 
+@pytest.mark.sqlite_only
 def test_deal_line_and_time_travel(store_url: str) -> None:
     ok(store_url, "new", "t2", "--players", "A,B,C", "--pulya", "10")
     ok(store_url, "deal", "t2", "6S pass pass | 6S | whist whist | 6 2 2")
@@ -162,6 +167,7 @@ def test_deal_line_and_time_travel(store_url: str) -> None:
     assert "no deal 9" in refused(store_url, "settle", "t2", "--deal", "9")
 
 
+@pytest.mark.sqlite_only
 def test_time_travel_by_the_clock(store_url: str, tmp_path: Path) -> None:
     lines = CLUB7.splitlines()
     times = ["20:00:00", "20:00:05", "20:00:05", "20:00:06", "20:10:00", "20:10:01", "20:10:02", "20:11:00",
@@ -180,6 +186,7 @@ def test_time_travel_by_the_clock(store_url: str, tmp_path: Path) -> None:
     assert "line 3" in err and "before the previous event" in err
 
 
+@pytest.mark.sqlite_only
 def test_audit_log_explain_and_diff(store_url: str, tmp_path: Path) -> None:
     ok(store_url, "new", "t3", "--players", "A,B,C", "--pulya", "20")
     ok(store_url, "deal", "t3", "6S pass pass | 6S | whist whist | 6 2 2")
@@ -207,6 +214,7 @@ def test_audit_log_explain_and_diff(store_url: str, tmp_path: Path) -> None:
     assert [e["number"] for e in d["events"]] == [9, 11]
 
 
+@pytest.mark.sqlite_only
 def test_unknown_game_and_bad_points_are_refused(store_url: str) -> None:
     ok(store_url, "new", "known", "--players", "A,B,C")
     err = refused(store_url, "sheet", "unknown")
@@ -243,6 +251,7 @@ def test_concurrent_writers_are_caught(store_url: str) -> None:
     assert [e.get("bid") for e in events[1:]] == ["6S"]
 
 
+@pytest.mark.sqlite_only
 def test_rules_command_and_custom_rule_sets(store_url: str, tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["rules"]).stdout.split()
     assert out == ["sochi", "leningrad", "rostov", "classic"]
@@ -278,6 +287,7 @@ def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:
         assert store.games() == []
 
 
+@pytest.mark.sqlite_only
 def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None:
     ok(store_url, "new", "f", "--players", "A,B,C")
     ok(store_url, "deal", "f", "6S pass pass | 6S | whist whist", "--leave-open")  # played, tricks forgotten
@@ -294,6 +304,7 @@ def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None
     assert "deal 2 has its result already" in refused(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "2")
 
 
+@pytest.mark.sqlite_only
 def test_a_forgotten_result_in_time_counts(store_url: str) -> None:
     ok(store_url, "new", "g", "--players", "A,B,C")
     ok(store_url, "deal", "g", "6S pass pass | 6S | whist whist", "--leave-open")

@@ -1,5 +1,5 @@
 """Issue 18, the Code: the rulings and corrections that could not be recorded with their
-rule, on the command line and on both stores. The talon exposed with one other player
+rule, on the command line. The talon exposed with one other player
 still bidding [Code 3.3.16.2] against two [3.3.16.3]; a change of contract after a whist
 where the intention to correct was evident [3.4.8]; a disputed plan of play [3.8.5.1 a, b];
 a declaration against the rules at a misère [3.4.4]; and the consolation of the defender
@@ -11,8 +11,13 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def run(db: str, *args: str) -> Result:

@@ -23,6 +23,10 @@ from ledger.vocabulary.events import EVENT_TYPES, decode_event, encode_event, ev
 from ledger.vocabulary.logfile import LogLine, decode_log, export_line, parse_export, read_batches, split_streams
 from ledger.vocabulary.refusal import Refused
 
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MESSAGE_MAX = 2000  # characters of standard error that a refusal of a huge input may take
 
@@ -131,7 +135,7 @@ UNREADABLE = {"invalid UTF-8", "empty", "blank lines", "not JSON", "a JSON list"
 
 
 def test_every_damaged_log_is_refused_by_import_and_verify(db: str, tmp_path: Path) -> None:
-    """Every case on each store, one after another on the same store: each refusal must
+    """Every case, one after another on the same store: each refusal must
     leave it exactly as it was."""
     for case, (data, line, words) in CASES.items():
         path = tmp_path / "damaged.jsonl"

@@ -1,4 +1,4 @@
-"""The rest of the Code on the command line, on both stores: the four-player dealer's
+"""The rest of the Code on the command line: the four-player dealer's
 whist in a deal line, dark bids, a scorer's --by and PULKA_BY, penalty tricks, deals
 out of turn, rulings, changes of players, the talon, settling on demand; and the log
 and explain showing the rule behind each number."""
@@ -8,8 +8,13 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def run(db: str, *args: str, env: dict[str, str] | None = None) -> Result:

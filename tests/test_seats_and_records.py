@@ -1,4 +1,4 @@
-"""Issue 18 items 3, 5, 6, 7 and 8 on the command line, on both stores: a newcomer in the
+"""Issue 18 items 3, 5, 6, 7 and 8 on the command line: a newcomer in the
 place of the one who left [Code 3.1.2], corrections after a join [4.2.7], a correction
 that changes no number [4.2.7], an objection to a record without effect and explain
 naming it [4.2.10], and a deal's numbers credited to its result [4.2.4]. The golden
@@ -12,12 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.logfile import parse_log
 from projections.audit import explain, ignored_records
 from projections.game import replay
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def run(db: str, *args: str) -> Result:

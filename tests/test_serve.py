@@ -1,8 +1,9 @@
-"""The live service (``pulka serve``), through its HTTP API, on both stores: who may do
+"""The live service (``pulka serve``), through its HTTP API: who may do
 what, CSRF, the sign-in limit, every write stored once under resends and across
 processes, the 409 of a second phone, refusals as JSON, a structured outcome recorded as
-its deal line, and the language of a request. Real processes where a process is the
-point: ``test_serve_processes.py``."""
+its deal line, and the language of a request. What is kept in the store (the writes
+stored once, the tokens, the sign-in limit, the second phone's 409) on both stores.
+Real processes where a process is the point: ``test_serve_processes.py``."""
 
 from __future__ import annotations
 
@@ -101,6 +102,7 @@ def test_each_role_does_what_it_may_and_records_in_its_own_name(club: str) -> No
     assert by == ["arbiter:dora", *["scorer:Masha"] * 7, "Anna", "arbiter:igor"]
 
 
+@pytest.mark.sqlite_only
 def test_a_write_without_its_csrf_token_is_refused_and_stores_nothing(club: str) -> None:
     with client(club) as c:
         director = sign_in(c, "dora")
@@ -193,6 +195,7 @@ def test_a_second_phone_on_the_same_table_gets_409_with_the_fresh_state(club: st
     assert len(events(club, "t1")) == 8
 
 
+@pytest.mark.sqlite_only
 def test_a_refusal_is_json_with_its_rule_message_allowed_and_field(club: str) -> None:
     with client(club) as c:
         director = sign_in(c, "dora")
@@ -214,6 +217,7 @@ def test_a_refusal_is_json_with_its_rule_message_allowed_and_field(club: str) ->
     assert len(events(club, "t1")) == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str, tmp_path: Any) -> None:
     """The outcome by name, the auction left out, gives the events of the line a scorer
     types for it: the declarer (Vera, third to speak) bids, the others pass; the calls
@@ -241,6 +245,7 @@ def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str,
     assert [e.tricks for e in stored if hasattr(e, "tricks")] == tricks
 
 
+@pytest.mark.sqlite_only
 def test_a_request_is_answered_in_its_language(club: str) -> None:
     with client(club) as c:
         english = c.post("/api/games/x/undo", json={"id": "undo-00001", "version": 1})
@@ -262,6 +267,7 @@ def test_a_request_is_answered_in_its_language(club: str) -> None:
     assert len(events(club, "t1")) == 1
 
 
+@pytest.mark.sqlite_only
 def test_every_response_carries_the_security_headers(club: str) -> None:
     with client(club) as c:
         r = c.get("/api/session")
@@ -272,6 +278,7 @@ def test_every_response_carries_the_security_headers(club: str) -> None:
     assert "httponly" in cookie and "samesite=strict" in cookie
 
 
+@pytest.mark.sqlite_only
 def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirmed(club: str) -> None:
     """A typed line whose counts, read from the forehand, put the declarer five down while
     a defender took eight is refused as a likely slip of the order, with the line that

@@ -13,6 +13,10 @@ import pytest
 
 from helpers import PULKA, Terminal, environment, pulka, write
 
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
+
 
 def start(tmp_path: Path, store_url: str, *args: str) -> Terminal:
     return Terminal([*PULKA, "--db", store_url, *args], environment(tmp_path), tmp_path)

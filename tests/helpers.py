@@ -243,11 +243,11 @@ def told_text(told: Told) -> str:
 
 
 class Scorer:
-    """One pulka at the scorer's desk (``ledger.desks.pulka.PulkaDesk``) on a store, for a
-    test whose subject is a rule of the Code: each recording command as the desk takes
-    it, without the command line, which only parses and prints (its own words, options
-    and exit statuses are tested through click, in test_cli.py, test_table.py and the
-    tests of each command).
+    """One game at the scorer's desk (``ledger.desks.pulka.PulkaDesk``, or a rubber's
+    ``RubberDesk``) on a store, for a test whose subject is a rule of the Code (or a Law
+    of bridge): each recording command as the desk takes it, without the command line,
+    which only parses and prints (its own words, options and exit statuses are tested
+    through click, in test_cli.py, test_table.py and a test of each command's options).
 
     ``scorer.deal(line)``, ``scorer.ruling("3.4.4", by=...)``, any command of the desk on
     the game: what the scorer is told (``told_text``). ``scorer.refused("contract", "A",
@@ -256,14 +256,15 @@ class Scorer:
     what ``pulka sheet --json``, ``pulka explain`` and ``pulka log`` show of the game;
     ``settlement()`` and ``exported()``, ``pulka settle --json``'s and ``pulka export``'s."""
 
-    def __init__(self, db: str, game: str, players: str, **options: Any) -> None:
+    def __init__(self, db: str, game: str, players: str, *, rubber: bool = False, **options: Any) -> None:
         from ledger.application import Ledger
         from ledger.desks.pulka import PulkaDesk
+        from ledger.desks.rubber import RubberDesk
         from ledger.store.event_store import Store
 
         self.db, self.game = db, game
         self.store = Store(db)
-        self.desk = PulkaDesk(Ledger(self.store))
+        self.desk: Any = (RubberDesk if rubber else PulkaDesk)(Ledger(self.store))
         self.desk.new(game, players, **options)
 
     def close(self) -> None:
@@ -295,11 +296,18 @@ class Scorer:
             return str(exc)
         raise AssertionError(f"{command} {args} {options} should be refused")
 
+    def events(self) -> list[Any]:
+        return [s.event for s in self.store.load(self.game)]
+
+    def kind(self) -> Any:
+        from projections.kinds import kind_of
+
+        return kind_of(self.events()[0])
+
     def view(self) -> Any:
-        from projections.pulka import pulka_view
         from projections.points import Point
 
-        return pulka_view([s.event for s in self.store.load(self.game)], Point())
+        return self.kind().view(self.events(), Point(), None)
 
     def sheet(self) -> dict[str, Any]:
         doc: dict[str, Any] = self.view().sheet_doc()
@@ -310,20 +318,20 @@ class Scorer:
 
         view = self.view()
         cell = view.parse_cell(number)
-        return render_explain(cell, view.explain(cell))
+        return render_explain(cell, view.explain(cell), None, self.kind().cells)
 
     def log(self) -> str:
-        from projections.pulka import audit
         from projections.trail import render_audit
 
-        return render_audit(audit([s.event for s in self.store.load(self.game)]))
+        kind = self.kind()
+        return render_audit(kind.audit(self.events(), None), None, kind.cells)
 
     def log_rows(self) -> dict[int, dict[str, Any]]:
         """``pulka log --json``'s rows, by event number."""
-        from projections.pulka import audit
         from projections.trail import row_doc
 
-        return {row["number"]: row for row in map(row_doc, audit([s.event for s in self.store.load(self.game)]))}
+        kind = self.kind()
+        return {row["number"]: row for row in (row_doc(r, kind.cells) for r in kind.audit(self.events(), None))}
 
     def explained(self, number: str) -> list[dict[str, Any]]:
         """``pulka explain --json``'s writes."""
@@ -339,7 +347,7 @@ class Scorer:
         """The game's events as ``pulka export`` writes them (without their digests)."""
         from ledger.vocabulary.events import event_to_dict
 
-        return [event_to_dict(s.event) for s in self.store.load(self.game)]
+        return [event_to_dict(event) for event in self.events()]
 
     def count(self) -> int:
         return self.store.count(self.game)

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 import projections.rubber as rubber_projection
 
 from cli.main import main
+from helpers import Scorer
 from ledger.store.event_store import Store
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, Honours, PassedOut, RubberStarted
 from ledger.vocabulary.bridge_rules import LAWS
@@ -296,33 +297,32 @@ def test_a_rubber_stored_before_keeps_its_contracts_and_digests(store_url: str, 
     assert json.loads(ok(store_url, "settle", "old_typed_contracts", "--json"))["totals"] == {"NS": 190, "EW": 120}
 
 
-@pytest.mark.sqlite_only
-def test_who_doubled_is_recorded_shown_and_judged(store_url: str) -> None:
-    """[Law 19] X@SEAT and XX@SEAT on the deal line: stored as doubled_by and
-    redoubled_by, shown in the log; a double by the declaring side, a redouble by the
-    defenders and a doubler named for an undoubled contract are refused, nothing stored."""
-    ok(store_url, "bridge", "new", "r6", "--players", "Anna,Boris,Vera,Gleb")
-    said = json.loads(ok(store_url, "bridge", "deal", "r6", "4S X@E N 10", "--json"))
-    event = said["events"][0]
-    assert (event["double"], event["doubled_by"], "redoubled_by" in event) == ("X", "Boris", False)
-    before = ok(store_url, "export", "r6")
-    err = refused(store_url, "bridge", "deal", "r6", "2H X@W E 8")  # Gleb is Boris's partner
-    assert "[Law 19]" in err and "double only a bid made by an opponent" in err and "allowed: Anna or Vera" in err
-    err = refused(store_url, "bridge", "deal", "r6", "2H X@N XX@S E 8")  # Vera defends
-    assert "[Law 19]" in err and "redouble only a double made by an opponent" in err
-    assert "not doubled" in refused(store_url, "bridge", "correct", "r6", "2", "double=none")
-    assert ok(store_url, "export", "r6") == before
-    said = json.loads(ok(store_url, "bridge", "deal", "r6", "2H X@N XX@W E 8", "--json"))
-    event = said["events"][0]
-    assert (event["double"], event["doubled_by"], event["redoubled_by"]) == ("XX", "Anna", "Gleb")
-    # Redoubled 2H made: 60 x 4 = 240 below (E-W's game) and 100 for making it [Law 81].
-    assert {(w["side"], w["line"], w["amount"]) for w in said["writes"]} == {("EW", "below", 240), ("EW", "above", 100)}
-    log = ok(store_url, "log", "r6")
-    assert "the double by Boris" in log and "the double by Anna, the redouble by Gleb" in log
-    ok(store_url, "bridge", "correct", "r6", "2", "doubled_by=W")
-    assert "correction of event 2: doubled_by=Gleb" in ok(store_url, "log", "r6")
-    ok(store_url, "bridge", "correct", "r6", "2", "double=none", "doubled_by=none")
-    assert "chain intact" in ok(store_url, "verify", "r6")
+def test_who_doubled_is_recorded_shown_and_judged(tmp_path: Path) -> None:
+    """[Law 19] X@SEAT and XX@SEAT on the deal line, at the rubber's desk: stored as
+    doubled_by and redoubled_by, shown in the log; a double by the declaring side, a
+    redouble by the defenders and a doubler named for an undoubled contract are refused,
+    nothing stored."""
+    with Scorer(str(tmp_path / "pulka.db"), "r6", "Anna,Boris,Vera,Gleb", rubber=True) as r:
+        r.deal("4S X@E N 10")
+        event = r.exported()[-1]
+        assert (event["double"], event["doubled_by"], "redoubled_by" in event) == ("X", "Boris", False)
+        err = r.refused("deal", "2H X@W E 8")  # Gleb is Boris's partner
+        assert "[Law 19]" in err and "double only a bid made by an opponent" in err and "allowed: Anna or Vera" in err
+        err = r.refused("deal", "2H X@N XX@S E 8")  # Vera defends
+        assert "[Law 19]" in err and "redouble only a double made by an opponent" in err
+        assert "not doubled" in r.refused("correct", 2, {"double": "none"})
+        said = r.deal("2H X@N XX@W E 8")
+        event = r.exported()[-1]
+        assert (event["double"], event["doubled_by"], event["redoubled_by"]) == ("XX", "Anna", "Gleb")
+        # Redoubled 2H made: 60 x 4 = 240 below (E-W's game) and 100 for making it [Law 81].
+        writes = {line for line in said.splitlines() if line.startswith("ВЫ (E–W) ")}
+        assert writes == {"ВЫ (E–W) below +240", "ВЫ (E–W) above +100"}
+        log = r.log()
+        assert "the double by Boris" in log and "the double by Anna, the redouble by Gleb" in log
+        r.correct(2, {"doubled_by": "W"})
+        assert "correction of event 2: doubled_by=Gleb" in r.log()
+        r.correct(2, {"double": "none", "doubled_by": "none"})
+        assert r.verified()
 
 
 @pytest.mark.sqlite_only

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cli.main import main
+from helpers import Scorer
 from ledger.vocabulary.events import Bid
 from ledger.application import Ledger
 from ledger.store.event_store import ConcurrentWriteError, Store
@@ -287,32 +288,42 @@ def test_an_export_edited_by_hand_is_refused(tmp_path: Path) -> None:
         assert store.games() == []
 
 
+def test_a_forgotten_result_is_flagged_and_may_come_late(tmp_path: Path) -> None:
+    """[Code 4.2.10], at the scorer's desk: a deal's result not recorded is flagged; it
+    may come until the next deal's bidding has ended, and after that has no effect."""
+    with Scorer(str(tmp_path / "pulka.db"), "f", "A,B,C") as t:
+        t.deal("6S pass pass | 6S | whist whist", leave_open=True)  # played, tricks forgotten
+        t.deal("pass pass pass | 3 3 4", leave_open=True)  # the next deal goes on
+        log = t.log_rows()
+        assert "not recorded" in log[8]["note"]
+        before = t.sheet()
+        assert before["A"]["pulya"] == 0
+        # The deadline for deal 1 has passed (deal 2's bidding closed at event 10): no effect.
+        t.tricks(["A=6", "B=2", "C=2"], deal=1)
+        after = t.log_rows()[t.count()]
+        assert after["effective"] is False and "too late" in after["reason"] and after["rule"] == "4.2.10"
+        assert t.sheet() == before
+        assert "deal 2 has its result already" in t.refused("tricks", ["A=6", "B=2", "C=2"], deal=2)
+    with Scorer(str(tmp_path / "pulka.db"), "g", "A,B,C") as t:
+        t.deal("6S pass pass | 6S | whist whist", leave_open=True)
+        t.bid("B", "pass", leave_open=True)  # deal 2's auction has begun, not ended
+        t.tricks(["A=6", "B=2", "C=2"], deal=1)
+        sheet = t.sheet()
+        assert sheet["A"]["pulya"] == 2 and sheet["B"]["whists"]["A"] == 4
+        assert "accepted" in t.log_rows()[t.count()]["reason"]
+
+
 @pytest.mark.sqlite_only
-def test_a_forgotten_result_is_flagged_and_may_come_late(store_url: str) -> None:
+def test_the_command_line_records_a_result_late(store_url: str) -> None:
+    """What the command line adds to a late result: ``--leave-open`` on a deal line and a
+    bid, ``tricks --deal``, the note in ``log --json``, a refusal's exit status."""
     ok(store_url, "new", "f", "--players", "A,B,C")
-    ok(store_url, "deal", "f", "6S pass pass | 6S | whist whist", "--leave-open")  # played, tricks forgotten
-    ok(store_url, "deal", "f", "pass pass pass | 3 3 4", "--leave-open")  # the next deal goes on
-    log = json.loads(ok(store_url, "log", "f", "--json"))["events"]
-    assert "not recorded" in log[7]["note"] and log[7]["number"] == 8
-    before = json.loads(ok(store_url, "sheet", "f", "--json"))
-    assert before["A"]["pulya"] == 0
-    # The deadline for deal 1 has passed (deal 2's bidding closed at event 10): no effect.
+    ok(store_url, "deal", "f", "6S pass pass | 6S | whist whist", "--leave-open")
+    ok(store_url, "bid", "f", "B", "pass", "--leave-open")
+    assert "not recorded" in json.loads(ok(store_url, "log", "f", "--json"))["events"][7]["note"]
     ok(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "1")
-    after = json.loads(ok(store_url, "log", "f", "--json"))["events"][-1]
-    assert after["effective"] is False and "too late" in after["reason"] and after["rule"] == "4.2.10"
-    assert json.loads(ok(store_url, "sheet", "f", "--json")) == before
-    assert "deal 2 has its result already" in refused(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "2")
-
-
-@pytest.mark.sqlite_only
-def test_a_forgotten_result_in_time_counts(store_url: str) -> None:
-    ok(store_url, "new", "g", "--players", "A,B,C")
-    ok(store_url, "deal", "g", "6S pass pass | 6S | whist whist", "--leave-open")
-    ok(store_url, "bid", "g", "B", "pass", "--leave-open")  # deal 2's auction has begun, not ended
-    ok(store_url, "tricks", "g", "A=6", "B=2", "C=2", "--deal", "1")
-    sheet = json.loads(ok(store_url, "sheet", "g", "--json"))
-    assert sheet["A"]["pulya"] == 2 and sheet["B"]["whists"]["A"] == 4
-    assert "accepted" in json.loads(ok(store_url, "log", "g", "--json"))["events"][-1]["reason"]
+    assert json.loads(ok(store_url, "sheet", "f", "--json"))["A"]["pulya"] == 2
+    assert "deal 1 is not waiting for its tricks" in refused(store_url, "tricks", "f", "A=6", "B=2", "C=2", "--deal", "1")
 
 
 def test_an_export_imported_again_stores_only_what_is_new(store_url: str, tmp_path: Path) -> None:

@@ -23,10 +23,6 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import msgspec
-
-import browsers
-import racing
-
 import psycopg
 import pytest
 from psycopg import sql
@@ -58,6 +54,9 @@ from ledger.vocabulary.events import (
 )
 from ledger.vocabulary.rules import SOCHI
 from ledger.store.event_store import Store, game_id, is_postgres_url, parse_postgres_url
+
+import browsers
+import racing
 
 # Passwords hashed with the cheapest argon2id in this process and every process it starts
 # (web.accounts reads it once, at import, which is after this): the suite makes and

@@ -77,6 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "command's words or a fold, which do not depend on the store)")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``store_url`` on both stores, or on SQLite alone for a test marked ``sqlite_only``.
 
@@ -86,13 +87,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     command's words or a fold read the same events from either store, and are tested
     once. A module whose own fixtures take the store as their parameter (``"sqlite"``
     or ``"postgres"``, say a module-scoped store played once per store) names them in
-    ``STORE_FIXTURES``."""
+    ``STORE_FIXTURES``.
+
+    The stores are given as a ``parametrize`` mark, which pytest's own hook (after this
+    one) reads, and which takes the place of a fixture's params."""
     stores = [pytest.param("sqlite", id="sqlite")]
     if metafunc.definition.get_closest_marker("sqlite_only") is None:
         stores.append(pytest.param("postgres", marks=pytest.mark.postgres, id="postgres"))
     for name in ("store_url", *getattr(metafunc.module, "STORE_FIXTURES", ())):
         if name in metafunc.fixturenames:
-            metafunc.parametrize(name, stores, indirect=True)
+            metafunc.definition.add_marker(pytest.mark.parametrize(name, stores, indirect=True), append=False)
 
 
 @pytest.fixture(scope="session")
@@ -142,7 +146,10 @@ def postgres_url_with_password(request: pytest.FixtureRequest) -> str:
     return url
 
 
-@pytest.fixture
+# The params are the test's own parametrize mark (``pytest_generate_tests``), which takes
+# their place; a parametrized fixture is also what tells hypothesis to draw a property
+# test's examples from a seed of its own for each store.
+@pytest.fixture(params=["sqlite", "postgres"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
     """A fresh, empty store address: SQLite, then PostgreSQL (``pytest_generate_tests``)."""
     if request.param == "sqlite":

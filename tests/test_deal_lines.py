@@ -3,7 +3,7 @@ declarer's tricks first), tricks named, the table's short words, raspasy and mis
 short, the contract from the last bid; a result that a slip of the tricks' order would
 explain, held for the scorer; a line cut short; a full line typed after a part of it;
 the Code's "pass, half-whist, pass" [Code 3.8.8]; a correction naming its record by its
-deal. The parser is tested on a pulka in memory, the desk on both stores."""
+deal. The parser is tested on a pulka in memory, the desk on a store."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ from ledger.vocabulary.events import AnyEvent, Bid, GameStarted, Tricks
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 from projections.sheet import totals
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 CLOCK = "2026-11-30T20:00:00+00:00"
 ABV = ("Anna", "Boris", "Vera")

@@ -24,6 +24,10 @@ from ledger.vocabulary.logfile import LogLine, export_line, read_batches, split_
 from readings import parse_export
 from ledger.vocabulary.refusal import Refused
 
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MESSAGE_MAX = 2000  # characters of standard error that a refusal of a huge input may take
 
@@ -132,7 +136,7 @@ UNREADABLE = {"invalid UTF-8", "empty", "blank lines", "not JSON", "a JSON list"
 
 
 def test_every_damaged_log_is_refused_by_import_and_verify(db: str, tmp_path: Path) -> None:
-    """Every case on each store, one after another on the same store: each refusal must
+    """Every case, one after another on the same store: each refusal must
     leave it exactly as it was."""
     for case, (data, line, words) in CASES.items():
         path = tmp_path / "damaged.jsonl"

@@ -12,11 +12,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
 from projections.drawing import page
 from ledger.vocabulary import language
 from tests.helpers import ok, run
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def evening(db: str, *players: str) -> None:

@@ -1,4 +1,4 @@
-"""At the table, through the command line on both stores: what each recording command
+"""At the table, through the command line: what each recording command
 says it did, the verdicts it prints, the checks of table mode (a forgotten result, a
 line typed twice), the table's words, corrections in those words with their preview,
 and the current game."""
@@ -10,7 +10,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from helpers import FLOAT_ARTEFACT, ok, refused, run, write
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 PLAYERS = ("Anna", "Boris", "Vera")
 

@@ -29,10 +29,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import random
 import secrets
 import sqlite3
 import time
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from argon2 import PasswordHasher
@@ -56,7 +58,21 @@ SESSION_HOURS = 12  # a session ends this long after its sign-in, used or not
 QUIET = 86400.0  # a count of attempts untouched this long is forgotten
 TRIES = 200  # compare-and-set rounds before a count that others keep changing is taken as locked
 
-_hasher = PasswordHasher()  # argon2id with the library's defaults (RFC 9106's second choice)
+CHEAP_HASH_ENV = "PULKA_TEST_CHEAP_HASH"
+
+
+def password_hasher(environ: Mapping[str, str]) -> PasswordHasher:
+    """argon2id with the library's defaults (RFC 9106's second choice: three passes over
+    64 MiB), unless ``PULKA_TEST_CHEAP_HASH`` is ``1``: the test suite sets it, so that its
+    hundreds of accounts and sign-ins, each a hash, cost one pass over 8 KiB instead of
+    a tenth of a second each. A hash records its own parameters, so either kind is
+    verified by either hasher."""
+    if environ.get(CHEAP_HASH_ENV) == "1":
+        return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    return PasswordHasher()
+
+
+_hasher = password_hasher(os.environ)
 
 # Columns added to a table made by an earlier version (each with its type).
 LATER_COLUMNS = (("id", "TEXT"), ("name_key", "TEXT"), ("disabled", "INTEGER NOT NULL DEFAULT 0"),

@@ -29,6 +29,7 @@ from ledger.vocabulary.attestation import (
     CheckpointsStarted,
     Cosigned,
     EventSigned,
+    KeyRotated,
     SignaturesStarted,
 )
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
@@ -295,6 +296,7 @@ AnyEvent = (
     | CheckpointsStarted
     | CheckpointMade
     | Cosigned
+    | KeyRotated
     | SignaturesStarted
     | EventSigned
     # The accounts of the live service (``accounts``).
@@ -343,6 +345,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CheckpointsStarted,
         CheckpointMade,
         Cosigned,
+        KeyRotated,
         SignaturesStarted,
         EventSigned,
         AccountsStarted,

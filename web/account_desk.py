@@ -21,13 +21,13 @@ from ledger.vocabulary import language
 from ledger.vocabulary.accounts import AccountChanged, AccountCreated, AccountRemoved, SecondFactorRequired
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.refusal import Refused, excerpt
-from web.accounts import Account, Accounts, Row
+from web.accounts import Account, AccountRow, Accounts
 from web.passwords import check_password
 
 _ = language._  # every text a person reads, in the language in effect
 
 
-def found(accounts: Accounts, name: str) -> Row:
+def found(accounts: Accounts, name: str) -> AccountRow:
     """The account named, or a refusal naming the field."""
     row = accounts.row(name)
     if row is None:
@@ -35,14 +35,15 @@ def found(accounts: Accounts, name: str) -> Row:
     return row
 
 
-def by_id(accounts: Accounts, account_id: str) -> Row:
+def by_id(accounts: Accounts, account_id: str) -> AccountRow:
     row = next((r for r in accounts.all() if r.id == account_id), None)
     if row is None:
         raise Refused("accounts", _("no account {id}").format(id=excerpt(account_id)), field="account")
     return row
 
 
-def _changed(accounts: Accounts, store: Store, row: Row | None, change: Callable[[], None], event: AnyEvent) -> None:
+def _changed(accounts: Accounts, store: Store, row: AccountRow | None, change: Callable[[], None],
+             event: AnyEvent) -> None:
     """``change`` of the table, then ``event``; the table put back when the event fails."""
     change()
     try:
@@ -66,20 +67,20 @@ def create(accounts: Accounts, store: Store, name: str, password: str, role: str
     return account
 
 
-def not_oneself(row: Row, by: str, refusal: str) -> None:
+def not_oneself(row: AccountRow, by: str, refusal: str) -> None:
     """A director does not lock himself out: another director does it."""
     if by == f"arbiter:{row.name}":
         raise Refused("accounts", refusal, _("another director does it"), field="account")
 
 
-def change_role(accounts: Accounts, store: Store, row: Row, role: str, by: str) -> None:
+def change_role(accounts: Accounts, store: Store, row: AccountRow, role: str, by: str) -> None:
     if role != "director":
         not_oneself(row, by, _("a director does not take the director's role from his own account"))
     _changed(accounts, store, row, lambda: accounts.set_role(row.id, role),
              AccountChanged(account=row.id, name=row.name, change="role", role=role, by=by))
 
 
-def reset_password(accounts: Accounts, store: Store, row: Row, password: str, by: str) -> None:
+def reset_password(accounts: Accounts, store: Store, row: AccountRow, password: str, by: str) -> None:
     check_password(password, row.name)
     _changed(accounts, store, row, lambda: accounts.set_password(row.id, password),
              AccountChanged(account=row.id, name=row.name, change="password_reset", by=by))
@@ -94,14 +95,14 @@ def change_own_password(accounts: Accounts, store: Store, account: Account, pass
              AccountChanged(account=row.id, name=row.name, change="password_changed", by=f"arbiter:{row.name}"))
 
 
-def set_disabled(accounts: Accounts, store: Store, row: Row, disabled: bool, by: str) -> None:
+def set_disabled(accounts: Accounts, store: Store, row: AccountRow, disabled: bool, by: str) -> None:
     if disabled:
         not_oneself(row, by, _("a director does not disable his own account"))
     _changed(accounts, store, row, lambda: accounts.set_disabled(row.id, disabled),
              AccountChanged(account=row.id, name=row.name, change="disabled" if disabled else "enabled", by=by))
 
 
-def remove_account(accounts: Accounts, store: Store, row: Row, by: str) -> None:
+def remove_account(accounts: Accounts, store: Store, row: AccountRow, by: str) -> None:
     not_oneself(row, by, _("a director does not remove his own account"))
     _changed(accounts, store, row, lambda: accounts.remove(row.id),
              AccountRemoved(account=row.id, name=row.name, by=by))

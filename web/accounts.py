@@ -89,7 +89,7 @@ class Account(NamedTuple):
     second_factor: bool = False
 
 
-class Row(NamedTuple):
+class AccountRow(NamedTuple):
     """An account as its table holds it (what ``restore`` puts back)."""
 
     id: str
@@ -234,7 +234,7 @@ class Accounts:
                   (name, role, _hasher.hash(password), account_id, name_key(name), time.time()))
         return Account(name, role, account_id)
 
-    def row(self, name: str) -> Row | None:
+    def row(self, name: str) -> AccountRow | None:
         """The account ``name`` names: as written, else in another case or width."""
         if not storable(name):
             return None
@@ -242,15 +242,15 @@ class Accounts:
         rows = self._run(f"SELECT {ROW} FROM {{accounts}} WHERE name = ?", (name,))
         if not rows:
             rows = self._run(f"SELECT {ROW} FROM {{accounts}} WHERE name_key = ?", (name_key(name),))
-        return Row(*rows[0]) if len(rows) == 1 else None
+        return AccountRow(*rows[0]) if len(rows) == 1 else None
 
     def account(self, name: str) -> Account | None:
         found = self.row(name)
         return found.account if found is not None else None
 
-    def all(self) -> list[Row]:
+    def all(self) -> list[AccountRow]:
         self.ensure()
-        return [Row(*r) for r in self._run(f"SELECT {ROW} FROM {{accounts}} ORDER BY name")]
+        return [AccountRow(*r) for r in self._run(f"SELECT {ROW} FROM {{accounts}} ORDER BY name")]
 
     def count(self) -> int:
         self.ensure()
@@ -273,7 +273,7 @@ class Accounts:
         self._run("DELETE FROM {accounts} WHERE id = ?", (account_id,))
         self.end_sessions(account_id)
 
-    def restore(self, row: Row) -> None:
+    def restore(self, row: AccountRow) -> None:
         """Put an account back as it was (a change whose event could not be stored)."""
         self._run("DELETE FROM {accounts} WHERE id = ?", (row.id,))
         self._run(f"INSERT INTO {{accounts}} ({ROW}, name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -392,7 +392,7 @@ class Accounts:
         if not rows:
             return None
         *fields, expires, stage = rows[0]
-        found = Row(*fields)
+        found = AccountRow(*fields)
         if expires <= now or found.disabled:
             return None
         return found.account, str(stage)
@@ -436,7 +436,7 @@ class Accounts:
         self._run("UPDATE {accounts} SET totp = NULL, totp_pending = NULL, totp_step = 0, recovery = NULL "
                   "WHERE id = ?", (account_id,))
 
-    def _second_factor(self, row: Row, code: str, now: float) -> bool:
+    def _second_factor(self, row: AccountRow, code: str, now: float) -> bool:
         """Whether ``code`` is the account's: a TOTP code of a step not used yet, or one
         of its recovery codes (each taken once). Compare-and-set, as the counts are."""
         if not storable(code, 40) or row.totp is None:

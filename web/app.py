@@ -294,7 +294,7 @@ def refused_doc(exc: Refused) -> dict[str, Any]:
     return {"refused": doc}
 
 
-def refusal(request: Request, doc: dict[str, Any], status: int) -> Response:
+def refusal_answer(request: Request, doc: dict[str, Any], status: int) -> Response:
     """A refusal's answer, the store's address taken out of its texts."""
     inner = doc["refused"]
     for key in ("message", "reason", "allowed"):
@@ -305,7 +305,7 @@ def refusal(request: Request, doc: dict[str, Any], status: int) -> Response:
 
 async def on_refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
-    return refusal(request, refused_doc(exc), 422)
+    return refusal_answer(request, refused_doc(exc), 422)
 
 
 async def on_denied(request: Request, exc: Exception) -> Response:
@@ -326,15 +326,16 @@ async def on_too_large(request: Request, exc: Exception) -> Response:
 async def on_problem(request: Request, exc: Exception) -> Response:
     """A stored game that cannot be read (a broken chain, an event that cannot be
     replayed), a time or rule set that cannot be read: refused, with why."""
-    return refusal(request, {"refused": {"rule": "event-log", "message": str(exc), "allowed": None, "field": None}},
-                   422)
+    return refusal_answer(request, {"refused": {"rule": "event-log", "message": str(exc), "allowed": None,
+                                                "field": None}}, 422)
 
 
 async def on_views_missing(request: Request, exc: Exception) -> Response:
     """A store without the archive's views (the club's pages read them): refused, with
     what makes them."""
     assert isinstance(exc, ViewsMissing)
-    return refusal(request, {"refused": {"rule": "api", "message": str(exc), "allowed": None, "field": None}}, 422)
+    return refusal_answer(request, {"refused": {"rule": "api", "message": str(exc), "allowed": None, "field": None}},
+                          422)
 
 
 async def on_store(request: Request, exc: Exception) -> Response:

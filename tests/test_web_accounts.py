@@ -3,7 +3,12 @@
 never to another site; a director makes, disables and removes an account on his page,
 each change in the log beside them; a person changes his own password (his other
 sessions end), enrols an authenticator app by its QR code and signs in with a recovery
-code."""
+code.
+
+The module's own service (``test_web_pages.club``) and the test process's two browsers
+(conftest.py's ``phones``, cleaned for each test); each test makes the accounts it
+changes, so that none depends on another's.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +16,19 @@ import time
 
 import pytest
 
+import browsers
 from serving import PASSWORD
-from test_web_pages import Club, By, WebDriver, clean, club, own_errors, phones, tap, text_of, wait
+from test_web_pages import Club, By, WebDriver, club, own_errors, tap, text_of, wait
 from web.second_factor import code_at
 
-__all__ = ["club", "phones"]  # the fixtures, shared
+__all__ = ["club"]  # the fixture: this module's own service
+
+
+def arbiter(club: Club, name: str) -> None:
+    """A new arbiter ``name`` with the suite's password, made by the club's director."""
+    r = club.http.post("/api/accounts", json={"name": name, "password": PASSWORD, "role": "arbiter"},
+                       headers=club.headers)
+    assert r.status_code == 201, r.text
 
 
 def signed_in(driver: WebDriver, club: Club, name: str, password: str, then: str) -> None:
@@ -29,7 +42,6 @@ def signed_in(driver: WebDriver, club: Club, name: str, password: str, then: str
 def test_after_a_real_sign_in_the_page_stays_on_the_service(phones: tuple[WebDriver, WebDriver], club: Club,
                                                            wanted: str) -> None:
     driver = phones[0]
-    clean(driver)
     signed_in(driver, club, "igor", PASSWORD, wanted)
     wait(driver, lambda d: d.current_url.startswith(club.url + "/arbiter"))
     assert "evil" not in driver.current_url
@@ -37,7 +49,6 @@ def test_after_a_real_sign_in_the_page_stays_on_the_service(phones: tuple[WebDri
 
 def test_a_director_makes_disables_and_removes_an_account(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     driver = phones[0]
-    clean(driver)
     signed_in(driver, club, "dora", PASSWORD, "/director")
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#accounts tr[data-account='igor']"))
     driver.find_element(By.ID, "a-name").send_keys("olga")
@@ -66,11 +77,10 @@ def test_a_director_makes_disables_and_removes_an_account(phones: tuple[WebDrive
 def test_a_person_changes_his_password_and_enrols_a_second_factor(phones: tuple[WebDriver, WebDriver],
                                                                   club: Club) -> None:
     me, elsewhere = phones
-    for d in phones:
-        clean(d)
-    signed_in(elsewhere, club, "igor", PASSWORD, "/arbiter")
+    arbiter(club, "ivan")
+    signed_in(elsewhere, club, "ivan", PASSWORD, "/arbiter")
     wait(elsewhere, lambda d: d.current_url.startswith(club.url + "/arbiter"))
-    signed_in(me, club, "igor", PASSWORD, "/account")
+    signed_in(me, club, "ivan", PASSWORD, "/account")
     wait(me, lambda d: d.find_element(By.ID, "desk").is_displayed())
     me.find_element(By.ID, "o-current").send_keys(PASSWORD)
     me.find_element(By.ID, "o-password").send_keys("my own new passphrase")
@@ -88,8 +98,8 @@ def test_a_person_changes_his_password_and_enrols_a_second_factor(phones: tuple[
     recovery = me.find_element(By.CSS_SELECTOR, "#sf-code-list li").text
     assert me.find_element(By.ID, "sf-on").is_displayed()
     # signing in again: the password alone is not enough; a recovery code is
-    clean(elsewhere)
-    signed_in(elsewhere, club, "igor", "my own new passphrase", "/arbiter")
+    browsers.clean(elsewhere, browsers.PHONE)
+    signed_in(elsewhere, club, "ivan", "my own new passphrase", "/arbiter")
     wait(elsewhere, lambda d: d.find_element(By.ID, "code-field").is_displayed())
     elsewhere.find_element(By.ID, "code").send_keys(recovery)
     tap(elsewhere, "#signin")

@@ -170,8 +170,11 @@ class Bounded:
         if refusal is not None:
             status, message, wait = refusal
             answer = json({"refused": {"rule": "access", "message": message, "allowed": None, "field": None}}, status)
-            answer.headers["retry-after"] = str(max(1, round(wait + 0.5)))
-            await asyncio.sleep(min(wait, self.tarpit))
+            retry_after = max(1, round(wait + 0.5))
+            answer.headers["retry-after"] = str(retry_after)
+            # the whole Retry-After (a second at most), not the moment the budget is back
+            # above nothing: a client that asks at once again gets one refusal a second
+            await asyncio.sleep(min(retry_after, self.tarpit))
             await answer(scope, receive, send)
             return
         charged = [0.0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from fractions import Fraction
+from ledger.vocabulary.wording import digits
 from typing import Any, TypeVar
 
 import msgspec
@@ -151,14 +152,11 @@ def point_of(request: Request) -> Point:
     return Point(int_param(q, "at"), int_param(q, "deal"), time_param(q.get("time")))
 
 
-WHOLE = re.compile(r"-?[0-9]{1,18}")  # ASCII digits only: ``str.isdigit`` takes "²" too, which int() refuses
-
-
 def int_param(q: Mapping[str, str], name: str) -> int | None:
     text = q.get(name)
     if text is None or text == "":
         return None
-    if not WHOLE.fullmatch(text):
+    if not digits(text.removeprefix("-")):
         raise Refused("api", _("{name} is a whole number, not {text}").format(name=name, text=repr(text[:40])),
                       _("a whole number, e.g. 12"), field=name)
     return int(text)

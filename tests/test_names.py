@@ -152,6 +152,30 @@ def test_two_players_who_are_one_player_after_folding(db: str, tmp_path: Path) -
 
 
 @pytest.mark.sqlite_only
+def test_names_that_read_as_another_are_refused_at_the_command_line_as_at_the_service(db: str) -> None:
+    """Unicode's confusables (UTS #39's skeleton, ``names.look_key``): the command line
+    refuses what the service refuses (tests/test_serve_security.py, finding 7): two
+    players who read as one, a newcomer who reads as a player of the game, a name that
+    reads as a recorder's ``arbiter:``/``scorer:``, and an alias that writes for one
+    player a name that reads as another's."""
+    cyrillic_a, cyrillic_big_a, cyrillic_o, cyrillic_ve = "\u0430", "\u0410", "\u043e", "\u0412"
+    refused(db, "new", "g2", "--players", f"Anna,{cyrillic_big_a}nna,Vera", words=("read as one name",))
+    refused(db, "new", "g2", "--players", f"Dora,D{cyrillic_o}ra,Vera", words=("read as one name",))
+    refused(db, "tournament", "new", "t2", "--players", "Anna,Boris,V\u0435ra,Vera", "--pulya", "10",
+            words=("read as one name",))
+    for name in ("Arbiter:Oleg", f"{cyrillic_a}rbiter:Oleg", "arbiter\uff1aOleg", "SCORER:Masha"):
+        refused(db, "new", "g2", "--players", f"{name},Boris,Vera", words=("reads as",))
+        refused(db, "substitute", "g", "Anna", name, "--agreed-by", "Boris,Vera", words=("reads as",))
+    ok(db, "deal", "g", "pass pass pass | 4 3 3")  # a newcomer comes after a deal [Code 3.1.2]
+    refused(db, "join", "g", f"{cyrillic_ve}oris", "--agreed-by", "Anna,Boris,Vera", words=("read as one name",))
+    ok(db, "alias", "Bob", "Boris")
+    ok(db, "alias", f"{cyrillic_ve}oris", "Boris")  # reads as Boris, and is written for him
+    refused(db, "alias", f"{cyrillic_ve}{cyrillic_o}b", "Vera", words=("reads as 'Bob', who is another player",))
+    refused(db, "alias", f"{cyrillic_big_a}nna", "Vera", words=("who is another player",))
+    ok(db, "new", "g2", "--players", "Anna,Anya,Vera")  # names alike to the ear, not to the eye: two players
+
+
+@pytest.mark.sqlite_only
 def test_a_newcomer_who_is_a_player_of_the_game_under_another_spelling(db: str) -> None:
     """The events of changes of players ([Code 3.1.2, 5.4.7]) get the same checks: a
     newcomer or a substitute who folds into someone of the game is refused; so are bad

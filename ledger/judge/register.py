@@ -3,8 +3,10 @@
 ``judge_alias`` judges a ``PlayerAliased`` (``ledger.desks.club.record_alias`` stores
 it), and ``judge_register`` a whole register as a file brings it. An alias joins keys that
 ``names.name_key`` keeps apart; it is refused when it joins a name to itself, makes a
-circle, renames a name already joined to another, or would make one person of two
-players who sat at the same table.
+circle, renames a name already joined to another, would make one person of two
+players who sat at the same table, or writes for one player a name that reads as
+another player's (``names.reads_alike``: "Воb" with Cyrillic letters for Vera, when
+"Bob" is Boris).
 
 ``one_person_once`` is the other side of that rule: once an alias is recorded, a game
 that seats both names (at its start, or by a player joining or taking a seat) is
@@ -24,7 +26,7 @@ from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
 from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted, event_type
-from ledger.vocabulary.names import name_key
+from ledger.vocabulary.names import name_key, reads_alike
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.times import utc_micros
@@ -50,6 +52,12 @@ def judge_alias(name: str, same_as: str, aliases: Sequence[Alias], rows: Sequenc
         raise Refused("club.alias", _("{same_as} is written for {name}: the alias would go in a circle").format(
             same_as=repr(same_as), name=repr(name)))
     mine, theirs = who.key(name), who.key(same_as)
+    known = {p for row in rows for p in row.everyone} | {n for a in aliases for n in (a.name, a.same_as)}
+    looks_as = next((n for n in sorted(known) if reads_alike(name, n) and who.key(n) != theirs), None)
+    if looks_as is not None:
+        raise Refused("club.alias", _("{name} reads as {other}, who is another player (letters of other scripts or "
+                                      "forms that look the same, Unicode's confusables)").format(
+            name=repr(name), other=repr(looks_as)), _("a name that does not read as another player's"))
     for row in rows:
         keys = [who.key(p) for p in row.everyone]
         if mine in keys and theirs in keys:

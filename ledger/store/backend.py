@@ -283,13 +283,15 @@ class PostgresAddress(NamedTuple):
     schema: str
 
     def connect_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``psycopg.connect``."""
+        """Keyword arguments for ``psycopg.connect``: the text of every connection in
+        UTF-8 (``CLIENT_ENCODING``)."""
         return {
             "dbname": self.dbname,
             "host": self.host,
             "port": self.port,
             "user": self.user,
             "password": self.password,
+            "client_encoding": CLIENT_ENCODING,
         }
 
     def display(self) -> str:
@@ -297,6 +299,14 @@ class PostgresAddress(NamedTuple):
         schema = f"?schema={self.schema}" if self.schema else ""
         return f"postgresql://{self.user}@{self.host}:{self.port}/{self.dbname}{schema}"
 
+
+# The encoding of the text every connection to PostgreSQL sends and reads, whatever the
+# database's own: a database created as SQL_ASCII (``initdb --locale=C``, some hosts'
+# default) otherwise has the driver read every text column as bytes, and an event's
+# topic read as bytes never equals the one its number fixes: every game read as
+# tampered. In SQL_ASCII the server keeps the bytes as they are sent, so text stored
+# and read as UTF-8 comes back as it went in.
+CLIENT_ENCODING = "UTF8"
 
 # A schema's name as the store writes it into its statements, unquoted.
 SCHEMA = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")

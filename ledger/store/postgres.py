@@ -25,6 +25,7 @@ example by a killed client, which the server ends after ``IDLE_TIMEOUT``.
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -39,6 +40,7 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from ledger.store.backend import (
+    CLIENT_ENCODING,
     MAPPER_TOPIC,
     Backend,
     CannotOpen,
@@ -73,6 +75,12 @@ _CONNECT: dict[str, Any] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
     "connect_timeout": CONNECT_TIMEOUT, "application_name": "pulka",
 }
+
+# Every connection's text in UTF-8 (``backend.CLIENT_ENCODING``, which SQL_ASCII
+# databases need): ours are made with it; those eventsourcing makes itself from a
+# store's env (the views', the tree's, a subscription's) take libpq's default, set here
+# for this process.
+os.environ["PGCLIENTENCODING"] = CLIENT_ENCODING
 
 
 class BatchedRecorder(PostgresApplicationRecorder):
@@ -168,6 +176,14 @@ class PostgresBackend(Backend):
             )
         except psycopg.Error as exc:
             raise StoreError(_("cannot connect to {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+        encoding = self._probe.info.parameter_status("server_encoding")
+        if encoding not in ("UTF8", "SQL_ASCII"):
+            self.close()
+            why = _("the database {database} is in the encoding {encoding}, which cannot hold every name a club "
+                    "writes: pulka needs a database in UTF8 (CREATE DATABASE {database} ENCODING 'UTF8' TEMPLATE "
+                    "template0, or createdb --encoding=UTF8 --template=template0), and `pulka copy` moves a store "
+                    "there").format(database=address.dbname, encoding=encoding)
+            raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=why), why)
         try:
             self.present = self._table_exists()
         except psycopg.Error as exc:
@@ -200,7 +216,7 @@ class PostgresBackend(Backend):
                     schema=self.schema,
                 )
                 assert isinstance(self.datastore.pool.kwargs, dict)
-                self.datastore.pool.kwargs.update(_CONNECT)
+                self.datastore.pool.kwargs.update(_CONNECT, client_encoding=CLIENT_ENCODING)
                 self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
             except PersistenceError as exc:
                 why = self._why(exc)

@@ -111,6 +111,7 @@ class Views:
         self.path = env.get("SQLITE_DBNAME")
         self.in_memory = in_memory
         self.read_only = store.read_only
+        self.outdated = store.views_outdated
         try:
             if in_memory:
                 self.datastore = SQLiteDatastore(f"file:pulka-views-{uuid4().hex}?mode=memory&cache=shared")
@@ -161,6 +162,14 @@ class Views:
             raise self.fault(exc, "make") from None
 
     def require(self) -> None:
+        """The views ready to read: a store without them is ``ViewsMissing``; a store of
+        an earlier layout whose views are not this pulka's (``Store.views_outdated``) is
+        ``ViewsUnwritable``, so that a reader folds the archive for itself, told what
+        upgrades the store, rather than read or keep views folded otherwise."""
+        outdated = None if self.in_memory else self.outdated()
+        if outdated is not None:
+            raise ViewsUnwritable(_("the store {store} was written by an earlier pulka: {why}; `pulka upgrade` "
+                                    "brings it to this pulka's layout").format(store=self.description, why=outdated))
         if not self.exists():
             if self.read_only is not None:
                 raise ViewsUnwritable(_("the store {store} has no player views yet, and it is opened read-only "

@@ -27,10 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ledger.store import layout
 from projections.archive import Alias, GameResult
 from projections.rating import START, Change, Match, Skill, changes_of, keys_of
 
-TABLES = ("rating_matches", "rating_changes")
+TABLES = layout.RATING  # the store's layout names every table of its database
 
 CREATE = (
     "CREATE TABLE IF NOT EXISTS {rating_matches} (game {text} PRIMARY KEY, finished_utc BIGINT NOT NULL, "

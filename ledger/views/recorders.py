@@ -39,7 +39,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
 
-from ledger.store import sqlite
+from ledger.store import layout, sqlite
 from ledger.store.backend import pause
 from ledger.store.records import LedgerApplication
 from ledger.views import rating
@@ -141,7 +141,7 @@ Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
 
-ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken")
+ARCHIVE_TABLES = layout.ARCHIVE  # the store's layout names every table of its database
 # The club rating's tables (``ledger.views.rating``), kept in the same transactions.
 TABLES = ARCHIVE_TABLES + rating.TABLES
 

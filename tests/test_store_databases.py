@@ -17,9 +17,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+import psycopg
 import pytest
+from psycopg import sql
 
 from helpers import ok, run, stored_rows
+from ledger.store.backend import parse_postgres_url
 from pg_databases import KINDS, collation, database_url, databases  # noqa: F401 (fixtures)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -149,3 +152,33 @@ def test_a_database_that_cannot_hold_every_name_is_refused_at_once_saying_what_t
         assert "in the encoding LATIN1" in result.stderr and "ENCODING 'UTF8' TEMPLATE template0" in result.stderr
         assert "Traceback" not in result.output
     assert stored_rows(db) == []
+
+
+@pytest.mark.postgres
+def test_a_store_kept_on_a_language_collation_by_an_earlier_pulka_is_upgraded_to_code_point_order(
+    database_url: Callable[[str], str], on_sqlite: dict[str, Any], tmp_path: Path,
+) -> None:
+    """The club's store as an earlier pulka left it on an ICU ru-RU database: the views'
+    text in the database's collation and no layout recorded. Its kept rating is not the
+    one folded again; ``pulka upgrade`` drops those views, and the rating kept from then
+    on is SQLite's."""
+    db = database_url("icu_ru")
+    stored_club(db, tmp_path)
+    schema = parse_postgres_url(db).schema
+    with psycopg.connect(db.partition("?")[0], autocommit=True) as conn:
+        for table, column in conn.execute(
+                "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = %s "
+                "AND (table_name LIKE 'archive%%' OR table_name LIKE 'rating%%') AND data_type = 'text'",
+                (schema,)).fetchall():
+            conn.execute(sql.SQL("ALTER TABLE {}.{} ALTER COLUMN {} TYPE text COLLATE pg_catalog.\"default\"").format(
+                sql.Identifier(schema), sql.Identifier(table), sql.Identifier(column)))
+        ok(db, "views", "rebuild")
+        assert ratings(json.loads(ok(db, "rating", "--json"))) != ratings(on_sqlite["rating"])
+        conn.execute(sql.SQL("COMMENT ON TABLE {}.pulka_events IS NULL").format(sql.Identifier(schema)))
+        conn.execute(sql.SQL("DROP TABLE {}.pulka_layout").format(sql.Identifier(schema)))
+    upgraded = ok(db, "upgrade")
+    assert "is upgraded from layout 6 to layout 7" in upgraded and "by the database's collation" in upgraded
+    assert ratings(json.loads(ok(db, "rating", "--json"))) == ratings(on_sqlite["rating"])
+    assert said(db) == on_sqlite
+
+

@@ -34,6 +34,7 @@ from ledger.store.backend import StoreError, Tx, is_postgres_url, store_label
 from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.times import now_iso
+from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -93,9 +94,9 @@ def _refuse_unless_empty(write: Tx, target: Store) -> None:
         found = int(write.run(f"SELECT COUNT(*) FROM {write.name(table)}")[0][0])
         if found:
             raise CopyRefused(_(
-                "the store {store} is not empty ({table} holds {rows} rows): a copy goes into a store that holds "
+                "the store {store} is not empty ({table} holds {rows}): a copy goes into a store that holds "
                 "nothing yet (a new SQLite file, or a new PostgreSQL schema: ?schema=NAME)"
-            ).format(store=target.description, table=table, rows=found))
+            ).format(store=target.description, table=table, rows=spoken_count(found, "row")))
 
 
 def _copy_events(read: Tx, write: Tx, progress: Callable[[int], None] | None) -> tuple[int, int]:

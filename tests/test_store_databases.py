@@ -1,7 +1,9 @@
 """The store on PostgreSQL databases as hosts and distributions make them (SQL_ASCII,
 UTF8 with C, glibc's C.UTF-8, ICU's and glibc's Russian collations: ``pg_databases``),
 against the same club on SQLite: the import, ``verify``, the player views, the rating and
-the statistics say the same, byte for byte.
+the statistics say the same, byte for byte; and the store's contract (appends, reads,
+the order of names, receipts, the change feed, rows edited behind its back) holds the
+same.
 
 A database in SQL_ASCII made the driver read every text column as bytes: every game
 read as tampered (its topic, read as bytes, was not the one its number fixes). On a
@@ -22,7 +24,9 @@ import pytest
 from psycopg import sql
 
 from helpers import ok, run, stored_rows
+from conftest import RawEvents, every_event
 from ledger.store.backend import parse_postgres_url
+from ledger.store.event_store import ReceiptTaken, Store
 from pg_databases import KINDS, collation, database_url, databases  # noqa: F401 (fixtures)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -182,3 +186,44 @@ def test_a_store_kept_on_a_language_collation_by_an_earlier_pulka_is_upgraded_to
     assert said(db) == on_sqlite
 
 
+
+
+NAMES = ["пулька", "Пулька", "apple", "Banana", "ёлка", "Ель", "zebra", "Я"]
+
+
+def contract(db: str) -> dict[str, Any]:
+    """What the store says to the calls every command makes: appends and reads of
+    streams named in several alphabets and cases, their order, a receipt and the same
+    key again, the change feed, and a topic and a state edited behind its back."""
+    out: dict[str, Any] = {}
+    with Store(db) as store:
+        for name in NAMES:
+            stored = store.append(name, every_event(name), 0)
+            out[f"digests {name}"] = [s.digest for s in stored]
+        out["games"] = store.games()
+        out["read"] = [(s.number, s.digest) for s in store.read("Ель", upto=7).stored]
+        with store.receipted("ключ-1"):
+            store.append("новая", every_event("новая")[:3], 0)
+        with pytest.raises(ReceiptTaken), store.receipted("ключ-1"):
+            store.append("новая", every_event("новая")[3:5], 3)
+        out["receipt"] = store.receipt("ключ-1")
+        out["changes"] = [(store.name_of(stream), number) for _position, stream, number in store.changes(0, 5000)]
+        raw = RawEvents(db)
+        raw.set("пулька", 3, topic="ledger.store:Opened")
+        raw.set("Banana", 5, state=b'{"event":{},"digest":"0"}')
+        out["verify"] = [(v.name, v.events, str(v.problem)) for v in store.verify_all()]
+    return out
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_the_stores_contract_holds_on_every_database_a_host_may_give(
+    kind: str, database_url: Callable[[str], str], tmp_path: Path,
+) -> None:
+    on_sqlite = contract(str(tmp_path / "contract.db"))
+    assert on_sqlite["games"] == sorted(NAMES) and on_sqlite["receipt"] == ("ключ-1", "новая", 1, 3)
+    assert [(name, problem[:40]) for name, _, problem in on_sqlite["verify"] if problem != "None"] == [
+        ("Banana", "event 5 cannot be read (edited?): Object"),
+        ("пулька", "event 3: its topic was changed to 'ledge")]
+    assert [name for name, _, _ in on_sqlite["verify"]] == sorted([*NAMES, "новая"])  # by code point
+    assert contract(database_url(kind)) == on_sqlite

@@ -174,7 +174,7 @@ def test_the_exports_of_an_earlier_pulka_import_and_settle_the_same(layout: int,
 def test_a_store_of_a_later_layout_is_refused_before_it_is_read(tmp_path: Path) -> None:
     db = str(tmp_path / "club.db")
     ok(db, "new", "g", "--players", "Анна,Boris,Вера", "--pulya", "10")
-    with Store(db) as store, store.transaction() as tx:
+    with Store(db) as store, store.backend.writing() as tx:
         tx.mark_layout(LAYOUT + 1)
     for args in (("games",), ("new", "h", "--players", "A,B,C", "--pulya", "10"), ("upgrade",)):
         result = run(db, *args)

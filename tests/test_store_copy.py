@@ -51,7 +51,7 @@ TABLE = "стол"
 
 def rows(db: str) -> list[tuple[Any, ...]]:
     """Every row of the store's events table in store order: stream, number, topic, bytes."""
-    with Store(db, create=False) as store, store.snapshot() as tx:
+    with Store(db, create=False) as store, store.backend.snapshot() as tx:
         found = tx.run(f"SELECT originator_id, originator_version, topic, state FROM {tx.name(tx.events_table)} "
                        f"ORDER BY {tx.position}")
     return [(stream if isinstance(stream, UUID) else UUID(stream), number, topic, bytes(state))
@@ -60,7 +60,7 @@ def rows(db: str) -> list[tuple[Any, ...]]:
 
 def kept(db: str) -> dict[str, set[tuple[Any, ...]]]:
     """The rows of each table only the store holds."""
-    with Store(db, create=False) as store, store.snapshot() as tx:
+    with Store(db, create=False) as store, store.backend.snapshot() as tx:
         present = tx.tables()
         return {table: {tuple(row) for row in tx.run(f"SELECT {', '.join(layout.columns(table))} "
                                                      f"FROM {tx.name(table)}")}

@@ -33,8 +33,9 @@ def upgraded(store: Store) -> layout.Upgrade | None:
     """Bring ``store`` (opened to write) to this pulka's layout: the upgrade's one
     transaction, then the player views made again when it dropped them (empty: the next
     read folds them from the events). None when the store is at this layout already."""
-    done = store.upgrade()
+    done = layout.upgraded(store.backend, store.layout)
     if done is not None:
+        store.layout = done.now
         ensure_views(store)
     return done
 
@@ -57,7 +58,7 @@ def copied(source: str, target: str, progress: Callable[[int], None] | None = No
 
 def tables(store: Store) -> set[str]:
     """The tables of the store's database."""
-    with store.snapshot() as tx:
+    with store.backend.snapshot() as tx:
         return tx.tables()
 
 
@@ -81,6 +82,6 @@ def backed_up(source: str, target: str) -> BackedUp:
     if is_postgres_url(source):
         return BackedUp("copy", copied(source, target).events)
     backup_sqlite(source, target)
-    with Store(target, create=False) as store, store.snapshot() as tx:
+    with Store(target, create=False) as store, store.backend.snapshot() as tx:
         found = tx.run(f"SELECT COUNT(*) FROM {tx.name(tx.events_table)}") if tx.events_table in tx.tables() else []
     return BackedUp("sqlite", int(found[0][0]) if found else 0)

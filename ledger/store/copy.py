@@ -13,9 +13,9 @@ is folded from the events (the player views, the tree's cache) is not copied: th
 folds its own.
 
 The source is read in one read-only transaction that sees it as it was when the copy
-began (``Store.snapshot``), so that a store the service writes meanwhile is copied whole
+began (``Backend.snapshot``), so that a store the service writes meanwhile is copied whole
 as of that moment: every append whole or not at all, a receipt with its events. The
-target is written in one transaction under its write lock (``Store.transaction``): its
+target is written in one transaction under its write lock (``Backend.writing``): its
 tables made, found empty, filled and its layout recorded, or nothing at all; a SQLite
 file the copy made is removed again when the copy fails. A target that holds any event,
 receipt, account or token is refused before anything is written.
@@ -66,7 +66,7 @@ def copy_store(source_address: str, target_address: str,
                 if target.description == source.description:
                     raise CopyRefused(_("{store} is the store being copied: name another").format(
                         store=target.description))
-                with source.snapshot() as read, target.transaction() as write:
+                with source.backend.snapshot() as read, target.backend.writing() as write:
                     return _copied(read, write, target, progress)
         except BaseException:
             if made_file:
@@ -75,7 +75,7 @@ def copy_store(source_address: str, target_address: str,
 
 
 def _copied(read: Tx, write: Tx, target: Store, progress: Callable[[int], None] | None) -> Copied:
-    for statement in target.events_ddl():
+    for statement in target.backend.events_ddl():
         write.run(statement)
     if write.kind == "postgres":  # the lock every writer of the events takes first
         write.run(f"LOCK TABLE {write.name(write.events_table)} IN EXCLUSIVE MODE")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Self
 from uuid import UUID
@@ -53,7 +53,6 @@ from ledger.store.backend import (
     State,
     StoreError,
     StreamChanged,
-    Tx,
     decode_state,
     store_label,
     is_postgres_url,
@@ -85,7 +84,6 @@ from ledger.vocabulary.chain import (
 )
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, StreamStart
-from ledger.vocabulary.times import now_iso
 from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
@@ -129,21 +127,9 @@ class Store:
         else:
             backend = SQLiteBackend(db, read=not create)
         self._backend = backend
-        self.address = db
         self.description = backend.description
-        # The layout of the store's tables (``ledger.store.layout``): None for a store
-        # without its events table yet. A store written by a later pulka is refused
-        # before anything is read or written.
-        self.layout: int | None = None
-        if backend.found():
-            with backend.reading() as tx:
-                self.layout = layout.found(tx)
-            if self.layout is not None and self.layout > layout.LAYOUT:
-                backend.close()
-                why = _("it was written by a later pulka (its layout is {found}; this pulka knows layouts up to "
-                        "{known}): upgrade pulka to read it").format(found=self.layout, known=layout.LAYOUT)
-                raise CannotOpen(_("cannot open the store {store}: {why}").format(store=self.description, why=why),
-                                 why)
+        # The layout of its tables (None: no events table yet); a later one is refused.
+        self.layout = layout.at_open(backend)
         # How to open eventsourcing's own application on these events (for readers that
         # follow the whole store through it: the views).
         self.env = backend.env
@@ -316,8 +302,7 @@ class Store:
         what the first write stored. Makes the table of receipts when it is missing."""
         if not self._receipts:
             self.ensure_table()
-            with self._backend.writing() as tx:
-                layout.create_kept(tx, RECEIPTS)
+            layout.make_kept(self._backend, RECEIPTS)
             self._receipts = True
         self._receipt = key
         try:
@@ -523,50 +508,13 @@ class Store:
             raise StoreError(_("the store {store} has no events table yet: run `pulka init`").format(
                 store=self.description))
         self._backend.create()
-        with self._backend.writing() as tx:
-            layout.record(tx, now_iso(), layout.this_pulka())
-        self.layout = layout.LAYOUT
-
-    def upgrade(self) -> layout.Upgrade | None:
-        """Bring a store written by an earlier pulka to this one's layout, in one
-        transaction (``layout.migrate``); None when there was nothing to do. Only a store
-        opened to write is upgraded."""
-        if self.layout is None or self.layout >= layout.LAYOUT:
-            return None
-        if not self._create:
-            raise StoreError(_("the store {store} is opened to read: it is not upgraded").format(
-                store=self.description))
-        with self._backend.writing() as tx:
-            done = layout.migrate(tx, now_iso(), layout.this_pulka())
-        self.layout = layout.LAYOUT
-        return done
+        self.layout = layout.recorded(self._backend)
 
     @property
-    def kind(self) -> str:
-        """The store's backend: ``sqlite`` or ``postgres``."""
-        return "postgres" if is_postgres_url(self.address) else "sqlite"
-
-    def transaction(self) -> AbstractContextManager[Tx]:
-        """A write transaction under the store's write lock, in SQL both backends read
-        (``backend.Tx``): what an upgrade and a copy into the store run."""
-        return self._backend.writing()
-
-    def snapshot(self) -> AbstractContextManager[Tx]:
-        """A read-only transaction that sees the whole store as it was when it began,
-        whatever is written meanwhile: what a copy of the store reads."""
-        return self._backend.snapshot()
-
-    def events_ddl(self) -> list[str]:
-        """The statements that make the events table (safe where it is there already)."""
-        return self._backend.events_ddl()
-
-    def views_outdated(self) -> str | None:
-        """Why the player views' tables are not this pulka's, in a store of an earlier
-        layout (None: they are, or the store is at this pulka's layout)."""
-        if self.layout is None or self.layout >= layout.LAYOUT:
-            return None
-        with self._backend.reading() as tx:
-            return layout.views_outdated(tx, tx.tables())
+    def backend(self) -> Backend:
+        """The database behind the store: its transactions (``backend.Tx``) are what an
+        upgrade (``layout.upgraded``) and a copy of the store run."""
+        return self._backend
 
     # lifetime
 
@@ -634,7 +582,6 @@ class Store:
                     "the database was changed outside pulka (see `pulka verify`)"
                 ).format(number=number, game=repr(game), store=self.description, why=exc)) from None
         raise AssertionError("a row failed to decode once only")
-
 
 
 @contextmanager

@@ -45,8 +45,9 @@ from collections.abc import Collection
 from importlib import metadata
 from typing import NamedTuple
 
-from ledger.store.backend import RECEIPTS, Tx
+from ledger.store.backend import RECEIPTS, Backend, CannotOpen, Tx
 from ledger.vocabulary import language
+from ledger.vocabulary.times import now_iso
 
 _ = language._  # every text a person reads, in the language in effect
 LAYOUT = 7
@@ -170,3 +171,52 @@ def migrate(tx: Tx, at: str, pulka: str) -> Upgrade | None:
                 tx.run(f"DROP TABLE {tx.name(table)}")
     record(tx, at, pulka)
     return Upgrade(was, LAYOUT, why)
+
+
+# -- a store's layout, as the store opens, is made and is upgraded ----------------------------
+
+
+def at_open(backend: Backend) -> int | None:
+    """The layout of the store ``backend`` has just opened (None: no events table yet);
+    one written by a later pulka is refused before anything is read or written."""
+    if not backend.found():
+        return None
+    with backend.reading() as tx:
+        layout = found(tx)
+    if layout is not None and layout > LAYOUT:
+        backend.close()
+        why = _("it was written by a later pulka (its layout is {found}; this pulka knows layouts up to "
+                "{known}): upgrade pulka to read it").format(found=layout, known=LAYOUT)
+        raise CannotOpen(_("cannot open the store {store}: {why}").format(store=backend.description, why=why), why)
+    return layout
+
+
+def recorded(backend: Backend) -> int:
+    """Record this pulka's layout in a store whose events table it has just made."""
+    with backend.writing() as tx:
+        record(tx, now_iso(), this_pulka())
+    return LAYOUT
+
+
+def make_kept(backend: Backend, table: str) -> None:
+    """Make one of the ``KEPT`` tables of the store when it is missing."""
+    with backend.writing() as tx:
+        create_kept(tx, table)
+
+
+def upgraded(backend: Backend, layout: int | None) -> Upgrade | None:
+    """Bring the store at ``layout`` (opened to write) to this pulka's, in one transaction
+    (``migrate``); None when it is at it (or has no events table)."""
+    if layout is None or layout >= LAYOUT:
+        return None
+    with backend.writing() as tx:
+        return migrate(tx, now_iso(), this_pulka())
+
+
+def outdated(backend: Backend, layout: int | None) -> str | None:
+    """Why the player views' tables are not this pulka's, in a store of an earlier layout
+    (None: they are, or the store is at this pulka's layout)."""
+    if layout is None or layout >= LAYOUT:
+        return None
+    with backend.reading() as tx:
+        return views_outdated(tx, tx.tables())

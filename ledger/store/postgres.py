@@ -384,32 +384,34 @@ class PostgresBackend(Backend):
         recorder = self.recorder
         self._close_probe()
         key = zlib.crc32(f"pulka:{self.schema}".encode())
-        try:
-            with recorder.datastore.transaction(commit=True) as curs:
-                cursor = curs.connection.cursor(row_factory=tuple_row)
-                cursor.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{CREATE_LOCK_TIMEOUT}s")))
-                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _signed(key)))
-                cursor.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
-                yield PostgresTx(cursor, self.schema)
-        except psycopg.Error as exc:
-            raise StoreError(_("cannot write {store}: {why}").format(store=self.description, why=_explain(exc))) from None
-        except PersistenceError as exc:
-            raise StoreError(_("cannot write {store}: {why}").format(store=self.description, why=self._why(exc))) from None
+        with self._failing(_("cannot write {store}: {why}")), recorder.datastore.transaction(commit=True) as curs:
+            cursor = curs.connection.cursor(row_factory=tuple_row)
+            cursor.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{CREATE_LOCK_TIMEOUT}s")))
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _signed(key)))
+            cursor.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            yield PostgresTx(cursor, self.schema)
 
     @contextmanager
     def reading(self) -> Iterator[Tx]:
         probe = self._probe
-        try:
+        with self._failing(_("cannot read {store}: {why}")):
             if probe is not None:
                 with probe.cursor(row_factory=tuple_row, binary=True) as cursor:
                     yield PostgresTx(cursor, self.schema)
                 return
             with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as cursor:
                 yield PostgresTx(cursor, self.schema)
+
+    @contextmanager
+    def _failing(self, message: str) -> Iterator[None]:
+        """The driver's and eventsourcing's errors in the block as a StoreError: ``message``
+        with the store and why."""
+        try:
+            yield
         except psycopg.Error as exc:
-            raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+            raise StoreError(message.format(store=self.description, why=_explain(exc))) from None
         except PersistenceError as exc:
-            raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=self._why(exc))) from None
+            raise StoreError(message.format(store=self.description, why=self._why(exc))) from None
 
     @contextmanager
     def snapshot(self) -> Iterator[Tx]:

@@ -181,3 +181,20 @@ def test_a_store_of_a_later_layout_is_refused_before_it_is_read(tmp_path: Path) 
         assert result.exit_code == 1, result.output
         assert (f"it was written by a later pulka (its layout is {LAYOUT + 1}; this pulka knows layouts up to "
                 f"{LAYOUT}): upgrade pulka to read it") in result.stderr
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("layout", [n for n in EARLIER if n in (1, 5)])
+def test_an_earlier_store_moves_to_postgresql_as_it_is(layout: int, tmp_path: Path, postgres_url: str) -> None:
+    """An earlier pulka's store copied without being upgraded first: the copy is at this
+    pulka's layout, reads as the earlier pulka read its store, and the store is left as
+    it was."""
+    db = str(tmp_path / "club.db")
+    said = placed(layout, db)
+    before = Path(db).read_bytes()
+    ok(db, "copy", postgres_url)
+    assert Path(db).read_bytes() == before
+    with Store(postgres_url, create=False) as store:
+        assert store.layout == LAYOUT
+    verified(postgres_url, said)
+    reads_as_before(postgres_url, said)

@@ -163,14 +163,14 @@ class ArchiveView(Protocol):
 class _ArchiveSQL:
     """The view's SQL, written once for both backends (``?`` placeholders, ``{t}`` tables)."""
 
-    placeholder = "?"
-    tracking_table = "tracking"
     # A column of text, as the backend compares and orders it: by code point, never by
     # the database's locale (SQLite's BINARY is UTF-8's bytes, which are in code point
     # order; PostgreSQL's "C" is the bytes too). The rating folds the pulkas that end at
     # one instant in the order of their names: in a Russian collation's order its kept
     # rating was not the one ``pulka rating --at`` and SQLite fold.
     text = "TEXT"
+    placeholder = "?"
+    tracking_table = "tracking"
 
     def table(self, name: str) -> str:
         return name

@@ -24,7 +24,8 @@ _ = language._  # every text a person reads, in the language in effect
 @click.command()
 @db_option
 def upgrade(db: str | None) -> None:
-    """Bring a store written by an earlier pulka to this pulka's layout, in one transaction (a writing command does it too)."""
+    """Bring a store written by an earlier pulka to this pulka's layout, in one
+    transaction (a writing command does it too)."""
     from ledger.desks.upkeep import upgraded
 
     with opened(db, write=True, upgrade=False) as ledger:
@@ -63,7 +64,9 @@ def masked(*addresses: str) -> Iterator[None]:
 @click.argument("target", metavar="ADDRESS")
 @db_option
 def copy_(target: str, db: str | None) -> None:
-    """Copy the whole store into the empty store ADDRESS (SQLite to PostgreSQL and back): every event in its order, the register, tournaments, receipts, accounts, tokens, checkpoints."""
+    """Copy the whole store into the empty store ADDRESS (SQLite to PostgreSQL and back):
+    every event in its order, the register, tournaments, receipts, accounts, tokens,
+    checkpoints."""
     from ledger.desks.upkeep import copied
 
     source = store_address(db)
@@ -82,7 +85,8 @@ def copy_(target: str, db: str | None) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @db_option
 def backup(file: str, db: str | None) -> None:
-    """Back the store up into the new SQLite file FILE, safely while the service writes it: SQLite by its online backup, PostgreSQL by a copy."""
+    """Back the store up into the new SQLite file FILE, safely while the service writes
+    it: SQLite by its online backup, PostgreSQL by a copy."""
     from ledger.desks.upkeep import backed_up
 
     source = store_address(db)

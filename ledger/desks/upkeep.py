@@ -33,7 +33,7 @@ def upgraded(store: Store) -> layout.Upgrade | None:
     """Bring ``store`` (opened to write) to this pulka's layout: the upgrade's one
     transaction, then the player views made again when it dropped them (empty: the next
     read folds them from the events). None when the store is at this layout already."""
-    done = layout.upgraded(store.backend, store.layout)
+    done = layout.migrated(store.backend, store.layout)
     if done is not None:
         store.layout = done.now
         ensure_views(store)

@@ -51,7 +51,7 @@ __all__ = [
     "State",
     "StoreError",
     "StreamChanged",
-    "Tx",
+    "Transaction",
     "causes",
     "decode_state",
     "store_label",
@@ -164,7 +164,7 @@ RawRow = tuple[int, str, bytes]
 NewRow = tuple[int, str, bytes]
 
 
-class Tx(Protocol):
+class Transaction(Protocol):
     """One transaction on a store's database, in SQL both backends read (``?``
     placeholders, names qualified by ``name``): what the layout's upgrade and a copy
     of the store run. ``kind``: ``sqlite`` or ``postgres``; ``events_table`` and
@@ -265,17 +265,17 @@ class Backend(ABC):
         (position, stream, number)."""
 
     @abstractmethod
-    def writing(self) -> AbstractContextManager[Tx]:
+    def writing(self) -> AbstractContextManager[Transaction]:
         """A write transaction under the store's write lock (the one every writer takes,
         and an upgrade or a copy), committed at the end of the block, rolled back if it
         raises; the file or the schema made when missing."""
 
     @abstractmethod
-    def reading(self) -> AbstractContextManager[Tx]:
+    def reading(self) -> AbstractContextManager[Transaction]:
         """A read on the store's own connection (a store that has its events table)."""
 
     @abstractmethod
-    def snapshot(self) -> AbstractContextManager[Tx]:
+    def snapshot(self) -> AbstractContextManager[Transaction]:
         """A read-only transaction that sees the store as it was when it began, whatever
         is written meanwhile, on a connection of its own: what a copy reads."""
 

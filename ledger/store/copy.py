@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 from ledger.store import layout
-from ledger.store.backend import StoreError, Tx, is_postgres_url, store_label
+from ledger.store.backend import StoreError, Transaction, is_postgres_url, store_label
 from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.times import now_iso
@@ -74,7 +74,7 @@ def copy_store(source_address: str, target_address: str,
             raise
 
 
-def _copied(read: Tx, write: Tx, target: Store, progress: Callable[[int], None] | None) -> Copied:
+def _copied(read: Transaction, write: Transaction, target: Store, progress: Callable[[int], None] | None) -> Copied:
     for statement in target.backend.events_ddl():
         write.run(statement)
     if write.kind == "postgres":  # the lock every writer of the events takes first
@@ -89,7 +89,7 @@ def _copied(read: Tx, write: Tx, target: Store, progress: Callable[[int], None] 
     return Copied(events, streams, kept)
 
 
-def _refuse_unless_empty(write: Tx, target: Store) -> None:
+def _refuse_unless_empty(write: Transaction, target: Store) -> None:
     for table in (write.events_table, *layout.KEPT):
         found = int(write.run(f"SELECT COUNT(*) FROM {write.name(table)}")[0][0])
         if found:
@@ -99,7 +99,7 @@ def _refuse_unless_empty(write: Tx, target: Store) -> None:
             ).format(store=target.description, table=table, rows=spoken_count(found, "row")))
 
 
-def _copy_events(read: Tx, write: Tx, progress: Callable[[int], None] | None) -> tuple[int, int]:
+def _copy_events(read: Transaction, write: Transaction, progress: Callable[[int], None] | None) -> tuple[int, int]:
     """Every row of the events table in store order: the same streams, numbers, topics
     and bytes, each row after the one stored before it."""
     select = (f"SELECT {read.position}, originator_id, originator_version, topic, state "
@@ -136,7 +136,7 @@ def _stream_id(kind: str) -> Callable[[Any], Any]:
     return convert
 
 
-def _copy_table(read: Tx, write: Tx, table: str) -> int:
+def _copy_table(read: Transaction, write: Transaction, table: str) -> int:
     columns = ", ".join(layout.columns(table))
     rows = read.run(f"SELECT {columns} FROM {read.name(table)}")
     if rows:

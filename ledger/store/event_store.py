@@ -512,8 +512,8 @@ class Store:
 
     @property
     def backend(self) -> Backend:
-        """The database behind the store: its transactions (``backend.Tx``) are what an
-        upgrade (``layout.upgraded``) and a copy of the store run."""
+        """The database behind the store: its transactions (``backend.Transaction``) are what an
+        upgrade (``layout.migrated``) and a copy of the store run."""
         return self._backend
 
     # lifetime

@@ -45,7 +45,7 @@ from collections.abc import Collection
 from importlib import metadata
 from typing import NamedTuple
 
-from ledger.store.backend import RECEIPTS, Backend, CannotOpen, Tx
+from ledger.store.backend import RECEIPTS, Backend, CannotOpen, Transaction
 from ledger.vocabulary import language
 from ledger.vocabulary.times import now_iso
 
@@ -89,7 +89,7 @@ def create_statement(table: str, name: str, kind: str) -> str:
     return f"CREATE TABLE IF NOT EXISTS {name} " + KEPT[table].format(bigint=BIGINT[kind])
 
 
-def create_kept(tx: Tx, table: str) -> None:
+def create_kept(tx: Transaction, table: str) -> None:
     """Make one of the ``KEPT`` tables when it is missing."""
     tx.run(create_statement(table, tx.name(table), tx.kind))
 
@@ -104,7 +104,7 @@ def inferred(tables: Collection[str]) -> int:
     return next((layout for layout, table in SINCE if table in tables), 1)
 
 
-def found(tx: Tx) -> int | None:
+def found(tx: Transaction) -> int | None:
     """The store's layout, recorded or read from its tables; None: no events table yet."""
     tables = tx.tables()
     if tx.events_table not in tables:
@@ -112,7 +112,7 @@ def found(tx: Tx) -> int | None:
     return tx.marked_layout() or inferred(tables)
 
 
-def views_outdated(tx: Tx, tables: Collection[str]) -> str | None:
+def views_outdated(tx: Transaction, tables: Collection[str]) -> str | None:
     """Why the player views' tables are not this pulka's (None: they are, or there are
     none): some of them missing, or on PostgreSQL text ordered by the database's collation."""
     present = [t for t in VIEWS if t in tables]
@@ -145,9 +145,9 @@ def this_pulka() -> str:
         return "pulka"
 
 
-def record(tx: Tx, at: str, pulka: str) -> None:
+def record(tx: Transaction, at: str, pulka: str) -> None:
     """Record that the store is at this pulka's layout: marked where every reader of
-    its events reads it (``Tx.mark_layout``), and a row of the layout's history (the
+    its events reads it (``Transaction.mark_layout``), and a row of the layout's history (the
     table made when missing)."""
     tx.mark_layout(LAYOUT)
     tx.run(f"CREATE TABLE IF NOT EXISTS {tx.name(TABLE)} {LAYOUT_COLUMNS}")
@@ -155,7 +155,7 @@ def record(tx: Tx, at: str, pulka: str) -> None:
            (LAYOUT, at, pulka))
 
 
-def migrate(tx: Tx, at: str, pulka: str) -> Upgrade | None:
+def migrate(tx: Transaction, at: str, pulka: str) -> Upgrade | None:
     """Bring the store of ``tx`` (a transaction under its write lock) to this pulka's
     layout; None when it is at it already (or has no events table: a store's layout is
     recorded when its events table is made). A later layout is not touched (the caller
@@ -204,7 +204,7 @@ def make_kept(backend: Backend, table: str) -> None:
         create_kept(tx, table)
 
 
-def upgraded(backend: Backend, layout: int | None) -> Upgrade | None:
+def migrated(backend: Backend, layout: int | None) -> Upgrade | None:
     """Bring the store at ``layout`` (opened to write) to this pulka's, in one transaction
     (``migrate``); None when it is at it (or has no events table)."""
     if layout is None or layout >= LAYOUT:

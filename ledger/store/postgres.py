@@ -56,7 +56,7 @@ from ledger.store.backend import (
     Row,
     StoreError,
     StreamChanged,
-    Tx,
+    Transaction,
     disk_full,
     pause,
     reason,
@@ -139,8 +139,8 @@ class BatchedRecorder(PostgresApplicationRecorder):
                     raise StreamChanged(stream, row["found"])
 
 
-class PostgresTx:
-    """A transaction on a PostgreSQL store (``backend.Tx``), on one cursor of plain tuples."""
+class PostgresTransaction:
+    """A transaction on a PostgreSQL store (``backend.Transaction``), on one cursor of plain tuples."""
 
     kind = "postgres"
     events_table = TABLE
@@ -377,7 +377,7 @@ class PostgresBackend(Backend):
         return [(position, stream, number) for position, stream, number in self._fetch(statement, [after, limit])]
 
     @contextmanager
-    def writing(self) -> Iterator[Tx]:
+    def writing(self) -> Iterator[Transaction]:
         """On the recorder's connection, under the advisory lock ``create`` takes (one
         upgrade or copy at a time, and none while the store is made); the schema made
         when missing."""
@@ -389,18 +389,18 @@ class PostgresBackend(Backend):
             cursor.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{CREATE_LOCK_TIMEOUT}s")))
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _signed(key)))
             cursor.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
-            yield PostgresTx(cursor, self.schema)
+            yield PostgresTransaction(cursor, self.schema)
 
     @contextmanager
-    def reading(self) -> Iterator[Tx]:
+    def reading(self) -> Iterator[Transaction]:
         probe = self._probe
         with self._failing(_("cannot read {store}: {why}")):
             if probe is not None:
                 with probe.cursor(row_factory=tuple_row, binary=True) as cursor:
-                    yield PostgresTx(cursor, self.schema)
+                    yield PostgresTransaction(cursor, self.schema)
                 return
             with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as cursor:
-                yield PostgresTx(cursor, self.schema)
+                yield PostgresTransaction(cursor, self.schema)
 
     @contextmanager
     def _failing(self, message: str) -> Iterator[None]:
@@ -414,7 +414,7 @@ class PostgresBackend(Backend):
             raise StoreError(message.format(store=self.description, why=self._why(exc))) from None
 
     @contextmanager
-    def snapshot(self) -> Iterator[Tx]:
+    def snapshot(self) -> Iterator[Transaction]:
         """A connection of its own in a repeatable-read, read-only transaction: every
         statement in it sees the store as of its first one."""
         try:
@@ -424,7 +424,7 @@ class PostgresBackend(Backend):
         try:
             with conn.cursor(row_factory=tuple_row, binary=True) as cursor:
                 cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                yield PostgresTx(cursor, self.schema)
+                yield PostgresTransaction(cursor, self.schema)
                 cursor.execute("ROLLBACK")
         except psycopg.Error as exc:
             raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=_explain(exc))) from None

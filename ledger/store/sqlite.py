@@ -43,7 +43,7 @@ from ledger.store.backend import (
     ReceiptTaken,
     StoreError,
     StreamChanged,
-    Tx,
+    Transaction,
     disk_full,
     pause,
     reason,
@@ -130,8 +130,8 @@ def writing(datastore: SQLiteDatastore) -> Iterator[sqlite3.Cursor]:
         connection.commit()
 
 
-class SQLiteTx:
-    """A transaction on a SQLite store (``backend.Tx``), on one of its cursors."""
+class SQLiteTransaction:
+    """A transaction on a SQLite store (``backend.Transaction``), on one of its cursors."""
 
     kind = "sqlite"
     events_table = TABLE
@@ -338,22 +338,22 @@ class SQLiteBackend(Backend):
         return [(position, stream, number) for position, stream, number in rows if stream is not None]
 
     @contextmanager
-    def writing(self) -> Iterator[Tx]:
+    def writing(self) -> Iterator[Transaction]:
         if self.recorder is None:
             self._open()
         try:
             with writing(self.datastore) as cursor:
-                yield SQLiteTx(cursor)
+                yield SQLiteTransaction(cursor)
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(_("cannot write {store}: {why}").format(store=self.path, why=self._why(exc))) from None
 
     @contextmanager
-    def reading(self) -> Iterator[Tx]:
+    def reading(self) -> Iterator[Transaction]:
         with self._cursor() as cursor:
-            yield SQLiteTx(cursor)
+            yield SQLiteTransaction(cursor)
 
     @contextmanager
-    def snapshot(self) -> Iterator[Tx]:
+    def snapshot(self) -> Iterator[Transaction]:
         """A connection of its own in a read transaction: in the write-ahead log that
         eventsourcing puts every store in, it reads the store as of its first read,
         while other connections write."""
@@ -366,7 +366,7 @@ class SQLiteBackend(Backend):
         try:
             cursor = connection.cursor()
             cursor.execute("BEGIN")
-            yield SQLiteTx(cursor)
+            yield SQLiteTransaction(cursor)
             cursor.execute("ROLLBACK")
         except sqlite3.Error as exc:
             raise StoreError(_("cannot read {store}: {why}").format(store=self.path, why=self._why(exc))) from None

@@ -18,11 +18,13 @@ import json
 import shutil
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import psycopg
 import pytest
+from psycopg import sql
 
-from helpers import ok, run
+from helpers import ok, run, stored_rows
 from ledger.store.event_store import Store, parse_postgres_url
 from ledger.store.layout import LAYOUT
 from web.accounts import Account, Accounts
@@ -198,3 +200,37 @@ def test_an_earlier_store_moves_to_postgresql_as_it_is(layout: int, tmp_path: Pa
         assert store.layout == LAYOUT
     verified(postgres_url, said)
     reads_as_before(postgres_url, said)
+
+
+@pytest.mark.postgres
+def test_a_role_that_may_not_alter_the_tables_is_told_who_upgrades_the_store(postgres_url: str) -> None:
+    """A scorer's role that may write the events of an earlier store but not alter its
+    tables: its command is refused, naming `pulka upgrade` and who may run it, and
+    nothing is stored or changed; the owner's upgrade then lets it write."""
+    placed(6, postgres_url)
+    address = parse_postgres_url(postgres_url)
+    role = f"pulka_scorer_{uuid4().hex[:10]}"
+    with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'scorer-pw'").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(address.schema),
+                                                                     sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}").format(
+            sql.Identifier(address.schema), sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(
+            sql.Identifier(address.schema), sql.Identifier(role)))
+    scorer = postgres_url.replace(f"{address.user}:{address.password}@", f"{role}:scorer-pw@")
+    try:
+        before = stored_rows(postgres_url)
+        result = run(scorer, "new", "после", "--players", "Анна,Boris,Вера", "--pulya", "10")
+        assert result.exit_code == 1, result.output
+        assert "was written by an earlier pulka (layout 6) and this command cannot bring it to layout 7" \
+            in result.stderr and "run `pulka upgrade` as a role that may alter its tables" in result.stderr
+        assert stored_rows(postgres_url) == before
+        with Store(postgres_url, create=False) as store:
+            assert store.layout == 6
+        ok(postgres_url, "upgrade")
+        ok(scorer, "new", "после", "--players", "Анна,Boris,Вера", "--pulya", "10")
+    finally:
+        with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from ledger.proofs.tree import ClubTree
 from ledger.store import layout
-from ledger.store.backend import is_postgres_url
+from ledger.store.backend import StoreError, is_postgres_url
 from ledger.store.copy import Copied, CopyRefused, backup_sqlite, copy_store
 from ledger.store.event_store import Store
 from ledger.views.archive import Views, ensure_views
@@ -33,7 +33,13 @@ def upgraded(store: Store) -> layout.Upgrade | None:
     """Bring ``store`` (opened to write) to this pulka's layout: the upgrade's one
     transaction, then the player views made again when it dropped them (empty: the next
     read folds them from the events). None when the store is at this layout already."""
-    done = layout.migrated(store.backend, store.layout)
+    try:
+        done = layout.migrated(store.backend, store.layout)
+    except StoreError as exc:
+        raise StoreError(_("the store {store} was written by an earlier pulka (layout {was}) and this command cannot "
+                           "bring it to layout {now} ({why}): run `pulka upgrade` as a role that may alter its "
+                           "tables (on PostgreSQL, their owner)").format(
+            store=store.description, was=store.layout, now=layout.LAYOUT, why=exc)) from None
     if done is not None:
         store.layout = done.now
         ensure_views(store)

@@ -53,11 +53,11 @@ from ledger.vocabulary.events import AnyEvent, Correction, Defence, GameStarted,
 from projections.game import GameState, replay
 from projections.report import Point, settlement_doc, state_at
 from ledger.judge.kinds import PULKA, judge_log, start_stream
-from ledger.judge.rubber import start as rubber_start
+from ledger.judge.rubber import start_rubber
 from ledger.words.rubber_line import rubber_deal
 from ledger.vocabulary.bridge import RubberStarted
 from projections.rubber import replay_rubber
-from projections.rubber_report import audit as audit_rubber
+from projections.rubber_report import rubber_audit
 from projections.rubber_settlement import settle_rubber
 
 LINES = [
@@ -407,7 +407,7 @@ RUBBER_LINES = ["4S N 9", "3NT E 8", "pass", "2H S 7", "5D W 10"]
 
 def rubber_bench(deals: int, runs: int) -> None:
     """A rubber that never ends (every contract fails), with a correction every tenth deal."""
-    started = rubber_start(RubberStarted(game="bench-rubber", players=("Anna", "Boris", "Vera", "Gleb")))
+    started = start_rubber(RubberStarted(game="bench-rubber", players=("Anna", "Boris", "Vera", "Gleb")))
     lines: list[tuple[int, AnyEvent]] = [(1, started)]
     for k in range(deals):
         lines.append((len(lines) + 1, rubber_deal(started.players, RUBBER_LINES[k % len(RUBBER_LINES)])))
@@ -418,7 +418,7 @@ def rubber_bench(deals: int, runs: int) -> None:
     print(f"\nA rubber of bridge of {deals} deals, {n:,} events, in process (events/s, best of {runs})")
     row("judge every event", rate(n, best(lambda: judge_log(lines), runs)))
     row("replay to a settlement", rate(n, best(lambda: settle_rubber(replay_rubber(judged)), runs)))
-    row("audit trail", rate(n, best(lambda: audit_rubber(judged), runs)))
+    row("audit trail", rate(n, best(lambda: rubber_audit(judged), runs)))
 
 
 def machine() -> str:

@@ -23,7 +23,7 @@ from cli.common import (
     point_options,
     progress,
     refusals,
-    shown,
+    shown_time,
     user_time,
     zone_name,
 )
@@ -43,7 +43,7 @@ from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
-from projections.trail import render_audit, render_diff, render_explain, row_doc, select
+from projections.trail import render_audit, render_diff, render_explain, row_doc, select_rows
 from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
@@ -94,7 +94,7 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
     with refusals(), bulk(), progress(_("auditing {game}").format(game=read.game), len(events)) as update:
         rows = pinpointed(read.game, events, lambda evs: kind.audit(evs, update))
         update(len(events))
-    rows = select(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
+    rows = select_rows(rows, deal=only_deal, by=by, types=types, verdicts=verdicts, since=since, until=until)
     from cli.proofs import signed_lines  # who signed which decision (@signatures)
 
     signed = [] if file is not None else signed_lines(db, read.game, {r.number for r in rows})
@@ -105,7 +105,7 @@ def log_(game: str, as_json: bool, only_deal: int | None, by: str | None, types:
     click.echo(_("log of {game}: {shown} of {events}; times in {zone}").format(
         game=read.game, shown=len(rows), events=spoken_count(len(events), "event"), zone=zone_name(zone)))
     if rows:
-        click.echo(render_audit(rows, shown, kind.cells), nl=False)
+        click.echo(render_audit(rows, shown_time, kind.cells), nl=False)
     for line in signed:
         click.echo(line)
 
@@ -141,7 +141,7 @@ def explain(game: str, number: str, as_json: bool, at: int | None, deal: int | N
     if as_json:
         emit({"game": read.game, "number": number, "writes": rows})
     else:
-        click.echo(render_explain(cell, rows, shown, read.kind.cells), nl=False)
+        click.echo(render_explain(cell, rows, shown_time, read.kind.cells), nl=False)
 
 
 def _unknown(game: str, db: str | None) -> bool:
@@ -255,13 +255,18 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
                 else:
                     failed.append(name)
                     click.echo(_("{game}: TAMPERED: {problem}").format(game=name, problem=problem))
+        unverified: list[str] = []
         if game is None or keys or published:
             from cli.proofs import check_history
 
-            failed += check_history(ledger, keys, published)
+            tampered, unverified = check_history(ledger, keys, published)
+            failed += tampered
         if failed:
             raise UserError(_("{games}: tampered (the first bad event of each is named above)").format(
                 games=", ".join(failed)))
+        if unverified:
+            raise UserError(_("{what}: not signed by the keys given (--key); nothing was found tampered").format(
+                what=", ".join(unverified)))
         if game is not None and against is not None:
             compare(ledger, game, against)
 

@@ -45,8 +45,8 @@ def bridge() -> None:
     """
 
 
-def record(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *, quiet: bool,
-           as_json: bool) -> None:
+def record_rubber(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *, quiet: bool,
+                  as_json: bool) -> None:
     """Run one recording command of the rubber's desk and say what it did (as a pulka's
     commands say it: ``cli.record.tell``)."""
     name = game_name(game, db)
@@ -58,7 +58,7 @@ def record(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *,
 # -- the commands ---------------------------------------------------------------------------------
 
 
-@bridge.command()
+@bridge.command("new")
 @click.argument("game")
 @click.option("--players", required=True, help="Four names, clockwise from North: N,E,S,W (N-S is МЫ).")
 @click.option("--stake", help="Money per 100 points, e.g. 0.10")
@@ -68,8 +68,8 @@ def record(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *,
 @click.option("--by", help="Who records it.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing.")
 @db_option
-def new(game: str, players: str, stake: str | None, first_dealer: str | None, overrides: tuple[str, ...],
-        by: str | None, quiet: bool, db: str | None) -> None:
+def bridge_new(game: str, players: str, stake: str | None, first_dealer: str | None, overrides: tuple[str, ...],
+               by: str | None, quiet: bool, db: str | None) -> None:
     """Start a rubber; it becomes the current game."""
     with opened(db, write=True) as ledger:
         started = RubberDesk(ledger).new(game, players, stake=stake, first_dealer=first_dealer,
@@ -89,13 +89,13 @@ def new(game: str, players: str, stake: str | None, first_dealer: str | None, ov
             game=game, store=store_key(db)))
 
 
-@bridge.command(cls=GameCommand)
+@bridge.command("deal", cls=GameCommand)
 @game_argument
 @click.argument("line")
 @click.option("--by", help="Who records it (default: the declarer; a passed-out deal: the dealer).")
 @report_options
 @db_option
-def deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+def bridge_deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """Record a deal: "CONTRACT [X[@SEAT]] [XX[@SEAT]] DECLARER RESULT [hon SEAT POINTS]", or "pass".
 
     e.g. pulka bridge deal r1 "4S X@E N 10"; "3NT S -1"; "4H W = hon E 100"; "pass".
@@ -103,10 +103,10 @@ def deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: s
     declarer's side took, or =, +N, -N against the contract. X@E: East doubled;
     XX@N: North redoubled [Law 19].
     """
-    record(db, game, lambda desk, name: desk.deal(name, line, by=by), quiet=quiet, as_json=as_json)
+    record_rubber(db, game, lambda desk, name: desk.deal(name, line, by=by), quiet=quiet, as_json=as_json)
 
 
-@bridge.command(cls=GameCommand)
+@bridge.command("penalty", cls=GameCommand)
 @game_argument
 @click.argument("side", type=click.Choice(["NS", "EW"], case_sensitive=False))
 @click.argument("points", type=int)
@@ -114,22 +114,22 @@ def deal(game: str, line: str, by: str | None, quiet: bool, as_json: bool, db: s
 @click.option("--by", required=True, help="arbiter:NAME, or the player who records the agreed ruling")
 @report_options
 @db_option
-def penalty(game: str, side: str, points: int, reason: str, by: str, quiet: bool, as_json: bool,
-            db: str | None) -> None:
+def bridge_penalty(game: str, side: str, points: int, reason: str, by: str, quiet: bool, as_json: bool,
+                   db: str | None) -> None:
     """Points above the line for a side by ruling (never towards a game)."""
-    record(db, game, lambda desk, name: desk.penalty(name, side, points, reason=reason, by=by),
-           quiet=quiet, as_json=as_json)
+    record_rubber(db, game, lambda desk, name: desk.penalty(name, side, points, reason=reason, by=by),
+                  quiet=quiet, as_json=as_json)
 
 
-@bridge.command(cls=GameCommand, game_given=lambda w: len(w) >= 3 and (not w[0].isdigit() or w[1].isdigit()))
+@bridge.command("correct", cls=GameCommand, game_given=lambda w: len(w) >= 3 and (not w[0].isdigit() or w[1].isdigit()))
 @game_argument
 @click.argument("target", type=int)
 @click.argument("changes_", nargs=-1, required=True, metavar="FIELD=VALUE...")
 @click.option("--by", help="Who asks for the correction (default: the record's recorder).")
 @report_options
 @db_option
-def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, quiet: bool, as_json: bool,
-            db: str | None) -> None:
+def bridge_correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, quiet: bool, as_json: bool,
+                   db: str | None) -> None:
     """Correct event TARGET [Law 77]: tricks=10, contract=3NT, double=X (or none),
     declarer=Anna, doubled_by=E, redoubled_by=S, honours=S:100 (or none, or
     '{"player":"Vera","points":100}'); a ruling's side, points or reason."""
@@ -139,15 +139,16 @@ def correct(game: str, target: int, changes_: tuple[str, ...], by: str | None, q
         if not sep:
             raise UserError(_("refused: {item} is not FIELD=VALUE").format(item=repr(item)))
         fields[key] = value
-    record(db, game, lambda desk, name: desk.correct(name, target, fields, by=by), quiet=quiet, as_json=as_json)
+    record_rubber(db, game, lambda desk, name: desk.correct(name, target, fields, by=by), quiet=quiet, as_json=as_json)
 
 
-@bridge.command(cls=GameCommand)
+@bridge.command("abandon", cls=GameCommand)
 @game_argument
 @click.option("--agreed-by", required=True, help="All four players, comma-separated.")
 @click.option("--by")
 @report_options
 @db_option
-def abandon(game: str, agreed_by: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+def bridge_abandon(game: str, agreed_by: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """Stop the rubber by agreement of all four: it is scored as unfinished [Law 80]."""
-    record(db, game, lambda desk, name: desk.abandon(name, agreed_by=agreed_by, by=by), quiet=quiet, as_json=as_json)
+    record_rubber(db, game, lambda desk, name: desk.abandon(name, agreed_by=agreed_by, by=by), quiet=quiet,
+                  as_json=as_json)

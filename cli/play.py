@@ -54,7 +54,8 @@ FLAGS = {"--again", "--leave-open", "--yes", "-y"}
 HELP_TEXT = N_("""\
 Type a deal line: the outcome, the declarer's tricks first, or the whole deal, e.g.
   Anna 6S w w 6 2 2      Vera 7H w p Vera=7 Anna=2 Boris=1      Boris miz 0      rasp 2 5 3
-  6D 7S p p | Vera w w 5 2 3      6S pass pass | 6S | whist whist | 6 2 2 (tricks from the forehand)
+  6D 7S p p | Vera w w 5* 2 3      6S pass pass | 6S | whist whist | 6 2 2 (tricks from the forehand)
+Counts that read for other players in the other order are asked about: mark the declarer's (5*).
 (table words too: 6♠ пас п вист в полвиста пв мизер миз здесь; add --again, --leave-open or --yes when asked).
 Or any pulka command without the game's name: entry Vera whists 4 --on Boris, pencil Vera,
 correct 16 2, tricks Anna=6 Boris=2 Vera=2 --deal 3, annul, sheet, log --only-deal 3, settle.
@@ -73,7 +74,7 @@ def prompt_of(state: GameState) -> str:
     return next_text(state) + " > "
 
 
-def run(args: list[str], obj: dict[str, Any]) -> bool:
+def run_in_session(args: list[str], obj: dict[str, Any]) -> bool:
     """Run one pulka command inside the session; True when it succeeded."""
     try:
         main.main(args=args, prog_name="pulka", standalone_mode=False, obj=dict(obj))
@@ -121,7 +122,7 @@ class Session:
         if first in UNDO and len(text.split()) == 1:
             self.record(lambda desk: desk.undo(self.game, by=self.by))
         elif first in UNDO:
-            run(["undo", *text.split()[1:]], self.obj())
+            run_in_session(["undo", *text.split()[1:]], self.obj())
         elif first in COMMANDS:
             if first in NOT_HERE:
                 click.echo("pulka: " + _("`{command}` is not for a session; end it first").format(command=first),
@@ -129,7 +130,7 @@ class Session:
                 return
             words = words_of(text)
             if words is not None:
-                run(words, self.obj())
+                run_in_session(words, self.obj())
         else:
             words = text.split()
             line = " ".join(w for w in words if w not in FLAGS)

@@ -16,27 +16,27 @@ from cli.spreadsheet import cell, emit_csv
 from ledger.application import Ledger
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
-from ledger.desks.club import alias as record_alias
+from ledger.desks.club import record_alias
 from ledger.club_reads import brought_up
 from ledger.views.archive import Views, ViewsMissing
-from projections.archive import (Summary, history, history_doc, render_history, render_summaries, select, summaries,
-                                 summary_doc)
+from projections.archive import (Summary, player_pulkas, player_pulkas_doc, render_player_pulkas, render_summaries,
+                                 select_pulkas, summaries, summary_doc)
 from projections.tournament_state import point_micros
 from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
 
-def said(kind: str, text: str) -> None:
+def say_on_stderr(kind: str, text: str) -> None:
     """What catching up the views says (``ledger.club_reads.Say``), on standard error."""
     click.echo(f"pulka: {kind}: {text}", err=True)
 
 
 @contextmanager
-def caught_up(ledger: Ledger) -> Iterator[Views]:
+def caught_up_or_refused(ledger: Ledger) -> Iterator[Views]:
     """The store's views brought up to its last event (``ledger.club_reads``), what
     that says on standard error; a store without views is refused."""
     try:
-        views = brought_up(ledger, said)
+        views = brought_up(ledger, say_on_stderr)
     except ViewsMissing as exc:
         raise UserError(str(exc)) from None
     with closing(views):
@@ -46,7 +46,7 @@ def caught_up(ledger: Ledger) -> Iterator[Views]:
 def warn_left_out(views: Views) -> None:
     """Name on standard error each stream the views left out where its chain breaks."""
     for item in views.left_out():
-        said("warning", str(item))
+        say_on_stderr("warning", str(item))
 
 
 def _date(value: str | None, option: str) -> str | None:
@@ -102,9 +102,9 @@ def players(as_json: bool, as_csv: bool, date_from: str | None, date_to: str | N
         raise click.UsageError(_("give only one of --json and --csv"))
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     time_ = user_time(time_, end_of_day=True) if time_ else None
-    with opened(db) as ledger, caught_up(ledger) as views:
+    with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         as_of = point_micros(time_) if time_ else None
-        rows = select(views.rows(as_of), start, end, convention)
+        rows = select_pulkas(views.rows(as_of), start, end, convention)
         items = summaries(rows, views.aliases(as_of))
         if as_json:
             emit({"players": [summary_doc(s) for s in items]})
@@ -134,10 +134,10 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
     running total."""
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     time_ = user_time(time_, end_of_day=True) if time_ else None
-    with opened(db) as ledger, caught_up(ledger) as views:
+    with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         as_of = point_micros(time_) if time_ else None
-        rows = select(views.rows(as_of), start, end, convention)
-        found = history(rows, views.aliases(as_of), name)
+        rows = select_pulkas(views.rows(as_of), start, end, convention)
+        found = player_pulkas(rows, views.aliases(as_of), name)
         if found is None:
             known = sorted({p for row in rows for p in row.everyone})
             missing = (_("no pulka of {name} in the archive ({filter}); players: {players}") if known
@@ -145,9 +145,9 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
             raise UserError(missing.format(name=excerpt(name), filter=filter_said(start, end, convention, time_),
                                            players=", ".join(known)))
         if as_json:
-            emit(history_doc(found))
+            emit(player_pulkas_doc(found))
         else:
-            click.echo(render_history(found, filter_text(start, end, convention, time_)), nl=False)
+            click.echo(render_player_pulkas(found, filter_text(start, end, convention, time_)), nl=False)
 
 
 @click.command()
@@ -157,7 +157,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
 @db_option
 def alias(name: str, same_as: str, by: str | None, db: str | None) -> None:
     """Record that NAME is written for the player SAME_AS (one person, two spellings)."""
-    with opened(db, write=True) as ledger, caught_up(ledger) as views:
+    with opened(db, write=True) as ledger, caught_up_or_refused(ledger) as views:
         record_alias(ledger.store, name, same_as, views.aliases(), views.rows(), ledger.clock(), by)
         click.echo(_("{name} is now counted as {same_as}").format(name=name, same_as=same_as))
 

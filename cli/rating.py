@@ -10,12 +10,12 @@ import click
 
 from cli.common import UserError, db_option, emit, opened, user_time
 from cli.spreadsheet import emit_csv
-from cli.players import caught_up, filter_said, filter_text
+from cli.players import caught_up_or_refused, filter_said, filter_text
 from ledger.club_reads import club_changes, pulkas_with_events
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
 from projections import rating as model
-from projections.archive import identities, select
+from projections.archive import identities, select_pulkas
 from projections.stats import (CSV_COLUMNS, Stats, csv_rows, mine, player_stats, refs_doc, render_refs,
                                render_stats, stats_doc)
 from projections.tournament_state import point_micros
@@ -55,7 +55,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
     _one_format(as_json, as_csv, as_html)
     at = user_time(at, end_of_day=True) if at else None
     told = filter_text(None, None, convention, at)
-    with opened(db) as ledger, caught_up(ledger) as views:
+    with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         changes, rows, aliases = club_changes(views, point_micros(at) if at else None, convention)
     who = identities(rows, aliases)
     if name is None:
@@ -68,20 +68,20 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
         elif as_html:
             from projections.drawing.player import club_html
 
-            histories = [h for x in lines if (h := model.history(changes, who, x.player)) is not None]
-            click.echo(club_html(model.table_doc(lines, told), [model.history_doc(h, told) for h in histories]),
+            histories = [h for x in lines if (h := model.rating_history(changes, who, x.player)) is not None]
+            click.echo(club_html(model.table_doc(lines, told), [model.rating_history_doc(h, told) for h in histories]),
                        nl=False)
         else:
             click.echo(model.render_table(lines, told), nl=False)
         return
-    found = model.history(changes, who, name)
+    found = model.rating_history(changes, who, name)
     if found is None:
         known = sorted({who.name(c.player) for c in changes})
         missing = (_("{name} has no pulka over in the archive ({filter}); rated: {rated}") if known
                    else _("{name} has no pulka over in the archive ({filter})"))
         raise UserError(missing.format(name=excerpt(name), filter=filter_said(None, None, convention, at),
                                        rated=", ".join(known)))
-    doc = model.history_doc(found, told)
+    doc = model.rating_history_doc(found, told)
     if as_json:
         emit(doc)
     elif as_csv:
@@ -91,7 +91,7 @@ def rating(name: str | None, at: str | None, convention: str | None, as_json: bo
 
         click.echo(player_html(doc, None), nl=False)
     else:
-        click.echo(model.render_history(found, told), nl=False)
+        click.echo(model.render_rating_history(found, told), nl=False)
 
 
 @click.command()
@@ -118,8 +118,8 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
     start, end = _date(date_from, "--from"), _date(date_to, "--to")
     told = filter_text(start, end, convention, None)
     history = None
-    with opened(db) as ledger, caught_up(ledger) as views:
-        rows = select(views.rows(), start, end, convention)
+    with opened(db) as ledger, caught_up_or_refused(ledger) as views:
+        rows = select_pulkas(views.rows(), start, end, convention)
         aliases = views.aliases()
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         if found is None:
@@ -130,7 +130,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
                                            players=", ".join(known)))
         if as_html:
             changes, all_rows, all_aliases = club_changes(views, None, None)
-            history = model.history(changes, identities(all_rows, all_aliases), name)
+            history = model.rating_history(changes, identities(all_rows, all_aliases), name)
     if number is not None:
         _number(found, number, deals, as_json, as_csv)
         return
@@ -143,7 +143,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
 
         doc = stats_doc(found, told)
         doc["refs"] = {n: refs_doc(found, n, t)["deals"] for n, t in found.numbers.items()}
-        click.echo(player_html(None if history is None else model.history_doc(history, told), doc), nl=False)
+        click.echo(player_html(None if history is None else model.rating_history_doc(history, told), doc), nl=False)
     else:
         click.echo(render_stats(found, told), nl=False)
 

@@ -27,7 +27,7 @@ from cli.common import (
     point_options,
     progress,
     refusals,
-    shown,
+    shown_time,
 )
 from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
 from cli.spreadsheet import cell, emit_csv, write_csv
@@ -185,7 +185,8 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
         status = _(GAME_STATUS[d["status"]]) if d["status"] in GAME_STATUS else d["status"]
         click.echo(_("{game}: {players}; {what}; {events}, {deals}, {status}; {first} to {last}").format(
             game=d["game"], players=", ".join(d["players"]), what=what, events=spoken_count(d["events"], "event"),
-            deals=spoken_count(d["deals"], "deal"), status=status, first=shown(d["first"]), last=shown(d["last"])))
+            deals=spoken_count(d["deals"], "deal"), status=status, first=shown_time(d["first"]),
+            last=shown_time(d["last"])))
 
 
 # -- the sheet and the settlement -------------------------------------------------------------
@@ -210,9 +211,9 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
         with refusals():
             drawn = picture(read.events, point, table_cap(read, db, file))
         if file is None:
-            from cli.proofs import history  # the checkpoint that covers what is drawn
+            from cli.proofs import attested_history  # the checkpoint that covers what is drawn
 
-            drawn["checkpoint"] = history(db, read.game, drawn.get("event") or len(read.events))["caption"]
+            drawn["checkpoint"] = attested_history(db, read.game, drawn.get("event") or len(read.events))["caption"]
         click.echo(svg_document(drawn), nl=False)
         return
     shown_at = view(read, point)

@@ -41,12 +41,12 @@ from cli.common import (
 )
 from cli.rules import parse_overrides
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
-from ledger.desks.told import Doubt, Doubtful, Told, Write, told_doc
+from ledger.desks.told import Doubt, Doubtful, Told, ToldWrite, told_doc, tricks_text
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
-from projections.numbers import fmt
+from projections.numbers import fmt, signed
 from ledger.vocabulary.wording import convention_name, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
@@ -73,7 +73,7 @@ def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
         reason=spoken_text(reason))
 
 
-def writes_text(writes: tuple[Write, ...]) -> list[str]:
+def writes_text(writes: tuple[ToldWrite, ...]) -> list[str]:
     return [f"  {w.text} {'+' if w.amount > 0 else ''}{fmt(w.amount)}" for w in writes]
 
 
@@ -118,8 +118,8 @@ def pulka_desk(db: str | None) -> Iterator[PulkaDesk]:
         yield PulkaDesk(ledger, kept=session_kept())
 
 
-def record(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told], *, quiet: bool,
-           as_json: bool) -> None:
+def record_pulka(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told], *, quiet: bool,
+                 as_json: bool) -> None:
     """Run one recording command of the desk on the game and say what it did."""
     name = game_name(game, db)
     with pulka_desk(db) as desk:
@@ -128,11 +128,20 @@ def record(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told], *, 
 
 
 def doubt_text(doubt: Doubt) -> list[str]:
-    """A doubted result as the scorer reads it before he answers."""
+    """A line read two ways as the scorer reads it before he answers: the two sheets side
+    by side, the tricks and every number each reading writes."""
+    heads = (_("as typed ({read_as})").format(read_as=doubt.read_as), doubt.other)
+    rows = [(_("tricks"), tricks_text(doubt.typed), tricks_text(doubt.reading))]
+    amounts = [{w.cell: w for w in writes} for writes in (doubt.typed_writes, doubt.other_writes)]
+    for cell in sorted(set(amounts[0]) | set(amounts[1]), key=str):
+        write = amounts[0].get(cell) or amounts[1][cell]
+        typed, other = (signed(a[cell].amount) if cell in a else "" for a in amounts)
+        rows.append((write.text, typed, other))
+    first = max(len(r[0]) for r in rows) + 2
+    second = max(len(heads[0]), *(len(r[1]) for r in rows)) + 3
     return [_("deal {deal}: {reason}").format(deal=doubt.deal, reason=doubt.reason),
-            "  " + _("as typed ({read_as}):").format(read_as=doubt.read_as)
-            + f" {', '.join(f'{p} {t}' for p, t in doubt.typed.items())}",
-            f"  {doubt.other}:{' ' * max(1, 12 - len(doubt.other))}{', '.join(f'{p} {t}' for p, t in doubt.reading.items())}"]
+            f"  {'':{first}}{heads[0]:{second}}{heads[1]}",
+            *(f"  {r[0]:{first}}{r[1]:{second}}{r[2]}".rstrip() for r in rows)]
 
 
 def settle_doubt(doubt: Doubtful, line: str) -> str | None:
@@ -253,8 +262,9 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
 @click.command(cls=GameCommand)
 @game_argument
 @click.argument("line")
-@click.option("--again", is_flag=True, help="The same line as the deal before, on purpose.")
-@click.option("--yes", "-y", is_flag=True, help="Store a doubted result as typed without asking.")
+@click.option("--again", is_flag=True,
+              help="The same deal as the one before (its players, contract and tricks), really played again.")
+@click.option("--yes", "-y", is_flag=True, help="Store counts that read two ways as typed, without asking.")
 @click.option("--leave-open", is_flag=True,
               help="Record a line that stops before the deal's result, or start the next deal although the deal "
                    "before waits for its tricks [Code 4.2.10].")
@@ -268,17 +278,20 @@ def deal(game: str, line: str, again: bool, yes: bool, leave_open: bool, by: str
     \b
       pulka deal "Vera 7H w w 8 1 1"     the outcome: declarer, contract, calls,
                                          tricks (the declarer's first)
+      pulka deal "Vera 7H w w 8* 1 1"    the declarer's count marked
       pulka deal "Vera 7H w w Vera=8 Anna=1 Boris=1"   the tricks named
       pulka deal "Anna miz 0"            a misère; "Boris 6NT p p": both passed
       pulka deal "rasp 2 5 3"            raspasy, tricks from the forehand
-      pulka deal "6D 7S p p | Vera w w 5 2 3"   the auction too
+      pulka deal "6D 7S p p | Vera w w 5* 2 3"   the auction too
       pulka deal "6S pass pass | 6S | whist pass:open | 6 3 1"   the whole deal,
                                          tricks in turn order from the forehand
     Words: p - пас п, w вист в, hw полвиста пв, miz мизер миз, 6♠ 6п, здесь; a name
     or its beginning. With four players the whisting dealer names the hand he plays:
     "whist@Boris" [Code 3.8.8]; dark bids "pass:dark" [3.3.19]; a misère shared with
-    the dealer "misere:shared" [3.6.9]. A result a slip of the tricks' order would
-    explain is asked about before it is stored (--yes: stored as typed).
+    the dealer "misere:shared" [3.6.9]. Counts that the other order (declarer first,
+    or from the forehand) reads for other players, writing another sheet, are asked
+    about with both sheets side by side (--yes: stored as typed); the declarer's count
+    marked (8*: the counts round the table from it) or the tricks named read one way.
     """
     told = record_line(db, game, line, yes=yes, again=again, leave_open=leave_open, by=by)
     tell(told, quiet=quiet, as_json=as_json)
@@ -296,8 +309,8 @@ def deal(game: str, line: str, again: bool, yes: bool, leave_open: bool, by: str
 def bid(game: str, player: str, bid: str, dark: bool, by: str | None, leave_open: bool, quiet: bool,
         as_json: bool, db: str | None) -> None:
     """A bid: 6S ... 10NT, misere, pass, here (6♠, пас, мизер, здесь)."""
-    record(db, game, lambda desk, name: desk.bid(name, player, bid, dark=dark, by=by, leave_open=leave_open),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.bid(name, player, bid, dark=dark, by=by, leave_open=leave_open),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -313,9 +326,9 @@ def bid(game: str, player: str, bid: str, dark: bool, by: str | None, leave_open
 def contract(game: str, player: str, contract: str, shared_with: str | None, evident_correction: bool,
              by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """The declarer's contract (again to change it before anyone whists, or after with --evident-correction)."""
-    record(db, game, lambda desk, name: desk.contract(name, player, contract, shared_with=shared_with,
-                                                      evident_correction=evident_correction, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.contract(name, player, contract, shared_with=shared_with,
+                                                            evident_correction=evident_correction, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -332,8 +345,8 @@ def defence(game: str, player: str, call: str, open_: bool, hand: str | None, by
             as_json: bool, db: str | None) -> None:
     """A defender's call: whist, pass or half_whist (вист, пас, полвиста); with four
     players the dealer's too."""
-    record(db, game, lambda desk, name: desk.defence(name, player, call, open=open_, hand=hand, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.defence(name, player, call, open=open_, hand=hand, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand, game_given=lambda words: bool(words) and "=" not in words[0])
@@ -348,8 +361,8 @@ def defence(game: str, player: str, call: str, open_: bool, hand: str | None, by
 def tricks(game: str, counts: tuple[str, ...], deal_no: int | None, penalties: tuple[str, ...], by: str | None,
            quiet: bool, as_json: bool, db: str | None) -> None:
     """Tricks taken: Anna=6 Boris=3 Vera=1."""
-    record(db, game, lambda desk, name: desk.tricks(name, counts, deal=deal_no, penalties=penalties, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.tricks(name, counts, deal=deal_no, penalties=penalties, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -366,8 +379,8 @@ def entry(game: str, player: str, column: str, amount: int, on: str | None, deal
           by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """A number written by hand: COLUMN is pulya, gora or whists (пуля, гора, висты);
     AMOUNT may be negative (entry Vera whists -4 --on Boris)."""
-    record(db, game, lambda desk, name: desk.entry(name, player, column, amount, on=on, deal=deal_no, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.entry(name, player, column, amount, on=on, deal=deal_no, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -379,7 +392,7 @@ def entry(game: str, player: str, column: str, amount: int, on: str | None, deal
 def pencil(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """The recorder (a player, or scorer:NAME) puts his pencil down [Code 4.2.8]: his
     records are no longer in hand."""
-    record(db, game, lambda desk, name: desk.pencil(name, player, by=by), quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.pencil(name, player, by=by), quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -396,8 +409,8 @@ def annul(game: str, reason: str, dealer_error: bool, by: str | None, quiet: boo
     """The current deal is void (a misdeal, a wrong number of cards): the same dealer
     deals again, and nothing of the deal is written. Before anyone bids it annuls the
     next deal; a deal whose tricks are recorded can no longer be annulled [Code 3.2.13]."""
-    record(db, game, lambda desk, name: desk.annul(name, reason=reason, dealer_error=dealer_error, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.annul(name, reason=reason, dealer_error=dealer_error, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -414,9 +427,9 @@ def abandon(game: str, agreed_by: str | None, demanded_by: str | None, reason: s
     """Stop the pulka early: by agreement of all players, or on one player's demand."""
     if (agreed_by is None) == (demanded_by is None):
         raise UserError(_("refused: give --agreed-by (all players) or --demanded-by (one player, with --reason)"))
-    record(db, game, lambda desk, name: desk.abandon(name, agreed_by=agreed_by, demanded_by=demanded_by,
-                                                     reason=reason, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.abandon(name, agreed_by=agreed_by, demanded_by=demanded_by,
+                                                           reason=reason, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command("object", cls=GameCommand)
@@ -430,8 +443,8 @@ def abandon(game: str, agreed_by: str | None, demanded_by: str | None, reason: s
 def object_(game: str, player: str, deal_no: int, target: int | None, by: str | None, quiet: bool,
             as_json: bool, db: str | None) -> None:
     """A partner refuses a late record of DEAL [Code 4.2.10]."""
-    record(db, game, lambda desk, name: desk.object(name, player, deal_no, target=target, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.object(name, player, deal_no, target=target, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -448,9 +461,9 @@ def penalty(game: str, player: str, column: str, amount: int, wronged: str | Non
             quiet: bool, as_json: bool, db: str | None) -> None:
     """An arbiter's penalty on PLAYER [Code 4.2.16]; it never benefits him: gora up,
     pulya down (a negative AMOUNT), whists written on him by the wronged player."""
-    record(db, game, lambda desk, name: desk.penalty(name, player, column, amount, wronged=wronged, reason=reason,
-                                                     by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.penalty(name, player, column, amount, wronged=wronged, reason=reason,
+                                                           by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 # -- corrections ------------------------------------------------------------------------------
@@ -547,4 +560,4 @@ def undo(game: str, first: int | None, by: str | None, quiet: bool, as_json: boo
     the last record when it is something else. Nothing is deleted: a `withdrawn` event
     is stored, free of penalty, and `pulka log` shows what it took back. A record no
     longer in hand is changed with `pulka correct`."""
-    record(db, game, lambda desk, name: desk.undo(name, first=first, by=by), quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.undo(name, first=first, by=by), quiet=quiet, as_json=as_json)

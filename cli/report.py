@@ -6,7 +6,7 @@ import click
 
 from cli.common import GameCommand, db_option, game_argument, refusals
 from cli.reading import file_option, only_pulka, read_game, table_cap
-from projections.drawing.page import report_html
+from projections.drawing.page import pulka_report_html
 from projections.picture import timeline
 
 
@@ -22,7 +22,7 @@ def report(game: str, file: str | None, db: str | None) -> None:
     with refusals():
         doc = timeline(read.events, table_cap(read, db, file))
     if file is None:
-        from cli.proofs import history  # the checkpoint that covers the game, the signatures
+        from cli.proofs import attested_history  # the checkpoint that covers the game, the signatures
 
-        doc["history"] = history(db, read.game, len(read.events))
-    click.echo(report_html(doc), nl=False)
+        doc["history"] = attested_history(db, read.game, len(read.events))
+    click.echo(pulka_report_html(doc), nl=False)

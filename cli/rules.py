@@ -28,7 +28,7 @@ def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str,
 
     overrides: dict[str, Any] = {}
     if rules_file is not None:
-        overrides.update(rules_of(rules_file))
+        overrides.update(rules_file_overrides(rules_file))
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
@@ -41,7 +41,7 @@ def parse_overrides(items: tuple[str, ...], rules_file: str | None) -> dict[str,
     return overrides
 
 
-def rules_of(path: str) -> dict[str, Any]:
+def rules_file_overrides(path: str) -> dict[str, Any]:
     """The overrides of a rules file: its ``[rules]`` table (or, without one, the whole
     file) of KEY = VALUE; a file that is not TOML, or whose rules are not a table, is
     refused."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from cli.common import GameCommand, complete_player, db_option, game_argument
-from cli.record import by_option, record, report_options
+from cli.record import by_option, record_pulka, report_options
 
 
 @click.command(cls=GameCommand)
@@ -19,7 +19,7 @@ from cli.record import by_option, record, report_options
 @db_option
 def dealt(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """PLAYER dealt the next deal out of turn and it stands [Code 3.2.14]; the deal after it is dealt by the player to his left."""
-    record(db, game, lambda desk, name: desk.dealt(name, player, by=by), quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.dealt(name, player, by=by), quiet=quiet, as_json=as_json)
 
 
 RULES = ["3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22"]
@@ -60,7 +60,7 @@ def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, 
       3.9.22    a result agreed by all without play: NAME=N tricks, --agreed-by
     The rulings under 3.3.16.3, 3.4.4, 3.5.4 and 3.9.22 close the deal and move it on.
     """
-    record(db, game, lambda desk, name: desk.ruling(
+    record_pulka(db, game, lambda desk, name: desk.ruling(
         name, rule, counts, offender=offender, whists=whists, agreed_by=agreed_by, planner=planner,
         compensated=compensated, declarer_result=declarer_result, reason=reason, by=by), quiet=quiet, as_json=as_json)
 
@@ -76,8 +76,8 @@ def ruling(game: str, rule: str, counts: tuple[str, ...], offender: str | None, 
 def join(game: str, player: str, agreed_by: str, replaces: str | None, by: str | None, quiet: bool, as_json: bool,
          db: str | None) -> None:
     """A fourth player joins with everyone's consent [Code 3.1.2]: he writes the mean pulya and gora, sits to the left of the last dealer and deals next; with --replaces, in the place of the player who left, and the deal goes round as before."""
-    record(db, game, lambda desk, name: desk.join(name, player, agreed_by=agreed_by, replaces=replaces, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.join(name, player, agreed_by=agreed_by, replaces=replaces, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -89,7 +89,8 @@ def join(game: str, player: str, agreed_by: str, replaces: str | None, by: str |
 @db_option
 def leave(game: str, player: str, reason: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
     """PLAYER leaves a four-handed pulka; his columns stay and are settled at the end [Code 5.4.18]."""
-    record(db, game, lambda desk, name: desk.leave(name, player, reason=reason, by=by), quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.leave(name, player, reason=reason, by=by), quiet=quiet,
+                 as_json=as_json)
 
 
 @click.command(cls=GameCommand)
@@ -107,8 +108,8 @@ def substitute(game: str, player: str, substitute: str, agreed_by: str, by: str 
     At a tournament's table the arbiter records it (--by arbiter:NAME), and the
     substitute plays at no other table of the tour.
     """
-    record(db, game, lambda desk, name: desk.substitute(name, player, substitute, agreed_by=agreed_by, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.substitute(name, player, substitute, agreed_by=agreed_by, by=by),
+                 quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand, game_given=lambda words: len(words) >= 3)
@@ -122,5 +123,5 @@ def substitute(game: str, player: str, substitute: str, agreed_by: str, by: str 
 def talon(game: str, kind: str, player: str, tricks: int, by: str | None, quiet: bool, as_json: bool,
           db: str | None) -> None:
     """The talon [Code 3.2.21, 3.4.10, 3.4.11]: PLAYER looked at it before it was bought (peek); the declarer refused it (refused); it gave the declarer tricks, the dealer's premium (premium)."""
-    record(db, game, lambda desk, name: desk.talon(name, kind, player, tricks=tricks, by=by),
-           quiet=quiet, as_json=as_json)
+    record_pulka(db, game, lambda desk, name: desk.talon(name, kind, player, tricks=tricks, by=by),
+                 quiet=quiet, as_json=as_json)

@@ -9,8 +9,8 @@ from contextlib import contextmanager
 
 import click
 
-from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown, user_time, zone_name
-from cli.players import caught_up
+from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, opened, shown_time, user_time, zone_name
+from cli.players import caught_up_or_refused
 from cli.rules import parse_overrides
 from ledger.desks.tournament import Tournaments
 from ledger.tournament_report import report_html
@@ -59,7 +59,7 @@ def tournament() -> None:
 @click.option("--by", help="The arbiter (arbiter:NAME).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing.")
 @db_option
-def new(
+def new_tournament(
     name: str, players: str, convention: str, pulya: int, tours: int | None, deal_cap: int | None,
     table_size: int, overrides: tuple[str, ...], rules_file: str | None, cutoff: str | None,
     tie_breaks: str | None, lot_seed: str | None, removal_below: int | None, cards: int, cuts: tuple[str, ...],
@@ -125,12 +125,12 @@ def seat(name: str, tour: int, table: int | None, players: str | None, auto: boo
             click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
 
 
-@tournament.command(cls=NumbersCommand)
+@tournament.command("start", cls=NumbersCommand)
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
 @db_option
-def start(name: str, tour: int, by: str | None, db: str | None) -> None:
+def start_tour(name: str, tour: int, by: str | None, db: str | None) -> None:
     """Start the game T/R/K of every seated table of tour TOUR, under the tournament's rules."""
     with opened(db, write=True) as ledger:
         started = Tournaments(ledger).start_tables(name, tour, by)
@@ -146,8 +146,8 @@ def start(name: str, tour: int, by: str | None, db: str | None) -> None:
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
-@click.option("--key", metavar="FILE", help="The arbiter's private key: he signs the close (and what it brings) and a "
-              "checkpoint of the club log that covers it.")
+@click.option("--key", metavar="FILE", help="The arbiter's private key: he signs the close (and what it brings); the "
+              "club's next checkpoint covers it.")
 @db_option
 def close(name: str, tour: int, by: str | None, key: str | None, db: str | None) -> None:
     """Close tour TOUR once every table's pulka is over: each table's result is recorded,
@@ -164,7 +164,10 @@ def close(name: str, tour: int, by: str | None, key: str | None, db: str | None)
         if signer is not None:
             from ledger.proofs.checkpoints import Attestations
 
-            click.echo(str(Attestations(ledger.store).stored().note()), nl=False)
+            for number, signed in sorted(Attestations(ledger.store).signatures(name).items()):
+                if any(s.number == number for s in stored):
+                    click.echo(_("event {number} signed by {signers}").format(
+                        number=number, signers=", ".join(s.signer for s in signed)))
 
 
 @tournament.command()
@@ -183,7 +186,7 @@ def card(name: str, player: str, reason: str, by: str | None, db: str | None) ->
             click.echo(f"{s.number}: " + effect(as_tournament_event(s.event), state))
 
 
-@tournament.command()
+@tournament.command("standings")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--tour", type=int, metavar="R", help="As they stood after tour R was closed.")
@@ -191,7 +194,8 @@ def card(name: str, player: str, reason: str, by: str | None, db: str | None) ->
               help="As they stood then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")
 @click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
 @db_option
-def standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool, db: str | None) -> None:
+def print_standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool,
+                    db: str | None) -> None:
     """The standings after the tours closed, with the tables still in play beside them."""
     time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger:
@@ -200,7 +204,7 @@ def standings(name: str, as_json: bool, tour: int | None, time_: str | None, rep
         def live(state: TournamentState, at: str | None) -> Mapping[str, GameResult]:
             if replay:
                 return tournaments.replayed(state, at)
-            with caught_up(ledger) as views:
+            with caught_up_or_refused(ledger) as views:
                 return views.tables(state.name, point_micros(at) if at else None)
 
         table, state = tournaments.standings(name, tour, time_, live)
@@ -215,7 +219,7 @@ def standings(name: str, as_json: bool, tour: int | None, time_: str | None, rep
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True)
 @db_option
-def log_(name: str, as_json: bool, db: str | None) -> None:
+def print_log(name: str, as_json: bool, db: str | None) -> None:
     """Every event of the tournament with its effect."""
     with opened(db) as ledger:
         rows = log_rows([s.event for s in Tournaments(ledger).events(name)])
@@ -225,13 +229,13 @@ def log_(name: str, as_json: bool, db: str | None) -> None:
         else:  # as a game's log shows its times: in the local zone, named
             click.echo(_("log of tournament {name}: {events}; times in {zone}").format(
                 name=name, events=spoken_count(len(rows), "event"), zone=zone_name(local_zone())))
-            click.echo(render_log(rows, shown), nl=False)
+            click.echo(render_log(rows, shown_time), nl=False)
 
 
-@tournament.command()
+@tournament.command("export")
 @click.argument("name")
 @db_option
-def export(name: str, db: str | None) -> None:
+def export_tournament(name: str, db: str | None) -> None:
     """Print the tournament's events and every table's game as JSON Lines (import the
     file with `pulka import`, check it with `pulka verify --file`)."""
     with opened(db) as ledger:
@@ -239,11 +243,11 @@ def export(name: str, db: str | None) -> None:
             click.echo(line)
 
 
-@tournament.command()
+@tournament.command("report")
 @click.argument("name")
 @db_option
-def report(name: str, db: str | None) -> None:
+def print_report(name: str, db: str | None) -> None:
     """One HTML file, nothing fetched: the standings after each tour (a slider, the
     tables in play last) and every table's sheet, drawn."""
     with opened(db) as ledger:
-        click.echo(report_html(ledger, name, caught_up), nl=False)
+        click.echo(report_html(ledger, name, caught_up_or_refused), nl=False)

@@ -67,7 +67,7 @@ def club_changes(views: Views, as_of: int | None, convention: str | None) -> tup
     if as_of is None and convention is None:
         return kept_changes(views.view.select), rows, aliases
     matches = kept_matches(views.view.select) if as_of is None else matches_as_of(views.view.select, as_of)
-    return model.fold(model.select(matches, convention), model.keys_of(aliases)), rows, aliases
+    return model.rate_matches(model.select_matches(matches, convention), model.keys_of(aliases)), rows, aliases
 
 
 def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow]) -> Iterator[tuple[PulkaRow, list[AnyEvent]]]:

@@ -22,7 +22,7 @@ from projections.kinds import kind_of
 from projections.points import Point
 from projections.report import capped, settlement_doc
 from projections.rubber import RubberState
-from projections.rubber_report import summary_doc
+from projections.rubber_report import rubber_summary_doc
 
 
 def status_of(state: GameState) -> str:
@@ -36,7 +36,7 @@ def listed_doc(name: str, state: GameState | RubberState, cap: int | None = None
     """A game in the list of games; a tournament's table at its deal ``cap`` is
     ``capped``: over [Code 4.2.15]."""
     if isinstance(state, RubberState):
-        return summary_doc(name, state)
+        return rubber_summary_doc(name, state)
     times = [e.at for e in state.events if e.at]
     return {
         "game": name,

@@ -15,7 +15,7 @@ from ledger.vocabulary.tournament_events import table_game
 from projections.drawing.tournament_page import tournament_html
 from projections.picture import picture
 from projections.points import Point
-from projections.tournament_state import fold, standings, standings_doc, through_tour
+from projections.tournament_state import fold_tournament, standings, standings_doc, through_tour
 
 # The archive's views brought up to the last event, as the face reads them (what it says
 # on the way, how it refuses a store without views): the tables in play are its.
@@ -28,8 +28,8 @@ def report_documents(ledger: Ledger, name: str, caught_up: CaughtUp) -> tuple[li
     (or none has closed), as they stand now; and every table's sheet as a picture
     document, by game name."""
     events = [s.event for s in Tournaments(ledger).events(name)]
-    state = fold(events)
-    docs = [standings_doc(standings(fold(through_tour(events, tour)))) for tour in sorted(state.closed)]
+    state = fold_tournament(events)
+    docs = [standings_doc(standings(fold_tournament(through_tour(events, tour)))) for tour in sorted(state.closed)]
     playing = any(tour not in state.closed for tour in state.seating)
     if playing or not docs:
         with caught_up(ledger) as views:

@@ -2,7 +2,7 @@
 
 Pure folds, like every projection: ``game_result`` reads what one game says for the
 archive (how it stands and each player's rounded result); ``summaries`` and
-``history`` fold the archive's pulkas, as rows, into the table of ``pulka players``
+``player_pulkas`` fold the archive's pulkas, as rows, into the table of ``pulka players``
 and the history of ``pulka player``. The rows come from the read model the command
 side keeps (``ledger.views.archive``) or from replaying the store; the folds do not
 care which, so a rebuilt view can be checked against the kept one.
@@ -177,7 +177,7 @@ def identities(rows: Iterable[PulkaRow], aliases: Sequence[Alias]) -> Identities
     return Identities(roots, display, spellings)
 
 
-def select(
+def select_pulkas(
     rows: Iterable[PulkaRow],
     date_from: str | None = None,
     date_to: str | None = None,
@@ -253,14 +253,14 @@ class HistoryLine:
 
 
 @dataclass(frozen=True)
-class History:
+class PlayerPulkas:
     player: str
     spellings: tuple[str, ...]
     lines: tuple[HistoryLine, ...]
     summary: Summary
 
 
-def history(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> History | None:
+def player_pulkas(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> PlayerPulkas | None:
     """One player's pulkas in the order they were started, with a running total;
     None when the archive has no pulka of that player."""
     who = identities(rows, aliases)
@@ -282,7 +282,8 @@ def history(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> Hi
         money = row.result.money[player] if row.result.money is not None else None
         lines.append(HistoryLine(row, row.everyone.index(player) + 1, whists, money, running))
     display = who.name(key)
-    return History(display, tuple(sorted(who.spellings.get(key, {display}))), tuple(lines), _summary(display, mine))
+    spellings = tuple(sorted(who.spellings.get(key, {display})))
+    return PlayerPulkas(display, spellings, tuple(lines), _summary(display, mine))
 
 
 # -- documents --------------------------------------------------------------------------
@@ -304,7 +305,7 @@ def summary_doc(s: Summary) -> dict[str, Any]:
     }
 
 
-def history_doc(h: History) -> dict[str, Any]:
+def player_pulkas_doc(h: PlayerPulkas) -> dict[str, Any]:
     return {
         "player": h.player,
         "spellings": list(h.spellings),
@@ -358,7 +359,7 @@ def _opt(x: int | None) -> str:
     return "-" if x is None else f"{x:+d}"
 
 
-def render_history(h: History, describe: str) -> str:
+def render_player_pulkas(h: PlayerPulkas, describe: str) -> str:
     """The history of ``pulka player``."""
     also = [s for s in h.spellings if s != h.player]
     lines = [f"{h.player} ({describe})" + (f"; also written {', '.join(also)}" if also else ""), ""]

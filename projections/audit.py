@@ -3,9 +3,9 @@
 ``audit`` replays a game event by event and records, for each one, its number,
 time, recorder, a one-line description, the change it made to the sheet, and the
 verdict of the recording rules for corrections, objections and late records.
-``explain`` traces one number of the sheet back to the writes and events behind
-it; ``diff`` compares two points in time. These are how an arbiter reconstructs
-a dispute. What does not depend on Preferans (the rows, their documents, text and
+``pulka_explain`` traces one number of the sheet back to the writes and events
+behind it; ``numbers_at`` gives what ``diff`` compares at a point in time. These are
+how an arbiter reconstructs a dispute. What does not depend on Preferans (the rows, their documents, text and
 selection, the comparison of two points) is shared with the other kinds of stream in
 ``trail``.
 """
@@ -60,13 +60,8 @@ from projections.trail import Cell as Cell
 from projections.trail import Numbers, corrections_in_effect
 from projections.trail import changes as changes
 from projections.trail import deal_corrected
-from projections.trail import diff as diff_numbers
 from projections.trail import cell_text as cell_text
-from projections.trail import render_audit as render_audit
-from projections.trail import render_diff as render_diff
-from projections.trail import render_explain as render_explain
 from projections.trail import row_doc as row_doc
-from projections.trail import select as select
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -294,8 +289,8 @@ def parse_cell(text: str, players: tuple[str, ...]) -> Cell:
     )
 
 
-def explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Write]]] | None = None
-            ) -> list[dict[str, Any]]:
+def pulka_explain(state: GameState, cell: Cell, ignored: dict[Cell, list[tuple[int, Write]]] | None = None
+                  ) -> list[dict[str, Any]]:
     """Every write behind one number, with the event, its recorder and any correction of
     it; then every record without effect that would have written there, named with its
     verdict (``ignored``: ``ignored_records(state)``, worked out once for many cells)."""
@@ -358,9 +353,3 @@ def numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
     state = state_at(events, point)
     settlement = settlement_of(state)
     return Numbers(state.folded, totals(state.sheet()), settlement.result, dict(settlement.rounded))
-
-
-def diff(events: list[AnyEvent], a: Point, b: Point) -> dict[str, Any]:
-    """What changed on the sheet and in the settlement between two points, and which
-    events changed it."""
-    return diff_numbers(events, a, b, numbers_at, audit)

@@ -1,6 +1,6 @@
 """Scoring one deal of rubber bridge: what each side writes above and below the line.
 
-``score_deal`` turns a played deal and the vulnerability before it into the points of
+``score_bridge_deal`` turns a played deal and the vulnerability before it into the points of
 the sheet, each with the rule it comes from; ``rubber_bonus`` and ``unfinished_bonuses``
 are what the end of a rubber adds [Law 74, Law 80]. Pure functions over the table in
 ``ledger.vocabulary.bridge_rules``; the rubber itself (games, the line, vulnerability)
@@ -66,7 +66,7 @@ def undertrick_points(down: int, double: str | None, vulnerable: bool) -> int:
     return doubled * FACTOR[double] // 2
 
 
-def score_deal(
+def score_bridge_deal(
     declarer_side: Side,
     contract: str,
     double: str | None,

@@ -198,9 +198,8 @@ class DealState:
     offender: int | None = None  # who exposed the talon [Code 3.3.16.3]
     ruled_whists: tuple[tuple[int, int], ...] = ()  # seat, whists on the offender
     # The talon exposed while one other player still bid: it went to him and the deal
-    # is played [Code 3.3.16.2]; who exposed it, and the ruling's event.
+    # is played [Code 3.3.16.2]; who exposed it.
     exposed_by: int | None = None
-    exposed_at: int | None = None
     # A plan of play carried out against a partner's view [Code 3.8.5.1]: the ruling, its
     # event, whose plan it was, a) the compensation whists each dissenter writes on him,
     # b) the other plan's result and the dissenters given it.
@@ -484,7 +483,6 @@ class DealState:
         made no bid, he declares as the third hand who takes the talon [Code 3.3.16.2,
         3.3.15]."""
         self.exposed_by = offender
-        self.exposed_at = number
         winner = self.still_bidding(offender)[0]
         self.declarer = winner
         if winner not in self.own_level:

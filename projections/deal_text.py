@@ -74,7 +74,7 @@ def play_of(state: GameState, event: AnyEvent) -> bool:
     return isinstance(event, PLAY)
 
 
-def deal_events(state: GameState, first_deal: int = 1) -> dict[int, list[AnyEvent]]:
+def events_by_deal(state: GameState, first_deal: int = 1) -> dict[int, list[AnyEvent]]:
     """The events of play of each deal from ``first_deal`` on, as they stand (corrections
     merged in, records without effect left out), in the order they were recorded."""
     out: dict[int, list[AnyEvent]] = {}
@@ -97,7 +97,7 @@ def line_sections(state: GameState, deal: DealState, events: list[AnyEvent] | No
     calls: list[tuple[str, str]] = []
     counts: list[tuple[str, str]] = []
     if events is None:
-        events = deal_events(state, deal.number).get(deal.number, [])
+        events = events_by_deal(state, deal.number).get(deal.number, [])
     for event in events:
         match event:
             case Bid():
@@ -146,7 +146,7 @@ def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None 
     return " | ".join(parts)
 
 
-def game_name(state: GameState, deal: DealState) -> str:
+def deal_game(state: GameState, deal: DealState) -> str:
     """What the deal was: ``6S by Anna``, ``misere by Boris``, ``raspasy``, ``annulled``."""
     if deal.annulled_at is not None:
         return _("annulled")
@@ -211,10 +211,10 @@ def deal_table(state: GameState) -> tuple[list[str], list[list[Any]]]:
     rows: list[list[Any]] = []
     if 0 in written:
         rows.append([0, "", "", "written by hand", "", *[written[0].get(c, "") for c in columns]])
-    played = deal_events(state)
+    played = events_by_deal(state)
     for deal in state.deals:
         dealer, forehand = seats_of(state, deal)
         per = written.get(deal.number, {})
-        rows.append([deal.number, dealer, forehand, game_name(state, deal),
+        rows.append([deal.number, dealer, forehand, deal_game(state, deal),
                      deal_story(state, deal, played.get(deal.number, [])), *[per.get(c, "") for c in columns]])
     return head, rows

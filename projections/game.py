@@ -48,6 +48,7 @@ from ledger.vocabulary.events import (
     Withdrawn,
 )
 from ledger.vocabulary.rules import RuleSet, resolve
+from ledger.vocabulary.tournament_events import TournamentStarted
 from projections.deal_sheets import Checkpoints
 from projections.deadlines import is_late
 from projections.deal_state import DealState
@@ -58,8 +59,9 @@ from projections.seats import Seats, TableSeats
 from projections.sheet import Sheet, Write
 
 
-def rules_of(started: GameStarted) -> RuleSet:
-    """The rule set a game is played by: the recorded one, else resolved from the preset."""
+def rules_of(started: GameStarted | TournamentStarted) -> RuleSet:
+    """The rule set a game (or every table's game of a tournament) is played by: the
+    recorded one, else resolved from the preset."""
     if started.rule_set is not None:
         return started.rule_set
     return resolve(started.convention, started.rules)

@@ -26,8 +26,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.events import AnyEvent, GameStarted, StreamStart, event_type
 from projections.points import Point
-from projections.trail import AuditRow, Cell, CellNames, Numbers
-from projections.trail import diff as diff_numbers
+from projections.trail import AuditRow, Cell, CellNames, Numbers, diff_numbers
 
 
 Progress = Callable[[int], None]  # told how many events are folded so far

@@ -63,5 +63,6 @@ def exact_of(doc: dict[str, Any], key: str) -> Fraction:
     return Fraction(doc.get(f"{key}_exact", doc[key]))
 
 
-def signed(x: Fraction) -> str:
+def signed(x: Fraction | int) -> str:
+    """A change for people: ``+2``, ``-1½``, ``0``."""
     return ("+" if x > 0 else "") + fmt(x)

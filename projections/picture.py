@@ -29,9 +29,9 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from projections.audit import AuditRow, Cell, audit, explain, ignored_records, row_doc, totals
+from projections.audit import AuditRow, Cell, audit, ignored_records, pulka_explain, row_doc, totals
 from projections.game import GameState
-from projections.numbers import fmt
+from projections.numbers import fmt, signed
 from projections.deal_text import cells as sheet_cells
 from projections.deal_text import deal_table as deals_of
 from projections.report import Point, cut, money_text, settlement_doc, settlement_of
@@ -43,7 +43,7 @@ PENALTY_TYPES = ("penalty", "correction")
 REVISING_TYPES = ("correction", "objection", "annulled", "withdrawn")
 
 
-def exact(x: Fraction | int | float) -> Fraction:
+def exact_fraction(x: Fraction | int | float) -> Fraction:
     """A number of a document as an exact fraction. Documents give fractions of a whist
     as the nearest float (event-log.md); their denominators are small, so the nearest
     fraction with a denominator below a million is the exact one."""
@@ -58,10 +58,6 @@ def cell_key(cell: Cell) -> str:
     return f"{player}.{column}.{on}" if on else f"{player}.{column}"
 
 
-def signed(x: Fraction | int) -> str:
-    return ("+" if x > 0 else "") + fmt(x)
-
-
 # -- running entries ------------------------------------------------------------------------
 
 
@@ -72,7 +68,7 @@ def traces_of(state: GameState) -> Traces:
     """The ``explain`` trace of every number of the sheet (a record without effect named
     where it would have written: see ``explain``)."""
     ignored = ignored_records(state)
-    return {cell: explain(state, cell, ignored) for cell in totals(state.sheet())}
+    return {cell: pulka_explain(state, cell, ignored) for cell in totals(state.sheet())}
 
 
 def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
@@ -93,8 +89,8 @@ def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
             {
                 "event": g[0]["event"],
                 "deal": g[0]["deal"],
-                "total": fmt(exact(g[-1]["total"])),
-                "amount": signed(sum((exact(w["amount"]) for w in g), Fraction(0))),
+                "total": fmt(exact_fraction(g[-1]["total"])),
+                "amount": signed(sum((exact_fraction(w["amount"]) for w in g), Fraction(0))),
                 "why": "; ".join(w["why"] for w in g),
                 "penalty": types.get(g[0]["event"]) in PENALTY_TYPES,
                 "corrected_by": list(g[0]["corrected_by"]),
@@ -224,16 +220,16 @@ def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -
     revisions = revising(rows)
     wanted = {k - 1 for k in revisions} | set(revisions)
     marks: dict[int, Marks] = {}
-    for n, state in folded(kept):
+    for n, state in states_by_event(kept):
         if n in wanted:
             marks[n] = marks_of(traces_of(state), types)
     strikes = [struck(marks[k - 1], marks[k], k) for k in revisions]
     doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes), deal_cap)
-    doc.update(point_of(kept, point))
+    doc.update(point_doc(kept, point))
     return doc
 
 
-def folded(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
+def states_by_event(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
     """The game as of each event in turn, folded once: ``(n, state)`` for n = 1, 2, ...;
     the state is the same object, moved on by one event at each step."""
     started = events[0]
@@ -245,7 +241,7 @@ def folded(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
         yield n, state
 
 
-def point_of(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
+def point_doc(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
     return {
         "event": len(kept),
         "deals": max((e.deal or 0) for e in kept),
@@ -274,7 +270,7 @@ def timeline(events: list[AnyEvent], deal_cap: int | None = None) -> dict[str, A
     strikes: list[Marks] = []
     previous: Marks = {}
     players: list[str] = list(started.players)
-    for n, state in folded(events):
+    for n, state in states_by_event(events):
         cell_traces = traces_of(state)
         marks = marks_of(cell_traces, types)
         if n in revisions:
@@ -283,7 +279,7 @@ def timeline(events: list[AnyEvent], deal_cap: int | None = None) -> dict[str, A
         doc = sheet_picture(state, started, with_struck(marks, strikes), deal_cap)
         players = doc["players"]
         trace = {cell_key(cell): [writes.index(trace_row(w)) for w in rows_] for cell, rows_ in cell_traces.items()}
-        points.append({**point_of(events[:n], Point(at=n)), "picture": pictures.index(doc),
+        points.append({**point_doc(events[:n], Point(at=n)), "picture": pictures.index(doc),
                        "trace": traces.index(trace)})
     return {
         "game": started.game,
@@ -296,7 +292,7 @@ def timeline(events: list[AnyEvent], deal_cap: int | None = None) -> dict[str, A
         "pictures": pictures.items,
         "traces": traces.items,
         "writes": writes.items,
-        "deals": deal_table(events, rows),
+        "deals": report_deals(events, rows),
     }
 
 
@@ -317,7 +313,7 @@ class Interned:
 
 def trace_row(w: dict[str, Any]) -> dict[str, Any]:
     """A row of ``explain`` with its numbers written for people."""
-    return {**w, "amount": signed(exact(w["amount"])), "total": fmt(exact(w["total"]))}
+    return {**w, "amount": signed(exact_fraction(w["amount"])), "total": fmt(exact_fraction(w["total"]))}
 
 
 def audit_entry(row: AuditRow) -> dict[str, Any]:
@@ -325,12 +321,12 @@ def audit_entry(row: AuditRow) -> dict[str, Any]:
     record they are credited to when it is not this event (a deal's result)."""
     doc = row_doc(row)
     doc["shown"] = [
-        f"{c[0]} {c[1]}{' on ' + c[2] if c[2] else ''} {signed(exact(v))}" for c, v in row.changes.items()
+        f"{c[0]} {c[1]}{' on ' + c[2] if c[2] else ''} {signed(exact_fraction(v))}" for c, v in row.changes.items()
     ] + ([f"({row.credit})"] if row.credit else [])
     return doc
 
 
-def deal_table(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, Any]]:
+def report_deals(events: list[AnyEvent], rows: list[AuditRow]) -> list[dict[str, Any]]:
     """The table of deals (``projections.deal_text``) for the report: per deal, who dealt and
     led, the game and its line, what each player's numbers got from it as the sheet counts
     it now, the events it spans, and the rounded settlement as it stood at its end."""

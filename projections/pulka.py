@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent
-from projections.audit import Cell, explain, parse_cell
+from projections.audit import Cell, parse_cell, pulka_explain
 from projections.audit import audit as audit  # the kind's read side (projections.kinds)
 from projections.audit import numbers_at as numbers_at
 from projections.game import GameState
@@ -49,7 +49,7 @@ class PulkaView:
         return parse_cell(text, self.state.players)
 
     def explain(self, cell: Cell) -> list[dict[str, Any]]:
-        return explain(self.state, cell)
+        return pulka_explain(self.state, cell)
 
 
 def pulka_view(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> PulkaView:

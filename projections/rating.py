@@ -1,9 +1,9 @@
 """The club rating: every pulka over is one free-for-all match of its players.
 
-A pure fold, like every projection: ``fold`` takes the archive's matches in their
-order and gives each player's rating change in each match; ``table`` and
-``history`` read those changes for ``pulka rating`` and ``pulka rating NAME``. The
-matches come from the read model the command side keeps (``ledger.views.rating``)
+A pure fold, like every projection: ``rate_matches`` takes the archive's matches in
+their order and gives each player's rating change in each match; ``table`` and
+``rating_history`` read those changes for ``pulka rating`` and ``pulka rating NAME``.
+The matches come from the read model the command side keeps (``ledger.views.rating``)
 or, for a point in time or a convention, from the archive's results as they stood
 then; the fold does not care which, so the kept view can be checked against a fresh
 fold of the same matches.
@@ -152,8 +152,8 @@ def ordered(matches: Iterable[Match]) -> list[Match]:
     return sorted(matches, key=lambda m: m.key)
 
 
-def fold(matches: Iterable[Match], key: Callable[[str], str],
-         start: dict[str, Skill] | None = None) -> list[Change]:
+def rate_matches(matches: Iterable[Match], key: Callable[[str], str],
+                 start: dict[str, Skill] | None = None) -> list[Change]:
     """Every match in order, each player's skill carried from his last match (``start``:
     the skills before the first of them; a player not in it starts at ``START``)."""
     skills = dict(start or {})
@@ -172,7 +172,7 @@ def keys_of(aliases: Sequence[Alias]) -> Callable[[str], str]:
     return identities((), aliases).key
 
 
-def select(matches: Iterable[Match], convention: str | None) -> list[Match]:
+def select_matches(matches: Iterable[Match], convention: str | None) -> list[Match]:
     """The matches under one convention (a preset's other names accepted)."""
     if convention is None:
         return list(matches)
@@ -210,16 +210,16 @@ def table(changes: Sequence[Change], who: Identities) -> list[Line]:
 
 
 @dataclass(frozen=True)
-class History:
+class RatingHistory:
     player: str
     changes: tuple[Change, ...]  # oldest first
 
 
-def history(changes: Sequence[Change], who: Identities, name: str) -> History | None:
+def rating_history(changes: Sequence[Change], who: Identities, name: str) -> RatingHistory | None:
     """One player's rating, match by match; None when he has played no match."""
     key = who.key(name)
     mine = tuple(sorted((c for c in changes if c.player == key), key=lambda c: c.key))
-    return History(who.name(key), mine) if mine else None
+    return RatingHistory(who.name(key), mine) if mine else None
 
 
 # -- documents ------------------------------------------------------------------------
@@ -247,7 +247,7 @@ def table_doc(lines: Sequence[Line], describe: str) -> dict[str, Any]:
     }
 
 
-def history_doc(h: History, describe: str) -> dict[str, Any]:
+def rating_history_doc(h: RatingHistory, describe: str) -> dict[str, Any]:
     return {
         "player": h.player,
         "as_of": describe,
@@ -280,7 +280,7 @@ def render_table(lines: Sequence[Line], describe: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_history(h: History, describe: str) -> str:
+def render_rating_history(h: RatingHistory, describe: str) -> str:
     out = [f"{h.player}: rating ({describe})", ""]
     gw = max(6, *(len(c.game) + 2 for c in h.changes))
     out.append(f"{'finished (UTC)':<27}{'game':<{gw}}{'whists':>8}{'place':>7}{'before':>9}{'after':>9}{'change':>9}")

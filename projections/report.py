@@ -18,7 +18,7 @@ from projections.numbers import exact_text, fmt, money_context, number
 from projections.points import Point as Point
 from projections.points import PointError as PointError
 from projections.points import cut as cut
-from projections.settlement import Settlement, settle, transfers
+from projections.settlement import Settlement, settle_sheet, transfers
 from projections.sheet import Sheet, exact, shown
 from ledger.vocabulary.language import ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
@@ -49,7 +49,7 @@ def sheet_doc(sheet: Sheet) -> dict[str, Any]:
 
 
 def settlement_of(state: GameState) -> Settlement:
-    return settle(state.sheet(), state.started.stake)
+    return settle_sheet(state.sheet(), state.started.stake)
 
 
 def deals_done(state: GameState) -> int:

@@ -62,7 +62,7 @@ from ledger.vocabulary.events import (
     Tricks,
     Withdrawn,
 )
-from projections.bridge_scoring import Line, Score, other, rubber_bonus, score_deal, unfinished_bonuses
+from projections.bridge_scoring import Line, Score, other, rubber_bonus, score_bridge_deal, unfinished_bonuses
 from projections.recording import Effect, merge
 
 LAW_77 = "Law 77"
@@ -292,7 +292,7 @@ class RubberState:
         side = self.side_of(deal.declarer)
         vulnerable = {s: sheet.vulnerable(s) for s in SIDES}
         honours = (self.side_of(deal.honours.player), deal.honours.points) if deal.honours is not None else None
-        for score in score_deal(side, deal.contract, deal.double, deal.tricks, vulnerable, honours):
+        for score in score_bridge_deal(side, deal.contract, deal.double, deal.tricks, vulnerable, honours):
             sheet.write(number, k, score)
         if sheet.below[side] >= GAME:
             # A game: the losers' part score does not count towards the next one
@@ -388,7 +388,7 @@ def replay_rubber(events: list[AnyEvent]) -> RubberState:
     return state
 
 
-def totals(sheet: RubberSheet) -> dict[tuple[str, str, str | None], Fraction]:
+def rubber_totals(sheet: RubberSheet) -> dict[tuple[str, str, str | None], Fraction]:
     """Every number of the sheet by cell (side, line, None): the cells ``projections.trail``
     names ``Cell``; beside the sheet, so that recording loads nothing of the audit."""
     return {(s, line, None): Fraction(sheet.total(s, line)) for s in SIDES for line in ("above", "below")}

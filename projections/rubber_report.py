@@ -23,7 +23,7 @@ from projections.audit import describe as describe_shared
 from projections.bridge_scoring import other
 from projections.points import Point, cut
 from projections.rubber import BridgeWrite, RubberState, replay_rubber
-from projections.rubber import totals as totals
+from projections.rubber import rubber_totals
 from projections.rubber_settlement import RubberSettlement, round_hundred, settle_rubber
 from projections.trail import AuditRow, Cell, CellNames, Numbers, changes, corrections_in_effect, deal_corrected
 from ledger.vocabulary.wording import spoken_count
@@ -101,7 +101,7 @@ def describe_deal(state: RubberState, deal: BridgeDeal) -> str:
 # -- cells: each side's points above and below the line -----------------------------------------
 
 
-def parse_cell(text: str) -> Cell:
+def parse_side_cell(text: str) -> Cell:
     """``NS.above``, ``we.below``, ``МЫ.above``, ``EW.below``..."""
     owner, sep, line = text.partition(".")
     side = SIDE_WORDS.get(owner.strip().lower())
@@ -111,18 +111,18 @@ def parse_cell(text: str) -> Cell:
     return side, line, None
 
 
-def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
+def rubber_audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None) -> list[AuditRow]:
     """Every event of a rubber with what it did; ``progress(done)`` is told how far it is."""
     first = events[0]
     assert isinstance(first, RubberStarted)
     state = RubberState.start(first)
-    before = totals(state.sheet())
+    before = rubber_totals(state.sheet())
     rows = [AuditRow(1, first.at, first.by, event_type(first), None, rubber_event_text(state, first), {}, None, None, None)]
     for event in events[1:]:
         if progress is not None and state.folded % 500 == 0:
             progress(state.folded)
         state.apply(event)
-        after = totals(state.sheet())
+        after = rubber_totals(state.sheet())
         n = state.folded
         effect = state.effects.get(n)
         rows.append(AuditRow(
@@ -134,7 +134,7 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
     return rows
 
 
-def explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
+def rubber_explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
     """Every write behind one number, with the event, its recorder and any correction of it."""
     side, line, _on = cell
     corrected_by = corrections_in_effect(state)
@@ -159,10 +159,10 @@ def explain(state: RubberState, cell: Cell) -> list[dict[str, Any]]:
     return out
 
 
-def numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
+def rubber_numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
     state = rubber_at(events, point)
     s = settle_rubber(state)
-    return Numbers(state.folded, totals(state.sheet()), {p: Fraction(v) for p, v in s.result.items()},
+    return Numbers(state.folded, rubber_totals(state.sheet()), {p: Fraction(v) for p, v in s.result.items()},
                    dict(s.rounded))
 
 
@@ -184,7 +184,7 @@ def status(state: RubberState) -> str:
     return _("in play")
 
 
-def sheet_doc(state: RubberState) -> dict[str, Any]:
+def rubber_sheet_doc(state: RubberState) -> dict[str, Any]:
     sheet = state.sheet()
     played = len(sheet.games) + (0 if sheet.over else 1)
 
@@ -212,7 +212,7 @@ def sheet_doc(state: RubberState) -> dict[str, Any]:
     }
 
 
-def settlement_doc(state: RubberState) -> dict[str, Any]:
+def rubber_settlement_doc(state: RubberState) -> dict[str, Any]:
     s = settle_rubber(state)
     doc: dict[str, Any] = {
         "game": state.started.game,
@@ -220,7 +220,7 @@ def settlement_doc(state: RubberState) -> dict[str, Any]:
         "players": {side: list(state.members(side)) for side in SIDES},
         "finished": state.finished,
         "abandoned": state.abandoned_at is not None,
-        "sheet": sheet_doc(state),
+        "sheet": rubber_sheet_doc(state),
         "bonuses": [{"side": b.side, "points": b.points, "why": b.why} for b in s.bonuses],
         "totals": dict(s.totals),
         "winner": s.winner,
@@ -234,7 +234,7 @@ def settlement_doc(state: RubberState) -> dict[str, Any]:
     return doc
 
 
-def summary_doc(name: str, state: RubberState) -> dict[str, Any]:
+def rubber_summary_doc(name: str, state: RubberState) -> dict[str, Any]:
     """A rubber as ``pulka games`` lists it."""
     times = [e.at for e in state.events if e.at]
     sheet = state.sheet()
@@ -262,7 +262,7 @@ def _row(side: Side, points: int, note: str) -> str:
     return f"  {we:>{WIDTH}} | {they:<{WIDTH}}  {note}"
 
 
-def render_sheet(state: RubberState, point: Point) -> str:
+def render_rubber_sheet(state: RubberState, point: Point) -> str:
     """The МЫ/ВЫ sheet as it is kept on paper: premiums above the line, the newest on
     top; trick points below it, game by game, a line drawn under each game won."""
     sheet = state.sheet()
@@ -296,7 +296,7 @@ def render_sheet(state: RubberState, point: Point) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_settlement(state: RubberState, point: Point) -> str:
+def render_rubber_settlement(state: RubberState, point: Point) -> str:
     s: RubberSettlement = settle_rubber(state)
     sheet = state.sheet()
     how = status(state)
@@ -347,22 +347,22 @@ class RubberView:
         return self.state.folded
 
     def sheet_doc(self) -> dict[str, Any]:
-        return sheet_doc(self.state)
+        return rubber_sheet_doc(self.state)
 
     def sheet_text(self) -> str:
-        return render_sheet(self.state, self.point)
+        return render_rubber_sheet(self.state, self.point)
 
     def settlement_doc(self) -> dict[str, Any]:
-        return settlement_doc(self.state)
+        return rubber_settlement_doc(self.state)
 
     def settlement_text(self) -> str:
-        return render_settlement(self.state, self.point)
+        return render_rubber_settlement(self.state, self.point)
 
     def parse_cell(self, text: str) -> Cell:
-        return parse_cell(text)
+        return parse_side_cell(text)
 
     def explain(self, cell: Cell) -> list[dict[str, Any]]:
-        return explain(self.state, cell)
+        return rubber_explain(self.state, cell)
 
 
 def rubber_view(events: list[AnyEvent], point: Point, progress: Callable[[int], None] | None = None) -> RubberView:
@@ -375,4 +375,6 @@ def rubber_view(events: list[AnyEvent], point: Point, progress: Callable[[int], 
 
 # The names every kind's read side offers (projections.kinds.Kind).
 view = rubber_view
+audit = rubber_audit
+numbers_at = rubber_numbers_at
 CELLS = SIDE_CELLS

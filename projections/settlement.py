@@ -67,16 +67,6 @@ def adjusted_units(sheet: Sheet) -> dict[str, int]:
     return gora
 
 
-def adjusted_gora(sheet: Sheet) -> dict[str, Fraction]:
-    """``adjusted_units``, exact."""
-    return {p: exact(g) for p, g in adjusted_units(sheet).items()}
-
-
-def exact_whists(sheet: Sheet) -> dict[str, dict[str, Fraction]]:
-    """The whists of the sheet, exact."""
-    return {p: {q: exact(v) for q, v in w.items()} for p, w in sheet.whists.items()}
-
-
 def variant_mean(gora: Mapping[str, N], whists: Mapping[str, Mapping[str, N]]) -> dict[str, N]:
     """4.2.14, variant 2: 10 x (mean gora - own gora) plus the whist balances.
 
@@ -118,7 +108,7 @@ def _whist_balance(p: str, whists: Mapping[str, Mapping[str, N]]) -> N:
     return sum(mine[q] - whists[q][p] for q in mine)  # type: ignore[return-value]
 
 
-def settle(sheet: Sheet, stake: str | None = None) -> Settlement:
+def settle_sheet(sheet: Sheet, stake: str | None = None) -> Settlement:
     players = sheet.players
     n = len(players)
     scale = n * UNIT  # the variants' results are whists x N, in sub-units

@@ -2,7 +2,7 @@
 
 A pure fold, like every projection: ``player_stats`` takes the archive's rows of the
 player's pulkas (``projections.archive.PulkaRow``) and each pulka's events, replays
-each one, and counts. Every number is a ``Tally``: how many, what they brought him
+each one, and counts. Every number is a ``StatTally``: how many, what they brought him
 in whists where that means something, and the references behind it (game, deal,
 event), so that ``pulka stats NAME contracts.7 --deals`` lists them as ``explain``
 lists the writes behind a number of the sheet.
@@ -56,7 +56,7 @@ from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, J
 from ledger.vocabulary.names import name_key
 from projections.archive import Alias, PulkaRow, identities
 from projections.deal_state import DealState
-from projections.deal_text import deal_events, deal_story
+from projections.deal_text import events_by_deal, deal_story
 from projections.game import GameState, replay
 from projections.numbers import exact_text, number
 from projections.penalty_tricks import penalty_counts
@@ -79,7 +79,7 @@ class Ref:
 
 
 @dataclass
-class Tally:
+class StatTally:
     count: int = 0
     whists: Fraction | None = None
     refs: list[Ref] = field(default_factory=list)
@@ -120,10 +120,10 @@ class PulkaLine:
 @dataclass(frozen=True)
 class Stats:
     player: str
-    numbers: dict[str, Tally]
+    numbers: dict[str, StatTally]
     pulkas: tuple[PulkaLine, ...]
 
-    def find(self, name: str) -> Tally | None:
+    def find(self, name: str) -> StatTally | None:
         """A number by its name; head to head is found whatever the case of the name."""
         if name in self.numbers:
             return self.numbers[name]
@@ -141,7 +141,7 @@ def player_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
     (``mine`` says which). None when he has no pulka among them."""
     who = identities(rows, aliases)
     key = who.key(name)
-    numbers: dict[str, Tally] = {n: Tally() for n in FIXED}
+    numbers: dict[str, StatTally] = {n: StatTally() for n in FIXED}
     lines: list[PulkaLine] = []
     found = False
     for row, log in events:
@@ -183,8 +183,8 @@ def _persons(log: list[AnyEvent]) -> set[str]:
     return out
 
 
-def _joined(*tallies: Tally) -> Tally:
-    out = Tally()
+def _joined(*tallies: StatTally) -> StatTally:
+    out = StatTally()
     for t in tallies:
         for ref in t.refs:
             out.add(ref)
@@ -192,7 +192,7 @@ def _joined(*tallies: Tally) -> Tally:
     return out
 
 
-def _ordered(numbers: dict[str, Tally]) -> dict[str, Tally]:
+def _ordered(numbers: dict[str, StatTally]) -> dict[str, StatTally]:
     def rank(name: str) -> tuple[Any, ...]:
         if name in FIXED:
             return (0, FIXED.index(name))
@@ -206,7 +206,7 @@ def _ordered(numbers: dict[str, Tally]) -> dict[str, Tally]:
     return {n: numbers[n] for n in sorted(numbers, key=rank)}
 
 
-def _count_pulka(numbers: dict[str, Tally], row: PulkaRow, names: set[str], key: Callable[[str], str],
+def _count_pulka(numbers: dict[str, StatTally], row: PulkaRow, names: set[str], key: Callable[[str], str],
                  display: Callable[[str], str], lines: list[PulkaLine]) -> None:
     result = row.result
     own = [p for p in row.everyone if p in names]
@@ -230,16 +230,16 @@ def _count_pulka(numbers: dict[str, Tally], row: PulkaRow, names: set[str], key:
         base = f"vs.{display(key(other))}"
         diff = whists - theirs
         vs = Ref(row.game, None, None, Fraction(diff), f"{row.date} {row.game}: {whists:+d} against {theirs:+d}")
-        numbers.setdefault(base, Tally()).add(vs)
+        numbers.setdefault(base, StatTally()).add(vs)
         side = "ahead" if diff > 0 else "behind" if diff < 0 else "level"
-        numbers.setdefault(f"{base}.{side}", Tally()).add(vs)
+        numbers.setdefault(f"{base}.{side}", StatTally()).add(vs)
 
 
-def _count_deals(numbers: dict[str, Tally], game: str, state: GameState, names: set[str]) -> None:
+def _count_deals(numbers: dict[str, StatTally], game: str, state: GameState, names: set[str]) -> None:
     final = state.sheet()
     sheets = state.checkpoints.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
-    played = deal_events(state)  # each deal's events, read once
+    played = events_by_deal(state)  # each deal's events, read once
     results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end
     for deal in state.deals:
         seat = next((s for s, person in enumerate(deal.persons) if person in names), None)
@@ -269,7 +269,7 @@ def _gora_writes(writes: list[Write]) -> dict[tuple[int, str, int | None], bool]
     return {(w.deal, w.player, w.event): True for w in writes if w.column == "gora" and w.amount > 0}
 
 
-def _classify(numbers: dict[str, Tally], deal: DealState, seat: int, ref: Ref, gora: bool) -> None:
+def _classify(numbers: dict[str, StatTally], deal: DealState, seat: int, ref: Ref, gora: bool) -> None:
     if deal.raspasy:
         if seat in deal.active:
             numbers["raspasy"].add(ref)
@@ -298,7 +298,7 @@ def _classify(numbers: dict[str, Tally], deal: DealState, seat: int, ref: Ref, g
         numbers["remizes.whist"].add(ref)
 
 
-def _declared(numbers: dict[str, Tally], deal: DealState, ref: Ref) -> None:
+def _declared(numbers: dict[str, StatTally], deal: DealState, ref: Ref) -> None:
     assert deal.declarer is not None
     outcome = deal_outcome(deal)
     ruling = deal.ruling
@@ -324,13 +324,13 @@ def _declared(numbers: dict[str, Tally], deal: DealState, ref: Ref) -> None:
     result = "remiz" if outcome == "remiz" else "made"
     level, suit = str(contract.level), contract.suit
     for name in ("contracts", f"contracts.{level}", f"contracts.{level}{suit}"):
-        numbers.setdefault(name, Tally()).add(ref)
-        numbers.setdefault(f"{name}.{result}", Tally()).add(ref)
+        numbers.setdefault(name, StatTally()).add(ref)
+        numbers.setdefault(f"{name}.{result}", StatTally()).add(ref)
     if result == "remiz":
         numbers["remizes.declarer"].add(ref)
 
 
-def _count_records(numbers: dict[str, Tally], game: str, state: GameState, names: set[str]) -> None:
+def _count_records(numbers: dict[str, StatTally], game: str, state: GameState, names: set[str]) -> None:
     """Errors the recording rules charged to him, and arbiters' penalties on him."""
     for number_, effect in sorted(state.effects.items()):
         event = state.events[number_ - 1]
@@ -373,7 +373,7 @@ def stats_doc(s: Stats, describe: str) -> dict[str, Any]:
     }
 
 
-def refs_doc(s: Stats, name: str, t: Tally) -> dict[str, Any]:
+def refs_doc(s: Stats, name: str, t: StatTally) -> dict[str, Any]:
     return {
         "player": s.player,
         "number": name,
@@ -404,7 +404,7 @@ def render_stats(s: Stats, describe: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_refs(s: Stats, name: str, t: Tally) -> str:
+def render_refs(s: Stats, name: str, t: StatTally) -> str:
     out = [f"{s.player} {name}: {t.count}"
            + (_(", {whists} whists").format(whists=_w(t.whists)) if t.whists is not None else ""), ""]
     for r in t.refs:

@@ -23,7 +23,8 @@ from ledger.vocabulary.tournament_events import (
     table_game,
 )
 from ledger.vocabulary.wording import counted
-from projections.tournament_state import TournamentState, as_tournament_event, rules_of, tie_breaks_text
+from projections.game import rules_of
+from projections.tournament_state import TournamentState, as_tournament_event, tie_breaks_text
 
 
 def effect(event: TournamentEvent, state: TournamentState) -> str:

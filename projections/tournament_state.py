@@ -23,8 +23,8 @@ from typing import Any, assert_never
 
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.lot import draw
-from ledger.vocabulary.rules import RuleSet, resolve
+from ledger.vocabulary.lot import draw_lots
+from ledger.vocabulary.rules import RuleSet
 from ledger.vocabulary.tournament_events import (
     DEFAULT_TIE_BREAKS,
     FEWER_FIRST,
@@ -44,17 +44,13 @@ from ledger.vocabulary.tournament_events import (
 )
 from projections.archive import GameResult
 from projections.deal_state import DealState
-from projections.game import GameState
+from projections.game import GameState, rules_of
 from projections.penalty_tricks import penalty_counts
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from projections.numbers import fmt, number
 from projections.report import PointError
 
 _ = language._  # every text a person reads, in the language in effect
-
-def rules_of(started: TournamentStarted) -> RuleSet:
-    return started.rule_set if started.rule_set is not None else resolve(started.convention, started.rules)
-
 
 def tour_points(whists: int, segments: Sequence[Segment]) -> Fraction:
     """A tour result through the cut-off function: ordered marginal segments, e.g.
@@ -237,7 +233,7 @@ class TournamentState:
         if self._lot is None:
             seed = self.started.lot_seed
             assert seed is not None, "a tournament that breaks ties by lot records its seed"
-            self._lot = {p: i for i, p in enumerate(draw(seed, self.players), start=1)}
+            self._lot = {p: i for i, p in enumerate(draw_lots(seed, self.players), start=1)}
         return self._lot[player]
 
     def table_of(self, tour: int, player: str) -> int | None:
@@ -273,7 +269,7 @@ class TournamentState:
         return "playing"
 
 
-def fold(events: Sequence[AnyEvent]) -> TournamentState:
+def fold_tournament(events: Sequence[AnyEvent]) -> TournamentState:
     """The state of a tournament stream (its first event ``tournament_started``)."""
     first = events[0]
     assert isinstance(first, TournamentStarted), first
@@ -352,7 +348,7 @@ class Standing:
     points: Fraction
     whists: int
     tours_won: int
-    last_tour: int
+    last_tour: int  # his whists in the last tour closed (the default third tie-break)
     tours: tuple[TourEntry, ...]
     status: str
     cards: int

@@ -5,10 +5,10 @@ player's pulya, a side's points above the line. This module knows nothing of how
 kind scores; it works on what each kind gives it:
 
 - ``AuditRow``: one event with what it did to the cells and the recording rules'
-  verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select``
+  verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select_rows``
   keeps the rows an arbiter asks for;
 - ``render_explain``: the writes behind one cell, as a kind's ``explain`` lists them;
-- ``diff``: what changed between two points in time, from a kind's ``Numbers`` at
+- ``diff_numbers``: what changed between two points in time, from a kind's ``Numbers`` at
   each point and its audit rows in between.
 
 ``CellNames`` says how a kind names the parts of a cell in JSON and for people.
@@ -42,7 +42,7 @@ def cell_text(cell: Cell) -> str:
         _("{player} gora").format(player=player) if column == "gora" else f"{player} {column}"
 
 
-class Judged(Protocol):
+class JudgedState(Protocol):
     """What ``corrections_in_effect`` reads of any kind's folded state."""
 
     events: list[AnyEvent]
@@ -51,7 +51,7 @@ class Judged(Protocol):
     def effects(self) -> Mapping[int, Any]: ...
 
 
-def corrections_in_effect(state: Judged) -> dict[int, list[int]]:
+def corrections_in_effect(state: JudgedState) -> dict[int, list[int]]:
     """For each corrected event, the effective corrections of it, in order: what a
     kind's ``explain`` shows beside each write."""
     corrected_by: dict[int, list[int]] = {}
@@ -139,7 +139,7 @@ def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:
     return doc
 
 
-def select(
+def select_rows(
     rows: Iterable[AuditRow],
     *,
     deal: int | None = None,
@@ -244,7 +244,7 @@ class Numbers:
     rounded: dict[str, int]
 
 
-def diff(
+def diff_numbers(
     events: list[AnyEvent],
     a: Point,
     b: Point,

@@ -6,7 +6,7 @@ scorer may type it, undoubled, doubled or redoubled, with or without who doubled
 who redoubled as Law 19 allows, a declarer, 0 to 13 tricks, honours as Law 81 allows
 them) or a passed-out deal, now and then a ruling above the line or a correction of an
 earlier record (its tricks, double, honours or contract), has
-``ledger.judge.rubber.decide`` judge it and folds it in. It stops when
+``ledger.judge.rubber.decide_rubber`` judge it and folds it in. It stops when
 the rubber is won, after a number of deals, or when all four agree to stop. A refusal
 of an event the generator believed legal propagates: the generator and the command
 side disagree about the rules.
@@ -89,7 +89,7 @@ def legal_rubbers(draw: Draw, max_deals: int = 14, extras: bool = True, stake: b
         seconds += draw(st.integers(0, 90))
         return (START + timedelta(seconds=seconds)).isoformat()
 
-    started = rubber.start(RubberStarted(
+    started = rubber.start_rubber(RubberStarted(
         game="random", players=NAMES, first_dealer=draw(st.sampled_from(NAMES)),
         stake="0.10" if stake else None, at=at(),
         rules={"rounding": draw(st.sampled_from(("exact", "hundred")))},
@@ -98,7 +98,7 @@ def legal_rubbers(draw: Draw, max_deals: int = 14, extras: bool = True, stake: b
     events: list[AnyEvent] = [started]
 
     def record(event: AnyEvent) -> None:
-        judged = rubber.decide(state, event)
+        judged = rubber.decide_rubber(state, event)
         state.apply(judged)
         events.append(judged)
 

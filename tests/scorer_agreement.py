@@ -13,7 +13,7 @@ from fractions import Fraction
 from independent_scorer import score
 from ledger.vocabulary.events import AnyEvent
 from projections.game import replay
-from projections.settlement import settle
+from projections.settlement import settle_sheet
 from projections.sheet import totals
 
 
@@ -27,7 +27,7 @@ def differences(events: list[AnyEvent]) -> list[str]:
         here, there = mine.cells.get(cell), ledger.get(cell)
         if here != there:
             out.append(f"{cell}: independent {here}, ledger {there}")
-    settled = settle(sheet)
+    settled = settle_sheet(sheet)
     for what, here_, there_ in (("result", mine.settled.result, settled.result),
                                 ("rounded", mine.settled.rounded, settled.rounded)):
         if dict(here_) != dict(there_):

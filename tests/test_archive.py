@@ -24,7 +24,7 @@ from ledger.words.deal_line import deal_events
 from ledger.store.event_store import Store, StoreError
 from ledger.views.archive import Views
 from ledger.vocabulary.events import Abandoned, EVENT_TYPES, ForeignEvent, GameStarted, decode_event, encode_event
-from ledger.vocabulary.logfile import parse_log
+from readings import dump, parse_log
 from ledger.vocabulary.names import colliding, name_key
 from projections.archive import deals_done, may_change_result, game_result
 from projections.game import GameState
@@ -327,7 +327,6 @@ def test_an_alias_keeps_one_person_from_sitting_twice_at_one_table(store_url: st
 
 # -- the views -----------------------------------------------------------------------------
 
-
 def test_views_incremental_equal_rebuilt_and_a_crash_resumes_where_it_stopped(
     store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -345,7 +344,7 @@ def test_views_incremental_equal_rebuilt_and_a_crash_resumes_where_it_stopped(
 
         def counting_write(changes: Any, tracking: Any) -> None:
             write(changes, tracking)
-            saved.append((tracking.notification_id, views.dump()))
+            saved.append((tracking.notification_id, dump(views)))
 
         def failing_statements(change: Any) -> Any:
             nonlocal counted
@@ -358,15 +357,15 @@ def test_views_incremental_equal_rebuilt_and_a_crash_resumes_where_it_stopped(
         monkeypatch.setattr(views.view, "write_statements", failing_statements)
         with pytest.raises(StoreError, match="power went out"):
             views.catch_up()
-        position, dump = saved[-1]
+        position, dumped = saved[-1]
         assert len(saved) == 3 and views.position() == position > first
-        assert views.dump() == dump  # the failed batch left nothing, its position neither
+        assert dump(views) == dumped  # the failed batch left nothing, its position neither
         monkeypatch.undo()
         assert views.catch_up() > 0
         assert views.position() == views.head()
-        kept = views.dump()
+        kept = dump(views)
         views.rebuild()
-        assert views.dump() == kept
+        assert dump(views) == kept
     assert ok(store_url, "players") == ok(store_url, "players")
 
 

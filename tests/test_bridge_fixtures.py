@@ -13,11 +13,11 @@ import pytest
 
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent, event_to_dict
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from ledger.vocabulary.refusal import Refused
 from projections.points import Point
 from projections.rubber import RubberState
-from projections.rubber_report import rubber_at, sheet_doc
+from projections.rubber_report import rubber_at, rubber_sheet_doc
 from projections.rubber_settlement import settle_rubber
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bridge"
@@ -39,7 +39,7 @@ def point_of(check: dict[str, Any]) -> Point:
 
 def check_point(state: RubberState, check: dict[str, Any], where: str) -> None:
     sheet = state.sheet()
-    doc = sheet_doc(state)
+    doc = rubber_sheet_doc(state)
     s = settle_rubber(state)
     for k, want in check.get("deal_writes", {}).items():
         got = [[w.side, w.line, w.points] for w in sheet.writes if w.deal == int(k)]

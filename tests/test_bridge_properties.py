@@ -24,11 +24,12 @@ from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.vocabulary.bridge import BridgeDeal, PassedOut, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction, decode_event, encode_event
-from ledger.vocabulary.logfile import export_line, parse_export, parse_log
+from ledger.vocabulary.logfile import export_line
+from readings import parse_export, parse_log
 from projections.points import Point
 from projections.recording import checked_merge
 from projections.rubber import RubberState, replay_rubber
-from projections.rubber_report import audit, rubber_at, settlement_doc, sheet_doc
+from projections.rubber_report import rubber_at, rubber_audit, rubber_settlement_doc, rubber_sheet_doc
 from projections.rubber_settlement import settle_rubber
 from projections.trail import row_doc
 from rubber_strategies import legal_rubbers
@@ -43,7 +44,7 @@ def clock() -> str:
 
 
 def documents(state: RubberState) -> str:
-    return json.dumps([sheet_doc(state), settlement_doc(state)], ensure_ascii=False)
+    return json.dumps([rubber_sheet_doc(state), rubber_settlement_doc(state)], ensure_ascii=False)
 
 
 # -- an independent scorer, from the Laws' table as printed -------------------------------------
@@ -215,8 +216,8 @@ def test_replay_is_exact(events: list[AnyEvent]) -> None:
     decoded = [decode_event(encode_event(e)) for e in events]
     assert decoded == events
     assert documents(replay_rubber(decoded)) == documents(replay_rubber(events))
-    rows = json.dumps([row_doc(r) for r in audit(decoded)], ensure_ascii=False)
-    assert rows == json.dumps([row_doc(r) for r in audit(events)], ensure_ascii=False)
+    rows = json.dumps([row_doc(r) for r in rubber_audit(decoded)], ensure_ascii=False)
+    assert rows == json.dumps([row_doc(r) for r in rubber_audit(events)], ensure_ascii=False)
     text = "\n".join(encode_event(e).decode() for e in events)
     assert judge_log(parse_log(text), clock=clock) == events
 

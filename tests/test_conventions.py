@@ -17,12 +17,12 @@ from ledger.vocabulary.events import AnyEvent, GameStarted, encode_event
 from ledger.vocabulary.rules import PRESETS, resolve
 from ledger.application import Ledger
 from ledger.judge.kinds import judge_log as check_log
-from ledger.vocabulary.logfile import parse_log
 from ledger.store.event_store import Store
-from projections.audit import diff
 from projections.game import replay
+from projections.kinds import PULKA
 from projections.report import Point, settlement_doc, settlement_of, sheet_doc, state_at
-from projections.settlement import adjusted_gora, exact_whists, variant_amnesty, variant_mean
+from projections.settlement import variant_amnesty, variant_mean
+from readings import adjusted_gora, exact_whists, parse_log
 from strategies import legal_logs
 
 SUITE = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,7 +66,7 @@ def test_contract_suite(convention: str) -> None:
 def test_diff_is_the_difference_of_two_settlements(events: list[AnyEvent], data: st.DataObject) -> None:
     a = data.draw(st.integers(1, len(events)))
     b = data.draw(st.integers(1, len(events)))
-    d = diff(events, Point(at=a), Point(at=b))
+    d = PULKA.diff(events, Point(at=a), Point(at=b))
     ra, rb = settlement_of(state_at(events, Point(at=a))), settlement_of(state_at(events, Point(at=b)))
     # a newcomer (rule 3.1.2) has no result before he joins: 0 there
     for p in dict.fromkeys(ra.players + rb.players):

@@ -25,7 +25,7 @@ import ledger.words.deal_line
 from ledger.judge.judging import judge_events
 from ledger.judge.kinds import PULKA, judge_log
 from ledger.vocabulary.events import AnyEvent, GameStarted
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from ledger.vocabulary.refusal import Refused
 from projections.deal_text import deal_line
 from projections.game import GameState, replay

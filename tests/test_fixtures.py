@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from ledger.judge.stored import rejudged
+from ledger.judge.stored import judged_fold
 from ledger.judge.pulka import Refused
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from projections.report import Point, settlement_doc, settlement_of, state_at
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -102,7 +102,7 @@ def test_every_event_recorded_is_judged_again_as_it_was_recorded(path: Path) -> 
     """What ``verify`` does to a stored game: the events as the ledger records them
     (corrections, objections, late records, joins and all) pass the judge again unchanged."""
     events = judge_log(parse_log(path.read_text(encoding="utf-8")), clock=clock)
-    assert rejudged(path.stem, events, clock) is None
+    assert judged_fold(path.stem, events, clock)[1] is None  # no event the ledger would record otherwise
 
 
 def test_rule_matching_is_by_dotted_prefix() -> None:

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from merkle_reference import MemoryTree, verify_inclusion
+
 import pulka_verify
 from ledger.vocabulary.merkle import (
     EMPTY_ROOT,
-    MemoryTree,
     ProofError,
     consistency_proof,
     event_leaf,
@@ -30,7 +31,6 @@ from ledger.vocabulary.merkle import (
     leaf_hash,
     node_hash,
     verify_consistency,
-    verify_inclusion,
 )
 
 # transparency-dev/merkle, testonly/constants.go (the RFC 6962 reference tree)
@@ -119,9 +119,6 @@ def subproof(m: int, leaves: list[bytes], whole: bool) -> list[bytes]:
     if m <= k:
         return subproof(m, leaves[:k], whole) + [mth(leaves[k:])]
     return subproof(m - k, leaves[k:], False) + [mth(leaves[:k])]
-
-
-# -- published vectors -----------------------------------------------------------------------
 
 
 def test_the_hashes_of_rfc_6962_leaves_and_nodes() -> None:

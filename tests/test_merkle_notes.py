@@ -18,7 +18,7 @@ from ledger.vocabulary.notes import (
     open_note,
     parse_checkpoint,
     parse_note,
-    sign,
+    sign_note,
 )
 
 # golang.org/x/mod/sumdb/note, note_test.go
@@ -40,10 +40,10 @@ def test_the_go_signer_and_verifier_keys_parse_and_agree() -> None:
 
 
 def test_signing_the_go_text_gives_the_go_signature() -> None:
-    note = sign(TEXT, [Signer.parse(PETER_SKEY)])
+    note = sign_note(TEXT, [Signer.parse(PETER_SKEY)])
     assert str(note) == TEXT + "\n" + PETER_SIG
     # a signer's own earlier signature is replaced, as note.Sign does
-    again = sign(TEXT, [Signer.parse(PETER_SKEY)], existing=parse_note(TEXT + "\n" + PETER_SIG).signatures)
+    again = sign_note(TEXT, [Signer.parse(PETER_SKEY)], existing=parse_note(TEXT + "\n" + PETER_SIG).signatures)
     assert str(again) == TEXT + "\n" + PETER_SIG
 
 
@@ -60,12 +60,11 @@ def test_opening_the_go_note() -> None:
     with pytest.raises(NoteError, match="invalid signature for key PeterNeumann"):
         open_note(parse_note(bad), [peter])
     # the standalone verifier reads the same note the same way
-    assert pulka_verify.open_note(message, [pulka_verify.Key(PETER_VKEY)]) == (TEXT, ["PeterNeumann"],
-                                                                               ["EnochRoot+af0cfe78"])
+    text, good, other = pulka_verify.open_note(message, [pulka_verify.Key(PETER_VKEY)])
+    assert (text, [k.name for k, _ in good], other) == (TEXT, ["PeterNeumann"], ["EnochRoot+af0cfe78"])
     with pytest.raises(pulka_verify.Failed):
         pulka_verify.open_note(bad, [pulka_verify.Key(PETER_VKEY)])
-    with pytest.raises(pulka_verify.Failed, match="no signature of a key you trust"):
-        pulka_verify.open_note(TEXT + "\n" + ENOCH_SIG, [pulka_verify.Key(PETER_VKEY)])
+    assert pulka_verify.open_note(TEXT + "\n" + ENOCH_SIG, [pulka_verify.Key(PETER_VKEY)])[1] == []
 
 
 @pytest.mark.parametrize("message", [
@@ -108,8 +107,8 @@ def test_the_c2sp_checkpoint_example() -> None:
 def test_a_checkpoint_signed_and_cosigned_opens_with_either_key() -> None:
     club, arbiter = Signer.generate("club.example/pulka"), Signer.generate("arbiter:Oleg")
     text = Checkpoint("club.example/pulka", 3, bytes(32)).text()
-    note = sign(text, [club])
-    cosigned = sign(text, [arbiter], existing=note.signatures)
+    note = sign_note(text, [club])
+    cosigned = sign_note(text, [arbiter], existing=note.signatures)
     assert len(cosigned.signatures) == 2
     assert open_note(parse_note(str(cosigned)), [arbiter.verifier]).verified[0].name == "arbiter:Oleg"
     stranger = Signer.generate("club.example/pulka")  # the same name, another key

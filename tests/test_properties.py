@@ -46,11 +46,11 @@ from ledger.vocabulary.events import (
     encode_event,
 )
 from ledger.judge.kinds import judge_log as check_log
-from ledger.vocabulary.logfile import parse_log
 from projections.game import GameState, replay
 from ledger.store.event_store import Store
 from projections.report import Point, settlement_doc, settlement_of, sheet_doc, state_at
-from projections.settlement import adjusted_gora, exact_whists, settle, variant_amnesty, variant_mean
+from projections.settlement import settle_sheet, variant_amnesty, variant_mean
+from readings import adjusted_gora, exact_whists, parse_log
 from projections.sheet import Sheet
 from scorer_agreement import assert_scored_alike
 from strategies import CONVENTIONS, legal_logs, pending_return
@@ -145,7 +145,7 @@ def both_methods_of_4_2_14_agree_with_the_formula(events: list[AnyEvent]) -> Non
         assert variant_amnesty(gora, whists) == scaled
         mean = {p: v / n for p, v in scaled.items()}
         assert mean == mean_formula(sheet)
-        assert settle(sheet).result == mean
+        assert settle_sheet(sheet).result == mean
 
 
 @PROPERTY

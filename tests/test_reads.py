@@ -17,7 +17,7 @@ from ledger.application import Ledger
 from ledger.store.event_store import bulk
 from ledger.store.event_store import Store
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from projections.report import Point, PointError, cut
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

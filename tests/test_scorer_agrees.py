@@ -20,7 +20,7 @@ import pytest
 from independent_scorer import score
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Dealt, Talon
-from ledger.vocabulary.logfile import parse_log
+from readings import parse_log
 from scorer_agreement import assert_scored_alike, differences
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

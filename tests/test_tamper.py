@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -25,15 +25,15 @@ from ledger.vocabulary.chain import (
     ChainProblem,
     Head,
     chain_digests,
-    compare_head,
+    Chained,
+    compare_head_to,
     compare_saved,
     head_token,
-    intact,
+    intact_from,
     link,
     link_of,
     parse_head,
     verify_chain,
-    verify_export,
 )
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
 from ledger.store.event_store import Store
@@ -45,6 +45,22 @@ if TYPE_CHECKING:
 
 SampleEvents = Callable[[str], list[AnyEvent]]
 GAME = "club-7"
+
+
+# What only these tests ask of a chain in one call: whole rows intact, a head compared.
+
+
+def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
+    """The quick pass of a read (``chain.intact_from``) over a game's rows, whole:
+    whether all of them hold."""
+    return intact_from(game, rows) is not None
+
+
+def compare_head(stored: Sequence[tuple[int, AnyEvent, str]], head: Head) -> ChainProblem | None:
+    """The first difference between a game's (intact) stored chain and a head kept
+    elsewhere; None when the store still holds that head."""
+    at = stored[head.number - 1][2] if 1 <= head.number <= len(stored) else None
+    return compare_head_to(len(stored), at, head)
 
 
 @pytest.fixture(autouse=True, params=[Store.READ_PAGE, 4], ids=["one-page", "pages-of-4"])
@@ -72,7 +88,7 @@ def assert_problem(store: Store, number: int, *words: str) -> ChainProblem:
     for word in words:
         assert word in problem.reason, problem
     assert store.verify("other") is None
-    # A read notices the same problem: its quick pass (``chain.intact``) lets none through.
+    # A read notices the same problem: its quick pass (``chain.intact_from``) lets none through.
     try:
         read = store.read(GAME).problem
     except UnreadableEventError:
@@ -340,7 +356,7 @@ def exported(game: str, events: list[AnyEvent]) -> list[tuple[int, AnyEvent, str
 
 
 def test_intact_export_verifies(sample_events: SampleEvents) -> None:
-    assert verify_export(GAME, exported(GAME, sample_events(GAME))) is None
+    assert verify_chain(GAME, exported(GAME, sample_events(GAME))) is None
 
 
 def test_export_with_a_line_removed_is_named(sample_events: SampleEvents) -> None:
@@ -348,12 +364,12 @@ def test_export_with_a_line_removed_is_named(sample_events: SampleEvents) -> Non
     del rows[6]
     renumbered = [(number, event, digest) for number, (_, event, digest) in enumerate(rows, start=1)]
 
-    problem = verify_export(GAME, renumbered)
+    problem = verify_chain(GAME, renumbered)
     assert problem is not None and problem.number == 7 and "missing" in problem.reason
 
 
 def test_export_of_another_game_does_not_verify(sample_events: SampleEvents) -> None:
-    problem = verify_export("club-8", exported(GAME, sample_events(GAME)))
+    problem = verify_chain("club-8", exported(GAME, sample_events(GAME)))
     assert problem is not None and problem.number == 1
 
 
@@ -393,7 +409,7 @@ def stored_rows() -> list[tuple[int, AnyEvent, str]]:
 def as_read(
     rows: list[tuple[int, AnyEvent, str]], links: dict[int, str] | None = None
 ) -> list[tuple[int, str, State]]:
-    """Rows as a read hands them to ``chain.intact``: (number, topic, state with its link)."""
+    """Rows as a read hands them to ``chain.intact_from``: (number, topic, state with its link)."""
     links = links or {}
     return [(number, "", State(event, digest, links.get(number))) for number, event, digest in rows]
 

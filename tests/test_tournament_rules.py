@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.judge.seating import by_lot, repeats, swiss, table_sizes
-from ledger.vocabulary.lot import draw
+from ledger.vocabulary.lot import draw_lots
 from ledger.vocabulary.rules import SOCHI
 from ledger.vocabulary.tournament_events import (
     CutRule,
@@ -267,9 +267,9 @@ def test_the_lot_is_the_documented_shuffle_of_the_seed() -> None:
                 break
         j = x % (i + 1)
         order[i], order[j] = order[j], order[i]
-    assert draw("seed-7", players) == order
+    assert draw_lots("seed-7", players) == order
     assert by_lot("seed-7", players, [3, 3]) == [tuple(order[:3]), tuple(order[3:])]
-    assert draw("seed-8", players) != order  # another seed, another draw
+    assert draw_lots("seed-8", players) != order  # another seed, another draw
 
 
 def test_swiss_seats_the_leaders_together_when_nobody_has_met() -> None:

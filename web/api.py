@@ -35,10 +35,9 @@ from projections.deal_text import deal_table
 from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point
-from projections.tournament_state import as_of, standings, standings_doc
+from projections.tournament_state import as_of, fold_tournament, standings, standings_doc
 from projections.tournament_log import log_rows
-from projections.tournament_state import fold as fold_tournament
-from projections.trail import row_doc, select
+from projections.trail import row_doc, select_rows
 from web import api_arbiter, api_table
 from web.api_common import S, body, events_at, game_now, int_param, json, point_of, pulka_of, time_param
 from web.auth import ARBITER, DIRECTOR, Principal, needs
@@ -50,7 +49,7 @@ _ = language._  # every text a person reads, in the request's language
 # -- the reads --------------------------------------------------------------------------------
 
 
-async def games(request: Request) -> Response:
+async def game_list(request: Request) -> Response:
     service: Service = request.app.state.service
 
     def listing() -> list[dict[str, Any]]:
@@ -73,7 +72,7 @@ def _view(service: Service, game: str, point: Point) -> Any:
                           lambda: kind_of(events[0]).view(events, point, None))
 
 
-async def sheet(request: Request) -> Response:
+async def sheet_json(request: Request) -> Response:
     service: Service = request.app.state.service
     point = point_of(request)
     view = await service.run(_view, service, request.path_params["game"], point)
@@ -135,15 +134,15 @@ async def log(request: Request) -> Response:
         kept, events = events_at(service, game_name, point)
         kind = kind_of(events[0])
         rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: kind.audit(events, None))
-        chosen = select(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
-                        verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since")),
-                        until=time_param(q.get("until")))
+        chosen = select_rows(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
+                             verdicts=q.get("verdicts") in ("1", "true", "yes"), since=time_param(q.get("since")),
+                             until=time_param(q.get("until")))
         return {"game": game_name, "version": len(kept.stored), "events": [row_doc(r, kind.cells) for r in chosen]}
 
     return json(await service.run(trail))
 
 
-async def explain(request: Request) -> Response:
+async def explain_json(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
     await needs(request, "table", game=game_name)
@@ -160,7 +159,7 @@ async def explain(request: Request) -> Response:
     return json(await service.run(trace))
 
 
-async def diff(request: Request) -> Response:
+async def diff_json(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
     await needs(request, "table", game=game_name)
@@ -225,7 +224,7 @@ async def tournament_list(request: Request) -> Response:
     return json({"tournaments": names})
 
 
-async def tournament(request: Request) -> Response:
+async def tournament_json(request: Request) -> Response:
     service: Service = request.app.state.service
     q = request.query_params
     doc = await service.run(tournament_now, service, request.path_params["tournament"], int_param(q, "tour"),
@@ -363,15 +362,15 @@ async def live_message(service: Service, stream: str, version: int) -> dict[str,
 
 def routes() -> list[Route]:
     return [
-        Route("/api/games", games, methods=["GET"]),
+        Route("/api/games", game_list, methods=["GET"]),
         Route("/api/games", api_arbiter.new_game, methods=["POST"]),
         Route("/api/games/{game:path}/sheet.svg", sheet_svg, methods=["GET"]),
-        Route("/api/games/{game:path}/sheet", sheet, methods=["GET"]),
+        Route("/api/games/{game:path}/sheet", sheet_json, methods=["GET"]),
         Route("/api/games/{game:path}/settlement", settlement, methods=["GET"]),
         Route("/api/games/{game:path}/deals", deals, methods=["GET"]),
         Route("/api/games/{game:path}/log", log, methods=["GET"]),
-        Route("/api/games/{game:path}/explain", explain, methods=["GET"]),
-        Route("/api/games/{game:path}/diff", diff, methods=["GET"]),
+        Route("/api/games/{game:path}/explain", explain_json, methods=["GET"]),
+        Route("/api/games/{game:path}/diff", diff_json, methods=["GET"]),
         Route("/api/games/{game:path}/tokens", api_arbiter.issue_token, methods=["POST"]),
         Route("/api/games/{game:path}/tokens", api_arbiter.list_tokens, methods=["GET"]),
         Route("/api/games/{game:path}/correct/preview", api_table.preview, methods=["POST"]),
@@ -385,5 +384,5 @@ def routes() -> list[Route]:
         Route("/api/tournaments/{tournament}/tours/{tour:int}/seat", tournament_seat, methods=["POST"]),
         Route("/api/tournaments/{tournament}/tours/{tour:int}/start", tournament_start, methods=["POST"]),
         Route("/api/tournaments/{tournament}/tours/{tour:int}/close", tournament_close, methods=["POST"]),
-        Route("/api/tournaments/{tournament}", tournament, methods=["GET"]),
+        Route("/api/tournaments/{tournament}", tournament_json, methods=["GET"]),
     ]

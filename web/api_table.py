@@ -27,13 +27,13 @@ from ledger.vocabulary.wording import spoken_text
 from projections.game import GameState
 from web.api_common import body, game_now, json
 from web.auth import ARBITER, needs
-from web.outcome import Outcome, outcome_line
+from web.outcome import DealOutcome, outcome_line
 from web.service import Duplicate, Service, Stale
 
 _ = language._  # every text a person reads, in the request's language
 
 
-class Write(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+class WriteIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """What every write carries: its id, made by the client (stored once however often it
     is sent), and the version of the stream the client saw (refused when it moved on)."""
 
@@ -41,42 +41,42 @@ class Write(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     version: int
 
 
-class Deal(Write, kw_only=True):
+class Deal(WriteIn, kw_only=True):
     line: str | None = None
-    outcome: Outcome | None = None
+    outcome: DealOutcome | None = None
     again: bool = False
     leave_open: bool = False
     confirmed: bool = False  # a typed line's result doubted as a slip of the order, stored as typed
 
 
-class BidIn(Write, kw_only=True):
+class BidIn(WriteIn, kw_only=True):
     player: str
     bid: str
     dark: bool = False
     leave_open: bool = False
 
 
-class ContractIn(Write, kw_only=True):
+class ContractIn(WriteIn, kw_only=True):
     player: str
     contract: str
     shared_with: str | None = None
     evident_correction: bool = False
 
 
-class DefenceIn(Write, kw_only=True):
+class DefenceIn(WriteIn, kw_only=True):
     player: str
     call: str
     open: bool = False
     hand: str | None = None
 
 
-class TricksIn(Write, kw_only=True):
+class TricksIn(WriteIn, kw_only=True):
     tricks: dict[str, int]
     deal: int | None = None
     penalties: list[str] = []
 
 
-class EntryIn(Write, kw_only=True):
+class EntryIn(WriteIn, kw_only=True):
     player: str
     column: str
     amount: int
@@ -84,22 +84,22 @@ class EntryIn(Write, kw_only=True):
     deal: int | None = None
 
 
-class PencilIn(Write, kw_only=True):
+class PencilIn(WriteIn, kw_only=True):
     player: str | None = None
 
 
-class AnnulIn(Write, kw_only=True):
+class AnnulIn(WriteIn, kw_only=True):
     reason: str = ""
     dealer_error: bool = False
 
 
-class AbandonIn(Write, kw_only=True):
+class AbandonIn(WriteIn, kw_only=True):
     agreed_by: list[str] = []
     demanded_by: str | None = None
     reason: str = ""
 
 
-class UndoIn(Write, kw_only=True):
+class UndoIn(WriteIn, kw_only=True):
     first: int | None = None
 
 
@@ -109,46 +109,46 @@ class Changes(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     waive: bool = False
 
 
-class CorrectIn(Write, kw_only=True):
+class CorrectIn(WriteIn, kw_only=True):
     target: int
     changes: list[str]
     waive: bool = False
 
 
-class ObjectIn(Write, kw_only=True):
+class ObjectIn(WriteIn, kw_only=True):
     player: str
     deal: int
     target: int | None = None
 
 
-class DealtIn(Write, kw_only=True):
+class DealtIn(WriteIn, kw_only=True):
     player: str
 
 
-class TalonIn(Write, kw_only=True):
+class TalonIn(WriteIn, kw_only=True):
     kind: str
     player: str
     tricks: int = 0
 
 
-class JoinIn(Write, kw_only=True):
+class JoinIn(WriteIn, kw_only=True):
     player: str
     agreed_by: list[str]
     replaces: str | None = None
 
 
-class LeaveIn(Write, kw_only=True):
+class LeaveIn(WriteIn, kw_only=True):
     player: str
     reason: str = ""
 
 
-class SubstituteIn(Write, kw_only=True):
+class SubstituteIn(WriteIn, kw_only=True):
     player: str
     substitute: str
     agreed_by: list[str]
 
 
-class RulingIn(Write, kw_only=True):
+class RulingIn(WriteIn, kw_only=True):
     rule: str
     tricks: dict[str, int] = {}
     offender: str | None = None
@@ -160,7 +160,7 @@ class RulingIn(Write, kw_only=True):
     reason: str = ""
 
 
-class PenaltyIn(Write, kw_only=True):
+class PenaltyIn(WriteIn, kw_only=True):
     player: str
     column: str
     amount: int
@@ -185,13 +185,13 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
         line = outcome_line(state, b.outcome)
     assert line is not None
     # An outcome's counts are named by player: there is no order they could be slipped in,
-    # so the doubt of a typed line's result (``table_mode.doubt_of``) is not raised for them;
-    # a typed line's is, until the scorer confirms the result as typed (``confirmed``).
+    # so the question of a typed line's counts (``told.doubt_of``) never arises for them;
+    # a typed line's is asked, until the scorer confirms the line as typed (``confirmed``).
     return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open,
                      confirmed=b.confirmed or b.outcome is not None)
 
 
-Command = tuple[type[Write], str, Callable[[PulkaDesk, str, Any, str], Told | Corrected]]
+Command = tuple[type[WriteIn], str, Callable[[PulkaDesk, str, Any, str], Told | Corrected]]
 
 # name -> (its body, who may, the desk call); the table's scorer may do all but rulings
 # and penalties, which are the arbiter's [Code 4.2.16].

@@ -24,7 +24,7 @@ from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
 
 
-class Outcome(msgspec.Struct, forbid_unknown_fields=True):
+class DealOutcome(msgspec.Struct, forbid_unknown_fields=True):
     """A deal as the table tells it: ``contract`` (``6S``, ``misere``; None or
     ``raspasy`` when all passed), ``declarer``, the ``defence`` calls by name (``whist``,
     ``pass``, ``half_whist``, ``whist:open``) or, for a defence of several rounds, a list
@@ -38,7 +38,7 @@ class Outcome(msgspec.Struct, forbid_unknown_fields=True):
     bids: list[str] | None = None
 
 
-def outcome_line(state: GameState, outcome: Outcome) -> str:
+def outcome_line(state: GameState, outcome: DealOutcome) -> str:
     """The deal line of ``outcome`` on the game as it stands (its next deal's seats)."""
     deal = state.in_auction or state.next_deal()
     order = [deal.persons[s] for s in deal.bidders]  # the players in the deal, forehand first
@@ -65,7 +65,7 @@ def outcome_line(state: GameState, outcome: Outcome) -> str:
     return " | ".join(sections)
 
 
-def _outcome_form(order: Sequence[str], outcome: Outcome) -> str:
+def _outcome_form(order: Sequence[str], outcome: DealOutcome) -> str:
     """DECLARER CONTRACT CALLS… NAME=N…: the auction left to the desk, which marks it
     ``implied``; the tricks by name."""
     declarer = _named(order, outcome.declarer, "declarer")
@@ -81,7 +81,7 @@ def _one_word(name: str) -> bool:
     return name.split() == [name] and not any(c in name for c in "=:@|") and not is_table_word(name)
 
 
-def _calls(order: Sequence[str], outcome: Outcome) -> list[str]:
+def _calls(order: Sequence[str], outcome: DealOutcome) -> list[str]:
     """The defence's calls in their order: from the declarer's left [Code 3.8.1]."""
     if isinstance(outcome.defence, list):
         return list(outcome.defence)

@@ -74,7 +74,7 @@ SCRIPT_TEXTS: dict[str, str] = {
                            "it."),
     "recording_as": N_("recording as {by}"), "read_only": N_("read only"),
     "choose_contract": N_("choose what was played"), "choose_declarer": N_("who played it?"),
-    "choose_calls": N_("the defence's calls"), "choose_tricks": N_("the tricks"),
+    "choose_calls": N_("the defence's calls"), "choose_tricks": N_("the tricks"), "tricks": N_("tricks"),
     "incomplete": N_("not complete yet: {what}"), "confirm_discard": N_("Discard this entry? It was never stored."),
     "expected_players": N_("(expected: the table is not up to date while entries wait)"),
     # corrections
@@ -187,7 +187,7 @@ def covering_checkpoint(service: Service, game: str) -> dict[str, Any] | None:
     return {"caption": history["caption"], "note": history["note"], "qr": qr_data_uri(history["note"])}
 
 
-async def tournament(request: Request) -> Response:
+async def live_tournament(request: Request) -> Response:
     """A tournament for everyone: the standings tour by tour, each table's state, live."""
     name = request.path_params["tournament"]
     link = f"{base_url(request)}/tournament/{quote(name, safe='')}"
@@ -204,7 +204,7 @@ async def tournament_report(request: Request) -> Response:
     def made() -> str:
         from ledger.tournament_report import report_html
 
-        return report_html(service.worker().ledger, name, caught_up)
+        return report_html(service.worker().ledger, name, service_caught_up)
 
     html = await service.run(made)
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
@@ -213,7 +213,7 @@ async def tournament_report(request: Request) -> Response:
         "content-security-policy": "default-src 'none'; sandbox"})
 
 
-async def sign_in(request: Request) -> Response:
+async def sign_in_form(request: Request) -> Response:
     return page(request, "signin.html", _("Sign in"), "signin.js", {"next": safe_next(request)})
 
 
@@ -248,16 +248,16 @@ async def director_tournament(request: Request) -> Response:
 # -- the club's numbers (issue 23) ----------------------------------------------------------------
 
 
-def said(kind: str, text: str) -> None:
+def say_in_service_log(kind: str, text: str) -> None:
     """What catching up the archive's views says (a note, a warning): on the service's
     standard error, as ``pulka`` says it."""
     print(f"pulka: {kind}: {text}", file=sys.stderr, flush=True)
 
 
 @contextmanager
-def caught_up(ledger: Ledger) -> Iterator[Views]:
+def service_caught_up(ledger: Ledger) -> Iterator[Views]:
     """The archive's views brought up to the store's last event (``ledger.club_reads``)."""
-    with brought_up_to_date(ledger, said) as views:
+    with brought_up_to_date(ledger, say_in_service_log) as views:
         yield views
 
 
@@ -269,7 +269,7 @@ def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     from projections.archive import identities
 
     ledger = service.worker().ledger
-    with caught_up(ledger) as views:
+    with service_caught_up(ledger) as views:
         changes, rows, aliases = club_changes(views, None, None)
     lines = model.table(changes, identities(rows, aliases))
     table: dict[str, Any] = model.table_doc(lines, _("the whole archive"))
@@ -290,23 +290,23 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     from ledger.club_reads import club_changes, pulkas_with_events
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart
-    from projections.archive import identities, select
+    from projections.archive import identities, select_pulkas
     from projections.stats import mine, player_stats, stats_doc
 
     ledger = service.worker().ledger
     told = _("the whole archive")
-    with caught_up(ledger) as views:
-        rows = select(views.rows(), None, None, None)
+    with service_caught_up(ledger) as views:
+        rows = select_pulkas(views.rows(), None, None, None)
         aliases = views.aliases()
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
         changes, all_rows, all_aliases = club_changes(views, None, None)
     if found is None:
         return None
-    history = model.history(changes, identities(all_rows, all_aliases), name)
+    history = model.rating_history(changes, identities(all_rows, all_aliases), name)
     stats = stats_doc(found, told)
     charts = []
     if history is not None:
-        doc = model.history_doc(history, told)
+        doc = model.rating_history_doc(history, told)
         charts.append(line_chart([(m["game"], m["rating"]) for m in doc["matches"]],
                                  _("rating after each pulka")))
     pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]]
@@ -318,7 +318,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
             "pulkas": [{**p, "quoted": quote(p["game"], safe="/")} for p in stats["pulkas"]]}
 
 
-async def player(request: Request) -> Response:
+async def club_player(request: Request) -> Response:
     service: Service = request.app.state.service
     name = request.path_params["name"]
     doc = await service.run(player_doc, service, name)
@@ -346,14 +346,14 @@ def routes() -> list[BaseRoute]:
         Route("/score/{game:path}", score, methods=["GET"]),
         Route("/watch/{game:path}", watch, methods=["GET"]),
         Route("/tournament/{tournament}/report", tournament_report, methods=["GET"]),
-        Route("/tournament/{tournament}", tournament, methods=["GET"]),
-        Route("/signin", sign_in, methods=["GET"]),
+        Route("/tournament/{tournament}", live_tournament, methods=["GET"]),
+        Route("/signin", sign_in_form, methods=["GET"]),
         Route("/arbiter", arbiter, methods=["GET"]),
         Route("/arbiter/game/{game:path}", arbiter_game, methods=["GET"]),
         Route("/director", director, methods=["GET"]),
         Route("/director/{tournament}", director_tournament, methods=["GET"]),
         Route("/club", club, methods=["GET"]),
-        Route("/club/player/{name}", player, methods=["GET"]),
+        Route("/club/player/{name}", club_player, methods=["GET"]),
         Route("/static/picture/{name}", picture_style, methods=["GET"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

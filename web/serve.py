@@ -29,7 +29,7 @@ DEFAULT_PORT = 8000
 SETTINGS_ENV = "PULKA_SERVE_SETTINGS"  # how ``--workers`` hands the settings to each process
 
 
-def store_address(db: str | None) -> str:
+def served_store(db: str | None) -> str:
     return db or os.environ.get("PULKA_DB") or "pulka.db"
 
 
@@ -55,12 +55,12 @@ def serve(ctx: click.Context, db: str | None, host: str, port: int, certfile: st
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"db": db}
         return
-    address = store_address(db)
+    address = served_store(db)
     if workers > 1 and not is_postgres_url(address):
         raise click.UsageError("--workers above 1 needs PostgreSQL (one SQLite file has one writer)")
     if bool(certfile) != bool(keyfile):
         raise click.UsageError("TLS needs both --certfile and --keyfile")
-    run(address, host, port, certfile, keyfile, public_url, proxy_from, workers, threads)
+    run_service(address, host, port, certfile, keyfile, public_url, proxy_from, workers, threads)
 
 
 def settings_of(address: str, https: bool, public_url: str | None, threads: int) -> dict[str, Any]:
@@ -81,8 +81,8 @@ def app_from_env() -> Any:
     return create_app(Settings(**json.loads(os.environ[SETTINGS_ENV])))
 
 
-def run(address: str, host: str, port: int, certfile: str | None, keyfile: str | None, public_url: str | None,
-        proxy_from: str | None, workers: int, threads: int, banner: list[str] | None = None) -> None:
+def run_service(address: str, host: str, port: int, certfile: str | None, keyfile: str | None, public_url: str | None,
+                proxy_from: str | None, workers: int, threads: int, banner: list[str] | None = None) -> None:
     import uvicorn
 
     from ledger.store.event_store import Store, StoreError
@@ -173,7 +173,7 @@ def account(obj: dict[str, Any], name: str, role: str, password_file: str | None
         password = click.prompt("password", hide_input=True, confirmation_prompt=True)
     if len(password) < 10:
         raise click.ClickException("a password has 10 characters at least")
-    accounts = Accounts(store_address((obj or {}).get("db")))
+    accounts = Accounts(served_store((obj or {}).get("db")))
     try:
         accounts.create(name, password, role)
     except ValueError as exc:
@@ -191,7 +191,7 @@ def demo(obj: dict[str, Any], port: int, host: str) -> None:
     """Serve a demo club: a store with a pulka under way and a director, created on first use."""
     from web.demo import demo_club
 
-    address = store_address((obj or {}).get("db") or "serve-demo.db")
+    address = served_store((obj or {}).get("db") or "serve-demo.db")
     lines = demo_club(address, f"http://{host}:{port}")
-    run(address, host, port, None, None, None, None, 1, 8, banner=lines)
+    run_service(address, host, port, None, None, None, None, 1, 8, banner=lines)
 

@@ -1,6 +1,6 @@
 """The club register's desk: recording that two written names are one player.
 
-``alias`` judges (``ledger.judge.register.judge_alias``) and stores a ``PlayerAliased``
+``record_alias`` judges (``ledger.judge.register.judge_alias``) and stores a ``PlayerAliased``
 in the register stream ``@club`` (made with its first alias, and the archive's views
 with it): one load, one decision, one save.
 """
@@ -23,8 +23,8 @@ from projections.archive import Alias, PulkaRow
 _ = language._  # every text a person reads, in the language in effect
 
 
-def alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows: Sequence[PulkaRow],
-          at: str, by: str | None = None) -> list[StoredEvent]:
+def record_alias(store: Store, name: str, same_as: str, aliases: Sequence[Alias], rows: Sequence[PulkaRow],
+                 at: str, by: str | None = None) -> list[StoredEvent]:
     """Record that ``name`` is written for ``same_as``; ``aliases`` and ``rows`` are the
     archive as the command found it (caught up)."""
     event = PlayerAliased(name=name.strip(), same_as=same_as.strip(), at=at, by=by)

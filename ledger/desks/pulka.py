@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ledger.application import Command, Kept, Ledger, Outcome
-from ledger.words.deal_line import Reading, deal_events, half_whist_pass
-from ledger.judge.kinds import PULKA
-from ledger.desks.told import Begun, Doubtful, Told, Verdict, Write, begun, cut_short, doubt_of, forgotten, \
+from ledger.words.deal_line import TricksReading, deal_events, half_whist_pass
+from ledger.judge.kinds import PULKA, State
+from ledger.desks.told import Begun, Doubtful, Told, ToldWrite, Verdict, begun, cut_short, doubt_of, forgotten, \
     table_checked, left_behind, retyped, told, undo_from
 from ledger.words.table import (
     bid_word,
@@ -75,10 +75,11 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.rules import find_preset
 from ledger.vocabulary.stream import StreamStart
 from projections.audit import describe
-from projections.deal_text import game_name
+from projections.deal_text import deal_game
 from projections.deal_state import DealState
 from projections.game import GameState
 from projections.recording import merge
+from projections.sheet import totals
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -113,7 +114,7 @@ class CorrectionPreview:
     asked_by: str | None
     was: str
     now: str
-    writes: tuple[Write, ...]
+    writes: tuple[ToldWrite, ...]
     verdicts: tuple[Verdict, ...]  # the correction's own
     expected: int
     named: str | None = None  # how the scorer named the record (deal:5.tricks), when not by its number
@@ -172,8 +173,9 @@ def names(state: GameState, field: str, value: Names) -> tuple[str, ...]:
     return typed(field, names_in, state.players, text)
 
 
-def recorder(state: GameState, by: str | None) -> str | None:
-    """Who records: a player in any case, ``scorer:NAME`` or ``arbiter:NAME``."""
+def recorder(state: State, by: str | None) -> str | None:
+    """Who records on a pulka or a rubber: a player in any case, ``scorer:NAME`` or
+    ``arbiter:NAME``."""
     return typed("by", recorder_word, state.players, by)
 
 
@@ -247,19 +249,20 @@ class PulkaDesk:
         """A whole deal in one line (``ledger.words.deal_line``): the outcome "Vera 7H w w 8 1 1", a
         raspasy "rasp 2 5 3", or "BIDS | CONTRACT | CALLS | TRICKS". A line that stops
         before the deal's result is refused unless ``leave_open`` (``told.cut_short``);
-        a result a slip of the tricks' order would explain is refused as ``Doubtful``,
-        carrying its ``Doubt``, unless ``confirmed``. A line refused while a deal begun
+        counts whose other order would write another sheet are refused as ``Doubtful``,
+        carrying its ``Doubt`` (both readings), unless ``confirmed`` (as typed). A line refused while a deal begun
         before it waits says how to type that deal again (``told.retyped``)."""
         before: list[Begun | None] = []
 
         def command(state: GameState) -> Iterator[AnyEvent]:
             before.append(begun(state))
-            read = Reading()
-            made = about("line", deal_events(state, line, recorder(state, by), read))
+            sheet = totals(state.sheet())
+            read = TricksReading()
+            made = about("line", deal_events(state, line, recorder(state, by), read, partial=leave_open))
             yield from table_checked(state, made, leave_open=leave_open, again=again)
             if not leave_open:
                 cut_short(state, line)
-            doubt = None if confirmed else doubt_of(state, read, line)
+            doubt = None if confirmed else doubt_of(state, read, line, sheet)
             if doubt is not None:
                 raise Doubtful(doubt)
 
@@ -481,7 +484,7 @@ def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int
     if part == "tricks":
         if deal.tricks_event is None:
             raise Refused("4.2.7", _("deal {deal} has no tricks recorded ({what})").format(
-                deal=k, what=game_name(state, deal)),
+                deal=k, what=deal_game(state, deal)),
                 _("deal:{deal}.contract, or an event of `pulka log --only-deal {deal}`").format(deal=k))
         return deal.tricks_event
     first = state.starts[k - 1]
@@ -489,7 +492,7 @@ def record_of(state: GameState, wanted: DealPart, changes: Sequence[str]) -> int
     contracts = [n for n in range(first, last + 1) if n not in state.void
                  and isinstance(state.events[n - 1], Contract) and state.events[n - 1].deal == k]
     if not contracts:
-        raise Refused("4.2.7", _("deal {deal} has no contract ({what})").format(deal=k, what=game_name(state, deal)),
+        raise Refused("4.2.7", _("deal {deal} has no contract ({what})").format(deal=k, what=deal_game(state, deal)),
                       _("deal:{deal}.tricks, or an event of `pulka log --only-deal {deal}`").format(deal=k))
     return contracts[-1]
 

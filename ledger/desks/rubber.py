@@ -18,24 +18,19 @@ from typing import Any
 import msgspec
 
 from ledger.application import Command, Kept, Ledger, Outcome
-from ledger.desks.pulka import Names, Started, choice, typed
+from ledger.desks.pulka import Names, Started, choice, recorder, typed
 from ledger.judge.kinds import RUBBER
 from ledger.words.rubber_line import correction_words, player_of, rubber_deal
-from ledger.desks.told import Recorded, Told, Verdict, Write
-from ledger.words.table import parse_value, recorder_word
+from ledger.desks.told import Told, ToldEvent, ToldWrite, Verdict
+from ledger.words.table import parse_value
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import SIDES, BridgePenalty, RubberStarted
 from ledger.vocabulary.events import Abandoned, AnyEvent, Correction
-from projections.rubber import RubberState
+from projections.rubber import RubberState, rubber_totals
 from projections.rubber_report import SIDE_CELLS, rubber_event_text, side_cell_text, status
-from projections.rubber_report import totals as cells_of
 from projections.trail import changes
 
 _ = language._  # every text a person reads, in the language in effect
-
-
-def recorder(state: RubberState, by: str | None) -> str | None:
-    return typed("by", recorder_word, state.players, by)
 
 
 class RubberDesk:
@@ -109,15 +104,15 @@ def rubber_told(outcome: Outcome[RubberState]) -> Told:
     """What a rubber's recording command did, in the shape a pulka's says it."""
     state: RubberState = outcome.state
     sheet = state.sheet()
-    writes = changes(outcome.totals_before, cells_of(sheet))
+    writes = changes(outcome.totals_before, rubber_totals(sheet))
     nxt = (status(state) if state.over else
            _("deal {deal}: {dealer} deals").format(deal=state.current_deal_number + 1,
                                                     dealer=state.dealer(state.current_deal_number + 1)))
     return Told(
         kind="rubber",
         game=outcome.game,
-        events=tuple(Recorded(s.number, s.event, rubber_event_text(state, s.event)) for s in outcome.stored),
-        writes=tuple(Write(c, v, side_cell_text(c)) for c, v in writes.items()),
+        events=tuple(ToldEvent(s.number, s.event, rubber_event_text(state, s.event)) for s in outcome.stored),
+        writes=tuple(ToldWrite(c, v, side_cell_text(c)) for c, v in writes.items()),
         verdicts=tuple(Verdict(s.number, e, "effective" if e.effective else "no effect", True)
                        for s in outcome.stored if (e := state.effects.get(s.number)) is not None),
         deals=(),

@@ -44,7 +44,7 @@ from ledger.judge.tournament import (
     TableGame,
     consequences,
     judge_seated,
-    judge_start,
+    judge_tournament_start,
     resolve_player,
     seating_for,
     tables_closed,
@@ -75,7 +75,7 @@ from ledger.vocabulary.tournament_events import (
 from projections.archive import GameResult, game_result
 from projections.game import GameState, replay
 from projections.report import Point, cut
-from projections.tournament_state import Standings, TournamentState, as_of, fold, standings
+from projections.tournament_state import Standings, TournamentState, as_of, fold_tournament, standings
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -104,7 +104,7 @@ class Tournaments:
         return stored
 
     def state(self, name: str) -> TournamentState:
-        return fold([s.event for s in self.events(name)])
+        return fold_tournament([s.event for s in self.events(name)])
 
     def _save(self, name: str, stored: list[StoredEvent], new: Sequence[TournamentEvent],
               by: str | None, unchanged: Mapping[str, int] | None = None) -> list[StoredEvent]:
@@ -145,7 +145,7 @@ class Tournaments:
         taken."""
         if "lot" in event.tie_breaks and event.lot_seed is None:
             event = msgspec.structs.replace(event, lot_seed=secrets.token_hex(8))
-        judged = judge_start(event)
+        judged = judge_tournament_start(event)
         if judged.at is None:
             judged = msgspec.structs.replace(judged, at=self.ledger.clock())
         if self.store.count(judged.game):
@@ -163,13 +163,13 @@ class Tournaments:
 
     def seat(self, name: str, tour: int, table: int, players: Sequence[str], by: str | None = None) -> list[StoredEvent]:
         stored = self.events(name)
-        state = fold([s.event for s in stored])
+        state = fold_tournament([s.event for s in stored])
         seated = judge_seated(state, Seated(tour=tour, table=table, players=tuple(players)))
         return self._save(name, stored, [seated], by)
 
     def seat_auto(self, name: str, tour: int, seed: str | None = None, by: str | None = None) -> list[StoredEvent]:
         stored = self.events(name)
-        state = fold([s.event for s in stored])
+        state = fold_tournament([s.event for s in stored])
         new: list[TournamentEvent] = []
         for proposed in seating_for(state, tour, seed):
             judged = judge_seated(state, proposed)
@@ -181,7 +181,7 @@ class Tournaments:
         """Start the game of every seated table of ``tour`` that has none yet: all of
         them in one transaction, or none."""
         stored = self.events(name)
-        state = fold([s.event for s in stored])
+        state = fold_tournament([s.event for s in stored])
         seated = state.seating.get(tour)
         if not seated:
             raise Refused("tournament.seating", _("tour {tour} of {tournament} is not seated").format(
@@ -219,20 +219,20 @@ class Tournaments:
         stored = self.events(name)
         if expected is not None and len(stored) != expected:
             raise ConcurrentWriteError(name, expected, len(stored))
-        state = fold([s.event for s in stored])
+        state = fold_tournament([s.event for s in stored])
         games = self.table_games(state, tour)
         closed = tables_closed(state, tour, games)
         state.apply(closed)
         saved = self._save(name, stored, [closed, *consequences(state, closed, None)], by,
                            unchanged={game: found.events for game, found in games.items()})
-        if signer is not None:  # the arbiter signs the close, and a checkpoint that covers it
-            attest_close(self.store, self.ledger.clock, name, saved, signer, final=tour == state.started.tours)
+        if signer is not None:  # the arbiter signs the close (the club's next checkpoint covers it)
+            attest_close(self.store, self.ledger.clock, name, saved, signer)
         return saved
 
     def card(self, name: str, player: str, reason: str, by: str | None = None) -> list[StoredEvent]:
         """An arbiter's yellow card in the current tour; the last card disqualifies."""
         stored = self.events(name)
-        state = fold([s.event for s in stored])
+        state = fold_tournament([s.event for s in stored])
         who = resolve_player(state, player)
         if who in state.disqualified:
             raise Refused("tournament.removal", _("{player} is disqualified already").format(player=who))
@@ -251,7 +251,7 @@ class Tournaments:
         """The standings after ``tour``, or at ``time``, or now; ``live`` gives the
         results of the tables still in play (from the views, or replayed)."""
         events = as_of([s.event for s in self.events(name)], tour, time)
-        state = fold(events)
+        state = fold_tournament(events)
         return standings(state, None if tour is not None else live(state, time)), state
 
     def replayed(self, state: TournamentState, time: str | None) -> dict[str, GameResult]:
@@ -277,14 +277,14 @@ class Tournaments:
         """The tournament's events, then every table's game, as export lines."""
         stored = self.events(name)
         lines = [export_line(s.event, s.digest) for s in stored]
-        state = fold([s.event for s in stored])
+        state = fold_tournament([s.event for s in stored])
         for tour in sorted(state.seating):
             for table in sorted(state.seating[tour]):
                 lines += [export_line(s.event, s.digest) for s in self.store.sound(table_game(name, tour, table))]
         return lines
 
 
-def judged(ledger: Ledger, name: str) -> ChainProblem | None:
+def judged_tournament(ledger: Ledger, name: str) -> ChainProblem | None:
     """``verify``'s judgement of tournament ``name`` (whose own chain the caller has
     checked) with its tables' games: as ``verify --file`` judges its export
     (``judge_streams``). Every event of the tournament is judged again on the tournament

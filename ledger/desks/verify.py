@@ -4,14 +4,14 @@ written with its digests computed anew is named all the same.
 
 - a game (a pulka, a rubber): by its kind's judge (``Ledger.judged``);
 - a tournament: with its tables' games, as ``verify --file`` judges its export
-  (``tournament.judged``): each close against the tables as they are stored;
+  (``tournament.judged_tournament``): each close against the tables as they are stored;
 - the club register: its chain is what is checked.
 """
 
 from __future__ import annotations
 
 from ledger.application import Ledger
-from ledger.desks.tournament import judged as judged_tournament
+from ledger.desks.tournament import judged_tournament
 from ledger.vocabulary.chain import ChainProblem
 from ledger.vocabulary.tournament_events import TournamentStarted
 

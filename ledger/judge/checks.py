@@ -78,7 +78,7 @@ def correction_of(
     return target, merged
 
 
-class Table(Protocol):
+class CheckedState(Protocol):
     """What the shared checks read of any stream's state (a pulka's, a rubber's): its
     players, the time of its latest event, and the deal in play."""
 
@@ -122,7 +122,7 @@ def person_of(state: GameState, name: str) -> str:
     return key
 
 
-def check_recorder(state: Table, by: str | None) -> None:
+def check_recorder(state: CheckedState, by: str | None) -> None:
     """``by`` must be a player of the game (a pulka's: anyone who held a seat in it), an
     arbiter or a scorer [Code 4.2.4-4.2.7]."""
     if by is None or by in state.players:
@@ -133,7 +133,7 @@ def check_recorder(state: Table, by: str | None) -> None:
                   _("a player ({players}), arbiter:NAME or scorer:NAME").format(players=", ".join(state.players)))
 
 
-def check_time(state: Table, event: AnyEvent) -> None:
+def check_time(state: CheckedState, event: AnyEvent) -> None:
     """An event's time must carry an offset and may not go back [event-log.md]."""
     if event.at is None:
         return
@@ -166,7 +166,7 @@ def time_of(text: str) -> datetime:
 
 
 def filled(
-    state: Table, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False,
+    state: CheckedState, event: AnyEvent, *, by: str | None, deal: int | None = None, late_ok: bool = False,
     **written: Any,
 ) -> AnyEvent:
     """The event as stored: its recorder and its deal filled in, and any field in

@@ -1,7 +1,7 @@
 """The one loop that judges a batch of events, for a stream of any kind.
 
 ``judge_events`` judges each event against the state the one before it left, with
-the ``decide`` of the stream's kind (``pulka.decide`` for a pulka, ``rubber.decide``
+the ``decide`` of the stream's kind (``pulka.decide`` for a pulka, ``rubber.decide_rubber``
 for a rubber), and folds it into that state as it goes: a file's lines, a deal line's
 events, a table command's event all go through it.
 """

@@ -23,8 +23,7 @@ from typing import Concatenate, Generic, ParamSpec, Protocol, TypeVar
 import msgspec
 
 from ledger.judge import pulka
-
-from ledger.judge import rubber
+from ledger.judge.rubber import decide_rubber, same_rubber_start, start_rubber
 from ledger.judge.admission import admit
 from ledger.judge.judging import Progress, judge_events
 from ledger.vocabulary.bridge import RubberStarted
@@ -35,8 +34,7 @@ from projections import kinds
 from projections.game import GameState, replay
 from projections.recording import Effect
 from projections.sheet import totals
-from projections.rubber import RubberState, replay_rubber
-from projections.rubber import totals as rubber_totals
+from projections.rubber import RubberState, replay_rubber, rubber_totals
 from projections.trail import Cell
 
 
@@ -94,7 +92,7 @@ class Judging(Generic[S]):
 
 PULKA: Judging[GameState] = Judging(kinds.PULKA, pulka.start, pulka.same_start, replay, pulka.decide,
                                     lambda state: totals(state.sheet()))
-RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, rubber.start, rubber.same_start, replay_rubber, rubber.decide,
+RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, start_rubber, same_rubber_start, replay_rubber, decide_rubber,
                                        lambda state: rubber_totals(state.sheet()))
 AnyJudging = Judging[GameState] | Judging[RubberState]
 State = GameState | RubberState  # the state of a stream of any kind

@@ -1,7 +1,7 @@
 """Judging the club's register: whether two written names may be recorded as one player.
 
-``judge_alias`` judges a ``PlayerAliased`` (``ledger.desks.club.alias`` stores it), and
-``judge_register`` a whole register as a file brings it. An alias joins keys that
+``judge_alias`` judges a ``PlayerAliased`` (``ledger.desks.club.record_alias`` stores
+it), and ``judge_register`` a whole register as a file brings it. An alias joins keys that
 ``names.name_key`` keeps apart; it is refused when it joins a name to itself, makes a
 circle, renames a name already joined to another, or would make one person of two
 players who sat at the same table.

@@ -1,10 +1,10 @@
 """Judging the events of a rubber of bridge before they are stored.
 
-- ``start`` judges a ``rubber_started`` and records the complete rule set in it;
-- ``decide`` judges any later event: a deal (``bridge_deal``, ``passed_out``), a
+- ``start_rubber`` judges a ``rubber_started`` and records the complete rule set in it;
+- ``decide_rubber`` judges any later event: a deal (``bridge_deal``, ``passed_out``), a
   ruling (``bridge_penalty``), a correction, the agreed end (``abandoned``); the events
   of a pulka are refused;
-- ``same_start`` says whether a file that appends begins with the stored rubber's start.
+- ``same_rubber_start`` says whether a file that appends begins with the stored rubber's start.
 
 Refusals name the rule: the Laws of rubber bridge by number ([Law 18]: a level of one
 to seven; [Law 19]: a double by a defender, a redouble by the declaring side; [Law 74]:
@@ -45,7 +45,7 @@ CORRECTABLE: dict[str, tuple[str, ...]] = {
 }
 
 
-def start(event: AnyEvent) -> RubberStarted:
+def start_rubber(event: AnyEvent) -> RubberStarted:
     """Judge a ``rubber_started`` and return it with the resolved rule set recorded."""
     if not isinstance(event, RubberStarted):
         raise Refused("event-log", _("a rubber begins with rubber_started, not {type}").format(type=event_type(event)),
@@ -86,14 +86,14 @@ def start(event: AnyEvent) -> RubberStarted:
                                    canonical_contracts=canonical)
 
 
-def same_start(a: StreamStart, b: StreamStart) -> bool:
+def same_rubber_start(a: StreamStart, b: StreamStart) -> bool:
     """A file that appends must begin with the stored rubber's own rubber_started (both
     are rubber_started lines: the caller has checked their type)."""
     keys = ("game", "players", "stake", "first_dealer", "rule_set")
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
-def decide(state: RubberState, event: AnyEvent) -> AnyEvent:
+def decide_rubber(state: RubberState, event: AnyEvent) -> AnyEvent:
     """Judge one event against the rubber so far; return it as it will be stored."""
     check_time(state, event)
     check_recorder(state, event.by)
@@ -112,7 +112,7 @@ def decide(state: RubberState, event: AnyEvent) -> AnyEvent:
             raise Refused("event-log", _("a penalty names who ruled it"), _("by: arbiter:NAME, or a player"))
         return filled(state, event, by=event.by)
     if isinstance(event, Correction):
-        return judge_correction(state, event)
+        return judge_rubber_correction(state, event)
     if isinstance(event, Abandoned):
         return _abandoned(state, event)
     if isinstance(event, RubberStarted):
@@ -228,7 +228,7 @@ def _abandoned(state: RubberState, event: Abandoned) -> AnyEvent:
     return filled(state, event, by=event.by or event.agreed_by[0])
 
 
-def judge_correction(state: RubberState, c: Correction) -> AnyEvent:
+def judge_rubber_correction(state: RubberState, c: Correction) -> AnyEvent:
     """A correction of a deal or a ruling: well formed, and leaving the log valid."""
     number = state.folded + 1
     target, merged = correction_of(state, c, CORRECTABLE, "Law 77", N_("type, by and deal"),

@@ -6,7 +6,7 @@ records it as ``Seated`` events; replay reads the events and never seats again.
   players does not divide, some tables take the other size, fewest possible, placed
   last. Five players, or fewer than three, cannot be seated.
 - The lot [Code, footnote 9: seating is drawn by lot]: the players in their order of
-  entry shuffled by ``lot.draw`` from a recorded seed; anyone can redraw it.
+  entry shuffled by ``lot.draw_lots`` from a recorded seed; anyone can redraw it.
 - Swiss: players in the order of the standings fill the tables in turn, each table
   taking the best-placed player left, then, one by one, the best-placed player who has
   met the fewest of those already at the table in earlier tours; then players are
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.vocabulary.lot import draw
+from ledger.vocabulary.lot import draw_lots
 
 Table = tuple[str, ...]
 
@@ -41,7 +41,7 @@ def table_sizes(players: int, usual: int) -> list[int] | None:
 
 def by_lot(seed: str, players: Sequence[str], sizes: Sequence[int]) -> list[Table]:
     """Tables filled in the order of the draw."""
-    return _slices(draw(seed, players), sizes)
+    return _slices(draw_lots(seed, players), sizes)
 
 
 def _slices(order: Sequence[str], sizes: Sequence[int]) -> list[Table]:

@@ -74,12 +74,6 @@ def _judged_count(judging: Judging[S], started: Start, rest: Iterable[tuple[int,
     return len(judge_events(judging.fold([started]), judging.decide, rest, clock))
 
 
-def rejudged(game: str, events: Sequence[AnyEvent], clock: Callable[[], str]) -> ChainProblem | None:
-    """The first of a game's stored events that the ledger would not record as stored
-    (``judged_fold``); None when every one is as the ledger records it."""
-    return judged_fold(game, events, clock)[1]
-
-
 def judged_fold(game: str, events: Sequence[AnyEvent],
                 clock: Callable[[], str]) -> tuple[State | None, ChainProblem | None]:
     """A game's stored events judged again, each as it was on its way in (admitted, then

@@ -19,7 +19,7 @@ from typing import Any
 from ledger.judge.kinds import judge_log, judging_of
 from ledger.judge.register import judge_register, rows_of
 from ledger.judge.tables import judge_table
-from ledger.judge.tournament import TableGame, decide, judge_start
+from ledger.judge.tournament import TableGame, decide_tournament, judge_tournament_start
 from ledger.vocabulary import language
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, StreamStart
@@ -34,7 +34,7 @@ _ = language._  # every text a person reads, in the language in effect
 
 
 @dataclass(frozen=True)
-class Judged:
+class JudgedStreams:
     """A file of several streams judged: each stream's events as they would be stored,
     the tournament first, then the games in the order of the tournament; and each game's
     state after them."""
@@ -43,7 +43,7 @@ class Judged:
     states: dict[str, Any]
 
 
-def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> Judged:
+def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> JudgedStreams:
     """Judge a file of several streams as ``import_streams`` would, storing nothing."""
     seen: dict[str, int] = {}
     for stream in streams:
@@ -58,7 +58,7 @@ def judge_streams(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str]
     return judge_in_order(streams, clock)
 
 
-def judge_in_order(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> Judged:
+def judge_in_order(streams: Sequence[Sequence[LogLine]], clock: Callable[[], str] = now_iso) -> JudgedStreams:
     """Judge streams whose lines are known to be as stored (a stored tournament and its
     tables, read again by ``verify``) in the order of the tournament, storing nothing."""
     return _judge_plan(_plan(streams), clock)
@@ -123,12 +123,12 @@ def _plan(streams: Sequence[Sequence[LogLine]]) -> list[Part]:
     return plan + [_GamePart(g, lines) for g, lines in games.items()] + registers
 
 
-def _judge_plan(plan: Sequence[Part], clock: Callable[[], str]) -> Judged:
+def _judge_plan(plan: Sequence[Part], clock: Callable[[], str]) -> JudgedStreams:
     """Judge the whole plan in memory, so that a refusal stores nothing; what would be
     stored."""
     tournaments: dict[str, TournamentState] = {}
     games: dict[str, TableGame] = {}
-    out = Judged({}, {})
+    out = JudgedStreams({}, {})
     for step in plan:
         if isinstance(step, _RegisterPart):
             try:
@@ -146,11 +146,11 @@ def _judge_plan(plan: Sequence[Part], clock: Callable[[], str]) -> Judged:
                     if state is None:
                         if not isinstance(line.event, TournamentStarted):
                             raise Refused("event-log", _("a tournament's stream begins with its tournament_started"))
-                        started = judge_start(line.event)
+                        started = judge_tournament_start(line.event)
                         tournaments[step.name] = TournamentState.start(started)
                         kept.append(started)
                     else:
-                        judged = decide(state, line.event, games)
+                        judged = decide_tournament(state, line.event, games)
                         state.apply(judged)
                         kept.append(judged)
                 except Refused as exc:

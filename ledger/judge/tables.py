@@ -70,9 +70,9 @@ def tournament_of(store: Store, game: str) -> tuple[TournamentState, int] | None
         return None
     # Only a tournament's table needs the tournament's fold: an ordinary game's deal
     # loads none of it (start-up). The module imports nothing of this one.
-    from projections.tournament_state import fold
+    from projections.tournament_state import fold_tournament
 
-    return fold([s.event for s in stored]), len(stored)
+    return fold_tournament([s.event for s in stored]), len(stored)
 
 
 def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> dict[str, int]:
@@ -120,7 +120,7 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
                                                                  game=game))
     started = next((e for e in new if isinstance(e, GameStarted)), None)
     if started is not None:
-        judge_start(tournament, tour, table, started)
+        judge_table_start(tournament, tour, table, started)
     joined = next((e for e in new if isinstance(e, Joined)), None)
     if joined is not None:
         # The arbiter seats a tournament's tables; a newcomer would play for nobody in
@@ -140,7 +140,7 @@ def judge_table(tournament: TournamentState, game: str, state: GameState, new: S
                       _("corrections and records of the deals played"))
 
 
-def judge_start(tournament: TournamentState, tour: int, table: int, started: GameStarted) -> None:
+def judge_table_start(tournament: TournamentState, tour: int, table: int, started: GameStarted) -> None:
     seated = tournament.seating.get(tour, {}).get(table)
     if seated is None:
         tables = sorted(tournament.seating.get(tour, {}))

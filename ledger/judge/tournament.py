@@ -2,8 +2,8 @@
 stored: its start (the rules, the entrants, the tie-breaks, the cuts and the final
 table), a tour's seating (by hand, by lot, Swiss, the final table), the close of a tour
 on its tables as they are, and what the close brings (yellow cards and removals below
-the threshold, a disqualification at the last card, a cut). ``decide`` judges any of
-them as a log gives it (an import, ``verify``).
+the threshold, a disqualification at the last card, a cut). ``decide_tournament`` judges
+any of them as a log gives it (an import, ``verify``).
 
 The desk (``ledger.desks.tournament``) reads the store and saves what is judged here;
 a table's game is judged against the tournament in ``tables``, a seating's lot and
@@ -64,7 +64,7 @@ class TableGame:
     digest: str
 
 
-def judge_start(event: TournamentStarted) -> TournamentStarted:
+def judge_tournament_start(event: TournamentStarted) -> TournamentStarted:
     """Judge a tournament's rules and return them with the resolved rule set recorded."""
     admit(event)
     name = event.game
@@ -389,7 +389,7 @@ def seating_for(state: TournamentState, tour: int, seed: str | None) -> list[Sea
     return [Seated(tour=tour, table=i, players=t, method="swiss") for i, t in enumerate(tables, start=1)]
 
 
-def decide(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGame]) -> TournamentEvent:
+def decide_tournament(state: TournamentState, event: AnyEvent, games: Mapping[str, TableGame]) -> TournamentEvent:
     """Judge one tournament event of a log (an import) against the tournament so far."""
     if isinstance(event, TournamentStarted) or not isinstance(
         event, Seated | TourClosed | YellowCard | Removed | Disqualified | CutMade

@@ -47,7 +47,6 @@ from ledger.store import layout
 from ledger.store.backend import disk_full, not_allowed, reason
 from ledger.store.event_store import Store, StoreError
 from ledger.store.records import LedgerApplication
-from ledger.views import rating
 from ledger.views.projection import ArchiveProjection, ArchiveRunner, StoreSource
 from ledger.views.recorders import APPLICATION, SQLiteArchiveView, SubscribableSQLiteRecorder, postgres_archive_view
 from ledger.vocabulary import language
@@ -284,13 +283,6 @@ class Views:
             statement += " WHERE at_utc <= ?"
             params = (as_of,)
         return [Alias(name, same_as) for name, same_as in self.view.select(statement + " ORDER BY seq", params)]
-
-    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Every row of every view table, in a fixed order (to compare two builds)."""
-        keys = {"archive_games": "game", "archive_results": "game, version",
-                "archive_tournaments": "tournament", "archive_aliases": "seq", "archive_broken": "stream",
-                **rating.DUMP}
-        return {t: self.view.select(f"SELECT * FROM {{{t}}} ORDER BY {k}") for t, k in keys.items()}
 
     def close(self) -> None:
         self.reader.close()

@@ -13,7 +13,8 @@ skills: a few rows read and written, however large the archive. A pulka whose re
 changes after it was rated (a correction counted late, a pulka reopened), one that ends
 with an earlier time than a match kept (an old log imported) and an alias move the
 matches after it: the changes from that match on are deleted and folded again in
-order, exactly as a full fold would (``projections.rating.fold``; a test compares them).
+order, exactly as a full fold would (``projections.rating.rate_matches``; a test
+compares them).
 
 The readers give the fold's inputs: the matches kept now, or as the archive's results
 stood at a past time (``matches_as_of``), so that ``pulka rating --at`` is recomputed the
@@ -43,7 +44,6 @@ CREATE = (
     "mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, PRIMARY KEY (game, player))",
     "CREATE INDEX IF NOT EXISTS rating_changes_player ON {rating_changes} (player, finished_utc, game)",
 )
-DUMP = {"rating_matches": "game", "rating_changes": "game, player"}
 
 Select = Callable[..., list[tuple[Any, ...]]]  # a view's select(statement, params)
 

@@ -170,7 +170,6 @@ class _ArchiveSQL:
     # rating was not the one ``pulka rating --at`` and SQLite fold.
     text = "TEXT"
     placeholder = "?"
-    tracking_table = "tracking"
 
     def table(self, name: str) -> str:
         return name

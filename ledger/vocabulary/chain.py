@@ -23,7 +23,7 @@ What the chain cannot catch alone: anyone who can write the database can recompu
 every digest after an edit, and can drop events from the end. A game is
 tamper-evident against that only against an anchor kept elsewhere: its *head*
 (``head_token``: the number of its last event and the start of that event's digest,
-short enough to print or photograph) or a saved export. ``compare_head`` and
+short enough to print or photograph) or a saved export. ``compare_head_to`` and
 ``compare_saved`` name the first difference from such an anchor.
 
 Problems are data (``ChainProblem``), not exceptions, naming the first event that fails.
@@ -69,7 +69,7 @@ class Unreadable(NamedTuple):
 # What an event's digest hashes: the digest before it (hashed as ASCII, "?" for anything
 # else: a digest read from a file may be anything), its number, the game's name and the
 # event, each as JSON where it is one, a line each. ``linker`` computes it for one event;
-# ``chain_encoded`` and ``intact``, which walk whole chains, in line.
+# ``chain_encoded`` and ``intact_from``, which walk whole chains, in line.
 HASHED = b"%b\n%d\n%b\n%b"
 
 
@@ -200,21 +200,16 @@ class Chained(Protocol):
     def link(self) -> str | None: ...
 
 
-def intact(game: str, rows: Sequence[tuple[int, object, Chained]]) -> bool:
-    """Whether ``verify_chain`` finds nothing wrong with a game's rows, given as
-    ``(number, anything, stored)`` in stored order: the one quick pass a read makes over
-    what it read. It checks what ``verify_chain`` checks (numbers 1, 2, ... without a
-    gap, the game's start first, every digest, every recorded link) and says only
-    whether all of it holds; ``verify_chain`` names the first problem of a chain that
-    fails. The digests are ``linker``'s, computed in line."""
-    return intact_from(game, rows) is not None
-
-
 def intact_from(game: str, rows: Sequence[tuple[int, object, Chained]], previous: str = GENESIS,
                 expected: int = 1) -> str | None:
-    """``intact`` of a run of a game's rows that goes on from event ``expected`` - 1,
-    whose digest is ``previous`` (a read a page at a time checks each page so): the
-    digest of its last row when all of it holds (``previous`` for no rows), else None."""
+    """Whether ``verify_chain`` finds nothing wrong with a run of a game's rows, given
+    as ``(number, anything, stored)`` in stored order, that goes on from event
+    ``expected`` - 1, whose digest is ``previous``: the one quick pass a read makes over
+    what it read (a page at a time, each page so). It checks what ``verify_chain``
+    checks (numbers 1, 2, ... without a gap, the game's start first, every digest, every
+    recorded link) and says only whether all of it holds: the digest of its last row
+    (``previous`` for no rows), else None; ``verify_chain`` names the first problem of a
+    chain that fails. The digests are ``linker``'s, computed in line."""
     if rows and expected == 1:
         first = rows[0][2].event
         if not (isinstance(first, StreamStart) and first.game == game):
@@ -236,11 +231,6 @@ def intact_from(game: str, rows: Sequence[tuple[int, object, Chained]], previous
         previous = chained
         expected += 1
     return previous
-
-
-# An export travels as JSON lines; once parsed into (number, event, digest) it is
-# checked exactly like the stored rows.
-verify_export = verify_chain
 
 
 # -- anchors: a head digest or a saved export ---------------------------------------------
@@ -273,17 +263,11 @@ def parse_head(text: str) -> Head | None:
     return Head(int(found.group(1)), found.group(2))
 
 
-def compare_head(stored: Sequence[tuple[int, AnyEvent, str]], head: Head) -> ChainProblem | None:
-    """The first difference between a game's (intact) stored chain and a head kept
-    elsewhere; None when the store still holds that head."""
-    at = stored[head.number - 1][2] if 1 <= head.number <= len(stored) else None
-    return compare_head_to(len(stored), at, head)
-
-
 def compare_head_to(count: int, digest: str | None, head: Head) -> ChainProblem | None:
-    """``compare_head`` of a game of ``count`` events whose event ``head.number`` has
-    ``digest`` (None when it has no such event): what a store can say without reading
-    the game."""
+    """The first difference between a game of ``count`` events (its stored chain
+    intact) whose event ``head.number`` has ``digest`` (None when it has no such event)
+    and a head kept elsewhere; None when the store still holds that head: what a store
+    can say without reading the game."""
     if head.number < 1:
         return ChainProblem(1, f"{head} is not a head: events are numbered from 1")
     if count < head.number or digest is None:

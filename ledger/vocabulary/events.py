@@ -22,6 +22,7 @@ from ledger.vocabulary.attestation import (
     CheckpointsStarted,
     Cosigned,
     EventSigned,
+    KeyRotated,
     SignaturesStarted,
 )
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
@@ -288,6 +289,7 @@ AnyEvent = (
     | CheckpointsStarted
     | CheckpointMade
     | Cosigned
+    | KeyRotated
     | SignaturesStarted
     | EventSigned
 )
@@ -330,6 +332,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CheckpointsStarted,
         CheckpointMade,
         Cosigned,
+        KeyRotated,
         SignaturesStarted,
         EventSigned,
     )

@@ -1,8 +1,8 @@
 """The pulka log as a file: JSON Lines in, JSON Lines out, and the digests of an export.
 
-``parse_export`` reads a log (a hand-written one, or an export with a ``digest`` on each
-line) into events with their line numbers; a line that is not an event is refused with
-its number. ``export_problem`` checks the digests of an export as ``verify`` checks the
+``read_batches`` reads a log (a hand-written one, or an export with a ``digest`` on each
+line), a batch of lines at a time, into events with their line numbers; a line that is
+not an event is refused with its number. ``export_problem`` checks the digests of an export as ``verify`` checks the
 store; ``check_export`` refuses an export whose digests do not chain, or that carries
 digests on some lines only. ``export_line`` writes one line of ``pulka export``.
 """
@@ -41,15 +41,6 @@ class LogLine(NamedTuple):
     digest: str | None
 
 
-def decode_log(data: bytes) -> str:
-    """The text of a log file, which must be UTF-8 (a byte order mark is allowed); a
-    refusal names the line and column of the first byte that is not."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(exc) from None
-
-
 def _not_utf8(exc: UnicodeDecodeError, first_line: int = 1) -> Refused:
     """The refusal of bytes that are not UTF-8, naming the line and column of the first
     byte that is not (the bytes decoded begin at line ``first_line``)."""
@@ -63,20 +54,13 @@ def _not_utf8(exc: UnicodeDecodeError, first_line: int = 1) -> Refused:
     return refused
 
 
-def parse_export(text: str) -> list[LogLine]:
-    """The events of a JSON Lines log with their line numbers; blank lines are skipped.
+def _parsed(text: str, first_line: int = 1) -> list[LogLine]:
+    """The events of some whole lines of a log, the first of them numbered ``first_line``;
+    blank lines are skipped.
 
     Lines end at a line feed (a carriage return before it is dropped), as JSON Lines
     says, and nowhere else: a separator that JSON allows inside a string (U+2028) does
     not end one."""
-    events = _parsed(text)
-    if not events:
-        raise Refused("event-log", _("the log is empty"), _("a game_started line, then the game's events"))
-    return events
-
-
-def _parsed(text: str, first_line: int = 1) -> list[LogLine]:
-    """The events of some whole lines of a log, the first of them numbered ``first_line``."""
     events = _one_event_a_line(text, first_line) if '"digest"' not in text else None
     if events is None:
         events = _line_by_line(text, first_line)
@@ -89,11 +73,11 @@ BATCH_BYTES = 4 << 20
 
 def read_batches(stream: BinaryIO, size: int = BATCH_BYTES) -> Iterator[list[LogLine]]:
     """The events of a JSON Lines log read from ``stream`` a batch of whole lines at a
-    time (about ``size`` bytes), as ``parse_export`` reads the whole text: the same
-    events at the same line numbers, the same refusals of the same lines (UTF-8 checked
-    batch by batch, a byte order mark allowed at the start), and a log without events
-    refused once it has been read to its end. A long log is never held whole: neither
-    its bytes, nor its text, nor all its lines at once."""
+    time (about ``size`` bytes), with their line numbers: the same events at the same
+    line numbers, and the same refusals of the same lines, wherever the batches are cut
+    (UTF-8 checked batch by batch, a byte order mark allowed at the start), and a log
+    without events refused once it has been read to its end. A long log is never held
+    whole: neither its bytes, nor its text, nor all its lines at once."""
     line = 1
     rest = b""
     first = True
@@ -177,11 +161,6 @@ def _line_by_line(text: str, first_line: int = 1) -> list[LogLine]:
             raise refused from None
         events.append(LogLine(number, event, digest))
     return events
-
-
-def parse_log(text: str) -> list[tuple[int, AnyEvent]]:
-    """Like ``parse_export``, without the digests."""
-    return [(line.line, line.event) for line in parse_export(text)]
 
 
 def split_streams(lines: Sequence[LogLine]) -> list[list[LogLine]]:

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 
 
-def draw(seed: str, items: Sequence[str]) -> list[str]:
+def draw_lots(seed: str, items: Sequence[str]) -> list[str]:
     """``items`` in the order the lot from ``seed`` gives them."""
     order = list(items)
     counter = 0

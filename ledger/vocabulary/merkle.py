@@ -15,8 +15,9 @@ before the tree existed need no rewrite::
 The proofs are RFC 9162's PATH (2.1.3.1) and PROOF (2.1.4.1), computed from the
 hashes of complete subtrees (``Nodes.node``: level h, index i covers leaves
 [i * 2^h, (i + 1) * 2^h)); any other range is split as MTH splits it, so a root or a
-proof costs O(log n) complete nodes whatever the size. Their verifiers are RFC 9162's
-algorithms (2.1.3.2, 2.1.4.2).
+proof costs O(log n) complete nodes whatever the size. The verifier of consistency
+is RFC 9162's algorithm (2.1.4.2); an inclusion proof is checked by the player who
+holds it (``pulka_verify.py``).
 
 The complete nodes are kept in *tiles* (after C2SP tlog-tiles): tile (t, k) holds the
 hashes of the nodes of tree level 8t numbered 256k to 256k + 255, as 32-byte hashes
@@ -29,7 +30,7 @@ level and adds the tiles filled: O(k + log n) hashes (``extend_tiles``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 HASH_SIZE = 32
@@ -130,27 +131,6 @@ def consistency_proof(nodes: Nodes, old: int, new: int) -> list[bytes]:
     return proof
 
 
-def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
-    """RFC 9162 2.1.3.2: whether ``proof`` leads leaf hash ``leaf`` at ``index`` to the
-    root ``expected`` of a tree of ``size`` leaves."""
-    if not 0 <= index < size:
-        return False
-    fn, sn, r = index, size - 1, leaf
-    for p in proof:
-        if sn == 0:
-            return False
-        if fn & 1 or fn == sn:
-            r = node_hash(p, r)
-            while not fn & 1 and fn != 0:
-                fn >>= 1
-                sn >>= 1
-        else:
-            r = node_hash(r, p)
-        fn >>= 1
-        sn >>= 1
-    return sn == 0 and r == expected
-
-
 def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> bool:
     """RFC 9162 2.1.4.2: whether ``proof`` shows that the tree of ``old`` leaves with
     root ``old_root`` is the start of the tree of ``new`` leaves with root ``new_root``."""
@@ -158,6 +138,8 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
         return False
     if old == new:
         return not proof and old_root == new_root
+    if any(len(p) != HASH_SIZE for p in proof):
+        return False
     path = list(proof)
     if old & (old - 1) == 0:
         path.insert(0, old_root)
@@ -226,6 +208,52 @@ def extend_tiles(read: ReadTile, size: int, leaves: Sequence[bytes]) -> dict[Til
     return changed
 
 
+ENTRIES = -1  # the "level" of entry bundles in a tile's path (tile/entries/N)
+
+
+def tile_path(level: int, index: int, width: int = TILE_WIDTH) -> str:
+    """C2SP tlog-tiles' path of a tile (``ENTRIES``: of an entry bundle): the level, the
+    index in 3-digit elements all but the last beginning with ``x``, and ``.p/W`` for a
+    partial one (``tile/0/x001/x234/067.p/8``)."""
+    digits = f"{index:03d}"
+    digits = "0" * (-len(digits) % 3) + digits
+    parts = [digits[i:i + 3] for i in range(0, len(digits), 3)]
+    name = "/".join([*("x" + p for p in parts[:-1]), parts[-1]])
+    head = "entries" if level == ENTRIES else str(level)
+    return f"tile/{head}/{name}" + (f".p/{width}" if width != TILE_WIDTH else "")
+
+
+def parse_tile_path(path: str) -> tuple[int, int, int]:
+    """(level, index, width) of a C2SP tile's path (``tile/…``; ``ENTRIES`` for an entry
+    bundle), or ProofError when it is not one, written as the spec writes it."""
+    parts = path.split("/")
+    if len(parts) < 3 or parts[0] != "tile":
+        raise ProofError(f"not a tile: {path[:80]!r}")
+    head, rest = parts[1], parts[2:]
+    width = TILE_WIDTH
+    if len(rest) >= 2 and rest[-2].endswith(".p"):
+        width_text = rest.pop()
+        rest[-1] = rest[-1][:-2]
+        if not width_text.isascii() or not width_text.isdigit() or width_text.startswith("0") or not 0 < int(
+                width_text) < TILE_WIDTH:
+            raise ProofError(f"a partial tile's width is 1 to 255: {path[:80]!r}")
+        width = int(width_text)
+    if head == "entries":
+        level = ENTRIES
+    elif head.isascii() and head.isdigit() and (head == "0" or not head.startswith("0")) and int(head) < 64:
+        level = int(head)
+    else:
+        raise ProofError(f"a tile's level is 0 to 63 or entries: {path[:80]!r}")
+    ok = all(len(p) == 4 and p[0] == "x" for p in rest[:-1]) and len(rest[-1]) == 3
+    digits = "".join(p[1:] for p in rest[:-1]) + rest[-1]
+    if not ok or not digits.isascii() or not digits.isdigit():
+        raise ProofError(f"a tile's index is written in 3-digit elements, x before all but the last: {path[:80]!r}")
+    index = int(digits)
+    if tile_path(level, index, width) != path:
+        raise ProofError(f"not a tile's path as C2SP writes it: {path[:80]!r}")
+    return level, index, width
+
+
 class TileNodes:
     """Complete nodes read from tiles: ``read`` gives a stored tile, ``overlay`` the
     tiles changed since (what ``extend_tiles`` returned); tiles read are kept."""
@@ -250,23 +278,3 @@ class TileNodes:
         if len(hashes) != HASH_SIZE << up:
             raise ProofError(f"node {level}/{index} is not in the tiles: the tree is smaller")
         return hash_up(hashes, up) if up else hashes
-
-
-class MemoryTree:
-    """A tree held in memory as its tiles: what a store without a tree cache, a test or
-    a verifier builds from leaf hashes."""
-
-    def __init__(self, leaves: Iterable[bytes] = ()) -> None:
-        self.tiles: dict[TileKey, bytes] = {}
-        self.size = 0
-        self.append(list(leaves))
-
-    def append(self, leaves: Sequence[bytes]) -> None:
-        self.tiles.update(extend_tiles(lambda t, k: self.tiles.get((t, k), b""), self.size, leaves))
-        self.size += len(leaves)
-
-    def node(self, level: int, index: int) -> bytes:
-        return TileNodes(lambda t, k: self.tiles.get((t, k), b""), None).node(level, index)
-
-    def root(self, size: int | None = None) -> bytes:
-        return root(self, self.size if size is None else size)

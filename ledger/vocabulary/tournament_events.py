@@ -69,7 +69,7 @@ class TournamentStarted(StreamStart, ForeignEvent, frozen=True, tag="tournament_
     cutoff: tuple[Segment, ...] = ()
     tie_breaks: tuple[TieBreak, ...] = DEFAULT_TIE_BREAKS
     # The seed of the drawing of lots, when ``lot`` is a tie-break (the ledger draws one
-    # when none is given): the lot's order is ``lot.draw(lot_seed, players)``.
+    # when none is given): the lot's order is ``lot.draw_lots(lot_seed, players)``.
     lot_seed: str | None = None
     # A tour result below this many whists: a yellow card and the next tour sat out.
     removal_below: int | None = None

@@ -105,7 +105,7 @@ def said_settlement(settlement: dict[str, Any]) -> dict[str, Any]:
         for t in settlement["transfers"]]}
 
 
-def report_html(doc: dict[str, Any]) -> str:
+def pulka_report_html(doc: dict[str, Any]) -> str:
     """The report of one pulka from its ``timeline`` document."""
     templates = []
     for k, picture in enumerate(doc["pictures"]):

@@ -3,7 +3,7 @@
 rating NAME --html``): his rating pulka by pulka as a line, his results per pulka as
 bars, and every statistic with the deals behind it.
 
-Built from documents only (``projections.rating.table_doc``/``history_doc``,
+Built from documents only (``projections.rating.table_doc``/``rating_history_doc``,
 ``projections.stats.stats_doc`` with each number's references), drawn with
 ElementTree as the sheet is (``svg.py``); the pages load nothing and run no script: a
 number's deals open in a ``<details>``. The look is ``report.css`` and ``player.css``.

@@ -123,7 +123,7 @@ class Polygon:
 
 
 @dataclass
-class Token:
+class EntryToken:
     text: str
     width: float
     mark: dict[str, Any] | None = None  # None: a label
@@ -131,8 +131,8 @@ class Token:
     last: bool = False
 
 
-def tokens_of(cell: dict[str, Any], label: str) -> list[Token]:
-    out = [Token(label, text_width(label, SMALL) + 3)]
+def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
+    out = [EntryToken(label, text_width(label, SMALL) + 3)]
     marks = cell["marks"]
     current = [m for m in marks if m["struck_by"] is None]
     for i, m in enumerate(marks):
@@ -142,21 +142,21 @@ def tokens_of(cell: dict[str, Any], label: str) -> list[Token]:
             width += 1 + text_width(str(m["struck_by"]), SMALL)
         if m["penalty"]:
             width += 4
-        out.append(Token(text, width, m, cell["key"], last=bool(current) and m is current[-1]))
+        out.append(EntryToken(text, width, m, cell["key"], last=bool(current) and m is current[-1]))
     return out
 
 
-def hanging(tokens: list[Token]) -> float:
+def hanging(tokens: list[EntryToken]) -> float:
     """How far the lines after the first are indented: past the label, under the first
     entry, so that a running sum carried onto the next line (the last above all) reads as
     the same run going on, not as a new entry under the label."""
     return tokens[0].width + GAP if tokens and tokens[0].mark is None else 0.0
 
 
-def wrap(tokens: list[Token], widths: list[float], indent: float = 0.0) -> list[list[Token]] | None:
+def wrap(tokens: list[EntryToken], widths: list[float], indent: float = 0.0) -> list[list[EntryToken]] | None:
     """Greedy lines of at most ``widths[j]`` each, every line after the first ``indent``
     in from its start; None if a token fits on no line or the lines run out."""
-    lines: list[list[Token]] = [[]]
+    lines: list[list[EntryToken]] = [[]]
     used = 0.0
     for t in tokens:
         while True:
@@ -180,10 +180,10 @@ class Part:
     """A run of lines inside a band: x from ``left`` to ``right`` in the sector's reading
     direction (a None side follows the sector's slanted edge)."""
 
-    tokens: list[Token]
+    tokens: list[EntryToken]
     left: float | None
     right: float | None
-    lines: list[list[Token]] = field(default_factory=list)
+    lines: list[list[EntryToken]] = field(default_factory=list)
 
 
 @dataclass
@@ -375,7 +375,7 @@ def draw_sector(d: Drawing, root: ET.Element, poly: Polygon, sector: Sector) -> 
            **{"class": "name", "text-anchor": "middle", "data-player": sector.player})
 
 
-def draw_token(d: Drawing, parent: ET.Element, frame: Frame, player: str, t: Token, x: float,
+def draw_token(d: Drawing, parent: ET.Element, frame: Frame, player: str, t: EntryToken, x: float,
                baseline: float) -> None:
     if t.mark is None:
         d.text(parent, frame, x, baseline, t.text, SMALL, player, **{"class": "label"})

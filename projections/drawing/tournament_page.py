@@ -14,13 +14,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from ledger.vocabulary.tournament_events import table_game
 from projections.drawing.page import embed_json, fill, resource
 from projections.drawing.svg import draw
-
-
-def table_game(tournament: str, tour: int, table: int) -> str:
-    """The game of table K in tour R (issue 10: ``T/R/K``)."""
-    return f"{tournament}/{tour}/{table}"
 
 
 def tours_of(standings: dict[str, Any]) -> list[dict[str, Any]]:

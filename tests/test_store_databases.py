@@ -186,8 +186,6 @@ def test_a_store_kept_on_a_language_collation_by_an_earlier_pulka_is_upgraded_to
     assert said(db) == on_sqlite
 
 
-
-
 NAMES = ["пулька", "Пулька", "apple", "Banana", "ёлка", "Ель", "zebra", "Я"]
 
 

@@ -153,6 +153,7 @@ def test_a_reader_of_an_earlier_store_folds_the_views_it_cannot_keep_and_changes
     assert Path(db).read_bytes() == before or layout == 6  # layout 6's views are today's: kept current
 
 
+@pytest.mark.sqlite_only  # the subject is the events' words as each pulka wrote them, not the store
 @pytest.mark.parametrize("layout", EARLIER)
 def test_the_exports_of_an_earlier_pulka_import_and_settle_the_same(layout: int, store_url: str, tmp_path: Path) -> None:
     folder = LAYOUTS / f"layout{layout}"

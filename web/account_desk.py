@@ -27,7 +27,7 @@ from web.passwords import check_password
 _ = language._  # every text a person reads, in the language in effect
 
 
-def found(accounts: Accounts, name: str) -> AccountRow:
+def account_named(accounts: Accounts, name: str) -> AccountRow:
     """The account named, or a refusal naming the field."""
     row = accounts.row(name)
     if row is None:
@@ -89,7 +89,7 @@ def reset_password(accounts: Accounts, store: Store, row: AccountRow, password: 
 def change_own_password(accounts: Accounts, store: Store, account: Account, password: str) -> None:
     """The account's own password, changed by him (its current one checked first, by
     the caller): every session of his ends, this one too; he signs in again."""
-    row = found(accounts, account.name)
+    row = account_named(accounts, account.name)
     check_password(password, row.name)
     _changed(accounts, store, row, lambda: accounts.set_password(row.id, password),
              AccountChanged(account=row.id, name=row.name, change="password_changed", by=f"arbiter:{row.name}"))
@@ -110,7 +110,7 @@ def remove_account(accounts: Accounts, store: Store, row: AccountRow, by: str) -
 
 def enrolled(accounts: Accounts, store: Store, account: Account, code: str) -> list[str] | None:
     """The recovery codes when ``code`` confirms the second factor being enrolled."""
-    row = found(accounts, account.name)
+    row = account_named(accounts, account.name)
     codes = accounts.confirm_enrolment(row.id, code)
     if codes is None:
         return None
@@ -128,7 +128,7 @@ def drop_second_factor(accounts: Accounts, store: Store, account: Account) -> No
     if second_factor_required(account_events(store)):
         raise Refused("accounts", _("the club asks every arbiter and director for a second factor: it stays"),
                       field="code")
-    row = found(accounts, account.name)
+    row = account_named(accounts, account.name)
     _changed(accounts, store, row, lambda: accounts.remove_second_factor(row.id),
              AccountChanged(account=row.id, name=row.name, change="second_factor_removed", by=f"arbiter:{row.name}"))
 

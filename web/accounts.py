@@ -1,6 +1,7 @@
 """The service's tables beside the store's events (not events of the club log: an
 account's password is no part of any pulka's history; who changed an account is, in
-``@accounts``: ``ledger.desks.accounts``). Their names: ``backend.SERVICE_TABLES``.
+``@accounts``: ``ledger.desks.accounts``). Each is defined, named and upgraded by
+``ledger.store.layout`` (``KEPT``).
 
 - ``pulka_accounts``: an arbiter's or a director's account: its id (a name made again
   is a new account), name, role, password hash (argon2id, memory-hard:
@@ -21,7 +22,8 @@ account's password is no part of any pulka's history; who changed an account is,
 - ``pulka_serve_secret``: the key that signs the service's cookies.
 
 Both SQLite and PostgreSQL, on a connection of their own (the events are the store's);
-every statement is written once with ``?`` placeholders.
+every statement is written once with ``?`` placeholders. The tables are the store's
+(``ledger.store.layout.KEPT`` makes them, and a copy of the store carries them).
 """
 
 from __future__ import annotations
@@ -41,12 +43,14 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from ledger.judge.accounts import check_account_name, check_role
-from ledger.store.backend import SERVICE_TABLES, is_postgres_url, parse_postgres_url
+from ledger.store import layout
+from ledger.store.backend import is_postgres_url, parse_postgres_url
 from ledger.vocabulary.accounts import ROLES
 from ledger.vocabulary.names import look_key, name_key
 from web import second_factor
 
-ACCOUNTS, TOKENS, SECRETS, SESSIONS, LIMITS = SERVICE_TABLES
+ACCOUNTS, TOKENS, SECRETS = layout.ACCOUNTS, layout.TOKENS, layout.SECRET
+SESSIONS, LIMITS = layout.SESSIONS, layout.LIMITS
 __all__ = ["ROLES", "Account", "Accounts", "Attempt", "Token"]
 
 FAILURES_FREE = 5  # failed sign-ins to a name before it makes one wait
@@ -74,10 +78,6 @@ def password_hasher(environ: Mapping[str, str]) -> PasswordHasher:
 
 _hasher = password_hasher(os.environ)
 
-# Columns added to a table made by an earlier version (each with its type).
-LATER_COLUMNS = (("id", "TEXT"), ("name_key", "TEXT"), ("disabled", "INTEGER NOT NULL DEFAULT 0"),
-                 ("created", "DOUBLE PRECISION"), ("totp", "TEXT"), ("totp_pending", "TEXT"),
-                 ("totp_step", "INTEGER NOT NULL DEFAULT 0"), ("recovery", "TEXT"))
 ROW = "id, name, role, hash, disabled, totp, totp_step, recovery, created"
 
 
@@ -178,40 +178,14 @@ class Accounts:
             cursor.close()
 
     def ensure(self) -> None:
-        """Make the tables when they are missing, and add the columns a table made by
-        an earlier version lacks."""
+        """Make the tables when they are missing (a store of an earlier layout is
+        upgraded before the service uses it: ``ledger.desks.upkeep.upgraded``)."""
         if self._made:
             return
-        self._run("CREATE TABLE IF NOT EXISTS {accounts} (name TEXT PRIMARY KEY, role TEXT NOT NULL, "
-                  "hash TEXT NOT NULL, failures INTEGER NOT NULL DEFAULT 0, locked_until DOUBLE PRECISION "
-                  "NOT NULL DEFAULT 0)")
-        self._later_columns()
-        self._run("CREATE TABLE IF NOT EXISTS {tokens} (id TEXT PRIMARY KEY, digest TEXT NOT NULL, "
-                  "game TEXT NOT NULL, by_whom TEXT NOT NULL, issued_by TEXT NOT NULL, "
-                  "issued DOUBLE PRECISION NOT NULL, revoked DOUBLE PRECISION)")
-        self._run("CREATE TABLE IF NOT EXISTS {secrets} (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        self._run("CREATE TABLE IF NOT EXISTS {sessions} (id TEXT PRIMARY KEY, account TEXT NOT NULL, "
-                  "created DOUBLE PRECISION NOT NULL, expires DOUBLE PRECISION NOT NULL, stage TEXT NOT NULL)")
-        self._run("CREATE TABLE IF NOT EXISTS {limits} (key TEXT PRIMARY KEY, count INTEGER NOT NULL, "
-                  "since DOUBLE PRECISION NOT NULL, until DOUBLE PRECISION NOT NULL)")
-        for row in self._run("SELECT name FROM {accounts} WHERE id IS NULL OR name_key IS NULL"):
-            self._run("UPDATE {accounts} SET id = COALESCE(id, ?), name_key = ? WHERE name = ?",
-                      (secrets.token_hex(8), name_key(row[0]), row[0]))
+        kind = "postgres" if self.postgres else "sqlite"
+        for table in (ACCOUNTS, TOKENS, SECRETS, SESSIONS, LIMITS):  # the store's own (a copy of it carries them)
+            self._run(layout.create_statement(table, self._name(table), kind))
         self._made = True
-
-    def _later_columns(self) -> None:
-        if self.postgres:
-            for column, kind in LATER_COLUMNS:
-                self._run(f"ALTER TABLE {{accounts}} ADD COLUMN IF NOT EXISTS {column} {kind}")
-            return
-        have = {row[1] for row in self._run("PRAGMA table_info({accounts})")}
-        for column, kind in LATER_COLUMNS:
-            if column not in have:
-                try:
-                    self._run(f"ALTER TABLE {{accounts}} ADD COLUMN {column} {kind}")
-                except sqlite3.OperationalError as exc:  # another process added it first
-                    if "duplicate column" not in str(exc):
-                        raise
 
     def secret(self) -> str:
         """The key that signs the service's session cookies: made once, kept in the

@@ -145,13 +145,17 @@ def run_service(address: str, options: Options, banner: list[str] | None = None)
     import uvicorn
 
     from ledger.store.event_store import Store, StoreError
+    from ledger.desks.upkeep import upgraded
     from web.limits import Bounds, Limits, bounds_said, file_limit, stream_cap
 
     try:
         with Store(address, create=True) as store:
             store.ensure_table()
+            done = upgraded(store)  # a store written by an earlier pulka, brought to this one's layout
     except StoreError as exc:
         raise click.ClickException(f"cannot open the store: {exc}") from None
+    if done is not None:
+        click.echo(f"pulka serve: the store was upgraded from layout {done.was} to layout {done.now}")
     settings = settings_of(address, options)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     shown = addresses(options.host, options.port, options.https, options.public_url)
@@ -235,21 +239,31 @@ def console(by: str | None) -> str:
 
 @contextmanager
 def changing(obj: dict[str, Any] | None) -> Iterator[tuple[Any, Any]]:
-    """The store's accounts table and its events, for a change at the command line; a
-    refusal said as the command's error."""
-    from ledger.store.event_store import Store
+    """The store's accounts table and its events, for a change at the command line (a
+    store of an earlier layout upgraded first, as ``pulka serve`` does); a refusal said
+    as the command's error."""
+    from ledger.desks.upkeep import upgraded
+    from ledger.store.event_store import Store, StoreError
     from ledger.vocabulary.refusal import Refused
     from web.accounts import Accounts
 
     address = served_store((obj or {}).get("db"))
-    accounts = Accounts(address)
     try:
         with Store(address, create=True) as store:
-            yield accounts, store
+            store.ensure_table()
+            done = upgraded(store)
+            if done is not None:
+                click.echo(f"pulka serve: the store was upgraded from layout {done.was} to layout {done.now}",
+                           err=True)
+            accounts = Accounts(address)
+            try:
+                yield accounts, store
+            finally:
+                accounts.close()
     except Refused as exc:
         raise click.ClickException(str(exc)) from None
-    finally:
-        accounts.close()
+    except StoreError as exc:
+        raise click.ClickException(f"cannot open the store: {exc}") from None
 
 
 BY = click.option("--by", metavar="WHO", help="Who makes the change, as the club log records it (console:WHO; "
@@ -305,7 +319,7 @@ def changed(obj: dict[str, Any], name: str, change: Callable[[Any, Any, Any], No
     from web import account_desk
 
     with changing(obj) as (accounts, store):
-        change(accounts, store, account_desk.found(accounts, name))
+        change(accounts, store, account_desk.account_named(accounts, name))
     click.echo(told)
 
 

@@ -28,17 +28,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ledger.store import layout
 from projections.archive import Alias, GameResult
 from projections.rating import START, Change, Match, Skill, changes_of, keys_of
 
-TABLES = ("rating_matches", "rating_changes")
+TABLES = layout.RATING  # the store's layout names every table of its database
 
 CREATE = (
-    "CREATE TABLE IF NOT EXISTS {rating_matches} (game TEXT PRIMARY KEY, finished_utc BIGINT NOT NULL, "
-    "entries TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS {rating_matches} (game {text} PRIMARY KEY, finished_utc BIGINT NOT NULL, "
+    "entries {text} NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rating_matches_order ON {rating_matches} (finished_utc, game)",
-    "CREATE TABLE IF NOT EXISTS {rating_changes} (game TEXT NOT NULL, player TEXT NOT NULL, "
-    "finished_utc BIGINT NOT NULL, name TEXT NOT NULL, whists BIGINT NOT NULL, place BIGINT NOT NULL, "
+    "CREATE TABLE IF NOT EXISTS {rating_changes} (game {text} NOT NULL, player {text} NOT NULL, "
+    "finished_utc BIGINT NOT NULL, name {text} NOT NULL, whists BIGINT NOT NULL, place BIGINT NOT NULL, "
     "mu_before DOUBLE PRECISION NOT NULL, sigma_before DOUBLE PRECISION NOT NULL, "
     "mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, PRIMARY KEY (game, player))",
     "CREATE INDEX IF NOT EXISTS rating_changes_player ON {rating_changes} (player, finished_utc, game)",

@@ -202,7 +202,9 @@ class Club:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self.skill = [self.rng.gauss(0.0, self.skill_sd) for _ in range(self.players)]
-        self.attendance = [self.rng.uniform(0.55, 0.95) for _ in range(self.players)]
+        # Three players in four are regulars; the others come now and then.
+        self.attendance = [self.rng.uniform(0.6, 0.95) if i % 4 else self.rng.uniform(0.1, 0.3)
+                           for i in range(self.players)]
         founders = self.players * 2 // 3
         self.joins = [0 if i < founders else self.rng.randrange(1, 60) for i in range(self.players)]
         self.played = [0] * self.players

@@ -32,7 +32,8 @@ favoured.
 The club meets twice a week. Two thirds of its players found it; each of the others
 joins at a meeting of the first thirty weeks (a newcomer's rating is the hardest to get
 right). Three meetings in four are evenings: the players who come (each comes with a
-probability of his own, 55 to 95 %) are seated at random at tables
+probability of his own: three players in four are regulars, 60 to 95 %, the fourth
+comes now and then, 10 to 30 %, so that a rating meets players it sees rarely) are seated at random at tables
 of three and four, every table a pulka to 20 (Sochi, or Leningrad one table in three).
 Every fourth meeting is a tournament day: three tours of tables stopped at a deal cap
 (8 or 12 deals [Code 4.2.15]), the first tour seated at random, the next by Swiss (by

@@ -11,8 +11,11 @@ Prints, for the embedded SQLite store and, with ``PULKA_BENCH_POSTGRES`` (or
 - with the cache: the root of the whole store, an inclusion proof of a random event,
   a consistency proof between two random sizes (each opening the cache, reading the
   tiles it needs, best and median of many);
-- appending one event and bringing the cache up to it; ``pulka checkpoint`` and
-  ``pulka prove GAME`` end to end through the real commands in process.
+- appending one event and bringing the cache up to it; ``pulka checkpoint`` (which
+  reads every row, checks the stored checkpoints and the cache, then signs) and
+  ``pulka prove GAME`` end to end through the real commands in process;
+- then (``transparency``) a witness's cost per checkpoint, and a monitor catching up
+  with a log of as many events of real games over HTTP from ``pulka serve``.
 
 The events are 1,000 streams of 1,000 events each, stored through ``Store.append``
 (their kind does not matter to the tree: a leaf is a digest). Nothing is asserted.
@@ -37,6 +40,7 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import machine  # noqa: E402
+from transparency import measure_monitor, measure_witness  # noqa: E402
 
 from cli.main import main as pulka  # noqa: E402
 from ledger.store.event_store import Store, is_postgres_url, parse_postgres_url  # noqa: E402
@@ -183,24 +187,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--postgres", default=os.environ.get("PULKA_BENCH_POSTGRES"))
+    parser.add_argument("--only", choices=["tree", "witness", "monitor"], help="One part alone.")
     args = parser.parse_args()
     print(f"pulka bench-merkle on {machine()}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        measure("SQLite", str(folder / "merkle.db"), args.events, folder)
-        if args.postgres:
-            schema = f"bench_{uuid4().hex[:8]}"
-            sep = "&" if "?" in args.postgres else "?"
-            url = f"{args.postgres}{sep}schema={schema}"
-            try:
-                measure("PostgreSQL", url, args.events, folder)
-            finally:
-                import psycopg
+        if args.only in (None, "tree"):
+            measure("SQLite", str(folder / "merkle.db"), args.events, folder)
+            if args.postgres:
+                measure_postgres(args.postgres, args.events, folder)
+        if args.only in (None, "witness"):
+            measure_witness(folder)
+        if args.only in (None, "monitor"):
+            key = folder / "monitor-club.key"
+            key.write_text(Signer.generate("bench.example/pulka").text() + "\n")
+            os.chmod(key, 0o600)
+            measure_monitor(str(folder / "games.db"), args.events, folder, key, raw_read)
 
-                address = parse_postgres_url(url)
-                with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
+def measure_postgres(postgres: str, events: int, folder: Path) -> None:
+    schema = f"bench_{uuid4().hex[:8]}"
+    sep = "&" if "?" in postgres else "?"
+    url = f"{postgres}{sep}schema={schema}"
+    try:
+        measure("PostgreSQL", url, events, folder)
+    finally:
+        import psycopg
+
+        address = parse_postgres_url(url)
+        with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 if __name__ == "__main__":
     main()

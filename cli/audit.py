@@ -255,13 +255,18 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
                 else:
                     failed.append(name)
                     click.echo(_("{game}: TAMPERED: {problem}").format(game=name, problem=problem))
+        unverified: list[str] = []
         if game is None or keys or published:
             from cli.proofs import check_history
 
-            failed += check_history(ledger, keys, published)
+            tampered, unverified = check_history(ledger, keys, published)
+            failed += tampered
         if failed:
             raise UserError(_("{games}: tampered (the first bad event of each is named above)").format(
                 games=", ".join(failed)))
+        if unverified:
+            raise UserError(_("{what}: not signed by the keys given (--key); nothing was found tampered").format(
+                what=", ".join(unverified)))
         if game is not None and against is not None:
             compare(ledger, game, against)
 

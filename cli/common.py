@@ -300,13 +300,26 @@ def game_name(game: str, db: str | None) -> str:
 NEGATIVE = re.compile(r"-\d+")
 
 
+def is_phrase(word: str) -> bool:
+    """An argument of several words that begins with ``-``: a deal line opening with a
+    pass (``- 6S - | …``), never an option, whose name has no blank."""
+    return word.startswith("-") and any(c.isspace() for c in word.partition("=")[0])
+
+
+def is_option(word: str) -> bool:
+    """A word that is an option (``--yes``, ``--by=Anna``, ``-q``): not ``-`` alone, a
+    negative number, or a phrase beginning with ``-``."""
+    return word.startswith("-") and len(word) > 1 and not NEGATIVE.fullmatch(word) and not is_phrase(word)
+
+
 class NumbersCommand(click.Command):
     """A command where a negative number is an argument, not an option
     (``pulka tournament seat T 1 -1 …`` is refused by its rule, not as an unknown
-    option): the options (with their values) are read first, then the arguments."""
+    option), and so is a phrase beginning with ``-`` (``pulka deal "- 6S - | …"``, ``-``
+    being a pass): the options (with their values) are read first, then the arguments."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if ctx.resilient_parsing or not any(NEGATIVE.fullmatch(word) for word in args):
+        if ctx.resilient_parsing or not any(NEGATIVE.fullmatch(word) or is_phrase(word) for word in args):
             return super().parse_args(ctx, args)
         options, positionals = self.split(ctx, args)
         return super().parse_args(ctx, [*options, "--", *positionals])
@@ -325,7 +338,7 @@ class NumbersCommand(click.Command):
             if word == "--":
                 positionals.extend(words)
                 break
-            if word.startswith("-") and len(word) > 1 and not NEGATIVE.fullmatch(word):
+            if is_option(word):
                 options.append(word)
                 if "=" not in word and takes_value.get(word, False):
                     value = next(words, None)

@@ -67,6 +67,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "checkpoint": ("cli.proofs:checkpoint", 'Make a signed checkpoint of the whole club log (every event stored, in store order) and print it to publish; without --key, print a stored one.'),
     "cosign": ("cli.proofs:cosign", 'Add your signature to a stored checkpoint, once the store is seen to hold it and every checkpoint before it; print the checkpoint with every signature.'),
     "sign": ("cli.proofs:sign", "An arbiter signs his decision, event EVENT of GAME (a ruling, a penalty, a card, a removal, a tour's results): his Ed25519 signature over the event's digest, kept in the ledger and shown by log and the report."),
+    "rotate": ("cli.proofs:rotate", "Change the log's key: the key in effect and the new one both sign the change, stored in the log; checkpoints after the latest are signed by the new key, none by the old."),
+    "trust": ("cli.proofs:trust", "Print the club's trust file to publish: the log's origin and key as the store names them (and the keys it retired), its witnesses, how many must cosign, and its arbiters."),
+    "monitor": ("cli.monitor:monitor", "Follow a club's log from what its service publishes alone (pulka serve): every new checkpoint checked against the trust file and for consistency with the last one seen, every event's chain, and each game replayed; the state kept between runs."),
     "prove": ("cli.proofs:prove", "Write a bundle (JSON) that a player checks on his own machine with pulka_verify.py: the game's events, the proof that its last event is in the club log under a checkpoint, the checkpoint with its signatures, and the arbiter's signatures on its decisions."),
     "rules": ("cli.rules:rules", 'List the presets, or show every parameter of one.'),
     "bridge": ("cli.bridge:bridge", 'Rubber bridge on the same ledger: start a rubber and record it deal by deal.'),
@@ -82,6 +85,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # command is the entry point ``serve`` of the group ``pulka.commands`` (pyproject.toml),
     # loaded only when run; its help is kept here.
     "serve": (f"{ENTRY_POINTS}:serve", "The club's live scoring service: the scorer's phone, the spectators' pages, the arbiter's and the director's desks, and the JSON API (docs/api.md)."),
+    "witness": (f"{ENTRY_POINTS}:witness", "A witness of clubs' logs (C2SP tlog-witness): its own process and state, no club's database; it cosigns a checkpoint only when it is consistent with the last one it cosigned for that log."),
 }
 
 

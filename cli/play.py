@@ -54,7 +54,8 @@ FLAGS = {"--again", "--leave-open", "--yes", "-y"}
 HELP_TEXT = N_("""\
 Type a deal line: the outcome, the declarer's tricks first, or the whole deal, e.g.
   Anna 6S w w 6 2 2      Vera 7H w p Vera=7 Anna=2 Boris=1      Boris miz 0      rasp 2 5 3
-  6D 7S p p | Vera w w 5 2 3      6S pass pass | 6S | whist whist | 6 2 2 (tricks from the forehand)
+  6D 7S p p | Vera w w 5* 2 3      6S pass pass | 6S | whist whist | 6 2 2 (tricks from the forehand)
+Counts that read for other players in the other order are asked about: mark the declarer's (5*).
 (table words too: 6♠ пас п вист в полвиста пв мизер миз здесь; add --again, --leave-open or --yes when asked).
 Or any pulka command without the game's name: entry Vera whists 4 --on Boris, pencil Vera,
 correct 16 2, tricks Anna=6 Boris=2 Vera=2 --deal 3, annul, sheet, log --only-deal 3, settle.

@@ -41,12 +41,12 @@ from cli.common import (
 )
 from cli.rules import parse_overrides
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
-from ledger.desks.told import Doubt, Doubtful, Told, ToldWrite, told_doc
+from ledger.desks.told import Doubt, Doubtful, Told, ToldWrite, told_doc, tricks_text
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
-from projections.numbers import fmt
+from projections.numbers import fmt, signed
 from ledger.vocabulary.wording import convention_name, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
@@ -128,11 +128,20 @@ def record_pulka(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told
 
 
 def doubt_text(doubt: Doubt) -> list[str]:
-    """A doubted result as the scorer reads it before he answers."""
+    """A line read two ways as the scorer reads it before he answers: the two sheets side
+    by side, the tricks and every number each reading writes."""
+    heads = (_("as typed ({read_as})").format(read_as=doubt.read_as), doubt.other)
+    rows = [(_("tricks"), tricks_text(doubt.typed), tricks_text(doubt.reading))]
+    amounts = [{w.cell: w for w in writes} for writes in (doubt.typed_writes, doubt.other_writes)]
+    for cell in sorted(set(amounts[0]) | set(amounts[1]), key=str):
+        write = amounts[0].get(cell) or amounts[1][cell]
+        typed, other = (signed(a[cell].amount) if cell in a else "" for a in amounts)
+        rows.append((write.text, typed, other))
+    first = max(len(r[0]) for r in rows) + 2
+    second = max(len(heads[0]), *(len(r[1]) for r in rows)) + 3
     return [_("deal {deal}: {reason}").format(deal=doubt.deal, reason=doubt.reason),
-            "  " + _("as typed ({read_as}):").format(read_as=doubt.read_as)
-            + f" {', '.join(f'{p} {t}' for p, t in doubt.typed.items())}",
-            f"  {doubt.other}:{' ' * max(1, 12 - len(doubt.other))}{', '.join(f'{p} {t}' for p, t in doubt.reading.items())}"]
+            f"  {'':{first}}{heads[0]:{second}}{heads[1]}",
+            *(f"  {r[0]:{first}}{r[1]:{second}}{r[2]}".rstrip() for r in rows)]
 
 
 def settle_doubt(doubt: Doubtful, line: str) -> str | None:
@@ -253,8 +262,9 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
 @click.command(cls=GameCommand)
 @game_argument
 @click.argument("line")
-@click.option("--again", is_flag=True, help="The same line as the deal before, on purpose.")
-@click.option("--yes", "-y", is_flag=True, help="Store a doubted result as typed without asking.")
+@click.option("--again", is_flag=True,
+              help="The same deal as the one before (its players, contract and tricks), really played again.")
+@click.option("--yes", "-y", is_flag=True, help="Store counts that read two ways as typed, without asking.")
 @click.option("--leave-open", is_flag=True,
               help="Record a line that stops before the deal's result, or start the next deal although the deal "
                    "before waits for its tricks [Code 4.2.10].")
@@ -268,17 +278,20 @@ def deal(game: str, line: str, again: bool, yes: bool, leave_open: bool, by: str
     \b
       pulka deal "Vera 7H w w 8 1 1"     the outcome: declarer, contract, calls,
                                          tricks (the declarer's first)
+      pulka deal "Vera 7H w w 8* 1 1"    the declarer's count marked
       pulka deal "Vera 7H w w Vera=8 Anna=1 Boris=1"   the tricks named
       pulka deal "Anna miz 0"            a misère; "Boris 6NT p p": both passed
       pulka deal "rasp 2 5 3"            raspasy, tricks from the forehand
-      pulka deal "6D 7S p p | Vera w w 5 2 3"   the auction too
+      pulka deal "6D 7S p p | Vera w w 5* 2 3"   the auction too
       pulka deal "6S pass pass | 6S | whist pass:open | 6 3 1"   the whole deal,
                                          tricks in turn order from the forehand
     Words: p - пас п, w вист в, hw полвиста пв, miz мизер миз, 6♠ 6п, здесь; a name
     or its beginning. With four players the whisting dealer names the hand he plays:
     "whist@Boris" [Code 3.8.8]; dark bids "pass:dark" [3.3.19]; a misère shared with
-    the dealer "misere:shared" [3.6.9]. A result a slip of the tricks' order would
-    explain is asked about before it is stored (--yes: stored as typed).
+    the dealer "misere:shared" [3.6.9]. Counts that the other order (declarer first,
+    or from the forehand) reads for other players, writing another sheet, are asked
+    about with both sheets side by side (--yes: stored as typed); the declarer's count
+    marked (8*: the counts round the table from it) or the tricks named read one way.
     """
     told = record_line(db, game, line, yes=yes, again=again, leave_open=leave_open, by=by)
     tell(told, quiet=quiet, as_json=as_json)

@@ -146,8 +146,8 @@ def start_tour(name: str, tour: int, by: str | None, db: str | None) -> None:
 @click.argument("name")
 @click.argument("tour", type=int)
 @click.option("--by", help="The arbiter (arbiter:NAME).")
-@click.option("--key", metavar="FILE", help="The arbiter's private key: he signs the close (and what it brings) and a "
-              "checkpoint of the club log that covers it.")
+@click.option("--key", metavar="FILE", help="The arbiter's private key: he signs the close (and what it brings); the "
+              "club's next checkpoint covers it.")
 @db_option
 def close(name: str, tour: int, by: str | None, key: str | None, db: str | None) -> None:
     """Close tour TOUR once every table's pulka is over: each table's result is recorded,
@@ -164,7 +164,10 @@ def close(name: str, tour: int, by: str | None, key: str | None, db: str | None)
         if signer is not None:
             from ledger.proofs.checkpoints import Attestations
 
-            click.echo(str(Attestations(ledger.store).stored().note()), nl=False)
+            for number, signed in sorted(Attestations(ledger.store).signatures(name).items()):
+                if any(s.number == number for s in stored):
+                    click.echo(_("event {number} signed by {signers}").format(
+                        number=number, signers=", ".join(s.signer for s in signed)))
 
 
 @tournament.command()

@@ -16,10 +16,20 @@ from ledger.vocabulary.attestation import (
     CheckpointsStarted,
     Cosigned,
     EventSigned,
+    KeyRotated,
     NoteSignature,
 )
 from ledger.vocabulary.events import AnyEvent
-from ledger.vocabulary.notes import DASH, Checkpoint, Note, NoteError, Signature, Verifier, parse_signature_line
+from ledger.vocabulary.notes import (
+    DASH,
+    Checkpoint,
+    Note,
+    NoteError,
+    Signature,
+    Verifier,
+    parse_signature_line,
+    rotation_text,
+)
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,54 @@ def checkpoints(events: Sequence[AnyEvent]) -> list[StoredCheckpoint]:
                                                 (*cp.signatures, event.signature), cp.reason)
                     break
     return found
+
+
+@dataclass(frozen=True)
+class LogKey:
+    """A key of the log in its time: it signs checkpoints larger than ``since`` leaves
+    and, once a rotation retired it, none larger than ``until``."""
+
+    key: str  # NAME+KEYID+KEY
+    since: int
+    until: int | None
+
+    def signs(self, size: int) -> bool:
+        """Whether this key may sign the log's checkpoint of ``size`` leaves."""
+        return (self.since == 0 or size > self.since) and (self.until is None or size <= self.until)
+
+
+def log_keys(events: Sequence[AnyEvent]) -> list[LogKey]:
+    """The log's keys in order, from ``@checkpoints``' events: the key its start names
+    (in a store begun before keys had roles, the first key that signed a checkpoint),
+    then each key a rotation brought, the one before it retired at the rotation's size."""
+    keys: list[LogKey] = []
+    for event in events:
+        if isinstance(event, CheckpointsStarted) and event.key:
+            keys = [LogKey(event.key, 0, None)]
+        elif isinstance(event, CheckpointMade) and not keys and event.signatures:
+            keys = [LogKey(event.signatures[0].key, 0, None)]
+        elif isinstance(event, KeyRotated) and keys:
+            last = keys[-1]
+            keys[-1] = LogKey(last.key, last.since, event.size)
+            keys.append(LogKey(event.key, event.size, None))
+    return keys
+
+
+def rotation_notes(events: Sequence[AnyEvent], origin: str) -> list[Note]:
+    """Each rotation of the log's key as the signed note a verifier checks: its text,
+    signed by the old key and the new."""
+    notes = []
+    for event in events:
+        if isinstance(event, KeyRotated):
+            key = key_of(NoteSignature(event.key, ""))
+            if key is None:
+                continue
+            try:
+                lines = tuple(signature_line(s) for s in event.signatures)
+            except NoteError:
+                continue
+            notes.append(Note(rotation_text(origin, event.size, key), lines))
+    return notes
 
 
 def orphan_cosignatures(events: Sequence[AnyEvent]) -> list[tuple[int, Cosigned]]:

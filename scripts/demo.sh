@@ -24,12 +24,14 @@ say pulka pencil Vera
 say pulka correct 16 2 --by Boris --yes
 # Raspasy: the tricks from the forehand (Boris leads).
 say pulka deal "rasp 2 5 3"
-echo
-echo "The same line again is taken for a line typed twice (exit status 1, nothing stored):"
-say pulka deal "rasp 2 5 3" || echo "(exit status $?)"
 say pulka deal "Anna miz 0"
-# The auction may be given too; the contract is then the last bid.
-say pulka deal "6D 7S p p | Vera w w 5 2 3"
+echo
+echo "The same deal again, the same players, contract and tricks, is taken for a line typed twice"
+echo "(exit status 1, nothing stored; --again records a deal really played again):"
+say pulka deal "Anna miz 0" || echo "(exit status $?)"
+# The auction may be given too; the contract is then the last bid. Vera does not lead,
+# so her count is marked (5*): the counts go round the table from it, read one way only.
+say pulka deal "6D 7S p p | Vera w w 5* 2 3"
 # Vera took 6, Anna 1: deal 5's tricks corrected at once, while in hand: it costs nothing.
 say pulka correct deal:5 Vera=6 Anna=1 --yes
 say pulka deal "Anna 6NT p p"
@@ -37,8 +39,9 @@ say pulka deal "Vera 8S p p"
 say pulka deal "Vera 6H w p Vera=6 Anna=1 Boris=3"
 say pulka sheet --deal 8
 echo
-echo "Tricks given in the wrong order are doubted: Anna 0 on her 6S while Boris took 6"
-echo "(exit status 1 without a terminal, nothing stored; the line with the tricks named is shown):"
+echo "Counts that read for other players in the other order, writing another sheet, are asked about:"
+echo "Anna 0 on her 6S, or Anna 6 read from the forehand? (exit status 1 without a terminal, nothing"
+echo "stored; both sheets are shown, and the line that says each, the declarer's count marked):"
 say pulka deal "Anna 6S w w 0 6 4" || echo "(exit status $?)"
 echo
 echo "A line cut short is refused unless --leave-open (exit status 1, nothing stored):"

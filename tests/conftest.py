@@ -1,12 +1,17 @@
-"""Shared fixtures: the two stores every store test runs on, a sample pulka, raw SQL access.
+"""Shared fixtures: the two stores, a sample pulka, raw SQL access, the browsers.
 
 ``store_url`` runs a test once on SQLite (a file in the test's tmp_path) and once on
 PostgreSQL, at the address in ``PULKA_TEST_POSTGRES``, in a schema of its own that is
-dropped afterwards. Without that variable the PostgreSQL half is skipped, and says so;
-``.ci/run`` always sets it.
+dropped afterwards; a test marked ``sqlite_only`` (its subject a rule, a command's
+words or a fold, not the store) on SQLite alone. Without that variable the PostgreSQL
+half is skipped, and says so; ``.ci/run`` always sets it.
 
 ``raw`` reaches past the ledger to the events table itself, as someone with database
 access would: the tamper tests use it to edit, delete, insert and reorder rows.
+
+``browser`` and ``phones`` are the test process's headless Chromium (tests/browsers.py),
+started once and cleaned for each test. Passwords are hashed with the cheapest argon2id
+in the suite's processes (below).
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import msgspec
-
 import psycopg
 import pytest
 from psycopg import sql
@@ -52,6 +56,15 @@ from ledger.vocabulary.rules import SOCHI
 from ledger.store.event_store import Store, is_postgres_url, parse_postgres_url
 from ledger.store.stored import game_id
 
+import browsers
+import racing
+
+# Passwords hashed with the cheapest argon2id in this process and every process it starts
+# (web.accounts reads it once, at import, which is after this): the suite makes and
+# checks hundreds of them; tests/test_serve.py checks that without it the hash is the
+# strong one.
+os.environ["PULKA_TEST_CHEAP_HASH"] = "1"
+
 POSTGRES_ENV = "PULKA_TEST_POSTGRES"
 POSTGRES_SKIP = (
     f"PostgreSQL half skipped: set {POSTGRES_ENV} to a postgresql:// address "
@@ -61,6 +74,30 @@ POSTGRES_SKIP = (
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "postgres: runs against the PostgreSQL store")
+    config.addinivalue_line("markers", "sqlite_only: store_url is SQLite alone (the test's subject is a rule, a "
+                                       "command's words or a fold, which do not depend on the store)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``store_url`` on both stores, or on SQLite alone for a test marked ``sqlite_only``.
+
+    PostgreSQL is for what can differ between the stores: the store's contract and its
+    faults, concurrency, the views, the archive and the rating kept in SQL, the proofs
+    and the tree over stored rows, and the service's processes. A rule of the Code, a
+    command's words or a fold read the same events from either store, and are tested
+    once. A module whose own fixtures take the store as their parameter (``"sqlite"``
+    or ``"postgres"``, say a module-scoped store played once per store) names them in
+    ``STORE_FIXTURES``.
+
+    The stores are given as a ``parametrize`` mark, which pytest's own hook (after this
+    one) reads, and which takes the place of a fixture's params."""
+    stores = [pytest.param("sqlite", id="sqlite")]
+    if metafunc.definition.get_closest_marker("sqlite_only") is None:
+        stores.append(pytest.param("postgres", marks=pytest.mark.postgres, id="postgres"))
+    for name in ("store_url", *getattr(metafunc.module, "STORE_FIXTURES", ())):
+        if name in metafunc.fixturenames:
+            metafunc.definition.add_marker(pytest.mark.parametrize(name, stores, indirect=True), append=False)
 
 
 @pytest.fixture(scope="session")
@@ -75,21 +112,47 @@ def postgres_admin() -> Iterator[psycopg.Connection[Any] | None]:
         yield conn
 
 
+def new_schema(admin: psycopg.Connection[Any] | None) -> Iterator[str]:
+    """A PostgreSQL address whose schema is new, dropped when the generator is closed."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base or admin is None:
+        pytest.skip(POSTGRES_SKIP)
+    schema = f"pulka_test_{uuid4().hex[:12]}"
+    admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    yield base + ("&" if "?" in base else "?") + f"schema={schema}"
+    admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
 @pytest.fixture
 def postgres_url(postgres_admin: psycopg.Connection[Any] | None) -> Iterator[str]:
     """A PostgreSQL address whose schema is new for this test and dropped after it."""
+    yield from new_schema(postgres_admin)
+
+
+@pytest.fixture(scope="module")
+def module_postgres_url(postgres_admin: psycopg.Connection[Any] | None) -> Iterator[str]:
+    """The same for a module's tests together (a service they share)."""
+    yield from new_schema(postgres_admin)
+
+
+@pytest.fixture
+def postgres_url_with_password(request: pytest.FixtureRequest) -> str:
+    """``postgres_url`` for a test about the password in a PostgreSQL address (that no
+    message or log shows it): skipped, saying why, when the address has none."""
     base = os.environ.get(POSTGRES_ENV)
-    if not base or postgres_admin is None:
-        pytest.skip(POSTGRES_SKIP)
-    schema = f"pulka_test_{uuid4().hex[:12]}"
-    postgres_admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    yield base + ("&" if "?" in base else "?") + f"schema={schema}"
-    postgres_admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    if base and not parse_postgres_url(base).password:
+        pytest.skip(f"needs a password in the address in {POSTGRES_ENV} (this one has none): "
+                    "the test checks that no message shows it")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+# The params are the test's own parametrize mark (``pytest_generate_tests``), which takes
+# their place; a parametrized fixture is also what tells hypothesis to draw a property
+# test's examples from a seed of its own for each store.
+@pytest.fixture(params=["sqlite", "postgres"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
-    """A fresh, empty store address: SQLite, then PostgreSQL."""
+    """A fresh, empty store address: SQLite, then PostgreSQL (``pytest_generate_tests``)."""
     if request.param == "sqlite":
         return str(tmp_path / "pulka.db")
     url: str = request.getfixturevalue("postgres_url")
@@ -309,6 +372,40 @@ def raw(store: Store, store_url: str) -> Iterator[RawEvents]:
     tamperer = RawEvents(store_url)
     yield tamperer
     tamperer.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fork_server() -> Iterator[None]:
+    """The fork server of the racing commands (tests/racing.py), if a test started it,
+    stopped and waited for at the end."""
+    yield
+    racing.stop()
+
+
+@pytest.fixture(scope="session")
+def chromes() -> Iterator[browsers.Chromes]:
+    """The browsers of this test process (tests/browsers.py): started once, when a test
+    first asks for them."""
+    if not browsers.available():
+        pytest.skip(browsers.NO_BROWSER)
+    started = browsers.Chromes()
+    try:
+        yield started
+    finally:
+        started.quit()
+
+
+@pytest.fixture
+def browser(chromes: browsers.Chromes) -> Any:
+    """A browser at a desktop's size, cleaned for this test."""
+    return browsers.clean(chromes.get(1)[0], browsers.DESKTOP)
+
+
+@pytest.fixture
+def phones(chromes: browsers.Chromes) -> tuple[Any, Any]:
+    """Two phones (two browsers: each its own storage), cleaned for this test."""
+    first, second = chromes.get(2)
+    return browsers.clean(first, browsers.PHONE), browsers.clean(second, browsers.PHONE)
 
 
 @pytest.fixture(autouse=True)

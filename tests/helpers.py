@@ -14,11 +14,11 @@ import os
 import pty
 import re
 import select
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,7 +27,11 @@ from click.testing import CliRunner, Result
 from psycopg import sql
 
 from cli.main import main
+from ledger.desks.told import Told
 from ledger.store.event_store import is_postgres_url, parse_postgres_url
+from ledger.vocabulary.refusal import cite
+from ledger.vocabulary.wording import spoken_text
+from projections.numbers import fmt
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 FLOAT_ARTEFACT = re.compile(r"\d\.\d{6,}")  # 13.333333333333334 in text for people
@@ -166,19 +170,18 @@ class Terminal:
     def send(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
 
-    def reading(self, deadline: float = 60) -> None:
-        """Wait until the process is blocked waiting for its terminal (in select, poll or
-        read), as it is when a person presses a key after its prompt: a signal sent then
-        interrupts that wait, where one sent a moment earlier would only be seen at the
-        next key (CPython's readline checks for signals when its wait is interrupted)."""
-        waits = {"0", "7", "23", "270", "271"}  # read, poll, select, pselect6, ppoll (x86-64)
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            with open(f"/proc/{self.proc.pid}/syscall", encoding="ascii") as f:
-                if f.read().split()[0] in waits:
-                    return
-            select.select([], [], [], 0.005)  # polls the process's state; asserts no time
-        raise AssertionError(f"pulka never waited for its terminal; so far:\n{self.seen}")
+    def interrupt(self) -> None:
+        """Ctrl-C at the prompt just read (``expect`` it first): SIGINT, then Enter.
+
+        The prompt is printed by readline just before it waits for the terminal, so the
+        signal may come in between: Python then only notes it, and readline's wait is
+        not interrupted. The Enter ends that wait with an empty line, and Python raises
+        the noted KeyboardInterrupt as ``input()`` returns, inside the same ``try``; a
+        signal that came during the wait interrupted it already, and the Enter is never
+        read. Either way the program sees Ctrl-C at its prompt, without this test
+        guessing from outside when it waits."""
+        self.proc.send_signal(signal.SIGINT)
+        os.write(self.master, b"\n")
 
     def finish(self, deadline: float = 60) -> int:
         """Read to the end; the exit status."""
@@ -220,3 +223,138 @@ def tournament_export(db: str) -> str:
         t.close("cup", 1, by="arbiter:Oleg")
         t.card("cup", "Anna", "talking during the play", by="arbiter:Oleg")
         return "".join(line + "\n" for line in t.export("cup"))
+
+
+# -- a rule of the Code at the scorer's desk ---------------------------------------------------
+
+
+def told_text(told: Told) -> str:
+    """What the scorer is told of a recording command, in the words the command line
+    prints it (``cli.record.tell``: standard output and error together), read from the
+    desk's answer itself: the events it stored (or the deals it completed), the writes,
+    each verdict with its rule cited, the reminders, and what comes next."""
+    lines = [f"event {e.number}: {e.text}" for e in told.events]
+    lines += [f"deal {k}: {story}" for k, story in told.deals]
+    lines += [f"{w.text} {'+' if w.amount > 0 else ''}{fmt(w.amount)}" for w in told.writes]
+    lines += [f"event {v.number}: {v.kind} [{cite(v.effect.rule)}]: {spoken_text(v.effect.reason)}"
+              for v in told.verdicts]
+    lines += [f"{n.text} [{cite(n.rule)}]" for n in told.notices]
+    return "\n".join([*lines, told.next])
+
+
+class Scorer:
+    """One game at the scorer's desk (``ledger.desks.pulka.PulkaDesk``, or a rubber's
+    ``RubberDesk``) on a store, for a test whose subject is a rule of the Code (or a Law
+    of bridge): each recording command as the desk takes it, without the command line,
+    which only parses and prints (its own words, options and exit statuses are tested
+    through click, in test_cli.py, test_table.py and a test of each command's options).
+
+    ``scorer.deal(line)``, ``scorer.ruling("3.4.4", by=...)``, any command of the desk on
+    the game: what the scorer is told (``told_text``). ``scorer.refused("contract", "A",
+    "7S")``: the refusal's words, as the command line prints them after ``refused:``,
+    with the store left exactly as it was. ``sheet()``, ``explain("A.gora")``, ``log()``:
+    what ``pulka sheet --json``, ``pulka explain`` and ``pulka log`` show of the game;
+    ``settlement()`` and ``exported()``, ``pulka settle --json``'s and ``pulka export``'s."""
+
+    def __init__(self, db: str, game: str, players: str, *, rubber: bool = False, **options: Any) -> None:
+        from ledger.application import Ledger
+        from ledger.desks.pulka import PulkaDesk
+        from ledger.desks.rubber import RubberDesk
+        from ledger.store.event_store import Store
+
+        self.db, self.game = db, game
+        self.store = Store(db)
+        self.desk: Any = (RubberDesk if rubber else PulkaDesk)(Ledger(self.store))
+        self.desk.new(game, players, **options)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Scorer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, command: str) -> Any:
+        act = getattr(self.desk, command)
+
+        def told(*args: Any, **options: Any) -> str:
+            said = act(self.game, *args, **options)
+            return told_text(getattr(said, "told", said))  # a correction's answer carries what it told
+
+        return told
+
+    def refused(self, command: str, *args: Any, **options: Any) -> str:
+        from ledger.vocabulary.refusal import Refused
+
+        before = stored_rows(self.db)
+        try:
+            getattr(self.desk, command)(self.game, *args, **options)
+        except Refused as exc:
+            assert stored_rows(self.db) == before, f"{command} {args}: refused, but the store changed"
+            return str(exc)
+        raise AssertionError(f"{command} {args} {options} should be refused")
+
+    def events(self) -> list[Any]:
+        return [s.event for s in self.store.load(self.game)]
+
+    def kind(self) -> Any:
+        from projections.kinds import kind_of
+
+        return kind_of(self.events()[0])
+
+    def view(self) -> Any:
+        from projections.points import Point
+
+        return self.kind().view(self.events(), Point(), None)
+
+    def sheet(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.view().sheet_doc()
+        return doc
+
+    def explain(self, number: str) -> str:
+        from projections.trail import render_explain
+
+        view = self.view()
+        cell = view.parse_cell(number)
+        return render_explain(cell, view.explain(cell), None, self.kind().cells)
+
+    def log(self) -> str:
+        from projections.trail import render_audit
+
+        kind = self.kind()
+        return render_audit(kind.audit(self.events(), None), None, kind.cells)
+
+    def log_rows(self) -> dict[int, dict[str, Any]]:
+        """``pulka log --json``'s rows, by event number."""
+        from projections.trail import row_doc
+
+        kind = self.kind()
+        return {row["number"]: row for row in (row_doc(r, kind.cells) for r in kind.audit(self.events(), None))}
+
+    def explained(self, number: str) -> list[dict[str, Any]]:
+        """``pulka explain --json``'s writes."""
+        view = self.view()
+        rows: list[dict[str, Any]] = view.explain(view.parse_cell(number))
+        return rows
+
+    def settlement(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.view().settlement_doc()
+        return doc
+
+    def exported(self) -> list[dict[str, Any]]:
+        """The game's events as ``pulka export`` writes them (without their digests)."""
+        from ledger.vocabulary.events import event_to_dict
+
+        return [event_to_dict(event) for event in self.events()]
+
+    def count(self) -> int:
+        return self.store.count(self.game)
+
+    def verified(self) -> bool:
+        """What ``pulka verify`` finds: the chain intact and every event judged again as
+        it was recorded."""
+        from ledger.desks.verify import judged
+
+        return self.store.verify(self.game) is None and judged(self.desk.ledger, self.game) is None

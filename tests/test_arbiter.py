@@ -1,4 +1,4 @@
-"""At the arbiter's desk, through the command line on both stores: the log's filters,
+"""At the arbiter's desk, through the command line: the log's filters,
 times in the local zone, reading an export directly, the list of games, who pays whom,
 exact values beside the floats of the JSON documents, and spreadsheets."""
 
@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 
 from helpers import FLOAT_ARTEFACT, csv_out, csv_rows, ok, refused, run, write
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 # A short timed evening: deal 1 at 20:00 Moscow time, an entry and its correction, a
 # deal 2 recorded in UTC, then deal 3 on the next day.

@@ -1,6 +1,8 @@
-"""A rubber of bridge on the command line, end to end through click, on both stores:
+"""A rubber of bridge on the command line, end to end through click:
 recorded deal by deal and imported from JSON Lines, shown, settled, audited, traced,
-compared, corrected, exported and verified with the same commands as a pulka."""
+compared, corrected, exported and verified with the same commands as a pulka. What the
+store keeps (every event type, a rubber stored before, the same bytes out) on both
+stores; the rest on SQLite."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from click.testing import CliRunner, Result
 import projections.rubber as rubber_projection
 
 from cli.main import main
+from helpers import Scorer
 from ledger.store.event_store import Store
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, Honours, PassedOut, RubberStarted
 from ledger.vocabulary.bridge_rules import LAWS
@@ -50,6 +53,7 @@ def rubber(db: str) -> None:
     ok(db, "bridge", "deal", "r1", "4S X N =")
 
 
+@pytest.mark.sqlite_only
 def test_a_rubber_recorded_deal_by_deal(store_url: str) -> None:
     rubber(store_url)
     doc = json.loads(ok(store_url, "settle", "r1", "--json"))
@@ -67,6 +71,7 @@ def test_a_rubber_recorded_deal_by_deal(store_url: str) -> None:
     assert "[Law 74]" in err and "the rubber is over" in err and "allowed:" in err
 
 
+@pytest.mark.sqlite_only
 def test_points_in_time_log_explain_and_diff(store_url: str) -> None:
     rubber(store_url)
     at_deal_2 = json.loads(ok(store_url, "settle", "r1", "--json", "--deal", "2"))
@@ -89,6 +94,7 @@ def test_points_in_time_log_explain_and_diff(store_url: str) -> None:
     assert "МЫ (N–S) above: 50 -> 830 (+780)" in ok(store_url, "diff", "r1", "deal:2", "deal:4")
 
 
+@pytest.mark.sqlite_only
 def test_corrections_abandon_and_the_time_point(store_url: str) -> None:
     ok(store_url, "bridge", "new", "r2", "--players", "Anna,Boris,Vera,Gleb")
     ok(store_url, "bridge", "deal", "r2", "4S N 10")
@@ -106,6 +112,7 @@ def test_corrections_abandon_and_the_time_point(store_url: str) -> None:
     assert "no deal may follow" in refused(store_url, "bridge", "deal", "r2", "pass")
 
 
+@pytest.mark.sqlite_only
 def test_the_time_point(store_url: str, tmp_path: Path) -> None:
     lines = [
         '{"type":"rubber_started","game":"timed","players":["Anna","Boris","Vera","Gleb"],"at":"%s"}' % TIMES[0],
@@ -139,6 +146,7 @@ def test_import_export_verify_and_the_same_bytes(store_url: str, tmp_path: Path)
     assert "digest chain breaks" in refused(tmp_path.joinpath("third.db").as_posix(), "import", str(path))
 
 
+@pytest.mark.sqlite_only
 def test_refusals_name_the_line_and_the_rule_and_store_nothing(store_url: str, tmp_path: Path) -> None:
     bad = (FIXTURES / "seed_rubber_two_nil.jsonl").read_text(encoding="utf-8").replace('"tricks":10', '"tricks":14')
     path = tmp_path / "bad.jsonl"
@@ -160,6 +168,7 @@ def test_refusals_name_the_line_and_the_rule_and_store_nothing(store_url: str, t
     assert "is a pulka, not a rubber" in refused(store_url, "bridge", "deal", "p1", "4S N 10")
 
 
+@pytest.mark.sqlite_only
 def test_the_deal_line(store_url: str) -> None:
     ok(store_url, "bridge", "new", "r3", "--players", "Anna,Boris,Vera,Gleb", "--first-dealer", "Boris")
     assert ok(store_url, "bridge", "deal", "r3", "pass") == "event 2: passed out (dealt by Boris)\ndeal 2: Vera deals\n"
@@ -200,6 +209,7 @@ def test_every_rubber_event_type_round_trips_through_the_store(store: Store) -> 
     assert store.verify("r") is None and store.games() == ["r"]
 
 
+@pytest.mark.sqlite_only
 def test_the_pulka_only_commands_refuse_a_rubber_plainly(store_url: str) -> None:
     ok(store_url, "bridge", "new", "r4", "--players", "Anna,Boris,Vera,Gleb")
     ok(store_url, "bridge", "deal", "r4", "4S N 10")
@@ -216,6 +226,7 @@ def test_the_pulka_only_commands_refuse_a_rubber_plainly(store_url: str) -> None
 # -- issue 18: honours corrected, contracts canonical, who doubled ------------------------------------
 
 
+@pytest.mark.sqlite_only
 def test_correcting_honours_on_the_command_line_is_judged_and_scored(store_url: str) -> None:
     """[Law 77] The syntax ``--help`` shows (JSON) and the short one (SEAT:POINTS): each
     correction is stored, scored above the line, and every reading command works."""
@@ -237,6 +248,7 @@ def test_correcting_honours_on_the_command_line_is_judged_and_scored(store_url: 
     assert "chain intact" in ok(store_url, "verify", "r5")
 
 
+@pytest.mark.sqlite_only
 def test_a_log_with_honours_corrected_imports_and_reads(store_url: str) -> None:
     """The same corrections in a log, in time and late: imported, shown, settled and
     verified; what verify passes, the reading commands read (fixture
@@ -250,6 +262,7 @@ def test_a_log_with_honours_corrected_imports_and_reads(store_url: str) -> None:
     assert [e["effective"] for e in log[4:]] == [True] * 4
 
 
+@pytest.mark.sqlite_only
 def test_contracts_are_stored_in_their_canonical_form(store_url: str, tmp_path: Path) -> None:
     """As typed in a log (3nt, ' 3N ', 2s, a correction's ' 1s') or on the command line
     (contract=3nt), a contract is stored and exported as 3NT, 2S, 1S."""
@@ -284,34 +297,35 @@ def test_a_rubber_stored_before_keeps_its_contracts_and_digests(store_url: str, 
     assert json.loads(ok(store_url, "settle", "old_typed_contracts", "--json"))["totals"] == {"NS": 190, "EW": 120}
 
 
-def test_who_doubled_is_recorded_shown_and_judged(store_url: str) -> None:
-    """[Law 19] X@SEAT and XX@SEAT on the deal line: stored as doubled_by and
-    redoubled_by, shown in the log; a double by the declaring side, a redouble by the
-    defenders and a doubler named for an undoubled contract are refused, nothing stored."""
-    ok(store_url, "bridge", "new", "r6", "--players", "Anna,Boris,Vera,Gleb")
-    said = json.loads(ok(store_url, "bridge", "deal", "r6", "4S X@E N 10", "--json"))
-    event = said["events"][0]
-    assert (event["double"], event["doubled_by"], "redoubled_by" in event) == ("X", "Boris", False)
-    before = ok(store_url, "export", "r6")
-    err = refused(store_url, "bridge", "deal", "r6", "2H X@W E 8")  # Gleb is Boris's partner
-    assert "[Law 19]" in err and "double only a bid made by an opponent" in err and "allowed: Anna or Vera" in err
-    err = refused(store_url, "bridge", "deal", "r6", "2H X@N XX@S E 8")  # Vera defends
-    assert "[Law 19]" in err and "redouble only a double made by an opponent" in err
-    assert "not doubled" in refused(store_url, "bridge", "correct", "r6", "2", "double=none")
-    assert ok(store_url, "export", "r6") == before
-    said = json.loads(ok(store_url, "bridge", "deal", "r6", "2H X@N XX@W E 8", "--json"))
-    event = said["events"][0]
-    assert (event["double"], event["doubled_by"], event["redoubled_by"]) == ("XX", "Anna", "Gleb")
-    # Redoubled 2H made: 60 x 4 = 240 below (E-W's game) and 100 for making it [Law 81].
-    assert {(w["side"], w["line"], w["amount"]) for w in said["writes"]} == {("EW", "below", 240), ("EW", "above", 100)}
-    log = ok(store_url, "log", "r6")
-    assert "the double by Boris" in log and "the double by Anna, the redouble by Gleb" in log
-    ok(store_url, "bridge", "correct", "r6", "2", "doubled_by=W")
-    assert "correction of event 2: doubled_by=Gleb" in ok(store_url, "log", "r6")
-    ok(store_url, "bridge", "correct", "r6", "2", "double=none", "doubled_by=none")
-    assert "chain intact" in ok(store_url, "verify", "r6")
+def test_who_doubled_is_recorded_shown_and_judged(tmp_path: Path) -> None:
+    """[Law 19] X@SEAT and XX@SEAT on the deal line, at the rubber's desk: stored as
+    doubled_by and redoubled_by, shown in the log; a double by the declaring side, a
+    redouble by the defenders and a doubler named for an undoubled contract are refused,
+    nothing stored."""
+    with Scorer(str(tmp_path / "pulka.db"), "r6", "Anna,Boris,Vera,Gleb", rubber=True) as r:
+        r.deal("4S X@E N 10")
+        event = r.exported()[-1]
+        assert (event["double"], event["doubled_by"], "redoubled_by" in event) == ("X", "Boris", False)
+        err = r.refused("deal", "2H X@W E 8")  # Gleb is Boris's partner
+        assert "[Law 19]" in err and "double only a bid made by an opponent" in err and "allowed: Anna or Vera" in err
+        err = r.refused("deal", "2H X@N XX@S E 8")  # Vera defends
+        assert "[Law 19]" in err and "redouble only a double made by an opponent" in err
+        assert "not doubled" in r.refused("correct", 2, {"double": "none"})
+        said = r.deal("2H X@N XX@W E 8")
+        event = r.exported()[-1]
+        assert (event["double"], event["doubled_by"], event["redoubled_by"]) == ("XX", "Anna", "Gleb")
+        # Redoubled 2H made: 60 x 4 = 240 below (E-W's game) and 100 for making it [Law 81].
+        writes = {line for line in said.splitlines() if line.startswith("ВЫ (E–W) ")}
+        assert writes == {"ВЫ (E–W) below +240", "ВЫ (E–W) above +100"}
+        log = r.log()
+        assert "the double by Boris" in log and "the double by Anna, the redouble by Gleb" in log
+        r.correct(2, {"doubled_by": "W"})
+        assert "correction of event 2: doubled_by=Gleb" in r.log()
+        r.correct(2, {"double": "none", "doubled_by": "none"})
+        assert r.verified()
 
 
+@pytest.mark.sqlite_only
 def test_verify_scores_the_corrections_it_passes(store_url: str, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """verify judges a stored correction by scoring it as replay will, even one in time

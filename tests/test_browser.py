@@ -8,8 +8,9 @@ another's; the slider at event N showing what ``pulka sheet --at N`` and ``pulka
 no network request; a phone's width and a printed page. The same tests keep the
 screenshots of the demo pulka in ``docs/``.
 
-Skipped, saying so, only where there is no Chromium (install ``chromium`` and
-``chromium-driver`` from Debian's packages).
+The browser is the test process's own, shared by every browser test (conftest.py's
+``browser``, tests/browsers.py); skipped, saying so, only where there is no Chromium
+(install ``chromium`` and ``chromium-driver`` from Debian's packages).
 """
 
 from __future__ import annotations
@@ -17,9 +18,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,50 +25,19 @@ import pytest
 from click.testing import CliRunner
 
 from boxes import centre, inside, overlapping
+from browsers import PROBE, console_errors, requests
 from cli.main import main
 from demo_game import record_demo
 from test_picture import cyrillic_game, fixture, sheet_text_cells
 
-CHROMIUM = os.environ.get("PULKA_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("PULKA_CHROMEDRIVER", "/usr/bin/chromedriver")
-NO_BROWSER = (
-    f"browser tests skipped: no Chromium at {CHROMIUM} or no chromedriver at {CHROMEDRIVER} "
-    "(apt-get install chromium chromium-driver; .ci/run installs them)"
-)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PROBE = (Path(__file__).resolve().parent / "probe.js").read_text(encoding="utf-8")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars", "--force-device-scale-factor=1"]
 
 try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.remote.webdriver import WebDriver
 except ImportError:  # pragma: no cover: selenium is in the test extras
-    webdriver = None  # type: ignore[assignment]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[WebDriver]:
-    if webdriver is None or not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip(NO_BROWSER)
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="pulka-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_window_size(1280, 1000)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+    pass
 
 
 def pulka(db: str, *args: str) -> str:
@@ -138,19 +105,6 @@ def check_layout(sheet: dict[str, Any], players: list[str]) -> None:
             assert t["player"] == t["text"]
         elif t["player"] is not None:
             assert inside(centre(t["box"]), sheet["sectors"][t["player"]]), (t["text"], t["player"])
-
-
-def console_errors(browser: WebDriver) -> list[Any]:
-    return [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
-
-
-def requests(browser: WebDriver) -> list[str]:
-    urls = []
-    for entry in browser.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
 
 
 def region(browser: WebDriver, first: str, last: str) -> bytes:

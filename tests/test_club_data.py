@@ -1,12 +1,15 @@
 """Club data that travels (issue 20, item 6): the club's register of names leaves the
 store with the games (``pulka export --club``, one file of several streams, imported
 all or nothing) and comes back meaning the same ("Anya" stays Anna); the archive's
-players as a spreadsheet table. On both stores."""
+players as a spreadsheet table. A file stored whole or not at all, and coming back
+whole, on both stores."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 from helpers import csv_out, ok, refused, stored_rows, write
 
@@ -22,6 +25,7 @@ def evening(db: str) -> None:
     ok(db, "alias", "Anya", "Anna", "--by", "arbiter:Oleg")
 
 
+@pytest.mark.sqlite_only
 def test_the_register_leaves_the_store_with_the_games(store_url: str, tmp_path: Path) -> None:
     source = str(tmp_path / "source.db")
     evening(source)
@@ -105,6 +109,7 @@ def test_an_alias_the_files_games_deny_refuses_the_whole_file(store_url: str, tm
     assert stored_rows(store_url) == []
 
 
+@pytest.mark.sqlite_only
 def test_the_players_as_a_spreadsheet(store_url: str) -> None:
     evening(store_url)
     ok(store_url, "new", "g4", "--players", "Вера,Boris,Gleb", "-q")  # one still in play, a Cyrillic name

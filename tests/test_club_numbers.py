@@ -364,6 +364,7 @@ def test_the_update_after_one_more_pulka_does_not_grow_with_the_archive(
 # -- refusals -------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only
 def test_refusals_say_what_would_be_allowed(store_url: str) -> None:
     db = store_url
     record(db, "one", ("Anna", "Boris", "Vera"), day(1), deals=2)
@@ -385,6 +386,7 @@ def test_refusals_say_what_would_be_allowed(store_url: str) -> None:
     assert r.exit_code == 1 and "not a date" in r.stderr
 
 
+@pytest.mark.sqlite_only
 def test_csv_and_text(store_url: str) -> None:
     db = store_url
     record(db, "one", ("Anna", "Boris", "Vera"), day(1), deals=2)

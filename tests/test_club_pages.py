@@ -7,13 +7,12 @@ error, no script (skipped, saying so, where there is no Chromium)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from test_browser import browser, console_errors, keep_screenshot, requests  # noqa: F401 (browser: the fixture)
+from browsers import console_errors, requests
+from test_browser import keep_screenshot
 from test_club_numbers import club, doc
 
 try:

@@ -1,4 +1,5 @@
-"""Many scorers at once: real ``pulka`` processes on one store, SQLite and PostgreSQL.
+"""Many scorers at once: ``pulka`` processes on one store, SQLite and PostgreSQL (each
+command a process of its own, forked from a parent that has imported pulka: tests/racing.py).
 
 First eight processes create games while eight others list them, on a store that
 does not exist yet (the table is created once, whoever comes first). Then eight
@@ -15,8 +16,9 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import racing
 
 N = 8  # processes of each kind
 DEALS = 2  # deals each process recording into the shared game records, one command each
@@ -39,15 +41,9 @@ def classify(result: subprocess.CompletedProcess[str]) -> str:
 def run_workers(db: str, workers: list[list[list[str]]]) -> list[tuple[str, str]]:
     """Run each worker's commands in order, all workers at once, each command its own
     process; the outcome of every command, with the game it recorded into."""
-    def work(commands: list[list[str]]) -> list[tuple[str, str]]:
-        done = []
-        for command in commands:
-            result = subprocess.run([PULKA, *command, "--db", db], capture_output=True, text=True, timeout=120)
-            done.append((command[1] if len(command) > 1 else "", classify(result)))
-        return done
-
-    with ThreadPoolExecutor(max_workers=len(workers)) as pool:
-        return [outcome for outcomes in pool.map(work, workers) for outcome in outcomes]
+    done = racing.race([[[*command, "--db", db] for command in commands] for commands in workers])
+    return [(command[1] if len(command) > 1 else "", classify(result))
+            for commands, results in zip(workers, done) for command, result in zip(commands, results)]
 
 
 def pulka(db: str, *args: str) -> str:

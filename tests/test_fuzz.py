@@ -65,6 +65,7 @@ def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:
         b'{"type":"checkpoints_started","game":"@checkpoints","origin":"club.example/pulka"}',
         b'{"type":"checkpoint","size":3,"root":"AAAA","signatures":[' + signature + b']}',
         b'{"type":"cosigned","size":3,"root":"AAAA","signature":' + signature + b'}',
+        b'{"type":"key_rotated","size":3,"key":"club+5f706783+AAAA","signatures":[' + signature + b']}',
         b'{"type":"signatures_started","game":"@signatures"}',
         b'{"type":"event_signed","stream":"t1","number":2,"event_digest":"00","signature":' + signature + b'}']))
     return found

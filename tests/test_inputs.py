@@ -24,6 +24,10 @@ from ledger.vocabulary.logfile import LogLine, export_line, read_batches, split_
 from readings import parse_export
 from ledger.vocabulary.refusal import Refused
 
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MESSAGE_MAX = 2000  # characters of standard error that a refusal of a huge input may take
 
@@ -132,7 +136,7 @@ UNREADABLE = {"invalid UTF-8", "empty", "blank lines", "not JSON", "a JSON list"
 
 
 def test_every_damaged_log_is_refused_by_import_and_verify(db: str, tmp_path: Path) -> None:
-    """Every case on each store, one after another on the same store: each refusal must
+    """Every case, one after another on the same store: each refusal must
     leave it exactly as it was."""
     for case, (data, line, words) in CASES.items():
         path = tmp_path / "damaged.jsonl"
@@ -205,7 +209,7 @@ def test_every_time_is_checked_in_every_event_of_every_kind_of_stream(db: str, t
         refused_alone(db, ["import", str(path)], i, "`at`")
     # the ledger's own streams are written by its commands alone, never imported
     assert set(EVENT_TYPES) - {"club_started", "player_aliased", "checkpoints_started", "checkpoint", "cosigned",
-                               "signatures_started", "event_signed"} <= types
+                               "key_rotated", "signatures_started", "event_signed"} <= types
 
 
 def test_rules_files_that_are_not_tables_of_rules(db: str, tmp_path: Path) -> None:
@@ -370,6 +374,7 @@ def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
     logs.append([{"type": "checkpoints_started", "game": "@checkpoints", "origin": "club.example/pulka"},
                  {"type": "checkpoint", "size": 1, "root": "C" * 44, "signatures": [signed]},
                  {"type": "cosigned", "size": 1, "root": "C" * 44, "signature": signed},
+                 {"type": "key_rotated", "size": 1, "key": "club+12345678+" + "D" * 44, "signatures": [signed]},
                  {"type": "signatures_started", "game": "@signatures"},
                  {"type": "event_signed", "stream": "cup", "number": 1, "event_digest": "d" * 64, "signature": signed}])
     for log in logs:

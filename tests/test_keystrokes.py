@@ -8,10 +8,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from ledger.application import Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.event_store import Store
 from projections.sheet import totals
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import keystrokes  # noqa: E402  (bench/keystrokes.py: the evening)

@@ -14,17 +14,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import random
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
+
+from merkle_reference import MemoryTree, verify_inclusion
 
 import pulka_verify
 from ledger.vocabulary.merkle import (
     EMPTY_ROOT,
     ProofError,
-    TileKey,
-    TileNodes,
     consistency_proof,
     event_leaf,
     extend_tiles,
@@ -33,7 +32,6 @@ from ledger.vocabulary.merkle import (
     node_hash,
     verify_consistency,
 )
-from ledger.vocabulary.merkle import root as tree_root
 
 # transparency-dev/merkle, testonly/constants.go (the RFC 6962 reference tree)
 LEAF_INPUTS = [bytes.fromhex(h) for h in (
@@ -121,54 +119,6 @@ def subproof(m: int, leaves: list[bytes], whole: bool) -> list[bytes]:
     if m <= k:
         return subproof(m, leaves[:k], whole) + [mth(leaves[k:])]
     return subproof(m - k, leaves[k:], False) + [mth(leaves[:k])]
-
-
-# -- what only these tests use of a tree: RFC 9162's inclusion verifier, a tree in memory ---
-
-
-def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
-    """RFC 9162 2.1.3.2: whether ``proof`` leads leaf hash ``leaf`` at ``index`` to the
-    root ``expected`` of a tree of ``size`` leaves (the ledger only proves inclusion; a
-    player checks a proof with ``pulka_verify``)."""
-    if not 0 <= index < size:
-        return False
-    fn, sn, r = index, size - 1, leaf
-    for p in proof:
-        if sn == 0:
-            return False
-        if fn & 1 or fn == sn:
-            r = node_hash(p, r)
-            while not fn & 1 and fn != 0:
-                fn >>= 1
-                sn >>= 1
-        else:
-            r = node_hash(r, p)
-        fn >>= 1
-        sn >>= 1
-    return sn == 0 and r == expected
-
-
-class MemoryTree:
-    """A tree held in memory as its tiles, built from leaf hashes: the tiles and nodes
-    of ``merkle`` without a store."""
-
-    def __init__(self, leaves: Iterable[bytes] = ()) -> None:
-        self.tiles: dict[TileKey, bytes] = {}
-        self.size = 0
-        self.append(list(leaves))
-
-    def append(self, leaves: Sequence[bytes]) -> None:
-        self.tiles.update(extend_tiles(lambda t, k: self.tiles.get((t, k), b""), self.size, leaves))
-        self.size += len(leaves)
-
-    def node(self, level: int, index: int) -> bytes:
-        return TileNodes(lambda t, k: self.tiles.get((t, k), b""), None).node(level, index)
-
-    def root(self, size: int | None = None) -> bytes:
-        return tree_root(self, self.size if size is None else size)
-
-
-# -- published vectors -----------------------------------------------------------------------
 
 
 def test_the_hashes_of_rfc_6962_leaves_and_nodes() -> None:

@@ -132,26 +132,60 @@ def test_a_rewrite_before_the_checkpoint_chained_anew_is_caught(club: Club, tamp
     assert status == 1 and f"the checkpoint given (#{size}) does not match the store" in output
 
 
-def test_a_rewrite_cannot_be_proved_consistent_with_the_published_checkpoint(club: Club, tamper: RawEvents) -> None:
+def drop_cache(tamper: RawEvents, tables: tuple[str, ...] = ("merkle_state", "merkle_tiles", "merkle_marks")) -> None:
+    for table in tables:
+        tamper.execute(f"DROP TABLE {table}" if not tamper.postgres else f'DROP TABLE "{tamper.schema}".{table}')
+
+
+@pytest.mark.parametrize("dropped", [("merkle_state",), ("merkle_state", "merkle_tiles", "merkle_marks")])
+def test_a_rewritten_store_whose_cache_is_deleted_signs_no_checkpoint(club: Club, tamper: RawEvents,
+                                                                      dropped: tuple[str, ...]) -> None:
     tamper.rechain("t1", 9, lambda event: event.update(amount=2))
-    # a thorough forger drops the tree's cache too (it remembers the leaves as they were
+    # a thorough forger drops the tree's cache (it remembers the leaves as they were
     # taken in), so that the tree is computed from the rewritten rows
-    tamper.execute("DELETE FROM merkle_state" if not tamper.postgres else f'DELETE FROM "{tamper.schema}".merkle_state')
-    # the club signs a new checkpoint of the rewritten store
-    new = club.folder / "new.txt"
-    new.write_text(ok(club.db, "checkpoint", "--key", str(club.club_key)), encoding="utf-8")
-    refused = run(club.db, "prove", "--consistency", str(club.published), str(new))
-    assert refused.exit_code == 1 and "no longer holds checkpoint" in refused.output
-    # a proof computed from the rewritten store anyway: the player's verifier refuses it
-    with Store(club.db) as store, ClubTree.open(store) as tree:
-        old_size, new_size = checkpoint_size(club), tree.size - 2
-        proof = tree.consistency(old_size, int(new.read_text().split("\n")[1]))
+    drop_cache(tamper, dropped)
+    size = checkpoint_size(club)
+    refused = run(club.db, "checkpoint", "--key", str(club.club_key))
+    assert refused.exit_code == 1, refused.output
+    assert f"checkpoint #{size} of club.example/pulka" in refused.output
+    assert "would fork the log, so nothing is signed" in refused.output
+    if len(dropped) == 1:  # the tiles still hold the leaves as taken in: the event is named
+        assert "the first event that differs is event 9 of 't1'" in refused.output, refused.output
+    else:  # nothing left to compare with: the range between the checkpoints
+        assert f"among events 1 to {size}" in refused.output, refused.output
+    with Store(club.db) as store:
+        assert len(Attestations(store).checkpoints()) == 1  # nothing stored
+    keygen("arbiter:Ivan", club.folder / "ivan.key")  # nor does a cosigner sign it
+    assert "would fork the log" in run(club.db, "cosign", "--key", str(club.folder / "ivan.key")).output
+
+
+def test_the_tree_cache_is_only_a_cache(club: Club, tamper: RawEvents) -> None:
+    """Deleting it changes nothing but speed: the next checkpoint, the same."""
+    ok(club.db, "deal", "t1", "pass pass pass | 2 5 3")
+    drop_cache(tamper)
+    new = ok(club.db, "checkpoint", "--key", str(club.club_key))
+    with Store(club.db) as store, ClubTree.fresh(store) as fresh:
+        assert parse_note(new).text.split("\n")[2] == base64.b64encode(fresh.root(int(new.split("\n")[1]))).decode()
+    status, output = club.verify()
+    assert status == 0, output
+
+
+def test_a_forged_consistency_proof_of_a_rewritten_store_is_refused(club: Club, tamper: RawEvents) -> None:
+    tamper.rechain("t1", 9, lambda event: event.update(amount=2))
+    drop_cache(tamper)
+    # a club that signs the rewritten store anyway, bypassing pulka's refusal
+    with Store(club.db) as store, ClubTree.fresh(store) as tree:
+        size = tree.size
+        new_note = sign_note(Checkpoint("club.example/pulka", size, tree.root()).text(), [Signer.parse(
+            club.club_key.read_text())])
+        proof = tree.consistency(checkpoint_size(club), size)
+    refused = run(club.db, "prove", "--consistency", str(club.published), str(club.folder / "new.txt"))
+    assert refused.exit_code != 0
     forged = club.folder / "forged.json"
-    forged.write_text(json.dumps({"old": club.published.read_text(), "new": new.read_text(),
-                                  "proof": [base64.b64encode(h).decode() for h in proof]}))
-    done = standalone(club.folder, "--consistency", str(forged), "--key", str(club.club_pub))
+    forged.write_text(json.dumps({"format": "pulka-consistency/v1", "old": club.published.read_text(),
+                                  "new": str(new_note), "proof": [base64.b64encode(h).decode() for h in proof]}))
+    done = standalone(club.folder, "--consistency", str(forged), "--key", str(club.club_pub), "--no-state")
     assert done.returncode == 1 and "does not extend" in done.stdout, done.stdout
-    assert new_size > old_size
 
 
 def test_the_published_checkpoint_extends_to_the_next_one_when_nothing_was_rewritten(club: Club) -> None:
@@ -160,7 +194,7 @@ def test_the_published_checkpoint_extends_to_the_next_one_when_nothing_was_rewri
     new.write_text(ok(club.db, "checkpoint", "--key", str(club.club_key)), encoding="utf-8")
     proof = club.folder / "proof.json"
     proof.write_text(ok(club.db, "prove", "--consistency", str(club.published), str(new)))
-    done = standalone(club.folder, "--consistency", str(proof), "--key", str(club.club_pub))
+    done = standalone(club.folder, "--consistency", str(proof), "--key", str(club.club_pub), "--no-state")
     assert done.returncode == 0 and "extends checkpoint" in done.stdout, done.stdout
 
 
@@ -213,15 +247,17 @@ def test_a_forked_history_is_caught(club: Club) -> None:
     assert status == 1 and f"fork: checkpoints #{size}" in output
     forked = club.folder / "forked.txt"
     forked.write_text(str(note), encoding="utf-8")
-    done = standalone(club.folder, "--same-log", str(club.published), str(forked), "--key", str(club.club_pub))
+    done = standalone(club.folder, "--same-log", str(club.published), str(forked), "--key", str(club.club_pub),
+                      "--no-state")
     assert done.returncode == 1 and "fork" in done.stdout, done.stdout
 
 
-def test_a_stored_checkpoint_by_an_unknown_key_fails_verify_with_keys(club: Club, tmp_path: Path) -> None:
+def test_verify_with_a_key_that_signed_nothing_says_so_and_calls_nothing_tampered(club: Club, tmp_path: Path) -> None:
     keygen("club.example/pulka", tmp_path / "impostor.key")
     status, output = club.verify("--key", str(tmp_path / "impostor.pub"))
     assert status == 1 and "none of them a key given" in output
     assert "a key not among those given" in output  # the arbiter's signature on t1's penalty
+    assert "TAMPERED" not in output and ": tampered" not in output and "nothing was found tampered" in output
 
 
 # -- a bundle, checked by the player ----------------------------------------------------------------
@@ -261,13 +297,14 @@ def check(club: Club, bundle: dict[str, Any], *keys: Path) -> subprocess.Complet
     path = club.folder / "bundle.json"
     path.write_text(json.dumps(bundle), encoding="utf-8")
     args = [a for k in (keys or (club.club_pub, club.arbiter_pub)) for a in ("--key", str(k))]
-    return standalone(club.folder, str(path), *args)
+    return standalone(club.folder, str(path), *args, "--no-state")
 
 
 def test_a_player_checks_his_tables_bundle_alone(club: Club) -> None:
     done = check(club, bundle_of(club, "t1"))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "signed by club.example/pulka, arbiter:Oleg (keys you trust)" in done.stdout
+    assert "signed by club.example/pulka (the log's key)" in done.stdout
+    assert "also signed by arbiter:Oleg (not the log, not a witness: not counted)" in done.stdout
     assert "events 1-9, their hash chain recomputed: intact" in done.stdout
     assert "event 9 (penalty): signed by arbiter:Oleg" in done.stdout
     assert "pulka is not installed here" in done.stdout
@@ -276,12 +313,13 @@ def test_a_player_checks_his_tables_bundle_alone(club: Club) -> None:
 def test_with_pulka_installed_the_verifier_recomputes_the_sheet_and_settlement(club: Club) -> None:
     path = club.folder / "bundle.json"
     path.write_text(json.dumps(bundle_of(club, "t1")), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(ROOT / "pulka_verify.py"), str(path), "--key", str(club.club_pub)],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, str(ROOT / "pulka_verify.py"), str(path), "--key", str(club.club_pub),
+                           "--no-state"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     settled = ok(club.db, "settle", "t1")
     assert settled.strip() in done.stdout
-    assert "event 9 (penalty): signed by arbiter:Oleg" in done.stdout and "not checked" in done.stdout
+    assert "event 9 (penalty): no key you gave signed it; also by arbiter:Oleg+" in done.stdout
+    assert "no key of arbiter:Oleg given: his signature not checked" in done.stdout
 
 
 def edited_event(bundle: dict[str, Any]) -> None:
@@ -332,7 +370,7 @@ def test_a_changed_bundle_fails(club: Club, change: Any, why: str) -> None:
 def test_a_bundle_signed_by_an_unknown_key_fails(club: Club, tmp_path: Path) -> None:
     keygen("club.example/pulka", tmp_path / "impostor.key")  # the club's name, another key
     done = check(club, bundle_of(club, "t1"), tmp_path / "impostor.pub")
-    assert done.returncode == 1 and "no signature of a key you trust" in done.stdout, done.stdout
+    assert done.returncode == 1 and "not the log's: no signature of the log's key" in done.stdout, done.stdout
 
 
 def test_a_proof_for_another_game_fails(club: Club) -> None:

@@ -118,6 +118,7 @@ def refused_everywhere(db: str, tmp_path: Path, what: str) -> None:
     refused(db, "import", str(log), words=("line 1:", code))
 
 
+@pytest.mark.sqlite_only
 def test_blanks_around_a_name(db: str, tmp_path: Path) -> None:
     """A log is read as written: blanks around a name are refused. The command line
     trims the names it splits (--players, --agreed-by) and --by; a game's name it takes
@@ -136,6 +137,7 @@ def test_blanks_around_a_name(db: str, tmp_path: Path) -> None:
     assert [e["by"] for e in events[1:]] == ["Boris", "arbiter:Oleg"]
 
 
+@pytest.mark.sqlite_only
 def test_two_players_who_are_one_player_after_folding(db: str, tmp_path: Path) -> None:
     for same in (("A", "a"), ("A", "Ａ"), ("Anna", "ANNA"), ("Straße", "STRASSE"), ("ﬁx", "fix")):
         players = ",".join([*same, "Vera"])
@@ -149,6 +151,7 @@ def test_two_players_who_are_one_player_after_folding(db: str, tmp_path: Path) -
     ok(db, "new", "g2", "--players", "Anna,Anna P.,Vera")  # two players until an alias joins them
 
 
+@pytest.mark.sqlite_only
 def test_a_newcomer_who_is_a_player_of_the_game_under_another_spelling(db: str) -> None:
     """The events of changes of players ([Code 3.1.2, 5.4.7]) get the same checks: a
     newcomer or a substitute who folds into someone of the game is refused; so are bad
@@ -164,6 +167,7 @@ def test_a_newcomer_who_is_a_player_of_the_game_under_another_spelling(db: str) 
     refused(db, "substitute", "g", "Boris", "gleb", "--agreed-by", "Anna,Vera", words=("one player",))
 
 
+@pytest.mark.sqlite_only
 def test_lengths_are_capped_and_refusals_quote_an_excerpt(db: str) -> None:
     longest = "N" * NAME_MAX
     ok(db, "new", "g2", "--players", f"{longest},Boris,Vera")
@@ -275,6 +279,7 @@ def anyway(args: list[str]) -> list[str]:
     return [*args, "--read-anyway"] if args[0] in ANYWAY else args
 
 
+@pytest.mark.sqlite_only
 def test_nothing_printed_carries_a_terminal_sequence_from_stored_data(store_url: str) -> None:
     stored_by_an_older_ledger(store_url)
     for args in TEXT + [anyway(args) for args in TEXT]:

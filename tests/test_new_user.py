@@ -21,6 +21,10 @@ from ledger.store.stored import ConcurrentWriteError
 from ledger.store.event_store import Store
 from ledger.vocabulary.times import TimeFormatError, parse_local
 
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
+
 MOSCOW = ZoneInfo("Europe/Moscow")
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"  # events 2-8: three bids, the contract, two calls, the tricks
 

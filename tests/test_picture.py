@@ -247,7 +247,7 @@ def test_a_fifth_player_after_one_left_makes_a_pentagon(tmp_path: Path) -> None:
         ["new", "five", "--players", "Anna,Boris,Vera,Gleb", "--pulya", "10"],
         ["deal", "6S pass pass | 6S | whist whist | 6 2 2"],
         ["leave", "Boris", "--reason", "a train"],
-        ["deal", "pass 7H pass | 7H | whist pass | 6 3 1"],
+        ["deal", "pass 7H pass | 7H | whist pass | 6 3* 1"],
         ["join", "Dima", "--agreed-by", "Anna,Vera,Gleb"],  # to the left of the last dealer, Anna
         ["deal", "pass pass pass | 4 3 3"],
     ):

@@ -12,11 +12,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
 from projections.drawing import page
 from ledger.vocabulary import language
 from tests.helpers import ok, run
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def evening(db: str, *players: str) -> None:
@@ -285,15 +290,21 @@ def test_the_reasons_beside_the_numbers_and_the_verdicts_in_russian(store_url: s
 
 
 def test_a_doubted_result_in_russian(store_url: str) -> None:
-    """A line whose counts, read from the forehand, put Anna five down on 6S while Boris
-    took eight is refused (not at a terminal) in the reader's language, with the line that
-    names the tricks; nothing is stored."""
+    """A line whose counts, read from the forehand and read declarer first, write two
+    sheets is refused (not at a terminal) in the reader's language, with both readings,
+    what each writes, and the lines that say each with the declarer's count marked;
+    nothing is stored."""
     ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
     before = ok(store_url, "export")
-    result = run(store_url, "deal", "6S pass pass | 6S | whist whist | 1 8 1", "--lang", "ru")
+    result = run(store_url, "deal", "pass 6S pass | 6S | whist whist | 1 8 1", "--lang", "ru")
     assert result.exit_code == 1
-    assert ("раздача 1: Anna взял 1 на 6S (без 5), а Boris взял 8, взятки прочитаны с первой руки (Anna первым); "
-            "прочитанные в другом порядке они дают Anna 8, Boris 1, Vera 1: перепутан порядок?") in result.stderr
-    assert "[docs/event-log.md, командная строка]" in result.stderr
-    assert "взятки по именам: '6S pass pass | 6S | whist whist | Anna=8 Boris=1 Vera=1'" in result.stderr
+    assert ("раздача 1: взятки 1 8 1 читаются двояко, и листы выходят разные: как набрано (с первой руки, Anna "
+            "первым) Anna 1, Boris 8, Vera 1, и записано будет ") in result.stderr
+    assert "Boris: пуля +2" in result.stderr and "Boris: гора +10" in result.stderr
+    assert "; прочитанные с разыгрывающего Boris 1, Vera 8, Anna 1, и записано будет " in result.stderr
+    assert "что имелось в виду? [docs/event-log.md, командная строка]" in result.stderr
+    assert ("взятки разыгрывающего с отметкой: как набрано 'pass 6S pass | 6S | whist whist | 1 8* 1' или в другом "
+            "прочтении 'pass 6S pass | 6S | whist whist | 1* 8 1'") in result.stderr
     assert ok(store_url, "export") == before
+
+

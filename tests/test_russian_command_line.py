@@ -8,9 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
 from tests.helpers import ok, run, stored_rows, write
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def evening(db: str) -> None:

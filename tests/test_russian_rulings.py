@@ -9,8 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import Result
+import pytest
 
 from tests.helpers import ok, run, stored_rows
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def refused_ru(db: str, *args: str) -> str:

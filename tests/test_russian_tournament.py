@@ -7,9 +7,14 @@ real command with ``--lang ru``, and each leaving the store as it was."""
 from __future__ import annotations
 
 from click.testing import CliRunner, Result
+import pytest
 
 from cli.main import main
 from tests.helpers import ok, stored_rows
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def ru(db: str, *args: str) -> Result:

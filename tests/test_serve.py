@@ -1,13 +1,18 @@
-"""The live service (``pulka serve``), through its HTTP API, on both stores: who may do
+"""The live service (``pulka serve``), through its HTTP API: who may do
 what, CSRF, the sign-in limit, every write stored once under resends and across
 processes, the 409 of a second phone, refusals as JSON, a structured outcome recorded as
-its deal line, and the language of a request. Real processes where a process is the
-point: ``test_serve_processes.py``."""
+its deal line, and the language of a request. What is kept in the store (the writes
+stored once, the tokens, the sign-in limit, the second phone's 409) on both stores.
+Real processes where a process is the point: ``test_serve_processes.py``."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sqlite3
+import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +21,8 @@ from starlette.testclient import TestClient
 from ledger.application import Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.event_store import Store
-from tests.serving import PASSWORD, account, bearer, client, sign_in
+from tests.serving import PASSWORD, PULKA, ROOT, account, bearer, client, sign_in
+from web.accounts import CHEAP_HASH_ENV, password_hasher
 
 PLAYERS = ["Anna", "Boris", "Vera"]
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"
@@ -96,6 +102,7 @@ def test_each_role_does_what_it_may_and_records_in_its_own_name(club: str) -> No
     assert by == ["arbiter:dora", *["scorer:Masha"] * 7, "Anna", "arbiter:igor"]
 
 
+@pytest.mark.sqlite_only
 def test_a_write_without_its_csrf_token_is_refused_and_stores_nothing(club: str) -> None:
     with client(club) as c:
         director = sign_in(c, "dora")
@@ -188,6 +195,7 @@ def test_a_second_phone_on_the_same_table_gets_409_with_the_fresh_state(club: st
     assert len(events(club, "t1")) == 8
 
 
+@pytest.mark.sqlite_only
 def test_a_refusal_is_json_with_its_rule_message_allowed_and_field(club: str) -> None:
     with client(club) as c:
         director = sign_in(c, "dora")
@@ -209,6 +217,7 @@ def test_a_refusal_is_json_with_its_rule_message_allowed_and_field(club: str) ->
     assert len(events(club, "t1")) == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str, tmp_path: Any) -> None:
     """The outcome by name, the auction left out, gives the events of the line a scorer
     types for it: the declarer (Vera, third to speak) bids, the others pass; the calls
@@ -227,7 +236,7 @@ def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str,
     with Store(typed) as store:
         desk = PulkaDesk(Ledger(store))
         desk.new("t1", PLAYERS, pulya=10, by="arbiter:dora")
-        desk.deal("t1", "pass pass 6S | 6S | whist pass | 3 1 6", by="arbiter:dora")
+        desk.deal("t1", "pass pass 6S | 6S | whist pass | 3 1 6*", by="arbiter:dora")
         desk.deal("t1", "pass pass pass | 5 3 2", by="arbiter:dora")  # deal 2: Boris leads
         expected = [(type(s.event), s.event.player if hasattr(s.event, "player") else None) for s in store.load("t1")]
         tricks = [s.event.tricks for s in store.load("t1") if hasattr(s.event, "tricks")]
@@ -236,6 +245,7 @@ def test_a_structured_outcome_is_stored_as_the_deal_line_of_the_table(club: str,
     assert [e.tricks for e in stored if hasattr(e, "tricks")] == tricks
 
 
+@pytest.mark.sqlite_only
 def test_a_request_is_answered_in_its_language(club: str) -> None:
     with client(club) as c:
         english = c.post("/api/games/x/undo", json={"id": "undo-00001", "version": 1})
@@ -257,6 +267,7 @@ def test_a_request_is_answered_in_its_language(club: str) -> None:
     assert len(events(club, "t1")) == 1
 
 
+@pytest.mark.sqlite_only
 def test_every_response_carries_the_security_headers(club: str) -> None:
     with client(club) as c:
         r = c.get("/api/session")
@@ -267,12 +278,14 @@ def test_every_response_carries_the_security_headers(club: str) -> None:
     assert "httponly" in cookie and "samesite=strict" in cookie
 
 
+@pytest.mark.sqlite_only
 def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirmed(club: str) -> None:
-    """A typed line whose counts, read from the forehand, put the declarer five down while
-    a defender took eight is refused as a likely slip of the order, with the line that
-    names the tricks and nothing stored; sent again with ``confirmed`` it is stored as
-    typed (the page's tick box, as ``pulka deal --yes``)."""
-    slip = "6S pass pass | 6S | whist whist | 1 8 1"
+    """A typed line whose counts, read from the forehand and read declarer first, write two
+    sheets is refused with both readings side by side (the tricks and what each writes),
+    the lines that say each with the declarer's count marked, and nothing stored; sent
+    again with ``confirmed`` it is stored as typed (the page's tick box, as ``pulka deal
+    --yes``)."""
+    slip = "pass 6S pass | 6S | whist whist | 8 1 1"  # Boris's eight, typed declarer first
     with client(club) as c:
         director = sign_in(c, "dora")
         new_game(c, director)
@@ -280,14 +293,19 @@ def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirm
         r = c.post("/api/games/t1/deal", json={"id": "slip-0001", "version": 1, "line": slip}, headers=phone)
         assert r.status_code == 422, r.text
         refused = r.json()["refused"]
-        assert refused["field"] == "line" and refused["doubt"]["line"].endswith("Anna=8 Boris=1 Vera=1")
+        assert refused["field"] == "line" and refused["doubt"]["line"].endswith("Boris=8 Vera=1 Anna=1")
         assert "confirmed as typed" in refused["allowed"] and "--yes" not in refused["message"]
+        typed, other = refused["doubt"]["readings"]
+        assert (typed["tricks"], other["tricks"]) == ({"Anna": 8, "Boris": 1, "Vera": 1}, {"Boris": 8, "Vera": 1, "Anna": 1})
+        assert typed["line"].endswith("| 8 1* 1") and other["line"].endswith("| 8* 1 1")
+        assert {"cell": "Boris pulya", "amount": "2"} in other["writes"]
+        assert "Boris pulya" not in {w["cell"] for w in typed["writes"]}
         assert len(events(club, "t1")) == 1
         r = c.post("/api/games/t1/deal", json={"id": "slip-0002", "version": 1, "line": slip, "confirmed": True},
                    headers=phone)
         assert r.status_code == 201, r.text
     tricks = [e for e in events(club, "t1") if type(e).__name__ == "Tricks"]
-    assert [dict(t.tricks) for t in tricks] == [{"Anna": 1, "Boris": 8, "Vera": 1}]  # as typed
+    assert [dict(t.tricks) for t in tricks] == [{"Anna": 8, "Boris": 1, "Vera": 1}]  # as typed
 
 
 def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: Any) -> None:
@@ -347,3 +365,26 @@ def test_the_club_pages_on_a_store_without_views_are_refused_saying_what_makes_t
             assert refused["rule"] == "api" and refused["message"] == said.stderr.removeprefix("pulka: ").strip()
     with sqlite3.connect(db) as conn:
         assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'rating_matches'").fetchall()
+def test_a_password_is_hashed_strongly_unless_the_suite_asks_for_the_cheap_hash(tmp_path: Path) -> None:
+    """The suite's processes hash with the cheapest argon2id (``PULKA_TEST_CHEAP_HASH``,
+    set by conftest.py); ``pulka serve account`` in a process without it stores the
+    library's strong one, and an account of either kind signs in."""
+    assert os.environ.get(CHEAP_HASH_ENV) == "1"
+    strong = password_hasher({})
+    assert (strong.time_cost, strong.memory_cost, strong.parallelism) == (3, 65536, 4)
+    assert password_hasher({CHEAP_HASH_ENV: "yes"}).memory_cost == 65536  # only "1" asks for the cheap one
+    db = str(tmp_path / "club.db")
+    secret = tmp_path / "password"
+    secret.write_text(PASSWORD + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != CHEAP_HASH_ENV}
+    made = subprocess.run([*PULKA, "--db", db, "serve", "account", "dora", "--password-file", str(secret)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    account(db, "igor", "arbiter")  # in this process: the cheap one
+    with sqlite3.connect(db) as conn:
+        hashes = dict(conn.execute("SELECT name, hash FROM pulka_accounts").fetchall())
+    assert hashes["dora"].startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    assert hashes["igor"].startswith("$argon2id$v=19$m=8,t=1,p=1$")
+    with client(db) as c:
+        sign_in(c, "dora")
+        sign_in(c, "igor")

@@ -111,7 +111,8 @@ def test_a_store_that_cannot_keep_anything_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
-def test_no_message_shows_a_password(postgres_url: str) -> None:
+def test_no_message_shows_a_password(postgres_url_with_password: str) -> None:
+    postgres_url = postgres_url_with_password
     secret = "s3cr3t-Pa55%40word"
     address = parse_postgres_url(postgres_url)
     wrong_password = postgres_url.replace(f":{address.password}@", f":{secret}@", 1)

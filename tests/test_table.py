@@ -1,4 +1,4 @@
-"""At the table, through the command line on both stores: what each recording command
+"""At the table, through the command line: what each recording command
 says it did, the verdicts it prints, the checks of table mode (a forgotten result, a
 line typed twice), the table's words, corrections in those words with their preview,
 and the current game."""
@@ -10,7 +10,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from helpers import FLOAT_ARTEFACT, ok, refused, run, write
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 PLAYERS = ("Anna", "Boris", "Vera")
 
@@ -135,13 +141,14 @@ def test_a_line_typed_twice_asks_for_again(store_url: str) -> None:
     ok(store_url, "new", "a", "--players", "A,B,C")
     ok(store_url, "deal", "pass pass pass | 2 5 3")
     before = ok(store_url, "export")
-    err = refused(store_url, "deal", "pass pass pass | 2 5 3")
-    assert "the line of deal 1 again" in err and "--again" in err
+    err = refused(store_url, "deal", "rasp A=2 B=5 C=3")  # the same deal: the same players and tricks
+    assert "this is deal 1 again" in err and "--again" in err
     assert ok(store_url, "export") == before
-    ok(store_url, "deal", "pass pass pass | 2 5 3", "--again")
+    ok(store_url, "deal", "rasp A=2 B=5 C=3", "--again")
     assert len(ok(store_url, "export").splitlines()) == 9
-    # Another line is not held back.
-    ok(store_url, "deal", "pass pass pass | 3 5 2")
+    # Another deal is not held back, though its line is the same: from the next forehand
+    # the counts are other players' (C 2, A 5, B 3).
+    ok(store_url, "deal", "pass pass pass | 2 5 3")
 
 
 def test_the_tables_words(store_url: str) -> None:
@@ -176,7 +183,7 @@ def test_the_tables_words(store_url: str) -> None:
 
 def test_corrections_in_the_tables_words_with_a_preview(store_url: str) -> None:
     ok(store_url, "new", "c", "--players", "Anna,Boris,Vera", "--stake", "0.10")
-    ok(store_url, "deal", "6D 7S pass pass | 7S | whist whist | 3 5 2")  # event 9: Anna 3, Boris 5, Vera 2
+    ok(store_url, "deal", "6D 7S pass pass | 7S | whist whist | 3 5* 2")  # event 9: Anna 3, Boris 5, Vera 2
     before = ok(store_url, "export")
     # Not on a terminal, without --yes: the preview, then a refusal; nothing stored.
     result = run(store_url, "correct", "9", "Boris=6", "Anna=2")
@@ -198,7 +205,7 @@ def test_corrections_in_the_tables_words_with_a_preview(store_url: str) -> None:
     assert "was:    Boris declares 7S" in out and "now:    Boris declares 8S" in out
     assert "verdict: warning [Code 4.2.7]" in out
     # A bid, a call, an amount by their words.
-    ok(store_url, "deal", "pass 6H pass | 6H | whist pass | 3 6 1")
+    ok(store_url, "deal", "pass 6H pass | 6H | whist pass | 3 6* 1")
     n = len(ok(store_url, "export").splitlines())
     assert "now:    Boris: whist" in ok(store_url, "correct", str(n - 1), "вист", "--yes")
     assert "now:    Boris: pass" in ok(store_url, "correct", str(n - 1), "pass", "--yes")
@@ -275,7 +282,7 @@ def test_undo_while_in_hand(store_url: str) -> None:
     ok(store_url, "bid", "B", "pass")
     ok(store_url, "bid", "C", "6S")
     assert "events 19-20 withdrawn" in ok(store_url, "undo")
-    ok(store_url, "deal", "pass pass 7H | 7H | whist whist | 3 1 6")
+    ok(store_url, "deal", "pass pass 7H | 7H | whist whist | 3 1 6*")
     n = len(ok(store_url, "export").splitlines())
     assert "deal 2 waits for its tricks" in ok(store_url, "undo", "--from", str(n))
     log = json.loads(ok(store_url, "log", "--json", "--verdicts"))["events"]

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from helpers import PULKA, Terminal, environment, pulka, write
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 def start(tmp_path: Path, store_url: str, *args: str) -> Terminal:
@@ -68,7 +72,7 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     t.send("pass pass pass | 2 5 3")
     t.expect(r"deal 4: Vera deals, Anna leads > ")
     # A wrong line, taken back at once.
-    t.send("pass 6NT pass | 6NT | whist pass | 3 6 1")
+    t.send("pass 6NT pass | 6NT | whist pass | 3 6* 1")  # Boris's six, his count marked
     t.expect(r"deal 5: Anna deals, Boris leads > ")
     t.send("u")
     shown = t.expect(r"deal 4: Vera deals, Anna leads > ")
@@ -78,7 +82,7 @@ def test_a_scorers_session(store_url: str, tmp_path: Path) -> None:
     # reaches it, not the shell; a correction still comes, and `end` settles.
     t.send("pass 6NT pass | 6NT | pass pass")
     t.expect(r"deal 5: Anna deals, Boris leads > ")
-    t.send("pass 7S pass | 7S | whist pass | 2 7 1")
+    t.send("pass 7S pass | 7S | whist pass | 2 7* 1")
     t.send("sheet")
     shown = t.expect(r"the pulka has ended; end > ")
     assert "the pulka has ended: a correction, undo, sheet, or end to settle" in shown
@@ -108,8 +112,7 @@ def test_ctrl_c_and_ctrl_d_end_a_session_with_the_settlement(store_url: str, tmp
     t.send("Anna 6S w w 6 2 2")
     t.expect(r"deal 2: Anna deals, Boris leads > ")
     if stop == "ctrl-c":
-        t.reading()
-        t.proc.send_signal(signal.SIGINT)
+        t.interrupt()
     else:
         os.write(t.master, b"\x04")
     shown = t.expect(r"Both methods of rule 4.2.14 agree")
@@ -125,8 +128,11 @@ def test_a_doubted_line_is_asked_about_at_a_terminal(store_url: str, tmp_path: P
                  "--db", store_url).returncode == 0
     t = start(tmp_path, store_url, "deal", "pass 7H pass | 7H | whist whist | 8 1 1")
     shown = t.expect(r"store it as typed \(t\), as the other reading \(o\), or not at all \(n\)\? .*: ")
-    assert "Vera took 1 on 7H (down 6) while Boris took 8" in shown
-    assert "read declarer first: Vera 8, Anna 1, Boris 1" in shown
+    assert "the counts 8 1 1 read two ways write two sheets" in shown
+    # The two sheets side by side: the tricks, and what each reading writes.
+    assert re.search(r"as typed \(from the forehand, Boris first\) +read declarer first", shown)
+    assert re.search(r"tricks +Boris 8, Vera 1, Anna 1 +Vera 8, Anna 1, Boris 1", shown)
+    assert re.search(r"Vera pulya +\+4", shown) and re.search(r"Vera gora +\+\d+", shown)
     t.send("o")
     shown = t.expect(r"next: deal 2")
     assert "Vera 8" in shown and "Vera pulya +4" in shown
@@ -246,7 +252,11 @@ def test_a_correction_not_confirmed_is_not_stored(tmp_path: Path, answer: str) -
     assert len(exported(tmp_path, db, "c")) == 8
 
 
-def test_make_demo_records_the_sample_evening_without_test_tools(tmp_path: Path) -> None:
+def test_make_demo_installs_pulka_without_test_tools(tmp_path: Path) -> None:
+    """What ``make demo`` would install: pulka alone. The demo itself, run in a
+    virtualenv of its own as a new user runs it, is the packaging check of ``.ci/run``
+    (once, not in every ``make test``); its recording commands are run by the browser
+    tests (tests/demo_game.py reads them from scripts/demo.sh)."""
     root = Path(__file__).resolve().parent.parent
     venv = tmp_path / "venv"
     plan = subprocess.run(["make", "-n", "demo", f"VENV={venv}"], cwd=root, capture_output=True, text=True,
@@ -254,10 +264,4 @@ def test_make_demo_records_the_sample_evening_without_test_tools(tmp_path: Path)
     assert plan.returncode == 0, plan.stderr
     installs = [line for line in plan.stdout.splitlines() if "pip install" in line]
     assert installs and all("[test]" not in line and "install -e ." in line for line in installs)
-    # The demo itself: the README's evening, settled and audited, with the pulka this test runs.
-    env = environment(tmp_path, PATH=f"{Path(PULKA[0]).parent}:{os.environ['PATH']}", TMPDIR=str(tmp_path))
-    done = subprocess.run(["bash", str(root / "scripts" / "demo.sh")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Boris pays Anna 38 whists = 3.80" in done.stdout and "demo: 69 events, chain intact" in done.stdout
-    assert "the line of deal 3 again" in done.stderr and "Traceback" not in done.stderr
+    assert any("scripts/demo.sh" in line for line in plan.stdout.splitlines())

@@ -1,10 +1,11 @@
-"""A whole small tournament on both stores: seating by hand, by lot, Swiss and the final
+"""A whole small tournament: seating by hand, by lot, Swiss and the final
 table; tours played to the deal cap and closed; a yellow card and a removal below the
 threshold, a second card that disqualifies, the cut to the final table; the refusals
 with their rules; standings as of a tour and a time, from the views and replayed;
 export, import into an empty store, and verify.
 
-The tournament is played once per store (a module fixture); each test reads it.
+The tournament is played once per store (a module fixture); each test reads it. The
+views, the export and import are read on both stores; the rules on SQLite alone.
 """
 
 from __future__ import annotations
@@ -112,7 +113,10 @@ def new_schema() -> Iterator[str]:
         conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+STORE_FIXTURES = ("played",)  # on both stores, or SQLite alone for a test marked sqlite_only (conftest.py)
+
+
+@pytest.fixture(scope="module")
 def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     tmp = tmp_path_factory.mktemp("tournament")
     if request.param == "sqlite":
@@ -189,6 +193,7 @@ def _play(db: str, tmp: Path) -> Iterator[Played]:
     yield Played(db, tmp, after_tour_1, mid_tour_2, at_mid_tour_2, refusals)
 
 
+@pytest.mark.sqlite_only
 def test_refusals_name_their_rule(played: Played) -> None:
     r = played.refusals
     assert r["seated twice"].rule == "tournament.seating" and "Anna is seated twice in tour 1" in str(r["seated twice"])
@@ -208,6 +213,7 @@ def test_refusals_name_their_rule(played: Played) -> None:
     assert r["after the last tour"].rule == "tournament.tours"
 
 
+@pytest.mark.sqlite_only
 def test_nobody_joins_a_tournament_table_and_a_substitute_is_the_arbiters_and_plays_at_one_table(
     store_url: str,
 ) -> None:
@@ -267,6 +273,7 @@ def test_a_substitute_at_two_tables_of_a_tour_is_refused_on_import(tmp_path: Pat
     assert stored_rows(other) == []
 
 
+@pytest.mark.sqlite_only
 def test_an_unseatable_tournament_is_refused_with_what_would_be_seatable(store_url: str, tmp_path: Path) -> None:
     """Five players cannot sit at tables of 3 and 4 [Code 1.2]: no tour of such a
     tournament could be seated; four (one table) or six (two of three) could."""
@@ -300,6 +307,7 @@ def deals(ledger: Ledger, game: str, lines: list[str]) -> None:
         ledger.execute(game, lambda st, line=line: deal_events(st, line))
 
 
+@pytest.mark.sqlite_only
 def test_a_removal_at_the_close_before_the_final_leaves_the_cut_to_the_next_eligible(store_url: str) -> None:
     """A player removed at the close of the tour before the final sits the final out: the
     cut to the final table takes the next eligible players, and the final is seated."""
@@ -359,6 +367,7 @@ def points(whists: int) -> float:
     return (50 + (abs(whists) - 50) / 10) * (1 if whists > 0 else -1)
 
 
+@pytest.mark.sqlite_only
 def test_standings_add_each_tours_rounded_settlement_through_the_cut_off(played: Played) -> None:
     doc = json.loads(ok(played.db, "tournament", "standings", "cup", "--json"))
     assert doc["tournament"] == "cup" and doc["after_tour"] == 3
@@ -374,6 +383,7 @@ def test_standings_add_each_tours_rounded_settlement_through_the_cut_off(played:
         assert all(e["points"] == pytest.approx(points(e["whists"])) for e in tours)
 
 
+@pytest.mark.sqlite_only
 def test_a_loss_below_the_threshold_cards_and_removes_and_a_second_card_disqualifies(played: Played) -> None:
     doc = json.loads(ok(played.db, "tournament", "standings", "cup", "--json"))
     rows = {r["player"]: r for r in doc["standings"]}
@@ -386,6 +396,7 @@ def test_a_loss_below_the_threshold_cards_and_removes_and_a_second_card_disquali
     assert "yellow card 2 to Anna" in log and "Anna disqualified" in log
 
 
+@pytest.mark.sqlite_only
 def test_the_cut_leaves_the_final_table_on_top(played: Played) -> None:
     doc = json.loads(ok(played.db, "tournament", "standings", "cup", "--json"))
     after_2 = json.loads(ok(played.db, "tournament", "standings", "cup", "--json", "--tour", "2"))
@@ -400,6 +411,7 @@ def test_the_cut_leaves_the_final_table_on_top(played: Played) -> None:
     assert {r["status"] for r in doc["standings"][3:]} == {"cut", "disqualified"}
 
 
+@pytest.mark.sqlite_only
 def test_standings_replay_as_of_a_tour_and_a_time(played: Played) -> None:
     after_1 = json.loads(ok(played.db, "tournament", "standings", "cup", "--json", "--tour", "1"))
     assert after_1 == played.after_tour_1
@@ -447,6 +459,7 @@ def test_export_import_into_an_empty_store_reproduces_the_standings_and_verifies
     assert "export of cup:" in refused(played.db, "verify", "--file", str(edited))
 
 
+@pytest.mark.sqlite_only
 def test_the_tournament_page_holds_every_tour_and_every_table(played: Played) -> None:
     page = ok(played.db, "tournament", "report", "cup")
     assert re.findall(r'<template data-sheet="([^"]+)"', page) == ["cup/1/1", "cup/1/2", "cup/2/1", "cup/3/1"]
@@ -466,6 +479,7 @@ def test_the_views_kept_incrementally_equal_a_rebuild(played: Played) -> None:
     assert kept["archive_tournaments"] == [("cup", 6)]
 
 
+@pytest.mark.sqlite_only
 def test_the_close_records_the_codes_criteria_and_the_standings_break_ties_by_them(store_url: str,
                                                                                     tmp_path: Path) -> None:
     """A tournament that breaks ties by the Code's criteria [Code 4.1.3] and the lot: the
@@ -521,6 +535,7 @@ def test_the_close_records_the_codes_criteria_and_the_standings_break_ties_by_th
     assert "the close of tour 1 does not match crit/1/1 as recorded" in err, err
 
 
+@pytest.mark.sqlite_only
 def test_the_tie_breaks_are_judged_when_the_tournament_starts(store_url: str) -> None:
     db = store_url
     start = ("tournament", "new", "t", "--players", "Anna,Boris,Vera", "--pulya", "10")

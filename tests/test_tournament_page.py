@@ -16,7 +16,7 @@ from boxes import overlapping
 from projections.drawing.tournament_page import tournament_html, tours_of
 from projections.picture import picture
 from projections.report import Point
-from test_browser import PROBE, browser, console_errors, requests  # noqa: F401 (browser: the fixture)
+from browsers import PROBE, console_errors, requests
 from test_picture import fixture
 
 

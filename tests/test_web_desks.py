@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import httpx
-import pytest
 
 from serving import PASSWORD, bearer
-from test_web_pages import (WAIT, Club, By, WebDriver, cli, clean, club, own_errors, outside, phones, requested, tap,
-                            text_of, version, wait)
+from browsers import requests
+from test_web_pages import WAIT, Club, By, WebDriver, cli, club, own_errors, outside, tap, text_of, version, wait
 
-__all__ = ["club", "phones"]  # the fixtures, shared
+__all__ = ["club"]  # the fixture: this module's own service
 
 WIN = "6S pass pass | 6S | pass pass"  # the forehand's six, both defenders pass: 2 in his pulya
 LOSE = "misere pass pass | misere | 2"  # the forehand's misère fails with two tricks
@@ -36,15 +34,13 @@ def sign_in_page(driver: WebDriver, club: Club, name: str, then: str) -> None:
 
 def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     desk, table = phones
-    for d in phones:
-        clean(d)
-    club.game("t1")
-    anna = club.token("t1", "Anna")
+    club.game("ruling")
+    anna = club.token("ruling", "Anna")
     # The table leaves a deal in progress: Anna has bid a six.
-    r = club.http.post("/api/games/t1/bid", json={"id": "bid-00001", "version": 1, "player": "Anna", "bid": "6S"},
+    r = club.http.post("/api/games/ruling/bid", json={"id": "bid-00001", "version": 1, "player": "Anna", "bid": "6S"},
                        headers=bearer(anna))
     assert r.status_code == 201, r.text
-    sign_in_page(desk, club, "igor", "/arbiter/game/t1")
+    sign_in_page(desk, club, "igor", "/arbiter/game/ruling")
     wait(desk, lambda d: version(d) == 2 and d.find_elements(By.CSS_SELECTOR, "#audit-rows tr[data-event='2']"))
     desk.find_element(By.ID, "r-rule").send_keys("3.3.16.3")
     desk.find_element(By.ID, "r-offender").send_keys("Boris")
@@ -52,7 +48,7 @@ def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver
     desk.find_element(By.ID, "r-reason").send_keys("the talon shown")
     tap(desk, "#r-go")
     wait(desk, lambda d: version(d) == 3 and d.find_elements(By.CSS_SELECTOR, "#audit-rows tr[data-event='3']"))
-    events = club.http.get("/api/games/t1/log").json()["events"]
+    events = club.http.get("/api/games/ruling/log").json()["events"]
     assert events[-1]["type"] == "ruling" and events[-1]["by"] == "arbiter:igor"
     row = desk.find_element(By.CSS_SELECTOR, "#audit-rows tr[data-event='3']").text
     assert "3.3.16.3" in row and "arbiter:igor" in row
@@ -61,7 +57,7 @@ def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver
     desk.find_element(By.ID, "p-reason").send_keys("a word out of turn")
     tap(desk, "#p-go")
     wait(desk, lambda d: version(d) == 4)
-    penalty = club.http.get("/api/games/t1/log").json()["events"][-1]
+    penalty = club.http.get("/api/games/ruling/log").json()["events"][-1]
     assert penalty["type"] == "penalty" and penalty["by"] == "arbiter:igor"
     # Explain: Anna's whists on Boris come from the ruling.
     desk.find_element(By.CSS_SELECTOR, '#explain-cell option[value="Anna.whists.Boris"]').click()
@@ -82,85 +78,84 @@ def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver
     # The link's placeholder is "#" until the token arrives: wait for the token itself.
     link = wait(desk, lambda d: (d.find_element(By.ID, "token-link").get_attribute("href") or "").count("#token=")
                 and d.find_element(By.ID, "token-link").get_attribute("href"))
-    assert link.startswith(f"{club.url}/score/t1#token=")
+    assert link.startswith(f"{club.url}/score/ruling#token=")
     qr = desk.find_element(By.CSS_SELECTOR, "#token-qr img").get_attribute("src") or ""
     assert qr.startswith("data:image/svg+xml")
     masha = link.partition("#token=")[2]
-    assert club.http.get("/api/games/t1/log", headers=bearer(masha)).status_code == 200
+    assert club.http.get("/api/games/ruling/log", headers=bearer(masha)).status_code == 200
     token_id = masha.partition(".")[0]
     tap(desk, f'button.revoke[data-token="{token_id}"]')
     wait(desk, lambda d: not d.find_elements(By.CSS_SELECTOR, f'button.revoke[data-token="{token_id}"]'))
-    assert httpx.get(f"{club.url}/api/games/t1/log", headers=bearer(masha), timeout=WAIT).status_code == 401
+    assert httpx.get(f"{club.url}/api/games/ruling/log", headers=bearer(masha), timeout=WAIT).status_code == 401
     table.get(link)
     wait(table, lambda d: text_of(d, "access") != "")
     assert "not valid any more" in text_of(table, "access")
     assert own_errors(desk) == [] and own_errors(table) == []
-    assert outside(requested(desk), club.url) == []
+    assert outside(requests(desk), club.url) == []
 
 
 def test_a_tables_token_is_refused_at_another_table_and_at_the_arbiters_desk(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     driver = phones[0]
-    club.game("t1")
-    club.game("t2")
-    token = club.token("t1", "Masha")
-    driver.get(f"{club.url}/score/t2#token={token}")
-    wait(driver, lambda d: "t1" in text_of(d, "access") and version(d) == 1)
+    club.game("mine")
+    club.game("theirs")
+    token = club.token("mine", "Masha")
+    driver.get(f"{club.url}/score/theirs#token={token}")
+    wait(driver, lambda d: "mine" in text_of(d, "access") and version(d) == 1)
     assert "not this one" in text_of(driver, "access")
     tap(driver, '#contracts button[data-contract="raspasy"]')
     assert not driver.find_element(By.ID, "record").is_enabled()
-    driver.get(f"{club.url}/arbiter/game/t1#token={token}")
+    driver.get(f"{club.url}/arbiter/game/mine#token={token}")
     wait(driver, lambda d: text_of(d, "access") != "")
     assert "for an arbiter" in text_of(driver, "access") and "scorer:Masha" in text_of(driver, "access")
     assert not driver.find_element(By.ID, "desk").is_displayed()
     # What the page would not send, sent by hand from it: refused by the service.
     status = driver.execute_async_script(
         "var done = arguments[arguments.length - 1];"
-        "fetch('/api/games/t2/deal', {method: 'POST', headers: {'Content-Type': 'application/json', "
+        "fetch('/api/games/theirs/deal', {method: 'POST', headers: {'Content-Type': 'application/json', "
         "'Authorization': 'Bearer ' + arguments[0]}, body: JSON.stringify({id: 'deal-by-hand-1', version: 1, "
         "line: 'pass pass pass | 2 5 3'})}).then(r => done(r.status));", token)
-    assert status == 403 and club.state("t2")["version"] == 1
+    assert status == 403 and club.state("theirs")["version"] == 1
 
 
 def test_a_write_without_its_csrf_token_is_refused_and_stores_nothing(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     driver = phones[0]
-    club.game("t1")
+    club.game("csrf")
     sign_in_page(driver, club, "igor", "/arbiter")
     body = {"version": 1, "player": "Anna", "column": "gora", "amount": 4, "reason": "x"}
     script = ("var done = arguments[arguments.length - 1];"
-              "fetch('/api/games/t1/penalty', {method: 'POST', credentials: 'same-origin', headers: arguments[1], "
+              "fetch('/api/games/csrf/penalty', {method: 'POST', credentials: 'same-origin', headers: arguments[1], "
               "body: JSON.stringify(arguments[0])}).then(r => r.json().then(d => done([r.status, d])));")
     status, doc = driver.execute_async_script(script, {**body, "id": "penalty-no-csrf"},
                                               {"Content-Type": "application/json"})
     assert status == 403 and "CSRF" in doc["refused"]["message"]
-    assert club.state("t1")["version"] == 1
+    assert club.state("csrf")["version"] == 1
     # The same with the session's token, as the desk sends it: stored.
     csrf = driver.execute_async_script("var done = arguments[arguments.length - 1];"
                                        "fetch('/api/session').then(r => r.json()).then(d => done(d.csrf));")
     status, doc = driver.execute_async_script(script, {**body, "id": "penalty-with-csrf"},
                                               {"Content-Type": "application/json", "X-CSRF-Token": csrf})
-    assert status == 201 and club.state("t1")["version"] == 2
+    assert status == 201 and club.state("csrf")["version"] == 2
 
 
 def test_a_player_named_like_a_script_is_shown_as_text(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     driver = phones[0]
-    clean(driver)
     evil = ["<script>window.pwned = 1</script>", "Boris", "<img src=x onerror=\"window.pwned = 2\">"]
-    club.game("t1", players=evil)
-    club.record("t1", "6S pass pass | 6S | whist pass | 6 3 1", "evil-deal-1")
-    token = club.token("t1", evil[0])
-    for path in ("/watch/t1", f"/score/t1#token={token}", "/"):
+    club.game("evil", players=evil)
+    club.record("evil", "6S pass pass | 6S | whist pass | 6 3 1", "evil-deal-1")
+    token = club.token("evil", evil[0])
+    for path in ("/watch/evil", f"/score/evil#token={token}", "/"):
         driver.get(club.url + path)
         wait(driver, lambda d: path == "/" or version(d) > 1)
         assert driver.execute_script("return window.pwned === undefined;")
         if path != "/":
             text = driver.find_element(By.ID, "deals").text
             assert evil[0] in text and evil[2] in text  # the names as they were typed, as text
-    driver.get(f"{club.url}/api/games/t1/sheet.svg")
+    driver.get(f"{club.url}/api/games/evil/sheet.svg")
     assert driver.execute_script("return window.pwned === undefined;")
     assert own_errors(driver) == []
-    assert outside(requested(driver), club.url) == []
+    assert outside(requests(driver), club.url) == []
 
 
 def play(club: Club, game: str, loser: str | None) -> None:
@@ -178,8 +173,6 @@ def play(club: Club, game: str, loser: str | None) -> None:
 def test_a_director_runs_a_two_tour_tournament_while_its_standings_page_follows(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     director, spectator = phones
-    for d in phones:
-        clean(d)
     sign_in_page(director, club, "dora", "/director")
     wait(director, lambda d: d.find_element(By.ID, "desk").is_displayed())
     director.find_element(By.ID, "n-name").send_keys("cup")
@@ -245,16 +238,16 @@ def test_a_director_runs_a_two_tour_tournament_while_its_standings_page_follows(
     assert r.text == cli(club.served.db, "tournament", "report", "cup")
     for d in phones:
         assert own_errors(d) == []
-        assert outside(requested(d), club.url) == []
+        assert outside(requests(d), club.url) == []
 
 
 def test_the_pages_speak_russian_to_a_russian_browser_and_english_otherwise(club: Club) -> None:
-    club.game("t1")
-    ru = httpx.get(f"{club.url}/watch/t1", headers={"Accept-Language": "ru-RU,ru;q=0.9"}, timeout=WAIT).text
-    en = httpx.get(f"{club.url}/watch/t1", headers={"Accept-Language": "de-DE,en;q=0.5"}, timeout=WAIT).text
+    club.game("lang")
+    ru = httpx.get(f"{club.url}/watch/lang", headers={"Accept-Language": "ru-RU,ru;q=0.9"}, timeout=WAIT).text
+    en = httpx.get(f"{club.url}/watch/lang", headers={"Accept-Language": "de-DE,en;q=0.5"}, timeout=WAIT).text
     assert '<html lang="ru">' in ru and "Кто кому платит" in ru and "гора" in ru
     assert '<html lang="en">' in en and "Who pays whom" in en
-    chosen = httpx.get(f"{club.url}/score/t1?lang=ru", headers={"Accept-Language": "en"}, timeout=WAIT).text
+    chosen = httpx.get(f"{club.url}/score/lang?lang=ru", headers={"Accept-Language": "en"}, timeout=WAIT).text
     assert "Записать раздачу" in chosen and "распасы" in chosen and "мизер" in chosen
     data = json.loads(re.search(r'<script type="application/json" id="page-data">(.*?)</script>', chosen,
                                 re.S).group(1))  # type: ignore[union-attr]
@@ -264,9 +257,9 @@ def test_the_pages_speak_russian_to_a_russian_browser_and_english_otherwise(club
 
 def test_no_page_has_inline_script_or_style(club: Club) -> None:
     """Every page's script and style is a file of the service (CSP script-src 'self')."""
-    club.game("t1")
-    for path in ("/", "/score/t1", "/watch/t1", "/signin", "/arbiter", "/arbiter/game/t1", "/director",
-                 "/director/cup", "/tournament/cup", "/club"):
+    club.game("csp")
+    for path in ("/", "/score/csp", "/watch/csp", "/signin", "/arbiter", "/arbiter/game/csp", "/director",
+                 "/director/csp-cup", "/tournament/csp-cup", "/club"):
         r = httpx.get(club.url + path, timeout=WAIT)
         assert r.status_code == 200, path
         assert "script-src 'self'" in r.headers["content-security-policy"]
@@ -278,27 +271,27 @@ def test_no_page_has_inline_script_or_style(club: Club) -> None:
 
 def test_the_club_rating_a_players_page_and_the_covering_checkpoint(club: Club, tmp_path: Path) -> None:
     db = club.served.db
-    club.game("t1", pulya=4)
+    club.game("rated", pulya=4)
     for k in range(20):
-        state = club.state("t1")
+        state = club.state("rated")
         if state["over"]:
             break
-        club.record("t1", WIN, f"club-deal-{k:02d}", again=True)
-    assert club.state("t1")["over"]
+        club.record("rated", WIN, f"club-deal-{k:02d}", again=True)
+    assert club.state("rated")["over"]
     page = httpx.get(f"{club.url}/club", timeout=WAIT).text
     rating = json.loads(cli(db, "rating", "--json"))
     for p in rating["players"]:
         assert f'data-player="{p["player"]}"' in page and f'{p["rating"]:.2f}' in page
     assert page.count('class="spark"') == len(rating["players"])
     player = httpx.get(f"{club.url}/club/player/Anna", timeout=WAIT)
-    assert player.status_code == 200 and "rating-chart" in player.text and 'data-game="t1"' in player.text
+    assert player.status_code == 200 and "rating-chart" in player.text and 'data-game="rated"' in player.text
     assert httpx.get(f"{club.url}/club/player/Nobody", timeout=WAIT).status_code == 404
     # No checkpoint yet: none shown; once one covers the game, its caption and note.
-    assert 'id="checkpoint"' not in httpx.get(f"{club.url}/watch/t1", timeout=WAIT).text
+    assert 'id="checkpoint"' not in httpx.get(f"{club.url}/watch/rated", timeout=WAIT).text
     key = tmp_path / "club.key"
     cli(db, "keygen", "club.example/pulka", "--out", str(key))
     note = cli(db, "checkpoint", "--key", str(key))
-    watch = httpx.get(f"{club.url}/watch/t1", timeout=WAIT).text
+    watch = httpx.get(f"{club.url}/watch/rated", timeout=WAIT).text
     assert 'id="checkpoint"' in watch
     first_line = note.strip().splitlines()[0]
     assert first_line in watch

@@ -1,5 +1,5 @@
-"""A phone's structured outcome (``web/outcome.py``) through the service's API, on both
-stores: the auction it leaves out made by the desk and marked ``implied``, one step at a
+"""A phone's structured outcome (``web/outcome.py``) through the service's API:
+the auction it leaves out made by the desk and marked ``implied``, one step at a
 time where ``jump_bids`` is off [Code 3.3.8]; a declarer two down while a defender took
 what the contract needed stored as tapped (the counts are named: no order to doubt);
 names a line cannot carry as one word recorded too."""
@@ -12,6 +12,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from tests.serving import account, client, sign_in
+
+# The subject here is a rule, a command's words or a fold, not the store: on SQLite
+# only (conftest.py's pytest_generate_tests); the store is tested on both.
+pytestmark = pytest.mark.sqlite_only
 
 
 @pytest.fixture

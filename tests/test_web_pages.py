@@ -11,16 +11,16 @@ standings page following; what a table's token and a write without its CSRF toke
 not do; a name that looks like a script shown as text. Every page loads nothing from
 outside the service and logs no error of its own.
 
-No sleeps: every wait is a bounded ``WebDriverWait`` on a condition.
+One service a module (its store shared by the module's tests, each naming its own
+games, so that neither their records nor a page's local storage meet) and the test
+process's two browsers (conftest.py's ``phones``), cleaned for each test. No sleeps:
+every wait is a bounded ``WebDriverWait`` on a condition.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,18 +30,17 @@ from typing import Any
 import httpx
 import pytest
 
-from serving import PASSWORD, PULKA, ROOT, Served, account, bearer, sign_in
-from test_browser import CHROMEDRIVER, CHROMIUM, FLAGS, NO_BROWSER, PROBE, expected_entries, running_entries
+from browsers import PROBE, requests
+from serving import PULKA, ROOT, Served, account, sign_in
+from test_browser import expected_entries, running_entries
 
 try:
-    from selenium import webdriver
     from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # pragma: no cover: selenium is in the test extras
-    webdriver = None  # type: ignore[assignment]
+    pass
 
 WAIT = 20.0  # seconds any wait gives up after
 LIVE = 1.0  # a spectator's page shows a record within this many seconds [issue 21]
@@ -58,50 +57,20 @@ TEN: list[tuple[Touch, str]] = [
     ({"contract": "raspasy", "tricks": {"Boris": 2, "Vera": 5}}, "pass pass pass | 2 5 3"),
     ({"contract": "misere", "declarer": "Boris", "tricks": {"Boris": 0}}, "pass pass misere | misere | 0"),
     ({"contract": "7H", "declarer": "Vera", "calls": {"Anna": "whist", "Boris": "whist"}, "tricks": {"Vera": 7, "Anna": 2}},
-     "pass pass 7H | 7H | whist whist | 2 1 7"),
+     "pass pass 7H | 7H | whist whist | 2 1 7*"),
     ({"contract": "6D", "declarer": "Boris", "calls": {"Vera": "pass", "Anna": "pass"}, "tricks": {}},
      "6D pass pass | 6D | pass pass"),
     ({"contract": "raspasy", "tricks": {"Vera": 4, "Anna": 4}}, "pass pass pass | 4 4 2"),
     ({"contract": "8C", "declarer": "Anna", "calls": {"Boris": "whist", "Vera": "pass"}, "tricks": {"Anna": 8, "Boris": 2}},
      "8C pass pass | 8C | whist pass | 8 2 0"),
     ({"contract": "7S", "declarer": "Vera", "calls": {"Anna": "pass", "Boris": "whist"}, "tricks": {"Vera": 6, "Anna": 1}},
-     "pass 7S pass | 7S | pass whist | 3 6 1"),
+     "pass 7S pass | 7S | pass whist | 3 6* 1"),
     ({"contract": "raspasy", "tricks": {"Vera": 3, "Anna": 3}}, "pass pass pass | 3 3 4"),
     ({"contract": "misere", "declarer": "Anna", "tricks": {"Anna": 1}}, "misere pass pass | misere | 1"),
 ]
 
 
-# -- the browsers ------------------------------------------------------------------------------
-
-
-def phone(profile: str) -> WebDriver:
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    options.add_argument("--lang=en-US")
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_window_size(390, 844)
-    driver.execute_cdp_cmd("Network.enable", {})
-    return driver
-
-
-@pytest.fixture(scope="module")
-def phones() -> Iterator[tuple[WebDriver, WebDriver]]:
-    """Two phones (two browsers: each its own storage)."""
-    if webdriver is None or not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip(NO_BROWSER)
-    profiles = [tempfile.mkdtemp(prefix="pulka-phone-") for _ in range(2)]
-    first, second = phone(profiles[0]), phone(profiles[1])
-    try:
-        yield first, second
-    finally:
-        for driver in (first, second):
-            driver.quit()
-        for profile in profiles:
-            shutil.rmtree(profile, ignore_errors=True)
+# -- the browsers (conftest.py's ``phones``: tests/browsers.py) ---------------------------------
 
 
 def wait(driver: WebDriver, condition: Callable[[WebDriver], Any], timeout: float = WAIT) -> Any:
@@ -168,26 +137,9 @@ def network_errors(driver: WebDriver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e.get("source") == "network"]
 
 
-def requested(driver: WebDriver) -> list[str]:
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
-
-
 def outside(urls: list[str], base: str) -> list[str]:
-    """Requests to anywhere but the service (a data: image is no request)."""
-    return [u for u in urls if not (u.startswith(base + "/") or u == base or u.startswith("data:"))]
-
-
-def clean(driver: WebDriver) -> None:
-    """A phone with no page of an earlier test left open (whose stream would try its
-    stopped service again), and its logs read."""
-    driver.get("about:blank")
-    driver.get_log("browser")
-    driver.get_log("performance")
+    """Requests to anywhere but the service."""
+    return [u for u in urls if not (u.startswith(base + "/") or u == base)]
 
 
 # -- the club ---------------------------------------------------------------------------------
@@ -228,22 +180,31 @@ class Club:
         return state
 
 
-@pytest.fixture
-def club(tmp_path: Path) -> Iterator[Club]:
-    """A ``pulka serve`` on SQLite with a director (dora) and an arbiter (igor)."""
-    yield from served_club(str(tmp_path / "pulka.db"), tmp_path)
+@pytest.fixture(scope="module")
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
+    """A ``pulka serve`` on SQLite with a director (dora) and an arbiter (igor), one for
+    the module's tests: each names its own games."""
+    where = tmp_path_factory.mktemp("club")
+    yield from served_club(str(where / "pulka.db"), where)
 
 
-@pytest.fixture
-def any_club(store_url: str, tmp_path: Path) -> Iterator[Club]:
-    """The same on each store (where the store is what is tested)."""
-    yield from served_club(store_url, tmp_path)
+@pytest.fixture(scope="module")
+def postgres_club(module_postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
+    """The same on PostgreSQL."""
+    yield from served_club(module_postgres_url, tmp_path_factory.mktemp("postgres-club"))
 
 
-def served_club(db: str, tmp_path: Path) -> Iterator[Club]:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_club(request: pytest.FixtureRequest) -> Club:
+    """The club on each store (where the store is what is tested)."""
+    found: Club = request.getfixturevalue("club" if request.param == "sqlite" else "postgres_club")
+    return found
+
+
+def served_club(db: str, where: Path) -> Iterator[Club]:
     account(db, "dora", "director")
     account(db, "igor", "arbiter")
-    served = Served(db, tmp_path / "serve.log")
+    served = Served(db, where / "serve.log")
     http = served.http()
     try:
         yield Club(served, http, sign_in(http, "dora"))
@@ -278,12 +239,10 @@ def open_score(driver: WebDriver, club: Club, game: str, token: str) -> None:
 def test_a_pulka_recorded_by_touch_is_pulka_sheet_and_a_spectator_follows_every_deal_live(
         phones: tuple[WebDriver, WebDriver], club: Club, tmp_path: Path) -> None:
     scorer, spectator = phones
-    for d in phones:
-        clean(d)
-    club.game("t1")
-    token = club.token("t1", "Anna")
-    open_score(scorer, club, "t1", token)
-    spectator.get(f"{club.url}/watch/t1")
+    club.game("touch")
+    token = club.token("touch", "Anna")
+    open_score(scorer, club, "touch", token)
+    spectator.get(f"{club.url}/watch/touch")
     wait(spectator, lambda d: version(d) == 1)
     spectator.execute_script("window.notReloaded = true;")  # a reload would forget it
     lags = []
@@ -292,11 +251,11 @@ def test_a_pulka_recorded_by_touch_is_pulka_sheet_and_a_spectator_follows_every_
         summary = enter(scorer, touch)
         assert touch.get("declarer", "") in summary
         wait(scorer, lambda d: version(d) > before and outbox(d) == [])
-        stored = club.state("t1")["version"]
+        stored = club.state("touch")["version"]
         started = time.monotonic()
         wait(spectator, lambda d: version(d) == stored and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == k)
         lags.append(time.monotonic() - started)
-        settle = club.state("t1")["settlement"]
+        settle = club.state("touch")["settlement"]
         rows = {tr.get_attribute("data-player"): tr.find_elements(By.TAG_NAME, "td")[2].text
                 for tr in spectator.find_elements(By.CSS_SELECTOR, "#settlement-rows tr")}
         assert rows == {p: f"{settle['rounded'][p]:+d}" if settle["rounded"][p] else "0" for p in PLAYERS}
@@ -304,21 +263,21 @@ def test_a_pulka_recorded_by_touch_is_pulka_sheet_and_a_spectator_follows_every_
     assert max(lags) < LIVE, lags
     # The same deals typed as lines into a store of their own: the same sheet.
     typed = str(tmp_path / "typed.db")
-    cli(typed, "new", "t1", "--players", ",".join(PLAYERS), "--pulya", "20")
+    cli(typed, "new", "touch", "--players", ",".join(PLAYERS), "--pulya", "20")
     for _touch, line in TEN:
-        cli(typed, "deal", "t1", line)
-    sheet = cli(club.served.db, "sheet", "t1")
-    assert sheet == cli(typed, "sheet", "t1")
+        cli(typed, "deal", "touch", line)
+    sheet = cli(club.served.db, "sheet", "touch")
+    assert sheet == cli(typed, "sheet", "touch")
     page_sheet = scorer.find_element(By.ID, "sheet").get_attribute("src")
-    assert page_sheet is not None and page_sheet.endswith(f"v={club.state('t1')['version']}")
+    assert page_sheet is not None and page_sheet.endswith(f"v={club.state('touch')['version']}")
     transfers = [li.text for li in spectator.find_elements(By.CSS_SELECTOR, "#transfers li")]
-    settle = club.state("t1")["settlement"]
+    settle = club.state("touch")["settlement"]
     assert transfers == [f"{t['from']} pays {t['to']} {t['whists']} whists" + (f" ({t['money']})" if t.get("money")
                                                                               else "") for t in settle["transfers"]]
     for d in phones:
         assert own_errors(d) == []
         assert network_errors(d) == []
-        assert outside(requested(d), club.url) == []
+        assert outside(requests(d), club.url) == []
     assert drawn(scorer, page_sheet) == expected_entries(sheet)
 
 
@@ -326,33 +285,32 @@ def test_nothing_entered_offline_is_lost_and_each_deal_is_stored_once(
         phones: tuple[WebDriver, WebDriver], any_club: Club) -> None:
     club = any_club
     scorer = phones[0]
-    clean(scorer)
-    club.game("t1")
-    open_score(scorer, club, "t1", club.token("t1", "scorer"))
-    start = club.state("t1")["version"]
+    club.game("offline")
+    open_score(scorer, club, "offline", club.token("offline", "scorer"))
+    start = club.state("offline")["version"]
     offline(scorer, True)
     try:
         wait(scorer, lambda d: "off" in (d.find_element(By.ID, "net").get_attribute("class") or ""))
         for touch, _line in TEN[:3]:
             enter(scorer, touch)
         wait(scorer, lambda d: outbox(d) == ["waiting"] * 3)
-        assert club.state("t1")["version"] == start  # nothing reached the service
-        kept = scorer.execute_script("return localStorage.getItem('pulka.outbox.t1');")
+        assert club.state("offline")["version"] == start  # nothing reached the service
+        kept = scorer.execute_script("return localStorage.getItem('pulka.outbox.offline');")
     finally:
         offline(scorer, False)
     wait(scorer, lambda d: outbox(d) == [])
-    after = club.state("t1")
+    after = club.state("offline")
     assert [d["line"].split(" | ")[-1] for d in after["deals"]] == ["Anna 6, Boris 3, Vera 1",
                                                                   "Boris 2, Vera 5, Anna 3", "Boris 0"]
     wait(scorer, lambda d: version(d) == after["version"])
     # The same three writes sent again (a phone that never heard the answers): stored once.
-    scorer.execute_script("localStorage.setItem('pulka.outbox.t1', arguments[0]);", kept)
+    scorer.execute_script("localStorage.setItem('pulka.outbox.offline', arguments[0]);", kept)
     scorer.refresh()
     wait(scorer, lambda d: "stored already" in text_of(d, "message") and outbox(d) == [])
-    assert club.state("t1")["version"] == after["version"]
-    assert len(club.state("t1")["deals"]) == 3
+    assert club.state("offline")["version"] == after["version"]
+    assert len(club.state("offline")["deals"]) == 3
     # A reload keeps what waits: the writes blocked, a deal entered, the page reloaded.
-    scorer.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/games/t1/deal*"]})
+    scorer.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/games/offline/deal*"]})
     try:
         enter(scorer, TEN[3][0])
         wait(scorer, lambda d: outbox(d) == ["waiting"])
@@ -361,21 +319,19 @@ def test_nothing_entered_offline_is_lost_and_each_deal_is_stored_once(
     finally:
         scorer.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     wait(scorer, lambda d: outbox(d) == [])
-    assert len(club.state("t1")["deals"]) == 4
+    assert len(club.state("offline")["deals"]) == 4
     assert own_errors(scorer) == []
-    assert outside(requested(scorer), club.url) == []
+    assert outside(requests(scorer), club.url) == []
 
 
 def test_two_phones_on_one_table_the_second_gets_the_fresh_table_and_a_clear_message(
         phones: tuple[WebDriver, WebDriver], any_club: Club) -> None:
     club = any_club
     anna, boris = phones
-    for d in phones:
-        clean(d)
-    club.game("t1")
-    open_score(anna, club, "t1", club.token("t1", "Anna"))
-    open_score(boris, club, "t1", club.token("t1", "Boris"))
-    start = club.state("t1")["version"]
+    club.game("two")
+    open_score(anna, club, "two", club.token("two", "Anna"))
+    open_score(boris, club, "two", club.token("two", "Boris"))
+    start = club.state("two")["version"]
     offline(boris, True)
     try:
         enter(boris, TEN[1][0])  # Boris enters a raspasy on the table he last saw
@@ -384,18 +340,18 @@ def test_two_phones_on_one_table_the_second_gets_the_fresh_table_and_a_clear_mes
         wait(anna, lambda d: outbox(d) == [] and version(d) > start)
     finally:
         offline(boris, False)
-    fresh = club.state("t1")
+    fresh = club.state("two")
     wait(boris, lambda d: outbox(d) == ["conflict"])
     message = boris.find_element(By.ID, "message")
     assert "changed by someone else" in message.text and "alarm" in (message.get_attribute("class") or "")
     wait(boris, lambda d: version(d) == fresh["version"])  # the fresh table shown
-    assert club.state("t1")["version"] == fresh["version"] and len(fresh["deals"]) == 1  # nothing overwritten
+    assert club.state("two")["version"] == fresh["version"] and len(fresh["deals"]) == 1  # nothing overwritten
     # Boris checks the fresh table and sends his raspasy on it: the next deal.
     tap(boris, "#outbox-list li button.again")
     wait(boris, lambda d: outbox(d) == [])
-    deals = club.state("t1")["deals"]
+    deals = club.state("two")["deals"]
     assert [d["game"] for d in deals] == ["6S by Anna", "raspasy"]
-    assert {e["by"] for e in club.http.get("/api/games/t1/log").json()["events"] if e["deal"] == 2} == {"Boris"}
+    assert {e["by"] for e in club.http.get("/api/games/two/log").json()["events"] if e["deal"] == 2} == {"Boris"}
     for d in phones:
         assert own_errors(d) == []
 
@@ -403,9 +359,9 @@ def test_two_phones_on_one_table_the_second_gets_the_fresh_table_and_a_clear_mes
 def test_a_refusal_is_shown_beside_its_field_with_its_rule_and_stores_nothing(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     scorer = phones[0]
-    club.game("t1")
-    open_score(scorer, club, "t1", club.token("t1", "Anna"))
-    start = club.state("t1")["version"]
+    club.game("refusal")
+    open_score(scorer, club, "refusal", club.token("refusal", "Anna"))
+    start = club.state("refusal")["version"]
     # Vera's count tapped over the one the page filled in: thirteen tricks.
     enter(scorer, {"contract": "6S", "declarer": "Anna", "calls": {"Boris": "whist", "Vera": "pass"},
                    "tricks": {"Anna": 6, "Boris": 3, "Vera": 4}})
@@ -414,69 +370,80 @@ def test_a_refusal_is_shown_beside_its_field_with_its_rule_and_stores_nothing(
     # Refused beside the tricks, with the rule [Code 3.2.8]; nothing stored; the deal back in the form.
     assert error.get_attribute("data-rule") == "3.2.8" and "3.2.8" in error.text
     assert error.find_element(By.XPATH, "..").get_attribute("id") == "f-tricks"
-    assert club.state("t1")["version"] == start
+    assert club.state("refusal")["version"] == start
     assert outbox(scorer) == ["refused"]
     # Put right in the form and recorded in its place.
     tap(scorer, '.trick-row[data-player="Vera"] button[data-count="1"]')
     tap(scorer, "#record")
     wait(scorer, lambda d: outbox(d) == [])
-    assert len(club.state("t1")["deals"]) == 1
+    assert len(club.state("refusal")["deals"]) == 1
 
 
 def test_the_same_deal_twice_is_refused_beside_the_again_box_and_stored_once_it_is_ticked(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     """A deal entered twice in a row is taken for a double tap and refused; the table says
     it really was played again by ticking the box, and it is stored (the guard of
-    ``pulka deal --again``)."""
+    ``pulka deal --again``). The same deal is the same players' tricks: the same counts
+    for other players are another deal, stored at once."""
     scorer = phones[0]
-    club.game("t1")
-    open_score(scorer, club, "t1", club.token("t1", "Anna"))
-    # The same line twice, "pass pass pass | 3 2 5": its counts in the order of each deal's
-    # forehand (Anna's, then Boris's).
+    club.game("twice")
+    open_score(scorer, club, "twice", club.token("twice", "Anna"))
+    # The same counts in the order of each deal's forehand (Anna's, then Boris's): two deals.
     enter(scorer, {"contract": "raspasy", "tricks": {"Anna": 3, "Boris": 2, "Vera": 5}})
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
-    stored = club.state("t1")["version"]
+    enter(scorer, {"contract": "raspasy", "tricks": {"Boris": 3, "Vera": 2, "Anna": 5}})
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 2)
+    stored = club.state("twice")["version"]
+    # The deal before, its players' tricks again: refused beside the box.
     enter(scorer, {"contract": "raspasy", "tricks": {"Boris": 3, "Vera": 2, "Anna": 5}})
     error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#deal-form .error")
                                          if e.is_displayed() and e.text), None))
     assert error.find_element(By.XPATH, "..").get_attribute("id") == "f-again"
-    assert "typed twice" in error.text
-    assert club.state("t1")["version"] == stored and outbox(scorer) == ["refused"]
+    assert "typed twice" in error.text and "--again" not in error.text
+    assert club.state("twice")["version"] == stored and outbox(scorer) == ["refused"]
     tap(scorer, "#again")
     tap(scorer, "#record")
-    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 2)
-    deals = club.state("t1")["deals"]
+    wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 3)
+    deals = club.state("twice")["deals"]
     assert [d["line"].split(" | ")[0] for d in deals] == ["Anna pass, Boris pass, Vera pass",
-                                                         "Boris pass, Vera pass, Anna pass"]
-    assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 3, Boris 2, Vera 5", "Boris 3, Vera 2, Anna 5"]
+                                                         "Boris pass, Vera pass, Anna pass",
+                                                         "Vera pass, Anna pass, Boris pass"]
+    assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 3, Boris 2, Vera 5", "Boris 3, Vera 2, Anna 5",
+                                                          "Vera 2, Anna 5, Boris 3"]
     assert not scorer.find_element(By.ID, "again").is_selected()  # the next deal is guarded again
     assert own_errors(scorer) == []
 
 
 def test_a_typed_line_doubted_as_a_slip_comes_back_and_is_stored_when_confirmed(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
-    """A line typed on the phone whose counts, read from the forehand, put Anna five down
-    while Boris took eight is refused beside the line with the line that names the
-    tricks; the scorer ticks "as typed" and sends it again, and it is stored once, as
-    typed (``pulka deal --yes``)."""
+    """A line typed on the phone whose counts read from the forehand and read declarer
+    first write two sheets comes back beside the line with both readings side by side
+    (the tricks, what each writes, the line that says each); the scorer ticks "as typed"
+    and sends it again, and it is stored once, as typed (``pulka deal --yes``)."""
     scorer = phones[0]
-    club.game("t1")
-    open_score(scorer, club, "t1", club.token("t1", "Anna"))
-    start = club.state("t1")["version"]
+    club.game("slip")
+    open_score(scorer, club, "slip", club.token("slip", "Anna"))
+    start = club.state("slip")["version"]
     scorer.execute_script("document.getElementById('line-box').open = true;")
-    slip = "6S pass pass | 6S | whist whist | 1 8 1"
+    slip = "pass 6S pass | 6S | whist whist | 8 1 1"  # Boris's eight typed declarer first?
     scorer.find_element(By.ID, "line").send_keys(slip)
     tap(scorer, '#line-form button[type="submit"]')
     error = wait(scorer, lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#line-form .error")
                                          if e.is_displayed() and e.text), None))
-    assert "Anna=8 Boris=1 Vera=1" in error.text and "confirmed as typed" in error.text
-    assert club.state("t1")["version"] == start and outbox(scorer) == ["refused"]
+    assert "8* 1 1" in error.text and "confirmed as typed" in error.text
+    table = scorer.find_element(By.CSS_SELECTOR, "#line-doubt table")
+    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")] for r in table.find_elements(By.TAG_NAME, "tr")]
+    assert rows[1] == ["tricks", "Anna 8, Boris 1, Vera 1", "Boris 8, Vera 1, Anna 1"]
+    assert ["Boris pulya", "", "+2"] in rows and rows[-1][1:] == [slip.replace("8 1 1", "8 1* 1"),
+                                                                   slip.replace("8 1 1", "8* 1 1")]
+    assert club.state("slip")["version"] == start and outbox(scorer) == ["refused"]
     assert scorer.find_element(By.ID, "line").get_attribute("value") == slip  # the line back to put right
     tap(scorer, "#line-yes")
     tap(scorer, '#line-form button[type="submit"]')
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
-    deals = club.state("t1")["deals"]
-    assert len(deals) == 1 and deals[0]["line"].split(" | ")[-1] == "Anna 1, Boris 8, Vera 1"
+    assert not scorer.find_element(By.ID, "line-doubt").is_displayed()
+    deals = club.state("slip")["deals"]
+    assert len(deals) == 1 and deals[0]["line"].split(" | ")[-1] == "Anna 8, Boris 1, Vera 1"
     assert not scorer.find_element(By.ID, "line-yes").is_selected()  # the next line is checked again
     assert own_errors(scorer) == []
 
@@ -484,28 +451,28 @@ def test_a_typed_line_doubted_as_a_slip_comes_back_and_is_stored_when_confirmed(
 def test_undo_while_in_hand_and_a_correction_with_its_verdict_previewed(
         phones: tuple[WebDriver, WebDriver], club: Club) -> None:
     scorer = phones[0]
-    club.game("t1")
-    open_score(scorer, club, "t1", club.token("t1", "Anna"))
+    club.game("undo")
+    open_score(scorer, club, "undo", club.token("undo", "Anna"))
     enter(scorer, TEN[0][0])
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
     tap(scorer, "#undo")
     wait(scorer, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 0)
-    assert club.state("t1")["deals"] == []
+    assert club.state("undo")["deals"] == []
     enter(scorer, TEN[0][0])
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
-    tricks = next(e for e in club.http.get("/api/games/t1/log").json()["events"]
+    tricks = next(e for e in club.http.get("/api/games/undo/log").json()["events"]
                   if e["type"] == "tricks" and e["text"].endswith("Vera 1") and e["number"] > 8)
     scorer.find_element(By.CSS_SELECTOR, "#correct-box summary").click()
     wait(scorer, lambda d: d.find_elements(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]'))
     scorer.find_element(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]').click()
     scorer.find_element(By.ID, "c-changes").send_keys("Anna=7 Boris=2")
-    version_before = club.state("t1")["version"]
+    version_before = club.state("undo")["version"]
     tap(scorer, "#c-preview")
     kind = wait(scorer, lambda d: d.find_element(By.ID, "c-kind") if d.find_element(By.ID, "c-kind").text else None)
     assert kind.get_attribute("data-verdict") == "free"  # still in hand [Code 4.2.8]
-    assert club.state("t1")["version"] == version_before  # a preview stores nothing
+    assert club.state("undo")["version"] == version_before  # a preview stores nothing
     tap(scorer, "#c-store")
     wait(scorer, lambda d: outbox(d) == [] and version(d) > version_before)
-    log = club.http.get("/api/games/t1/log").json()["events"]
+    log = club.http.get("/api/games/undo/log").json()["events"]
     assert log[-1]["type"] == "correction" and log[-1]["by"] == "Anna" and log[-1]["number"] == version_before + 1
-    assert "Anna 7, Boris 2" in cli(club.served.db, "log", "t1", "--only-deal", "1")
+    assert "Anna 7, Boris 2" in cli(club.served.db, "log", "undo", "--only-deal", "1")

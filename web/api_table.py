@@ -185,8 +185,8 @@ def deal_call(desk: PulkaDesk, game: str, b: Deal, by: str) -> Told:
         line = outcome_line(state, b.outcome)
     assert line is not None
     # An outcome's counts are named by player: there is no order they could be slipped in,
-    # so the doubt of a typed line's result (``table_mode.doubt_of``) is not raised for them;
-    # a typed line's is, until the scorer confirms the result as typed (``confirmed``).
+    # so the question of a typed line's counts (``told.doubt_of``) never arises for them;
+    # a typed line's is asked, until the scorer confirms the line as typed (``confirmed``).
     return desk.deal(game, line, by=by, again=b.again, leave_open=b.leave_open,
                      confirmed=b.confirmed or b.outcome is not None)
 

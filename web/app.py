@@ -37,7 +37,7 @@ from ledger.judge.stored import ImpossibleEventError
 from ledger.store.backend import store_label
 from ledger.store.stored import BrokenChainError, UnreadableEventError
 from ledger.store.event_store import StoreError
-from ledger.desks.told import Doubtful
+from ledger.desks.told import Doubtful, TypedTwice
 from ledger.views.archive import ViewsMissing
 from ledger.vocabulary import language
 from ledger.vocabulary.language import from_accept, known, using
@@ -46,7 +46,7 @@ from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
 from projections.points import PointError
-from web import api, api_common, pages
+from web import api, api_common, api_log, pages
 from web.auth import Denied, Limiter, SignIn, csrf_checked, csrf_token, needs, principal_of, signed_in
 from web.live import Hub
 from web.service import Service
@@ -161,14 +161,26 @@ class AccessLog:
 
 
 def refused_doc(exc: Refused) -> dict[str, Any]:
+    """A refusal as the API's JSON. Where the desk's refusal names a command-line option,
+    it names the API's own field instead: a doubted line's ``confirmed``, a deal typed
+    twice's ``again``."""
     doubt = exc.doubt if isinstance(exc, Doubtful) else None
-    if doubt is not None:  # a typed line's result doubted: the page offers to confirm it, not --yes
-        exc = Refused(exc.rule, exc.reason, _("the tricks named: {line}; or the result confirmed as typed").format(
-            line=repr(doubt.line)), field=exc.field)
+    if doubt is not None:  # a typed line's counts read two ways: the page offers to confirm it, not --yes
+        exc = Refused(exc.rule, exc.reason, _("the declarer's count marked, as typed {typed_line} or as the other "
+                                              "reading {other_line}; or the result confirmed as typed").format(
+            typed_line=repr(doubt.typed_line), other_line=repr(doubt.other_line)), field=exc.field)
+    elif isinstance(exc, TypedTwice):
+        exc = Refused(exc.rule, exc.reason, _("again: the same deal really was played again"), field=exc.field)
     doc: dict[str, Any] = {"rule": exc.rule, "cite": cite(exc.rule), "message": exc.message, "reason": exc.reason,
                            "allowed": exc.allowed, "field": exc.field}
     if doubt is not None:
-        doc["doubt"] = {"deal": doubt.deal, "line": doubt.line}
+        doc["doubt"] = {"deal": doubt.deal, "line": doubt.line, "readings": [
+            {"as": label, "line": marked, "tricks": dict(tricks),
+             "writes": [{"cell": w.text, "amount": str(w.amount)} for w in writes]}
+            for label, marked, tricks, writes in (
+                (_("as typed ({read_as})").format(read_as=doubt.read_as), doubt.typed_line, doubt.typed,
+                 doubt.typed_writes),
+                (doubt.other, doubt.other_line, doubt.reading, doubt.other_writes))]}
     return {"refused": doc}
 
 
@@ -333,6 +345,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/games/{game:path}/events", game_events, methods=["GET"]),
         Route("/api/tournaments/{tournament}/events", tournament_events, methods=["GET"]),
         *api.routes(),
+        *api_log.routes(),  # the club log, served to anyone (web/api_log.py)
         *pages.routes(),  # the pages (web/pages.py): the front page, the phones', the desks', the club's
     ]
 

@@ -74,7 +74,7 @@ SCRIPT_TEXTS: dict[str, str] = {
                            "it."),
     "recording_as": N_("recording as {by}"), "read_only": N_("read only"),
     "choose_contract": N_("choose what was played"), "choose_declarer": N_("who played it?"),
-    "choose_calls": N_("the defence's calls"), "choose_tricks": N_("the tricks"),
+    "choose_calls": N_("the defence's calls"), "choose_tricks": N_("the tricks"), "tricks": N_("tricks"),
     "incomplete": N_("not complete yet: {what}"), "confirm_discard": N_("Discard this entry? It was never stored."),
     "expected_players": N_("(expected: the table is not up to date while entries wait)"),
     # corrections

@@ -79,6 +79,7 @@ from projections.deal_text import deal_game
 from projections.deal_state import DealState
 from projections.game import GameState
 from projections.recording import merge
+from projections.sheet import totals
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -248,19 +249,20 @@ class PulkaDesk:
         """A whole deal in one line (``ledger.words.deal_line``): the outcome "Vera 7H w w 8 1 1", a
         raspasy "rasp 2 5 3", or "BIDS | CONTRACT | CALLS | TRICKS". A line that stops
         before the deal's result is refused unless ``leave_open`` (``told.cut_short``);
-        a result a slip of the tricks' order would explain is refused as ``Doubtful``,
-        carrying its ``Doubt``, unless ``confirmed``. A line refused while a deal begun
+        counts whose other order would write another sheet are refused as ``Doubtful``,
+        carrying its ``Doubt`` (both readings), unless ``confirmed`` (as typed). A line refused while a deal begun
         before it waits says how to type that deal again (``told.retyped``)."""
         before: list[Begun | None] = []
 
         def command(state: GameState) -> Iterator[AnyEvent]:
             before.append(begun(state))
+            sheet = totals(state.sheet())
             read = TricksReading()
-            made = about("line", deal_events(state, line, recorder(state, by), read))
+            made = about("line", deal_events(state, line, recorder(state, by), read, partial=leave_open))
             yield from table_checked(state, made, leave_open=leave_open, again=again)
             if not leave_open:
                 cut_short(state, line)
-            doubt = None if confirmed else doubt_of(state, read, line)
+            doubt = None if confirmed else doubt_of(state, read, line, sheet)
             if doubt is not None:
                 raise Doubtful(doubt)
 

@@ -13,16 +13,17 @@ document, the one ``--json`` prints and a web service would send.
 ``table_checked`` wraps the events of a table command with two checks a paper sheet cannot
 make [Code 4.2.10]: a deal that was played but whose result was not written is not
 left behind by starting the next deal's bidding unless the scorer says so
-(``leave_open``), and a deal line identical to the previous deal's is taken for a line
-typed twice unless the scorer says it happened ``again``. Three more are a deal line's:
-a line that stops before the deal's result is taken for one cut short unless the
-scorer says to leave the deal open (``cut_short``); a line refused while a deal begun
-before it waits says how to type that deal whole again (``begun``, ``retyped``); and a
-result that a slip of the tricks' order would explain — the declarer far below his
-contract while a defender took what the contract needed — is not stored until the
-scorer confirms it (``doubt_of``: a ``Doubtful`` refusal that carries the ``Doubt``,
-the line as typed and as it would read otherwise). A log file is never held to these:
-it records what happened, and the rules of the Code judge it.
+(``leave_open``), and a deal line that records the deal before it again (the same
+players, contract, calls and tricks) is taken for a line typed twice unless the scorer
+says it happened ``again`` (``TypedTwice``). Three more are a deal line's: a line that
+stops before the deal's result is taken for one cut short unless the scorer says to
+leave the deal open (``cut_short``); a line refused while a deal begun before it waits
+says how to type that deal whole again (``begun``, ``retyped``); and counts typed by
+position whose other order (declarer first, or from the forehand) would read them for
+other players and write another sheet are not stored until the scorer says which
+reading he meant (``doubt_of``: a ``Doubtful`` refusal that carries the ``Doubt``, both
+readings side by side). A log file is never held to these: it records what happened,
+and the rules of the Code judge it.
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
 from ledger.application import Outcome
-from ledger.words.deal_line import TricksReading
+from ledger.words.deal_line import MARK, TricksReading
 from ledger.judge.play import waiting_for
 from ledger.vocabulary import language
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correction, Defence, Entry, Tricks, \
@@ -41,11 +44,11 @@ from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Correcti
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.wording import spoken_text
 from projections.audit import cell_text, describe
-from projections.numbers import exact_fields
+from projections.numbers import exact_fields, signed
 from projections.sheet import totals
 from projections.trail import PLAYER_CELLS, Cell, CellNames, changes
 from projections.deal_state import DealState
-from projections.deal_text import deal_line, deal_story, next_deal_text, play_of
+from projections.deal_text import deal_line, deal_story, line_sections, next_deal_text, play_of
 from projections.game import GameState
 from projections.recording import Effect
 
@@ -240,8 +243,8 @@ def table_checked(
 ) -> Iterator[AnyEvent]:
     """The events of a table command, refused when a bid would start a new deal while
     the deal before it waits for its result (unless ``leave_open``), and, when the
-    command is a deal line (``again`` False), when the deal it records is the same line
-    as the deal before it."""
+    command is a deal line (``again`` False), when the deal it records is the deal
+    before it again, its players named (``the_deal``)."""
     before = state.current
     for event in events:
         if isinstance(event, Bid) and state.in_auction is None and not leave_open:
@@ -259,13 +262,30 @@ def table_checked(
         return
     previous = state.deals[-2]
     if previous.annulled_at is None and current.annulled_at is None \
-            and deal_line(state, previous) == deal_line(state, current):
-        raise Refused(
+            and the_deal(state, previous) == the_deal(state, current):
+        raise TypedTwice(previous.number, deal_story(state, current))
+
+
+def the_deal(state: GameState, deal: DealState) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """A deal as one deal is told from another: who bid, declared, called and took what
+    (the auction's bids in any order: an outcome's implied auction begins where the deal
+    does), its players named."""
+    return tuple(tuple(sorted(section)) for section in line_sections(state, deal))
+
+
+class TypedTwice(Refused):
+    """A deal line that records the deal before it again, the same players, contract and
+    tricks: taken for a line typed twice unless the scorer says it was played again."""
+
+    def __init__(self, deal: int, story: str) -> None:
+        super().__init__(
             "command-line",
-            _("this line is the line of deal {deal} again ({line}): typed twice?").format(
-                deal=previous.number, line=deal_line(state, current)),
+            _("this is deal {deal} again, the same players, contract and tricks ({story}): typed twice?").format(
+                deal=deal, story=story),
             _("--again when the same deal really was played again"),
+            field="again",
         )
+        self.deal = deal
 
 
 # -- undo -------------------------------------------------------------------------------------
@@ -347,9 +367,14 @@ def retyped(refused: Refused, before: Begun) -> Refused:
 
 @dataclass(frozen=True)
 class Doubt:
-    """A result a slip of the tricks' order would explain [Code 4.2.7]: the deal, why it is
-    doubted, the tricks as the line was read and as the other reading gives them, how
-    each reading took the counts, and the line with the tricks named as read otherwise."""
+    """A line whose trick counts, read in its order and in the other order, write two
+    different sheets [Code 4.2.1]: a slip of the order cannot be told from what was meant,
+    and once the next deal is recorded it is costly to put right [Code 4.2.9]. The deal,
+    the counts as typed and why they are asked about, the tricks as the line's order reads
+    them (``typed``) and as the other order does (``reading``), how each takes the counts,
+    what each writes on the sheet, the line with the tricks named as the other reading
+    gives them (``line``), and the line with the declarer's count marked as each reading
+    has it (``typed_line``, ``other_line``), which is read one way only."""
 
     deal: int
     reason: str
@@ -358,69 +383,98 @@ class Doubt:
     read_as: str  # how the line's counts were read: "from the forehand (Boris first)", "declarer first"
     other: str  # how the other reading takes them
     line: str  # the line, the tricks named as the other reading gives them
+    typed_writes: tuple[ToldWrite, ...] = ()
+    other_writes: tuple[ToldWrite, ...] = ()
+    typed_line: str = ""
+    other_line: str = ""
 
 
 class Doubtful(Refused):
-    """A deal line not stored until the scorer confirms its result (``confirmed``): the
-    ``Doubt`` says why, and what the line would be read otherwise."""
+    """A deal line not stored until the scorer says which reading he meant (``confirmed``:
+    as typed): the ``Doubt`` gives both, side by side."""
 
     def __init__(self, doubt: Doubt) -> None:
         super().__init__(
             "command-line",
-            _("deal {deal}: {reason}, the counts read {read_as}; {other} they give {reading}: a slip of the "
-              "order?").format(deal=doubt.deal, reason=doubt.reason, read_as=doubt.read_as, other=doubt.other,
-                               reading=_named(doubt.reading)),
-            _("the tricks named: {line}; or --yes to store the line as typed").format(line=repr(doubt.line)),
+            _("deal {deal}: {reason}: as typed ({read_as}) {typed}, writing {writes}; {other} {reading}, writing "
+              "{other_writes}; which was meant?").format(deal=doubt.deal, reason=doubt.reason, read_as=doubt.read_as,
+                               typed=tricks_text(doubt.typed), writes=writes_said(doubt.typed_writes),
+                               other=doubt.other, reading=tricks_text(doubt.reading),
+                               other_writes=writes_said(doubt.other_writes)),
+            _("the declarer's count marked, as typed {typed_line} or as the other reading {other_line}; or --yes to "
+              "store the line as typed").format(typed_line=repr(doubt.typed_line), other_line=repr(doubt.other_line)),
             field="line",
         )
         self.doubt = doubt
 
 
-def _named(tricks: Mapping[str, int]) -> str:
+def tricks_text(tricks: Mapping[str, int]) -> str:
+    """``Vera 8, Anna 1, Boris 1``."""
     return ", ".join(f"{p} {t}" for p, t in tricks.items())
 
 
-def doubt_of(state: GameState, read: TricksReading, line: str) -> Doubt | None:
-    """The doubt a line's result raises, or None. A declarer far below his contract
-    (two tricks or more) while a defender took what the contract needed, or a misère's
-    declarer with three tricks or more while another player took none, is what counts
-    given in one order and read in another look like. The other reading turns the
-    counts round the table until the declarer has the most (a misère: none); it is
-    named as the line's other order (declarer first, or from the forehand) when it is
-    that."""
-    if read.order not in ("forehand", "declarer") or read.deal is None or len(read.counts) < 3:
+def writes_said(writes: Iterable[ToldWrite]) -> str:
+    """``Vera pulya +4, Anna whists on Vera +2``; ``nothing written``."""
+    said = [f"{w.text} {signed(w.amount)}" for w in writes]
+    return ", ".join(said) if said else _("nothing written")
+
+
+def doubt_of(state: GameState, read: TricksReading, line: str, before: Mapping[Cell, Fraction]) -> Doubt | None:
+    """The question a line's tricks raise, or None. Counts typed by position are read in
+    the line's order (declarer first in the outcome, from the forehand in the whole deal);
+    typed in the other order by a slip, they are read for the wrong players, and nothing
+    in the result tells the slip from a deal that went so. So the line is asked about
+    whenever the other order gives other tricks that write another sheet: on any result
+    (made, failed, a misère) and any seat of the declarer. It is never asked about when
+    the two readings give the same sheet (the declarer leads, or the counts so fall), nor
+    when the line reads one way only: the tricks named, the declarer's count marked, a
+    raspasy (from the forehand in every form), a misère's one count. ``before``: the
+    sheet's totals before the line."""
+    if read.order not in ("forehand", "declarer") or read.deal is None or read.other == read.seats:
         return None
     deal = state.deals[read.deal - 1]
-    c, declarer = deal.contract, deal.declarer
-    if c is None or declarer is None or declarer not in read.seats:
-        return None
-    at = read.seats.index(declarer)
-    counts, n = read.counts, len(read.counts)
+    declarer = deal.declarer
+    assert declarer is not None  # only a declarer's line reads two ways
     who = deal.persons
-    if c.is_misere:
-        if counts[at] < 3 or 0 not in counts:
-            return None
-        target = 0
-        reason = _("{player} took {n} tricks on a misère while another player took none").format(
-            player=who[declarer], n=counts[at])
-    else:
-        target = max(counts)
-        if counts[at] > c.needed - 2 or target < c.needed:
-            return None
-        reason = _("{player} took {n} on {contract} (down {down}) while {other} took {most}").format(
-            player=who[declarer], n=counts[at], contract=c, down=c.needed - counts[at],
-            other=who[read.seats[counts.index(target)]], most=target)
-    turn = next(r for r in range(n) if counts[(at + r) % n] == target)
-    by_seat = {read.seats[i]: counts[(i + turn) % n] for i in range(n)}
-    first = read.seats[at:] + read.seats[:at]  # the declarer first, round the table
-    reading = {who[s]: by_seat[s] for s in first}
-    forehand = _("from the forehand ({player} first)").format(player=who[deal.bidders[0]])
-    first_word = _("declarer first")
-    read_as, other_order = (forehand, first_word) if read.order == "forehand" else (first_word, forehand)
-    same = {who[s]: t for s, t in zip(read.other, counts)} == reading
+    typed = {who[s]: t for s, t in zip(read.seats, read.counts)}
+    reading = {who[s]: t for s, t in zip(read.other, read.counts)}
+    if typed == reading:
+        return None
+    number = state.folded
+    event = state.events[number - 1]
+    assert isinstance(event, Tricks) and event.deal == read.deal
+    as_typed = totals(state.sheet())
+    otherwise = sheet_with(state, number, msgspec.structs.replace(event, tricks=reading))
+    if as_typed == otherwise:
+        return None
+    forehand = _("from the forehand, {player} first").format(player=who[deal.bidders[0]])
+    first = _("declarer first")
+    read_as, other = (forehand, first) if read.order == "forehand" else (first, forehand)
     head = line.rstrip().rsplit(None, read.words)[0]
+    counts = [str(t) for t in read.counts]
     return Doubt(
-        deal=read.deal, reason=reason, typed={who[s]: t for s, t in zip(read.seats, counts)}, reading=reading,
-        read_as=read_as, other=_("read {order}").format(order=other_order) if same else _("read in another order"),
+        deal=read.deal, reason=_("the counts {counts} read two ways write two sheets").format(counts=" ".join(counts)),
+        typed=typed, reading=reading,
+        read_as=read_as, other=_("read {order}").format(order=other),
         line=f"{head} {' '.join(f'{p}={t}' for p, t in reading.items())}",
+        typed_writes=_writes(before, as_typed), other_writes=_writes(before, otherwise),
+        typed_line=f"{head} {_marked(counts, read.seats.index(declarer))}",
+        other_line=f"{head} {_marked(counts, read.other.index(declarer))}",
     )
+
+
+def sheet_with(state: GameState, number: int, tricks: Tricks) -> dict[Cell, Fraction]:
+    """The sheet's totals had event ``number``, the last, been ``tricks``: the game folded
+    again from its deal with it (the fork a correction is judged on), then as it was."""
+    with state.rewound(tricks.deal or 0, {number: tricks}) as fork:
+        for i in range(fork.folded + 1, number + 1):
+            fork.replay_recorded(i)
+        return totals(fork.sheet())
+
+
+def _writes(before: Mapping[Cell, Fraction], after: Mapping[Cell, Fraction]) -> tuple[ToldWrite, ...]:
+    return tuple(ToldWrite(c, v, cell_text(c)) for c, v in changes(dict(before), dict(after)).items())
+
+
+def _marked(counts: list[str], at: int) -> str:
+    return " ".join(c + MARK if i == at else c for i, c in enumerate(counts))

@@ -225,8 +225,8 @@ class Tournaments:
         state.apply(closed)
         saved = self._save(name, stored, [closed, *consequences(state, closed, None)], by,
                            unchanged={game: found.events for game, found in games.items()})
-        if signer is not None:  # the arbiter signs the close, and a checkpoint that covers it
-            attest_close(self.store, self.ledger.clock, name, saved, signer, final=tour == state.started.tours)
+        if signer is not None:  # the arbiter signs the close (the club's next checkpoint covers it)
+            attest_close(self.store, self.ledger.clock, name, saved, signer)
         return saved
 
     def card(self, name: str, player: str, reason: str, by: str | None = None) -> list[StoredEvent]:

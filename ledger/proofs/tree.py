@@ -196,20 +196,40 @@ class TreeDatabase:
             "SELECT originator_version, {id} FROM {events} WHERE originator_id = ? ORDER BY originator_version",
             (key,))]
 
+    def marked(self, tile: int) -> int | None:
+        """The position of leaf ``tile * 256``, from the cache's marks (None: not marked)."""
+        if not self.cache_exists((MARKS,)):
+            return None
+        found = self._rows("SELECT position FROM {marks} WHERE idx = ?", (tile,))
+        return int(found[0][0]) if found else None
+
+    def nth(self, index: int) -> int | None:
+        """The position of the row with ``index`` rows before it, counted (no cache)."""
+        found = self._rows("SELECT {id} FROM {events} ORDER BY {id} LIMIT 1 OFFSET ?", (index,))
+        return int(found[0][0]) if found else None
+
+    def rows_from(self, position: int, limit: int) -> list[tuple[int, Any, int, bytes]]:
+        """(position, stream, number, state) of ``limit`` rows from ``position`` on."""
+        return [(int(p), s, int(n), bytes(state)) for p, s, n, state in self._rows(
+            "SELECT {id}, originator_id, originator_version, state FROM {events} WHERE {id} >= ? ORDER BY {id} "
+            "LIMIT ?", (position, limit))]
+
     def row_at(self, position: int) -> bytes | None:
         found = self._rows("SELECT state FROM {events} WHERE {id} = ?", (position,))
         return bytes(found[0][0]) if found else None
 
     # -- the cache -------------------------------------------------------------------------
 
-    def cache_exists(self) -> bool:
+    def cache_exists(self, tables: tuple[str, ...] = (TILES, STATE, MARKS)) -> bool:
+        """Whether the cache's tables (or those named) are there."""
+        marks = ", ".join("?" * len(tables))
         if self.postgres:
-            found = self._rows("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename IN (?, ?, ?)",
-                               (self.datastore.schema, TILES, STATE, MARKS))
+            found = self._rows(f"SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename IN ({marks})",
+                               (self.datastore.schema, *tables))
         else:
-            found = self._rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)",
-                               (TILES, STATE, MARKS))
-        return int(found[0][0]) == 3
+            found = self._rows(f"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ({marks})",
+                               tables)
+        return int(found[0][0]) == len(tables)
 
     def create_cache(self) -> None:
         blob = "BYTEA" if self.postgres else "BLOB"
@@ -326,6 +346,25 @@ class ClubTree:
     def leaf(self, index: int) -> bytes:
         return self.nodes.node(0, index)
 
+    def position_of(self, index: int) -> int | None:
+        """The store position of leaf ``index`` (None beyond the tree): among the rows
+        read after the cache, in memory; a leaf that begins a tile, from the cache's
+        marks; else counted."""
+        if not 0 <= index < self.size:
+            return None
+        if self.tail and index >= self.base:
+            return self.tail[index - self.base]
+        found = self.database.marked(index // TILE_WIDTH) if index % TILE_WIDTH == 0 else None
+        return found if found is not None else self.database.nth(index)
+
+    def rows(self, start: int, count: int) -> list[tuple[int, Any, int, bytes]]:
+        """(position, stream, number, state) of leaves ``start`` to ``start + count - 1``
+        (fewer at the tree's end)."""
+        position = self.position_of(start)
+        if position is None:
+            return []
+        return self.database.rows_from(position, min(count, self.size - start))
+
     def index_at(self, position: int) -> int:
         """The leaf index of the row at store position ``position``: among the rows read
         after the cache, found in memory; before them, counted from the last mark at or
@@ -355,8 +394,8 @@ class ClubTree:
         return best
 
     def cached_tiles(self) -> dict[TileKey, bytes]:
-        """The tiles as the cache holds them ({} without one)."""
-        return self.database.tiles() if self.database.cache_exists() else {}
+        """The tiles as the cache holds them ({} without them: what they held is gone)."""
+        return self.database.tiles() if self.database.cache_exists((TILES,)) else {}
 
     def close(self) -> None:
         self.database.close()
@@ -380,4 +419,4 @@ def _still_holds(database: TreeDatabase, cached: Cached) -> bool:
     return state is not None and row_leaf(bytes(state)) == cached.leaf
 
 
-__all__ = ["ClubTree", "Leaf", "TreeDatabase", "row_leaf"]
+__all__ = ["Cached", "ClubTree", "Leaf", "TreeDatabase", "row_leaf"]

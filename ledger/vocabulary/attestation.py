@@ -5,10 +5,14 @@ Events are immutable and a signature over an event's digest cannot be inside the
 it signs, so signatures are events of their own, in two streams of the ledger (names
 beginning with ``@``, which no game or tournament may take):
 
-- ``@checkpoints``: ``checkpoints_started`` (the origin that names the club's log),
-  then a ``checkpoint`` for each checkpoint made (its tree size and root, and the
-  signatures made with it) and a ``cosigned`` for each signature added later to the
-  same checkpoint (the arbiter after a tour, a player who wants to).
+- ``@checkpoints``: ``checkpoints_started`` (the origin that names the club's log, and
+  the log's key), then a ``checkpoint`` for each checkpoint made (its tree size and
+  root, and the signatures made with it), a ``cosigned`` for each signature added
+  later to the same checkpoint (a witness's cosignature/v1, the arbiter after a tour,
+  a player who wants to), and a ``key_rotated`` when the log's key changes (signed by
+  the old key and the new). This stream is the log's memory of what it signed: a new
+  checkpoint must be consistent with every one stored here, whatever the tree's cache
+  holds.
 - ``@signatures``: ``signatures_started``, then an ``event_signed`` for each signature
   on an event of another stream (a ruling, a penalty, a card, a removal, a tour's
   results): the stream, the event's number, the digest signed, and the signature.
@@ -41,9 +45,12 @@ class NoteSignature(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class CheckpointsStarted(StreamStart, ForeignEvent, frozen=True, tag="checkpoints_started"):
     """The first event of ``@checkpoints``: the origin, the first line of every
-    checkpoint (C2SP tlog-checkpoint), naming the club's log."""
+    checkpoint (C2SP tlog-checkpoint), naming the club's log; ``key``: the log's key
+    (NAME+KEYID+KEY), the one whose signature makes a checkpoint the log's (absent
+    from stores begun before keys had roles: there, the first key that signed)."""
 
     origin: str
+    key: str = ""
 
 
 class CheckpointMade(ForeignEvent, frozen=True, tag="checkpoint"):
@@ -65,6 +72,16 @@ class Cosigned(ForeignEvent, frozen=True, tag="cosigned"):
     signature: NoteSignature
 
 
+class KeyRotated(ForeignEvent, frozen=True, tag="key_rotated"):
+    """The log's key changes to ``key``: checkpoints larger than ``size`` leaves are
+    signed by it, none by the key before it, which signs, with the new key, the
+    rotation's text (``notes.rotation_text``): ``signatures``, the old key's first."""
+
+    size: int
+    key: str
+    signatures: tuple[NoteSignature, ...]
+
+
 class SignaturesStarted(StreamStart, ForeignEvent, frozen=True, tag="signatures_started"):
     """The first event of ``@signatures``."""
 
@@ -78,4 +95,5 @@ class EventSigned(ForeignEvent, frozen=True, tag="event_signed"):
     number: int
     event_digest: str
     signature: NoteSignature
+    label: str = ""  # the event's type, signed with the digest (absent from signatures made before)
 

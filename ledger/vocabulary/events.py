@@ -22,6 +22,7 @@ from ledger.vocabulary.attestation import (
     CheckpointsStarted,
     Cosigned,
     EventSigned,
+    KeyRotated,
     SignaturesStarted,
 )
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
@@ -289,6 +290,7 @@ AnyEvent = (
     | CheckpointsStarted
     | CheckpointMade
     | Cosigned
+    | KeyRotated
     | SignaturesStarted
     | EventSigned
 )
@@ -332,6 +334,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CheckpointsStarted,
         CheckpointMade,
         Cosigned,
+        KeyRotated,
         SignaturesStarted,
         EventSigned,
     )

@@ -138,6 +138,8 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
         return False
     if old == new:
         return not proof and old_root == new_root
+    if any(len(p) != HASH_SIZE for p in proof):
+        return False
     path = list(proof)
     if old & (old - 1) == 0:
         path.insert(0, old_root)
@@ -204,6 +206,52 @@ def extend_tiles(read: ReadTile, size: int, leaves: Sequence[bytes]) -> dict[Til
         start = first
         level += 1
     return changed
+
+
+ENTRIES = -1  # the "level" of entry bundles in a tile's path (tile/entries/N)
+
+
+def tile_path(level: int, index: int, width: int = TILE_WIDTH) -> str:
+    """C2SP tlog-tiles' path of a tile (``ENTRIES``: of an entry bundle): the level, the
+    index in 3-digit elements all but the last beginning with ``x``, and ``.p/W`` for a
+    partial one (``tile/0/x001/x234/067.p/8``)."""
+    digits = f"{index:03d}"
+    digits = "0" * (-len(digits) % 3) + digits
+    parts = [digits[i:i + 3] for i in range(0, len(digits), 3)]
+    name = "/".join([*("x" + p for p in parts[:-1]), parts[-1]])
+    head = "entries" if level == ENTRIES else str(level)
+    return f"tile/{head}/{name}" + (f".p/{width}" if width != TILE_WIDTH else "")
+
+
+def parse_tile_path(path: str) -> tuple[int, int, int]:
+    """(level, index, width) of a C2SP tile's path (``tile/…``; ``ENTRIES`` for an entry
+    bundle), or ProofError when it is not one, written as the spec writes it."""
+    parts = path.split("/")
+    if len(parts) < 3 or parts[0] != "tile":
+        raise ProofError(f"not a tile: {path[:80]!r}")
+    head, rest = parts[1], parts[2:]
+    width = TILE_WIDTH
+    if len(rest) >= 2 and rest[-2].endswith(".p"):
+        width_text = rest.pop()
+        rest[-1] = rest[-1][:-2]
+        if not width_text.isascii() or not width_text.isdigit() or width_text.startswith("0") or not 0 < int(
+                width_text) < TILE_WIDTH:
+            raise ProofError(f"a partial tile's width is 1 to 255: {path[:80]!r}")
+        width = int(width_text)
+    if head == "entries":
+        level = ENTRIES
+    elif head.isascii() and head.isdigit() and (head == "0" or not head.startswith("0")) and int(head) < 64:
+        level = int(head)
+    else:
+        raise ProofError(f"a tile's level is 0 to 63 or entries: {path[:80]!r}")
+    ok = all(len(p) == 4 and p[0] == "x" for p in rest[:-1]) and len(rest[-1]) == 3
+    digits = "".join(p[1:] for p in rest[:-1]) + rest[-1]
+    if not ok or not digits.isascii() or not digits.isdigit():
+        raise ProofError(f"a tile's index is written in 3-digit elements, x before all but the last: {path[:80]!r}")
+    index = int(digits)
+    if tile_path(level, index, width) != path:
+        raise ProofError(f"not a tile's path as C2SP writes it: {path[:80]!r}")
+    return level, index, width
 
 
 class TileNodes:

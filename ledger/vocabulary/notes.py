@@ -9,6 +9,13 @@ SHA-256(name || 0x0A || 0x01 || public key). Keys travel in the formats of Go's
 golang.org/x/mod/sumdb/note: a verifier key ``NAME+KEYID+BASE64(0x01 || public key)``
 and a signer key ``PRIVATE+KEY+NAME+KEYID+BASE64(0x01 || seed)``.
 
+A witness's key is of type 0x04 (C2SP tlog-cosignature, ``cosignature/v1``): the same
+Ed25519, its id hashed with 0x04, and its signature *timestamped*: the line carries
+the key id, the time (8 bytes, big-endian POSIX seconds) and the Ed25519 signature
+over ``cosignature/v1``, ``time T`` and the checkpoint's text (``cosignature_message``).
+A cosignature says that, at that time, this is the largest tree of the log the witness
+has seen consistent with all it saw before.
+
 Opening a note follows the spec: signatures by keys the reader does not trust are
 ignored; a signature by a trusted key that does not verify rejects the note; a note
 with no verified signature of a trusted key is rejected. Others *cosign* a checkpoint
@@ -27,6 +34,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -43,10 +51,15 @@ _ = language._
 N_ = language.N_
 
 ED25519 = 0x01  # the signature type of signed-note's Ed25519 signatures
+COSIGNATURE_V1 = 0x04  # C2SP tlog-cosignature's timestamped Ed25519 cosignatures (witnesses)
+KEY_TYPES = (ED25519, COSIGNATURE_V1)
+COSIGNATURE_HEADER = "cosignature/v1"
+MAX_TIMESTAMP = (1 << 63) - 1
 DASH = "\u2014 "  # what begins a signature line
 PRIVATE_PREFIX = "PRIVATE+KEY+"
 MAX_SIGNATURES = 100  # more make a note malformed (as Go's note.Open)
 EVENT_HEADER = "pulka event signature"
+ROTATION_HEADER = "pulka key rotation"
 
 
 class NoteError(ValueError):
@@ -87,15 +100,17 @@ def _hex_id(text: str) -> int:
 
 @dataclass(frozen=True)
 class Verifier:
-    """A public key that checks signatures: its name, id and Ed25519 key."""
+    """A public key that checks signatures: its name, id and Ed25519 key, and its type:
+    a signer of notes (0x01: the log, an arbiter) or a witness (0x04, cosignature/v1)."""
 
     name: str
     id: int
     public: bytes
+    type: int = ED25519
 
     @classmethod
     def parse(cls, text: str) -> Verifier:
-        """A verifier key ``NAME+KEYID+BASE64(0x01 || 32-byte public key)``."""
+        """A verifier key ``NAME+KEYID+BASE64(TYPE || 32-byte public key)``, TYPE 0x01 or 0x04."""
         parts = text.strip().split("+", 2)
         if len(parts) != 3:
             raise NoteError(_("a verifier key is NAME+KEYID+KEY (as `pulka keygen` writes it in NAME.pub)"))
@@ -103,14 +118,20 @@ class Verifier:
         check_key_name(name)
         ident = _hex_id(hexid)
         raw = _b64(key, N_("the key"))
-        if len(raw) != 33 or raw[0] != ED25519:
-            raise NoteError(_("the key is not an Ed25519 key of a signed note (type 0x01, 32 bytes)"))
-        if key_id(name, ED25519, raw[1:]) != ident:
+        if len(raw) != 33 or raw[0] not in KEY_TYPES:
+            raise NoteError(_("the key is not an Ed25519 key of a signed note (type 0x01, or 0x04 for a witness; "
+                              "32 bytes)"))
+        if key_id(name, raw[0], raw[1:]) != ident:
             raise NoteError(_("the key id {id} does not match the key's name and public key").format(id=hexid))
-        return cls(name, ident, raw[1:])
+        return cls(name, ident, raw[1:], raw[0])
 
     def text(self) -> str:
-        return f"{self.name}+{self.id:08x}+{base64.b64encode(bytes([ED25519]) + self.public).decode()}"
+        return f"{self.name}+{self.id:08x}+{base64.b64encode(bytes([self.type]) + self.public).decode()}"
+
+    @property
+    def witness(self) -> bool:
+        """Whether this is a witness's key (its signatures are cosignature/v1)."""
+        return self.type == COSIGNATURE_V1
 
     def verify(self, message: bytes, signature: bytes) -> bool:
         try:
@@ -118,6 +139,17 @@ class Verifier:
         except InvalidSignature:
             return False
         return True
+
+    def verify_line(self, text: str, raw: bytes) -> bool:
+        """Whether ``raw`` (a signature line's bytes after the key id) is this key's
+        signature over a note's ``text``: plain Ed25519, or a witness's timestamped
+        cosignature/v1 (its time at most 2^63 - 1)."""
+        if not self.witness:
+            return self.verify(text.encode(), raw)
+        if len(raw) != 8 + 64:
+            return False
+        timestamp = int.from_bytes(raw[:8], "big")
+        return timestamp <= MAX_TIMESTAMP and self.verify(cosignature_message(text, timestamp), raw[8:])
 
 
 @dataclass(frozen=True)
@@ -127,17 +159,18 @@ class Signer:
     name: str
     id: int
     seed: bytes
+    type: int = ED25519
 
     @classmethod
-    def generate(cls, name: str) -> Signer:
+    def generate(cls, name: str, key_type: int = ED25519) -> Signer:
         check_key_name(name)
         seed = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-        return cls.from_seed(name, seed)
+        return cls.from_seed(name, seed, key_type)
 
     @classmethod
-    def from_seed(cls, name: str, seed: bytes) -> Signer:
+    def from_seed(cls, name: str, seed: bytes, key_type: int = ED25519) -> Signer:
         public = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-        return cls(name, key_id(name, ED25519, public), seed)
+        return cls(name, key_id(name, key_type, public), seed, key_type)
 
     @classmethod
     def parse(cls, text: str) -> Signer:
@@ -152,20 +185,25 @@ class Signer:
         check_key_name(name)
         ident = _hex_id(hexid)
         raw = _b64(key, N_("the private key"))
-        if len(raw) != 33 or raw[0] != ED25519:
-            raise NoteError(_("the private key is not an Ed25519 key of a signed note (type 0x01, 32 bytes)"))
-        signer = cls.from_seed(name, raw[1:])
+        if len(raw) != 33 or raw[0] not in KEY_TYPES:
+            raise NoteError(_("the private key is not an Ed25519 key of a signed note (type 0x01, or 0x04 for a "
+                              "witness; 32 bytes)"))
+        signer = cls.from_seed(name, raw[1:], raw[0])
         if signer.id != ident:
             raise NoteError(_("the key id {id} does not match the key's name and private key").format(id=hexid))
         return signer
 
     def text(self) -> str:
-        return f"{PRIVATE_PREFIX}{self.name}+{self.id:08x}+{base64.b64encode(bytes([ED25519]) + self.seed).decode()}"
+        return f"{PRIVATE_PREFIX}{self.name}+{self.id:08x}+{base64.b64encode(bytes([self.type]) + self.seed).decode()}"
 
     @property
     def verifier(self) -> Verifier:
         public = Ed25519PrivateKey.from_private_bytes(self.seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-        return Verifier(self.name, self.id, public)
+        return Verifier(self.name, self.id, public, self.type)
+
+    @property
+    def witness(self) -> bool:
+        return self.type == COSIGNATURE_V1
 
     def sign(self, message: bytes) -> bytes:
         return Ed25519PrivateKey.from_private_bytes(self.seed).sign(message)
@@ -200,11 +238,30 @@ def _check_text(text: str) -> None:
         raise NoteError(_("malformed note: its text must end in a newline and hold no control characters"))
 
 
-def signature_of(signer: Signer, text: str) -> Signature:
-    """``signer``'s signature line over a note's text."""
+def cosignature_message(text: str, timestamp: int) -> bytes:
+    """What a witness signs (C2SP tlog-cosignature, Ed25519): ``cosignature/v1``, ``time
+    T``, then the checkpoint's whole text, its extension lines included."""
+    return f"{COSIGNATURE_HEADER}\ntime {timestamp}\n{text}".encode()
+
+
+def signature_of(signer: Signer, text: str, timestamp: int | None = None) -> Signature:
+    """``signer``'s signature line over a note's text; a witness's is a cosignature/v1
+    at ``timestamp`` (POSIX seconds; now when None)."""
     _check_text(text)
-    raw = signer.id.to_bytes(4, "big") + signer.sign(text.encode())
-    return Signature(signer.name, signer.id, base64.b64encode(raw).decode())
+    if signer.witness:
+        when = int(time.time()) if timestamp is None else timestamp
+        if not 0 < when <= MAX_TIMESTAMP:
+            raise NoteError(_("a cosignature's time is a POSIX time after 1970, not {time}").format(time=when))
+        signed = when.to_bytes(8, "big") + signer.sign(cosignature_message(text, when))
+    else:
+        signed = signer.sign(text.encode())
+    return Signature(signer.name, signer.id, base64.b64encode(signer.id.to_bytes(4, "big") + signed).decode())
+
+
+def cosignature_time(signature: Signature) -> int | None:
+    """The time a witness's cosignature line carries (None when it carries none)."""
+    raw = base64.b64decode(signature.base64)
+    return int.from_bytes(raw[4:12], "big") if len(raw) == 4 + 8 + 64 else None
 
 
 def sign_note(text: str, signers: Iterable[Signer], existing: Sequence[Signature] = ()) -> Note:
@@ -261,7 +318,6 @@ def open_note(note: Note, trusted: Sequence[Verifier]) -> OpenedNote:
         by_key.setdefault((v.name, v.id), []).append(v)
     verified: list[Signature] = []
     unverified: list[Signature] = []
-    message = note.text.encode()
     for sig in note.signatures:
         keys = by_key.get((sig.name, sig.id))
         if not keys:
@@ -273,7 +329,7 @@ def open_note(note: Note, trusted: Sequence[Verifier]) -> OpenedNote:
         if sig in verified:
             continue
         raw = base64.b64decode(sig.base64)
-        if not keys[0].verify(message, raw[4:]):
+        if not keys[0].verify_line(note.text, raw[4:]):
             raise NoteError(_("invalid signature for key {key}").format(key=f"{sig.name}+{sig.id:08x}"))
         verified.append(sig)
     if not verified:
@@ -336,7 +392,34 @@ def parse_checkpoint(text: str) -> Checkpoint:
     return Checkpoint(origin, int(size), raw)
 
 
-def event_text(stream: str, number: int, digest: str) -> str:
+def event_text(stream: str, number: int, digest: str, label: str = "") -> str:
     """What an arbiter signs over an event: the header, the stream, the event's number
-    and its chain digest (which binds the stream, the number and all of it)."""
-    return f"{EVENT_HEADER}\n{stream}\n{number}\n{digest}\n"
+    and its chain digest (which binds the stream, the number and all of it), then what
+    the decision is (its type, ``penalty``), so that the statement he signs says it.
+    Signatures made before the label was signed have four lines (``label`` empty)."""
+    return f"{EVENT_HEADER}\n{stream}\n{number}\n{digest}\n" + (f"{label}\n" if label else "")
+
+
+def rotation_text(origin: str, size: int, key: Verifier) -> str:
+    """What the log's old key and its new key both sign when the log changes keys: from
+    the tree of ``size`` leaves on, checkpoints of ``origin`` are signed by ``key``, and
+    the old key signs none larger."""
+    return f"{ROTATION_HEADER}\n{origin}\n{size}\n{key.text()}\n"
+
+
+def parse_rotation(text: str) -> tuple[str, int, Verifier]:
+    """(origin, size, new key) of a rotation's text."""
+    lines = text.split("\n")
+    if len(lines) != 5 or lines[0] != ROTATION_HEADER or lines[-1] != "":
+        raise NoteError(_("a key rotation is four lines: {header}, the origin, the tree size, the new key").format(
+            header=ROTATION_HEADER))
+    origin, size, key = lines[1:4]
+    return origin, _size(size, N_("a key rotation's tree size")), Verifier.parse(key)
+
+
+def _size(text: str, what: str) -> int:
+    """A tree size: ASCII decimal digits without leading zeros (not a full-width digit)."""
+    if not text.isascii() or not text.isdigit() or (text.startswith("0") and text != "0"):
+        raise NoteError(_("{what} is a decimal number without leading zeros, not {size}").format(
+            what=_(what), size=repr(text[:30])))
+    return int(text)

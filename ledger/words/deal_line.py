@@ -25,7 +25,12 @@ Three forms, told apart by their first word:
   (``tests/test_dealline_compat.py`` reads them all through the parser as it was).
 
 In every form the tricks may be named instead, in any order: ``Vera=8 Anna=1 Boris=1``
-(or ``v=8 a=1 b=1``); counts given by name cannot be read for the wrong player. Who
+(or ``v=8 a=1 b=1``); counts given by name cannot be read for the wrong player. Or the
+declarer's count is marked, ``Vera 7H w w 8* 1 1``: the counts go round the table from
+it, whoever they begin with, and read one way only (``MARK``). A name's beginning that
+is also a word of the table (``в``: a whist, or Вера) is the name where only a name may
+stand (``_outcome_at``, ``_declarer_after_bids``), and refused with both readings where
+either may. Who
 speaks is never typed otherwise: the auction decides it. The words may be the table's
 (``6♠``, ``пас``/``п``/``p``/``-``, ``вист``/``в``/``w``, ``полвиста``/``пв``/``hw``,
 ``мизер``/``миз``/``miz``, ``здесь``; ``words``); the log stores the canonical ones.
@@ -40,13 +45,15 @@ A line may stop short of the deal's result; whether that is allowed is the desk'
 say (``--leave-open``). ``deal_events`` yields the events of a line one at a time;
 whoever consumes it (the judging loop, ``judging.judge_events``) judges each and folds
 it into the state before asking for the next, so that each event is worked out from
-the state it will be applied to. What the line said of the tricks, and how they were
-read, is left in a ``TricksReading`` for the desk's check of an implausible result. Every
+the state it will be applied to. What the line said of the tricks, how they were read
+and how the other order would read them, is left in a ``TricksReading`` for the desk's
+question of counts read two ways. Every
 event carries ``by`` when the line was typed by a named recorder (a scorer).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -62,6 +69,8 @@ from projections.game import GameState
 
 _ = language._  # every text a person reads, in the language in effect
 
+MARK = "*"  # on a count: the declarer's (``8*``), which fixes the order the counts are read in
+
 FORMS = N_('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "rasp 2 5 3", '
            'or "6S pass pass | 6S | whist pass | 6 3 1" (the tricks from the forehand)')
 
@@ -69,9 +78,12 @@ FORMS = N_('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "ra
 @dataclass
 class TricksReading:
     """How a line gave its tricks: the deal, the seats the counts were read for and the
-    counts in the order typed, how they were read (``forehand``, ``declarer``, or
-    ``named``), the seats the other order would have read them for, and how many words
-    at the end of the line they took."""
+    counts in the order typed, how they were read (``forehand``, ``declarer``, ``marked``:
+    round the table from the declarer's marked count, or ``named``), the seats the other
+    order would have read them for (from the forehand for a line read declarer first, and
+    the other way round; the same seats where the order cannot be other: raspasy, a
+    misère's one count, a mark, names), and how many words at the end of the line they
+    took."""
 
     deal: int | None = None
     seats: list[int] = field(default_factory=list)
@@ -82,32 +94,39 @@ class TricksReading:
 
 
 def deal_events(state: GameState, line: str, by: str | None = None,
-                reading: TricksReading | None = None) -> Iterator[AnyEvent]:
+                reading: TricksReading | None = None, partial: bool = False) -> Iterator[AnyEvent]:
     """The events a deal line stands for, each made once the one before it has been
-    judged and folded into ``state``."""
+    judged and folded into ``state``. ``partial``: the line may stop before the deal's
+    result (``--leave-open``), which a word that could be a name or a bid must know."""
     read = reading if reading is not None else TricksReading()
     sections = [s.split() for s in line.split("|")]
     first = sections[0]
     if first and first[0].casefold() in RASPASY_WORDS:
         yield from _raspasy(state, [t for s in sections for t in s][1:], by, read)
         return
-    at = _outcome_at(state, sections)
+    at = _outcome_at(state, sections, partial)
     if at is not None:
         yield from _outcome(state, sections[0] if at else None, [t for s in sections[at:] for t in s], by, read)
         return
-    yield from _whole(state, sections, by, read)
+    yield from _whole(state, sections, by, read, partial)
 
 
 # -- the forms ---------------------------------------------------------------------------------
 
 
-def _whole(state: GameState, sections: list[list[str]], by: str | None, read: TricksReading) -> Iterator[AnyEvent]:
+def _whole(state: GameState, sections: list[list[str]], by: str | None, read: TricksReading,
+           partial: bool) -> Iterator[AnyEvent]:
     """BIDS | CONTRACT | CALLS | TRICKS, the tricks from the forehand; the contract may be
-    left out when it is the declarer's last bid."""
+    left out when it is the declarer's last bid. After the bids, a last section that
+    begins with the declarer's name (or a word that is also a call: ``_declarer_after_bids``)
+    is his outcome."""
     yield from _bids(state, sections.pop(0), by)
     if not sections:
         return  # the bids alone
     deal = _auction_over(state)
+    if len(sections) == 1 and sections[0] and _declarer_after_bids(deal, sections[0], partial):
+        yield from _outcome(state, [], sections[0], by, read)
+        return
     if deal.raspasy:
         yield _tricks(state, sections.pop(0), by, read, "forehand")
     else:
@@ -312,18 +331,24 @@ def half_whist_pass(deal: DealState, call: str) -> Refused | None:
 
 
 def _tricks(state: GameState, counts: list[str], by: str | None, read: TricksReading, order: str) -> AnyEvent:
-    """The tricks: named (``Vera=8``, any order), or counts for the players in the deal in
-    ``order``: from the forehand [Code 3.2.8], or the declarer first and the defenders in
-    the order they called."""
+    """The tricks: named (``Vera=8``, any order); counts round the table with the
+    declarer's marked (``8*``: whoever the counts begin with); or counts for the players
+    in the deal in ``order``: from the forehand [Code 3.2.8], or the declarer first and
+    the defenders in the order they called."""
     deal = state.current
     assert deal is not None
     read.deal, read.words = deal.number, len(counts)
     if any("=" in c for c in counts):
         read.order = "named"
         return Tricks(tricks=_named(deal, counts), by=by)
-    seats, other = _trick_seats(deal, counts), _declarer_seats(deal, counts) if deal.declarer is not None else []
-    if order == "declarer":
-        seats, other = other, seats
+    marks = [i for i, c in enumerate(counts) if c[:1] == MARK or c[-1:] == MARK]
+    plain = [c.strip(MARK) for c in counts]
+    forehand = _trick_seats(deal, plain)
+    first = _declarer_seats(deal, plain) if deal.declarer is not None and not deal.raspasy else forehand
+    seats, other = (forehand, first) if order == "forehand" else (first, forehand)
+    if marks:
+        seats = other = _marked_seats(deal, forehand, marks, counts)
+        order = "marked"
     if len(counts) != len(seats):
         whose = ", ".join(deal.persons[s] for s in seats)
         raise Refused("3.2.8", (_("expected {n} trick counts, for {players} (the declarer first)")
@@ -331,12 +356,30 @@ def _tricks(state: GameState, counts: list[str], by: str | None, read: TricksRea
                                     n=len(seats), players=whose),
                       _("or the tricks named: {named}").format(named=" ".join(f"{deal.persons[s]}=N" for s in seats)))
     try:
-        tricks = {deal.persons[s]: int(c) for s, c in zip(seats, counts)}
+        tricks = {deal.persons[s]: int(c) for s, c in zip(seats, plain)}
     except ValueError:
         raise Refused("3.2.8", _("trick counts are whole numbers, not {counts}").format(
             counts=repr(" ".join(counts)))) from None
-    read.seats, read.counts, read.order, read.other = seats, [int(c) for c in counts], order, other
+    read.seats, read.counts, read.order, read.other = seats, [int(c) for c in plain], order, other
     return Tricks(tricks=tricks, by=by)
+
+
+def _marked_seats(deal: DealState, forehand: list[int], marks: list[int], counts: list[str]) -> list[int]:
+    """Whose tricks the counts are when the declarer's is marked (``Vera 7H w w 8* 1 1``,
+    ``| 1 8* 1``): the players in the deal round the table, clockwise as they sit, the
+    marked count the declarer's, so that the counts may begin with anyone and are read
+    one way only."""
+    if deal.declarer is None or deal.raspasy:
+        raise Refused("3.2.8", _("{count}: the mark {mark} stands on the declarer's tricks, and a raspasy has no "
+                                 "declarer").format(count=repr(counts[marks[0]]), mark=MARK),
+                      _("the counts from the forehand, unmarked"))
+    if len(marks) > 1:
+        raise Refused("3.2.8", _("{counts}: only the declarer's count is marked ({mark}), once").format(
+            counts=repr(" ".join(counts)), mark=MARK), _("e.g. 8* 1 1"))
+    if len(counts) != len(forehand) or deal.declarer not in forehand:
+        return forehand  # the count of counts is refused as it is for counts unmarked
+    at, n = forehand.index(deal.declarer), len(forehand)
+    return [forehand[(at - marks[0] + i) % n] for i in range(n)]
 
 
 def _named(deal: DealState, counts: list[str]) -> dict[str, int]:
@@ -382,20 +425,101 @@ def _declarer_seats(deal: DealState, counts: list[str]) -> list[int]:
 # -- telling the forms apart --------------------------------------------------------------------
 
 
-def _outcome_at(state: GameState, sections: list[list[str]]) -> int | None:
+def _outcome_at(state: GameState, sections: list[list[str]], partial: bool) -> int | None:
     """The section an outcome begins with (0, or 1 after the bids): one whose first word
-    names a player and is no word of the table (a bid, a call, a contract, a count).
-    None: the line is the whole deal."""
+    names a player where a name stands. None: the line is the whole deal. A word that is
+    both a word of the table and the beginning of a name (``в``: a whist, or Vera) is
+    read by where it stands (``_declarer_first``, ``_declarer_after_bids``)."""
     first = sections[0]
     if not first:
         return None
     players = (state.in_auction or state.next_deal()).persons
-    if not is_table_word(first[0]):
-        return 0 if player_named(players, first[0]) is not None else None
-    if len(sections) > 1 and sections[1] and not is_table_word(sections[1][0]) \
+    head = first[0]
+    if not is_table_word(head):
+        return 0 if player_named(players, head) is not None else None
+    if _names_one(players, head) and _declarer_first(players, first, len(sections), partial):
+        return 0
+    if len(sections) == 2 and sections[1] and not is_table_word(sections[1][0]) \
             and player_named(players, sections[1][0]) is not None:
         return 1
     return None
+
+
+def _declarer_first(players: tuple[str, ...], first: list[str], n_sections: int, partial: bool) -> bool:
+    """Whether the line's first word, a word of the table that begins a player's name,
+    is the declarer. No line begins with a call, so a word that is no bid (``в``, ``w``)
+    is the name. The whole deal's first section is bids alone: a word in it that is no
+    bid makes the first word the name, and with more sections it is the bid. A line of
+    bids alone that also reads as an outcome (``п 7H п п``: Petya's seven, both
+    passing) is the outcome, as bids alone stop before the deal's result, unless the
+    line may stop so (``partial``): then it is refused with both readings."""
+    head, rest = first[0], first[1:]
+    if not _reads(bid_word, head) or not all(_reads(bid_word, w) for w in rest):
+        return True
+    if n_sections > 1 or not rest or not _reads_as_contract(rest[0]) or not all(_reads_as_call(w) for w in rest[1:]):
+        return False
+    if partial:
+        raise _either(players, head, _("a bid"))
+    return True
+
+
+def _declarer_after_bids(deal: DealState, words: list[str], partial: bool) -> bool:
+    """Whether the line's last section after its bids, whose first word is also a word of
+    the table (``в``: a whist, or Vera), is the declarer's outcome rather than the whole
+    deal's contract, calls or counts. Only the auction's winner may stand there; a
+    section that is not calls alone is his outcome. Calls alone are read both ways, the
+    calls the whole deal's and the winner's after his name, against the defence as it
+    would go (``_calls_fit``): the one that the defence takes, and that ends the deal
+    unless the line may stop short (``partial``), is meant; where both are, the line is
+    refused with both readings."""
+    head = words[0]
+    if deal.raspasy or not _reads_as_call(head) or not _names_one(deal.persons, head):
+        return False
+    winner = deal.declarer if deal.declarer is not None else deal.turn()
+    if winner is None or player_named(deal.persons, head) != deal.persons[winner]:
+        return False
+    if not all(_reads_as_call(w) for w in words):
+        return True
+    whole, outcome = _calls_fit(deal, winner, words, partial), _calls_fit(deal, winner, words[1:], partial)
+    if whole and outcome:
+        raise _either(deal.persons, head, _("a call"))
+    return outcome
+
+
+def _calls_fit(deal: DealState, declarer: int, calls: list[str], partial: bool) -> bool:
+    """Whether the defence of the declarer's last bid would take ``calls`` in turn, and,
+    unless the line may stop short, end the deal with them (no tricks follow them)."""
+    bid = deal.own_level.get(declarer)
+    if bid is None:
+        return False
+    trial = copy.deepcopy(deal)
+    trial.apply_contract(declarer, str(bid), 0)
+    for token in calls:
+        head, _sep, flag = token.partition(":")
+        call = call_word(f"{head.partition('@')[0]}:{flag}" if flag else head.partition("@")[0])[0]
+        expect = trial.defence().expect if not trial.no_defence else None
+        if expect is None or call not in expect[1]:
+            return False
+        trial.apply_call(expect[0], call, 0)
+    return partial or trial.phase == "done"
+
+
+def _names_one(players: tuple[str, ...], word: str) -> bool:
+    """The word names one player (a word that could begin several names names none)."""
+    try:
+        return player_named(players, word) is not None
+    except Refused:
+        return False
+
+
+def _either(players: tuple[str, ...], word: str, table: str) -> Refused:
+    """A word that could be a player's name or a word of the table where either stands."""
+    player = player_named(players, word)
+    assert player is not None
+    longer = player[:len(word) + 1]
+    return Refused("event-log", _("{word} could be {player} or {what}, where either may stand").format(
+        word=repr(word), player=player, what=table), _("{longer} for {player}, or the word in full").format(
+            longer=repr(longer), player=player))
 
 
 def is_table_word(token: str) -> bool:
@@ -415,8 +539,9 @@ def _reads(read: object, text: str) -> bool:
 
 
 def _reads_as_count(token: str) -> bool:
+    """A trick count, the declarer's marked (``8*``) or not."""
     try:
-        int(token)
+        int(token.strip(MARK))
     except ValueError:
         return False
     return True

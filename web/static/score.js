@@ -188,6 +188,7 @@
       form = $("line-form");
       $("line").value = item.body.line;
       $("line-box").open = true;
+      showDoubt(doc && doc.refused && doc.refused.doubt);
     } else if (item.command === "correct") {
       form = $("correct-form");
       $("correct-box").open = true;
@@ -197,6 +198,35 @@
       form = $("undo-form");
     }
     P.refusal(form, doc);
+  }
+
+  // A line whose counts read two ways write two sheets: both readings side by side, the
+  // tricks and what each writes, and the line that says each with the declarer's count marked.
+  function showDoubt(doubt) {
+    var box = $("line-doubt");
+    if (!doubt || !doubt.readings) { P.fill(box, []); P.show(box, false); return; }
+    var cells = [];
+    doubt.readings.forEach(function (r) {
+      r.writes.forEach(function (w) { if (cells.indexOf(w.cell) < 0) cells.push(w.cell); });
+    });
+    function amount(r, cell) {
+      var w = r.writes.filter(function (x) { return x.cell === cell; })[0];
+      return w ? (Number(w.amount) > 0 ? "+" : "") + w.amount : "";
+    }
+    var rows = [el("tr", {}, [el("th"), el("th", { text: doubt.readings[0].as }), el("th", { text: doubt.readings[1].as })]),
+                el("tr", {}, [el("th", { text: t("tricks") })].concat(doubt.readings.map(function (r) {
+                  return el("td", { text: Object.keys(r.tricks).map(function (p) { return p + " " + r.tricks[p]; }).join(", ") });
+                })))];
+    cells.forEach(function (cell) {
+      rows.push(el("tr", {}, [el("th", { text: cell })].concat(doubt.readings.map(function (r) {
+        return el("td", { text: amount(r, cell) });
+      }))));
+    });
+    rows.push(el("tr", {}, [el("th")].concat(doubt.readings.map(function (r) {
+      return el("td", {}, [el("code", { text: r.line })]);
+    }))));
+    P.fill(box, [el("table", {}, rows)]);
+    P.show(box, true);
   }
 
   function denied(doc) {
@@ -480,6 +510,7 @@
     var text = $("line").value.trim();
     if (!text) return;
     P.clearErrors($("line-form"));
+    showDoubt(null);
     $("line").value = "";
     var body = { line: text };
     if ($("line-yes").checked) body.confirmed = true;  // a result doubted as a slip of the order, as typed

@@ -65,7 +65,7 @@ def _parameters(items: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def chosen_model(name: str | None, params: tuple[str, ...]) -> RatingModel | None:
+def model_asked(name: str | None, params: tuple[str, ...]) -> RatingModel | None:
     """``--model NAME --param K=V``: another model to fold the archive with (to compare)."""
     if name is None:
         if params:
@@ -104,7 +104,7 @@ def rating(name: str | None, at: str | None, as_known: str | None, convention: s
     uncertainty's share."""
     _one_format(as_json, as_csv, as_html)
     then, when = then_of(at, as_known)
-    other = chosen_model(model_name, params)
+    other = model_asked(model_name, params)
     told = filter_text(None, None, convention, when, as_known is not None)
     with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         rated = club_rating(views, then, convention, other)

@@ -278,6 +278,48 @@ def test_rating_as_of_a_time_is_what_the_archive_said_then(store_url: str) -> No
     assert "no pulka over yet" in cli(db, "rating", "--at", "2025-12-31")
 
 
+def test_as_known_is_the_rating_of_the_store_as_it_stood_then(fresh: Callable[[], str]) -> None:
+    """An old sheet (played on the 3rd) stored after a pulka of the 8th: ``--at`` the 6th
+    takes it in (played by then), ``--as-known`` the 6th does not (the store did not hold
+    it), and equals the rating of a store holding only what this one held then."""
+    db, then_db = fresh(), fresh()
+    for store in (db, then_db):
+        record(store, "g1", ("Anna", "Boris", "Vera"), day(1), deals=3)
+        record(store, "g2", ("Anna", "Gleb", "Dina"), day(5), deals=2)
+    record(db, "g4", ("Dina", "Vera", "Anna"), day(8), deals=1)
+    record(db, "g3", ("Boris", "Gleb", "Vera"), day(3), deals=4)  # the old sheet, stored last
+    sixth = "2026-01-06T12:00:00+03:00"
+    known = shown_rating(db, "--as-known", sixth)
+    assert known == shown_rating(then_db, "--at", sixth) == shown_rating(then_db, "--as-known", sixth)
+    assert known["Boris"][2] == 1 and shown_rating(db, "--at", sixth)["Boris"][2] == 2  # g3 played, not held
+    assert [m["game"] for m in doc(db, "rating", "Vera", "--as-known", sixth)["matches"]] == ["g1"]
+    assert doc(db, "stats", "Gleb", "--as-known", sixth)["numbers"]["pulkas"]["count"] == 1
+    assert doc(db, "stats", "Gleb", "--at", sixth)["numbers"]["pulkas"]["count"] == 2
+    assert shown_rating(db, "--as-known", "2026-01-09") == shown_rating(db, "--at", "2026-01-09")  # all held
+    r = CliRunner().invoke(main, ["rating", "--db", db, "--at", sixth, "--as-known", sixth])
+    assert r.exit_code != 0 and "only one of --at and --as-known" in r.output
+
+
+def test_a_change_of_model_is_an_event_and_both_tables_stay_readable(store_url: str) -> None:
+    """The club changes its model: the table from then on is the new model's, the table
+    as the store held it before is the old one's, and ``--model`` folds with either."""
+    db = store_url
+    club(db)
+    before = doc(db, "rating")
+    assert before["model"]["model"] == "whists-per-deal"
+    cli(db, "rating-model", "openskill-places", "--param", "margin=40", "--reason", "compare", "--by", "arbiter:Oleg")
+    after = doc(db, "rating")
+    assert after["model"] == {**before["model"], "model": "openskill-places", "parameters": {"margin": "40"},
+                              "rating": "mu - 3 sigma", "expected": "place"}
+    assert after["players"] != before["players"]
+    assert doc(db, "rating", "--as-known", "2026-01-05")["players"] == \
+        doc(db, "rating", "--model", "whists-per-deal", "--at", "2026-01-05")["players"]
+    assert doc(db, "rating", "--model", "openskill-places", "--param", "margin=40")["players"] == after["players"]
+    assert "the club is rated by openskill-places (margin=40)" in cli(db, "rating-model")
+    r = CliRunner().invoke(main, ["rating-model", "elo", "--db", db, "--by", "arbiter:Oleg"])
+    assert r.exit_code == 1 and "not a rating model" in r.output and doc(db, "rating") == after
+
+
 def test_a_correction_of_an_old_pulka_moves_the_ratings_after_it(store_url: str) -> None:
     """A late correction of g1's last tricks by its recorder [Code 4.2.9] changes g1's
     result: every rating after it is folded again, as a replay of all the pulkas would."""

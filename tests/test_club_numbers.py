@@ -264,6 +264,11 @@ def test_a_players_history_names_each_game_and_change(store_url: str) -> None:
     assert history[0]["rating_before"] == 0 and history[0]["sigma_before"] == 2  # a newcomer: mu 0, sigma the prior
     text = cli(db, "rating", "Anna")
     assert "g1" in text and "3 pulkas rated" in text
+    # Each move in one line: expected, got, the opponents, sigma and the share taken, the move.
+    g2 = next(line for line in text.splitlines() if " g2 " in line)
+    m = history[1]
+    assert (f"expected {round(m['expected']):+d}, got {m['whists']:+d} ({m['place']} of 3); opponents "
+            f"{m['opponents']:+.2f}; σ {m['sigma_before']:.2f}→{m['sigma']:.2f}, {m['share']:.0%} taken") in g2
 
 
 def test_rating_as_of_a_time_is_what_the_archive_said_then(store_url: str) -> None:

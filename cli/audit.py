@@ -44,7 +44,7 @@ from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.club import ClubStarted
 from projections.points import Point, cut
 from projections.trail import render_audit, render_diff, render_explain, row_doc, select_rows
-from ledger.vocabulary.wording import spoken_count
+from ledger.vocabulary.wording import digits, spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -52,9 +52,9 @@ _ = language._  # every text a person reads, in the language in effect
 def parse_point(text: str) -> Point:
     """``12`` (event 12), ``deal:3`` (end of deal 3) or a time (local unless it has an
     offset; a date is its end)."""
-    if text.isdigit():
+    if digits(text):
         return Point(at=int(text))
-    if text.startswith("deal:") and text[5:].isdigit():
+    if text.startswith("deal:") and digits(text[5:]):
         return Point(deal=int(text[5:]))
     return Point(time=user_time(text, end_of_day=True))
 

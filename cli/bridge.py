@@ -32,6 +32,7 @@ from ledger.desks.rubber import RubberDesk
 from ledger.desks.told import Told
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
+from ledger.vocabulary.wording import digits
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -121,7 +122,7 @@ def bridge_penalty(game: str, side: str, points: int, reason: str, by: str, quie
                   quiet=quiet, as_json=as_json)
 
 
-@bridge.command("correct", cls=GameCommand, game_given=lambda w: len(w) >= 3 and (not w[0].isdigit() or w[1].isdigit()))
+@bridge.command("correct", cls=GameCommand, game_given=lambda w: len(w) >= 3 and (not digits(w[0]) or digits(w[1])))
 @game_argument
 @click.argument("target", type=int)
 @click.argument("changes_", nargs=-1, required=True, metavar="FIELD=VALUE...")

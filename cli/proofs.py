@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
+from ledger.vocabulary.wording import digits
 from typing import Any, TypeVar
 from pathlib import Path
 
@@ -224,7 +225,7 @@ def prove(game: str | None, published: str | None, consistency: tuple[str, str] 
 
 def _checkpoint_note(attest: Attestations, text: str) -> Note:
     """OLD or NEW of --consistency: a file, or the size of a stored checkpoint."""
-    if text.isdigit() and not os.path.exists(text):
+    if digits(text) and not os.path.exists(text):
         return attest.stored(int(text)).note()
     return read_note(text)
 

@@ -47,7 +47,7 @@ from ledger.vocabulary.events import GameStarted, event_to_dict
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
 from projections.numbers import fmt, signed
-from ledger.vocabulary.wording import convention_name, spoken_text
+from ledger.vocabulary.wording import convention_name, digits, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -487,7 +487,7 @@ def preview_text(preview: CorrectionPreview) -> list[str]:
 def names_a_record(word: str) -> bool:
     """An event number or ``deal:K…``: what a correction's first argument is when the
     game is left out."""
-    return word.lstrip("-").isdigit() or word.casefold().startswith(("deal:", "сдача:"))
+    return digits(word.removeprefix("-")) or word.casefold().startswith(("deal:", "сдача:"))
 
 
 @click.command(cls=GameCommand,

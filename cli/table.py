@@ -9,6 +9,7 @@ import click
 
 from cli.common import GameCommand, complete_player, db_option, game_argument
 from cli.record import by_option, record_pulka, report_options
+from ledger.vocabulary.wording import digits
 
 
 @click.command(cls=GameCommand)
@@ -25,7 +26,7 @@ def dealt(game: str, player: str, by: str | None, quiet: bool, as_json: bool, db
 RULES = ["3.3.16.2", "3.3.16.3", "3.4.4", "3.5.4", "3.8.5.1", "3.9.22"]
 
 
-@click.command(cls=GameCommand, game_given=lambda words: bool(words) and not words[0][:1].isdigit())
+@click.command(cls=GameCommand, game_given=lambda words: bool(words) and not digits(words[0][:1]))
 @game_argument
 @click.argument("rule", type=click.Choice(RULES))
 @click.argument("counts", nargs=-1, metavar="[NAME=N...]")

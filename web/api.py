@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from ledger.vocabulary.wording import digits
 from typing import Any
 
 import msgspec
@@ -176,9 +177,9 @@ async def diff_json(request: Request) -> Response:
 
 def _point_text(text: str, field: str) -> Point:
     """``12`` (event 12), ``deal:3`` (the end of deal 3) or a time, as ``pulka diff`` takes them."""
-    if text.isdigit():
+    if digits(text):
         return Point(at=int(text))
-    if text.startswith("deal:") and text[5:].isdigit():
+    if text.startswith("deal:") and digits(text[5:]):
         return Point(deal=int(text[5:]))
     if not text:
         raise Refused("api", _("a point is N, deal:K or a time"), "12, deal:3, 2026-12-01T20:14+01:00", field=field)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from fractions import Fraction
+from ledger.vocabulary.wording import digits
 from typing import Any, TypeVar
 
 import msgspec
@@ -85,7 +86,7 @@ def int_param(q: Mapping[str, str], name: str) -> int | None:
     text = q.get(name)
     if text is None or text == "":
         return None
-    if not text.lstrip("-").isdigit():
+    if not digits(text.removeprefix("-")):
         raise Refused("api", _("{name} is a whole number, not {text}").format(name=name, text=repr(text[:40])),
                       field=name)
     return int(text)

@@ -15,6 +15,7 @@ sides; the sheet's МЫ ("we") is N–S, the side of the first player listed.
 
 from __future__ import annotations
 
+from ledger.vocabulary.wording import digits
 from typing import Any, Literal
 
 import msgspec
@@ -91,7 +92,7 @@ class ContractError(ValueError):
 def parse_contract(text: str) -> tuple[int, str]:
     """``"4S"`` -> (4, "S"), ``"3NT"`` -> (3, "NT"); ``N`` is accepted for NT."""
     t = text.strip().upper()
-    if len(t) < 2 or not t[0].isdigit():
+    if len(t) < 2 or not digits(t[0]):
         raise ContractError(_("{text} is not a contract: a level 1-7 and C, D, H, S or NT (e.g. 4S, 3NT)").format(
             text=repr(text)))
     level, denomination = int(t[0]), t[1:]

@@ -12,6 +12,7 @@ The parameters and the choices behind them are in docs/conventions.md ("Tourname
 from __future__ import annotations
 
 from fractions import Fraction
+from ledger.vocabulary.wording import digits
 from typing import Any, Literal
 
 import msgspec
@@ -165,7 +166,7 @@ def parse_table_game(game: str) -> tuple[str, int, int] | None:
     if len(parts) != 3 or not parts[0]:
         return None
     tournament, tour, table = parts
-    if not (tour.isdigit() and table.isdigit()) or tour.startswith("0") or table.startswith("0"):
+    if not (digits(tour) and digits(table)) or tour.startswith("0") or table.startswith("0"):
         return None
     return tournament, int(tour), int(table)
 

@@ -1,5 +1,5 @@
 """Words for people: the decoder's messages in the words of the log's readers, and
-counts with their nouns (``counted``).
+counts with their nouns (``counted``), and the numbers a person may type (``digits``).
 
 msgspec says ``Expected `int`, got `str` - at `$.tricks[...]```; a scorer or an arbiter
 reads "`tricks` must be a whole number, not text". ``plain`` rewrites the decoder's
@@ -81,6 +81,19 @@ _COUNTED: dict[str, Callable[[int], str]] = {
     "tour": lambda n: ngettext("{n} tour", "{n} tours", n),
     "trick": lambda n: ngettext("{n} trick", "{n} tricks", n),
 }
+
+
+# The most digits a number typed by a person may have: more than any count, event or
+# whist total a club will see, and far below Python's limit on converting text to int.
+MOST_DIGITS = 18
+
+
+def digits(text: str) -> bool:
+    """Whether ``text`` is a whole number a person typed: ASCII digits only, at most
+    ``MOST_DIGITS`` of them. ``str.isdigit`` alone takes ``²`` and ``٣`` (which ``int``
+    refuses, or reads) and any length (which ``int`` refuses past 4300 digits): a word
+    that passes here converts with ``int``, and one that does not is refused as words."""
+    return text.isascii() and text.isdigit() and len(text) <= MOST_DIGITS
 
 
 def counted(n: int, noun: str) -> str:

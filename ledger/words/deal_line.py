@@ -57,6 +57,7 @@ import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ledger.vocabulary.wording import digits
 from ledger.words.table import RASPASY_WORDS, bid_word, call_word, contract_word, level_word, player_named, \
     player_word
 from ledger.vocabulary import language
@@ -388,7 +389,7 @@ def _named(deal: DealState, counts: list[str]) -> dict[str, int]:
     for item in counts:
         name, sep, n = item.partition("=")
         person = player_named(deal.persons, name) if sep else None
-        if person is None or not n.strip().isdigit():
+        if person is None or not digits(n.strip()):
             raise Refused("3.2.8", _("{item} is not NAME=N (a player of the deal and his tricks); the tricks are "
                                      "all named or none").format(item=repr(item)),
                           " ".join(f"{p}=N" for p in deal.persons))

@@ -20,6 +20,7 @@ POINTS`` (``honours`` also reads). The contract is written in its canonical form
 
 from __future__ import annotations
 
+from ledger.vocabulary.wording import digits
 from typing import Any
 
 from ledger.vocabulary.bridge import SEATS, BridgeDeal, ContractError, Honours, PassedOut, contract_text, needed
@@ -52,7 +53,7 @@ def table_contract(text: str) -> str:
     text as it is, for ``parse_contract`` to read or refuse."""
     word = "".join(text.split())
     suit = SUIT_WORDS.get(word[1:].lower())
-    return f"{word[0]}{suit}" if word[:1].isdigit() and suit is not None else text
+    return f"{word[0]}{suit}" if digits(word[:1]) and suit is not None else text
 
 
 def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
@@ -89,7 +90,7 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
     honours = None
     if words and words[0].lower() in ("hon", "honours", "honors"):
         words.pop(0)
-        if len(words) < 2 or not words[1].isdigit():
+        if len(words) < 2 or not digits(words[1]):
             raise Refused("event-log", _("honours are written hon SEAT POINTS"), _("e.g. hon E 100"))
         honours = Honours(player=player_of(players, words.pop(0)), points=int(words.pop(0)))
     if words:
@@ -151,7 +152,7 @@ _OPTIONAL = ("double", "doubled_by", "redoubled_by", "honours")
 def _honours(players: tuple[str, ...], value: Any) -> Any:
     if isinstance(value, str):
         holder, sep, points = value.partition(":")
-        if not sep or not points.strip().isdigit():
+        if not sep or not digits(points.strip()):
             raise Refused("event-log", _("honours={value}: honours are written SEAT:POINTS").format(value=repr(value)),
                           _("e.g. honours=E:100"))
         return {"player": player_of(players, holder.strip()), "points": int(points)}
@@ -163,9 +164,9 @@ def _honours(players: tuple[str, ...], value: Any) -> Any:
 def _result(word: str, need: int) -> int:
     if word == "=":
         return need
-    if word[:1] in "+-" and word[1:].isdigit():
+    if word[:1] in "+-" and digits(word[1:]):
         return need + int(word)
-    if word.isdigit():
+    if digits(word):
         return int(word)
     raise Refused("event-log", _("{word} is not a result").format(word=repr(word)),
                   _("the tricks taken (0-13), or =, +N, -N"))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from ledger.vocabulary.wording import digits
 from typing import Any
 
 from ledger.vocabulary import language
@@ -78,7 +79,7 @@ def level_word(text: str) -> str | None:
     else:
         level, suit = word[:1], word[1:]
     canonical = SUIT_WORDS.get(suit)
-    if not level.isdigit() or canonical is None:
+    if not digits(level) or canonical is None:
         return None
     found = parse_level(level + canonical)
     return str(found) if found is not None else None
@@ -177,7 +178,7 @@ def trick_counts(players: tuple[str, ...], items: Iterable[str]) -> dict[str, in
     result: dict[str, int] = {}
     for item in items:
         name, sep, n = item.partition("=")
-        if not sep or not n.strip().isdigit():
+        if not sep or not digits(n.strip()):
             raise Refused("3.5", _("{item} is not NAME=N (a player and a number of tricks)").format(item=repr(item)),
                           " ".join(f"{p}=N" for p in players))
         result[player_word(players, name)] = int(n)
@@ -191,7 +192,7 @@ def penalty_tricks(players: tuple[str, ...], items: Iterable[str]) -> tuple[Pena
     for item in items:
         what, sep, rule = item.partition("@")
         name, eq, n = what.partition("=")
-        if not sep or not eq or not n.strip().isdigit():
+        if not sep or not eq or not digits(n.strip()):
             raise Refused("3.9.12", _("{item} is not NAME=N@RULE").format(item=repr(item)), _("e.g. Anna=1@3.4.9"))
         out.append(PenaltyTrick(player=player_word(players, name), tricks=int(n), rule=rule.strip()))
     return tuple(out)
@@ -203,7 +204,7 @@ def whists_of(players: tuple[str, ...], items: Iterable[str], rule: str = "3.3.1
     out: dict[str, int] = {}
     for item in items:
         name, sep, n = item.partition("=")
-        if not sep or not n.strip().isdigit():
+        if not sep or not digits(n.strip()):
             raise Refused(rule, _("{item} is not NAME=N").format(item=repr(item)), _("e.g. --whists Boris=52"))
         out[player_word(players, name)] = int(n)
     return out or None
@@ -243,11 +244,11 @@ def target_word(text: str | int) -> int | DealPart:
     if isinstance(text, int):
         return text
     word = text.strip()
-    if word.lstrip("-").isdigit():
+    if digits(word.removeprefix("-")):
         return int(word)
     kind, colon, rest = word.partition(":")
     number, dot, part = rest.partition(".")
-    if kind.casefold() in ("deal", "сдача") and colon and number.isdigit() and (not dot or part.casefold() in PARTS):
+    if kind.casefold() in ("deal", "сдача") and colon and digits(number) and (not dot or part.casefold() in PARTS):
         return DealPart(int(number), part.casefold() if dot else None, word)
     raise Refused("4.2.7", _("{text} names no record").format(text=repr(text)),
                   _("an event number (pulka log shows them), or deal:K, deal:K.tricks, deal:K.contract"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, CutRule, Segment, TieBreak
+from ledger.vocabulary.wording import digits
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -30,7 +31,7 @@ def parse_cutoff(text: str | None) -> tuple[Segment, ...]:
                                                  "{part}").format(part=repr(part)), field="cutoff")
         if bound == "*":
             upto = None
-        elif bound.isdigit():
+        elif digits(bound):
             upto = int(bound)
         else:
             raise Refused("tournament.cutoff", _("--cutoff bound {bound} is not a whole number of whists or *").format(
@@ -42,7 +43,7 @@ def parse_cutoff(text: str | None) -> tuple[Segment, ...]:
 def parse_cut(text: str) -> CutRule:
     """``2:8``: after tour 2 the first 8 go on."""
     tour, sep, keep = text.partition(":")
-    if not (sep and tour.isdigit() and keep.isdigit()):
+    if not (sep and digits(tour) and digits(keep)):
         raise Refused("tournament.cuts", _("--cut takes TOUR:KEEP (after tour TOUR the first KEEP go on), not "
                                            "{text}").format(text=repr(text)), field="cuts")
     return CutRule(int(tour), int(keep))

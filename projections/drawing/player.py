@@ -174,7 +174,7 @@ def club_html(table: dict[str, Any], histories: list[dict[str, Any]]) -> str:
     and his moves pulka by pulka."""
     rows = []
     for k, p in enumerate(table["players"]):
-        mark = ' <span class="provisional" title="provisional">?</span>' if p["provisional"] else ""
+        mark = f' <span class="provisional" title="{_e(_("provisional"))}">?</span>' if p["provisional"] else ""
         rows.append(
             f'<tr data-player="{_e(p["player"])}"><td class="num">{p["place"]}</td>'
             f'<td><a href="#{_anchor(k)}">{_e(p["player"])}</a>{mark}</td><td class="num">{p["rating"]:+.2f}</td>'

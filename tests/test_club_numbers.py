@@ -27,7 +27,7 @@ from psycopg import sql
 from cli.main import main
 import rating_worked
 from club_archive import CLUB, Expected, cli, club_archive, doc, expected_stats, store_archive
-from helpers import csv_out
+from helpers import csv_out, tournament_export
 from ledger.views import rating
 from ledger.application import Ledger
 from ledger.words.deal_line import deal_events
@@ -303,6 +303,22 @@ def test_as_known_is_the_rating_of_the_store_as_it_stood_then(fresh: Callable[[]
     assert shown_rating(db, "--as-known", "2026-01-09") == shown_rating(db, "--at", "2026-01-09")  # all held
     r = CliRunner().invoke(main, ["rating", "--db", db, "--at", sixth, "--as-known", sixth])
     assert r.exit_code != 0 and "only one of --at and --as-known" in r.output
+
+
+@pytest.mark.sqlite_only
+def test_a_tournaments_standings_as_the_store_held_them(tmp_path: Any) -> None:
+    """A tournament played on 1 March and imported after a pulka of 10 March: by the
+    time it was played it stands on the 5th; the store held it only from the 10th."""
+    exported = tmp_path / "cup.jsonl"
+    exported.write_text(tournament_export(str(tmp_path / "source.db")), encoding="utf-8")
+    db = str(tmp_path / "club.db")
+    record(db, "march", ("Anna", "Boris", "Vera"), datetime(2026, 3, 10, 19, tzinfo=timezone.utc), deals=1)
+    cli(db, "import", str(exported))
+    now = doc(db, "tournament", "standings", "cup")
+    assert doc(db, "tournament", "standings", "cup", "--as-known", "2026-03-11") == now
+    assert doc(db, "tournament", "standings", "cup", "--time", "2026-03-05")["standings"]
+    r = CliRunner().invoke(main, ["tournament", "standings", "cup", "--as-known", "2026-03-05", "--db", db])
+    assert r.exit_code == 1 and "the store held no tournament 'cup' at 2026-03-05" in r.output
 
 
 def test_a_change_of_model_is_an_event_and_both_tables_stay_readable(store_url: str) -> None:

@@ -630,10 +630,13 @@ def check_consistency(doc: Any, policy: Policy, memory: Memory, say: Say) -> Non
     new = check_checkpoint(doc.get("new"), policy, rotations, say)
     if old[0] != new[0]:
         raise Failed(f"the checkpoints are of two logs: {old[0]} and {new[0]}")
-    if not consistent(old[1], new[1], old[2], new[2], b64list(doc.get("proof"))):
+    proof = b64list(doc.get("proof"))
+    if not consistent(old[1], new[1], old[2], new[2], proof):
         raise Failed(f"checkpoint #{new[1]} does not extend checkpoint #{old[1]}: the log was rewritten between them")
     say(f"checkpoint #{new[1]} extends checkpoint #{old[1]} of {old[0]}: the first {old[1]} events are unchanged")
-    memory.check(doc["new"], new, {}, say)
+    # The proof is also the one from the old checkpoint, when it is the last one seen:
+    # checked again against the root remembered, which a fork would not match.
+    memory.check(doc["new"], new, {old[1]: proof}, say)
 
 
 def check_same_log(first: str, second: str, proof: Any, policy: Policy, say: Say) -> None:

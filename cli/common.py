@@ -33,6 +33,7 @@ from ledger.application import Kept, Ledger
 from ledger.store.event_store import bulk
 from ledger.judge.kinds import GAME_STARTS
 from ledger.store.backend import mask
+from ledger.store.layout import LAYOUT
 from ledger.store.stored import BrokenChainError, ConcurrentWriteError, UnreadableEventError
 from ledger.store.event_store import CannotOpen, Store, StoreError, is_postgres_url, parse_postgres_url
 from ledger.vocabulary import language
@@ -139,12 +140,14 @@ def made_folder(address: str) -> None:
 
 
 @contextmanager
-def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
+def opened(db: str | None, *, write: bool = False, upgrade: bool = True) -> Iterator[Ledger]:
     """The ledger on the store ``db``; every refusal inside becomes a UserError, and no
     message shows the address's password.
 
     Only a command that records (``write``) creates the store's table when it is
-    missing; a reading command never changes the database. The garbage collector
+    missing, and brings a store written by an earlier pulka to this one's layout first
+    (``upgrade_noted``; not ``pulka upgrade`` itself, which says it); a reading command
+    never changes the database. The garbage collector
     rests meanwhile (``bulk``): loading and replaying a game frees nothing cyclic.
     """
     address = store_address(db)
@@ -159,6 +162,8 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
                             else _("cannot open the store: {reason}").format(reason=said)) from None
         try:
             with refusals(), bulk():
+                if write and upgrade:
+                    upgrade_noted(store)
                 try:
                     yield Ledger(store)
                 except ConcurrentWriteError as exc:
@@ -170,6 +175,21 @@ def opened(db: str | None, *, write: bool = False) -> Iterator[Ledger]:
         if masked == exc.message:
             raise
         raise UserError(masked) from None
+
+
+def upgrade_noted(store: Store) -> None:
+    """A store written by an earlier pulka, brought to this one's layout before a command
+    writes it (``ledger.desks.upkeep.upgraded``), with a note on standard error."""
+    if store.layout is None or store.layout >= LAYOUT:
+        return
+    from ledger.desks.upkeep import upgraded  # loaded only for a store to upgrade: the views, the tree
+
+    done = upgraded(store)
+    if done is not None:
+        click.echo("pulka: " + _("note: the store {store} was upgraded from layout {was} to layout {now}").format(
+            store=store.description, was=done.was, now=done.now) + (
+            "; " + _("its player views are folded again ({why})").format(why=done.views) if done.views else ""),
+            err=True)
 
 
 def concurrent_write(exc: ConcurrentWriteError, store: Store) -> str:

@@ -81,6 +81,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("cli.rating:stats", "A player's statistics: pulkas and results, contracts by level and suit and how many made, misères, whists, passes and half-whists and what they brought, raspasy, remizes, errors charged by the recording rules, head to head; NUMBER --deals lists the deals behind a number (contracts.7, defence.whist, vs.Boris.ahead)."),
     "tournament": ("cli.tournament:tournament", 'Tournaments: tours of tables, seated by hand, by lot or Swiss; standings as of any tour or time.'),
     "views": ("cli.players:views", 'The read models of the archive: their state, a full rebuild, a follower.'),
+    # the store over the years: upgrades, the move to another store, backups
+    "upgrade": ("cli.upkeep:upgrade", "Bring a store written by an earlier pulka to this pulka's layout, in one transaction (a writing command does it too)."),
+    "copy": ("cli.upkeep:copy_", 'Copy the whole store into the empty store ADDRESS (SQLite to PostgreSQL and back): every event in its order, the register, tournaments, receipts, accounts, tokens, checkpoints.'),
+    "backup": ("cli.upkeep:backup", 'Back the store up into the new SQLite file FILE, safely while the service writes it: SQLite by its online backup, PostgreSQL by a copy.'),
     # The service stands beside cli (web, the other face), which never imports it: its
     # command is the entry point ``serve`` of the group ``pulka.commands`` (pyproject.toml),
     # loaded only when run; its help is kept here.

@@ -347,3 +347,20 @@ def test_verify_scores_the_corrections_it_passes(store_url: str, tmp_path: Path,
     monkeypatch.setattr(rubber_projection, "corrected", merge)
     result = run(store_url, "verify", "in_time")
     assert result.exit_code == 1 and "event 3" in result.output and "intact" not in result.output, result.output
+
+
+def test_a_double_written_on_the_contract_and_again_after_it_is_refused(tmp_path: Path) -> None:
+    """[Law 19] "4SX XX N 10" doubles the contract on the contract's word and again as a
+    call of its own: it was read as redoubled and stored; at the rubber's desk it is
+    refused, naming both and how to write it once, and nothing is stored. Once, either
+    way, is read as before."""
+    with Scorer(str(tmp_path / "pulka.db"), "r7", "Anna,Boris,Vera,Gleb", rubber=True) as r:
+        for line, contract, call in (("4SX XX N 10", "4SX", "XX"), ("4SXX X N 10", "4SXX", "X"),
+                                     ("4SX@E XX@S N 10", "4SX@E", "XX@S")):
+            err = r.refused("deal", line)
+            assert f"{line!r} writes the double twice: on the contract ({contract}) and as {call} [Law 19]" in err
+            assert "allowed: the double once: on the contract (4SX, 4SXX) or after it (4S X, 4S X XX" in err
+        assert len(r.exported()) == 1
+        for line, double in (("2SX N -1", "X"), ("2S X XX N -1", "XX"), ("2SXX N -1", "XX")):
+            r.deal(line)
+            assert r.exported()[-1]["double"] == double

@@ -10,7 +10,8 @@
   and when it was revoked.
 
 Both SQLite and PostgreSQL, on a connection of their own (the events are the store's);
-every statement is written once with ``?`` placeholders.
+every statement is written once with ``?`` placeholders. The tables are the store's
+(``ledger.store.layout.KEPT`` makes them, and a copy of the store carries them).
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ from typing import Any, NamedTuple
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ledger.store import layout
 from ledger.store.backend import is_postgres_url, parse_postgres_url
 
-ACCOUNTS = "pulka_accounts"
-TOKENS = "pulka_tokens"
-SECRETS = "pulka_serve_secret"
+ACCOUNTS, TOKENS, SECRETS = layout.ACCOUNTS, layout.TOKENS, layout.SECRET
 ROLES = ("arbiter", "director")  # a director may do all an arbiter may, and run tournaments
 
 FAILURES_FREE = 5  # failed sign-ins before the account makes one wait
@@ -110,13 +110,9 @@ class Accounts:
         """Make both tables when they are missing."""
         if self._made:
             return
-        self._run("CREATE TABLE IF NOT EXISTS {accounts} (name TEXT PRIMARY KEY, role TEXT NOT NULL, "
-                  "hash TEXT NOT NULL, failures INTEGER NOT NULL DEFAULT 0, locked_until DOUBLE PRECISION "
-                  "NOT NULL DEFAULT 0)")
-        self._run("CREATE TABLE IF NOT EXISTS {tokens} (id TEXT PRIMARY KEY, digest TEXT NOT NULL, "
-                  "game TEXT NOT NULL, by_whom TEXT NOT NULL, issued_by TEXT NOT NULL, "
-                  "issued DOUBLE PRECISION NOT NULL, revoked DOUBLE PRECISION)")
-        self._run("CREATE TABLE IF NOT EXISTS {secrets} (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        kind = "postgres" if self.postgres else "sqlite"
+        for table in (ACCOUNTS, TOKENS, SECRETS):  # the store's own tables (a copy of it carries them)
+            self._run(layout.create_statement(table, self._name(table), kind))
         self._made = True
 
     def secret(self) -> str:

@@ -87,11 +87,16 @@ def run_service(address: str, host: str, port: int, certfile: str | None, keyfil
 
     from ledger.store.event_store import Store, StoreError
 
+    from ledger.desks.upkeep import upgraded
+
     try:
         with Store(address, create=True) as store:
             store.ensure_table()
+            done = upgraded(store)  # a store written by an earlier pulka, brought to this one's layout
     except StoreError as exc:
         raise click.ClickException(f"cannot open the store: {exc}") from None
+    if done is not None:
+        click.echo(f"pulka serve: the store was upgraded from layout {done.was} to layout {done.now}")
     https = certfile is not None
     settings = settings_of(address, https, public_url, threads)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -32,6 +32,7 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import PersistenceError
 
+from ledger.store import layout
 from ledger.store.records import LedgerApplication
 from ledger.store.event_store import Store, StoreError
 from ledger.store.stored import game_id
@@ -50,9 +51,10 @@ from ledger.vocabulary.merkle import (
 
 _ = language._  # every text a person reads, in the language in effect (a database's own words stay its own)
 
-TILES = "merkle_tiles"
-STATE = "merkle_state"
-MARKS = "merkle_marks"  # the store position of every 256th leaf: a leaf's index without counting every row
+# The cache's tables (the store's layout names every table of its database): the tiles,
+# what they hold, and the store position of every 256th leaf (a leaf's index without
+# counting every row).
+TILES, STATE, MARKS = layout.TREE
 PAGE = 20_000  # rows read per query in store order
 
 

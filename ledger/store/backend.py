@@ -20,7 +20,8 @@ import signal
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from contextlib import AbstractContextManager
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID
 
@@ -50,6 +51,7 @@ __all__ = [
     "State",
     "StoreError",
     "StreamChanged",
+    "Transaction",
     "causes",
     "decode_state",
     "store_label",
@@ -162,6 +164,41 @@ RawRow = tuple[int, str, bytes]
 NewRow = tuple[int, str, bytes]
 
 
+class Transaction(Protocol):
+    """One transaction on a store's database, in SQL both backends read (``?``
+    placeholders, names qualified by ``name``): what the layout's upgrade and a copy
+    of the store run. ``kind``: ``sqlite`` or ``postgres``; ``events_table`` and
+    ``position``: the events table's name and the column of its store order."""
+
+    kind: str
+    events_table: str
+    position: str
+
+    def run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement; the rows it returns ([] for none)."""
+
+    def run_many(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement for each of ``rows``."""
+
+    def name(self, table: str) -> str:
+        """The table's name as a statement writes it (in the store's schema)."""
+
+    def tables(self) -> set[str]:
+        """The names of the tables of the store's database (of its schema)."""
+
+    def ordered_by_locale(self, tables: Sequence[str]) -> list[str]:
+        """The text columns of ``tables`` (table.column) that compare otherwise than by
+        code point: by a collation of the database's language (never on SQLite)."""
+
+    def marked_layout(self) -> int | None:
+        """The layout marked on the store where every role that reads its events reads
+        it too (SQLite's ``user_version``; the comment on PostgreSQL's events table);
+        None where none is."""
+
+    def mark_layout(self, layout: int) -> None:
+        """Mark the store's layout there, in this transaction."""
+
+
 class Backend(ABC):
     """One database holding the events table, behind an eventsourcing recorder.
 
@@ -214,10 +251,6 @@ class Backend(ABC):
         that lock; ReceiptTaken when its key is stored already."""
 
     @abstractmethod
-    def create_receipts(self) -> None:
-        """Create the table of receipts when it is missing."""
-
-    @abstractmethod
     def receipt(self, key: str) -> Receipt | None:
         """The receipt stored under ``key`` (None: none, or no table of receipts yet)."""
 
@@ -230,6 +263,26 @@ class Backend(ABC):
     def changes(self, after: int, limit: int) -> list[tuple[int, UUID, int]]:
         """The rows after position ``after`` in store order, at most ``limit``: each as
         (position, stream, number)."""
+
+    @abstractmethod
+    def writing(self) -> AbstractContextManager[Transaction]:
+        """A write transaction under the store's write lock (the one every writer takes,
+        and an upgrade or a copy), committed at the end of the block, rolled back if it
+        raises; the file or the schema made when missing."""
+
+    @abstractmethod
+    def reading(self) -> AbstractContextManager[Transaction]:
+        """A read on the store's own connection (a store that has its events table)."""
+
+    @abstractmethod
+    def snapshot(self) -> AbstractContextManager[Transaction]:
+        """A read-only transaction that sees the store as it was when it began, whatever
+        is written meanwhile, on a connection of its own: what a copy reads."""
+
+    @abstractmethod
+    def events_ddl(self) -> list[str]:
+        """The statements that make the events table as eventsourcing's recorder makes it
+        (each safe to run when it is there already)."""
 
     @abstractmethod
     def close(self) -> None:
@@ -283,13 +336,15 @@ class PostgresAddress(NamedTuple):
     schema: str
 
     def connect_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``psycopg.connect``."""
+        """Keyword arguments for ``psycopg.connect``: the text of every connection in
+        UTF-8 (``CLIENT_ENCODING``)."""
         return {
             "dbname": self.dbname,
             "host": self.host,
             "port": self.port,
             "user": self.user,
             "password": self.password,
+            "client_encoding": CLIENT_ENCODING,
         }
 
     def display(self) -> str:
@@ -297,6 +352,14 @@ class PostgresAddress(NamedTuple):
         schema = f"?schema={self.schema}" if self.schema else ""
         return f"postgresql://{self.user}@{self.host}:{self.port}/{self.dbname}{schema}"
 
+
+# The encoding of the text every connection to PostgreSQL sends and reads, whatever the
+# database's own: a database created as SQL_ASCII (``initdb --locale=C``, some hosts'
+# default) otherwise has the driver read every text column as bytes, and an event's
+# topic read as bytes never equals the one its number fixes: every game read as
+# tampered. In SQL_ASCII the server keeps the bytes as they are sent, so text stored
+# and read as UTF-8 comes back as it went in.
+CLIENT_ENCODING = "UTF8"
 
 # A schema's name as the store writes it into its statements, unquoted.
 SCHEMA = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")

@@ -40,6 +40,7 @@ from uuid import UUID
 import msgspec
 
 from ledger.store.backend import (
+    RECEIPTS,
     RECORDED_TOPIC,
     Backend,
     CannotOpen,
@@ -58,6 +59,7 @@ from ledger.store.backend import (
     parse_postgres_url,
     pause,
 )
+from ledger.store import layout
 from ledger.store.rows import first_problem, made_rows, topic_problem, topics_intact
 from ledger.store.sqlite import SQLiteBackend
 from ledger.store.stored import (
@@ -126,6 +128,8 @@ class Store:
             backend = SQLiteBackend(db, read=not create)
         self._backend = backend
         self.description = backend.description
+        # The layout of its tables (None: no events table yet); a later one is refused.
+        self.layout = layout.at_open(backend)
         # How to open eventsourcing's own application on these events (for readers that
         # follow the whole store through it: the views).
         self.env = backend.env
@@ -298,7 +302,7 @@ class Store:
         what the first write stored. Makes the table of receipts when it is missing."""
         if not self._receipts:
             self.ensure_table()
-            self._backend.create_receipts()
+            layout.make_kept(self._backend, RECEIPTS)
             self._receipts = True
         self._receipt = key
         try:
@@ -504,6 +508,13 @@ class Store:
             raise StoreError(_("the store {store} has no events table yet: run `pulka init`").format(
                 store=self.description))
         self._backend.create()
+        self.layout = layout.recorded(self._backend)
+
+    @property
+    def backend(self) -> Backend:
+        """The database behind the store: its transactions (``backend.Transaction``) are what an
+        upgrade (``layout.migrated``) and a copy of the store run."""
+        return self._backend
 
     # lifetime
 
@@ -571,7 +582,6 @@ class Store:
                     "the database was changed outside pulka (see `pulka verify`)"
                 ).format(number=number, game=repr(game), store=self.description, why=exc)) from None
         raise AssertionError("a row failed to decode once only")
-
 
 
 @contextmanager

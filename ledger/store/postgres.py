@@ -25,8 +25,11 @@ example by a killed client, which the server ends after ``IDLE_TIMEOUT``.
 
 from __future__ import annotations
 
+import os
+import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
@@ -39,6 +42,7 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from ledger.store.backend import (
+    CLIENT_ENCODING,
     MAPPER_TOPIC,
     Backend,
     CannotOpen,
@@ -52,6 +56,7 @@ from ledger.store.backend import (
     Row,
     StoreError,
     StreamChanged,
+    Transaction,
     disk_full,
     pause,
     reason,
@@ -73,6 +78,12 @@ _CONNECT: dict[str, Any] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
     "connect_timeout": CONNECT_TIMEOUT, "application_name": "pulka",
 }
+
+# Every connection's text in UTF-8 (``backend.CLIENT_ENCODING``, which SQL_ASCII
+# databases need): ours are made with it; those eventsourcing makes itself from a
+# store's env (the views', the tree's, a subscription's) take libpq's default, set here
+# for this process.
+os.environ["PGCLIENTENCODING"] = CLIENT_ENCODING
 
 
 class BatchedRecorder(PostgresApplicationRecorder):
@@ -128,6 +139,66 @@ class BatchedRecorder(PostgresApplicationRecorder):
                     raise StreamChanged(stream, row["found"])
 
 
+class PostgresTransaction:
+    """A transaction on a PostgreSQL store (``backend.Transaction``), on one cursor of plain tuples."""
+
+    kind = "postgres"
+    events_table = TABLE
+    position = "notification_id"
+
+    def __init__(self, cursor: psycopg.Cursor[Any], schema: str) -> None:
+        self.cursor = cursor
+        self.schema = schema
+
+    def run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if params:
+            self.cursor.execute(statement.replace("?", "%s").encode(), tuple(params))
+        else:  # a statement of its own words alone: nothing in it is a placeholder
+            self.cursor.execute(statement.encode())
+        return list(self.cursor.fetchall()) if self.cursor.description else []
+
+    def run_many(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.cursor.executemany(statement.replace("?", "%s").encode(), rows)
+
+    def name(self, table: str) -> str:
+        return f'"{self.schema}"."{table}"'
+
+    def tables(self) -> set[str]:
+        return {name for (name,) in self.run("SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = ?",
+                                             (self.schema,))}
+
+    def ordered_by_locale(self, tables: Sequence[str]) -> list[str]:
+        """A column's collation, or the database's when it names none ("default"), is
+        code point order only as "C" or "POSIX" of the C library (ICU's, a language's or
+        a C library's C.UTF-8, whose order the library decides, are not)."""
+        rows = self.run(
+            "SELECT c.relname, a.attname, COALESCE(co.collname, ''), d.datcollate, d.datlocprovider "
+            "FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            "LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation "
+            "JOIN pg_catalog.pg_database d ON d.datname = current_database() "
+            "WHERE n.nspname = ? AND c.relname = ANY(?) AND a.attnum > 0 AND NOT a.attisdropped "
+            "AND a.atttypid = 'text'::regtype ORDER BY c.relname, a.attnum",
+            (self.schema, list(tables)))
+        code_point = ("C", "POSIX")
+        return [f"{table}.{column}" for table, column, collation, database, provider in rows
+                if not (collation in code_point or (collation == "default" and provider == "c"
+                                                    and database in code_point))]
+
+
+    def marked_layout(self) -> int | None:
+        found = self.run("SELECT obj_description(to_regclass(?), 'pg_class')", (self.name(TABLE),))
+        mark = LAYOUT_MARK.match(found[0][0] or "") if found else None
+        return int(mark.group(1)) if mark else None
+
+    def mark_layout(self, layout: int) -> None:
+        self.run(f"COMMENT ON TABLE {self.name(TABLE)} IS 'pulka layout {int(layout)}'")
+
+
+# The comment on the events table that marks the store's layout (readable by any role).
+LAYOUT_MARK = re.compile(r"pulka layout (\d+)\b")
+
+
 def batches(rows: Iterable[EsStoredEvent], most_rows: int, most_bytes: int) -> Iterator[Sequence[EsStoredEvent]]:
     """``rows`` in order, cut into runs of at most ``most_rows`` rows and, unless a
     single row is larger, ``most_bytes`` bytes of state: taken one at a time, so that
@@ -168,6 +239,14 @@ class PostgresBackend(Backend):
             )
         except psycopg.Error as exc:
             raise StoreError(_("cannot connect to {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+        encoding = self._probe.info.parameter_status("server_encoding")
+        if encoding not in ("UTF8", "SQL_ASCII"):
+            self.close()
+            why = _("the database {database} is in the encoding {encoding}, which cannot hold every name a club "
+                    "writes: pulka needs a database in UTF8 (CREATE DATABASE {database} ENCODING 'UTF8' TEMPLATE "
+                    "template0, or createdb --encoding=UTF8 --template=template0), and `pulka copy` moves a store "
+                    "there").format(database=address.dbname, encoding=encoding)
+            raise CannotOpen(_("cannot open {store}: {why}").format(store=self.description, why=why), why)
         try:
             self.present = self._table_exists()
         except psycopg.Error as exc:
@@ -200,7 +279,7 @@ class PostgresBackend(Backend):
                     schema=self.schema,
                 )
                 assert isinstance(self.datastore.pool.kwargs, dict)
-                self.datastore.pool.kwargs.update(_CONNECT)
+                self.datastore.pool.kwargs.update(_CONNECT, client_encoding=CLIENT_ENCODING)
                 self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
             except PersistenceError as exc:
                 why = self._why(exc)
@@ -275,16 +354,6 @@ class PostgresBackend(Backend):
         except PersistenceError as exc:
             raise StoreError(_("cannot store events in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
 
-    def create_receipts(self) -> None:
-        statement = sql.SQL("CREATE TABLE IF NOT EXISTS {}.{} (key text PRIMARY KEY, stream text NOT NULL, "
-                            "first bigint NOT NULL, last bigint NOT NULL)").format(
-            sql.Identifier(self.schema), sql.Identifier(RECEIPTS))
-        try:
-            with self.recorder.datastore.transaction(commit=True) as curs:
-                curs.execute(statement)
-        except PersistenceError as exc:
-            raise StoreError(_("cannot create the receipts in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
-
     def receipt(self, key: str) -> Receipt | None:
         exists = sql.SQL("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s")
         if not self._fetch(exists, [self.schema, RECEIPTS]):
@@ -306,6 +375,68 @@ class PostgresBackend(Backend):
         statement = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} "
                             "WHERE notification_id > %s ORDER BY notification_id LIMIT %s").format(self._table())
         return [(position, stream, number) for position, stream, number in self._fetch(statement, [after, limit])]
+
+    @contextmanager
+    def writing(self) -> Iterator[Transaction]:
+        """On the recorder's connection, under the advisory lock ``create`` takes (one
+        upgrade or copy at a time, and none while the store is made); the schema made
+        when missing."""
+        recorder = self.recorder
+        self._close_probe()
+        key = zlib.crc32(f"pulka:{self.schema}".encode())
+        with self._failing(_("cannot write {store}: {why}")), recorder.datastore.transaction(commit=True) as curs:
+            cursor = curs.connection.cursor(row_factory=tuple_row)
+            cursor.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{CREATE_LOCK_TIMEOUT}s")))
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _signed(key)))
+            cursor.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            yield PostgresTransaction(cursor, self.schema)
+
+    @contextmanager
+    def reading(self) -> Iterator[Transaction]:
+        probe = self._probe
+        with self._failing(_("cannot read {store}: {why}")):
+            if probe is not None:
+                with probe.cursor(row_factory=tuple_row, binary=True) as cursor:
+                    yield PostgresTransaction(cursor, self.schema)
+                return
+            with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as cursor:
+                yield PostgresTransaction(cursor, self.schema)
+
+    @contextmanager
+    def _failing(self, message: str) -> Iterator[None]:
+        """The driver's and eventsourcing's errors in the block as a StoreError: ``message``
+        with the store and why."""
+        try:
+            yield
+        except psycopg.Error as exc:
+            raise StoreError(message.format(store=self.description, why=_explain(exc))) from None
+        except PersistenceError as exc:
+            raise StoreError(message.format(store=self.description, why=self._why(exc))) from None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        """A connection of its own in a repeatable-read, read-only transaction: every
+        statement in it sees the store as of its first one."""
+        try:
+            conn = psycopg.connect(autocommit=True, **self.address.connect_kwargs(), **_CONNECT)
+        except psycopg.Error as exc:
+            raise StoreError(_("cannot connect to {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+        try:
+            with conn.cursor(row_factory=tuple_row, binary=True) as cursor:
+                cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                yield PostgresTransaction(cursor, self.schema)
+                cursor.execute("ROLLBACK")
+        except psycopg.Error as exc:
+            raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+        finally:
+            conn.close()
+
+    def events_ddl(self) -> list[str]:
+        """eventsourcing's statements, its composite type's made only when missing (it has
+        no IF NOT EXISTS)."""
+        texts = [statement.as_string(None) for statement in self.recorder.sql_create_statements]
+        return [f"DO $pulka$ BEGIN {text}; EXCEPTION WHEN duplicate_object THEN NULL; END $pulka$"
+                if text.lstrip().upper().startswith("CREATE TYPE") else text for text in texts]
 
     def close(self) -> None:
         if self._closed:

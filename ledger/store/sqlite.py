@@ -43,6 +43,7 @@ from ledger.store.backend import (
     ReceiptTaken,
     StoreError,
     StreamChanged,
+    Transaction,
     disk_full,
     pause,
     reason,
@@ -127,6 +128,40 @@ def writing(datastore: SQLiteDatastore) -> Iterator[sqlite3.Cursor]:
             connection.rollback()
             raise
         connection.commit()
+
+
+class SQLiteTransaction:
+    """A transaction on a SQLite store (``backend.Transaction``), on one of its cursors."""
+
+    kind = "sqlite"
+    events_table = TABLE
+    position = "rowid"
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self.cursor = cursor
+        cursor.row_factory = None
+
+    def run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        self.cursor.execute(statement, tuple(params))
+        return self.cursor.fetchall() if self.cursor.description else []
+
+    def run_many(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.cursor.executemany(statement, rows)
+
+    def name(self, table: str) -> str:
+        return table
+
+    def tables(self) -> set[str]:
+        return {name for (name,) in self.run("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def ordered_by_locale(self, tables: Sequence[str]) -> list[str]:
+        return []  # SQLite compares text by its bytes: UTF-8's order is code point order
+
+    def marked_layout(self) -> int | None:
+        return int(self.run("PRAGMA user_version")[0][0]) or None
+
+    def mark_layout(self, layout: int) -> None:
+        self.run(f"PRAGMA user_version = {int(layout)}")
 
 
 def _has_table(cursor: sqlite3.Cursor) -> bool:
@@ -274,17 +309,6 @@ class SQLiteBackend(Backend):
             raise StoreError(_("cannot store events in {store}: {why}").format(store=self.path, why=self._why(exc))) \
                 from None
 
-    def create_receipts(self) -> None:
-        if self.recorder is None:
-            self._open()
-        try:
-            with self.datastore.transaction(commit=True) as c:
-                c.execute(f"CREATE TABLE IF NOT EXISTS {RECEIPTS} (key TEXT PRIMARY KEY, stream TEXT NOT NULL, "
-                          "first INTEGER NOT NULL, last INTEGER NOT NULL)")
-        except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(_("cannot create the receipts of {store}: {why}").format(
-                store=self.path, why=self._why(exc))) from None
-
     def receipt(self, key: str) -> Receipt | None:
         if not self.found():
             return None
@@ -312,6 +336,46 @@ class SQLiteBackend(Backend):
             found = cursor.fetchall()
         rows = ((position, _uuid(stream), number) for position, stream, number in found)
         return [(position, stream, number) for position, stream, number in rows if stream is not None]
+
+    @contextmanager
+    def writing(self) -> Iterator[Transaction]:
+        if self.recorder is None:
+            self._open()
+        try:
+            with writing(self.datastore) as cursor:
+                yield SQLiteTransaction(cursor)
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(_("cannot write {store}: {why}").format(store=self.path, why=self._why(exc))) from None
+
+    @contextmanager
+    def reading(self) -> Iterator[Transaction]:
+        with self._cursor() as cursor:
+            yield SQLiteTransaction(cursor)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        """A connection of its own in a read transaction: in the write-ahead log that
+        eventsourcing puts every store in, it reads the store as of its first read,
+        while other connections write."""
+        path = self.env["SQLITE_DBNAME"]
+        try:
+            connection = sqlite3.connect(path, uri=path.startswith("file:"), timeout=LOCK_TIMEOUT,
+                                         isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._cannot_open(exc) from None
+        try:
+            cursor = connection.cursor()
+            cursor.execute("BEGIN")
+            yield SQLiteTransaction(cursor)
+            cursor.execute("ROLLBACK")
+        except sqlite3.Error as exc:
+            raise StoreError(_("cannot read {store}: {why}").format(store=self.path, why=self._why(exc))) from None
+        finally:
+            connection.close()
+
+    def events_ddl(self) -> list[str]:
+        assert self.recorder is not None
+        return list(self.recorder.create_table_statements)
 
     def close(self) -> None:
         if self.recorder is not None:

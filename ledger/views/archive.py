@@ -30,6 +30,7 @@ its tables are made, so that the next read builds them all from the first event.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ from eventsourcing.persistence import InfrastructureFactory, MapperDeserialisati
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import Environment, get_topic
 
+from ledger.store import layout
 from ledger.store.backend import disk_full, not_allowed, reason
 from ledger.store.event_store import Store, StoreError
 from ledger.store.records import LedgerApplication
@@ -111,6 +113,7 @@ class Views:
         self.path = env.get("SQLITE_DBNAME")
         self.in_memory = in_memory
         self.read_only = store.read_only
+        self.outdated = functools.partial(layout.outdated, store.backend, store.layout)
         try:
             if in_memory:
                 self.datastore = SQLiteDatastore(f"file:pulka-views-{uuid4().hex}?mode=memory&cache=shared")
@@ -161,6 +164,14 @@ class Views:
             raise self.fault(exc, "make") from None
 
     def require(self) -> None:
+        """The views ready to read: a store without them is ``ViewsMissing``; a store of
+        an earlier layout whose views are not this pulka's (``layout.outdated``) is
+        ``ViewsUnwritable``, so that a reader folds the archive for itself, told what
+        upgrades the store, rather than read or keep views folded otherwise."""
+        outdated = None if self.in_memory else self.outdated()
+        if outdated is not None:
+            raise ViewsUnwritable(_("the store {store} was written by an earlier pulka: {why}; `pulka upgrade` "
+                                    "brings it to this pulka's layout").format(store=self.description, why=outdated))
         if not self.exists():
             if self.read_only is not None:
                 raise ViewsUnwritable(_("the store {store} has no player views yet, and it is opened read-only "

@@ -34,25 +34,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ledger.store import layout
 from projections.archive import Alias, GameResult
 from projections.rating import Change, Held, Match, changes_of, keys_of
 from projections.rating_models import DEFAULT, ParameterError, RatingModel, Skill, model_of
 
-TABLES = ("rating_pulkas", "rating_moves", "rating_models")
+TABLES = layout.RATING  # the store's layout names every table of its database
 
 CREATE = (
-    "CREATE TABLE IF NOT EXISTS {rating_pulkas} (game TEXT PRIMARY KEY, finished_utc BIGINT NOT NULL, "
-    "started_utc BIGINT NOT NULL, deals BIGINT NOT NULL, scale BIGINT NOT NULL, entries TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS {rating_pulkas} (game {text} PRIMARY KEY, finished_utc BIGINT NOT NULL, "
+    "started_utc BIGINT NOT NULL, deals BIGINT NOT NULL, scale BIGINT NOT NULL, entries {text} NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rating_pulkas_order ON {rating_pulkas} (finished_utc)",
-    "CREATE TABLE IF NOT EXISTS {rating_moves} (game TEXT NOT NULL, player TEXT NOT NULL, "
-    "finished_utc BIGINT NOT NULL, started_utc BIGINT NOT NULL, name TEXT NOT NULL, whists BIGINT NOT NULL, "
+    "CREATE TABLE IF NOT EXISTS {rating_moves} (game {text} NOT NULL, player {text} NOT NULL, "
+    "finished_utc BIGINT NOT NULL, started_utc BIGINT NOT NULL, name {text} NOT NULL, whists BIGINT NOT NULL, "
     "place BIGINT NOT NULL, seats BIGINT NOT NULL, deals BIGINT NOT NULL, "
     "mu_before DOUBLE PRECISION NOT NULL, sigma_before DOUBLE PRECISION NOT NULL, "
     "mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, expected DOUBLE PRECISION NOT NULL, "
     "opponents DOUBLE PRECISION NOT NULL, share DOUBLE PRECISION NOT NULL, PRIMARY KEY (game, player))",
     "CREATE INDEX IF NOT EXISTS rating_moves_player ON {rating_moves} (player, finished_utc)",
     "CREATE TABLE IF NOT EXISTS {rating_models} (seq BIGINT PRIMARY KEY, at_utc BIGINT NOT NULL, "
-    "known_utc BIGINT NOT NULL, model TEXT NOT NULL, parameters TEXT NOT NULL)",
+    "known_utc BIGINT NOT NULL, model {text} NOT NULL, parameters {text} NOT NULL)",
 )
 
 Select = Callable[..., list[tuple[Any, ...]]]  # a view's select(statement, params)

@@ -39,7 +39,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
 
-from ledger.store import sqlite
+from ledger.store import layout, sqlite
 from ledger.store.backend import pause
 from ledger.store.records import LedgerApplication
 from ledger.views import rating
@@ -175,8 +175,7 @@ Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow |
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
 
-ARCHIVE_TABLES = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken",
-                  "archive_known", "archive_rules", "archive_clock")
+ARCHIVE_TABLES = layout.ARCHIVE  # the store's layout names every table of its database
 # The club rating's tables (``ledger.views.rating``), kept in the same transactions.
 TABLES = ARCHIVE_TABLES + rating.TABLES
 
@@ -198,33 +197,39 @@ class ArchiveView(Protocol):
 class _ArchiveSQL:
     """The view's SQL, written once for both backends (``?`` placeholders, ``{t}`` tables)."""
 
+    # A column of text, as the backend compares and orders it: by code point, never by
+    # the database's locale (SQLite's BINARY is UTF-8's bytes, which are in code point
+    # order; PostgreSQL's "C" is the bytes too). The rating folds the pulkas that end at
+    # one instant in the order of their names: in a Russian collation's order its kept
+    # rating was not the one ``pulka rating --at`` and SQLite fold.
+    text = "TEXT"
     placeholder = "?"
 
     def table(self, name: str) -> str:
         return name
 
     def sql(self, statement: str) -> str:
-        text = statement.format(**{t: self.table(t) for t in (*TABLES, "tracking")})
+        text = statement.format(**{t: self.table(t) for t in (*TABLES, "tracking")}, text=self.text)
         return text.replace("?", self.placeholder)
 
     def create_statements(self) -> list[str]:
         return [self.sql(s) for s in (
-            "CREATE TABLE IF NOT EXISTS {archive_games} (game TEXT PRIMARY KEY, started_at TEXT NOT NULL, "
-            "started_utc BIGINT NOT NULL, convention TEXT NOT NULL, players TEXT NOT NULL, tournament TEXT, "
+            "CREATE TABLE IF NOT EXISTS {archive_games} (game {text} PRIMARY KEY, started_at {text} NOT NULL, "
+            "started_utc BIGINT NOT NULL, convention {text} NOT NULL, players {text} NOT NULL, tournament {text}, "
             "latest BIGINT NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS {archive_results} (game TEXT NOT NULL, version BIGINT NOT NULL, "
-            "at_utc BIGINT NOT NULL, status TEXT NOT NULL, deals BIGINT NOT NULL, whists TEXT NOT NULL, "
-            "money TEXT, PRIMARY KEY (game, version))",
-            "CREATE TABLE IF NOT EXISTS {archive_tournaments} (tournament TEXT PRIMARY KEY, deal_cap BIGINT)",
+            "CREATE TABLE IF NOT EXISTS {archive_results} (game {text} NOT NULL, version BIGINT NOT NULL, "
+            "at_utc BIGINT NOT NULL, status {text} NOT NULL, deals BIGINT NOT NULL, whists {text} NOT NULL, "
+            "money {text}, PRIMARY KEY (game, version))",
+            "CREATE TABLE IF NOT EXISTS {archive_tournaments} (tournament {text} PRIMARY KEY, deal_cap BIGINT)",
             "CREATE TABLE IF NOT EXISTS {archive_aliases} (seq BIGINT PRIMARY KEY, at_utc BIGINT NOT NULL, "
-            "name TEXT NOT NULL, same_as TEXT NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS {archive_broken} (stream TEXT PRIMARY KEY, name TEXT NOT NULL, "
-            "version BIGINT NOT NULL, reason TEXT NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS {archive_known} (stream TEXT NOT NULL, version BIGINT NOT NULL, "
+            "name {text} NOT NULL, same_as {text} NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_broken} (stream {text} PRIMARY KEY, name {text} NOT NULL, "
+            "version BIGINT NOT NULL, reason {text} NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_known} (stream {text} NOT NULL, version BIGINT NOT NULL, "
             "known_utc BIGINT NOT NULL, PRIMARY KEY (stream, version))",
-            "CREATE TABLE IF NOT EXISTS {archive_rules} (game TEXT PRIMARY KEY, scale BIGINT NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS {archive_clock} (name TEXT PRIMARY KEY, known_utc BIGINT NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS {tracking} (application_name TEXT PRIMARY KEY, notification_id BIGINT)",
+            "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
             *rating.CREATE,
         )]
 
@@ -439,6 +444,7 @@ class _PostgresArchive(_ArchiveSQL, _PostgresRecorder):
     what the view class adds to eventsourcing's recorder (``postgres_archive_view``)."""
 
     placeholder = "%s"
+    text = 'TEXT COLLATE "C"'
     # Taken while the view's tables are made, so that processes starting at once do not
     # race to create them.
     DDL_LOCK = 0x70756C6B61  # "pulka"

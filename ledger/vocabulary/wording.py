@@ -77,6 +77,8 @@ _COUNTED: dict[str, Callable[[int], str]] = {
     "game": lambda n: ngettext("{n} game", "{n} games", n),
     "player": lambda n: ngettext("{n} player", "{n} players", n),
     "pulka": lambda n: ngettext("{n} pulka", "{n} pulkas", n),
+    "row": lambda n: ngettext("{n} row", "{n} rows", n),
+    "stream": lambda n: ngettext("{n} stream", "{n} streams", n),
     "table": lambda n: ngettext("{n} table", "{n} tables", n),
     "tour": lambda n: ngettext("{n} tour", "{n} tours", n),
     "trick": lambda n: ngettext("{n} trick", "{n} tricks", n),

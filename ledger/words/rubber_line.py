@@ -11,7 +11,8 @@
 Words in order: the contract (``4S``, ``3NT``; ``4SX`` and ``4SXX`` also read; the suit
 also as a pulka's deal lines take it, ``4♠``, ``3БК``, ``2ч``), then
 ``X`` or ``XX`` when it was doubled or redoubled, each with ``@SEAT`` (or ``@NAME``)
-naming who doubled or redoubled when that is recorded [Law 19], the declarer (a seat,
+naming who doubled or redoubled when that is recorded [Law 19] (the double written
+once: on the contract, ``4SX``, or after it, ``4S X XX``; ``4SX XX`` is refused), the declarer (a seat,
 N E S W, or a player's name), and the result: the tricks the declarer's side took
 (0-13), or ``=``, ``+N``, ``-N`` against the contract. Honours follow as ``hon SEAT
 POINTS`` (``honours`` also reads). The contract is written in its canonical form
@@ -80,7 +81,14 @@ def rubber_deal(players: tuple[str, ...], line: str) -> AnyEvent:
     except ContractError as exc:
         raise Refused("Law 18", str(exc), _("{examples}; the suit also ♠ ♥ ♦ ♣, п ч б т, БК (e.g. 4♠ N =, 3БК N 9)")
                       .format(examples=EXAMPLES)) from None
+    on_contract = bool(doubles)
     while words and words[0].partition("@")[0].upper() in ("X", "XX"):
+        if on_contract:
+            # "4SX XX": the contract's double written on the contract and again as a
+            # word of its own; read either way, it would be stored as one of them.
+            raise Refused("Law 19", _("{line} writes the double twice: on the contract ({contract}) and as {call}"
+                                      ).format(line=repr(line), contract=f"{first}{doubles[0]}", call=words[0]),
+                          _("the double once: on the contract (4SX, 4SXX) or after it (4S X, 4S X XX, 4S X@E XX@S)"))
         doubles.append(words.pop(0))
     double, by = _doubles(players, doubles, line)
     if len(words) < 2:

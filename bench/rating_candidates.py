@@ -13,8 +13,8 @@ sort the players by. What each one is:
   model rather than Plackett-Luce.
 - ``PairwiseElo``: every two players at a table one game of Elo (a win for more
   whists, a draw for as many), K points a game, as club spreadsheets do.
-- ``Average``: the plain average result per pulka; ``AveragePerDeal``: whists per
-  deal over all his pulkas (a long pulka weighs more).
+- ``Average``: the plain average result per pulka, or (``per_deal``) whists per deal
+  over all his pulkas (a long pulka weighs more).
 - ``Performance``: the average result per pulka plus his opponents' strength (the
   mean of their average results, pulka by pulka).
 - ``Kept``: a model of ``projections.rating`` (the one pulka keeps), through the same
@@ -95,35 +95,22 @@ class PairwiseElo:
 
 
 class Average:
-    name = "plain average per pulka"
+    """The plain average result per pulka; ``per_deal``: whists per deal over all his
+    pulkas (each pulka weighing by its deals)."""
 
-    def __init__(self) -> None:
+    def __init__(self, per_deal: bool = False) -> None:
+        self.name = "average whists per deal" if per_deal else "plain average per pulka"
+        self.per_deal = per_deal
         self.total: dict[int, int] = {}
         self.count: dict[int, int] = {}
 
     def rate(self, p: Played) -> None:
         for i, r in zip(p.players, p.results, strict=True):
             self.total[i] = self.total.get(i, 0) + r
-            self.count[i] = self.count.get(i, 0) + 1
+            self.count[i] = self.count.get(i, 0) + (p.deals if self.per_deal else 1)
 
     def value(self, i: int) -> float:
         return self.total.get(i, 0) / self.count[i] if self.count.get(i) else 0.0
-
-
-class AveragePerDeal:
-    name = "average whists per deal"
-
-    def __init__(self) -> None:
-        self.total: dict[int, int] = {}
-        self.deals: dict[int, int] = {}
-
-    def rate(self, p: Played) -> None:
-        for i, r in zip(p.players, p.results, strict=True):
-            self.total[i] = self.total.get(i, 0) + r
-            self.deals[i] = self.deals.get(i, 0) + p.deals
-
-    def value(self, i: int) -> float:
-        return self.total.get(i, 0) / self.deals[i] if self.deals.get(i) else 0.0
 
 
 class Performance:
@@ -190,7 +177,7 @@ def candidates(chosen: model.RatingModel) -> list[Callable[[], Any]]:
         OpenSkillTM,
         lambda: PairwiseElo(16.0),
         Average,
-        AveragePerDeal,
+        lambda: Average(per_deal=True),
         Performance,
     ]
 

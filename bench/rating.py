@@ -1,113 +1,193 @@
-"""Rating and statistics figures on the archive of ``make bench-archive`` (1,000 pulkas,
-about a million events, in one store).
+"""Which club rating measures skill best: ratings folded over simulated clubs whose
+players' skills are known (``club_sim``: every pulka played deal by deal through the
+ledger, its result the Code's settlement), measured at 10, 40 and 160 pulkas a player.
 
-Prints the time of a full rebuild of the views (the archive and the rating), of the
-rating's own full fold (every match rated again, as a correction of the first pulka
-would), of ``pulka rating`` and ``pulka rating --at``, of the update after one more
-pulka (the views brought up to it by a fresh reader, and the rating's share of it),
-measured on a tenth of the archive and on the whole of it (the update must not grow
-with the archive), and of ``pulka stats`` for the busiest player; asserts nothing.
+    python bench/rating.py [--quick | --full] [--seeds N] [--jobs J] [--skill SD]
+    python bench/rating.py --speed [...]   # the speed figures (bench/rating_speed.py)
 
-    python bench/rating.py [--pulkas 1000] [--quick] [--db PATH|postgresql://…]
+Each seed is one club of twelve players (``club_sim.simulate``); every candidate
+(``rating_candidates``) folds the same pulkas. At each horizon, two measures:
 
---quick stores 100 pulkas. The pulkas are those of bench/archive.py. Without --db a
-temporary SQLite file is used.
+- **rho**: Spearman's rank correlation between the table the rating gives and the
+  players' true skills at that moment;
+- **LL**: the log-likelihood of held-out pulkas' results (pulkas the club played with
+  the skills of that moment, seated at random, rated by nobody), in thousandths of a
+  nat a result, above a rating that knows nothing (``explained``): each rating read
+  as a prediction of a player's result per deal (in Sochi's whists: a Leningrad
+  pulka's halved, its rule set doubles whists and gora), a multiple of his rating less
+  his table's mean, with luck whose variance falls as the pulka's deals grow; the
+  multiple and the luck fitted alike for every rating, so that LL is what the order
+  and spacing of the ratings tell of results they never saw, not how well they were
+  calibrated.
+
+Every figure is a mean over the seeds with its standard deviation; the comparison of
+the chosen model with each other one is paired (the same clubs), its mean difference
+and that mean's standard error, and "beyond noise" when the difference exceeds twice
+its standard error. --quick: 2 seeds to 40 pulkas (a smoke run); the default: 8
+seeds; --full: 48 seeds (the README's table). --jobs: processes (the default 1).
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
+import math
+import statistics
+import sys
 import time
-from collections import Counter
-from datetime import date, timedelta
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing import Pool
 
-from click.testing import CliRunner
+from club_sim import Played, simulate
+from projections.rating_models import model_of
+from rating_candidates import candidates, per_deal, spearman
 
-from archive import CONVENTIONS, fill, pulka_events, template, timed
-from cli.main import main as pulka
-from ledger.views import rating
-from ledger.store.event_store import Store
-from ledger.views.archive import Views
+SKILL_SD = 0.13  # the skills' spread (club_sim's units), calibrated: see calibration()
 
 
-class KeepTimer:
-    """The time spent in ``rating.keep`` (the rating's share of the views' updates)."""
+def explained(held: Sequence[Played], values: dict[int, float]) -> float:
+    """How much the ratings tell of held-out results, as a log-likelihood in nats a
+    result above a rating that knows nothing: the results per deal taken as normal
+    about a multiple of each player's rating less his table's mean, with a variance that
+    falls as the pulka's deals grow; the multiple and the variance fitted to these results
+    by maximum likelihood (two numbers, for every rating alike, 0 for the multiple of the
+    rating that knows nothing). At the fitted variance the log-likelihood is
+    -freedom/2 (log 2 pi v + 1) less a constant, so the gain is freedom/2 log(v0 / v)."""
+    rows: list[tuple[float, float, int]] = []
+    freedom = 0
+    for p in held:
+        ratings = [values[i] for i in p.players]
+        mean = sum(ratings) / len(ratings)
+        rows += [(x - mean, y, p.deals) for x, y in zip(ratings, per_deal(p), strict=True)]
+        freedom += len(p.players) - 1
+    xx = sum(d * x * x for x, _, d in rows)
+    a = sum(d * x * y for x, y, d in rows) / xx if xx else 0.0
+    v = sum(d * (y - a * x) ** 2 for x, y, d in rows) / freedom
+    v0 = sum(d * y * y for _, y, d in rows) / freedom
+    return 0.5 * math.log(v0 / v)
 
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self.keep = rating.keep
 
-    def __call__(self, tx: Any, results: Any, aliases_changed: bool) -> None:
-        began = time.perf_counter()
-        self.keep(tx, results, aliases_changed)
-        self.seconds += time.perf_counter() - began
+def measured(job: tuple[int, float, tuple[int, ...], int]) -> dict[tuple[str, int], tuple[float, float]]:
+    """One club (one seed): every candidate's (rho, LL) at each horizon."""
+    seed, skill_sd, horizons, held = job
+    sim = simulate(seed, horizons, skill_sd=skill_sd, held=held)
+    out: dict[tuple[str, int], tuple[float, float]] = {}
+    for make in candidates(model_of("whists-per-deal")):
+        rating = make()
+        done = 0
+        for mark in sim.horizons:
+            for p in sim.history[done:mark.upto]:
+                rating.rate(p)
+            done = mark.upto
+            values = {i: rating.value(i) for i in mark.rated}
+            rho = spearman([values[i] for i in mark.rated], [mark.skill[i] for i in mark.rated])
+            out[(rating.name, mark.pulkas)] = (rho, 1000 * explained(mark.held_out, values))
+    return out
 
 
-def command(db: str, *args: str) -> None:
-    result = CliRunner().invoke(pulka, [*args, "--db", db])
-    assert result.exit_code == 0, result.output
+def calibration(seeds: Sequence[int], skill_sd: float) -> list[str]:
+    """What the simulated clubs are: the pulkas' lengths, how a result follows the true
+    skills (whists a deal per unit of skill) and the luck around that (a result's
+    standard deviation over the root of its deals): the chosen model's ``prior`` (the
+    skills' spread in whists a deal) and ``luck`` are read off these lines, not fitted to
+    make it win."""
+    lines = []
+    pooled: list[float] = []
+    slopes: list[float] = []
+    for kind in ("evening", "tournament"):
+        for seats in (3, 4):
+            deals, rows = [], []
+            for seed in seeds:
+                sim = simulate(seed, (40,), skill_sd=skill_sd, held=0)
+                skill = _skills_at_start(seed, skill_sd)
+                for p in sim.history:
+                    if p.kind == kind and len(p.players) == seats:
+                        deals.append(p.deals)
+                        mean = sum(skill[i] for i in p.players) / seats
+                        rows += [(skill[i] - mean, r, p.deals) for i, r in zip(p.players, p.results, strict=True)]
+            spread = sum(x * x * d for x, _, d in rows)
+            slope = sum(x * r for x, r, _ in rows) / spread if spread else 0.0
+            luck = math.sqrt(sum((r - slope * x * d) ** 2 / d for x, r, d in rows) / len(rows) * seats / (seats - 1))
+            pooled.append(luck)
+            slopes.append(slope)
+            lines.append(f"  {kind:<10} tables of {seats}: {len(deals):>4} pulkas, {statistics.mean(deals):5.1f} deals "
+                         f"({min(deals)}-{max(deals)}); whists a deal per unit of skill {slope:5.1f}, luck "
+                         f"{luck:5.1f} whists x root of the deals")
+    lines.append(f"  the skills' spread in whists a deal (at tables of three, evenings): {slopes[0] * skill_sd:.2f}")
+    return lines
 
 
-def one_more_pulka(db: str, lines: list[str], n: int, timer: KeepTimer) -> None:
-    """A pulka more, over after every other, then the views brought up to it by a fresh
-    reader (as the next `pulka rating` would), and `pulka rating` itself."""
-    with Store(db) as store:
-        players = ["Member01", "Member02", "Member03"]
-        events = pulka_events(lines, f"more-{n}", players, date(2023, 1, 1) + timedelta(days=n + 10))
-        store.append(f"more-{n}", events, expected=0)
-        with Views(store) as views:
-            timer.seconds = 0.0
-            taken = timed("update after one more pulka (archive and rating)", views.catch_up)
-            print(f"    {'(the rating' + chr(39) + 's share of it)':<50} {timer.seconds:9.3f} s   ({taken:,} events)")
+def _skills_at_start(seed: int, skill_sd: float) -> list[float]:
+    from club_sim import Club
+
+    return Club(seed, 12, skill_sd).skill
+
+
+def summary(runs: list[dict[tuple[str, int], tuple[float, float]]], horizons: Sequence[int]) -> list[str]:
+    names = list(dict.fromkeys(name for run in runs for name, _ in run))
+    chosen = next(name for name in names if name.endswith("chosen)"))
+    head = "| model | " + " | ".join(f"rho {h} | LL {h}" for h in horizons) + " |"
+    out = [head, "|---|" + "---|---|" * len(horizons)]
+    for name in names:
+        cells = []
+        for h in horizons:
+            for k in (0, 1):
+                xs = [run[(name, h)][k] for run in runs]
+                sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
+                cells.append(f"{statistics.mean(xs):.3f} ± {sd:.3f}" if k == 0 else
+                             f"{statistics.mean(xs):+.1f} ± {sd:.1f}")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    out += ["", f"The chosen model less each other one (paired by club: mean, its standard error; * beyond "
+                f"noise, the mean above twice its standard error):", ""]
+    out.append("| less | " + " | ".join(f"rho {h} | LL {h}" for h in horizons) + " |")
+    out.append("|---|" + "---|---|" * len(horizons))
+    for name in names:
+        if name.startswith(chosen):
+            continue
+        cells = []
+        for h in horizons:
+            for k in (0, 1):
+                d = [run[(chosen, h)][k] - run[(name, h)][k] for run in runs]
+                se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+                star = "*" if statistics.mean(d) > 2 * se else ""
+                cells.append(f"{statistics.mean(d):+.3f} ({se:.3f}){star}" if k == 0 else
+                             f"{statistics.mean(d):+.1f} ({se:.1f}){star}")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return out
 
 
 def main() -> None:
+    if "--speed" in sys.argv:
+        sys.argv.remove("--speed")
+        import rating_speed
+
+        rating_speed.main()
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pulkas", type=int, default=1000)
-    parser.add_argument("--quick", action="store_true", help="100 pulkas")
-    parser.add_argument("--db", default=None)
+    parser.add_argument("--quick", action="store_true", help="2 seeds, to 40 pulkas a player")
+    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table)")
+    parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--skill", type=float, default=SKILL_SD, help="the skills' spread (club_sim's units)")
+    parser.add_argument("--held", type=int, default=60, help="held-out pulkas at each horizon")
     args = parser.parse_args()
-    total = 100 if args.quick else args.pulkas
-    tmp = tempfile.TemporaryDirectory()
-    db = args.db or str(Path(tmp.name) / "archive.db")
-    templates = [
-        template(CONVENTIONS[k % 4], deals=130 + 5 * k, abandon=k % 3 == 2, stake="0.10" if k % 2 else None)
-        for k in range(6)
-    ]
-    over = template("sochi", deals=140, abandon=True, stake=None)  # the pulka added at the end
-    timer = KeepTimer()
-    rating.keep = timer  # type: ignore[assignment]
-    tenth = max(total // 10, len(templates))
-    with Store(db) as store:
-        store.ensure_table()
-        with Views(store) as views:
-            views.create()
-        print(f"archive of {total} pulkas in {store.description}")
-        events = timed(f"store the first {tenth} pulkas", lambda: fill(store, 0, tenth, templates))
-    for size, added in ((tenth, 0), (total, total - tenth)):
-        if added:
-            with Store(db) as store:
-                events += timed(f"store {added} pulkas more", lambda: fill(store, tenth, added, templates))
-        print(f"{size} pulkas, {events:,} events:")
-        with Store(db) as store, Views(store) as views:
-            timer.seconds = 0.0
-            timed("full rebuild of the views (archive and rating)", views.rebuild)
-            rated = len(rating.kept_matches(views.view.select))
-            print(f"    {'(the rating' + chr(39) + 's share of it)':<50} {timer.seconds:9.3f} s   ({rated} pulkas over rated)")
-            timed("the rating folded again from the first match", views.view.rate_again)
-        timed("pulka rating", lambda: command(db, "rating"))
-        timed("pulka rating --at (folded from the archive)", lambda: command(db, "rating", "--at", "2100-01-01"))
-        one_more_pulka(db, over, size, timer)
-    with Store(db) as store, Views(store) as views:
-        counts = Counter(p for row in views.rows() for p in row.everyone)
-    busiest, played = counts.most_common(1)[0]
-    timed(f"pulka stats {busiest} ({played} pulkas)", lambda: command(db, "stats", busiest))
-    timed(f"pulka stats {busiest} contracts.7 --deals", lambda: command(db, "stats", busiest, "contracts.7", "--deals"))
-    tmp.cleanup()
+    horizons = (10, 40) if args.quick else (10, 40, 160)
+    seeds = args.seeds or (2 if args.quick else 48 if args.full else 8)
+    began = time.perf_counter()
+    print(f"{seeds} simulated clubs of 12 players (skills' spread {args.skill}), horizons {horizons} pulkas a player")
+    print("\n".join(calibration(range(1, 3), args.skill)))
+    jobs = [(seed, args.skill, horizons, args.held) for seed in range(1, seeds + 1)]
+    if args.jobs > 1:
+        with Pool(args.jobs) as pool:
+            runs = pool.map(measured, jobs)
+    else:
+        runs = [measured(job) for job in jobs]
+    print()
+    print("\n".join(summary(runs, horizons)))
+    print(f"\n{time.perf_counter() - began:.0f} s")
 
 
 if __name__ == "__main__":
     main()
+
+

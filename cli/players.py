@@ -59,21 +59,27 @@ def _date(value: str | None, option: str) -> str | None:
             from None
 
 
-def filter_said(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
-    """The archive's filter in the reader's language, for a message."""
+def filter_said(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None,
+                known: bool = False) -> str:
+    """The archive's filter in the reader's language, for a message; ``known``: the time
+    is what the store held then (``--as-known``), not what had been played by then."""
     parts = []
     if date_from or date_to:
         parts.append(_("pulkas started {start} to {end}").format(start=date_from or "…", end=date_to or "…"))
     if convention:
         parts.append(_("convention {convention}").format(convention=convention))
-    parts.append(_("as of {time}").format(time=time_) if time_ else _("now"))
+    if time_ and known:
+        parts.append(_("as the store held it at {time}").format(time=time_))
+    else:
+        parts.append(_("as of {time}").format(time=time_) if time_ else _("now"))
     return ", ".join(parts)
 
 
-def filter_text(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None) -> str:
+def filter_text(date_from: str | None, date_to: str | None, convention: str | None, time_: str | None,
+                known: bool = False) -> str:
     """The archive's filter in English, as the JSON documents keep it (``as_of``)."""
     with language.using(language.DEFAULT):
-        return filter_said(date_from, date_to, convention, time_)
+        return filter_said(date_from, date_to, convention, time_, known)
 
 
 def filters(f: F) -> F:

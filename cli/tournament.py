@@ -192,11 +192,18 @@ def card(name: str, player: str, reason: str, by: str | None, db: str | None) ->
 @click.option("--tour", type=int, metavar="R", help="As they stood after tour R was closed.")
 @click.option("--time", "time_", metavar="T",
               help="As they stood then: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")
+@click.option("--as-known", "as_known", metavar="T",
+              help="As the store held them then (a table recorded later is not in them): local or with an offset.")
 @click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
 @db_option
-def print_standings(name: str, as_json: bool, tour: int | None, time_: str | None, replay: bool,
+def print_standings(name: str, as_json: bool, tour: int | None, time_: str | None, as_known: str | None, replay: bool,
                     db: str | None) -> None:
     """The standings after the tours closed, with the tables still in play beside them."""
+    if as_known is not None:
+        if tour is not None or time_ is not None or replay:
+            raise click.UsageError(_("--as-known goes alone: not with --tour, --time or --replay"))
+        _standings_known(name, user_time(as_known, end_of_day=True), as_json, db)
+        return
     time_ = user_time(time_, end_of_day=True) if time_ else None
     with opened(db) as ledger:
         tournaments = Tournaments(ledger)
@@ -213,6 +220,22 @@ def print_standings(name: str, as_json: bool, tour: int | None, time_: str | Non
         else:
             point = "replayed to its close" if tour is not None else (f"as of {time_}" if time_ else "now")
             click.echo(render_standings(table, state, point), nl=False)
+
+
+def _standings_known(name: str, known: str, as_json: bool, db: str | None) -> None:
+    """The standings as the store held them at ``known`` (``ledger.views`` records when
+    the store held each event)."""
+    when = point_micros(known)
+    with opened(db) as ledger:
+        tournaments = Tournaments(ledger)
+        with caught_up_or_refused(ledger) as views:
+            upto = views.known_versions(when).get(name, 0)
+            tables = views.tables(name, when, known=True)
+        table, state = tournaments.standings_known(name, upto, known, tables)
+    if as_json:
+        emit(standings_doc(table))
+    else:
+        click.echo(render_standings(table, state, _("as the store held it at {time}").format(time=known)), nl=False)
 
 
 @tournament.command("log")

@@ -1,7 +1,12 @@
 """The club's archive and rating as both faces read them (``pulka players``, ``pulka
 rating``, ``pulka stats``, ``pulka tournament report``; the service's club, player and
 tournament pages): the store's views brought up to its last event, the rating's
-changes, and a player's pulkas with their stored events.
+moves under the model in effect, and a player's pulkas with their stored events.
+
+Two kinds of "then" (``Then``): ``at`` a time, by the times the events record (what
+had been played by then, as it was recorded then), or ``known`` at a time, by what the
+store held then (an old sheet imported later is not in it): ``ledger.views``
+records, for every result, when the store held it.
 
 What a reader is told on the way (a note that the views could not be written, a
 warning for each stream they left out) goes to the face's ``say``; a store without
@@ -12,14 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
+from dataclasses import dataclass
 
 from ledger.application import Ledger
 from ledger.views.archive import Views, ViewsUnwritable
-from ledger.views.rating import kept_changes, kept_matches, matches_as_of
+from ledger.views.rating import kept_changes, kept_matches, matches_then, model_then
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent
-from projections import rating as model
-from projections.archive import Alias, PulkaRow
+from ledger.vocabulary.times import utc_micros
+from projections.rating import Change, Line, keys_of, rate_matches, select_matches, table
+from projections.archive import Alias, Identities, PulkaRow, identities
+from projections.rating_models import RatingModel
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -59,19 +67,60 @@ def caught_up(ledger: Ledger, say: Say) -> Iterator[Views]:
         yield views
 
 
-def club_changes(views: Views, as_of: int | None, convention: str | None) -> tuple[list[model.Change], list[PulkaRow],
-                                                                                       list[Alias]]:
-    """The rating changes (the kept view, or folded again for a time or a convention),
-    and the archive's rows and aliases that name the players."""
-    rows, aliases = views.rows(as_of), views.aliases(as_of)
-    if as_of is None and convention is None:
-        return kept_changes(views.view.select), rows, aliases
-    matches = kept_matches(views.view.select) if as_of is None else matches_as_of(views.view.select, as_of)
-    return model.rate_matches(model.select_matches(matches, convention), model.keys_of(aliases)), rows, aliases
+@dataclass(frozen=True)
+class Then:
+    """A point of the archive's past: ``utc`` (microseconds), by the events' own times,
+    or (``known``) by what the store held then."""
+
+    utc: int
+    known: bool = False
 
 
-def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow]) -> Iterator[tuple[PulkaRow, list[AnyEvent]]]:
+@dataclass(frozen=True)
+class ClubRating:
+    """The rating's moves under ``model``, and the archive's rows and aliases that name
+    the players; ``now_utc``: the time the table stands at (None: the last pulka's end)."""
+
+    changes: list[Change]
+    rows: list[PulkaRow]
+    aliases: list[Alias]
+    model: RatingModel
+    now_utc: int | None
+
+    @property
+    def who(self) -> Identities:
+        return identities(self.rows, self.aliases)
+
+    def table(self) -> list[Line]:
+        return table(self.changes, self.who, self.model, self.now_utc)
+
+
+def club_rating(views: Views, then: Then | None = None, convention: str | None = None,
+                chosen: RatingModel | None = None) -> ClubRating:
+    """The club rating now (the kept view), or folded again: at ``then``, under one
+    convention, or under another model (``chosen``) than the one the club's log names."""
+    at, known = (None, False) if then is None else (then.utc, then.known)
+    rows, aliases = views.rows(at, known), views.aliases(at, known)
+    select = views.view.select
+    kept = model_then(select, at, known)
+    used = chosen or kept
+    if then is None and convention is None and used == kept:
+        return ClubRating(kept_changes(select), rows, aliases, kept, None)
+    matches = kept_matches(select) if then is None else matches_then(select, then.utc, then.known)
+    changes = rate_matches(select_matches(matches, convention), keys_of(aliases), used)
+    return ClubRating(changes, rows, aliases, used, at)
+
+
+def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow], then: Then | None = None,
+                       known: dict[str, int] | None = None) -> Iterator[tuple[PulkaRow, list[AnyEvent]]]:
     """Each pulka of the archive with its stored events, read as the statistics ask
-    (``pulka stats``; a player's page of the service too)."""
+    (``pulka stats``; a player's page of the service too); at ``then``, each pulka's
+    events as they stood: those recorded by then, or (``known``) those the store held
+    then (up to the last result it held, ``known``: ``Views.known_versions``)."""
     for row in rows:
-        yield row, [s.event for s in ledger.sound(row.game)]
+        events = [s.event for s in ledger.sound(row.game)]
+        if then is not None and then.known:
+            events = events[:(known or {}).get(row.game, 0)]
+        elif then is not None:  # a game's times never go back: those recorded by then come first
+            events = events[:sum(1 for e in events if e.at is None or utc_micros(e.at) <= then.utc)]
+        yield row, events

@@ -1,94 +1,40 @@
-"""The club rating: every pulka over is one free-for-all match of its players.
+"""The club rating: every pulka over is one match of its players.
 
 A pure fold, like every projection: ``rate_matches`` takes the archive's matches in
-their order and gives each player's rating change in each match; ``table`` and
-``rating_history`` read those changes for ``pulka rating`` and ``pulka rating NAME``.
-The matches come from the read model the command side keeps (``ledger.views.rating``)
-or, for a point in time or a convention, from the archive's results as they stood
-then; the fold does not care which, so the kept view can be checked against a fresh
-fold of the same matches.
+their order and a model (``projections.rating_models``: the club's choice, by default
+``whists-per-deal``) and gives each player's move in each match, with what explains it;
+``table`` and ``rating_history`` read those moves for ``pulka rating`` and ``pulka
+rating NAME``. The matches come from the read model the command side keeps
+(``ledger.views.rating``) or, for a point in time or a convention, from the archive's
+results as they stood then; the fold does not care which, so the kept view can be
+checked against a fresh fold of the same matches.
 
-The model is OpenSkill's Plackett-Luce model (Weng and Lin, "A Bayesian
-Approximation Method for Online Ranking", JMLR 12, 2011), from the ``openskill``
-package: it rates free-for-all matches of any number of players from their order,
-ties included, is deterministic (no sampling), and is not patented (TrueSkill is;
-Glicko-2 rates two players at a time). Its parameters, and why (docs/conventions.md,
-"The club rating"):
-
-- ``MU`` 25 and ``SIGMA`` 25/3: the package's prior, a newcomer's skill and how unsure
-  it is; ``BETA`` 25/6, how much one pulka's result varies around a player's skill
-  (the package's default: a single pulka says little, cards decide much of it);
-- ``TAU`` 25/300: how much a skill may drift between pulkas, so that a player's
-  rating keeps moving after hundreds of pulkas (the package's default);
-- ``MARGIN`` 40 whists: the players are ranked by their rounded results [Code
-  4.2.12], and the model also takes the results as scores. A lead of up to
-  ``MARGIN`` whists is an ordinary win; beyond it the win counts more, by the
-  logarithm of the lead over ``MARGIN`` (the model's margin factor). A pulka's
-  results commonly spread over some tens of whists, so that only a clear beating
-  weighs more.
-- The rating shown is the model's ordinal, ``mu - 3 sigma``: a skill the player has
-  with 99.7 % certainty. A newcomer starts at 0 and rises as his pulkas make the model
-  sure of him.
-
-The matches are taken in the order the pulkas came to be over (the time of the event
-that ended them), ties by the game's name; the same archive gives the same ratings
-every time. Everyone on the sheet plays a match (a player who joined [Code 3.1.2]
-too; a seat held by a substitute counts for its first player, as the archive does).
+The order of the matches (docs/conventions.md, "The club rating"): by the time each
+pulka came to be over (the event that ended it), then by the time it started, then by
+its name compared by code point; the same archive gives the same ratings every time,
+on either store. Everyone on the sheet plays the match (a player who joined [Code
+3.1.2] too; a seat held by a substitute counts for its first player, as the archive
+does). Before each match a player's skill is grown by his absence since his last one
+(the model's ``grown``).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from ledger.vocabulary import language
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.rules import ALIASES
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import spoken_count
 from projections.archive import Alias, Identities, identities
+from projections.rating_models import DEFAULT, RatingModel, Skill, model_of
 
-MU = 25.0
-SIGMA = 25.0 / 3.0
-BETA = 25.0 / 6.0
-TAU = 25.0 / 300.0
-MARGIN = 40.0  # whists
-Z = 3.0  # the ordinal's standard deviations
+_ = language._  # every text a person reads, in the language in effect
 
-
-
-@functools.cache
-def model() -> Any:
-    """The model with these parameters; imported when a match is first rated, so that
-    starting a game (which makes the views' tables) does not load it."""
-    from openskill.models import PlackettLuce
-
-    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, margin=MARGIN)
-
-
-PARAMETERS: dict[str, Any] = {
-    "model": "openskill PlackettLuce (Weng-Lin)",
-    "mu": MU, "sigma": SIGMA, "beta": BETA, "tau": TAU, "margin_whists": MARGIN,
-    "rating": "mu - 3 sigma",
-    "order": "the time each pulka came to be over, then the game's name",
-}
-
-
-@dataclass(frozen=True)
-class Skill:
-    """What the model believes of a player: his skill ``mu`` and how unsure it is."""
-
-    mu: float
-    sigma: float
-
-    @property
-    def rating(self) -> float:
-        """The ordinal shown: a skill the player has with 99.7 % certainty."""
-        return self.mu - Z * self.sigma
-
-
-START = Skill(MU, SIGMA)
+ORDER = "the time each pulka came to be over, then its start, then its name (by code point)"
 
 
 @dataclass(frozen=True)
@@ -99,72 +45,88 @@ class Match:
     finished_utc: int  # when it came to be over, microseconds since 1970 UTC
     convention: str
     entries: tuple[tuple[str, int], ...]  # (the name as written, rounded whists)
+    started_utc: int = 0
+    deals: int = 0  # deals dealt and done
+    scale: int = 1  # its whists that make one rating whist: the rule set's gora_whist_multiplier
 
     @property
-    def key(self) -> tuple[int, str]:
+    def key(self) -> tuple[int, int, str]:
         """Its place in the order of matches."""
-        return self.finished_utc, self.game
+        return self.finished_utc, self.started_utc, self.game
+
+
+@dataclass(frozen=True)
+class Held:
+    """A player's skill after his last match, and when that match ended."""
+
+    skill: Skill
+    since_utc: int
 
 
 @dataclass(frozen=True)
 class Change:
-    """One player's rating before and after one match."""
+    """One player's move in one match, and why."""
 
     game: str
     finished_utc: int
+    started_utc: int
     player: str  # the player's key (``projections.archive.Identities``)
     name: str  # as written in that game
     whists: int
     place: int  # 1 + the number of players with more whists
-    before: Skill
+    seats: int  # the players of the match
+    deals: int
+    before: Skill  # before the match, grown by his absence since his last one
     after: Skill
+    expected: float  # the result (whists) or the place expected from the skills before
+    opponents: float  # his opponents' mean rating before the match
+    share: float  # the share of the surprise the rating took: the uncertainty's share
 
     @property
-    def key(self) -> tuple[int, str]:
-        return self.finished_utc, self.game
-
-    @property
-    def delta(self) -> float:
-        return self.after.rating - self.before.rating
+    def key(self) -> tuple[int, int, str]:
+        return self.finished_utc, self.started_utc, self.game
 
 
-def rate(match: Match, before: Sequence[Skill]) -> list[Skill]:
-    """The players' skills after one match, from theirs before it (in seat order)."""
-    m = model()
-    teams = [[m.rating(mu=s.mu, sigma=s.sigma)] for s in before]
-    scores = [float(whists) for _, whists in match.entries]
-    rated = m.rate(teams, scores=scores)
-    return [Skill(team[0].mu, team[0].sigma) for team in rated]
-
-
-def changes_of(match: Match, keys: Sequence[str], before: Sequence[Skill]) -> list[Change]:
-    """The rating changes of one match, its players' keys and skills before it given."""
-    after = rate(match, before)
+def changes_of(match: Match, keys: Sequence[str], held: Sequence[Held | None], model: RatingModel) -> list[Change]:
+    """The moves of one match, its players' keys and their skills after their last
+    matches given (None: a newcomer)."""
+    begins = match.started_utc or match.finished_utc
+    before = [model.start if h is None else model.grown(h.skill, begins - h.since_utc) for h in held]
     results = [w for _, w in match.entries]
-    return [
-        Change(match.game, match.finished_utc, key, name, whists, 1 + sum(1 for r in results if r > whists),
-               b, a)
-        for (name, whists), key, b, a in zip(match.entries, keys, before, after, strict=True)
-    ]
+    moved = model.rate(results, match.deals, before, match.scale)
+    shown = [model.shown(s) for s in before]
+    n = len(before)
+    out = []
+    for i, ((name, whists), key, b, m) in enumerate(zip(match.entries, keys, before, moved, strict=True)):
+        others = (sum(shown) - shown[i]) / (n - 1) if n > 1 else 0.0
+        place = 1 + sum(1 for r in results if r > whists)
+        out.append(Change(match.game, match.finished_utc, match.started_utc, key, name, whists, place, n,
+                          match.deals, b, m.after, m.expected, others, m.share))
+    return out
 
 
 def ordered(matches: Iterable[Match]) -> list[Match]:
     return sorted(matches, key=lambda m: m.key)
 
 
-def rate_matches(matches: Iterable[Match], key: Callable[[str], str],
-                 start: dict[str, Skill] | None = None) -> list[Change]:
+def rate_matches(matches: Iterable[Match], key: Callable[[str], str], model: RatingModel | None = None,
+                 start: Mapping[str, Held] | None = None) -> list[Change]:
     """Every match in order, each player's skill carried from his last match (``start``:
-    the skills before the first of them; a player not in it starts at ``START``)."""
-    skills = dict(start or {})
+    the skills before the first of them; a player not in it is a newcomer)."""
+    chosen = model or default_model()
+    held: dict[str, Held] = dict(start or {})
     out: list[Change] = []
     for match in ordered(matches):
         keys = [key(name) for name, _ in match.entries]
-        rated = changes_of(match, keys, [skills.get(k, START) for k in keys])
+        rated = changes_of(match, keys, [held.get(k) for k in keys], chosen)
         for change in rated:
-            skills[change.player] = change.after
+            held[change.player] = Held(change.after, change.finished_utc)
         out.extend(rated)
     return out
+
+
+def default_model() -> RatingModel:
+    return model_of(DEFAULT)
 
 
 def keys_of(aliases: Sequence[Alias]) -> Callable[[str], str]:
@@ -185,28 +147,37 @@ def select_matches(matches: Iterable[Match], convention: str | None) -> list[Mat
 
 @dataclass(frozen=True)
 class Line:
-    """A player's line of the club's table."""
+    """A player's line of the club's table: his skill now (grown by his absence since
+    his last pulka), and that pulka."""
 
     place: int
     player: str
     skill: Skill
+    rating: float
+    provisional: bool
     matches: int
     last_game: str
+    last_utc: int  # when his last pulka ended
     trend: tuple[float, ...]  # his rating after each of his matches, oldest first
 
 
-def table(changes: Sequence[Change], who: Identities) -> list[Line]:
-    """The club's table: every rated player by his rating, the highest first (ties by
-    name); ``who`` names each key."""
+def table(changes: Sequence[Change], who: Identities, model: RatingModel | None = None,
+          now_utc: int | None = None) -> list[Line]:
+    """The club's table at ``now_utc`` (by default the end of the last match): every
+    rated player by his rating, the highest first (ties by name); ``who`` names each key."""
+    chosen = model or default_model()
     per: dict[str, list[Change]] = {}
     for change in sorted(changes, key=lambda c: c.key):
         per.setdefault(change.player, []).append(change)
+    now = now_utc if now_utc is not None else max((c.finished_utc for c in changes), default=0)
     lines = []
     for key, mine in per.items():
         last = mine[-1]
-        lines.append((who.name(key), last.after, len(mine), last.game, tuple(c.after.rating for c in mine)))
-    lines.sort(key=lambda x: (-x[1].rating, name_key(x[0]), x[0]))
-    return [Line(i, name, skill, n, game, trend) for i, (name, skill, n, game, trend) in enumerate(lines, start=1)]
+        skill = chosen.grown(last.after, now - last.finished_utc)
+        lines.append((who.name(key), skill, len(mine), last, tuple(chosen.shown(c.after) for c in mine)))
+    lines.sort(key=lambda x: (-chosen.shown(x[1]), name_key(x[0]), x[0]))
+    return [Line(i, name, skill, chosen.shown(skill), chosen.provisional(skill), n, last.game, last.finished_utc,
+                 trend) for i, (name, skill, n, last, trend) in enumerate(lines, start=1)]
 
 
 @dataclass(frozen=True)
@@ -234,60 +205,104 @@ def _r(x: float) -> float:
     return round(x, 3)
 
 
-def table_doc(lines: Sequence[Line], describe: str) -> dict[str, Any]:
+def model_doc(model: RatingModel) -> dict[str, Any]:
+    """The model in effect as the documents name it (docs/conventions.md, "The club rating")."""
+    return {"model": model.name, "parameters": model.parameters,
+            "rating": "mu - 3 sigma" if model.name == "openskill-places" else "mu",
+            "expected": model.expects, "order": ORDER}
+
+
+def table_doc(lines: Sequence[Line], describe: str, model: RatingModel | None = None) -> dict[str, Any]:
+    chosen = model or default_model()
     return {
         "as_of": describe,
-        "model": PARAMETERS,
+        "model": model_doc(chosen),
         "players": [
-            {"place": x.place, "player": x.player, "rating": _r(x.skill.rating), "mu": _r(x.skill.mu),
-             "sigma": _r(x.skill.sigma), "matches": x.matches, "last_game": x.last_game,
-             "trend": [_r(t) for t in x.trend]}
+            {"place": x.place, "player": x.player, "rating": _r(x.rating), "mu": _r(x.skill.mu),
+             "sigma": _r(x.skill.sigma), "provisional": x.provisional, "matches": x.matches,
+             "last_game": x.last_game, "last_played": when(x.last_utc)[:10], "trend": [_r(t) for t in x.trend]}
             for x in lines
         ],
     }
 
 
-def rating_history_doc(h: RatingHistory, describe: str) -> dict[str, Any]:
+def rating_history_doc(h: RatingHistory, describe: str, model: RatingModel | None = None) -> dict[str, Any]:
+    chosen = model or default_model()
     return {
         "player": h.player,
         "as_of": describe,
-        "model": PARAMETERS,
+        "model": model_doc(chosen),
         "matches": [
             {"game": c.game, "finished": when(c.finished_utc), "as": c.name, "whists": c.whists, "place": c.place,
-             "rating_before": _r(c.before.rating), "rating": _r(c.after.rating), "change": _r(c.delta),
-             "mu": _r(c.after.mu), "sigma": _r(c.after.sigma)}
+             "of": c.seats, "deals": c.deals, "expected": _r(c.expected), "opponents": _r(c.opponents),
+             "share": _r(c.share), "rating_before": _r(chosen.shown(c.before)), "rating": _r(chosen.shown(c.after)),
+             "change": _r(chosen.shown(c.after) - chosen.shown(c.before)), "mu": _r(c.after.mu),
+             "sigma_before": _r(c.before.sigma), "sigma": _r(c.after.sigma)}
             for c in h.changes
         ],
     }
 
 
-TABLE_COLUMNS = ("place", "player", "rating", "mu", "sigma", "matches", "last_game")
-HISTORY_COLUMNS = ("game", "finished", "as", "whists", "place", "rating_before", "rating", "change", "mu", "sigma")
+TABLE_COLUMNS = ("place", "player", "rating", "mu", "sigma", "provisional", "matches", "last_game", "last_played")
+HISTORY_COLUMNS = ("game", "finished", "as", "whists", "place", "of", "deals", "expected", "opponents", "share",
+                   "rating_before", "rating", "change", "mu", "sigma_before", "sigma")
 
 
-def render_table(lines: Sequence[Line], describe: str) -> str:
-    out = [f"club rating ({describe})", ""]
+def render_table(lines: Sequence[Line], describe: str, model: RatingModel | None = None) -> str:
+    chosen = model or default_model()
+    out = [_("club rating ({point})").format(point=describe), ""]
     if not lines:
-        return "\n".join(out + ["no pulka over yet"]) + "\n"
-    width = max(12, *(len(x.player) + 2 for x in lines))
-    out.append(f"{'place':<7}{'player':<{width}}{'rating':>8}{'mu':>8}{'sigma':>7}{'pulkas':>8}  last game")
+        return "\n".join(out + [_("no pulka over yet")]) + "\n"
+    width = max(12, *(len(x.player) + 4 for x in lines))
+    out.append(f"{_('place'):<7}{_('player'):<{width}}{_('rating'):>8}{'σ':>7}{_('pulkas'):>8}  {_('last pulka')}")
     for x in lines:
-        out.append(f"{x.place:<7}{x.player:<{width}}{x.skill.rating:>8.2f}{x.skill.mu:>8.2f}{x.skill.sigma:>7.2f}"
-                   f"{x.matches:>8}  {x.last_game}")
+        mark = " ?" if x.provisional else ""
+        out.append(f"{x.place:<7}{x.player + mark:<{width}}{x.rating:>+8.2f}{x.skill.sigma:>7.2f}{x.matches:>8}  "
+                   f"{when(x.last_utc)[:10]} {x.last_game}")
     out.append("")
-    out.append("OpenSkill's Plackett-Luce model over every pulka over, in the order they ended, ranked by the "
-               "rounded results [Code 4.2.12]; rating = mu - 3 sigma (docs/conventions.md, 'The club rating').")
+    out.append(explained(chosen))
     return "\n".join(out) + "\n"
 
 
-def render_rating_history(h: RatingHistory, describe: str) -> str:
-    out = [f"{h.player}: rating ({describe})", ""]
+def explained(model: RatingModel) -> str:
+    """What the table's numbers are, under the model in effect."""
+    p = model.parameters
+    if model.name == "openskill-places":
+        return _("The model {model}: OpenSkill's Plackett-Luce by places (openskill 6.2.0), the results as scores "
+                 "with a margin of {margin} whists; rating = mu - 3 sigma (docs/conventions.md, 'The club "
+                 "rating').").format(model=model.name, margin=p["margin"])
+    return _("The model {model}: the rating is the whists a player wins a deal against the club's average "
+             "player, σ how unsure that is; ? marks a provisional rating (σ above {bound}); σ grows while a "
+             "player is away (docs/conventions.md, 'The club rating').").format(model=model.name,
+                                                                                 bound=p["provisional"])
+
+
+def move_line(c: Change, model: RatingModel) -> str:
+    """Why one pulka moved his rating, in one line: expected, got, the opponents, the
+    uncertainty's share, the move."""
+    before, after = model.shown(c.before), model.shown(c.after)
+    if model.expects == "place":
+        expected = _("expected place {expected:.1f}, got {place} of {seats}").format(
+            expected=c.expected, place=c.place, seats=c.seats)
+    else:
+        expected = _("expected {expected:+d}, got {whists:+d} ({place} of {seats})").format(
+            expected=round(c.expected) + 0, whists=c.whists, place=c.place, seats=c.seats)
+    return _("{expected}; opponents {opponents:+.2f}; σ {sigma_before:.2f}→{sigma:.2f}, {share:.0%} taken; "
+             "{before:+.2f} → {after:+.2f} ({change:+.2f})").format(
+        expected=expected, opponents=c.opponents, sigma_before=c.before.sigma, sigma=c.after.sigma, share=c.share,
+        before=before, after=after, change=after - before)
+
+
+def render_rating_history(h: RatingHistory, describe: str, model: RatingModel | None = None) -> str:
+    chosen = model or default_model()
+    out = [_("{player}: rating ({point})").format(player=h.player, point=describe), ""]
     gw = max(6, *(len(c.game) + 2 for c in h.changes))
-    out.append(f"{'finished (UTC)':<27}{'game':<{gw}}{'whists':>8}{'place':>7}{'before':>9}{'after':>9}{'change':>9}")
+    out.append(f"{_('finished (UTC)'):<22}{_('game'):<{gw}}{_('deals'):>6}  {_('why it moved')}")
     for c in h.changes:
-        out.append(f"{when(c.finished_utc):<27}{c.game:<{gw}}{c.whists:>+8}{c.place:>7}{c.before.rating:>9.2f}"
-                   f"{c.after.rating:>9.2f}{c.delta:>+9.2f}")
+        out.append(f"{when(c.finished_utc)[:16].replace('T', ' '):<22}{c.game:<{gw}}{c.deals:>6}  "
+                   f"{move_line(c, chosen)}")
     last = h.changes[-1].after
     out.append("")
-    out.append(f"{counted(len(h.changes), 'pulka')} rated; now {last.rating:.2f} (mu {last.mu:.2f}, sigma {last.sigma:.2f})")
+    out.append(_("{pulkas} rated; now {rating:+.2f} (mu {mu:.2f}, σ {sigma:.2f})").format(
+        pulkas=spoken_count(len(h.changes), "pulka"), rating=chosen.shown(last), mu=last.mu, sigma=last.sigma))
     return "\n".join(out) + "\n"

@@ -11,8 +11,9 @@ and a player's statistics"):
   [Code 4.2.15], else in play), its rounded results [Code 4.2.12] and its money;
 - ``totals``: each player's totals over the pulkas over, names joined by the register's
   aliases and by the name key (case, width and blanks do not tell players apart);
-- ``rating``: OpenSkill's Plackett-Luce model called here from the documented
-  parameters, every pulka over a match in the order it came to be over;
+- ``rating``: the club rating (``whists-per-deal``) worked again in exact fractions
+  (``rating_worked``) from the documented parameters, every pulka over a match in the
+  order it came to be over (then by its start, then by its name);
 - ``Counter``: a player's statistics counted from the deals themselves, what each deal
   brought him from the independent scorer's exact results [Code 4.2.14].
 
@@ -22,6 +23,7 @@ penalties, newcomers or substitutes (a counter for those is ``tests/club_archive
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -29,8 +31,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from openskill.models import PlackettLuce
-
+import rating_worked
 from independent_scorer import score
 from ledger.vocabulary.events import (
     Abandoned,
@@ -42,8 +43,8 @@ from ledger.vocabulary.events import (
     Tricks,
 )
 
-# docs/conventions.md, "The club rating": the package's prior and defaults, a margin of 40 whists.
-MODEL = PlackettLuce(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, margin=40.0)
+# docs/conventions.md, "The conventions": a Leningrad pulka doubles whists and gora.
+WHISTS_DOUBLED = {"leningrad": 2}
 
 
 def key(name: str) -> str:
@@ -184,22 +185,23 @@ class Club:
         return sorted(out, key=lambda s: (-s["whists"], key(s["player"])))
 
     def matches(self) -> list[Pulka]:
-        """Every pulka over, in the order it came to be over (then by name)."""
+        """Every pulka over, in the order it came to be over (then by its start, then by name)."""
         return sorted((p for p in self.pulkas if p.over),
-                      key=lambda p: (datetime.fromisoformat(p.over_at or "").astimezone(timezone.utc), p.game))
+                      key=lambda p: (_utc(p.over_at or ""), _utc(p.started_at), p.game))
 
-    def rating(self) -> dict[str, tuple[float, float, int]]:
-        """OpenSkill over the matches: each player's mu, sigma and matches."""
-        skills: dict[str, Any] = {}
-        played: dict[str, int] = {}
-        for p in self.matches():
-            names = [self.who(n) for n in p.players]
-            teams = [[skills.get(n) or MODEL.rating()] for n in names]
-            rated = MODEL.rate(teams, scores=[float(p.whists[n]) for n in p.players])
-            for team, n in zip(rated, names, strict=True):
-                skills[n] = team[0]
-                played[n] = played.get(n, 0) + 1
-        return {self.shown(n): (r.mu, r.sigma, played[n]) for n, r in skills.items()}
+    def rating(self, now: str | None = None) -> dict[str, tuple[float, float, int]]:
+        """The club rating over the matches (``rating_worked``): each player's mu, sigma
+        (grown by his absence to ``now``, by default the last match's end) and matches."""
+        pulkas = [rating_worked.Pulka(p.game, _utc(p.started_at), _utc(p.over_at or ""), p.deals,
+                                      WHISTS_DOUBLED.get(p.convention, 1),
+                                      tuple((self.who(n), p.whists[n]) for n in p.players))
+                  for p in self.matches()]
+        folded = rating_worked.fold(pulkas, None if now is None else _utc(now))
+        return {self.shown(k): (float(mu), math.sqrt(variance), n) for k, (mu, variance, n) in folded.items()}
+
+
+def _utc(at: str) -> int:
+    return round(datetime.fromisoformat(at).astimezone(timezone.utc).timestamp()) * 10**6
 
 
 # -- a player's statistics -----------------------------------------------------------------------

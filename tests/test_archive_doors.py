@@ -278,14 +278,18 @@ def test_a_players_rating_history_and_the_club_table(sqlite_club: tuple[Store, V
     # place 1 + the players with more whists (hand: third in each).
     assert [(c.game, c.name, c.whists, c.place) for c in found.changes] == [
         ("club-1", "Anna", -23, 3), ("club-2", "Anya", -4, 3), ("club-3", "ANNA", -91, 3), ("club-4", "Anna", -64, 3)]
-    assert all(a.after == b.before for a, b in zip(found.changes, found.changes[1:]))
-    assert found.changes[0].before == model.START and model.START.rating == 0
+    # Each match starts from the one before, sigma grown by her absence between them.
+    chosen = model.default_model()
+    assert all(b.before == chosen.grown(a.after, b.started_utc - a.finished_utc) and b.before.mu == a.after.mu
+               and b.before.sigma > a.after.sigma for a, b in zip(found.changes, found.changes[1:]))
+    assert found.changes[0].before == chosen.start and chosen.shown(chosen.start) == 0
     assert model.rating_history(changes, who, "Zoya") is None
     doc = model.rating_history_doc(found, "now")
     assert [m["finished"] for m in doc["matches"]] == ["2026-01-10T17:27:00+00:00", "2026-01-17T17:06:00+00:00",
                                                        "2026-01-24T16:57:00+00:00", "2026-02-07T16:36:00+00:00"]
-    assert doc["matches"][-1]["rating"] == round(found.changes[-1].after.rating, 3)
-    assert doc["model"]["margin_whists"] == 40.0 and doc["model"]["rating"] == "mu - 3 sigma"
+    assert doc["matches"][-1]["rating"] == round(found.changes[-1].after.mu, 3)
+    assert doc["model"]["model"] == "whists-per-deal" and doc["model"]["rating"] == "mu"
+    assert doc["model"]["parameters"] == {"prior": "2", "luck": "30", "drift": "0.02", "provisional": "1"}
     text = model.render_rating_history(found, "now")
     assert text.startswith("Anna: rating (now)") and "4 pulkas rated; now" in text
     lines = model.table(changes, who)
@@ -296,7 +300,8 @@ def test_a_players_rating_history_and_the_club_table(sqlite_club: tuple[Store, V
                                                                    "Dina": 3}
     assert {p["player"]: p["last_game"] for p in table["players"]}["Gleb"] == "club-cup/1/1"
     rendered = model.render_table(lines, "now")
-    assert all(f"{x.skill.rating:>8.2f}" in rendered for x in lines)
+    assert all(f"{x.rating:>+8.2f}" in rendered for x in lines)
+    assert all(x.provisional for x in lines) and all(f"{x.player} ? " in rendered for x in lines)  # sigma above 1
     assert model.render_table([], "now").endswith("no pulka over yet\n")
 
 

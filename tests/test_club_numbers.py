@@ -2,7 +2,8 @@
 
 Every statistic is checked against numbers worked out in ``club_archive`` from generated
 archives through other commands (``export``, ``log``, ``settle``, ``explain``); the rating
-against OpenSkill called here on the results ``settle`` gives, in the order the pulkas
+against the model worked again without pulka's code (``rating_worked``: exact
+fractions, the matrix form) on the results ``settle`` gives, in the order the pulkas
 ended; the kept rating against a rebuild, against ``--at`` a time after everything, and
 after a correction of an old pulka and an alias; the update after one more pulka against
 the size of the archive.
@@ -11,6 +12,7 @@ the size of the archive.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
@@ -20,12 +22,12 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from openskill.models import PlackettLuce
 from psycopg import sql
 
 from cli.main import main
+import rating_worked
 from club_archive import CLUB, Expected, cli, club_archive, doc, expected_stats, store_archive
-from helpers import csv_out
+from helpers import csv_out, tournament_export
 from ledger.views import rating
 from ledger.application import Ledger
 from ledger.words.deal_line import deal_events
@@ -178,9 +180,6 @@ def day(n: int, hour: int = 19) -> datetime:
     return datetime(2026, 1, n, hour, 0, tzinfo=timezone(timedelta(hours=3)))
 
 
-MODEL = PlackettLuce(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, margin=40.0)
-
-
 def finished_at(db: str, game: str) -> str:
     """The time of the event at which the pulka came to be over (and stayed so)."""
     exported = [json.loads(line) for line in cli(db, "export", game).splitlines()]
@@ -193,25 +192,30 @@ def finished_at(db: str, game: str) -> str:
     return str(exported[n - 1]["at"])
 
 
-def expected_rating(db: str, same: dict[str, str] | None = None) -> dict[str, tuple[float, float, int]]:
-    """OpenSkill called here on every pulka over, in the order they ended (then by name),
-    ranked by the rounded results [Code 4.2.12], margin 40 whists."""
+def expected_rating(db: str, same: dict[str, str] | None = None, now: datetime | None = None
+                    ) -> dict[str, tuple[float, float, int]]:
+    """The rating worked again (``rating_worked``) on every pulka over, from what other
+    commands say of it: its results (``settle``), the time it came to be over and its
+    start and rule set (``export``), its deals (``games``)."""
     same = same or {}
-    matches = []
+    deals = {g["game"]: g["deals"] for g in doc(db, "games")}
+    pulkas = []
     for game in games_of(db):
         s = doc(db, "settle", game)
         if s["finished"] or s["abandoned"]:
-            when = datetime.fromisoformat(finished_at(db, game)).astimezone(timezone.utc)
-            matches.append((when, game, s["rounded"]))
-    skills: dict[str, Any] = {}
-    played: dict[str, int] = {}
-    for _, _, rounded in sorted(matches):
-        names = [same.get(p, p) for p in rounded]
-        teams = [[skills.get(p) or MODEL.rating()] for p in names]
-        for team, p in zip(MODEL.rate(teams, scores=[float(w) for w in rounded.values()]), names):
-            skills[p] = team[0]
-            played[p] = played.get(p, 0) + 1
-    return {p: (r.mu, r.sigma, played[p]) for p, r in skills.items()}
+            start = json.loads(cli(db, "export", game).splitlines()[0])
+            ended = datetime.fromisoformat(finished_at(db, game))
+            began = datetime.fromisoformat(start["at"])
+            pulkas.append(rating_worked.Pulka(
+                game, _micros(began), _micros(ended), deals[game], start["rule_set"]["gora_whist_multiplier"],
+                tuple((same.get(p, p), w) for p, w in s["rounded"].items())))
+    then = None if now is None else _micros(now)
+    return {p: (float(mu), math.sqrt(variance), n) for p, (mu, variance, n) in
+            rating_worked.fold(pulkas, then).items()}
+
+
+def _micros(t: datetime) -> int:
+    return round(t.astimezone(timezone.utc).timestamp()) * 10**6
 
 
 def shown_rating(db: str, *args: str) -> dict[str, tuple[float, float, int]]:
@@ -226,12 +230,14 @@ def assert_same(shown: dict[str, tuple[float, float, int]], expected: dict[str, 
 
 @FEW
 @given(logs=club_archive(recording=True, pulkas=(4, 6)))
-def test_rating_equals_openskill_over_the_results(fresh: Callable[[], str], logs: list[list[AnyEvent]]) -> None:
+def test_rating_equals_the_model_worked_again_over_the_results(fresh: Callable[[], str], logs: list[list[AnyEvent]]) -> None:
     db = fresh()
     store_archive(db, logs)
     expected = expected_rating(db)
     assert_same(shown_rating(db), expected)
-    assert_same(shown_rating(db, "--at", "2100-01-01"), expected)  # folded again from the archive
+    # Folded again from the archive; at a time long after, everyone's sigma has grown back to the prior's.
+    assert_same(shown_rating(db, "--at", "2100-01-01"),
+                expected_rating(db, now=datetime(2100, 1, 1, 23, 59, 59, tzinfo=timezone.utc)))
     with Store(db) as store, Views(store) as views:
         kept = dump(views)
         views.rebuild()
@@ -255,9 +261,14 @@ def test_a_players_history_names_each_game_and_change(store_url: str) -> None:
     for before, after in zip(history, history[1:]):
         assert after["rating_before"] == before["rating"]
     assert all(m["change"] == pytest.approx(m["rating"] - m["rating_before"], abs=2e-3) for m in history)
-    assert history[0]["rating_before"] == 0  # a newcomer: mu - 3 sigma = 25 - 3 x 25/3
+    assert history[0]["rating_before"] == 0 and history[0]["sigma_before"] == 2  # a newcomer: mu 0, sigma the prior
     text = cli(db, "rating", "Anna")
     assert "g1" in text and "3 pulkas rated" in text
+    # Each move in one line: expected, got, the opponents, sigma and the share taken, the move.
+    g2 = next(line for line in text.splitlines() if " g2 " in line)
+    m = history[1]
+    assert (f"expected {round(m['expected']):+d}, got {m['whists']:+d} ({m['place']} of 3); opponents "
+            f"{m['opponents']:+.2f}; σ {m['sigma_before']:.2f}→{m['sigma']:.2f}, {m['share']:.0%} taken") in g2
 
 
 def test_rating_as_of_a_time_is_what_the_archive_said_then(store_url: str) -> None:
@@ -270,6 +281,64 @@ def test_rating_as_of_a_time_is_what_the_archive_said_then(store_url: str) -> No
     assert shown_rating(db, "--at", before_g3) == then  # recomputed the same way
     assert shown_rating(db, "--at", "2025-12-31") == {}
     assert "no pulka over yet" in cli(db, "rating", "--at", "2025-12-31")
+
+
+def test_as_known_is_the_rating_of_the_store_as_it_stood_then(fresh: Callable[[], str]) -> None:
+    """An old sheet (played on the 3rd) stored after a pulka of the 8th: ``--at`` the 6th
+    takes it in (played by then), ``--as-known`` the 6th does not (the store did not hold
+    it), and equals the rating of a store holding only what this one held then."""
+    db, then_db = fresh(), fresh()
+    for store in (db, then_db):
+        record(store, "g1", ("Anna", "Boris", "Vera"), day(1), deals=3)
+        record(store, "g2", ("Anna", "Gleb", "Dina"), day(5), deals=2)
+    record(db, "g4", ("Dina", "Vera", "Anna"), day(8), deals=1)
+    record(db, "g3", ("Boris", "Gleb", "Vera"), day(3), deals=4)  # the old sheet, stored last
+    sixth = "2026-01-06T12:00:00+03:00"
+    known = shown_rating(db, "--as-known", sixth)
+    assert known == shown_rating(then_db, "--at", sixth) == shown_rating(then_db, "--as-known", sixth)
+    assert known["Boris"][2] == 1 and shown_rating(db, "--at", sixth)["Boris"][2] == 2  # g3 played, not held
+    assert [m["game"] for m in doc(db, "rating", "Vera", "--as-known", sixth)["matches"]] == ["g1"]
+    assert doc(db, "stats", "Gleb", "--as-known", sixth)["numbers"]["pulkas"]["count"] == 1
+    assert doc(db, "stats", "Gleb", "--at", sixth)["numbers"]["pulkas"]["count"] == 2
+    assert shown_rating(db, "--as-known", "2026-01-09") == shown_rating(db, "--at", "2026-01-09")  # all held
+    r = CliRunner().invoke(main, ["rating", "--db", db, "--at", sixth, "--as-known", sixth])
+    assert r.exit_code != 0 and "only one of --at and --as-known" in r.output
+
+
+@pytest.mark.sqlite_only
+def test_a_tournaments_standings_as_the_store_held_them(tmp_path: Any) -> None:
+    """A tournament played on 1 March and imported after a pulka of 10 March: by the
+    time it was played it stands on the 5th; the store held it only from the 10th."""
+    exported = tmp_path / "cup.jsonl"
+    exported.write_text(tournament_export(str(tmp_path / "source.db")), encoding="utf-8")
+    db = str(tmp_path / "club.db")
+    record(db, "march", ("Anna", "Boris", "Vera"), datetime(2026, 3, 10, 19, tzinfo=timezone.utc), deals=1)
+    cli(db, "import", str(exported))
+    now = doc(db, "tournament", "standings", "cup")
+    assert doc(db, "tournament", "standings", "cup", "--as-known", "2026-03-11") == now
+    assert doc(db, "tournament", "standings", "cup", "--time", "2026-03-05")["standings"]
+    r = CliRunner().invoke(main, ["tournament", "standings", "cup", "--as-known", "2026-03-05", "--db", db])
+    assert r.exit_code == 1 and "the store held no tournament 'cup' at 2026-03-05" in r.output
+
+
+def test_a_change_of_model_is_an_event_and_both_tables_stay_readable(store_url: str) -> None:
+    """The club changes its model: the table from then on is the new model's, the table
+    as the store held it before is the old one's, and ``--model`` folds with either."""
+    db = store_url
+    club(db)
+    before = doc(db, "rating")
+    assert before["model"]["model"] == "whists-per-deal"
+    cli(db, "rating-model", "openskill-places", "--param", "margin=40", "--reason", "compare", "--by", "arbiter:Oleg")
+    after = doc(db, "rating")
+    assert after["model"] == {**before["model"], "model": "openskill-places", "parameters": {"margin": "40"},
+                              "rating": "mu - 3 sigma", "expected": "place"}
+    assert after["players"] != before["players"]
+    assert doc(db, "rating", "--as-known", "2026-01-05")["players"] == \
+        doc(db, "rating", "--model", "whists-per-deal", "--at", "2026-01-05")["players"]
+    assert doc(db, "rating", "--model", "openskill-places", "--param", "margin=40")["players"] == after["players"]
+    assert "the club is rated by openskill-places (margin=40)" in cli(db, "rating-model")
+    r = CliRunner().invoke(main, ["rating-model", "elo", "--db", db, "--by", "arbiter:Oleg"])
+    assert r.exit_code == 1 and "not a rating model" in r.output and doc(db, "rating") == after
 
 
 def test_a_correction_of_an_old_pulka_moves_the_ratings_after_it(store_url: str) -> None:
@@ -329,7 +398,7 @@ def test_the_update_after_one_more_pulka_does_not_grow_with_the_archive(
     work: list[str] = []
     keep = rating.keep
 
-    def counted(tx: rating.Tx, results: Any, aliases_changed: bool) -> None:
+    def counted(tx: rating.Tx, results: Any, everything_moved: bool) -> None:
         class Counting:
             def execute(self, statement: str, params: Any = ()) -> None:
                 work.append(statement)
@@ -339,7 +408,7 @@ def test_the_update_after_one_more_pulka_does_not_grow_with_the_archive(
                 work.append(statement)
                 return tx.query(statement, params)
 
-        keep(Counting(), results, aliases_changed)
+        keep(Counting(), results, everything_moved)
 
     monkeypatch.setattr(rating, "keep", counted)
     costs = []
@@ -385,7 +454,8 @@ def test_csv_and_text(store_url: str) -> None:
     db = store_url
     record(db, "one", ("Anna", "Boris", "Vera"), day(1), deals=2)
     table = csv_out(db, "rating", "--csv")
-    assert list(table[0]) == ["place", "player", "rating", "mu", "sigma", "matches", "last_game"]
+    assert list(table[0]) == ["place", "player", "rating", "mu", "sigma", "provisional", "matches", "last_game",
+                              "last_played"]
     assert sorted(r["player"] for r in table) == ["Anna", "Boris", "Vera"]
     stats = csv_out(db, "stats", "Boris", "--csv")
     assert list(stats[0]) == ["number", "count", "whists"] and {"number": "pulkas", "count": "1"}.items() <= \
@@ -403,8 +473,8 @@ def test_views_made_before_the_rating_are_built_again_whole(tmp_path: Any) -> No
     club(db)
     cli(db, "players")
     with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE rating_matches")
-        conn.execute("DROP TABLE rating_changes")
+        conn.execute("DROP TABLE rating_moves")
+        conn.execute("DROP TABLE archive_known")
     r = CliRunner().invoke(main, ["rating", "--db", db])
     assert r.exit_code == 1 and "pulka views rebuild" in r.stderr
     cli(db, "new", "g9", "--players", "Anna,Boris,Vera")

@@ -43,7 +43,9 @@ def test_the_club_table_with_sparklines(browser: WebDriver, pages: dict[str, Any
     assert [r.get_attribute("data-player") for r in rows] == [p["player"] for p in table]
     for row, p in zip(rows, table):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-        assert cells[2] == f"{p['rating']:.2f}" and cells[5] == str(p["matches"])
+        # the rating signed, sigma, the pulkas rated, the last pulka's date; a provisional mark
+        assert cells[2:6] == [f"{p['rating']:+.2f}", f"{p['sigma']:.2f}", str(p["matches"]), p["last_played"]]
+        assert cells[1].startswith(p["player"]) and cells[1].endswith("?") == p["provisional"]
         line = row.find_element(By.CSS_SELECTOR, "svg.spark polyline")
         assert int(line.get_attribute("data-points")) == p["matches"]
         assert line.size["width"] > 50  # drawn, not collapsed

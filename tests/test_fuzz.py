@@ -58,7 +58,9 @@ def seeds(tmp_path: Path) -> list[tuple[str, Lines]]:
     # The club's register is not a log of its own (`pulka alias` keeps it): its lines,
     # as a file and planted in others, must be refused.
     found.append(("club register", [b'{"type":"club_started","game":"@club"}',
-                                    b'{"type":"player_aliased","name":"Anna P.","same_as":"Anna","by":"arbiter:O"}']))
+                                    b'{"type":"player_aliased","name":"Anna P.","same_as":"Anna","by":"arbiter:O"}',
+                                    b'{"type":"rating_model_chosen","model":"openskill-places","parameters":'
+                                    b'{"margin":"40"},"by":"arbiter:O"}']))
     # Nor are the ledger's own streams of checkpoints and signatures (`pulka checkpoint`, `pulka sign`).
     signature = b'{"key":"arbiter:O+5f706783+AeC8SuBJwcClHmzVc26GDY2xayRm1KsDVYqSZgDPyfwy","signature":"AAAA"}'
     found.append(("club log's own streams", [

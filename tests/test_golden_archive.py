@@ -5,9 +5,10 @@ a file of several streams (``import_streams``) and read at the archive's doors
 (``ledger.views.archive.Views``: rows, aliases, the rating kept in SQL), folded by the
 pure folds (``projections.archive``, ``projections.rating``, ``projections.stats``).
 
-The numbers are those its expected file holds, worked by hand; each is also worked
-out again here without the ledger's archive code (``golden_archive``): the pulkas'
-results by ``independent_scorer``, the rating by OpenSkill called from the documented
+The numbers are those its expected file holds, worked by hand (the rating's worked
+outside pulka's code, by ``rating_worked`` in exact fractions); each is also worked out
+again here without the ledger's archive code (``golden_archive``): the pulkas' results
+by ``independent_scorer``, the rating by the model's matrix form from the documented
 parameters, every player's statistics counted from the deals. The views run on both
 stores (their SQL and the rating kept in it are the store's).
 """
@@ -30,7 +31,7 @@ from ledger.desks.streams import club_export, import_streams
 from ledger.judge.kinds import judge_log
 from ledger.store.event_store import Store
 from ledger.views.archive import Views
-from ledger.views.rating import kept_changes, kept_matches, matches_as_of
+from ledger.views.rating import kept_changes, kept_matches, matches_then
 from ledger.vocabulary.club import PlayerAliased
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.logfile import split_streams
@@ -100,6 +101,7 @@ def test_the_hand_worked_numbers_are_those_counted_again() -> None:
     assert [list(a) for a in club.aliases] == EXPECTED["aliases"]
     assert club.totals() == EXPECTED["players"]
     assert [p.game for p in club.matches()] == EXPECTED["rating"]["matches"]
+    same_rating(club.rating(), {p: tuple(v) for p, v in EXPECTED["rating"]["players"].items()}, 5e-7)
     for player, numbers in EXPECTED["stats"].items():
         mine_ = worked(club, player)
         for name, want in numbers.items():
@@ -113,6 +115,7 @@ def test_the_hand_worked_numbers_are_those_counted_again() -> None:
     assert sorted(p.game for p in then.pulkas) == EXPECTED["as_of"]["pulkas"]
     assert then.aliases == [tuple(a) for a in EXPECTED["as_of"]["aliases"]]
     assert then.totals() == EXPECTED["as_of"]["players"]
+    same_rating(then.rating(), {p: tuple(v) for p, v in EXPECTED["as_of"]["rating"].items()}, 5e-7)
 
 
 # -- at the archive's doors ---------------------------------------------------------------------------
@@ -144,7 +147,7 @@ def club_db(store_url: str) -> Iterator[str]:
 def read(views: Views, as_of: int | None = None) -> Read:
     views.catch_up()
     select = views.view.select
-    matches = kept_matches(select) if as_of is None else matches_as_of(select, as_of)
+    matches = kept_matches(select) if as_of is None else matches_then(select, as_of)
     aliases = views.aliases(as_of)
     changes = kept_changes(select) if as_of is None else model.rate_matches(matches, model.keys_of(aliases))
     return Read(views.rows(as_of), aliases, changes, matches)
@@ -155,11 +158,12 @@ def rating_table(found: Read) -> dict[str, tuple[float, float, int]]:
     return {x.player: (x.skill.mu, x.skill.sigma, x.matches) for x in lines}
 
 
-def same_rating(shown_: dict[str, tuple[float, float, int]], expected: dict[str, tuple[float, float, int]]) -> None:
+def same_rating(shown_: dict[str, tuple[float, float, int]], expected: dict[str, tuple[float, float, int]],
+                within: float = 1e-9) -> None:
     assert set(shown_) == set(expected)
     for player, (mu, sigma, n) in expected.items():
         got_mu, got_sigma, got_n = shown_[player]
-        assert (got_mu, got_sigma) == pytest.approx((mu, sigma), abs=1e-9) and got_n == n, player
+        assert (got_mu, got_sigma) == pytest.approx((mu, sigma), abs=within) and got_n == n, player
 
 
 def test_the_archive_views_give_the_register_history_rating_and_statistics(club_db: str) -> None:
@@ -183,10 +187,12 @@ def test_the_archive_views_give_the_register_history_rating_and_statistics(club_
         assert [{"game": line.row.game, "seat": line.seat, "whists": line.whists, "running": line.running,
                  "status": line.row.result.status} for line in anna.lines] == EXPECTED["history"]["Anna"]["pulkas"]
         assert player_pulkas(found.rows, found.aliases, "Zoya") is None
-        # The rating kept in SQL: its matches in order, OpenSkill's numbers, and the same
-        # changes a fold of its matches gives.
+        # The rating kept in SQL: its matches in order, the model's numbers (the fixture's,
+        # worked outside pulka's code, and worked again here), and the same moves a fold of
+        # its matches gives.
         assert [m.game for m in model.ordered(found.matches)] == EXPECTED["rating"]["matches"]
         same_rating(rating_table(found), club.rating())
+        same_rating(rating_table(found), {p: tuple(v) for p, v in EXPECTED["rating"]["players"].items()}, 5e-7)
         refolded = model.rate_matches(found.matches, model.keys_of(found.aliases))
         assert sorted(refolded, key=lambda c: (c.key, c.player)) == sorted(found.changes, key=lambda c: (c.key, c.player))
         # Every player's statistics, counted from the deals.

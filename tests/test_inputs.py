@@ -208,8 +208,9 @@ def test_every_time_is_checked_in_every_event_of_every_kind_of_stream(db: str, t
         path.write_text(rechained(tournament, late), encoding="utf-8")
         refused_alone(db, ["import", str(path)], i, "`at`")
     # the ledger's own streams are written by its commands alone, never imported
-    assert set(EVENT_TYPES) - {"club_started", "player_aliased", "checkpoints_started", "checkpoint", "cosigned",
-                               "key_rotated", "signatures_started", "event_signed", *ACCOUNT_EVENTS} <= types
+    assert set(EVENT_TYPES) - {"club_started", "player_aliased", "rating_model_chosen", "checkpoints_started",
+                               "checkpoint", "cosigned", "key_rotated", "signatures_started", "event_signed",
+                               *ACCOUNT_EVENTS} <= types
 
 
 def test_rules_files_that_are_not_tables_of_rules(db: str, tmp_path: Path) -> None:
@@ -370,7 +371,8 @@ def one_of_each_type(tmp_path: Path) -> dict[str, dict[str, Any]]:
                            for path in sorted([*FIXTURES.glob("*.jsonl"), *FIXTURES.glob("bridge/*.jsonl")]))]
     logs.append([json.loads(line) for line in tournament_export(str(tmp_path / "cup.db")).splitlines()])
     logs.append([{"type": "club_started", "game": "@club"}, {"type": "player_aliased", "name": "Anna P.",
-                                                              "same_as": "Anna"}])
+                                                              "same_as": "Anna"},
+                 {"type": "rating_model_chosen", "model": "whists-per-deal", "parameters": {"luck": "30"}}])
     # The ledger's own streams of checkpoints and signatures (`pulka checkpoint`, `sign`).
     signed = {"key": "club+12345678+" + "A" * 44, "signature": "B" * 88}
     logs.append([{"type": "checkpoints_started", "game": "@checkpoints", "origin": "club.example/pulka"},

@@ -355,7 +355,7 @@ def test_the_club_pages_on_a_store_without_views_are_refused_saying_what_makes_t
                  ("tournament", "seat", "cup", "1", "1", "Anna,Boris,Vera"), ("tournament", "start", "cup", "1")):
         assert CliRunner().invoke(main, [*args, "--db", db]).exit_code == 0, args
     with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE rating_matches")
+        conn.execute("DROP TABLE rating_moves")
     said = CliRunner().invoke(main, ["rating", "--db", db])
     assert said.exit_code == 1 and "pulka views rebuild" in said.stderr
     with client(db) as c:
@@ -366,7 +366,7 @@ def test_the_club_pages_on_a_store_without_views_are_refused_saying_what_makes_t
             told = said.stderr.removeprefix("pulka: ").strip().replace(db, "(the service's store)")
             assert refused["rule"] == "api" and refused["message"] == told and db not in r.text
     with sqlite3.connect(db) as conn:
-        assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'rating_matches'").fetchall()
+        assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'rating_moves'").fetchall()
 def test_a_password_is_hashed_strongly_unless_the_suite_asks_for_the_cheap_hash(tmp_path: Path) -> None:
     """The suite's processes hash with the cheapest argon2id (``PULKA_TEST_CHEAP_HASH``,
     set by conftest.py); ``pulka serve account`` in a process without it stores the

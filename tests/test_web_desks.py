@@ -285,6 +285,12 @@ def test_the_club_rating_a_players_page_and_the_covering_checkpoint(club: Club, 
     assert page.count('class="spark"') == len(rating["players"])
     player = httpx.get(f"{club.url}/club/player/Anna", timeout=WAIT)
     assert player.status_code == 200 and "rating-chart" in player.text and 'data-game="rated"' in player.text
+    # Why the rating moved, each count opening to its deals (each linked to its sheet), whists as numbers.
+    assert 'id="moves"' in player.text and "expected" in player.text
+    assert '<details><summary>' in player.text and 'href="/watch/rated"' in player.text
+    numbers = player.text.partition('<section id="numbers">')[2].partition("</section>")[0]
+    cells = re.findall(r'class="num whists">([^<]*)</td>', numbers)
+    assert any(cells) and all(re.fullmatch(r"(-?\d+(\.\d+)?)?", c) for c in cells), cells  # numbers, or blank
     assert httpx.get(f"{club.url}/club/player/Nobody", timeout=WAIT).status_code == 404
     # No checkpoint yet: none shown; once one covers the game, its caption and note.
     assert 'id="checkpoint"' not in httpx.get(f"{club.url}/watch/rated", timeout=WAIT).text

@@ -307,16 +307,14 @@ def service_caught_up(ledger: Ledger) -> Iterator[Views]:
 
 def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     """The rating table (``pulka rating --json``) and each player's sparkline."""
-    from ledger.club_reads import club_changes
+    from ledger.club_reads import club_rating
     from projections import rating as model
     from projections.drawing.player import sparkline
-    from projections.archive import identities
 
     ledger = service.worker().ledger
     with service_caught_up(ledger) as views:
-        changes, rows, aliases = club_changes(views, None, None)
-    lines = model.table(changes, identities(rows, aliases))
-    table: dict[str, Any] = model.table_doc(lines, _("the whole archive"))
+        rated = club_rating(views)
+    table: dict[str, Any] = model.table_doc(rated.table(), _("the whole archive"), rated.model)
     sparks = {p["player"]: sparkline(p["trend"], _("rating of {player}").format(player=p["player"]))
               for p in table["players"]}
     return table, sparks
@@ -331,12 +329,14 @@ async def club(request: Request) -> Response:
 
 
 def player_doc(service: Service, name: str) -> dict[str, Any] | None:
-    """A player's rating pulka by pulka and his statistics, drawn (``pulka stats NAME --html``)."""
-    from ledger.club_reads import club_changes, pulkas_with_events
+    """A player's rating pulka by pulka, each move explained, and his statistics, every
+    number with the deals behind it (``pulka stats NAME --html``), each linked to its
+    game's sheet."""
+    from ledger.club_reads import club_rating, pulkas_with_events
     from projections import rating as model
-    from projections.drawing.player import bar_chart, line_chart
-    from projections.archive import identities, select_pulkas
-    from projections.stats import mine, player_stats, stats_doc
+    from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
+    from projections.archive import select_pulkas
+    from projections.stats import mine, player_stats, refs_doc, stats_doc
 
     ledger = service.worker().ledger
     told = _("the whole archive")
@@ -344,22 +344,24 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
         rows = select_pulkas(views.rows(), None, None, None)
         aliases = views.aliases()
         found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
-        changes, all_rows, all_aliases = club_changes(views, None, None)
+        rated = club_rating(views)
     if found is None:
         return None
-    history = model.rating_history(changes, identities(all_rows, all_aliases), name)
+    history = model.rating_history(rated.changes, rated.who, name)
     stats = stats_doc(found, told)
-    charts = []
+    charts, moves, hint = [], None, None
     if history is not None:
-        doc = model.rating_history_doc(history, told)
-        charts.append(line_chart([(m["game"], m["rating"]) for m in doc["matches"]],
-                                 _("rating after each pulka")))
+        doc = model.rating_history_doc(history, told, rated.model)
+        charts.append(line_chart([(m["game"], m["rating"]) for m in doc["matches"]], _("rating after each pulka")))
+        moves, hint = moves_rows(doc, lambda game: f"/watch/{quote(game, safe='/')}"), moves_hint(doc)
     pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]]
     if pulkas:
         charts.append(bar_chart(pulkas, _("result of each pulka, whists")))
-    numbers = [{"name": k, "count": n["count"], "whists": n.get("whists_exact", n.get("whists", ""))}
+    numbers = [{"name": k, "count": n["count"], "whists": whists_text(n.get("whists")),
+                "deals": [{**d, "whists": whists_text(d.get("whists")), "quoted": quote(d["game"], safe="/")}
+                          for d in refs_doc(found, k, found.numbers[k])["deals"]]}
                for k, n in stats["numbers"].items()]
-    return {"player": found.player, "charts": charts, "numbers": numbers,
+    return {"player": found.player, "charts": charts, "numbers": numbers, "moves": moves, "hint": hint,
             "pulkas": [{**p, "quoted": quote(p["game"], safe="/")} for p in stats["pulkas"]]}
 
 

@@ -254,6 +254,18 @@ class Tournaments:
         state = fold_tournament(events)
         return standings(state, None if tour is not None else live(state, time)), state
 
+    def standings_known(self, name: str, upto: int, time: str,
+                        live: Mapping[str, GameResult]) -> tuple[Standings, TournamentState]:
+        """The standings as the store held them at ``time``: the tournament's first
+        ``upto`` events (what it held of them then), its tables in play as they stood in
+        the store then (``live``)."""
+        events = [s.event for s in self.events(name)][:upto]
+        if not events:
+            raise Refused("tournament", _("the store held no tournament {name} at {time}").format(
+                name=repr(name), time=time))
+        state = fold_tournament(events)
+        return standings(state, live), state
+
     def replayed(self, state: TournamentState, time: str | None) -> dict[str, GameResult]:
         """The tables in play of ``state``, replayed from the store (at ``time``)."""
         out = {}

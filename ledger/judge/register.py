@@ -1,7 +1,10 @@
-"""Judging the club's register: whether two written names may be recorded as one player.
+"""Judging the club's register: whether two written names may be recorded as one player,
+and whether a choice of the rating's model may be.
 
 ``judge_alias`` judges a ``PlayerAliased`` (``ledger.desks.club.record_alias`` stores
-it), and ``judge_register`` a whole register as a file brings it. An alias joins keys that
+it), ``judge_model`` a ``RatingModelChosen`` (a model this ledger has, parameters it
+takes in their ranges; ``record_model``), and ``judge_register`` a whole register as a
+file brings it. An alias joins keys that
 ``names.name_key`` keeps apart; it is refused when it joins a name to itself, makes a
 circle, renames a name already joined to another, would make one person of two
 players who sat at the same table, or writes for one player a name that reads as
@@ -24,7 +27,7 @@ from ledger.judge.admission import admit
 from ledger.judge.checks import is_arbiter
 from ledger.store.event_store import Store
 from ledger.vocabulary import language
-from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased
+from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased, RatingModelChosen
 from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key, reads_alike
 from ledger.vocabulary.refusal import Refused, excerpt
@@ -32,6 +35,7 @@ from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.times import utc_micros
 from projections.archive import Alias, PulkaRow, identities, game_result
 from projections.game import GameState
+from projections.rating_models import MODELS, ParameterError, model_of
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -65,6 +69,24 @@ def judge_alias(name: str, same_as: str, aliases: Sequence[Alias], rows: Sequenc
                 name=repr(name), same_as=repr(same_as), game=row.game))
 
 
+def judge_model(event: RatingModelChosen) -> None:
+    """Refuse a choice of the rating's model that this ledger cannot rate by: an unknown
+    model, a parameter it does not take, a value out of its range; or one not recorded
+    by an arbiter."""
+    if event.by is not None and not is_arbiter(event.by):
+        raise Refused("club.rating", _("the club's rating model is chosen by an arbiter, not {by}").format(
+            by=repr(event.by)), "arbiter:NAME")
+    if event.model not in MODELS:
+        raise Refused("club.rating", _("{model} is not a rating model of pulka").format(model=excerpt(event.model)),
+                      ", ".join(MODELS))
+    try:
+        model_of(event.model, event.parameters)
+    except ParameterError as exc:
+        allowed = ", ".join(f"{k} {low}..{high}" for k, (low, high) in MODELS[event.model].RANGES.items())
+        raise Refused("club.rating", _("a parameter of {model}: {problem}").format(
+            model=event.model, problem=exc), allowed) from None
+
+
 def judge_register(lines: Sequence[tuple[int, AnyEvent]], rows: Sequence[PulkaRow],
                    clock: Callable[[], str]) -> list[AnyEvent]:
     """The club's register as a file brings it (``pulka export --club``), judged event by
@@ -82,9 +104,12 @@ def judge_register(lines: Sequence[tuple[int, AnyEvent]], rows: Sequence[PulkaRo
                 if not isinstance(event, ClubStarted) or event.game != CLUB_STREAM:
                     raise Refused("event-log", _("the club's register begins with club_started of {stream}").format(
                         stream=repr(CLUB_STREAM)))
+            elif isinstance(event, RatingModelChosen):
+                judge_model(event)
             elif not isinstance(event, PlayerAliased):
-                raise Refused("event-log", _("the club's register holds aliases (player_aliased), not {type}").format(
-                    type=event_type(event)), "player_aliased")
+                raise Refused("event-log", _("the club's register holds aliases (player_aliased) and choices of the "
+                                             "rating's model (rating_model_chosen), not {type}").format(
+                    type=event_type(event)), "player_aliased, rating_model_chosen")
             else:
                 if event.by is not None and not is_arbiter(event.by):
                     raise Refused("club.alias", _("the register is kept by an arbiter, not {by}").format(

@@ -13,12 +13,17 @@ The layouts, each the tables a released state of pulka wrote:
 5. and the receipts of client ids (``pulka_receipts``), the service's accounts, tokens
    and session secret (``pulka_accounts``, ``pulka_tokens``, ``pulka_serve_secret``);
 6. and the streams the views leave out (``archive_broken``);
-7. the layout itself recorded: marked where any role that reads the events reads it
-   too (SQLite's ``user_version``, the comment ``pulka layout 7`` on PostgreSQL's
-   events table), and its history in ``pulka_layout`` (each version the store was
-   brought to, when, by which pulka); on PostgreSQL the views' text ordered by code
-   point (``COLLATE "C"``), never by the database's collation;
-8. (this pulka's) the service's sessions and counts of sign-in attempts
+7. the layout itself recorded: marked where any role that reads the
+   events reads it too (SQLite's ``user_version``, the comment ``pulka layout N`` on
+   PostgreSQL's events table), and its history in ``pulka_layout`` (each version the
+   store was brought to, when, by which pulka); on PostgreSQL the views' text ordered
+   by code point (``COLLATE "C"``), never by the database's collation;
+8. the club rating by a chosen model: ``rating_pulkas``,
+   ``rating_moves`` (each move with what explains it) and ``rating_models`` (the
+   club's choices of a model) in place of ``rating_matches`` and ``rating_changes``,
+   and the archive's ``archive_known``, ``archive_rules`` and ``archive_clock`` (when
+   the store held each event, each game's whists' worth);
+9. (this pulka's) the service's sessions and counts of sign-in attempts
    (``pulka_sessions``, ``pulka_limits``); the digest of each receipt's request
    (``pulka_receipts.digest``: an id reused with another request is told apart); each
    account's id, the key its name is read under, whether it is disabled, when it was
@@ -59,15 +64,19 @@ from ledger.vocabulary.names import name_key
 from ledger.vocabulary.times import now_iso
 
 _ = language._  # every text a person reads, in the language in effect
-LAYOUT = 8
+LAYOUT = 9
 TABLE = "pulka_layout"
 
 # The player views (``ledger.views.recorders``, ``ledger.views.rating``) and their
 # position (eventsourcing's tracking table, named by each backend): folded from the
 # events, and folded again when they are dropped.
-ARCHIVE = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken")
-RATING = ("rating_matches", "rating_changes")
+ARCHIVE = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken",
+           "archive_known", "archive_rules", "archive_clock")
+RATING = ("rating_pulkas", "rating_moves", "rating_models")
 VIEWS = ARCHIVE + RATING
+# The player views' tables of earlier layouts that this one no longer has: dropped with
+# the others when a store is upgraded.
+FORMER = ("rating_matches", "rating_changes")
 TRACKING = {"sqlite": "tracking", "postgres": "archive_tracking"}
 # The Merkle tree's cache (``ledger.proofs.tree``), computed from the events.
 TREE = ("merkle_tiles", "merkle_state", "merkle_marks")
@@ -220,7 +229,7 @@ def migrate(tx: Transaction, at: str, pulka: str) -> Upgrade | None:
     tables = tx.tables()
     why = views_outdated(tx, tables)
     if why is not None:
-        for table in (*VIEWS, TRACKING[tx.kind]):
+        for table in (*VIEWS, *FORMER, TRACKING[tx.kind]):
             if table in tables:
                 tx.run(f"DROP TABLE {tx.name(table)}")
     columns_added(tx, tables)

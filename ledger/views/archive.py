@@ -50,6 +50,7 @@ from ledger.store.records import LedgerApplication
 from ledger.views.projection import ArchiveProjection, ArchiveRunner, StoreSource
 from ledger.views.recorders import APPLICATION, SQLiteArchiveView, SubscribableSQLiteRecorder, postgres_archive_view
 from ledger.vocabulary import language
+from ledger.vocabulary.club import CLUB_STREAM
 from projections.archive import Alias, GameResult, PulkaRow
 
 __all__ = ["LeftOut", "Views", "ViewsMissing", "ViewsUnwritable", "ensure_views"]
@@ -249,8 +250,9 @@ class Views:
 
     # -- reading ---------------------------------------------------------------------
 
-    def rows(self, as_of: int | None = None) -> list[PulkaRow]:
-        """Every pulka as the archive says now, or at ``as_of`` (microseconds UTC)."""
+    def rows(self, as_of: int | None = None, known: bool = False) -> list[PulkaRow]:
+        """Every pulka as the archive says now, or at ``as_of`` (microseconds UTC): by the
+        times its events record, or (``known``) as the store held it then."""
         columns = ("SELECT g.game, g.started_at, g.started_utc, g.convention, g.players, g.tournament, "
                    "r.status, r.deals, r.whists, r.money FROM {archive_games} g JOIN {archive_results} r "
                    "ON r.game = g.game ")
@@ -258,6 +260,11 @@ class Views:
         sound = "NOT EXISTS (SELECT 1 FROM {archive_broken} b WHERE b.name = g.game)"
         if as_of is None:
             found = self.view.select(columns + "AND r.version = g.latest WHERE " + sound)
+        elif known:
+            found = self.view.select(
+                columns + "AND r.version = (SELECT MAX(x.version) FROM {archive_results} x JOIN {archive_known} k "
+                "ON k.stream = x.game AND k.version = x.version WHERE x.game = g.game AND k.known_utc <= ?) "
+                "WHERE " + sound, (as_of,))
         else:
             found = self.view.select(
                 columns + "AND r.version = (SELECT MAX(version) FROM {archive_results} x "
@@ -266,23 +273,35 @@ class Views:
             )
         return [_row(r) for r in found]
 
+    def known_versions(self, as_of: int) -> dict[str, int]:
+        """Each stream's last event the store held at ``as_of``, as far as the views record
+        it (a game's last result then, a tournament's or the register's last event)."""
+        found = self.view.select("SELECT stream, MAX(version) FROM {archive_known} WHERE known_utc <= ? "
+                                 "GROUP BY stream", (as_of,))
+        return {str(stream): int(version) for stream, version in found}
+
     def left_out(self) -> list[LeftOut]:
         """The streams the views left out from an event on: what a reader of the views
         is told (``verify`` says more)."""
         found = self.view.select("SELECT name, version, reason FROM {archive_broken} ORDER BY name")
         return [LeftOut(name, int(version), reason) for name, version, reason in found]
 
-    def tables(self, tournament: str, as_of: int | None = None) -> dict[str, GameResult]:
+    def tables(self, tournament: str, as_of: int | None = None, known: bool = False) -> dict[str, GameResult]:
         """The results of a tournament's table games, by game name."""
-        return {row.game: row.result for row in self.rows(as_of) if row.tournament == tournament}
+        return {row.game: row.result for row in self.rows(as_of, known) if row.tournament == tournament}
 
-    def aliases(self, as_of: int | None = None) -> list[Alias]:
-        statement = "SELECT name, same_as FROM {archive_aliases}"
+    def aliases(self, as_of: int | None = None, known: bool = False) -> list[Alias]:
+        """The register's aliases in the order recorded: all, or those recorded by
+        ``as_of`` (by their times, or as the store held them then)."""
+        statement = "SELECT a.name, a.same_as FROM {archive_aliases} a"
         params: tuple[Any, ...] = ()
-        if as_of is not None:
-            statement += " WHERE at_utc <= ?"
+        if as_of is not None and known:
+            statement += (" JOIN {archive_known} k ON k.stream = ? AND k.version = a.seq WHERE k.known_utc <= ?")
+            params = (CLUB_STREAM, as_of)
+        elif as_of is not None:
+            statement += " WHERE a.at_utc <= ?"
             params = (as_of,)
-        return [Alias(name, same_as) for name, same_as in self.view.select(statement + " ORDER BY seq", params)]
+        return [Alias(name, same_as) for name, same_as in self.view.select(statement + " ORDER BY a.seq", params)]
 
     def close(self) -> None:
         self.reader.close()

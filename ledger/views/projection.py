@@ -25,9 +25,10 @@ from eventsourcing.projection import BaseProjectionRunner, Projection
 
 from ledger.store.stored import game_id
 from ledger.store.records import LedgerApplication, Opened, Recorded
-from ledger.views.recorders import AliasRow, ArchiveView, BrokenRow, Change, GameRow, ResultRow, TournamentRow
+from ledger.views.recorders import (AliasRow, ArchiveView, BrokenRow, Change, ClockRow, GameRow, KnownRow, ModelRow,
+                                    ResultRow, TournamentRow)
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
-from ledger.vocabulary.club import PlayerAliased
+from ledger.vocabulary.club import PlayerAliased, RatingModelChosen
 from ledger.vocabulary.events import GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
@@ -72,16 +73,26 @@ class ArchiveProjection(Projection[Any]):
         self.batch = 1  # save after this many events (a follower: every event)
         self.flush_at: int | None = None  # and at this position (the end of a catch-up)
         self.processed = 0
+        # The latest time of any event taken in: what the store held by then. An event
+        # stored after another was not known before it, whatever time it records (an
+        # old sheet imported), so each event is known from the latest time so far.
+        self.known: int | None = None
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         """Fold one stored event in; save what changed with its position, now or (while
         catching up) with the batch it ends, in one transaction."""
         assert isinstance(domain_event, Recorded), domain_event
+        if self.known is None:
+            saved = self.view.select("SELECT known_utc FROM {archive_clock}")
+            self.known = int(saved[0][0]) if saved else 0
+        at = domain_event.event.at
+        if at is not None:
+            self.known = max(self.known, _micros(at))
         self.pending.extend(self.changes(domain_event))
         self.unsaved += 1
         self.processed += 1
         if self.unsaved >= self.batch or (self.flush_at is not None and tracking.notification_id >= self.flush_at):
-            self.view.write(self.pending, tracking)
+            self.view.write([*self.pending, ClockRow(self.known)], tracking)
             self.pending = []
             self.unsaved = 0
 
@@ -118,11 +129,14 @@ class ArchiveProjection(Projection[Any]):
         if version == 1:
             assert isinstance(event, StreamStart), event
             return self._start(record.originator_id, event, stream)
+        known = self.known or 0
         if isinstance(event, PlayerAliased):
-            return [AliasRow(version, _micros(event.at), event.name, event.same_as)]
+            return [AliasRow(version, _micros(event.at), event.name, event.same_as, known)]
+        if isinstance(event, RatingModelChosen):
+            return [ModelRow(version, _micros(event.at), known, event.model, dict(event.parameters))]
         state = stream.state
         if state is None:
-            return []
+            return [KnownRow(stream.name, version, known)]
         done_before = deals_done(state)
         state.apply(event)
         if not may_change_result(event, state, done_before):
@@ -132,7 +146,7 @@ class ArchiveProjection(Projection[Any]):
             return []
         was_over = stream.result is not None and stream.result.over
         stream.result = result
-        return [ResultRow(stream.name, version, _micros(event.at), result, was_over)]
+        return [ResultRow(stream.name, version, _micros(event.at), result, was_over, known)]
 
     def _broken(self, stream_id: UUID, stream: _Stream, problem: ChainProblem) -> list[Change]:
         """The stream left out from the event ``problem`` names on."""
@@ -143,13 +157,14 @@ class ArchiveProjection(Projection[Any]):
         return [BrokenRow(str(stream_id), stream.name, problem.number, problem.reason, was_over)]
 
     def _start(self, stream_id: UUID, event: StreamStart, stream: _Stream) -> list[Change]:
+        known = self.known or 0
         if isinstance(event, TournamentStarted):
             self.caps[event.game] = event.deal_cap
             self._keep(stream_id, stream)
-            return [TournamentRow(event.game, event.deal_cap)]
+            return [TournamentRow(event.game, event.deal_cap), KnownRow(event.game, 1, known)]
         if not isinstance(event, GameStarted):
             self._keep(stream_id, stream)
-            return []
+            return [KnownRow(event.game, 1, known)]
         state = GameState.start(event)
         tournament, cap = self._tournament_of(event.game)
         result = game_result(state, cap)
@@ -158,8 +173,9 @@ class ArchiveProjection(Projection[Any]):
         at = _micros(event.at)
         assert event.at is not None
         return [
-            GameRow(event.game, event.at, at, state.rules.convention, event.players, tournament),
-            ResultRow(event.game, 1, at, result),
+            GameRow(event.game, event.at, at, state.rules.convention, event.players, tournament,
+                    state.rules.gora_whist_multiplier),
+            ResultRow(event.game, 1, at, result, known_utc=known),
         ]
 
     def _stream(self, stream_id: UUID, version: int) -> tuple[_Stream, ChainProblem | None]:

@@ -44,6 +44,7 @@ from ledger.store.backend import pause
 from ledger.store.records import LedgerApplication
 from ledger.views import rating
 from ledger.vocabulary import language
+from ledger.vocabulary.club import CLUB_STREAM
 from projections.archive import GameResult
 
 _ = language._  # every text a person reads, in the language in effect; never what a table stores
@@ -99,6 +100,7 @@ class GameRow:
     convention: str
     players: tuple[str, ...]
     tournament: str | None
+    scale: int = 1  # its whists that make one of the rating's: the rule set's gora_whist_multiplier
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,7 @@ class ResultRow:
     at_utc: int
     result: GameResult
     was_over: bool = False  # the game's result before this one was over (the rating asks)
+    known_utc: int = 0  # when the store held it (``KnownRow``)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,37 @@ class AliasRow:
     at_utc: int
     name: str
     same_as: str
+    known_utc: int = 0
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """The club's choice of a rating model (``RatingModelChosen``), event ``seq`` of its log."""
+
+    seq: int
+    at_utc: int
+    known_utc: int
+    model: str
+    parameters: dict[str, str]
+
+
+@dataclass(frozen=True)
+class KnownRow:
+    """When the store held event ``version`` of a stream, as far as the store's order
+    tells: the latest time of any event stored up to it (``archive_known``). Written for
+    every event of a tournament and of the club's register; a game's are its results'."""
+
+    stream: str
+    version: int
+    known_utc: int
+
+
+@dataclass(frozen=True)
+class ClockRow:
+    """The latest time of any event taken in so far (the next event's known time starts
+    from it; saved with the position, so that a follower that stops goes on from it)."""
+
+    known_utc: int
 
 
 @dataclass(frozen=True)
@@ -136,7 +170,7 @@ class BrokenRow:
     was_over: bool = False  # the game's result had been counted (the rating takes it out)
 
 
-Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow
+Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow | KnownRow | ClockRow
 
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
@@ -191,6 +225,10 @@ class _ArchiveSQL:
             "name {text} NOT NULL, same_as {text} NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_broken} (stream {text} PRIMARY KEY, name {text} NOT NULL, "
             "version BIGINT NOT NULL, reason {text} NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_known} (stream {text} NOT NULL, version BIGINT NOT NULL, "
+            "known_utc BIGINT NOT NULL, PRIMARY KEY (stream, version))",
+            "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
             *rating.CREATE,
         )]
@@ -200,7 +238,9 @@ class _ArchiveSQL:
             case GameRow():
                 return [(self.sql("INSERT INTO {archive_games} VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT (game) DO NOTHING"),
                          (change.game, change.started_at, change.started_utc, change.convention,
-                          json.dumps(list(change.players), ensure_ascii=False), change.tournament))]
+                          json.dumps(list(change.players), ensure_ascii=False), change.tournament)),
+                        (self.sql("INSERT INTO {archive_rules} VALUES (?, ?) ON CONFLICT (game) DO NOTHING"),
+                         (change.game, change.scale))]
             case ResultRow():
                 r = change.result
                 return [
@@ -211,16 +251,33 @@ class _ArchiveSQL:
                       None if r.money is None else json.dumps(r.money, ensure_ascii=False))),
                     (self.sql("UPDATE {archive_games} SET latest = ? WHERE game = ? AND latest < ?"),
                      (change.version, change.game, change.version)),
+                    self.known(change.game, change.version, change.known_utc),
                 ]
             case TournamentRow():
                 return [(self.sql("INSERT INTO {archive_tournaments} VALUES (?, ?) ON CONFLICT (tournament) DO NOTHING"),
                          (change.tournament, change.deal_cap))]
             case AliasRow():
                 return [(self.sql("INSERT INTO {archive_aliases} VALUES (?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING"),
-                         (change.seq, change.at_utc, change.name, change.same_as))]
+                         (change.seq, change.at_utc, change.name, change.same_as)),
+                        self.known(CLUB_STREAM, change.seq, change.known_utc)]
+            case ModelRow():
+                return [(self.sql("INSERT INTO {rating_models} VALUES (?, ?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING"),
+                         (change.seq, change.at_utc, change.known_utc, change.model,
+                          json.dumps(change.parameters, ensure_ascii=False, sort_keys=True))),
+                        self.known(CLUB_STREAM, change.seq, change.known_utc)]
+            case KnownRow():
+                return [self.known(change.stream, change.version, change.known_utc)]
+            case ClockRow():
+                return [(self.sql("INSERT INTO {archive_clock} VALUES ('clock', ?) ON CONFLICT (name) DO UPDATE "
+                                  "SET known_utc = excluded.known_utc WHERE {archive_clock}.known_utc < "
+                                  "excluded.known_utc"), (change.known_utc,))]
             case BrokenRow():
                 return [(self.sql("INSERT INTO {archive_broken} VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO NOTHING"),
                          (change.stream, change.name, change.version, change.reason))]
+
+    def known(self, stream: str, version: int, known_utc: int) -> tuple[str, tuple[Any, ...]]:
+        return (self.sql("INSERT INTO {archive_known} VALUES (?, ?, ?) ON CONFLICT (stream, version) DO NOTHING"),
+                (stream, version, known_utc))
 
     def keep_rating(self, tx: rating.Tx, changes: Sequence[Change]) -> None:
         """The club rating, in the transaction that writes the archive's changes."""
@@ -230,13 +287,13 @@ class _ArchiveSQL:
         # longer over does.
         results += [rating.ArchivedResult(c.name, 0, LEFT_OUT, True) for c in changes
                     if isinstance(c, BrokenRow) and c.was_over]
-        rating.keep(tx, results, any(isinstance(c, AliasRow) for c in changes))
+        rating.keep(tx, results, any(isinstance(c, AliasRow | ModelRow) for c in changes))
 
     def rate_again(self) -> None:
         """Fold the rating again from the first pulka over, in one transaction (what an
         alias does; ``bench/rating.py`` times it)."""
         with self.writing() as c:
-            rating.keep(_Tx(self, c, encode=self.placeholder != "?"), [], aliases_changed=True)
+            rating.keep(_Tx(self, c, encode=self.placeholder != "?"), [], everything_moved=True)
 
     def writing(self) -> Any:
         """A write transaction (the database's own; SQLite's takes its write lock first)."""
@@ -252,9 +309,10 @@ class _ArchiveSQL:
 
 
 # The views' first table and the tables added since: views that have the first but not
-# every later one were built before (without the rating, or without reading only
+# every later one were built before (without the rating, without the times the store
+# held each event and the rating's explained moves, or without reading only
 # events whose chain holds), and are built again from the first event.
-FIRST_AND_LATEST = ("archive_games", "rating_matches", "archive_broken")
+FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves")
 
 
 def _older(found: Sequence[str]) -> bool:
@@ -336,7 +394,8 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
         # another writer (SQLite refuses to move its stale read on to a write at once,
         # "database is locked").
         with self.datastore.transaction(commit=False) as c:
-            c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", FIRST_AND_LATEST)
+            c.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+                      f"({', '.join('?' * len(FIRST_AND_LATEST))})", FIRST_AND_LATEST)
             older = _older([r[0] for r in c.fetchall()])
         with self.writing() as c:
             for statement in self.create_statements():

@@ -1,10 +1,14 @@
-"""The club's register of players: a stream of its own that says which written names
-are one person.
+"""The club's register: a stream of its own that says which written names are one
+person, and which model rates the club.
 
 Names that ``names.name_key`` keeps apart ("Anna P." and "Anna") are joined by an
 explicit ``PlayerAliased`` event, recorded once and kept like every other event; the
 archive groups a player's pulkas under the name he is an alias of from the time the
-alias was recorded. The register is the stream ``@club`` (a name no game may take).
+alias was recorded. The club's rating model and its parameters are chosen by a
+``RatingModelChosen`` (``projections.rating_models``; none recorded: the default), so
+that a change of model is an event of the log like any other, and the rating before
+and after it can be compared. The register is the stream ``@club`` (a name no game may
+take).
 """
 
 from __future__ import annotations
@@ -24,3 +28,13 @@ class PlayerAliased(ForeignEvent, frozen=True, tag="player_aliased"):
 
     name: str
     same_as: str
+
+
+class RatingModelChosen(ForeignEvent, frozen=True, tag="rating_model_chosen"):
+    """From now on the club is rated by ``model`` (``projections.rating_models.MODELS``)
+    with ``parameters`` (each as a decimal number's text; the others at the model's
+    defaults); ``reason``: why, as the arbiter says it."""
+
+    model: str
+    parameters: dict[str, str] = {}
+    reason: str | None = None

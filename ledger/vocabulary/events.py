@@ -33,7 +33,7 @@ from ledger.vocabulary.attestation import (
     SignaturesStarted,
 )
 from ledger.vocabulary.bridge import BridgeDeal, BridgePenalty, PassedOut, RubberStarted
-from ledger.vocabulary.club import ClubStarted, PlayerAliased
+from ledger.vocabulary.club import ClubStarted, PlayerAliased, RatingModelChosen
 from ledger.vocabulary.rules import RuleSet
 # The fields every event carries, and the kinds of stream, live in ``stream`` so that the
 # events of other kinds of stream (``bridge``, ``tournament``, ``club``) can derive from them too.
@@ -285,6 +285,7 @@ AnyEvent = (
     # The events of the other kinds of stream (tournaments, the club's register).
     | ClubStarted
     | PlayerAliased
+    | RatingModelChosen
     | TournamentStarted
     | Seated
     | TourClosed
@@ -335,6 +336,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BridgePenalty,
         ClubStarted,
         PlayerAliased,
+        RatingModelChosen,
         TournamentStarted,
         Seated,
         TourClosed,

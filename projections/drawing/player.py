@@ -15,8 +15,11 @@ import html
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from ledger.vocabulary import language
 from projections.drawing.page import fill, resource
 from projections.drawing.svg import fmt_px
+
+_ = language._  # every text a person reads, in the language in effect
 
 FONT = 11
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 44, 10, 22, 18
@@ -113,64 +116,124 @@ def _anchor(k: int) -> str:
 def _player_charts(history: dict[str, Any] | None, pulkas: list[tuple[str, int]] | None) -> str:
     parts = []
     if history is not None:
-        parts.append(line_chart([(m["game"], m["rating"]) for m in history["matches"]], "rating after each pulka"))
+        parts.append(line_chart([(m["game"], m["rating"]) for m in history["matches"]], _("rating after each pulka")))
     if pulkas is None and history is not None:
         pulkas = [(m["game"], m["whists"]) for m in history["matches"]]
     if pulkas:
-        parts.append(bar_chart(pulkas, "result of each pulka, whists"))
+        parts.append(bar_chart(pulkas, _("result of each pulka, whists")))
     return "".join(f'<div class="chart-box">{p}</div>' for p in parts)
 
 
+def whists_text(value: Any) -> str:
+    """Whists as a number people read: whole, or with two decimals (never ``3919/3``)."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    return f"{float(value):.2f}"
+
+
+def moves_rows(history: dict[str, Any], link: Any = None) -> str:
+    """A player's rating, pulka by pulka, each move explained (``rating_history_doc``):
+    the result expected from the ratings before it, what he got, the opponents'
+    strength, the uncertainty and its share of the surprise, the move. ``link``: the
+    address of a game's sheet, for a page that has one."""
+    place = history["model"]["expected"] == "place"
+    rows = []
+    for m in history["matches"]:
+        game = _e(m["game"]) if link is None else f'<a href="{_e(link(m["game"]))}">{_e(m["game"])}</a>'
+        expected = f'{m["expected"]:.1f}' if place else f'{round(m["expected"]) + 0:+d}'
+        rows.append(
+            f'<tr data-game="{_e(m["game"])}"><td>{_e(m["finished"][:10])}</td><td>{game}</td>'
+            f'<td class="num">{m["deals"]}</td><td class="num expected">{expected}</td>'
+            f'<td class="num got">{m["whists"]:+d} ({m["place"]}/{m["of"]})</td>'
+            f'<td class="num">{m["opponents"]:+.2f}</td>'
+            f'<td class="num">{m["sigma_before"]:.2f} → {m["sigma"]:.2f}</td>'
+            f'<td class="num share">{m["share"]:.0%}</td>'
+            f'<td class="num">{m["rating_before"]:+.2f} → {m["rating"]:+.2f}</td>'
+            f'<td class="num change">{m["change"]:+.2f}</td></tr>')
+    head = "".join(f"<th{cls}>{_e(text)}</th>" for cls, text in (
+        ("", _("finished")), ("", _("game")), (' class="num"', _("deals")),
+        (' class="num"', _("expected place") if place else _("expected")), (' class="num"', _("got")),
+        (' class="num"', _("opponents")), (' class="num"', "σ"), (' class="num"', _("share taken")),
+        (' class="num"', _("rating")), (' class="num"', _("move"))))
+    return (f'<table class="moves"><thead><tr>{head}</tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+
+
+def moves_hint(history: dict[str, Any]) -> str:
+    if history["model"]["expected"] == "place":
+        return _("expected place: from the ratings before the pulka; share taken: how much of the surprise the "
+                 "rating took (the larger, the less sure the club was of him).")
+    return _("expected: the whists his rating and his opponents' said he would win over the pulka's deals; share "
+             "taken: how much of the surprise went into his rating (the larger, the less sure the club was of him, "
+             "the longer the pulka); a short pulka says less.")
+
+
 def club_html(table: dict[str, Any], histories: list[dict[str, Any]]) -> str:
-    """The club's rating table with a sparkline per player, then each player's charts."""
+    """The club's rating table with a sparkline per player, then each player's charts
+    and his moves pulka by pulka."""
     rows = []
     for k, p in enumerate(table["players"]):
+        mark = f' <span class="provisional" title="{_e(_("provisional"))}">?</span>' if p["provisional"] else ""
         rows.append(
             f'<tr data-player="{_e(p["player"])}"><td class="num">{p["place"]}</td>'
-            f'<td><a href="#{_anchor(k)}">{_e(p["player"])}</a></td><td class="num">{p["rating"]:.2f}</td>'
-            f'<td class="num">{p["mu"]:.2f}</td><td class="num">{p["sigma"]:.2f}</td>'
-            f'<td class="num">{p["matches"]}</td><td>{sparkline(p["trend"], "rating of " + p["player"])}</td></tr>')
+            f'<td><a href="#{_anchor(k)}">{_e(p["player"])}</a>{mark}</td><td class="num">{p["rating"]:+.2f}</td>'
+            f'<td class="num">{p["sigma"]:.2f}</td><td class="num">{p["matches"]}</td>'
+            f'<td>{_e(p["last_played"])}</td>'
+            f'<td>{sparkline(p["trend"], _("rating of {player}").format(player=p["player"]))}</td></tr>')
     by_name = {h["player"]: h for h in histories}
     sections = []
     for k, p in enumerate(table["players"]):
         h = by_name.get(p["player"])
+        moves = "" if h is None else f'<p class="hint">{_e(moves_hint(h))}</p><div class="scroll">{moves_rows(h)}</div>'
         sections.append(f'<section id="{_anchor(k)}" class="player"><h2>{_e(p["player"])}</h2>'
-                        f'{_player_charts(h, None)}</section>')
+                        f'{_player_charts(h, None)}{moves}</section>')
     model = table["model"]
+    head = "".join(f"<th{cls}>{_e(text)}</th>" for cls, text in (
+        (' class="num"', _("place")), ("", _("player")), (' class="num"', _("rating")), (' class="num"', "σ"),
+        (' class="num"', _("pulkas")), ("", _("last pulka")), ("", _("trend"))))
     body = (
-        f'<header><h1>club rating</h1><p class="meta">{_e(table["as_of"])}; {_e(model["model"])}, '
-        f'rating = {_e(model["rating"])}; pulkas taken in order of {_e(model["order"])}</p></header>'
-        '<section id="table"><div class="scroll"><table id="rating-table"><thead><tr><th class="num">place</th>'
-        '<th>player</th><th class="num">rating</th><th class="num">mu</th><th class="num">sigma</th>'
-        '<th class="num">pulkas</th><th>trend</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table></div>"
-        "</section>" + "".join(sections)
+        f'<header><h1>{_e(_("club rating"))}</h1><p class="meta">{_e(table["as_of"])}; '
+        f'{_e(_("model"))} {_e(model["model"])} ({_e(params_text(model["parameters"]))}), '
+        f'{_e(_("rating"))} = {_e(model["rating"])}; {_e(_("? marks a provisional rating"))}</p></header>'
+        f'<section id="table"><div class="scroll"><table id="rating-table"><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(rows) + "</tbody></table></div></section>" + "".join(sections)
     )
-    return _page("club rating", body)
+    return _page(_("club rating"), body)
+
+
+def params_text(parameters: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in parameters.items())
 
 
 def player_html(history: dict[str, Any] | None, stats: dict[str, Any] | None) -> str:
-    """A player's page: his charts and, with ``stats``, every number with its deals."""
+    """A player's page: his charts, his moves pulka by pulka and, with ``stats``, every
+    number with its deals."""
     player = (stats or history or {}).get("player", "")
     pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]] if stats is not None else None
     body = [f'<header><h1>{_e(player)}</h1><p class="meta">{_e((stats or history or {}).get("as_of", ""))}</p>'
             "</header>", f'<section id="charts">{_player_charts(history, pulkas)}</section>']
+    if history is not None:
+        body.append(f'<section id="moves"><h2>{_e(_("why the rating moved"))}</h2><p class="hint">'
+                    f'{_e(moves_hint(history))}</p><div class="scroll">{moves_rows(history)}</div></section>')
     if stats is not None:
         rows = []
         for name, n in stats["numbers"].items():
             refs = stats.get("refs", {}).get(name, [])
-            whists = n.get("whists_exact", n.get("whists", ""))
             items = "".join(
                 f'<tr><td>{_e(r["game"])}</td><td class="num">{_e(r["deal"] or "")}</td>'
                 f'<td class="num">{_e(r["event"] or "")}</td>'
-                f'<td class="num">{_e(r.get("whists_exact", r.get("whists", "")))}</td><td>{_e(r["text"])}</td></tr>'
+                f'<td class="num">{_e(whists_text(r.get("whists")))}</td><td>{_e(r["text"])}</td></tr>'
                 for r in refs)
-            deals = (f'<details><summary>{len(refs)}</summary><table class="refs"><tr><th>game</th><th>deal</th>'
-                     f'<th>event</th><th>whists</th><th>what</th></tr>{items}</table></details>') if refs else "0"
+            deals = (f'<details><summary>{len(refs)}</summary><table class="refs"><tr><th>{_e(_("game"))}</th>'
+                     f'<th>{_e(_("deal"))}</th><th>{_e(_("event"))}</th><th>{_e(_("whists"))}</th>'
+                     f'<th>{_e(_("what"))}</th></tr>{items}</table></details>') if refs else "0"
             rows.append(f'<tr data-number="{_e(name)}"><td>{_e(name)}</td><td class="num count">{n["count"]}</td>'
-                        f'<td class="num">{_e(whists)}</td><td>{deals}</td></tr>')
-        body.append('<section id="numbers"><h2>statistics</h2><p class="hint">whists: what they brought him; '
-                    'open a count for the deals behind it (game, deal, event).</p><div class="scroll">'
-                    '<table id="stats-table"><thead><tr><th>number</th><th class="num">count</th>'
-                    '<th class="num">whists</th><th>deals</th></tr></thead><tbody>' + "".join(rows)
-                    + "</tbody></table></div></section>")
-    return _page(f"{player}: rating and statistics", "".join(body))
+                        f'<td class="num">{_e(whists_text(n.get("whists")))}</td><td>{deals}</td></tr>')
+        body.append(f'<section id="numbers"><h2>{_e(_("statistics"))}</h2><p class="hint">'
+                    f'{_e(_("whists: what they brought him; open a count for the deals behind it (game, deal, event)."))}'
+                    '</p><div class="scroll"><table id="stats-table"><thead><tr>'
+                    f'<th>{_e(_("number"))}</th><th class="num">{_e(_("count"))}</th>'
+                    f'<th class="num">{_e(_("whists"))}</th><th>{_e(_("deals"))}</th></tr></thead><tbody>'
+                    + "".join(rows) + "</tbody></table></div></section>")
+    return _page(_("{player}: rating and statistics").format(player=player), "".join(body))

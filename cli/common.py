@@ -43,6 +43,7 @@ from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from ledger.vocabulary.club import RESERVED_PREFIX
 from ledger.vocabulary.tournament_events import TournamentStarted
 from projections.kinds import UnknownKind
+from projections.rating_models import DEFAULT as DEFAULT_MODEL, OpenSkillPlaces
 from projections.points import PointError
 
 _ = language._  # every text a person reads, in the language in effect
@@ -190,6 +191,15 @@ def upgrade_noted(store: Store) -> None:
             store=store.description, was=done.was, now=done.now) + (
             "; " + _("its player views are folded again ({why})").format(why=done.views) if done.views else ""),
             err=True)
+        if done.rerated:
+            click.echo("pulka: " + _("note: {what}").format(what=rerated_note()), err=True)
+
+
+def rerated_note() -> str:
+    """What an upgrade from before the rating's models changes that a club will notice."""
+    return _("the club rating is now computed by the model {model}; the rating earlier pulkas showed is "
+             "`pulka rating --model {former}`, and `pulka rating-model {former}` keeps it as the club's").format(
+                 model=DEFAULT_MODEL, former=OpenSkillPlaces.name)
 
 
 def concurrent_write(exc: ConcurrentWriteError, store: Store) -> str:

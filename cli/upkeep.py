@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import click
 
-from cli.common import UserError, db_option, opened, refusals, store_address
+from cli.common import UserError, db_option, opened, refusals, rerated_note, store_address
 from ledger.store.backend import mask, store_label
 from ledger.store.layout import LAYOUT
 from ledger.vocabulary import language
@@ -43,6 +43,8 @@ def upgrade(db: str | None) -> None:
         if done.views is not None:
             click.echo(_("its player views were dropped and are folded again from the events by the next read "
                          "({why})").format(why=done.views))
+        if done.rerated:
+            click.echo(rerated_note())
 
 
 @contextmanager

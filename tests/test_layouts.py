@@ -27,7 +27,7 @@ from psycopg import sql
 
 from helpers import ok, run, stored_rows
 from ledger.store.event_store import Store, parse_postgres_url
-from ledger.store.layout import LAYOUT
+from ledger.store.layout import LAYOUT, RATING_MODELS
 from web.accounts import Accounts
 
 LAYOUTS = Path(__file__).resolve().parent.parent / "fixtures" / "layouts"
@@ -137,6 +137,10 @@ def test_a_writing_command_upgrades_an_earlier_store_first_and_says_so(layout: i
     assert result.exit_code == 0, result.output
     assert f"pulka: note: the store {Path(db).resolve()} was upgraded from layout {layout} to layout {LAYOUT}" \
         in result.stderr
+    # Its club rating reads otherwise from now on, and the note says so and how to keep it.
+    rerated = "the club rating is now computed by the model whists-per-deal"
+    assert (rerated in result.stderr) == (layout < RATING_MODELS)
+    assert "`pulka rating-model openskill-places` keeps it" in result.stderr or layout >= RATING_MODELS
     with Store(db, create=False) as store:
         assert store.layout == LAYOUT
     assert "upgraded" not in run(db, "deal", "после", "6S pass pass | 6S | whist pass | 6 3 1").stderr
@@ -268,3 +272,16 @@ def test_a_role_that_may_not_alter_the_tables_is_told_who_upgrades_the_store(pos
         with psycopg.connect(**address.connect_kwargs(), autocommit=True) as conn:
             conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
             conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def test_an_upgrade_from_a_layout_with_the_rating_models_says_nothing_of_the_rating(tmp_path: Path) -> None:
+    """A store already rated by a chosen model (layout 8 on) keeps its rating through an
+    upgrade: only a store rated by OpenSkill before the models is told it is rated anew."""
+    db = str(tmp_path / "club.db")
+    placed(6, db)
+    assert "the club rating is now computed by the model whists-per-deal" in ok(db, "upgrade")
+    with Store(db) as store, store.backend.writing() as tx:
+        tx.mark_layout(RATING_MODELS)
+    said = ok(db, "upgrade")
+    assert f"is upgraded from layout {RATING_MODELS} to layout {LAYOUT}" in said
+    assert "the club rating" not in said

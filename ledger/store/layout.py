@@ -66,6 +66,9 @@ from ledger.vocabulary.times import now_iso
 _ = language._  # every text a person reads, in the language in effect
 LAYOUT = 9
 TABLE = "pulka_layout"
+# The layout that brought the club rating's models: a store of an earlier one was rated
+# by OpenSkill by places, and is rated by the default model once upgraded.
+RATING_MODELS = 8
 
 # The player views (``ledger.views.recorders``, ``ledger.views.rating``) and their
 # position (eventsourcing's tracking table, named by each backend): folded from the
@@ -198,6 +201,12 @@ class Upgrade(NamedTuple):
     was: int
     now: int
     views: str | None
+
+    @property
+    def rerated(self) -> bool:
+        """Whether the club rating now reads otherwise: the store was rated by OpenSkill
+        by places, before the club could choose a model."""
+        return self.was < RATING_MODELS
 
 
 def this_pulka() -> str:

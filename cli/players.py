@@ -17,7 +17,7 @@ from ledger.application import Ledger
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import excerpt
 from ledger.desks.club import record_alias
-from ledger.club_reads import brought_up
+from ledger.reads.club import brought_up
 from ledger.views.archive import Views, ViewsMissing
 from projections.archive import (Summary, player_pulkas, player_pulkas_doc, render_player_pulkas, render_summaries,
                                  select_pulkas, summaries, summary_doc)
@@ -27,13 +27,13 @@ from ledger.vocabulary.wording import spoken_count
 _ = language._  # every text a person reads, in the language in effect
 
 def say_on_stderr(kind: str, text: str) -> None:
-    """What catching up the views says (``ledger.club_reads.Say``), on standard error."""
+    """What catching up the views says (``ledger.reads.club.Say``), on standard error."""
     click.echo(f"pulka: {kind}: {text}", err=True)
 
 
 @contextmanager
 def caught_up_or_refused(ledger: Ledger) -> Iterator[Views]:
-    """The store's views brought up to its last event (``ledger.club_reads``), what
+    """The store's views brought up to its last event (``ledger.reads.club``), what
     that says on standard error; a store without views is refused."""
     try:
         views = brought_up(ledger, say_on_stderr)

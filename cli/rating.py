@@ -2,7 +2,7 @@
 choice of its model (``pulka rating-model``) and a player's statistics (``pulka
 stats``), each number traceable to the deals behind it. Parsing and printing only: the
 folds are ``projections.rating`` and ``projections.stats``, the kept rating
-``ledger.views.rating``, the reads ``ledger.club_reads``; each read first brings the
+``ledger.views.rating``, the reads ``ledger.reads.club``; each read first brings the
 views up to the last stored event."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import click
 from cli.common import UserError, db_option, emit, opened, user_time
 from cli.players import caught_up_or_refused, filter_said, filter_text
 from cli.spreadsheet import emit_csv
-from ledger.club_reads import ClubRating, Then, club_rating, pulkas_with_events
+from ledger.reads.club import ClubRating, Then, club_rating, pulkas_with_events
 from ledger.desks.club import record_model
 from ledger.views.rating import model_then
 from ledger.vocabulary import language

@@ -31,7 +31,7 @@ from cli.common import (
 )
 from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
 from cli.spreadsheet import cell, emit_csv, write_csv
-from ledger.game_documents import listed_doc, status_of
+from ledger.reads.game_documents import listed_doc, status_of
 from ledger.judge.kinds import GAME_STARTS, judging_of
 from ledger.vocabulary.events import AnyEvent
 from projections.drawing.svg import svg_document

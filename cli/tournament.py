@@ -13,7 +13,7 @@ from cli.common import NumbersCommand, UserError, db_option, emit, local_zone, o
 from cli.players import caught_up_or_refused
 from cli.rules import parse_overrides
 from ledger.desks.tournament import Tournaments
-from ledger.tournament_report import report_html
+from ledger.reads.tournament_report import report_html
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import DEFAULT_TIE_BREAKS, TIE_BREAKS, TournamentStarted

@@ -339,7 +339,7 @@ def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: 
 
 def test_the_club_pages_on_a_store_without_views_are_refused_saying_what_makes_them(tmp_path: Any) -> None:
     """The club's rating, a player's page and a tournament's report read the archive's
-    views (``ledger.club_reads``, as ``pulka rating`` does): on a store whose views are
+    views (``ledger.reads.club``, as ``pulka rating`` does): on a store whose views are
     not whole (made before the rating) each is refused as JSON, 422, saying what makes
     them, as the command line refuses it, but for the store's path, which no answer
     names; nothing is made by a read."""

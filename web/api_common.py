@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ledger.application import Kept
-from ledger.game_documents import game_doc
+from ledger.reads.game_documents import game_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState

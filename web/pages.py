@@ -35,7 +35,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ledger.application import Ledger
-from ledger.club_reads import caught_up as brought_up_to_date
+from ledger.reads.club import caught_up as brought_up_to_date
 from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
@@ -229,7 +229,7 @@ async def tournament_report(request: Request) -> Response:
     name = request.path_params["tournament"]
 
     def made() -> str:
-        from ledger.tournament_report import report_html
+        from ledger.reads.tournament_report import report_html
 
         return report_html(service.worker().ledger, name, service_caught_up)
 
@@ -300,14 +300,14 @@ def say_in_service_log(kind: str, text: str) -> None:
 
 @contextmanager
 def service_caught_up(ledger: Ledger) -> Iterator[Views]:
-    """The archive's views brought up to the store's last event (``ledger.club_reads``)."""
+    """The archive's views brought up to the store's last event (``ledger.reads.club``)."""
     with brought_up_to_date(ledger, say_in_service_log) as views:
         yield views
 
 
 def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     """The rating table (``pulka rating --json``) and each player's sparkline."""
-    from ledger.club_reads import club_rating
+    from ledger.reads.club import club_rating
     from projections import rating as model
     from projections.drawing.player import sparkline
 
@@ -332,7 +332,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     """A player's rating pulka by pulka, each move explained, and his statistics, every
     number with the deals behind it (``pulka stats NAME --html``), each linked to its
     game's sheet."""
-    from ledger.club_reads import club_rating, pulkas_with_events
+    from ledger.reads.club import club_rating, pulkas_with_events
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
     from projections.archive import select_pulkas

@@ -5,8 +5,8 @@ status both name (``status_of``). The sheet and the settlement of ``pulka sheet
 --json``, ``pulka settle --json`` and the API's ``/sheet`` and ``/settlement`` are the
 documents of the game's kind (``projections.kinds.View``).
 
-Functions of a game's state alone: nothing here reads the store. At the ledger's root
-because the page's document says what the game waits for as the scorer's desk does
+Functions of a game's state alone: nothing here reads the store. Among the reads
+above the desks because the page's document says what the game waits for as the scorer's desk does
 (``ledger.desks.told``).
 """
 

@@ -108,19 +108,25 @@ def one_more_deal(db: str, game: str) -> None:
     timed(f"  (that was {taken} events) pulka players after it", lambda: players_command(db))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def archive_run(doc: str | None) -> tuple[int, str, tempfile.TemporaryDirectory[str], list[list[str]]]:
+    """What an archive bench is given (``--pulkas``, ``--quick``, ``--db``) and the six
+    templates of pulkas its archive is filled with: how many pulkas, the store's address,
+    the folder to clean up at the end, the templates."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pulkas", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="100 pulkas")
     parser.add_argument("--db", default=None)
     args = parser.parse_args()
-    total = 100 if args.quick else args.pulkas
     tmp = tempfile.TemporaryDirectory()
-    db = args.db or str(Path(tmp.name) / "archive.db")
     templates = [
         template(CONVENTIONS[k % 4], deals=130 + 5 * k, abandon=k % 3 == 2, stake="0.10" if k % 2 else None)
         for k in range(6)
     ]
+    return 100 if args.quick else args.pulkas, args.db or str(Path(tmp.name) / "archive.db"), tmp, templates
+
+
+def main() -> None:
+    total, db, tmp, templates = archive_run(__doc__)
     # The last template stays in play, so that a deal can be added to its copies.
     templates.append(template("sochi", deals=140, abandon=False, stake=None))
     tenth = max(total // 10, len(templates))

@@ -16,17 +16,14 @@ temporary SQLite file is used.
 
 from __future__ import annotations
 
-import argparse
-import tempfile
 import time
 from collections import Counter
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
 
-from archive import CONVENTIONS, fill, pulka_events, template, timed
+from archive import archive_run, fill, pulka_events, template, timed
 from cli.main import main as pulka
 from ledger.views import rating
 from ledger.store.event_store import Store
@@ -65,18 +62,7 @@ def one_more_pulka(db: str, lines: list[str], n: int, timer: KeepTimer) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pulkas", type=int, default=1000)
-    parser.add_argument("--quick", action="store_true", help="100 pulkas")
-    parser.add_argument("--db", default=None)
-    args = parser.parse_args()
-    total = 100 if args.quick else args.pulkas
-    tmp = tempfile.TemporaryDirectory()
-    db = args.db or str(Path(tmp.name) / "archive.db")
-    templates = [
-        template(CONVENTIONS[k % 4], deals=130 + 5 * k, abandon=k % 3 == 2, stake="0.10" if k % 2 else None)
-        for k in range(6)
-    ]
+    total, db, tmp, templates = archive_run(__doc__)
     over = template("sochi", deals=140, abandon=True, stake=None)  # the pulka added at the end
     timer = KeepTimer()
     rating.keep = timer  # type: ignore[assignment]

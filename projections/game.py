@@ -122,7 +122,7 @@ class GameState:
         other.events = list(self.events)
         other.deals = list(self.deals)
         other.starts = list(self.starts)
-        other.items = [list(items) for items in self.items]
+        other.items = list(self.items)  # each deal's list is replaced, never changed (``add_item``)
         other.overrides = dict(self.overrides)
         other.void = set(self.void)
         other.penalties = dict(self.penalties)
@@ -403,7 +403,7 @@ class GameState:
         items = self.items
         while len(items) <= k:
             items.append([])
-        items[k].append(number)
+        items[k] = [*items[k], number]  # a new list: a fork of the game may share the one it had (``fork``)
         self.checkpoints.item_added(self, number, k)
 
     def changed(self, k: int) -> None:

@@ -73,8 +73,10 @@ bench-rating: $(STAMP)
 
 # The live service under load: 30 tables recording through HTTP with 200 spectators
 # following (BENCH_ARGS=--quick: 5 and 20); PostgreSQL too with PULKA_BENCH_POSTGRES.
+# Then the server CPU of a read at a random point of a 2,000-event pulka (bench/reads.py).
 bench-serve: $(STAMP)
 	$(PY) -W ignore::DeprecationWarning bench/serve.py $(BENCH_ARGS)
+	$(PY) -W ignore::DeprecationWarning bench/reads.py $(filter --quick,$(BENCH_ARGS))
 
 # The club log's Merkle tree on a store of 1,000,000 events: root and proof times beside
 # the machine's limits (BENCH_ARGS=--events N for another size; PULKA_BENCH_POSTGRES too).

@@ -12,7 +12,7 @@ selection, the comparison of two points) is shared with the other kinds of strea
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import singledispatch
@@ -225,24 +225,50 @@ def audit(events: list[AnyEvent], progress: Callable[[int], None] | None = None)
     """Every event with what it did; ``progress(done)`` is told how far the replay is."""
     first = events[0]
     assert isinstance(first, GameStarted)
-    state = GameState.start(first)
-    before = cell_units(state.sheet())
-    rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
-    for event in events[1:]:
-        if progress is not None and state.folded % 500 == 0:
-            progress(state.folded)
-        previous = state.current
-        state.apply(event)
-        after = cell_units(state.sheet())
-        delta = {cell: exact(v) for cell, v in changes(before, after).items()}
-        row = _row(state, state.folded, event, delta)
-        if previous is not None and state.current is not previous and previous.phase == "play":
-            row = replace(row, note=f"deal {previous.number} was played but its result is not recorded; "
-                                    "it may still be added as a forgotten record [Code 4.2.10]")
-        rows.append(row)
-        before = after
+    trail = AuditFold(first)
+    trail.extend(events[1:], progress)
     # Verdicts can change later (an objection withdraws a late record): show the final ones.
-    return [_final(state, row) for row in rows]
+    return trail.rows_at(trail.state)
+
+
+class AuditFold:
+    """The audit trail of a game kept as its events are folded, one by one (``extend``):
+    each event's row as its own fold made it, what it did to the sheet and its verdict
+    then. What a row says of its event depends on no later event but its verdict, which
+    a later one can change (an objection withdraws a late record): ``rows_at(state)``
+    gives the trail ``audit`` gives of the events folded into ``state``, with the
+    verdicts of that state. Its texts are in the language in effect when they were made."""
+
+    def __init__(self, first: GameStarted) -> None:
+        self.state = GameState.start(first)
+        self._before = cell_units(self.state.sheet())
+        self.rows = [AuditRow(1, first.at, first.by, "game_started", None, describe(first), {}, None, None, None)]
+
+    def extend(self, events: Sequence[AnyEvent], progress: Callable[[int], None] | None = None) -> None:
+        """The rows of ``events``, the next ones of the game, each folded in."""
+        state, rows = self.state, self.rows
+        before = self._before
+        for event in events:
+            if progress is not None and state.folded % 500 == 0:
+                progress(state.folded)
+            previous = state.current  # a new deal is told by identity: this fold is never forked
+            state.apply(event)
+            after = cell_units(state.sheet())
+            delta = {cell: exact(v) for cell, v in changes(before, after).items()}
+            row = _row(state, state.folded, event, delta)
+            if previous is not None and state.current is not previous and previous.phase == "play":
+                row = replace(row, note=f"deal {previous.number} was played but its result is not recorded; "
+                                        "it may still be added as a forgotten record [Code 4.2.10]")
+            rows.append(row)
+            before = after
+        self._before = before
+
+    def rows_at(self, state: GameState) -> list[AuditRow]:
+        """The rows of the events folded into ``state`` (this game's first ``state.folded``,
+        all folded here already), with the verdicts as ``state`` has them."""
+        assert state.folded <= len(self.rows), (state.folded, len(self.rows))
+        effects = state.effects
+        return [row if row.number not in effects else final_row(state, row) for row in self.rows[: state.folded]]
 
 
 def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction]) -> AuditRow:
@@ -261,7 +287,8 @@ def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction])
     )
 
 
-def _final(state: GameState, row: AuditRow) -> AuditRow:
+def final_row(state: GameState, row: AuditRow) -> AuditRow:
+    """``row`` with the verdict on its event as ``state`` has it (when it has one)."""
     effect = state.effects.get(row.number)
     if effect is None:
         return row

@@ -99,6 +99,14 @@ class Checkpoints:
             sheets.append(nxt)
         return sheets[k]
 
+    def fork(self) -> Checkpoints:
+        """The checkpoints of a fork of the game (``GameState.fork``): the stored sheets
+        shared, as they are never changed."""
+        other = Checkpoints()
+        other.sheets = list(self.sheets)
+        other.cache = self.cache
+        return other
+
     def drop_from(self, k: int) -> None:
         """Deal k (0: the records before the first deal) changed: its checkpoint and later ones go."""
         self.cache = None
@@ -109,8 +117,11 @@ class Checkpoints:
         """A record by hand (event ``number``) was added at the end of deal k so far."""
         if k == len(game.deals) and len(self.sheets) == k + 1:
             # The last checkpoint is of this deal, settled: the new write comes after
-            # everything on it, so it is written there instead of scoring the deal again.
-            self.write(game, self.sheets[k], number, k)
+            # everything on it, so it is written there instead of scoring the deal again,
+            # on a copy (a fork of the game may share the stored one).
+            sheet = self.sheets[k].copy()
+            self.write(game, sheet, number, k)
+            self.sheets[k] = sheet
             self.cache = None
         else:
             self.drop_from(k)

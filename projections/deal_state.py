@@ -12,6 +12,7 @@ deal began in clockwise order (the table can change between deals [Code 3.1.2]);
 
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import InitVar, dataclass, field
 from typing import Literal, NamedTuple
 
@@ -216,10 +217,25 @@ class DealState:
     # The seat of each name in the deal: the seats' names and the people holding them
     # (``seat_index``; a game passes the one its table shares, which nothing changes).
     seat_index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # The game whose fold may change this deal in place (``GameState.fork``): a deal
+    # another fold shares is copied before it is changed (``fork``).
+    owner: object = field(default=None, init=False, repr=False, compare=False)
     index: InitVar[dict[str, int] | None] = None
 
     def __post_init__(self, index: dict[str, int] | None) -> None:
         self.seat_index = index if index is not None else seat_index(self.names, self.persons)
+
+    def fork(self, owner: object) -> DealState:
+        """An independent copy of the deal for ``owner`` to change: its lists, sets and
+        dicts copied, the rest (numbers, tuples, levels, rulings, the shared
+        ``seat_index``) shared, as nothing changes them."""
+        other = copy(self)
+        for name in _CHANGED_IN_PLACE:
+            value = getattr(self, name)
+            if value is not None:
+                setattr(other, name, copy(value))
+        other.owner = owner
+        return other
 
     # -- derived -------------------------------------------------------------------
 
@@ -556,3 +572,9 @@ def first_bidders(dealer: int, n_players: int) -> tuple[int, ...]:
 
 
 _BIDDERS: dict[tuple[int, int], tuple[int, ...]] = {}  # first_bidders, worked out once for each table
+
+
+# The fields of a deal that its fold changes in place (the others it replaces): what
+# ``DealState.fork`` copies.
+_CHANGED_IN_PLACE = ("bids", "passed", "spoken", "own_level", "dark_passers", "looked", "dark_last", "peeked",
+                     "calls", "call_events", "tricks", "other_tricks")

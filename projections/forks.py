@@ -77,6 +77,8 @@ class Forked(Protocol):
 
     def content(self, number: int) -> AnyEvent: ...
 
+    def writable(self, index: int) -> DealState: ...
+
     def sheet(self) -> Sheet: ...
 
     def fold(self, number: int, event: AnyEvent) -> None: ...
@@ -131,7 +133,7 @@ def override(game: Forked, number: int, content: AnyEvent | None) -> None:
         case Entry() | Penalty() | Talon():
             game.changed(event.deal if event.deal is not None else 0)
         case Tricks():
-            deal = game.deals[(event.deal or len(game.deals)) - 1]
+            deal = game.writable((event.deal or len(game.deals)) - 1)
             assert deal.tricks_event == number, (deal.number, deal.tricks_event, number)
             game.table.tricks_into(deal, number, event)
             through = game.folded

@@ -21,6 +21,7 @@ and the records by hand, and back to an earlier deal to fold the stored events a
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from copy import copy
 from typing import assert_never
 
 from ledger.vocabulary.bids import HERE, LADDER, PASS, parse_level
@@ -101,10 +102,45 @@ class GameState:
         self._last_time: str | None = started.at
         # How the next deal begins (``_opening``): as of which event, for which dealer.
         self._next: tuple[int, str | None, Opening] | None = None
+        # The deals this fold may change in place are those it owns (``DealState.owner``);
+        # one it shares with a fork (``fork``) is copied first (``writable``).
+        self._token = object()
 
     @classmethod
     def start(cls, started: GameStarted) -> GameState:
         return cls(started, rules_of(started))
+
+    def fork(self) -> GameState:
+        """An independent copy of the game as folded so far, which folds on by itself:
+        what it shares with this one is never changed in place (the events, the stored
+        sheets, the seatings; the deals, which each fold copies before it changes one:
+        ``writable``), the rest is copied. Costs what the lists of the game cost to copy,
+        not a fold."""
+        assert self.folded == len(self.events), "fork() of a rewound game"
+        other = copy(self)
+        other.table = self.table.fork()
+        other.events = list(self.events)
+        other.deals = list(self.deals)
+        other.starts = list(self.starts)
+        other.items = list(self.items)  # each deal's list is replaced, never changed (``add_item``)
+        other.overrides = dict(self.overrides)
+        other.void = set(self.void)
+        other.penalties = dict(self.penalties)
+        other.effects = dict(self.effects)
+        other.warned = set(self.warned)
+        other.checkpoints = self.checkpoints.fork()
+        # Every deal is shared now: neither fold owns one.
+        other._token = object()
+        self._token = object()
+        return other
+
+    def writable(self, index: int) -> DealState:
+        """``deals[index]``, to be changed in place: copied first when another fold
+        shares it (``fork``)."""
+        deal = self.deals[index]
+        if deal.owner is not self._token:
+            deal = self.deals[index] = deal.fork(self._token)
+        return deal
 
     # -- facts ---------------------------------------------------------------------
 
@@ -234,6 +270,13 @@ class GameState:
 
     def fold(self, number: int, event: AnyEvent) -> None:
         """Apply an event's content to the deals and the records by hand, judging nothing."""
+        deals = self.deals
+        if deals:
+            # The one deal an event may change in place: the last one, or the deal its
+            # tricks are of (a late record); owned before it is changed (``writable``).
+            index = event.deal - 1 if type(event) is Tricks and event.deal else len(deals) - 1
+            if 0 <= index < len(deals) and deals[index].owner is not self._token:
+                self.writable(index)
         match event:
             case Bid():  # the commonest event: folded in line
                 deal = self.in_auction or self._open_deal(number)
@@ -349,6 +392,7 @@ class GameState:
 
     def _open_deal(self, number: int, dealer: str | None = None) -> DealState:
         deal = self._opening(dealer, number - 1).deal()
+        deal.owner = self._token
         self.deals.append(deal)
         self.starts.append(number)
         self.table.deal_opened()
@@ -359,7 +403,7 @@ class GameState:
         items = self.items
         while len(items) <= k:
             items.append([])
-        items[k].append(number)
+        items[k] = [*items[k], number]  # a new list: a fork of the game may share the one it had (``fork``)
         self.checkpoints.item_added(self, number, k)
 
     def changed(self, k: int) -> None:

@@ -213,8 +213,6 @@ def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -
     """The drawn sheet as of a point: ``pulka sheet --svg`` (``deal_cap``: its
     tournament's, for a table)."""
     kept = cut(events, point)
-    started = kept[0]
-    assert isinstance(started, GameStarted)
     rows = audit(kept)
     types = {r.number: r.type for r in rows}
     revisions = revising(rows)
@@ -224,6 +222,16 @@ def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -
         if n in wanted:
             marks[n] = marks_of(traces_of(state), types)
     strikes = [struck(marks[k - 1], marks[k], k) for k in revisions]
+    return picture_doc(state, kept, point, types, strikes, deal_cap)
+
+
+def picture_doc(state: GameState, kept: list[AnyEvent], point: Point, types: dict[int, str], strikes: list[Marks],
+                deal_cap: int | None = None) -> dict[str, Any]:
+    """The drawn sheet of ``state``, the game folded through ``kept``, as of ``point``:
+    its entries (``types``: the type of each event), with the entries each revising
+    event struck (``strikes``: ``struck`` for each event ``revising`` names, in order)."""
+    started = kept[0]
+    assert isinstance(started, GameStarted)
     doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes), deal_cap)
     doc.update(point_doc(kept, point))
     return doc

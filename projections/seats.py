@@ -11,6 +11,7 @@ event and takes it back when it folds again from an earlier deal.
 
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -71,6 +72,16 @@ class TableSeats:
         self.arrived: dict[str, int] = {}
         self.opened_with: list[Seats] = []
         self.table_after: dict[int, tuple[str, ...]] = {}
+
+    def fork(self) -> TableSeats:
+        """An independent copy, for a fork of the game (``GameState.fork``); the seatings
+        (``Seats``, tuples) are shared, as nothing changes them."""
+        other = copy(self)
+        other.person_seat = dict(self.person_seat)
+        other.arrived = dict(self.arrived)
+        other.opened_with = list(self.opened_with)
+        other.table_after = dict(self.table_after)
+        return other
 
     # -- looking people up ---------------------------------------------------------------
 

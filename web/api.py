@@ -24,18 +24,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ledger.application import Kept
 from ledger.store.stored import StoredEvent
 from ledger.desks.tournament import Tournaments
 from ledger.words.tournament import parse_cut, parse_cutoff, parse_tie_breaks
-from ledger.vocabulary.events import GameStarted, event_to_dict
+from ledger.vocabulary.events import AnyEvent, event_to_dict
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game, table_game
 from projections.archive import GameResult, game_result
+from projections.at_points import PointFolds
 from projections.deal_text import deal_table
 from projections.game import GameState
 from projections.kinds import kind_of
-from projections.points import Point
+from projections.points import Point, cut
 from projections.tournament_state import as_of, fold_tournament, standings, standings_doc
 from projections.tournament_log import log_rows
 from projections.trail import row_doc, select_rows
@@ -72,9 +74,14 @@ async def game(request: Request) -> Response:
 
 
 def _view(service: Service, game: str, point: Point) -> Any:
-    kept, events = events_at(service, game, point)
-    return service.cached(("view", game, len(kept.stored), point),
-                          lambda: kind_of(events[0]).view(events, point, None))
+    def read(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> Any:
+        if points is not None:  # a pulka: from its kept forks
+            return service.cached(("view", game, len(kept.stored), point), lambda: points.view(events, point))
+        cut_events = cut(events, point)
+        return service.cached(("view", game, len(kept.stored), point),
+                              lambda: kind_of(events[0]).view(cut_events, point, None))
+
+    return service.at_point(game, read)
 
 
 @rule(ANYONE, READ)
@@ -98,17 +105,16 @@ async def sheet_svg(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
 
-    def drawn() -> str:
+    def drawn(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> str:
         from projections.drawing.svg import svg_document
-        from projections.picture import picture
 
-        kept, events = events_at(service, game_name, point)
-        if not isinstance(kept.stored[0].event, GameStarted):
+        if points is None:
+            cut(events, point)  # a point the game does not have is refused first, as for a pulka
             raise Refused("api", _("{game} is not a pulka: it has no drawn sheet").format(game=repr(game_name)))
         return service.cached(("svg", game_name, len(kept.stored), point),
-                              lambda: svg_document(picture(events, point)))
+                              lambda: svg_document(points.picture(events, point)))
 
-    svg = await service.run(drawn)
+    svg = await service.run(service.at_point, game_name, drawn)
     return Response(svg, media_type="image/svg+xml",
                     headers={"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
@@ -118,18 +124,16 @@ async def deals(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
 
-    def table() -> dict[str, Any]:
-        from projections.report import state_at
-
-        kept, events = events_at(service, game_name, point)
-        if not isinstance(kept.state, GameState):
+    def table(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> dict[str, Any]:
+        if points is None or not isinstance(kept.state, GameState):
+            cut(events, point)  # a point the game does not have is refused first, as for a pulka
             raise Refused("api", _("{game} is not a pulka").format(game=repr(game_name)))
-        state = state_at(events, point) if point != Point() else kept.state
+        state = points.state(events, point) if point != Point() else kept.state
         head, rows = deal_table(state)
         return {"game": game_name, "columns": head, "rows": [[str(v) if isinstance(v, Fraction) else v for v in r]
                                                              for r in rows]}
 
-    return json(await service.run(table))
+    return json(await service.run(service.at_point, game_name, table))
 
 
 @rule(TABLE, READ)
@@ -140,16 +144,20 @@ async def log(request: Request) -> Response:
     await needs(request, "table", game=game_name)
     q = request.query_params
 
-    def trail() -> dict[str, Any]:
-        kept, events = events_at(service, game_name, point)
+    def trail(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> dict[str, Any]:
         kind = kind_of(events[0])
-        rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: kind.audit(events, None))
+        if points is not None:  # a pulka: from its kept trail
+            rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: points.audit(events, point))
+        else:
+            cut_events = cut(events, point)
+            rows = service.cached(("audit", game_name, len(kept.stored), point),
+                                  lambda: kind.audit(cut_events, None))
         chosen = select_rows(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
                              verdicts=q.get("verdicts") in ("1", "true", "yes"),
                              since=time_param(q.get("since"), "since"), until=time_param(q.get("until"), "until"))
         return {"game": game_name, "version": len(kept.stored), "events": [row_doc(r, kind.cells) for r in chosen]}
 
-    return json(await service.run(trail))
+    return json(await service.run(service.at_point, game_name, trail))
 
 
 @rule(TABLE, READ)

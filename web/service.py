@@ -40,8 +40,10 @@ from ledger.desks.pulka import PulkaDesk
 from ledger.store.stored import ConcurrentWriteError
 from ledger.store.event_store import Receipt, ReceiptTaken, Store
 from ledger.vocabulary import language
+from ledger.vocabulary.events import AnyEvent, GameStarted
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import parse_table_game
+from projections.at_points import PointFolds
 from web.accounts import Accounts
 
 _ = language._  # every text a person reads, in the request's language
@@ -99,10 +101,13 @@ class Worker:
 
 @dataclass
 class Table:
-    """A game kept open by the service, with the lock its commands take in turn."""
+    """A game kept open by the service, with the lock its commands take in turn, and
+    for a pulka its forks to read it at a point (``at_point``), made from ``kept``."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     kept: Kept | None = None
+    points: PointFolds | None = None
+    points_of: Kept | None = None
 
 
 class Service:
@@ -175,6 +180,22 @@ class Service:
         with table.lock:
             _, kept = self.kept(game)
             return read(kept)
+
+    def at_point(self, game: str, read: Callable[[Kept, list[AnyEvent], PointFolds | None], T]) -> T:
+        """``read(kept, events, points)`` on the game as it stands now, under its lock:
+        ``points``, a pulka's forks to read it at any point (``projections.at_points``),
+        kept from one read to the next and following the stream (None for another kind)."""
+        table = self.table(game)
+        with table.lock:
+            _, kept = self.kept(game)
+            events = [s.event for s in kept.stored]
+            first = events[0]
+            if not isinstance(first, GameStarted):
+                return read(kept, events, None)
+            if table.points is None or table.points_of is not kept:  # a game loaded again starts afresh
+                table.points, table.points_of = PointFolds(first), kept
+            table.points.follow(events)
+            return read(kept, events, table.points)
 
     def record(self, game: str, key: str | None, version: int | None, command: Callable[[PulkaDesk], T],
                digest: str = "") -> T:

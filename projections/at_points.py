@@ -1,0 +1,124 @@
+"""A pulka read at any point of its history for what one more point costs, not a fold
+from event 1: what a service keeps beside each open game (``PointFolds``).
+
+The game is folded once, forward, as its stream grows (``follow``: only the new events),
+and every ``EVERY`` events a fork of that fold is kept (``GameState.fork``: the forks
+share the events, the deals until one of them changes one, and the sheets stored at
+the ends of the deals). The game as of event K is then the nearest fork at or before
+K, forked again and folded through the few events after it (``state_at``): equal to a
+fold of events 1..K, as tests/test_at_points.py checks at every event of every golden
+fixture.
+
+The audit trail as of K is the rows of events 1..K as their own folds made them, with
+the verdicts of the game as of K (``AuditFold.rows_at``), so the rows are kept as the
+stream grows, one trail per language a reader asked in (their texts are in it). The
+drawn sheet as of K (``picture_doc``) needs, for each event that struck entries, the
+entries just before it and after it: those depend on no later event, and are worked
+out once each (per language, as their texts are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ledger.vocabulary import language
+from ledger.vocabulary.events import AnyEvent, GameStarted
+from projections.audit import AuditFold, AuditRow
+from projections.game import GameState
+from projections.picture import Marks, marks_of, picture_doc, revising, struck, traces_of
+from projections.points import Point, cut
+from projections.pulka import PulkaView
+
+# Events between two kept forks: a read folds at most EVERY - 1 events after one; the
+# forks of a 2,000-event game are some sixty lists of its events and deals.
+EVERY = 32
+
+
+class PointFolds:
+    """A pulka's fold kept with a fork every ``EVERY`` events, its audit trail and the
+    entries its revising events struck, each made once as the stream grows."""
+
+    def __init__(self, started: GameStarted) -> None:
+        self.head = GameState.start(started)
+        self.forks: list[GameState] = [self.head.fork()]  # forks[i]: as of event 1 + i * EVERY
+        self.trails: dict[str, AuditFold] = {}
+        self.strikes: dict[tuple[str, int], Marks] = {}  # (language, event): the entries it struck
+
+    @property
+    def folded(self) -> int:
+        return self.head.folded
+
+    def follow(self, events: Sequence[AnyEvent]) -> None:
+        """Fold the events of ``events`` (the game's, from its first) not folded yet."""
+        head, forks = self.head, self.forks
+        for event in events[head.folded:]:
+            head.apply(event)
+            if (head.folded - 1) % EVERY == 0:
+                head.sheet()  # the sheets of the deals ended so far, stored once and shared by the forks
+                forks.append(head.fork())
+
+    def view(self, events: Sequence[AnyEvent], point: Point) -> PulkaView:
+        """The game as of ``point`` and its documents, as ``pulka.view`` gives them."""
+        return PulkaView(self.state(events, point), point)
+
+    def state(self, events: Sequence[AnyEvent], point: Point) -> GameState:
+        """The game as of ``point`` (``points.cut`` says which events it keeps, or why
+        there is no such point: ``PointError``)."""
+        return self.state_at(events, len(cut(list(events), point)))
+
+    def audit(self, events: Sequence[AnyEvent], point: Point) -> list[AuditRow]:
+        """The audit trail as of ``point``, as ``audit`` gives it."""
+        return self.audit_at(events, self.state(events, point))
+
+    def picture(self, events: Sequence[AnyEvent], point: Point, deal_cap: int | None = None) -> dict[str, Any]:
+        """The drawn sheet as of ``point``, as ``picture.picture`` draws it."""
+        return self.picture_at(events, self.state(events, point), point, deal_cap)
+
+    def state_at(self, events: Sequence[AnyEvent], k: int) -> GameState:
+        """The game folded through its first ``k`` events (``events``: the game's, as
+        ``follow`` was given them), of its own: the caller may read it, fold on, keep it."""
+        assert 1 <= k <= self.head.folded, (k, self.head.folded)
+        state = self.forks[(k - 1) // EVERY].fork()
+        for event in events[state.folded:k]:
+            state.apply(event)
+        return state
+
+    def audit_at(self, events: Sequence[AnyEvent], state: GameState) -> list[AuditRow]:
+        """The audit trail of the game as of ``state`` (``state_at``), as ``audit`` gives
+        it, in the language in effect."""
+        trail = self.trail(events, state.folded)
+        return trail.rows_at(state)
+
+    def trail(self, events: Sequence[AnyEvent], k: int) -> AuditFold:
+        """The audit trail in the language in effect, made as far as event ``k`` at least."""
+        spoken = language.language()
+        trail = self.trails.get(spoken)
+        if trail is None:
+            first = events[0]
+            assert isinstance(first, GameStarted)
+            trail = self.trails[spoken] = AuditFold(first)
+        if trail.state.folded < k:
+            trail.extend(events[trail.state.folded:k])
+        return trail
+
+    def picture_at(self, events: Sequence[AnyEvent], state: GameState, point: Point,
+                   deal_cap: int | None = None) -> dict[str, Any]:
+        """The drawn sheet as of ``state`` (``state_at``), as ``picture.picture`` draws it."""
+        k = state.folded
+        rows = self.audit_at(events, state)
+        types = {r.number: r.type for r in rows}
+        strikes = [self._struck(events, n, types) for n in revising(rows)]
+        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap)
+
+    def _struck(self, events: Sequence[AnyEvent], n: int, types: dict[int, str]) -> Marks:
+        """The entries event ``n`` struck: its game's entries just before it against
+        those just after it (``types`` holds the types of events 1..n at least)."""
+        key = (language.language(), n)
+        found = self.strikes.get(key)
+        if found is None:
+            state = self.state_at(events, n - 1)
+            before = marks_of(traces_of(state), types)
+            state.apply(events[n - 1])
+            found = self.strikes[key] = struck(before, marks_of(traces_of(state), types), n)
+        return found

@@ -42,7 +42,15 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ledger.judge.stored import ImpossibleEventError
-from ledger.store.backend import is_postgres_url, parse_postgres_url, store_label
+from ledger.store.backend import (
+    disk_full,
+    is_postgres_url,
+    lock_held,
+    not_allowed,
+    parse_postgres_url,
+    store_label,
+    unreachable,
+)
 from ledger.store.stored import BrokenChainError, UnreadableEventError
 from ledger.store.event_store import StoreError
 from ledger.desks.told import Doubtful, TypedTwice
@@ -338,12 +346,39 @@ async def on_views_missing(request: Request, exc: Exception) -> Response:
                           422)
 
 
+RETRY_SOON = 5  # seconds a client waits before it sends again what the store could not take now
+RETRY_LATER = 60  # ... when someone must first mend the machine (a full disk, a store that cannot be written)
+
+
+def store_fault(exc: BaseException) -> tuple[int, str, int]:
+    """What a store's failure is answered with, in one place: its status, what happened
+    and what to do (never the store's address), and the seconds to wait (Retry-After).
+    Nothing of the request was stored: a phone keeps its entry and sends it again."""
+    if unreachable(exc):
+        return 503, _("the store's database cannot be reached now (it may be restarting): nothing was stored; "
+                      "send it again in a few seconds (a phone keeps its entries and sends them by itself)"), RETRY_SOON
+    if lock_held(exc):
+        return 503, _("the store is locked by another writer (a command, an upgrade) for longer than a write "
+                      "waits: nothing was stored; send it again in a few seconds"), RETRY_SOON
+    if disk_full(exc) is not None:
+        return 507, _("the disk of the store is full: nothing was stored; whoever runs the service must free "
+                      "some space, then send it again"), RETRY_LATER
+    if not_allowed(exc):
+        return 503, _("this service may not write its store (a read-only file or a role without the grant): "
+                      "nothing was stored; it serves what is stored, and whoever runs it must give it the right "
+                      "to write"), RETRY_LATER
+    return 503, _("the store cannot be reached now; try again"), RETRY_SOON
+
+
 async def on_store(request: Request, exc: Exception) -> Response:
     incident = secrets.token_hex(4)
     log.error("incident %s: the store failed on %s %s: %s", incident, request.method, request.url.path,
               describe_error(request, exc))
-    return api_common.json({"error": _("the store cannot be reached now; try again (incident {incident})").format(
-        incident=incident)}, 503)
+    status, said, wait = store_fault(exc)
+    answer = api_common.json({"error": _("{said} (incident {incident})").format(said=said, incident=incident)},
+                             status)
+    answer.headers["Retry-After"] = str(wait)
+    return answer
 
 
 def describe_error(request: Request, exc: Exception) -> str:

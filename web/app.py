@@ -67,7 +67,7 @@ from web.api_common import TooLarge
 from web.auth import ANYONE, READ, STREAM, Denied, rule
 from web.limits import Bounded, Bounds, Limits, file_limit, stream_cap
 from web.live import Hub
-from web.service import Service
+from web.service import KEPT_GAMES, Service
 
 _ = language._  # every text a person reads, in the request's language
 log = logging.getLogger("pulka.serve")
@@ -101,6 +101,7 @@ class Settings:
     public_url: str | None = None  # the address people reach, for links and QR codes
     threads: int = 8
     bounds: Bounds = field(default_factory=Bounds)  # what one anonymous client address may take
+    kept_games: int = KEPT_GAMES  # games kept between requests, the least recently used let go past it
 
 
 def over_tls(scope: Scope, https: bool) -> bool:
@@ -446,7 +447,7 @@ def routes() -> list[BaseRoute]:
 
 def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Starlette:
     """The service on ``settings.db``; ``extra``: more routes (the pages)."""
-    service = Service(settings.db, settings.threads)
+    service = Service(settings.db, settings.threads, settings.kept_games)
     files = file_limit()
     limits = Limits(settings.bounds)
     limits.bounds.streams = stream_cap(settings.bounds.streams, files)

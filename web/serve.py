@@ -62,6 +62,7 @@ class Options:
     forwarded_allow_ips: str | None = None
     workers: int = 1
     threads: int = 8
+    kept_games: int = 500  # web.service.KEPT_GAMES, not imported: the command line loads no service to parse
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -89,6 +90,9 @@ class Options:
               help="Processes on one socket (PostgreSQL for more than one).")
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Worker threads per process reading and writing the store.")
+@click.option("--kept-games", type=click.IntRange(1, 1_000_000), default=500, show_default=True, metavar="N",
+              help="Games each process keeps folded between requests (the least recently used let go, and read "
+                   "again when asked for): bounds its memory.")
 @click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
               help="Seconds of work a second one anonymous client address may take (default 0.1).")
 @click.option("--streams", type=click.IntRange(1, 1_000_000), metavar="N",
@@ -126,7 +130,7 @@ def settings_of(address: str, options: Options) -> dict[str, Any]:
     finally:
         accounts.close()
     return {"db": address, "secret": secret, "https": options.https, "public_url": options.public_url,
-            "threads": options.threads, "bounds": options.bounds}
+            "threads": options.threads, "bounds": options.bounds, "kept_games": options.kept_games}
 
 
 def app_from_settings(settings: dict[str, Any]) -> Any:

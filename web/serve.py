@@ -29,7 +29,10 @@ import getpass
 import json
 import logging
 import os
+import signal
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -141,8 +144,30 @@ def app_from_settings(settings: dict[str, Any]) -> Any:
 
 
 def app_from_env() -> Any:
-    """The application of one worker process (``--workers``), from its settings."""
+    """The application of one worker process (``--workers``), from its settings; the
+    process ends when its supervisor does (``outlived``)."""
+    outlived(os.getppid())
     return app_from_settings(json.loads(os.environ[SETTINGS_ENV]))
+
+
+PARENT_LOOK = 0.5  # seconds between a worker's looks at whether its supervisor is alive
+
+
+def outlived(parent: int) -> threading.Thread:
+    """Watch the supervisor ``parent`` of this worker process: once it is gone (killed,
+    even by SIGKILL, which it cannot pass on), the worker is reparented, and it stops
+    as on a SIGTERM (its requests finished, its connections closed), so that no
+    orphaned worker keeps serving and keeps the port."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_LOOK)  # a look at the parent, not a timing anything relies on
+        logging.getLogger("pulka.serve").warning("the supervisor (process %s) is gone: this worker stops", parent)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    watcher = threading.Thread(target=watch, name="pulka-parent", daemon=True)
+    watcher.start()
+    return watcher
 
 
 def run_service(address: str, options: Options, banner: list[str] | None = None) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import httpx
@@ -28,7 +30,7 @@ DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 2 5 3", "p
 BACK = 5.0  # seconds within which recording must be back after the connections were ended
 
 
-def ended(admin: psycopg.Connection[object], name: str) -> int:
+def ended(admin: psycopg.Connection[Any], name: str) -> int:
     """End every connection of the service named ``name``, as a restart of the server
     does; how many were ended."""
     rows = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
@@ -42,7 +44,7 @@ class Ends:
     def __init__(self) -> None:
         self.last = time.monotonic()
 
-    def __call__(self, admin: psycopg.Connection[object], name: str) -> int:
+    def __call__(self, admin: psycopg.Connection[Any], name: str) -> int:
         count = ended(admin, name)
         self.last = time.monotonic()
         return count
@@ -66,12 +68,12 @@ def sent(http: httpx.Client, path: str, body: dict[str, object], headers: dict[s
 
 
 @pytest.fixture
-def admin(postgres_url: str) -> psycopg.Connection[object]:
+def admin(postgres_url: str) -> Iterator[psycopg.Connection[Any]]:
     with psycopg.connect(**parse_postgres_url(postgres_url).connect_kwargs(), autocommit=True) as conn:
-        yield conn  # type: ignore[misc]
+        yield conn
 
 
-def test_the_service_records_again_after_its_connections_are_ended(postgres_url: str, admin: psycopg.Connection[object],
+def test_the_service_records_again_after_its_connections_are_ended(postgres_url: str, admin: psycopg.Connection[Any],
                                                                    tmp_path: Path) -> None:
     name = f"pulka-reconnect-{uuid4().hex[:8]}"
     account(postgres_url, "dora", "director")
@@ -114,7 +116,7 @@ def test_the_service_records_again_after_its_connections_are_ended(postgres_url:
         assert store.count("t1") == version
 
 
-def test_writes_during_the_ends_are_stored_once_or_answered_503(postgres_url: str, admin: psycopg.Connection[object],
+def test_writes_during_the_ends_are_stored_once_or_answered_503(postgres_url: str, admin: psycopg.Connection[Any],
                                                                 tmp_path: Path) -> None:
     name = f"pulka-reconnect-{uuid4().hex[:8]}"
     account(postgres_url, "dora", "director")

@@ -44,6 +44,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from ledger.judge.accounts import check_account_name, check_role
 from ledger.store import layout
+from ledger.store.sqlite import immutable
 from ledger.store.backend import StoreError, is_postgres_url, parse_postgres_url, reason, store_label
 from ledger.vocabulary import language
 from ledger.vocabulary.accounts import ROLES
@@ -155,10 +156,11 @@ class Accounts:
     """The service's tables of a store's database, on a connection of their own (one
     thread's): SQLite's file, or a PostgreSQL pool of one connection, checked before
     each use and made again when the server ended it (a restart), so that a service
-    outlives its database's restarts. A database that cannot be reached, or that
+    outlives its database's restarts (a use waits ``pool_wait`` seconds at most for the
+    connection). A database that cannot be reached, or that
     refuses, is a ``StoreError`` (its cause kept: ``backend.unreachable``)."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, *, read_only: bool = False, pool_wait: float = CONNECT_TIMEOUT) -> None:
         self.postgres = is_postgres_url(db)
         self.label = store_label(db)
         self.conn: Any = None
@@ -172,10 +174,12 @@ class Accounts:
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT,
                         "fallback_application_name": "pulka serve", **address.connect_kwargs()},
                 min_size=1, max_size=1, open=False, check=ConnectionPool.check_connection, name="pulka accounts",
-                timeout=CONNECT_TIMEOUT, reconnect_timeout=RECONNECT_TIMEOUT, num_workers=1)
+                timeout=pool_wait, reconnect_timeout=RECONNECT_TIMEOUT, num_workers=1)
+        elif read_only:  # a store served read-only (a read-only file or mount): read as it is
+            self.conn = sqlite3.connect(immutable(db), uri=True, isolation_level=None, check_same_thread=False)
         else:
             self.conn = sqlite3.connect(db, timeout=10, isolation_level=None, check_same_thread=False)
-        self._made = False
+        self._made = read_only  # nothing is made in a store served read-only
 
     def _name(self, table: str) -> str:
         return f'"{self.schema}"."{table}"' if self.postgres else table
@@ -214,6 +218,12 @@ class Accounts:
         self._run("INSERT INTO {secrets} (name, value) VALUES ('session', ?) ON CONFLICT (name) DO NOTHING",
                   (secrets.token_urlsafe(32),))
         return str(self._run("SELECT value FROM {secrets} WHERE name = 'session'")[0][0])
+
+    def kept_secret(self) -> str | None:
+        """The key kept in the database (``secret``), read and never made (a store served
+        read-only); None when there is none."""
+        rows = self._run("SELECT value FROM {secrets} WHERE name = 'session'")
+        return str(rows[0][0]) if rows else None
 
     # -- accounts -------------------------------------------------------------------------
 

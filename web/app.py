@@ -102,6 +102,7 @@ class Settings:
     threads: int = 8
     bounds: Bounds = field(default_factory=Bounds)  # what one anonymous client address may take
     kept_games: int = KEPT_GAMES  # games kept between requests, the least recently used let go past it
+    read_only: str | None = None  # why the store is served read-only (it can be read, not written), or None
 
 
 def over_tls(scope: Scope, https: bool) -> bool:
@@ -256,6 +257,33 @@ class Faults:
             await answer(scope, receive, send)
 
 
+SAFE = frozenset({"GET", "HEAD", "OPTIONS"})  # the methods that write nothing
+
+
+class ReadOnly:
+    """A store served read-only (``Settings.read_only``): every request that would write
+    (any method but GET, HEAD, OPTIONS: a deal, a sign-in, a token) is refused at the
+    door, 403, with what happened and what to do (why the store cannot be written is
+    said on the service's terminal: the answer names no store's address, path or
+    role); a phone keeps its entries and says why it does not send them (it sends again
+    by itself what a 5xx refused)."""
+
+    def __init__(self, app: ASGIApp, read_only: bool) -> None:
+        self.app = app
+        self.read_only = read_only
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.read_only or scope["type"] != "http" or scope["method"] in SAFE:
+            await self.app(scope, receive, send)
+            return
+        message = _("this service serves its store read-only: it may not write it (a read-only file, folder or "
+                    "disk, or a database role without the grant); nothing was stored; whoever runs the service must "
+                    "give it the right to write and start it again (a phone keeps its entries until then)")
+        answer = api_common.json({"refused": {"rule": "read-only", "message": message, "allowed": None,
+                                              "field": None}}, 403)
+        await answer(scope, receive, send)
+
+
 # -- errors ---------------------------------------------------------------------------------------
 
 
@@ -368,7 +396,8 @@ def store_fault(exc: BaseException) -> tuple[int, str, int]:
         return 503, _("this service may not write its store (a read-only file or a role without the grant): "
                       "nothing was stored; it serves what is stored, and whoever runs it must give it the right "
                       "to write"), RETRY_LATER
-    return 503, _("the store cannot be reached now; try again"), RETRY_SOON
+    return 503, _("the store failed on this request (the service's log has the incident): nothing was stored; "
+                  "send it again in a few seconds (a write sent again is never stored twice)"), RETRY_SOON
 
 
 async def on_store(request: Request, exc: Exception) -> Response:
@@ -447,7 +476,7 @@ def routes() -> list[BaseRoute]:
 
 def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Starlette:
     """The service on ``settings.db``; ``extra``: more routes (the pages)."""
-    service = Service(settings.db, settings.threads, settings.kept_games)
+    service = Service(settings.db, settings.threads, settings.kept_games, read_only=settings.read_only is not None)
     files = file_limit()
     limits = Limits(settings.bounds)
     limits.bounds.streams = stream_cap(settings.bounds.streams, files)
@@ -457,7 +486,10 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await service.run(lambda: service.worker().accounts.ensure())
+        if settings.read_only is None:
+            await service.run(lambda: service.worker().accounts.ensure())
+        else:
+            log.warning("serving the store %s read-only: %s", store_label(settings.db), settings.read_only)
         await app.state.hub.start()
         log.info("serving the store %s", store_label(settings.db))
         try:
@@ -474,6 +506,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             Middleware(SecurityHeaders, https=settings.https),
             Middleware(Language),
             Middleware(Faults),
+            Middleware(ReadOnly, read_only=settings.read_only is not None),
             Middleware(Cookies, secret=settings.secret, https=settings.https),
             Middleware(Bounded, limits=limits, routes=every),
         ],

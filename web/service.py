@@ -51,6 +51,11 @@ T = TypeVar("T")
 
 KEY = re.compile(r"[A-Za-z0-9_.:-]{8,100}")  # a write's key, as a client makes it (a UUID, say)
 CACHED = 256  # documents kept per process, each for one version of one stream
+# Seconds a request waits for a connection of a PostgreSQL store that cannot be reached
+# (restarting, down) before its 503: a phone keeps its entry and sends it again by itself
+# (after 1, 2, 4, then every 8 s), so a short wait frees the worker thread and tells the
+# phone soon; a connection to a database that answers is had in milliseconds.
+POOL_WAIT = 3.0
 KEPT_GAMES = 500  # games whose events and fold a process keeps between requests, the least recently used let go
 CANONICAL = msgspec.json.Encoder(order="sorted")  # a request as its digest reads it: keys and fields sorted
 
@@ -110,8 +115,9 @@ class Table:
 class Service:
     """The store as the service uses it, from its worker threads."""
 
-    def __init__(self, db: str, threads: int = 8, kept_games: int = KEPT_GAMES) -> None:
+    def __init__(self, db: str, threads: int = 8, kept_games: int = KEPT_GAMES, read_only: bool = False) -> None:
         self.db = db
+        self.read_only = read_only  # the store served read-only: opened to read, nothing made in it
         self.kept_games = kept_games
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
         self._local = threading.local()
@@ -128,8 +134,8 @@ class Service:
         """This thread's store, ledger and accounts, opened on first use."""
         found: Worker | None = getattr(self._local, "worker", None)
         if found is None:
-            store = Store(self.db, create=True)
-            found = Worker(store, Ledger(store), Accounts(self.db))
+            store = Store(self.db, create=not self.read_only, pool_wait=POOL_WAIT)
+            found = Worker(store, Ledger(store), Accounts(self.db, read_only=self.read_only, pool_wait=POOL_WAIT))
             self._local.worker = found
             with self._tables_lock:
                 self._workers.append(found)

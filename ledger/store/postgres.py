@@ -226,7 +226,7 @@ def batches(rows: Iterable[EsStoredEvent], most_rows: int, most_bytes: int) -> I
 class PostgresBackend(Backend):
     """The events of every game in one table of a PostgreSQL database."""
 
-    def __init__(self, address: PostgresAddress, *, create: bool) -> None:
+    def __init__(self, address: PostgresAddress, *, create: bool, pool_wait: float | None = None) -> None:
         self.description = address.display()
         self.address = address
         self.schema = address.schema or "public"
@@ -240,6 +240,7 @@ class PostgresBackend(Backend):
         }
         self._closed = False
         self._recorder: BatchedRecorder | None = None
+        self.pool_wait = pool_wait
         self._probe: psycopg.Connection[Any] | None = self._connect_probe()
         encoding = self._probe.info.parameter_status("server_encoding")
         if encoding not in ("UTF8", "SQL_ASCII"):
@@ -297,6 +298,8 @@ class PostgresBackend(Backend):
                 # tries at once rather than after the pool's ever longer pauses: a
                 # long-lived service is back within a few seconds of its database.
                 self.datastore.pool.reconnect_timeout = RECONNECT_TIMEOUT
+                if self.pool_wait is not None:  # a use waits this long for a connection, not CONNECT_TIMEOUT
+                    self.datastore.pool.timeout = self.pool_wait
                 self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
             except PersistenceError as exc:
                 why = self._why(exc)

@@ -287,7 +287,14 @@ def main() -> None:
     parser.add_argument("--db", help="one store only: a SQLite file or a postgresql:// address")
     parser.add_argument("--hostile", action="store_true",
                         help="the paced run alone and with one hostile address; the writers' p99 ratio")
+    parser.add_argument("--soak", action="store_true",
+                        help="one service through a long evening: 3,000 deals and a pulka of 400 (bench/serve_soak.py)")
     args = parser.parse_args()
+    if args.soak:
+        import serve_soak  # bench/, beside this file
+
+        with tempfile.TemporaryDirectory() as tmp:
+            sys.exit(0 if serve_soak.soak(args.db or str(Path(tmp) / "soak.db"), Path(tmp) / "soak.log") else 1)
     tables = args.tables or (5 if args.quick else 30)
     spectators = args.spectators or (20 if args.quick else 200)
     deals = args.deals or (8 if args.quick else 30)

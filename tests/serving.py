@@ -66,16 +66,17 @@ def free_port() -> int:
 
 
 class Served:
-    """A real ``pulka serve`` process on a free port, its output kept in a file."""
+    """A real ``pulka serve`` process on a free port, its output kept in a file;
+    ``prefix``: a command that runs it (``unshare``, say: a mount of the test's own)."""
 
     def __init__(self, db: str, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
-                 **popen: Any) -> None:
+                 prefix: tuple[str, ...] = (), **popen: Any) -> None:
         self.db = db
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self.out = open(log, "ab")
-        self.proc = subprocess.Popen([*PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4", *args],
+        self.proc = subprocess.Popen([*prefix, *PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4", *args],
                                      stdout=self.out, stderr=subprocess.STDOUT, cwd=ROOT,
                                      env={**os.environ, **(env or {})}, **popen)
         self.wait_up()

@@ -44,7 +44,9 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from ledger.judge.accounts import check_account_name, check_role
 from ledger.store import layout
-from ledger.store.backend import is_postgres_url, parse_postgres_url
+from ledger.store.sqlite import immutable
+from ledger.store.backend import StoreError, is_postgres_url, parse_postgres_url, reason, store_label
+from ledger.vocabulary import language
 from ledger.vocabulary.accounts import ROLES
 from ledger.vocabulary.names import look_key, name_key
 from web import second_factor
@@ -62,7 +64,12 @@ SESSION_HOURS = 12  # a session ends this long after its sign-in, used or not
 QUIET = 86400.0  # a count of attempts untouched this long is forgotten
 TRIES = 200  # compare-and-set rounds before a count that others keep changing is taken as locked
 
+CONNECT_TIMEOUT = 10  # seconds to reach the server, or to wait for the pool's connection
+RECONNECT_TIMEOUT = 5  # seconds the pool tries to replace a lost connection before the next use tries again
+
 CHEAP_HASH_ENV = "PULKA_TEST_CHEAP_HASH"
+
+_ = language._
 
 
 def password_hasher(environ: Mapping[str, str]) -> PasswordHasher:
@@ -146,21 +153,33 @@ def storable(text: str, limit: int = 200) -> bool:
 
 
 class Accounts:
-    """The service's tables of a store's database, on one connection (one thread)."""
+    """The service's tables of a store's database, on a connection of their own (one
+    thread's): SQLite's file, or a PostgreSQL pool of one connection, checked before
+    each use and made again when the server ended it (a restart), so that a service
+    outlives its database's restarts (a use waits ``pool_wait`` seconds at most for the
+    connection). A database that cannot be reached, or that
+    refuses, is a ``StoreError`` (its cause kept: ``backend.unreachable``)."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, *, read_only: bool = False, pool_wait: float = CONNECT_TIMEOUT) -> None:
         self.postgres = is_postgres_url(db)
-        self.conn: Any
+        self.label = store_label(db)
+        self.conn: Any = None
+        self.pool: Any = None
         if self.postgres:
-            import psycopg
+            from psycopg_pool import ConnectionPool
 
             address = parse_postgres_url(db)
             self.schema = address.schema or "public"
-            self.conn = psycopg.connect(autocommit=True, connect_timeout=10, application_name="pulka serve",
-                                        **address.connect_kwargs())
+            self.pool = ConnectionPool(
+                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT,
+                        "fallback_application_name": "pulka serve", **address.connect_kwargs()},
+                min_size=1, max_size=1, open=False, check=ConnectionPool.check_connection, name="pulka accounts",
+                timeout=pool_wait, reconnect_timeout=RECONNECT_TIMEOUT, num_workers=1)
+        elif read_only:  # a store served read-only (a read-only file or mount): read as it is
+            self.conn = sqlite3.connect(immutable(db), uri=True, isolation_level=None, check_same_thread=False)
         else:
             self.conn = sqlite3.connect(db, timeout=10, isolation_level=None, check_same_thread=False)
-        self._made = False
+        self._made = read_only  # nothing is made in a store served read-only
 
     def _name(self, table: str) -> str:
         return f'"{self.schema}"."{table}"' if self.postgres else table
@@ -169,13 +188,18 @@ class Accounts:
         text = statement.format(accounts=self._name(ACCOUNTS), tokens=self._name(TOKENS),
                                 secrets=self._name(SECRETS), sessions=self._name(SESSIONS),
                                 limits=self._name(LIMITS))
-        if self.postgres:
-            text = text.replace("?", "%s")
-        cursor = self.conn.execute(text, params)
+        if not self.postgres:
+            return _rows(self.conn, text, params, self.label)
+        import psycopg
+
+        if self.pool.closed:
+            self.pool.open()
         try:
-            return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
-        finally:
-            cursor.close()
+            with self.pool.connection() as conn:
+                return _rows(conn, text.replace("?", "%s"), params, self.label)
+        except psycopg.Error as exc:
+            raise StoreError(_("cannot use the accounts of {store}: {why}").format(
+                store=self.label, why=reason(exc))) from exc
 
     def ensure(self) -> None:
         """Make the tables when they are missing (a store of an earlier layout is
@@ -194,6 +218,12 @@ class Accounts:
         self._run("INSERT INTO {secrets} (name, value) VALUES ('session', ?) ON CONFLICT (name) DO NOTHING",
                   (secrets.token_urlsafe(32),))
         return str(self._run("SELECT value FROM {secrets} WHERE name = 'session'")[0][0])
+
+    def kept_secret(self) -> str | None:
+        """The key kept in the database (``secret``), read and never made (a store served
+        read-only); None when there is none."""
+        rows = self._run("SELECT value FROM {secrets} WHERE name = 'session'")
+        return str(rows[0][0]) if rows else None
 
     # -- accounts -------------------------------------------------------------------------
 
@@ -468,7 +498,23 @@ class Accounts:
         return Token(*rows[0]) if rows else None
 
     def close(self) -> None:
-        self.conn.close()
+        if self.pool is not None:
+            self.pool.close()
+        else:
+            self.conn.close()
+
+
+def _rows(conn: Any, text: str, params: tuple[Any, ...], label: str) -> list[tuple[Any, ...]]:
+    """The rows of one statement on ``conn`` (none for a statement that returns none);
+    SQLite's errors as a StoreError (PostgreSQL's are told by the caller)."""
+    try:
+        cursor = conn.execute(text, params)
+        try:
+            return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+        finally:
+            cursor.close()
+    except sqlite3.Error as exc:
+        raise StoreError(_("cannot use the accounts of {store}: {why}").format(store=label, why=reason(exc))) from exc
 
 
 def _until(count: int, now: float) -> float:

@@ -42,7 +42,15 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ledger.judge.stored import ImpossibleEventError
-from ledger.store.backend import is_postgres_url, parse_postgres_url, store_label
+from ledger.store.backend import (
+    disk_full,
+    is_postgres_url,
+    lock_held,
+    not_allowed,
+    parse_postgres_url,
+    store_label,
+    unreachable,
+)
 from ledger.store.stored import BrokenChainError, UnreadableEventError
 from ledger.store.event_store import StoreError
 from ledger.desks.told import Doubtful, TypedTwice
@@ -59,7 +67,7 @@ from web.api_common import TooLarge
 from web.auth import ANYONE, READ, STREAM, Denied, rule
 from web.limits import Bounded, Bounds, Limits, file_limit, stream_cap
 from web.live import Hub
-from web.service import Service
+from web.service import KEPT_GAMES, Service
 
 _ = language._  # every text a person reads, in the request's language
 log = logging.getLogger("pulka.serve")
@@ -93,6 +101,8 @@ class Settings:
     public_url: str | None = None  # the address people reach, for links and QR codes
     threads: int = 8
     bounds: Bounds = field(default_factory=Bounds)  # what one anonymous client address may take
+    kept_games: int = KEPT_GAMES  # games kept between requests, the least recently used let go past it
+    read_only: str | None = None  # why the store is served read-only (it can be read, not written), or None
 
 
 def over_tls(scope: Scope, https: bool) -> bool:
@@ -247,6 +257,33 @@ class Faults:
             await answer(scope, receive, send)
 
 
+SAFE = frozenset({"GET", "HEAD", "OPTIONS"})  # the methods that write nothing
+
+
+class ReadOnly:
+    """A store served read-only (``Settings.read_only``): every request that would write
+    (any method but GET, HEAD, OPTIONS: a deal, a sign-in, a token) is refused at the
+    door, 403, with what happened and what to do (why the store cannot be written is
+    said on the service's terminal: the answer names no store's address, path or
+    role); a phone keeps its entries and says why it does not send them (it sends again
+    by itself what a 5xx refused)."""
+
+    def __init__(self, app: ASGIApp, read_only: bool) -> None:
+        self.app = app
+        self.read_only = read_only
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.read_only or scope["type"] != "http" or scope["method"] in SAFE:
+            await self.app(scope, receive, send)
+            return
+        message = _("this service serves its store read-only: it may not write it (a read-only file, folder or "
+                    "disk, or a database role without the grant); nothing was stored; whoever runs the service must "
+                    "give it the right to write and start it again (a phone keeps its entries until then)")
+        answer = api_common.json({"refused": {"rule": "read-only", "message": message, "allowed": None,
+                                              "field": None}}, 403)
+        await answer(scope, receive, send)
+
+
 # -- errors ---------------------------------------------------------------------------------------
 
 
@@ -338,12 +375,40 @@ async def on_views_missing(request: Request, exc: Exception) -> Response:
                           422)
 
 
+RETRY_SOON = 5  # seconds a client waits before it sends again what the store could not take now
+RETRY_LATER = 60  # ... when someone must first mend the machine (a full disk, a store that cannot be written)
+
+
+def store_fault(exc: BaseException) -> tuple[int, str, int]:
+    """What a store's failure is answered with, in one place: its status, what happened
+    and what to do (never the store's address), and the seconds to wait (Retry-After).
+    Nothing of the request was stored: a phone keeps its entry and sends it again."""
+    if unreachable(exc):
+        return 503, _("the store's database cannot be reached now (it may be restarting): nothing was stored; "
+                      "send it again in a few seconds (a phone keeps its entries and sends them by itself)"), RETRY_SOON
+    if lock_held(exc):
+        return 503, _("the store is locked by another writer (a command, an upgrade) for longer than a write "
+                      "waits: nothing was stored; send it again in a few seconds"), RETRY_SOON
+    if disk_full(exc) is not None:
+        return 507, _("the disk of the store is full: nothing was stored; whoever runs the service must free "
+                      "some space, then send it again"), RETRY_LATER
+    if not_allowed(exc):
+        return 503, _("this service may not write its store (a read-only file or a role without the grant): "
+                      "nothing was stored; it serves what is stored, and whoever runs it must give it the right "
+                      "to write"), RETRY_LATER
+    return 503, _("the store failed on this request (the service's log has the incident): nothing was stored; "
+                  "send it again in a few seconds (a write sent again is never stored twice)"), RETRY_SOON
+
+
 async def on_store(request: Request, exc: Exception) -> Response:
     incident = secrets.token_hex(4)
     log.error("incident %s: the store failed on %s %s: %s", incident, request.method, request.url.path,
               describe_error(request, exc))
-    return api_common.json({"error": _("the store cannot be reached now; try again (incident {incident})").format(
-        incident=incident)}, 503)
+    status, said, wait = store_fault(exc)
+    answer = api_common.json({"error": _("{said} (incident {incident})").format(said=said, incident=incident)},
+                             status)
+    answer.headers["Retry-After"] = str(wait)
+    return answer
 
 
 def describe_error(request: Request, exc: Exception) -> str:
@@ -411,7 +476,7 @@ def routes() -> list[BaseRoute]:
 
 def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Starlette:
     """The service on ``settings.db``; ``extra``: more routes (the pages)."""
-    service = Service(settings.db, settings.threads)
+    service = Service(settings.db, settings.threads, settings.kept_games, read_only=settings.read_only is not None)
     files = file_limit()
     limits = Limits(settings.bounds)
     limits.bounds.streams = stream_cap(settings.bounds.streams, files)
@@ -421,7 +486,10 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await service.run(lambda: service.worker().accounts.ensure())
+        if settings.read_only is None:
+            await service.run(lambda: service.worker().accounts.ensure())
+        else:
+            log.warning("serving the store %s read-only: %s", store_label(settings.db), settings.read_only)
         await app.state.hub.start()
         log.info("serving the store %s", store_label(settings.db))
         try:
@@ -438,6 +506,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             Middleware(SecurityHeaders, https=settings.https),
             Middleware(Language),
             Middleware(Faults),
+            Middleware(ReadOnly, read_only=settings.read_only is not None),
             Middleware(Cookies, secret=settings.secret, https=settings.https),
             Middleware(Bounded, limits=limits, routes=every),
         ],

@@ -172,7 +172,7 @@ class Hub:
         address = parse_postgres_url(self.service.db)
         while not self._stop.is_set():
             try:
-                with psycopg.connect(autocommit=True, connect_timeout=10, application_name="pulka serve listen",
+                with psycopg.connect(autocommit=True, connect_timeout=10, fallback_application_name="pulka serve listen",
                                      **address.connect_kwargs()) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.wake()  # what was written while not listening

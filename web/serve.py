@@ -29,16 +29,23 @@ import getpass
 import json
 import logging
 import os
+import secrets
+import signal
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ledger.store.backend import store_label, is_postgres_url
+
+if TYPE_CHECKING:
+    from ledger.store.event_store import StoreError
 
 DEFAULT_PORT = 8000
 SETTINGS_ENV = "PULKA_SERVE_SETTINGS"  # how ``--workers`` hands the settings to each process
@@ -62,6 +69,7 @@ class Options:
     forwarded_allow_ips: str | None = None
     workers: int = 1
     threads: int = 8
+    kept_games: int = 500  # web.service.KEPT_GAMES, not imported: the command line loads no service to parse
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -89,6 +97,9 @@ class Options:
               help="Processes on one socket (PostgreSQL for more than one).")
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Worker threads per process reading and writing the store.")
+@click.option("--kept-games", type=click.IntRange(1, 1_000_000), default=500, show_default=True, metavar="N",
+              help="Games each process keeps folded between requests (the least recently used let go, and read "
+                   "again when asked for): bounds its memory.")
 @click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
               help="Seconds of work a second one anonymous client address may take (default 0.1).")
 @click.option("--streams", type=click.IntRange(1, 1_000_000), metavar="N",
@@ -117,16 +128,33 @@ def serve(ctx: click.Context, /, db: str | None, proxy_from: str | None, budget:
     run_service(address, options)
 
 
-def settings_of(address: str, options: Options) -> dict[str, Any]:
+def settings_of(address: str, options: Options, read_only: str | None = None) -> dict[str, Any]:
+    return {"db": address, "secret": session_secret(address, read_only), "https": options.https,
+            "public_url": options.public_url, "threads": options.threads, "bounds": options.bounds,
+            "kept_games": options.kept_games, "read_only": read_only}
+
+
+def session_secret(address: str, read_only: str | None) -> str:
+    """The key that signs the cookies: ``PULKA_SERVE_SECRET``, else the store's (made once
+    and kept there). A store served read-only keeps none it can read: one made for this
+    run (nobody signs in to it, so no cookie need outlive it)."""
+    from ledger.store.event_store import StoreError
     from web.accounts import Accounts
 
-    accounts = Accounts(address)
+    given = os.environ.get("PULKA_SERVE_SECRET")
+    if given:
+        return given
+    accounts = Accounts(address, read_only=read_only is not None)
     try:
-        secret = os.environ.get("PULKA_SERVE_SECRET") or accounts.secret()
+        if read_only is None:
+            return accounts.secret()
+        return accounts.kept_secret() or secrets.token_urlsafe(32)
+    except StoreError:
+        if read_only is None:
+            raise
+        return secrets.token_urlsafe(32)  # a role that may not read the service's tables
     finally:
         accounts.close()
-    return {"db": address, "secret": secret, "https": options.https, "public_url": options.public_url,
-            "threads": options.threads, "bounds": options.bounds}
 
 
 def app_from_settings(settings: dict[str, Any]) -> Any:
@@ -137,29 +165,52 @@ def app_from_settings(settings: dict[str, Any]) -> Any:
 
 
 def app_from_env() -> Any:
-    """The application of one worker process (``--workers``), from its settings."""
+    """The application of one worker process (``--workers``), from its settings; the
+    process ends when its supervisor does (``outlived``)."""
+    outlived(os.getppid())
     return app_from_settings(json.loads(os.environ[SETTINGS_ENV]))
+
+
+PARENT_LOOK = 0.5  # seconds between a worker's looks at whether its supervisor is alive
+
+
+def outlived(parent: int) -> threading.Thread:
+    """Watch the supervisor ``parent`` of this worker process: once it is gone (killed,
+    even by SIGKILL, which it cannot pass on), the worker is reparented, and it stops
+    as on a SIGTERM (its requests finished, its connections closed), so that no
+    orphaned worker keeps serving and keeps the port."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_LOOK)  # a look at the parent, not a timing anything relies on
+        logging.getLogger("pulka.serve").warning("the supervisor (process %s) is gone: this worker stops", parent)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    watcher = threading.Thread(target=watch, name="pulka-parent", daemon=True)
+    watcher.start()
+    return watcher
 
 
 def run_service(address: str, options: Options, banner: list[str] | None = None) -> None:
     import uvicorn
 
-    from ledger.store.event_store import Store, StoreError
-    from ledger.desks.upkeep import upgraded
+    from ledger.store.event_store import StoreError
     from web.limits import Bounds, Limits, bounds_said, file_limit, stream_cap
 
     try:
-        with Store(address, create=True) as store:
-            store.ensure_table()
-            done = upgraded(store)  # a store written by an earlier pulka, brought to this one's layout
+        done, read_only = prepared(address)
+        settings = settings_of(address, options, read_only)
     except StoreError as exc:
         raise click.ClickException(f"cannot open the store: {exc}") from None
     if done is not None:
         click.echo(f"pulka serve: the store was upgraded from layout {done.was} to layout {done.now}")
-    settings = settings_of(address, options)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     shown = addresses(options.host, options.port, options.https, options.public_url)
     click.echo(f"pulka serve: store {store_label(address)}")
+    if read_only is not None:
+        click.echo(f"pulka serve: serving the store READ-ONLY, because it cannot be written: {read_only}")
+        click.echo("  every page and reading is served; every write is refused (HTTP 403), nothing stored, and "
+                   "nobody can sign in; let the service write its store and start it again to record")
     for line in shown:
         click.echo(f"  {line}")
     click.echo(terminal_qr(shown[0]), nl=False)
@@ -184,6 +235,50 @@ def run_service(address: str, options: Options, banner: list[str] | None = None)
         uvicorn.run("web.serve:app_from_env", factory=True, workers=options.workers, **uvicorn_options)
     else:
         uvicorn.run(app_from_settings(settings), **uvicorn_options)
+
+
+def prepared(address: str) -> tuple[Any, str | None]:
+    """The store made ready to serve: its table made, upgraded to this pulka's layout
+    (what was done, or None), the service's tables made; and None, or why it can be
+    served only read-only: it can be read, but not written (a read-only file or mount,
+    a role with SELECT alone). A store that cannot be read is a ``StoreError``."""
+    from ledger.desks.upkeep import upgraded
+    from ledger.store.event_store import Store, StoreError
+    from web.accounts import Accounts
+
+    try:
+        with Store(address, create=True) as store:
+            store.ensure_table()
+            done = upgraded(store)  # a store written by an earlier pulka, brought to this one's layout
+        accounts = Accounts(address)
+        try:
+            accounts.ensure()
+        finally:
+            accounts.close()
+    except StoreError as exc:
+        why = read_only_why(address, exc)
+        if why is None:
+            raise
+        return None, why
+    return done, None
+
+
+def read_only_why(address: str, exc: StoreError) -> str | None:
+    """Why the store, which could not be written (``exc``), can still be served
+    read-only; None when it cannot be (it cannot be read either, or it failed
+    otherwise: a server down, a file that is no database)."""
+    from ledger.store.backend import not_allowed
+    from ledger.store.event_store import Store, StoreError
+
+    try:
+        with Store(address, create=False) as store:
+            store.games()
+            why = store.read_only
+    except StoreError:
+        return None
+    if why is None and not not_allowed(exc):
+        return None
+    return why or str(exc)
 
 
 def addresses(host: str, port: int, https: bool, public_url: str | None) -> list[str]:

@@ -21,6 +21,7 @@ is answered with what the first one stored (``Duplicate``) and never stored twic
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import hashlib
@@ -28,7 +29,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -52,6 +53,12 @@ T = TypeVar("T")
 
 KEY = re.compile(r"[A-Za-z0-9_.:-]{8,100}")  # a write's key, as a client makes it (a UUID, say)
 CACHED = 256  # documents kept per process, each for one version of one stream
+# Seconds a request waits for a connection of a PostgreSQL store that cannot be reached
+# (restarting, down) before its 503: a phone keeps its entry and sends it again by itself
+# (after 1, 2, 4, then every 8 s), so a short wait frees the worker thread and tells the
+# phone soon; a connection to a database that answers is had in milliseconds.
+POOL_WAIT = 3.0
+KEPT_GAMES = 500  # games whose events and fold a process keeps between requests, the least recently used let go
 CANONICAL = msgspec.json.Encoder(order="sorted")  # a request as its digest reads it: keys and fields sorted
 
 # The worker threads' CPU seconds the request being served took so far (``run`` adds
@@ -113,12 +120,14 @@ class Table:
 class Service:
     """The store as the service uses it, from its worker threads."""
 
-    def __init__(self, db: str, threads: int = 8) -> None:
+    def __init__(self, db: str, threads: int = 8, kept_games: int = KEPT_GAMES, read_only: bool = False) -> None:
         self.db = db
+        self.read_only = read_only  # the store served read-only: opened to read, nothing made in it
+        self.kept_games = kept_games
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
         self._local = threading.local()
         self._workers: list[Worker] = []
-        self._tables: dict[str, Table] = {}
+        self._tables: OrderedDict[str, Table] = OrderedDict()  # the least recently used first
         self._tables_lock = threading.Lock()
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -130,8 +139,8 @@ class Service:
         """This thread's store, ledger and accounts, opened on first use."""
         found: Worker | None = getattr(self._local, "worker", None)
         if found is None:
-            store = Store(self.db, create=True)
-            found = Worker(store, Ledger(store), Accounts(self.db))
+            store = Store(self.db, create=not self.read_only, pool_wait=POOL_WAIT)
+            found = Worker(store, Ledger(store), Accounts(self.db, read_only=self.read_only, pool_wait=POOL_WAIT))
             self._local.worker = found
             with self._tables_lock:
                 self._workers.append(found)
@@ -153,8 +162,35 @@ class Service:
     # -- kept games -----------------------------------------------------------------------
 
     def table(self, game: str) -> Table:
+        """The game's table, kept as the most recently used; the least recently used
+        whose lock nobody holds let go past ``kept_games`` (asked for again, a game let
+        go is read again from the store: ``kept``)."""
         with self._tables_lock:
-            return self._tables.setdefault(game, Table())
+            found = self._tables.setdefault(game, Table())
+            self._tables.move_to_end(game)
+            excess = len(self._tables) - self.kept_games
+            for name in list(self._tables) if excess > 0 else ():
+                if excess <= 0:
+                    break
+                if name != game and not self._tables[name].lock.locked():
+                    del self._tables[name]
+                    excess -= 1
+            return found
+
+    @contextlib.contextmanager
+    def locked(self, game: str) -> Iterator[Table]:
+        """The game's table with its lock held: the one kept for it (a table let go
+        between being found and being locked is kept again, or, when another has taken
+        its place meanwhile, that one is locked instead), so that a game has one fold
+        and one lock at a time."""
+        while True:
+            table = self.table(game)
+            with table.lock:
+                with self._tables_lock:
+                    current = self._tables.setdefault(game, table)
+                if current is table:
+                    yield table
+                    return
 
     def kept(self, game: str) -> tuple[Table, Kept]:
         """The game kept, brought up to the stream's head; call with its table's lock
@@ -176,8 +212,7 @@ class Service:
 
     def at_head(self, game: str, read: Callable[[Kept], T]) -> T:
         """``read(kept)`` on the game as it stands now, under its lock."""
-        table = self.table(game)
-        with table.lock:
+        with self.locked(game):
             _, kept = self.kept(game)
             return read(kept)
 
@@ -209,8 +244,7 @@ class Service:
             done = worker.store.receipt(key)
             if done is not None:
                 raise duplicate(done, game, digest)
-        table = self.table(game)
-        with table.lock:
+        with self.locked(game):
             _, kept = self.kept(game)
             if version is not None and version != len(kept.stored):
                 raise self.moved_on(worker, game, key, version, len(kept.stored))

@@ -54,6 +54,8 @@ __all__ = [
     "Transaction",
     "causes",
     "decode_state",
+    "lock_held",
+    "unreachable",
     "store_label",
     "disk_full",
     "encode_state",
@@ -449,8 +451,14 @@ def reason(exc: BaseException) -> str:
 
 # sqlite3's primary result codes and PostgreSQL's SQLSTATEs for a write not allowed and a
 # disk full (read from the exceptions, so that this module loads no driver).
-SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL = 8, 10, 13
-NOT_ALLOWED_STATE, DISK_FULL_STATE = "42501", "53100"
+SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL = 5, 8, 10, 13
+NOT_ALLOWED_STATE, DISK_FULL_STATE, LOCK_STATE = "42501", "53100", "55P03"
+# A server that ended its connections (an administrator's command, a shutdown, a crash)
+# or that is starting and accepts none yet; a class 08 state is a connection's failure.
+GONE_STATES = ("57P01", "57P02", "57P03")
+# What the drivers raise, without a state, for a connection that is lost or cannot be
+# had (psycopg's, and its pool's when no connection comes in time).
+GONE_ERRORS = ("OperationalError", "InterfaceError", "PoolTimeout", "TooManyRequests")
 # Below this many free bytes a SQLite "disk I/O error" is a full disk: what fails then is
 # the shared-memory file every connection to a WAL database makes beside it.
 NEARLY_FULL = 1 << 20
@@ -498,3 +506,24 @@ def disk_full(exc: BaseException, path: str | None = None) -> str | None:
                 return _("the disk is full ({free} bytes free in {folder}); free some space and try again").format(
                     free=f"{free:,}", folder=folder)
     return None
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` comes of a PostgreSQL server that cannot be reached now: down,
+    restarting, or the connection lost: the same request again, a little later, is
+    answered (nothing of it was done)."""
+    for e in causes(exc):
+        state = getattr(e, "sqlstate", None)
+        if state is not None:
+            if state.startswith("08") or state in GONE_STATES:
+                return True
+            continue
+        if type(e).__module__.startswith("psycopg") and type(e).__name__ in GONE_ERRORS:
+            return True
+    return False
+
+
+def lock_held(exc: BaseException) -> bool:
+    """Whether ``exc`` comes of a lock another writer held for longer than this one would
+    wait: SQLite's "database is locked", PostgreSQL's lock_not_available."""
+    return any(_code(e) == SQLITE_BUSY or getattr(e, "sqlstate", None) == LOCK_STATE for e in causes(exc))

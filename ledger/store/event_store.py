@@ -112,7 +112,8 @@ class Store:
     PAGE = 2000
     READ_PAGE = 10_000
 
-    def __init__(self, db: str = DEFAULT_DB, *, create: bool = True) -> None:
+    def __init__(self, db: str = DEFAULT_DB, *, create: bool = True, pool_wait: float | None = None) -> None:
+        # pool_wait: the seconds a use of PostgreSQL waits for a connection (else its connect timeout)
         backend: Backend
         if is_postgres_url(db):
             # Only a PostgreSQL address needs the driver, which a plain install lacks.
@@ -122,8 +123,7 @@ class Store:
                 raise StoreError(_("a postgresql:// store needs pulka's PostgreSQL extra, which this "
                                    "installation lacks ({module} cannot be imported): "
                                    "pip install 'pulka[postgres]'").format(module=exc.name or "psycopg")) from None
-
-            backend = PostgresBackend(parse_postgres_url(db), create=create)
+            backend = PostgresBackend(parse_postgres_url(db), create=create, pool_wait=pool_wait)
         else:
             backend = SQLiteBackend(db, read=not create)
         self._backend = backend

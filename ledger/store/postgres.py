@@ -72,11 +72,14 @@ LOCK_TIMEOUT = 10  # seconds a writer waits for the table lock another writer ho
 IDLE_TIMEOUT = 5  # seconds the server keeps a session idle inside a transaction
 CREATE_LOCK_TIMEOUT = 60  # seconds to wait for another command creating the store
 
+RECONNECT_TIMEOUT = 5  # seconds the pool tries to replace a lost connection before the next use tries again
+
 # How every connection is made: keepalives let the client notice a server (or a network)
-# that went away, and the server's view of connections names pulka.
+# that went away, and the server's view of connections names pulka (unless PGAPPNAME
+# names it otherwise: an operator's name for one service among several).
 _CONNECT: dict[str, Any] = {
     "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
-    "connect_timeout": CONNECT_TIMEOUT, "application_name": "pulka",
+    "connect_timeout": CONNECT_TIMEOUT, "fallback_application_name": "pulka",
 }
 
 # Every connection's text in UTF-8 (``backend.CLIENT_ENCODING``, which SQL_ASCII
@@ -223,7 +226,7 @@ def batches(rows: Iterable[EsStoredEvent], most_rows: int, most_bytes: int) -> I
 class PostgresBackend(Backend):
     """The events of every game in one table of a PostgreSQL database."""
 
-    def __init__(self, address: PostgresAddress, *, create: bool) -> None:
+    def __init__(self, address: PostgresAddress, *, create: bool, pool_wait: float | None = None) -> None:
         self.description = address.display()
         self.address = address
         self.schema = address.schema or "public"
@@ -233,17 +236,12 @@ class PostgresBackend(Backend):
             "POSTGRES_USER": address.user, "POSTGRES_PASSWORD": address.password, "POSTGRES_SCHEMA": address.schema,
             "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT), "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT),
             "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": str(IDLE_TIMEOUT),
-            "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2",
+            "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2", "POSTGRES_PRE_PING": "y",
         }
         self._closed = False
         self._recorder: BatchedRecorder | None = None
-        try:
-            # Reads on it wait for a lock no longer than a writer does.
-            self._probe: psycopg.Connection[Any] | None = psycopg.connect(
-                autocommit=True, options=f"-c lock_timeout={LOCK_TIMEOUT}s", **address.connect_kwargs(), **_CONNECT
-            )
-        except psycopg.Error as exc:
-            raise StoreError(_("cannot connect to {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+        self.pool_wait = pool_wait
+        self._probe: psycopg.Connection[Any] | None = self._connect_probe()
         encoding = self._probe.info.parameter_status("server_encoding")
         if encoding not in ("UTF8", "SQL_ASCII"):
             self.close()
@@ -261,6 +259,14 @@ class PostgresBackend(Backend):
         except BaseException:
             self.close()
             raise
+
+    def _connect_probe(self) -> psycopg.Connection[Any]:
+        """The first connection: reads on it wait for a lock no longer than a writer does."""
+        try:
+            return psycopg.connect(autocommit=True, options=f"-c lock_timeout={LOCK_TIMEOUT}s",
+                                   **self.address.connect_kwargs(), **_CONNECT)
+        except psycopg.Error as exc:
+            raise StoreError(_("cannot connect to {store}: {why}").format(store=self.description, why=_explain(exc))) from None
 
     @property
     def recorder(self) -> BatchedRecorder:
@@ -282,9 +288,18 @@ class PostgresBackend(Backend):
                     max_overflow=0,
                     lock_timeout=LOCK_TIMEOUT,
                     schema=self.schema,
+                    # Each connection checked as it is taken from the pool: one the server
+                    # ended (a restart, an administrator) is replaced, not used.
+                    pre_ping=True,
                 )
                 assert isinstance(self.datastore.pool.kwargs, dict)
                 self.datastore.pool.kwargs.update(_CONNECT, client_encoding=CLIENT_ENCODING)
+                # Replacing a lost connection is given up soon, so that the next use
+                # tries at once rather than after the pool's ever longer pauses: a
+                # long-lived service is back within a few seconds of its database.
+                self.datastore.pool.reconnect_timeout = RECONNECT_TIMEOUT
+                if self.pool_wait is not None:  # a use waits this long for a connection, not CONNECT_TIMEOUT
+                    self.datastore.pool.timeout = self.pool_wait
                 self._recorder = BatchedRecorder(self.datastore, events_table_name=TABLE)
             except PersistenceError as exc:
                 why = self._why(exc)
@@ -294,8 +309,9 @@ class PostgresBackend(Backend):
     def create(self) -> None:
         """Create the schema named in the address, the table and what the recorder needs
         with it, once: under an advisory lock, checking again once it is held."""
+        if self._probe is None or self._probe_lost():
+            self._probe = self._connect_probe()  # the first one was let go (a write, a restart)
         probe = self._probe
-        assert probe is not None, "create() needs the store opened with create=True"
         key = zlib.crc32(f"pulka:{self.schema}".encode())
         try:
             probe.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(f"{CREATE_LOCK_TIMEOUT}s")))
@@ -399,12 +415,16 @@ class PostgresBackend(Backend):
     @contextmanager
     def reading(self) -> Iterator[Transaction]:
         probe = self._probe
+        if probe is not None and _checked(probe) is None:
+            self._close_probe()
+            probe = None
         with self._failing(_("cannot read {store}: {why}")):
             if probe is not None:
                 with probe.cursor(row_factory=tuple_row, binary=True) as cursor:
                     yield PostgresTransaction(cursor, self.schema)
                 return
-            with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as cursor:
+            with self.recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row,
+                                                                               binary=True) as cursor:
                 yield PostgresTransaction(cursor, self.schema)
 
     @contextmanager
@@ -457,7 +477,7 @@ class PostgresBackend(Backend):
         return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(TABLE))
 
     def found(self) -> bool:
-        if not self.present and self._probe is not None:
+        if not self.present:
             try:
                 self.present = self._table_exists()
             except psycopg.Error as exc:
@@ -465,11 +485,19 @@ class PostgresBackend(Backend):
         return self.present
 
     def _table_exists(self) -> bool:
-        assert self._probe is not None
-        found = self._probe.execute(
-            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s", (self.schema, TABLE)
-        ).fetchone()
-        return found is not None
+        statement = "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s"
+        if self._probe is not None and not self._probe_lost():
+            return self._probe.execute(statement, (self.schema, TABLE)).fetchone() is not None
+        return bool(self._fetch(sql.SQL(statement), [self.schema, TABLE]))
+
+    def _probe_lost(self) -> bool:
+        """Whether the first connection was lost (the server ended it, or restarted): it
+        is let go, and what it did is done on the pool from here on."""
+        probe = self._probe
+        if probe is None or not (probe.closed or probe.broken):
+            return False
+        self._close_probe()
+        return True
 
     def _fetch(self, statement: sql.SQL | sql.Composed, params: list[Any]) -> list[Any]:
         probe = self._probe
@@ -479,9 +507,14 @@ class PostgresBackend(Backend):
                     cursor.execute(statement, params)
                     return cursor.fetchall()
             except psycopg.Error as exc:
-                raise StoreError(_("cannot read {store}: {why}").format(store=self.description, why=_explain(exc))) from None
+                if not self._probe_lost():
+                    raise StoreError(_("cannot read {store}: {why}").format(
+                        store=self.description, why=_explain(exc))) from None
+                # The server ended the first connection (a restart): a read is read
+                # again, on the pool, whose connections are checked before use.
         try:
-            with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as curs:
+            with self.recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row,
+                                                                               binary=True) as curs:
                 curs.execute(statement, params)
                 return curs.fetchall()
         except PersistenceError as exc:
@@ -495,6 +528,15 @@ class PostgresBackend(Backend):
     def _why(self, exc: PersistenceError) -> str:
         cause = exc.__cause__
         return _explain(cause) if isinstance(cause, psycopg.Error) else reason(exc)
+
+
+def _checked(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any] | None:
+    """The connection, when it still answers (as the pool checks its own); else None."""
+    try:
+        conn.execute("")
+    except psycopg.Error:
+        return None
+    return conn
 
 
 def _of_stream(stream: UUID, rows: Iterable[NewRow]) -> Iterator[Row]:

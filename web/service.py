@@ -220,8 +220,7 @@ class Service:
         """``read(kept, events, points)`` on the game as it stands now, under its lock:
         ``points``, a pulka's forks to read it at any point (``projections.at_points``),
         kept from one read to the next and following the stream (None for another kind)."""
-        table = self.table(game)
-        with table.lock:
+        with self.locked(game) as table:
             _, kept = self.kept(game)
             events = [s.event for s in kept.stored]
             first = events[0]

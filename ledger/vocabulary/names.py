@@ -54,7 +54,7 @@ class _Prototypes(dict[int, str]):
 
     def __init__(self, text: str) -> None:
         super().__init__()
-        self.text = "\n" + text
+        self.text = "\n" + text + "\n"  # every line between two line ends, the last too
         self.plain: set[int] = set()  # characters the table does not name: left as they are
 
     def __missing__(self, code: int) -> str:

@@ -22,10 +22,8 @@ from contextlib import contextmanager
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
-import platformdirs
 
 from cli.output import clean, uncleaned
 from ledger.judge.stored import ImpossibleEventError, RefusedEventError
@@ -43,7 +41,6 @@ from ledger.vocabulary.times import TimeFormatError, parse_local, show_local
 from ledger.vocabulary.club import RESERVED_PREFIX
 from ledger.vocabulary.tournament_events import TournamentStarted
 from projections.kinds import UnknownKind
-from projections.rating_models import DEFAULT as DEFAULT_MODEL, OpenSkillPlaces
 from projections.points import PointError
 
 _ = language._  # every text a person reads, in the language in effect
@@ -104,6 +101,8 @@ def data_store() -> Path:
     application's data (platformdirs: ``$XDG_DATA_HOME/pulka``, else
     ``~/.local/share/pulka``, on Linux; ``~/Library/Application Support/pulka`` on macOS;
     ``%LOCALAPPDATA%\\pulka`` on Windows), so that the evening is found from any folder."""
+    import platformdirs  # here: a command given its store never needs it
+
     return platformdirs.user_data_path("pulka", appauthor=False) / STORE_FILE
 
 
@@ -132,7 +131,9 @@ def _note_folder_store() -> None:
 def made_folder(address: str) -> None:
     """The data folder of the default store made before its first write (a folder a
     user named himself is not made: a path mistyped is refused, not created)."""
-    if address == str(data_store()):
+    # The name first: a store of another name is not the default one, and platformdirs
+    # is not imported for it.
+    if Path(address).name == STORE_FILE and address == str(data_store()):
         try:
             data_store().parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -197,6 +198,8 @@ def upgrade_noted(store: Store) -> None:
 
 def rerated_note() -> str:
     """What an upgrade from before the rating's models changes that a club will notice."""
+    from projections.rating_models import DEFAULT as DEFAULT_MODEL, OpenSkillPlaces  # only after an upgrade
+
     return _("the club rating is now computed by the model {model}; the rating earlier pulkas showed is "
              "`pulka rating --model {former}`, and `pulka rating-model {former}` keeps it as the club's").format(
                  model=DEFAULT_MODEL, former=OpenSkillPlaces.name)
@@ -242,6 +245,8 @@ CURRENT = ""  # the GAME argument when it was left out: the current game
 def state_file() -> Path:
     """Where ``pulka use`` keeps the current game of each store: the user's state folder
     (platformdirs: ``$XDG_STATE_HOME/pulka``, else ``~/.local/state/pulka``, on Linux)."""
+    import platformdirs  # here: a command told its game never needs it
+
     return platformdirs.user_state_path("pulka", appauthor=False) / "current.json"
 
 
@@ -461,6 +466,8 @@ def players_of(ctx: click.Context, game: str, incomplete: str) -> list[str]:
 
 def local_zone() -> tzinfo:
     """The local time zone: $TZ, else the system's (/etc/localtime), else the offset now."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # here: most commands show no time
+
     for name in (os.environ.get("TZ", "").lstrip(":"), _system_zone_name()):
         if name:
             try:

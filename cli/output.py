@@ -21,8 +21,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import tempfile
-import traceback
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -152,6 +150,9 @@ def internal_error(exc: BaseException) -> str:
     """Write ``exc`` with its traceback to a new file (readable by its owner only) in the
     temporary directory; the short message that says what happened and where the details
     are. A database password on the command line or in $PULKA_DB is masked in both."""
+    import tempfile  # only on this path, as the two below: a command that works needs none of them
+    import traceback
+
     from ledger.store.backend import mask  # only on this path: ``pulka --help`` stays light
 
     def masked(text: str) -> str:

@@ -4,7 +4,6 @@ and ``pulka rules [NAME]``, which lists the presets or every parameter of one.""
 from __future__ import annotations
 
 import json
-import tomllib
 from typing import Any
 
 import click
@@ -45,6 +44,8 @@ def rules_file_overrides(path: str) -> dict[str, Any]:
     """The overrides of a rules file: its ``[rules]`` table (or, without one, the whole
     file) of KEY = VALUE; a file that is not TOML, or whose rules are not a table, is
     refused."""
+    import tomllib  # here: only --rules-file reads TOML
+
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)

@@ -357,3 +357,22 @@ def test_on_a_terminal_stored_sequences_are_shown_escaped(tmp_path: Path) -> Non
         printed = on_a_terminal(tmp_path, *args, "--db", db)
         assert b"\x1b" not in printed and HIDDEN.encode() not in printed and b"\x07" not in printed, printed[:300]
         assert b"\\u001b" in printed, (args, printed[:300])
+
+
+def test_the_confusables_looked_up_a_character_at_a_time_are_the_whole_tables() -> None:
+    """``names._prototypes`` finds a character's line as it is met instead of parsing the
+    whole table: every character the table names maps to its prototype (the first line
+    and the last included), and a character it does not name is left as it is."""
+    from ledger.vocabulary import names
+
+    table: dict[int, str] = {}
+    for line in names.CONFUSABLES.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            source, prototype = line.split(";")[:2]
+            table[int(source, 16)] = "".join(chr(int(code, 16)) for code in prototype.split())
+    names._prototypes.cache_clear()
+    looked_up = names._prototypes()
+    assert {code: chr(code).translate(looked_up) for code in table} == table
+    plain = [code for code in range(0x4E00, 0x4F00) if code not in table][:20] + [ord("A"), ord("Ж"), 0x1F600]
+    assert len(plain) == 23 and not set(plain) & set(table)
+    assert [chr(code).translate(looked_up) for code in plain] == [chr(code) for code in plain]

@@ -95,3 +95,41 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
     # Nor the read sides of the kinds, the tournament's fold or the club's archive.
     assert not modules & {"projections.pulka", "projections.rubber_report", "projections.tournament_state",
                           "projections.archive", "projections.picture"}
+
+
+# What ``pulka deal`` has no use for: the service and its libraries, the proofs, the
+# views, the rating, the drivers of PostgreSQL, and the standard library's heavier
+# modules that only another command, a first run or a fault needs (the installed
+# version, the data folders, time zones, TOML, a fault's traceback file). Each was once
+# imported by the deal's path; together they were a third of its start-up.
+NOT_FOR_A_DEAL = (
+    "web", "starlette", "jinja2", "uvicorn", "psycopg", "cryptography", "openskill", "segno", "argon2", "babel",
+    "eventsourcing.application", "eventsourcing.postgres", "ledger.views", "ledger.proofs", "ledger.reads",
+    "projections.rating_models", "projections.archive", "projections.picture",
+    "importlib.metadata", "email", "zipfile", "platformdirs", "zoneinfo", "tomllib", "tempfile", "traceback",
+    "secrets", "shutil", "signal", "socket", "subprocess", "asyncio",
+)
+
+MODULES_PROBE = """
+import json, sys
+from cli.main import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_deal_imports_only_what_recording_it_uses(tmp_path: Path) -> None:
+    """The module set of a ``pulka deal`` process, not its time: the time is
+    ``make bench``'s (its figure beside the import floor of click and msgspec)."""
+    db = str(tmp_path / "deals.db")  # not pulka.db: that name is also the default store's
+    subprocess.run([sys.executable, "-m", "cli.main", "new", "g", "--players", "A,B,C", "--db", db],
+                   check=True, capture_output=True)
+    result = subprocess.run([sys.executable, "-c", MODULES_PROBE, "deal", "g", "pass pass pass | 4 3 3", "--db", db],
+                            capture_output=True, text=True, check=True)
+    modules = set(json.loads(result.stderr.strip().splitlines()[-1]))
+    assert "ledger.desks.pulka" in modules and "deal 1 " in result.stdout  # the probe saw the deal recorded
+    heavy = {m for m in modules if m in NOT_FOR_A_DEAL or m.startswith(tuple(f"{h}." for h in NOT_FOR_A_DEAL))}
+    assert heavy == set()

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import signal
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
@@ -326,6 +324,8 @@ def pause(point: str) -> None:
         return
     _paused.add(point)
     go = os.environ.get(PAUSE_GO_ENV)
+    import signal  # here: only the tests' pauses stop the process
+
     os.kill(os.getpid(), signal.SIGSTOP)
     while go is None or not os.path.exists(go):
         os.kill(os.getpid(), signal.SIGSTOP)
@@ -496,6 +496,8 @@ def disk_full(exc: BaseException, path: str | None = None) -> str | None:
         code = _code(e)
         if code in (SQLITE_FULL, SQLITE_IOERR) and path is not None:
             folder = os.path.dirname(os.path.abspath(path))
+            import shutil  # here: only a failed write asks how much room is left
+
             try:
                 free = shutil.disk_usage(folder).free
             except OSError:

@@ -53,9 +53,7 @@ words of both backends: what only a store holds, not folded from its events.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Collection
-from importlib import metadata
 from typing import NamedTuple
 
 from ledger.store.backend import RECEIPTS, Backend, CannotOpen, Transaction
@@ -160,6 +158,8 @@ def accounts_keyed(tx: Transaction) -> None:
     (``names.name_key``)."""
     if ACCOUNTS not in tx.tables():
         return
+    import secrets  # here: once, at an upgrade
+
     for (name,) in tx.run(f"SELECT name FROM {tx.name(ACCOUNTS)} WHERE id IS NULL OR name_key IS NULL"):
         tx.run(f"UPDATE {tx.name(ACCOUNTS)} SET id = COALESCE(id, ?), name_key = ? WHERE name = ?",
                (secrets.token_hex(8), name_key(name), name))
@@ -211,6 +211,8 @@ class Upgrade(NamedTuple):
 
 def this_pulka() -> str:
     """The version of this pulka, as its layout's record names it."""
+    from importlib import metadata  # here: read at a store's creation or upgrade alone (about 10 ms)
+
     try:
         return f"pulka {metadata.version('pulka')}"
     except metadata.PackageNotFoundError:  # run from a checkout that is not installed

@@ -47,16 +47,32 @@ def colliding(names: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
     return None
 
 
+class _Prototypes(dict[int, str]):
+    """Each confusable character and its prototype (UTS #39's table), looked up in the
+    table's text as a character is first met: a name has a few characters, and parsing
+    all 6,000 lines took about 20 ms of every command that judges a name."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = "\n" + text + "\n"  # every line between two line ends, the last too
+        self.plain: set[int] = set()  # characters the table does not name: left as they are
+
+    def __missing__(self, code: int) -> str:
+        if code not in self.plain:
+            start = self.text.find(f"\n{code:04X} ;")
+            if start >= 0:
+                line = self.text[start + 1:self.text.find("\n", start + 1)]
+                prototype = "".join(chr(int(part, 16)) for part in line.split(";")[1].split())
+                self[code] = prototype
+                return prototype
+            self.plain.add(code)
+        raise LookupError(code)  # str.translate leaves the character as it is
+
+
 @functools.cache
-def _prototypes() -> dict[int, str]:
-    """Each confusable character and its prototype (UTS #39's table), read once."""
-    table: dict[int, str] = {}
-    for line in CONFUSABLES.read_text(encoding="utf-8").splitlines():
-        if not line or line.startswith("#"):
-            continue
-        source, prototype = line.split(";")[:2]
-        table[int(source, 16)] = "".join(chr(int(code, 16)) for code in prototype.split())
-    return table
+def _prototypes() -> _Prototypes:
+    """UTS #39's table (``data/confusables.txt``), read once."""
+    return _Prototypes(CONFUSABLES.read_text(encoding="utf-8"))
 
 
 def skeleton(text: str) -> str:

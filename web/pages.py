@@ -332,18 +332,18 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     """A player's rating pulka by pulka, each move explained, and his statistics, every
     number with the deals behind it (``pulka stats NAME --html``), each linked to its
     game's sheet."""
-    from ledger.reads.club import club_rating, pulkas_with_events
+    from ledger.reads.club import club_rating, player_statistics
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
     from projections.archive import select_pulkas
-    from projections.stats import mine, player_stats, refs_doc, stats_doc
+    from projections.stats import refs_doc, stats_doc
 
     ledger = service.worker().ledger
     told = _("the whole archive")
     with service_caught_up(ledger) as views:
         rows = select_pulkas(views.rows(), None, None, None)
         aliases = views.aliases()
-        found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
+        found = player_statistics(ledger, views, rows, aliases, name)
         rated = club_rating(views)
     if found is None:
         return None

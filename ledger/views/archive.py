@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, NamedTuple
 from uuid import uuid4
@@ -58,6 +58,9 @@ __all__ = ["LeftOut", "Views", "ViewsMissing", "ViewsUnwritable", "ensure_views"
 _ = language._  # every text a person reads, in the language in effect; never what a table stores
 N_ = language.N_
 
+# The games whose kept counts one statement asks for, at most (SQLite's limit of
+# parameters is 32,766; a player's pulkas are asked in as many statements as it takes).
+COUNTS_ASKED = 500
 # A catch-up saves the view and its position every so many events (and at its end);
 # a follower saves after every event.
 CATCH_UP_BATCH = 1000
@@ -279,6 +282,20 @@ class Views:
         found = self.view.select("SELECT stream, MAX(version) FROM {archive_known} WHERE known_utc <= ? "
                                  "GROUP BY stream", (as_of,))
         return {str(stream): int(version) for stream, version in found}
+
+    def counts(self, games: Sequence[str]) -> dict[str, dict[str, str]]:
+        """What the deals and records of each of ``games`` gave each person who held a
+        seat in it, as the views keep it now (``archive_stats``): game -> person ->
+        ``projections.stats.counted_text``. A game the views do not count (left out, or
+        no game) is not there."""
+        out: dict[str, dict[str, str]] = {}
+        for start in range(0, len(games), COUNTS_ASKED):
+            asked = games[start:start + COUNTS_ASKED]
+            found = self.view.select("SELECT game, person, counted FROM {archive_stats} WHERE game IN (" +
+                                     ", ".join("?" * len(asked)) + ")", asked)
+            for game, person, counted in found:
+                out.setdefault(str(game), {})[str(person)] = str(counted)
+        return out
 
     def left_out(self) -> list[LeftOut]:
         """The streams the views left out from an event on: what a reader of the views

@@ -170,7 +170,18 @@ class BrokenRow:
     was_over: bool = False  # the game's result had been counted (the rating takes it out)
 
 
-Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow | KnownRow | ClockRow
+@dataclass(frozen=True)
+class StatsRow:
+    """What a game's deals and records gave each person who held a seat in it, after its
+    event ``version`` (``archive_stats``): person -> ``projections.stats.counted_text`` of
+    ``pulka_counts`` under his name alone, what ``pulka stats`` adds up."""
+
+    game: str
+    version: int
+    counted: tuple[tuple[str, str], ...]
+
+
+Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow | KnownRow | ClockRow | StatsRow
 
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
@@ -229,6 +240,8 @@ class _ArchiveSQL:
             "known_utc BIGINT NOT NULL, PRIMARY KEY (stream, version))",
             "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_stats} (game {text} NOT NULL, person {text} NOT NULL, "
+            "version BIGINT NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
             *rating.CREATE,
         )]
@@ -272,8 +285,17 @@ class _ArchiveSQL:
                                   "SET known_utc = excluded.known_utc WHERE {archive_clock}.known_utc < "
                                   "excluded.known_utc"), (change.known_utc,))]
             case BrokenRow():
+                # A game left out is counted in no one's statistics: its kept counts go.
                 return [(self.sql("INSERT INTO {archive_broken} VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO NOTHING"),
-                         (change.stream, change.name, change.version, change.reason))]
+                         (change.stream, change.name, change.version, change.reason)),
+                        (self.sql("DELETE FROM {archive_stats} WHERE game = ?"), (change.name,))]
+            case StatsRow():
+                # Only a later version replaces a person's counts: a follower that is behind changes nothing.
+                statement = self.sql("INSERT INTO {archive_stats} VALUES (?, ?, ?, ?) ON CONFLICT (game, person) "
+                                     "DO UPDATE SET version = excluded.version, counted = excluded.counted "
+                                     "WHERE {archive_stats}.version < excluded.version")
+                return [(statement, (change.game, person, change.version, counted))
+                        for person, counted in change.counted]
 
     def known(self, stream: str, version: int, known_utc: int) -> tuple[str, tuple[Any, ...]]:
         return (self.sql("INSERT INTO {archive_known} VALUES (?, ?, ?) ON CONFLICT (stream, version) DO NOTHING"),
@@ -310,9 +332,9 @@ class _ArchiveSQL:
 
 # The views' first table and the tables added since: views that have the first but not
 # every later one were built before (without the rating, without the times the store
-# held each event and the rating's explained moves, or without reading only
-# events whose chain holds), and are built again from the first event.
-FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves")
+# held each event and the rating's explained moves, without reading only events whose
+# chain holds, or without the players' counts), and are built again from the first event.
+FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves", "archive_stats")
 
 
 def _older(found: Sequence[str]) -> bool:

@@ -200,9 +200,20 @@ def pulka_counts(game: str, state: GameState, names: Collection[str]) -> Counted
     return out
 
 
-def counted_text(counted: Counted) -> str:
-    """What ``pulka_counts`` gave, as the views keep it (JSON): each reference once, with
-    the names of the numbers it counts in, in the order they were counted."""
+def counted_text(state: GameState, person: str) -> str:
+    """What ``pulka_counts`` gives the person who held a seat in a pulka under his name
+    alone, as the views keep it (JSON): each reference once, with the names of the
+    numbers it counts in, in the order they were counted; a deal's story left out (the
+    same for every player of the pulka, but not in every language: ``stories_text``)."""
+    deals: Counted = []
+    records: Counted = []
+    _count_deals(lambda number_, ref: deals.append((number_, ref)), "", state, {person}, told=False)
+    _count_records(lambda number_, ref: records.append((number_, ref)), "", state, {person})
+    return json.dumps({"deals": _groups(deals, False), "records": _groups(records, True)}, ensure_ascii=False,
+                      separators=(",", ":"))
+
+
+def _groups(counted: Counted, told: bool) -> list[list[Any]]:
     groups: list[list[Any]] = []
     last: Ref | None = None
     for number_, ref in counted:
@@ -211,29 +222,43 @@ def counted_text(counted: Counted) -> str:
             continue
         last = ref
         groups.append([[number_], ref.deal, ref.event, None if ref.whists is None else exact_text(ref.whists),
-                       ref.text])
-    return json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
+                       *([ref.text] if told else [])])
+    return groups
 
 
-def counted_of(game: str, text: str) -> Counted:
-    """``counted_text`` read back: the same numbers and references, in the same order."""
+def stories_text(state: GameState) -> str:
+    """The story of each deal of a pulka (``deal_story``), in the language in effect, in
+    the order of its deals, as the views keep it (JSON) beside ``counted_text``."""
+    played = events_by_deal(state)
+    return json.dumps({str(deal.number): deal_story(state, deal, played.get(deal.number, [])) for deal in state.deals},
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+def counted_of(game: str, text: str, stories: Mapping[str, str]) -> Counted:
+    """``counted_text`` read back, each deal's reference with its story (``stories``: the
+    pulka's ``stories_text``, read): what ``pulka_counts`` gave, in the same order."""
+    doc = json.loads(text)
     out: Counted = []
-    for numbers_, deal, event, whists, said in json.loads(text):
-        ref = Ref(game, deal, event, None if whists is None else Fraction(whists), said)
-        out.extend((number_, ref) for number_ in numbers_)
+    for told, groups in ((False, doc["deals"]), (True, doc["records"])):
+        for numbers_, deal, event, whists, *said in groups:
+            ref = Ref(game, deal, event, None if whists is None else Fraction(whists),
+                      said[0] if told else stories[str(deal)])
+            out.extend((number_, ref) for number_ in numbers_)
     return out
 
 
-def kept_pulka(row: PulkaRow, kept: Mapping[str, str], recount: Callable[[Collection[str]], Counted]) -> Pulka:
+def kept_pulka(row: PulkaRow, kept: Mapping[str, str], stories: str,
+               recount: Callable[[Collection[str]], Counted]) -> Pulka:
     """A pulka whose counts the views keep for each person who held a seat in it
-    (``kept``: person -> ``counted_text`` of ``pulka_counts`` under his name alone): read
-    back for a player who sat under one name; counted again (``recount``) for one who
-    sat under two or more, whose deals are counted once at the first seat he held."""
+    (``kept``: person -> ``counted_text``; ``stories``: its ``stories_text`` in the
+    language in effect): read back for a player who sat under one name; counted again
+    (``recount``) for one who sat under two or more, whose deals are counted once, at the
+    first seat he held."""
 
     def counted(names: Collection[str]) -> Counted:
         if len(names) == 1:
             (only,) = names
-            return counted_of(row.game, kept[only])
+            return counted_of(row.game, kept[only], json.loads(stories))
         return recount(names)
 
     return row, tuple(kept), counted
@@ -314,11 +339,14 @@ def _count_pulka(numbers: dict[str, StatTally], row: PulkaRow, names: set[str], 
         numbers.setdefault(f"{base}.{side}", StatTally()).add(vs)
 
 
-def _count_deals(add: Add, game: str, state: GameState, names: Collection[str]) -> None:
+def _count_deals(add: Add, game: str, state: GameState, names: Collection[str], told: bool = True) -> None:
+    """Each deal he held a seat in, with what it brought him; ``told``: each reference
+    with the deal's story (``deal_story``), else with none (the views keep the stories
+    apart, once for every reader's language: ``stories_text``)."""
     final = state.sheet()
     sheets = state.checkpoints.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
-    played = events_by_deal(state)  # each deal's events, read once
+    played = events_by_deal(state) if told else {}  # each deal's events, read once
     results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end
     for deal in state.deals:
         seat = next((s for s, person in enumerate(deal.persons) if person in names), None)
@@ -332,7 +360,7 @@ def _count_deals(add: Add, game: str, state: GameState, names: Collection[str]) 
             before = _result(sheets[k - 1], seat_name)
         results[(k, seat_name)] = now = _result(after, seat_name)
         decided = deal.resolved_at or deal.annulled_at or state.starts[k - 1]
-        ref = Ref(game, k, decided, now - before, deal_story(state, deal, played.get(k, [])))
+        ref = Ref(game, k, decided, now - before, deal_story(state, deal, played.get(k, [])) if told else "")
         add("deals", ref)
         if deal.annulled_at is not None or not deal.resolved:
             continue

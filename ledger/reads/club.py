@@ -125,11 +125,11 @@ def player_statistics(ledger: Ledger, views: Views, rows: list[PulkaRow], aliase
     if then is not None:
         known = views.known_versions(then.utc) if then.known else None
         return player_stats(rows, aliases, name, pulkas_with_events(ledger, his, then, known))
-    kept = views.counts([row.game for row in his])
+    kept = views.counts([row.game for row in his], language.language())
     return gathered_stats(rows, aliases, name, (_kept_or_read(ledger, row, kept.get(row.game)) for row in his))
 
 
-def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: dict[str, str] | None) -> Pulka:
+def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: tuple[dict[str, str], str] | None) -> Pulka:
     """A pulka of the player as the views keep its counts, read from its events where
     they are not kept (or where he sat under two names: ``kept_pulka``)."""
 
@@ -139,7 +139,7 @@ def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: dict[str, str] | None) ->
     if kept is None:
         events = [s.event for s in ledger.sound(row.game)]
         return row, seated_persons(events), lambda names: pulka_counts(row.game, replay(events), names)
-    return kept_pulka(row, kept, recount)
+    return kept_pulka(row, *kept, recount)
 
 
 def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow], then: Then | None = None,

@@ -29,8 +29,9 @@ The layouts, each the tables a released state of pulka wrote:
    account's id, the key its name is read under, whether it is disabled, when it was
    made and its second factor (``pulka_accounts``' ``ADDED`` columns);
 10. (this pulka's) what each pulka's deals and records gave each person who held a seat
-   in it, kept by the player views as its events arrive (``archive_stats``: what
-   ``pulka stats`` and the player's page add up instead of replaying his pulkas).
+   in it, and the story of each deal in every reader's language, kept by the player
+   views as its events arrive (``archive_stats``, ``archive_stories``): what ``pulka
+   stats`` and the player's page add up instead of replaying his pulkas.
 
 An earlier store records no layout: its tables say which it is (``inferred``: the last
 layout whose tables it has; a table made only when first needed, such as the
@@ -77,7 +78,8 @@ RATING_MODELS = 8
 # position (eventsourcing's tracking table, named by each backend): folded from the
 # events, and folded again when they are dropped.
 ARCHIVE = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken",
-           "archive_known", "archive_rules", "archive_clock", "archive_stats")
+           "archive_known", "archive_rules", "archive_clock", "archive_stats",
+           "archive_stories")
 RATING = ("rating_pulkas", "rating_moves", "rating_models")
 VIEWS = ARCHIVE + RATING
 # The player views' tables of earlier layouts that this one no longer has: dropped with

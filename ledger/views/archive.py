@@ -283,18 +283,22 @@ class Views:
                                  "GROUP BY stream", (as_of,))
         return {str(stream): int(version) for stream, version in found}
 
-    def counts(self, games: Sequence[str]) -> dict[str, dict[str, str]]:
+    def counts(self, games: Sequence[str], lang: str) -> dict[str, tuple[dict[str, str], str]]:
         """What the deals and records of each of ``games`` gave each person who held a
-        seat in it, as the views keep it now (``archive_stats``): game -> person ->
-        ``projections.stats.counted_text``. A game the views do not count (left out, or
-        no game) is not there."""
-        out: dict[str, dict[str, str]] = {}
+        seat in it, as the views keep it now: game -> (person ->
+        ``projections.stats.counted_text``, the story of each of its deals in ``lang``,
+        ``stories_text``). A game the views do not count (left out, or no game) is not there."""
+        out: dict[str, tuple[dict[str, str], str]] = {}
         for start in range(0, len(games), COUNTS_ASKED):
-            asked = games[start:start + COUNTS_ASKED]
-            found = self.view.select("SELECT game, person, counted FROM {archive_stats} WHERE game IN (" +
-                                     ", ".join("?" * len(asked)) + ")", asked)
+            asked = list(games[start:start + COUNTS_ASKED])
+            marks = ", ".join("?" * len(asked))
+            stories = dict(self.view.select("SELECT game, stories FROM {archive_stories} WHERE language = ? AND "
+                                            f"game IN ({marks})", [lang, *asked]))
+            found = self.view.select(f"SELECT game, person, counted FROM {{archive_stats}} WHERE game IN ({marks})",
+                                     asked)
             for game, person, counted in found:
-                out.setdefault(str(game), {})[str(person)] = str(counted)
+                if game in stories:
+                    out.setdefault(str(game), ({}, str(stories[game])))[0][str(person)] = str(counted)
         return out
 
     def left_out(self) -> list[LeftOut]:

@@ -28,13 +28,14 @@ from ledger.store.records import LedgerApplication, Opened, Recorded
 from ledger.views.recorders import (AliasRow, ArchiveView, BrokenRow, Change, ClockRow, GameRow, KnownRow, ModelRow,
                                     ResultRow, StatsRow, TournamentRow)
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
+from ledger.vocabulary import language
 from ledger.vocabulary.club import PlayerAliased, RatingModelChosen
 from ledger.vocabulary.events import GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
 from projections.archive import GameResult, deals_done, game_result, may_change_result
 from projections.game import GameState, replay
-from projections.stats import counted_text, pulka_counts, seated_persons
+from projections.stats import counted_text, seated_persons, stories_text
 
 # Games whose folded state a projection keeps in memory between events.
 GAMES_KEPT = 256
@@ -134,9 +135,12 @@ class ArchiveProjection(Projection[Any]):
             state = stream.state
             if state is None or stream.broken:
                 continue
-            persons = sorted(seated_persons(state.events))
-            rows.append(StatsRow(stream.name, stream.count, tuple(
-                (person, counted_text(pulka_counts(stream.name, state, {person}))) for person in persons)))
+            counted = tuple((person, counted_text(state, person)) for person in sorted(seated_persons(state.events)))
+            stories = []
+            for lang in language.LANGUAGES:  # a deal's story is told in every reader's language
+                with language.using(lang):
+                    stories.append((lang, stories_text(state)))
+            rows.append(StatsRow(stream.name, stream.count, counted, tuple(stories)))
         self.counted = {}
         return rows
 

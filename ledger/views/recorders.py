@@ -173,12 +173,14 @@ class BrokenRow:
 @dataclass(frozen=True)
 class StatsRow:
     """What a game's deals and records gave each person who held a seat in it, after its
-    event ``version`` (``archive_stats``): person -> ``projections.stats.counted_text`` of
-    ``pulka_counts`` under his name alone, what ``pulka stats`` adds up."""
+    event ``version`` (``archive_stats``: person -> ``projections.stats.counted_text``),
+    and the story of each of its deals in every reader's language (``archive_stories``:
+    language -> ``stories_text``): what ``pulka stats`` adds up."""
 
     game: str
     version: int
     counted: tuple[tuple[str, str], ...]
+    stories: tuple[tuple[str, str], ...]
 
 
 Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow | KnownRow | ClockRow | StatsRow
@@ -242,6 +244,8 @@ class _ArchiveSQL:
             "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_stats} (game {text} NOT NULL, person {text} NOT NULL, "
             "version BIGINT NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
+            "CREATE TABLE IF NOT EXISTS {archive_stories} (game {text} NOT NULL, language {text} NOT NULL, "
+            "version BIGINT NOT NULL, stories {text} NOT NULL, PRIMARY KEY (game, language))",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
             *rating.CREATE,
         )]
@@ -288,14 +292,20 @@ class _ArchiveSQL:
                 # A game left out is counted in no one's statistics: its kept counts go.
                 return [(self.sql("INSERT INTO {archive_broken} VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO NOTHING"),
                          (change.stream, change.name, change.version, change.reason)),
-                        (self.sql("DELETE FROM {archive_stats} WHERE game = ?"), (change.name,))]
+                        (self.sql("DELETE FROM {archive_stats} WHERE game = ?"), (change.name,)),
+                        (self.sql("DELETE FROM {archive_stories} WHERE game = ?"), (change.name,))]
             case StatsRow():
-                # Only a later version replaces a person's counts: a follower that is behind changes nothing.
-                statement = self.sql("INSERT INTO {archive_stats} VALUES (?, ?, ?, ?) ON CONFLICT (game, person) "
-                                     "DO UPDATE SET version = excluded.version, counted = excluded.counted "
-                                     "WHERE {archive_stats}.version < excluded.version")
-                return [(statement, (change.game, person, change.version, counted))
-                        for person, counted in change.counted]
+                return ([(self.newer("archive_stats", "person", "counted"), (change.game, person, change.version, text))
+                         for person, text in change.counted] +
+                        [(self.newer("archive_stories", "language", "stories"), (change.game, lang, change.version, text))
+                         for lang, text in change.stories])
+
+    def newer(self, table: str, key: str, column: str) -> str:
+        """A row of a game's counts written, replacing one of an earlier version only: a
+        follower that is behind changes nothing."""
+        return self.sql(f"INSERT INTO {{{table}}} VALUES (?, ?, ?, ?) ON CONFLICT (game, {key}) DO UPDATE SET "
+                        f"version = excluded.version, {column} = excluded.{column} "
+                        f"WHERE {{{table}}}.version < excluded.version")
 
     def known(self, stream: str, version: int, known_utc: int) -> tuple[str, tuple[Any, ...]]:
         return (self.sql("INSERT INTO {archive_known} VALUES (?, ?, ?) ON CONFLICT (stream, version) DO NOTHING"),
@@ -334,7 +344,8 @@ class _ArchiveSQL:
 # every later one were built before (without the rating, without the times the store
 # held each event and the rating's explained moves, without reading only events whose
 # chain holds, or without the players' counts), and are built again from the first event.
-FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves", "archive_stats")
+FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves", "archive_stats",
+                    "archive_stories")
 
 
 def _older(found: Sequence[str]) -> bool:

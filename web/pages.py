@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -320,12 +320,31 @@ def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     return table, sparks
 
 
+def at_position(service: Service, request: Request, render: Callable[[], Response]) -> Response:
+    """A page of the archive (``render``, on a worker thread) as the store stands at its
+    last position (``Store.last_change``), made once per position, address and language
+    while it is among the service's cached documents (``Service.cached``): a page asked
+    again before anything is stored costs a look-up."""
+    position = service.worker().store.last_change()
+    asked = request.url.path, bool(request.query_params.get("lang"))  # what ``page`` reads of the request
+    body, status = service.cached(("archive page", position, *asked), lambda: _kept(render()))
+    return HTMLResponse(body, status)
+
+
+def _kept(response: Response) -> tuple[bytes, int]:
+    return bytes(response.body), response.status_code
+
+
 @rule(ANYONE, PAGE)
 async def club(request: Request) -> Response:
     service: Service = request.app.state.service
-    table, sparks = await service.run(club_doc, service)
-    return page(request, "club.html", _("The club's rating"), None, {}, table=table, sparks=sparks,
-                quoted=lambda n: quote(n, safe=""))
+
+    def render() -> Response:
+        table, sparks = club_doc(service)
+        return page(request, "club.html", _("The club's rating"), None, {}, table=table, sparks=sparks,
+                    quoted=lambda n: quote(n, safe=""))
+
+    return await service.run(at_position, service, request, render)
 
 
 def player_doc(service: Service, name: str) -> dict[str, Any] | None:
@@ -369,10 +388,14 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
 async def club_player(request: Request) -> Response:
     service: Service = request.app.state.service
     name = request.path_params["name"]
-    doc = await service.run(player_doc, service, name)
-    if doc is None:
-        return page(request, "player.html", name, None, {}, doc=None, name=name, status=404)
-    return page(request, "player.html", name, None, {}, doc=doc, name=name)
+
+    def render() -> Response:
+        doc = player_doc(service, name)
+        if doc is None:
+            return page(request, "player.html", name, None, {}, doc=None, name=name, status=404)
+        return page(request, "player.html", name, None, {}, doc=doc, name=name)
+
+    return await service.run(at_position, service, request, render)
 
 
 PICTURE_STYLES = ("player.css",)  # the looks of projections/drawing that the pages share

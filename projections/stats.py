@@ -221,9 +221,16 @@ def _groups(counted: Counted, told: bool) -> list[list[Any]]:
             groups[-1][0].append(number_)
             continue
         last = ref
-        groups.append([[number_], ref.deal, ref.event, None if ref.whists is None else exact_text(ref.whists),
-                       *([ref.text] if told else [])])
+        groups.append([[number_], ref.deal, ref.event, _kept_whists(ref.whists), *([ref.text] if told else [])])
     return groups
+
+
+def _kept_whists(whists: Fraction | None) -> int | list[int] | None:
+    """What a reference brought as ``counted_text`` keeps it: an integer, or [numerator,
+    denominator] (read back without parsing text)."""
+    if whists is None:
+        return None
+    return whists.numerator if whists.denominator == 1 else [whists.numerator, whists.denominator]
 
 
 def stories_text(state: GameState) -> str:
@@ -241,25 +248,25 @@ def counted_of(game: str, text: str, stories: Mapping[str, str]) -> Counted:
     out: Counted = []
     for told, groups in ((False, doc["deals"]), (True, doc["records"])):
         for numbers_, deal, event, whists, *said in groups:
-            ref = Ref(game, deal, event, None if whists is None else Fraction(whists),
-                      said[0] if told else stories[str(deal)])
+            ref = Ref(game, deal, event, None if whists is None else Fraction(*whists) if isinstance(whists, list)
+                      else Fraction(whists), said[0] if told else stories[str(deal)])
             out.extend((number_, ref) for number_ in numbers_)
     return out
 
 
-def kept_pulka(row: PulkaRow, kept: Mapping[str, str], stories: str,
+def kept_pulka(row: PulkaRow, kept: Mapping[str, str | None], stories: str,
                recount: Callable[[Collection[str]], Counted]) -> Pulka:
     """A pulka whose counts the views keep for each person who held a seat in it
-    (``kept``: person -> ``counted_text``; ``stories``: its ``stories_text`` in the
-    language in effect): read back for a player who sat under one name; counted again
-    (``recount``) for one who sat under two or more, whose deals are counted once, at the
-    first seat he held."""
+    (``kept``: person -> ``counted_text``, or None where it was not read; ``stories``: its
+    ``stories_text`` in the language in effect): read back for a player who sat under one
+    name; counted again (``recount``) for one who sat under two or more, whose deals are
+    counted once, at the first seat he held, or whose counts were not read."""
 
     def counted(names: Collection[str]) -> Counted:
-        if len(names) == 1:
-            (only,) = names
-            return counted_of(row.game, kept[only], json.loads(stories))
-        return recount(names)
+        text = kept[next(iter(names))] if len(names) == 1 else None
+        if text is None:
+            return recount(names)
+        return counted_of(row.game, text, json.loads(stories))
 
     return row, tuple(kept), counted
 

@@ -125,11 +125,13 @@ def player_statistics(ledger: Ledger, views: Views, rows: list[PulkaRow], aliase
     if then is not None:
         known = views.known_versions(then.utc) if then.known else None
         return player_stats(rows, aliases, name, pulkas_with_events(ledger, his, then, known))
-    kept = views.counts([row.game for row in his], language.language())
+    who = identities(rows, aliases)
+    key = who.key(name)
+    kept = views.counts([row.game for row in his], language.language(), lambda person: who.key(person) == key)
     return gathered_stats(rows, aliases, name, (_kept_or_read(ledger, row, kept.get(row.game)) for row in his))
 
 
-def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: tuple[dict[str, str], str] | None) -> Pulka:
+def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: tuple[dict[str, str | None], str] | None) -> Pulka:
     """A pulka of the player as the views keep its counts, read from its events where
     they are not kept (or where he sat under two names: ``kept_pulka``)."""
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, NamedTuple
 from uuid import uuid4
@@ -283,22 +283,31 @@ class Views:
                                  "GROUP BY stream", (as_of,))
         return {str(stream): int(version) for stream, version in found}
 
-    def counts(self, games: Sequence[str], lang: str) -> dict[str, tuple[dict[str, str], str]]:
+    def counts(self, games: Sequence[str], lang: str,
+               wanted: Callable[[str], bool]) -> dict[str, tuple[dict[str, str | None], str]]:
         """What the deals and records of each of ``games`` gave each person who held a
         seat in it, as the views keep it now: game -> (person ->
-        ``projections.stats.counted_text``, the story of each of its deals in ``lang``,
-        ``stories_text``). A game the views do not count (left out, or no game) is not there."""
-        out: dict[str, tuple[dict[str, str], str]] = {}
+        ``projections.stats.counted_text``, read for the persons ``wanted`` only, the story
+        of each of its deals in ``lang``, ``stories_text``). A game the views do not count
+        (left out, or no game) is not there."""
+        out: dict[str, tuple[dict[str, str | None], str]] = {}
         for start in range(0, len(games), COUNTS_ASKED):
             asked = list(games[start:start + COUNTS_ASKED])
             marks = ", ".join("?" * len(asked))
             stories = dict(self.view.select("SELECT game, stories FROM {archive_stories} WHERE language = ? AND "
                                             f"game IN ({marks})", [lang, *asked]))
-            found = self.view.select(f"SELECT game, person, counted FROM {{archive_stats}} WHERE game IN ({marks})",
-                                     asked)
-            for game, person, counted in found:
+            seated = self.view.select(f"SELECT game, person FROM {{archive_stats}} WHERE game IN ({marks})", asked)
+            for game, person in seated:
                 if game in stories:
-                    out.setdefault(str(game), ({}, str(stories[game])))[0][str(person)] = str(counted)
+                    out.setdefault(str(game), ({}, str(stories[game])))[0][str(person)] = None
+            names = sorted({str(person) for _game, person in seated if wanted(str(person))})
+            if not names:
+                continue
+            found = self.view.select(f"SELECT game, person, counted FROM {{archive_stats}} WHERE game IN ({marks}) "
+                                     f"AND person IN ({', '.join('?' * len(names))})", [*asked, *names])
+            for game, person, counted in found:
+                if game in out:
+                    out[game][0][str(person)] = str(counted)
         return out
 
     def left_out(self) -> list[LeftOut]:

@@ -15,6 +15,10 @@ API's, with its checks (who may, CSRF, the write's id and version).
   them; the scripts set ``textContent``); a QR code is an image (a ``data:`` URL).
 - A table's token stays in the address's fragment (``#token=``): never sent to a
   server, never in a referrer, never in a page the server renders.
+
+The club's rating and a player's page are drawn on a worker thread and kept until the
+store's position moves (``at_position``): asked again before anything is stored, they
+cost a look-up.
 """
 
 from __future__ import annotations

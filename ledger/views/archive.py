@@ -22,6 +22,11 @@ The club rating (``ledger.views.rating``) is kept in the same transactions, from
 results each write brings (``recorders._ArchiveSQL.keep_rating``): the same position,
 the same crash safety, and a rebuild rebuilds it too.
 
+So are the players' counts (``archive_stats``, ``archive_stories``): what each game's
+deals and records gave each person who held a seat in it, made once per game a save
+touches (``ArchiveProjection.counts``), which ``pulka stats`` and the player's page add
+up (``Views.counts``) instead of replaying his pulkas.
+
 The view's tables are made only when the store is initialised or a stream is created
 (``ensure_views``, ``Views.create``); a read never runs DDL, and refuses on a store
 whose views were never made. Views made before the rating had tables are cleared when

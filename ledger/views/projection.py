@@ -8,6 +8,10 @@ the view, which writes it with the event's position, through its tracking record
 one transaction. After a crash nothing half-done remains, and the next runner starts
 after the last position saved.
 
+Each game a save touches is counted for its players as it then stands
+(``projections.stats.counted_text``, each deal's story in every reader's language:
+``stories_text``), written in the same transaction (``recorders.StatsRow``).
+
 Only events whose chain holds are taken in, each checked as ``verify`` checks it: at
 the first that is not, the stream is left out of the views from there on.
 """

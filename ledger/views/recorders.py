@@ -3,7 +3,8 @@ tracking recorders that keep them (``SQLiteArchiveView``, ``PostgresArchiveView`
 eventsourcing's own recorders, with the view's tables made, written, cleared and read
 through them. What the projection writes is a list of rows (``Change``: a game
 started, a result after an event, a tournament's deal cap, an alias, a stream left out
-where its chain breaks), written with the event's position in one transaction. Every
+where its chain breaks, a game's counts for its players' statistics), written with the
+event's position in one transaction. Every
 write is idempotent (rows keyed by game and event number, the position only moves
 forward), so two followers at once never corrupt the view.
 

@@ -175,6 +175,37 @@ def test_a_game_left_out_takes_its_counts_with_it(store_url: str) -> None:
             views.rebuild()
 
 
+def test_a_game_the_views_cannot_count_is_counted_from_its_events(store_url: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should the statistics fail on a game the views take in, the views keep no counts of
+    it (none of an earlier version either) and go on; its players' statistics count it
+    from its events, as they did before the counts were kept."""
+    from ledger.views import projection
+
+    imported(store_url)
+    with Store(store_url) as store, Views(store) as views:
+        views.catch_up()
+    counted_text = projection.counted_text
+
+    def failing(state: Any, person: str) -> str:
+        if state.started.game == "club-5":
+            raise ValueError("cannot count it")
+        return counted_text(state, person)
+
+    monkeypatch.setattr(projection, "counted_text", failing)
+    ok(store_url, "deal", "club-5", "pass pass pass | 4 3 3")
+    with Store(store_url) as store, Views(store) as views:
+        ledger = Ledger(store)
+        for _ in ("caught up", "rebuilt"):
+            views.catch_up()
+            for table in ("archive_stats", "archive_stories"):
+                assert views.view.select(f"SELECT COUNT(*) FROM {{{table}}} WHERE game = 'club-5'") == [(0,)]
+                assert views.view.select(f"SELECT COUNT(*) FROM {{{table}}}")[0][0] > 0
+            for name in PLAYERS:
+                assert kept(ledger, views, name, reads_events=True) == counted_again(ledger, views, name), name
+            views.rebuild()
+
+
 def test_a_store_of_layout_9_gains_the_kept_counts_when_upgraded(store_url: str) -> None:
     """Layout 9's views had no kept counts: a reader of such a store folds the archive for
     itself (it may not keep views folded otherwise), and the upgrade drops its views,

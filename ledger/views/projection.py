@@ -139,11 +139,15 @@ class ArchiveProjection(Projection[Any]):
             state = stream.state
             if state is None or stream.broken:
                 continue
-            counted = tuple((person, counted_text(state, person)) for person in sorted(seated_persons(state.events)))
-            stories = []
-            for lang in language.LANGUAGES:  # a deal's story is told in every reader's language
-                with language.using(lang):
-                    stories.append((lang, stories_text(state)))
+            try:
+                counted = tuple((person, counted_text(state, person))
+                                for person in sorted(seated_persons(state.events)))
+                stories = []
+                for lang in language.LANGUAGES:  # a deal's story is told in every reader's language
+                    with language.using(lang):
+                        stories.append((lang, stories_text(state)))
+            except Exception:  # a game the statistics cannot count: none kept, its readers count it as before
+                counted, stories = (), []
             rows.append(StatsRow(stream.name, stream.count, counted, tuple(stories)))
         self.counted = {}
         return rows

@@ -176,7 +176,8 @@ class StatsRow:
     """What a game's deals and records gave each person who held a seat in it, after its
     event ``version`` (``archive_stats``: person -> ``projections.stats.counted_text``),
     and the story of each of its deals in every reader's language (``archive_stories``:
-    language -> ``stories_text``): what ``pulka stats`` adds up."""
+    language -> ``stories_text``): what ``pulka stats`` adds up. None of either when
+    the game could not be counted (its readers count it from its events)."""
 
     game: str
     version: int
@@ -295,6 +296,9 @@ class _ArchiveSQL:
                          (change.stream, change.name, change.version, change.reason)),
                         (self.sql("DELETE FROM {archive_stats} WHERE game = ?"), (change.name,)),
                         (self.sql("DELETE FROM {archive_stories} WHERE game = ?"), (change.name,))]
+            case StatsRow() if not change.counted:  # not counted at this version: none of an earlier one stays
+                return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"), (change.game, change.version))
+                        for table in ("archive_stats", "archive_stories")]
             case StatsRow():
                 return ([(self.newer("archive_stats", "person", "counted"), (change.game, person, change.version, text))
                          for person, text in change.counted] +

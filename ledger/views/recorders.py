@@ -297,13 +297,13 @@ class _ArchiveSQL:
                         (self.sql("DELETE FROM {archive_stats} WHERE game = ?"), (change.name,)),
                         (self.sql("DELETE FROM {archive_stories} WHERE game = ?"), (change.name,))]
             case StatsRow() if not change.counted:  # not counted at this version: none of an earlier one stays
-                return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"), (change.game, change.version))
-                        for table in ("archive_stats", "archive_stories")]
+                return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"),
+                         (change.game, change.version)) for table in ("archive_stats", "archive_stories")]
             case StatsRow():
-                return ([(self.newer("archive_stats", "person", "counted"), (change.game, person, change.version, text))
-                         for person, text in change.counted] +
-                        [(self.newer("archive_stories", "language", "stories"), (change.game, lang, change.version, text))
-                         for lang, text in change.stories])
+                counts, stories = self.newer("archive_stats", "person", "counted"), self.newer(
+                    "archive_stories", "language", "stories")
+                return ([(counts, (change.game, person, change.version, text)) for person, text in change.counted] +
+                        [(stories, (change.game, lang, change.version, text)) for lang, text in change.stories])
 
     def newer(self, table: str, key: str, column: str) -> str:
         """A row of a game's counts written, replacing one of an earlier version only: a

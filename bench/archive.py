@@ -2,7 +2,8 @@
 
 Prints the time of a full rebuild of the player views, of ``pulka players``, and of the
 incremental update after one more deal, measured on a tenth of the archive and on the
-whole of it (the update must not grow with the archive); asserts nothing.
+whole of it (the update must not grow with the archive), and the CPU of the service's
+page of the busiest player, made and asked again, beside its target; asserts nothing.
 
     python bench/archive.py [--pulkas 1000] [--quick] [--db PATH|postgresql://…]
 
@@ -108,6 +109,49 @@ def one_more_deal(db: str, game: str) -> None:
     timed(f"  (that was {taken} events) pulka players after it", lambda: players_command(db))
 
 
+PAGE_TARGET = 0.050  # seconds of server CPU a player's page may cost on a 1,000-pulka archive (issue 30)
+
+
+def busiest(db: str) -> tuple[str, int]:
+    """The player of the most pulkas, and how many."""
+    from collections import Counter
+
+    with Store(db) as store, Views(store) as views:
+        counts = Counter(p for row in views.rows() for p in row.everyone)
+    return counts.most_common(1)[0]
+
+
+def player_page(db: str) -> None:
+    """The service's page of the busiest player (``GET /club/player/NAME``): the CPU it
+    costs this process (the service and its test client in one, so a little more than the
+    server's), made at the store's position (his kept counts added up, his rating read,
+    the page drawn), then asked again at the same position (the page cached), each the
+    best of three, beside the target."""
+    from starlette.testclient import TestClient
+
+    from web.app import Settings, create_app
+    from web.limits import Bounds
+
+    name, played = busiest(db)
+    unbounded = Bounds(rate=1000.0, burst=1000.0)  # the bench's one client is not held to an address's budget
+    for label, fresh in (("made", True), ("asked again", False)):
+        best = None
+        for _ in range(3):
+            settings = Settings(db=db, secret="the bench's secret", threads=2, bounds=unbounded)
+            with TestClient(create_app(settings)) as client:
+                if not fresh:
+                    client.get(f"/club/player/{name}")
+                began = time.process_time()
+                answer = client.get(f"/club/player/{name}")
+                cpu = time.process_time() - began
+            assert answer.status_code == 200, answer.text[:200]
+            best = cpu if best is None else min(best, cpu)
+        assert best is not None
+        print(f"  {f'player page of {name} ({played} pulkas), {label}':<52} {best * 1000:9.1f} ms CPU "
+              f"(target <= {PAGE_TARGET * 1000:.0f} ms{'' if best <= PAGE_TARGET else ': over'}; "
+              f"{len(answer.content) / 1e6:.1f} MB)")
+
+
 def archive_run(doc: str | None) -> tuple[int, str, tempfile.TemporaryDirectory[str], list[list[str]]]:
     """What an archive bench is given (``--pulkas``, ``--quick``, ``--db``) and the six
     templates of pulkas its archive is filled with: how many pulkas, the store's address,
@@ -151,6 +195,7 @@ def main() -> None:
     timed("pulka players --time (as of a year ago)", lambda: CliRunner().invoke(
         pulka, ["players", "--db", db, "--time", "2024-06-01T00:00:00+00:00"]))
     one_more_deal(db, in_play)
+    player_page(db)
     tmp.cleanup()
 
 

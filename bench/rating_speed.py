@@ -6,7 +6,9 @@ rating's own full fold (every match rated again, as a correction of the first pu
 would), of ``pulka rating`` and ``pulka rating --at``, of the update after one more
 pulka (the views brought up to it by a fresh reader, and the rating's share of it),
 measured on a tenth of the archive and on the whole of it (the update must not grow
-with the archive), and of ``pulka stats`` for the busiest player; asserts nothing.
+with the archive), of ``pulka stats`` for the busiest player (his kept counts added
+up; ``--at``, his pulkas read again) and of his page in the service, beside its target;
+asserts nothing.
 
     python bench/rating_speed.py [--pulkas 1000] [--quick] [--db PATH|postgresql://…]
 
@@ -17,13 +19,12 @@ temporary SQLite file is used.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from datetime import date, timedelta
 from typing import Any
 
 from click.testing import CliRunner
 
-from archive import archive_run, fill, pulka_events, template, timed
+from archive import archive_run, busiest, fill, player_page, pulka_events, template, timed
 from cli.main import main as pulka
 from ledger.views import rating
 from ledger.store.event_store import Store
@@ -87,11 +88,11 @@ def main() -> None:
         timed("pulka rating", lambda: command(db, "rating"))
         timed("pulka rating --at (folded from the archive)", lambda: command(db, "rating", "--at", "2100-01-01"))
         one_more_pulka(db, over, size, timer)
-    with Store(db) as store, Views(store) as views:
-        counts = Counter(p for row in views.rows() for p in row.everyone)
-    busiest, played = counts.most_common(1)[0]
-    timed(f"pulka stats {busiest} ({played} pulkas)", lambda: command(db, "stats", busiest))
-    timed(f"pulka stats {busiest} contracts.7 --deals", lambda: command(db, "stats", busiest, "contracts.7", "--deals"))
+    name, played = busiest(db)
+    timed(f"pulka stats {name} ({played} pulkas)", lambda: command(db, "stats", name))
+    timed(f"pulka stats {name} contracts.7 --deals", lambda: command(db, "stats", name, "contracts.7", "--deals"))
+    timed(f"pulka stats {name} --at (his pulkas read again)", lambda: command(db, "stats", name, "--at", "2100-01-01"))
+    player_page(db)
     tmp.cleanup()
 
 

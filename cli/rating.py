@@ -14,7 +14,7 @@ import click
 from cli.common import UserError, db_option, emit, opened, user_time
 from cli.players import caught_up_or_refused, filter_said, filter_text
 from cli.spreadsheet import emit_csv
-from ledger.reads.club import ClubRating, Then, club_rating, pulkas_with_events
+from ledger.reads.club import ClubRating, Then, club_rating, player_statistics
 from ledger.desks.club import record_model
 from ledger.views.rating import model_then
 from ledger.vocabulary import language
@@ -22,8 +22,7 @@ from ledger.vocabulary.refusal import excerpt
 from projections import rating as model
 from projections.archive import identities, select_pulkas
 from projections.rating_models import MODELS, ParameterError, RatingModel, model_of
-from projections.stats import (CSV_COLUMNS, Stats, csv_rows, mine, player_stats, refs_doc, render_refs,
-                               render_stats, stats_doc)
+from projections.stats import CSV_COLUMNS, Stats, csv_rows, refs_doc, render_refs, render_stats, stats_doc
 from projections.tournament_state import point_micros
 
 _ = language._  # every text a person reads, in the language in effect
@@ -210,9 +209,7 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
         utc = None if then is None else then.utc
         rows = select_pulkas(views.rows(utc, known), start, end, convention)
         aliases = views.aliases(utc, known)
-        versions = views.known_versions(then.utc) if then is not None and known else None
-        found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name), then,
-                                                                      versions))
+        found = player_statistics(ledger, views, rows, aliases, name, then)
         if found is None:
             players = sorted({p for row in rows for p in row.everyone})
             missing = (_("no pulka of {name} in the archive ({filter}); players: {players}") if players

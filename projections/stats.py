@@ -2,10 +2,14 @@
 
 A pure fold, like every projection: ``player_stats`` takes the archive's rows of the
 player's pulkas (``projections.archive.PulkaRow``) and each pulka's events, replays
-each one, and counts. Every number is a ``StatTally``: how many, what they brought him
-in whists where that means something, and the references behind it (game, deal,
-event), so that ``pulka stats NAME contracts.7 --deals`` lists them as ``explain``
-lists the writes behind a number of the sheet.
+each one, and counts. What a pulka's deals and records give each person who held a seat
+in it (``pulka_counts``) is the same whatever else the archive holds: the archive's
+views keep it as the pulka's events arrive (``counted_text``, ``ledger.views``), and
+``gathered_stats`` adds the kept counts up with what the rows say of each pulka (its
+result, head to head), to the same numbers. Every number is a ``StatTally``: how
+many, what they brought him in whists where that means something, and the references
+behind it (game, deal, event), so that ``pulka stats NAME contracts.7 --deals`` lists
+them as ``explain`` lists the writes behind a number of the sheet.
 
 What counts, and by which rule:
 
@@ -46,7 +50,8 @@ What counts, and by which rule:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import json
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -134,30 +139,136 @@ class Stats:
         return None
 
 
+# What one pulka's deals and records gave a player (``pulka_counts``): each number's
+# name with a reference behind it, in the order they were counted; and how they are added.
+Counted = list[tuple[str, Ref]]
+Add = Callable[[str, Ref], None]
+# One pulka as the statistics read it: its archive row, everyone who held a seat in it
+# (``seated_persons``), and what its deals and records gave the names of the player
+# among them (counted from its events, or as the views keep it: ``kept_pulka``).
+Pulka = tuple[PulkaRow, Collection[str], Callable[[Collection[str]], Counted]]
+
+
 def player_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
                  events: Iterable[tuple[PulkaRow, list[AnyEvent]]]) -> Stats | None:
     """The statistics of the player ``name`` over ``rows`` (the archive's pulkas, already
     selected by date and convention); ``events`` gives the events of each of his pulkas
     (``mine`` says which). None when he has no pulka among them."""
+    return gathered_stats(rows, aliases, name, ((row, seated_persons(log), _recount(row.game, log))
+                                                for row, log in events))
+
+
+def _recount(game: str, log: list[AnyEvent]) -> Callable[[Collection[str]], Counted]:
+    return lambda names: pulka_counts(game, replay(log), names)
+
+
+def gathered_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
+                   pulkas: Iterable[Pulka]) -> Stats | None:
+    """``player_stats`` over pulkas whose deals and records are counted already, or are
+    counted as they are read (``Pulka``). None when he has no pulka among them."""
     who = identities(rows, aliases)
     key = who.key(name)
     numbers: dict[str, StatTally] = {n: StatTally() for n in FIXED}
     lines: list[PulkaLine] = []
     found = False
-    for row, log in events:
-        names = {p for p in _persons(log) if who.key(p) == key}
+    for row, persons, counted in pulkas:
+        names = {p for p in persons if who.key(p) == key}
         if not names:
             continue
         found = True
-        state = replay(log)
         _count_pulka(numbers, row, names, who.key, who.name, lines)
-        _count_deals(numbers, row.game, state, names)
-        _count_records(numbers, row.game, state, names)
+        for number_, ref in counted(names):
+            numbers.setdefault(number_, StatTally()).add(ref)
     if not found:
         return None
     numbers["remizes"] = _joined(numbers["remizes.declarer"], numbers["remizes.whist"])
     numbers["errors"] = _joined(numbers["errors.warning"], numbers["errors.equal_for_equal"], numbers["errors.late"])
     return Stats(who.name(key), _ordered(numbers), tuple(lines))
+
+
+def pulka_counts(game: str, state: GameState, names: Collection[str]) -> Counted:
+    """What the deals and records of one pulka (``state``, folded from its events) gave
+    the player who held a seat in it under ``names``: every number but the pulka's own
+    (its result and head to head, read from its archive row)."""
+    out: Counted = []
+
+    def add(number_: str, ref: Ref) -> None:
+        out.append((number_, ref))
+
+    _count_deals(add, game, state, names)
+    _count_records(add, game, state, names)
+    return out
+
+
+def counted_text(state: GameState, person: str) -> str:
+    """What ``pulka_counts`` gives the person who held a seat in a pulka under his name
+    alone, as the views keep it (JSON): each reference once, with the names of the
+    numbers it counts in, in the order they were counted; a deal's story left out (the
+    same for every player of the pulka, but not in every language: ``stories_text``)."""
+    deals: Counted = []
+    records: Counted = []
+    _count_deals(lambda number_, ref: deals.append((number_, ref)), "", state, {person}, told=False)
+    _count_records(lambda number_, ref: records.append((number_, ref)), "", state, {person})
+    return json.dumps({"deals": _groups(deals, False), "records": _groups(records, True)}, ensure_ascii=False,
+                      separators=(",", ":"))
+
+
+def _groups(counted: Counted, told: bool) -> list[list[Any]]:
+    groups: list[list[Any]] = []
+    last: Ref | None = None
+    for number_, ref in counted:
+        if ref is last:
+            groups[-1][0].append(number_)
+            continue
+        last = ref
+        groups.append([[number_], ref.deal, ref.event, _kept_whists(ref.whists), *([ref.text] if told else [])])
+    return groups
+
+
+def _kept_whists(whists: Fraction | None) -> int | list[int] | None:
+    """What a reference brought as ``counted_text`` keeps it: an integer, or [numerator,
+    denominator] (read back without parsing text)."""
+    if whists is None:
+        return None
+    return whists.numerator if whists.denominator == 1 else [whists.numerator, whists.denominator]
+
+
+def stories_text(state: GameState) -> str:
+    """The story of each deal of a pulka (``deal_story``), in the language in effect, in
+    the order of its deals, as the views keep it (JSON) beside ``counted_text``."""
+    played = events_by_deal(state)
+    return json.dumps({str(deal.number): deal_story(state, deal, played.get(deal.number, [])) for deal in state.deals},
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+def counted_of(game: str, text: str, stories: Mapping[str, str]) -> Counted:
+    """``counted_text`` read back, each deal's reference with its story (``stories``: the
+    pulka's ``stories_text``, read): what ``pulka_counts`` gave, in the same order."""
+    doc = json.loads(text)
+    out: Counted = []
+    for told, groups in ((False, doc["deals"]), (True, doc["records"])):
+        for numbers_, deal, event, whists, *said in groups:
+            ref = Ref(game, deal, event, None if whists is None else Fraction(*whists) if isinstance(whists, list)
+                      else Fraction(whists), said[0] if told else stories[str(deal)])
+            out.extend((number_, ref) for number_ in numbers_)
+    return out
+
+
+def kept_pulka(row: PulkaRow, kept: Mapping[str, str | None], stories: str,
+               recount: Callable[[Collection[str]], Counted]) -> Pulka:
+    """A pulka whose counts the views keep for each person who held a seat in it
+    (``kept``: person -> ``counted_text``, or None where it was not read; ``stories``: its
+    ``stories_text`` in the language in effect): read back for a player who sat under one
+    name; counted again (``recount``) for one who sat under two or more, whose deals are
+    counted once, at the first seat he held, or whose counts were not read."""
+
+    def counted(names: Collection[str]) -> Counted:
+        text = kept[next(iter(names))] if len(names) == 1 else None
+        if text is None:
+            return recount(names)
+        return counted_of(row.game, text, json.loads(stories))
+
+    return row, tuple(kept), counted
 
 
 def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> list[PulkaRow]:
@@ -170,7 +281,7 @@ def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> list[
                   key=lambda r: (r.started_utc, r.game))
 
 
-def _persons(log: list[AnyEvent]) -> set[str]:
+def seated_persons(log: Sequence[AnyEvent]) -> set[str]:
     """Everyone who held a seat in a pulka: its players, newcomers and substitutes."""
     out: set[str] = set()
     for e in log:
@@ -235,11 +346,14 @@ def _count_pulka(numbers: dict[str, StatTally], row: PulkaRow, names: set[str], 
         numbers.setdefault(f"{base}.{side}", StatTally()).add(vs)
 
 
-def _count_deals(numbers: dict[str, StatTally], game: str, state: GameState, names: set[str]) -> None:
+def _count_deals(add: Add, game: str, state: GameState, names: Collection[str], told: bool = True) -> None:
+    """Each deal he held a seat in, with what it brought him; ``told``: each reference
+    with the deal's story (``deal_story``), else with none (the views keep the stories
+    apart, once for every reader's language: ``stories_text``)."""
     final = state.sheet()
     sheets = state.checkpoints.sheets  # the sheet at the end of every deal, computed by ``sheet()``
     gora = _gora_writes(final.writes)
-    played = events_by_deal(state)  # each deal's events, read once
+    played = events_by_deal(state) if told else {}  # each deal's events, read once
     results: dict[tuple[int, str], Fraction] = {}  # (deal, seat): his result at its end
     for deal in state.deals:
         seat = next((s for s, person in enumerate(deal.persons) if person in names), None)
@@ -253,11 +367,11 @@ def _count_deals(numbers: dict[str, StatTally], game: str, state: GameState, nam
             before = _result(sheets[k - 1], seat_name)
         results[(k, seat_name)] = now = _result(after, seat_name)
         decided = deal.resolved_at or deal.annulled_at or state.starts[k - 1]
-        ref = Ref(game, k, decided, now - before, deal_story(state, deal, played.get(k, [])))
-        numbers["deals"].add(ref)
+        ref = Ref(game, k, decided, now - before, deal_story(state, deal, played.get(k, [])) if told else "")
+        add("deals", ref)
         if deal.annulled_at is not None or not deal.resolved:
             continue
-        _classify(numbers, deal, seat, ref, gora.get((k, seat_name, deal.resolved_at), False))
+        _classify(add, deal, seat, ref, gora.get((k, seat_name, deal.resolved_at), False))
 
 
 def _result(sheet: Sheet, seat: str) -> Fraction:
@@ -269,16 +383,16 @@ def _gora_writes(writes: list[Write]) -> dict[tuple[int, str, int | None], bool]
     return {(w.deal, w.player, w.event): True for w in writes if w.column == "gora" and w.amount > 0}
 
 
-def _classify(numbers: dict[str, StatTally], deal: DealState, seat: int, ref: Ref, gora: bool) -> None:
+def _classify(add: Add, deal: DealState, seat: int, ref: Ref, gora: bool) -> None:
     if deal.raspasy:
         if seat in deal.active:
-            numbers["raspasy"].add(ref)
+            add("raspasy", ref)
             if deal.tricks is not None and deal.tricks.get(seat, 0) == 0:
-                numbers["raspasy.clean"].add(ref)
+                add("raspasy.clean", ref)
         return
     contract = deal.contract
     if deal.declarer == seat:
-        _declared(numbers, deal, ref)
+        _declared(add, deal, ref)
         return
     if deal.declarer is None or contract is None:
         return
@@ -293,12 +407,12 @@ def _classify(numbers: dict[str, StatTally], deal: DealState, seat: int, ref: Re
         call = "pass"
     else:
         return  # the four-player dealer who did not whist
-    numbers[f"defence.{call}"].add(ref)
+    add(f"defence.{call}", ref)
     if gora and seat in view.whisters:
-        numbers["remizes.whist"].add(ref)
+        add("remizes.whist", ref)
 
 
-def _declared(numbers: dict[str, StatTally], deal: DealState, ref: Ref) -> None:
+def _declared(add: Add, deal: DealState, ref: Ref) -> None:
     assert deal.declarer is not None
     outcome = deal_outcome(deal)
     ruling = deal.ruling
@@ -310,27 +424,27 @@ def _declared(numbers: dict[str, StatTally], deal: DealState, ref: Ref) -> None:
     if contract is None:
         return
     if contract.is_misere:
-        numbers["misere"].add(ref)
+        add("misere", ref)
         lost, remiz = penalty_counts(deal)
         s = deal.declarer
         taken = (deal.tricks or {}).get(s, 0) + lost.get(s, 0) + remiz.get(s, 0)
         clean = outcome != "remiz" and taken == 0  # a remiz without all ruled [Code 3.4.4] fails it
-        numbers["misere.made" if clean else "misere.failed"].add(ref)
+        add("misere.made" if clean else "misere.failed", ref)
         if not clean:
-            numbers["remizes.declarer"].add(ref)
+            add("remizes.declarer", ref)
         return
     if outcome not in ("made", "unwhisted", "remiz"):
         return
     result = "remiz" if outcome == "remiz" else "made"
     level, suit = str(contract.level), contract.suit
     for name in ("contracts", f"contracts.{level}", f"contracts.{level}{suit}"):
-        numbers.setdefault(name, StatTally()).add(ref)
-        numbers.setdefault(f"{name}.{result}", StatTally()).add(ref)
+        add(name, ref)
+        add(f"{name}.{result}", ref)
     if result == "remiz":
-        numbers["remizes.declarer"].add(ref)
+        add("remizes.declarer", ref)
 
 
-def _count_records(numbers: dict[str, StatTally], game: str, state: GameState, names: set[str]) -> None:
+def _count_records(add: Add, game: str, state: GameState, names: Collection[str]) -> None:
     """Errors the recording rules charged to him, and arbiters' penalties on him."""
     for number_, effect in sorted(state.effects.items()):
         event = state.events[number_ - 1]
@@ -340,15 +454,15 @@ def _count_records(numbers: dict[str, StatTally], game: str, state: GameState, n
             if not effect.effective or effect.free or target.by not in names or not (effect.warning or "equal for equal" in effect.reason):
                 continue
             kind = "errors.warning" if effect.warning else "errors.equal_for_equal"
-            numbers[kind].add(Ref(game, event.deal, number_, None,
+            add(kind, Ref(game, event.deal, number_, None,
                                   f"event {number_} corrected event {event.target}: {effect.reason} [Code {effect.rule}]"))
         elif isinstance(event, (Entry, Tricks)) and not effect.effective and effect.rule == "4.2.10" \
                 and event.by in names:
-            numbers["errors.late"].add(Ref(game, event.deal, number_, None,
+            add("errors.late", Ref(game, event.deal, number_, None,
                                            f"event {number_}: {effect.reason} [Code 4.2.10]"))
     for number_, event in enumerate(state.events, start=1):
         if isinstance(event, Penalty) and event.player in names and number_ not in state.void:
-            numbers["penalties"].add(Ref(game, event.deal, number_, None,
+            add("penalties", Ref(game, event.deal, number_, None,
                                          f"event {number_}: {event.column} {event.amount}: {event.reason} [Code 4.2.16]"))
 
 

@@ -43,8 +43,9 @@ def exact_whists(sheet: Sheet) -> dict[str, dict[str, Fraction]]:
 # Every table of the views, with the columns that order its rows.
 DUMP_ORDER = {"archive_games": "game", "archive_results": "game, version", "archive_tournaments": "tournament",
               "archive_aliases": "seq", "archive_broken": "stream", "archive_known": "stream, version",
-              "archive_rules": "game", "archive_clock": "name", "rating_pulkas": "game",
-              "rating_moves": "game, player", "rating_models": "seq"}
+              "archive_rules": "game", "archive_clock": "name", "archive_stats": "game, person",
+              "archive_stories": "game, language",
+              "rating_pulkas": "game", "rating_moves": "game, player", "rating_models": "seq"}
 
 
 def dump(views: Views) -> dict[str, list[tuple[Any, ...]]]:

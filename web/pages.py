@@ -15,13 +15,17 @@ API's, with its checks (who may, CSRF, the write's id and version).
   them; the scripts set ``textContent``); a QR code is an image (a ``data:`` URL).
 - A table's token stays in the address's fragment (``#token=``): never sent to a
   server, never in a referrer, never in a page the server renders.
+
+The club's rating and a player's page are drawn on a worker thread and kept until the
+store's position moves (``at_position``): asked again before anything is stored, they
+cost a look-up.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -320,30 +324,49 @@ def club_doc(service: Service) -> tuple[dict[str, Any], dict[str, str]]:
     return table, sparks
 
 
+def at_position(service: Service, request: Request, render: Callable[[], Response]) -> Response:
+    """A page of the archive (``render``, on a worker thread) as the store stands at its
+    last position (``Store.last_change``), made once per position, address and language
+    while it is among the service's cached documents (``Service.cached``): a page asked
+    again before anything is stored costs a look-up."""
+    position = service.worker().store.last_change()
+    asked = request.url.path, bool(request.query_params.get("lang"))  # what ``page`` reads of the request
+    body, status = service.cached(("archive page", position, *asked), lambda: _kept(render()))
+    return HTMLResponse(body, status)
+
+
+def _kept(response: Response) -> tuple[bytes, int]:
+    return bytes(response.body), response.status_code
+
+
 @rule(ANYONE, PAGE)
 async def club(request: Request) -> Response:
     service: Service = request.app.state.service
-    table, sparks = await service.run(club_doc, service)
-    return page(request, "club.html", _("The club's rating"), None, {}, table=table, sparks=sparks,
-                quoted=lambda n: quote(n, safe=""))
+
+    def render() -> Response:
+        table, sparks = club_doc(service)
+        return page(request, "club.html", _("The club's rating"), None, {}, table=table, sparks=sparks,
+                    quoted=lambda n: quote(n, safe=""))
+
+    return await service.run(at_position, service, request, render)
 
 
 def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     """A player's rating pulka by pulka, each move explained, and his statistics, every
     number with the deals behind it (``pulka stats NAME --html``), each linked to its
     game's sheet."""
-    from ledger.reads.club import club_rating, pulkas_with_events
+    from ledger.reads.club import club_rating, player_statistics
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
     from projections.archive import select_pulkas
-    from projections.stats import mine, player_stats, refs_doc, stats_doc
+    from projections.stats import refs_doc, stats_doc
 
     ledger = service.worker().ledger
     told = _("the whole archive")
     with service_caught_up(ledger) as views:
         rows = select_pulkas(views.rows(), None, None, None)
         aliases = views.aliases()
-        found = player_stats(rows, aliases, name, pulkas_with_events(ledger, mine(rows, aliases, name)))
+        found = player_statistics(ledger, views, rows, aliases, name)
         rated = club_rating(views)
     if found is None:
         return None
@@ -369,10 +392,14 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
 async def club_player(request: Request) -> Response:
     service: Service = request.app.state.service
     name = request.path_params["name"]
-    doc = await service.run(player_doc, service, name)
-    if doc is None:
-        return page(request, "player.html", name, None, {}, doc=None, name=name, status=404)
-    return page(request, "player.html", name, None, {}, doc=doc, name=name)
+
+    def render() -> Response:
+        doc = player_doc(service, name)
+        if doc is None:
+            return page(request, "player.html", name, None, {}, doc=None, name=name, status=404)
+        return page(request, "player.html", name, None, {}, doc=doc, name=name)
+
+    return await service.run(at_position, service, request, render)
 
 
 PICTURE_STYLES = ("player.css",)  # the looks of projections/drawing that the pages share

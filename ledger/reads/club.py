@@ -1,7 +1,8 @@
 """The club's archive and rating as both faces read them (``pulka players``, ``pulka
 rating``, ``pulka stats``, ``pulka tournament report``; the service's club, player and
 tournament pages): the store's views brought up to its last event, the rating's
-moves under the model in effect, and a player's pulkas with their stored events.
+moves under the model in effect, and a player's statistics: the counts the views keep
+of each of his pulkas added up, or his pulkas read with their stored events.
 
 Two kinds of "then" (``Then``): ``at`` a time, by the times the events record (what
 had been played by then, as it was recorded then), or ``known`` at a time, by what the
@@ -15,7 +16,7 @@ views (``ViewsMissing``) is each face's to refuse.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
@@ -27,7 +28,10 @@ from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.times import utc_micros
 from projections.rating import Change, Line, keys_of, rate_matches, select_matches, table
 from projections.archive import Alias, Identities, PulkaRow, identities
+from projections.game import replay
 from projections.rating_models import RatingModel
+from projections.stats import (Counted, Pulka, Stats, gathered_stats, kept_pulka, mine, player_stats, pulka_counts,
+                               seated_persons)
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -109,6 +113,35 @@ def club_rating(views: Views, then: Then | None = None, convention: str | None =
     matches = kept_matches(select) if then is None else matches_then(select, then.utc, then.known)
     changes = rate_matches(select_matches(matches, convention), keys_of(aliases), used)
     return ClubRating(changes, rows, aliases, used, at)
+
+
+def player_statistics(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: list[Alias], name: str,
+                      then: Then | None = None) -> Stats | None:
+    """The statistics of the player ``name`` over ``rows`` (``pulka stats``, the service's
+    player page): now, what the views keep of each of his pulkas' deals and records
+    added up (``Views.counts``); at ``then``, each of his pulkas' events as they stood
+    then, read and counted again. None when he has no pulka among ``rows``."""
+    his = mine(rows, aliases, name)
+    if then is not None:
+        known = views.known_versions(then.utc) if then.known else None
+        return player_stats(rows, aliases, name, pulkas_with_events(ledger, his, then, known))
+    who = identities(rows, aliases)
+    key = who.key(name)
+    kept = views.counts([row.game for row in his], language.language(), lambda person: who.key(person) == key)
+    return gathered_stats(rows, aliases, name, (_kept_or_read(ledger, row, kept.get(row.game)) for row in his))
+
+
+def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: tuple[dict[str, str | None], str] | None) -> Pulka:
+    """A pulka of the player as the views keep its counts, read from its events where
+    they are not kept (or where he sat under two names: ``kept_pulka``)."""
+
+    def recount(names: Collection[str]) -> Counted:
+        return pulka_counts(row.game, replay([s.event for s in ledger.sound(row.game)]), names)
+
+    if kept is None:
+        events = [s.event for s in ledger.sound(row.game)]
+        return row, seated_persons(events), lambda names: pulka_counts(row.game, replay(events), names)
+    return kept_pulka(row, *kept, recount)
 
 
 def pulkas_with_events(ledger: Ledger, rows: list[PulkaRow], then: Then | None = None,

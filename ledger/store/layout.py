@@ -23,11 +23,15 @@ The layouts, each the tables a released state of pulka wrote:
    club's choices of a model) in place of ``rating_matches`` and ``rating_changes``,
    and the archive's ``archive_known``, ``archive_rules`` and ``archive_clock`` (when
    the store held each event, each game's whists' worth);
-9. (this pulka's) the service's sessions and counts of sign-in attempts
+9. the service's sessions and counts of sign-in attempts
    (``pulka_sessions``, ``pulka_limits``); the digest of each receipt's request
    (``pulka_receipts.digest``: an id reused with another request is told apart); each
    account's id, the key its name is read under, whether it is disabled, when it was
-   made and its second factor (``pulka_accounts``' ``ADDED`` columns).
+   made and its second factor (``pulka_accounts``' ``ADDED`` columns);
+10. (this pulka's) what each pulka's deals and records gave each person who held a seat
+   in it, and the story of each deal in every reader's language, kept by the player
+   views as its events arrive (``archive_stats``, ``archive_stories``): what ``pulka
+   stats`` and the player's page add up instead of replaying his pulkas.
 
 An earlier store records no layout: its tables say which it is (``inferred``: the last
 layout whose tables it has; a table made only when first needed, such as the
@@ -62,7 +66,7 @@ from ledger.vocabulary.names import name_key
 from ledger.vocabulary.times import now_iso
 
 _ = language._  # every text a person reads, in the language in effect
-LAYOUT = 9
+LAYOUT = 10
 TABLE = "pulka_layout"
 # The layout that brought the club rating's models: a store of an earlier one was rated
 # by OpenSkill by places, and is rated by the default model once upgraded.
@@ -72,7 +76,8 @@ RATING_MODELS = 8
 # position (eventsourcing's tracking table, named by each backend): folded from the
 # events, and folded again when they are dropped.
 ARCHIVE = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken",
-           "archive_known", "archive_rules", "archive_clock")
+           "archive_known", "archive_rules", "archive_clock", "archive_stats",
+           "archive_stories")
 RATING = ("rating_pulkas", "rating_moves", "rating_models")
 VIEWS = ARCHIVE + RATING
 # The player views' tables of earlier layouts that this one no longer has: dropped with

@@ -22,6 +22,11 @@ The club rating (``ledger.views.rating``) is kept in the same transactions, from
 results each write brings (``recorders._ArchiveSQL.keep_rating``): the same position,
 the same crash safety, and a rebuild rebuilds it too.
 
+So are the players' counts (``archive_stats``, ``archive_stories``): what each game's
+deals and records gave each person who held a seat in it, made once per game a save
+touches (``ArchiveProjection.counts``), which ``pulka stats`` and the player's page add
+up (``Views.counts``) instead of replaying his pulkas.
+
 The view's tables are made only when the store is initialised or a stream is created
 (``ensure_views``, ``Views.create``); a read never runs DDL, and refuses on a store
 whose views were never made. Views made before the rating had tables are cleared when
@@ -33,7 +38,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, NamedTuple
 from uuid import uuid4
@@ -58,6 +63,9 @@ __all__ = ["LeftOut", "Views", "ViewsMissing", "ViewsUnwritable", "ensure_views"
 _ = language._  # every text a person reads, in the language in effect; never what a table stores
 N_ = language.N_
 
+# The games whose kept counts one statement asks for, at most (SQLite's limit of
+# parameters is 32,766; a player's pulkas are asked in as many statements as it takes).
+COUNTS_ASKED = 500
 # A catch-up saves the view and its position every so many events (and at its end);
 # a follower saves after every event.
 CATCH_UP_BATCH = 1000
@@ -279,6 +287,33 @@ class Views:
         found = self.view.select("SELECT stream, MAX(version) FROM {archive_known} WHERE known_utc <= ? "
                                  "GROUP BY stream", (as_of,))
         return {str(stream): int(version) for stream, version in found}
+
+    def counts(self, games: Sequence[str], lang: str,
+               wanted: Callable[[str], bool]) -> dict[str, tuple[dict[str, str | None], str]]:
+        """What the deals and records of each of ``games`` gave each person who held a
+        seat in it, as the views keep it now: game -> (person ->
+        ``projections.stats.counted_text``, read for the persons ``wanted`` only, the story
+        of each of its deals in ``lang``, ``stories_text``). A game the views do not count
+        (left out, or no game) is not there."""
+        out: dict[str, tuple[dict[str, str | None], str]] = {}
+        for start in range(0, len(games), COUNTS_ASKED):
+            asked = list(games[start:start + COUNTS_ASKED])
+            marks = ", ".join("?" * len(asked))
+            stories = dict(self.view.select("SELECT game, stories FROM {archive_stories} WHERE language = ? AND "
+                                            f"game IN ({marks})", [lang, *asked]))
+            seated = self.view.select(f"SELECT game, person FROM {{archive_stats}} WHERE game IN ({marks})", asked)
+            for game, person in seated:
+                if game in stories:
+                    out.setdefault(str(game), ({}, str(stories[game])))[0][str(person)] = None
+            names = sorted({str(person) for _game, person in seated if wanted(str(person))})
+            if not names:
+                continue
+            found = self.view.select(f"SELECT game, person, counted FROM {{archive_stats}} WHERE game IN ({marks}) "
+                                     f"AND person IN ({', '.join('?' * len(names))})", [*asked, *names])
+            for game, person, counted in found:
+                if game in out:
+                    out[game][0][str(person)] = str(counted)
+        return out
 
     def left_out(self) -> list[LeftOut]:
         """The streams the views left out from an event on: what a reader of the views

@@ -8,6 +8,10 @@ the view, which writes it with the event's position, through its tracking record
 one transaction. After a crash nothing half-done remains, and the next runner starts
 after the last position saved.
 
+Each game a save touches is counted for its players as it then stands
+(``projections.stats.counted_text``, each deal's story in every reader's language:
+``stories_text``), written in the same transaction (``recorders.StatsRow``).
+
 Only events whose chain holds are taken in, each checked as ``verify`` checks it: at
 the first that is not, the stream is left out of the views from there on.
 """
@@ -26,14 +30,16 @@ from eventsourcing.projection import BaseProjectionRunner, Projection
 from ledger.store.stored import game_id
 from ledger.store.records import LedgerApplication, Opened, Recorded
 from ledger.views.recorders import (AliasRow, ArchiveView, BrokenRow, Change, ClockRow, GameRow, KnownRow, ModelRow,
-                                    ResultRow, TournamentRow)
+                                    ResultRow, StatsRow, TournamentRow)
 from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify_chain
+from ledger.vocabulary import language
 from ledger.vocabulary.club import PlayerAliased, RatingModelChosen
 from ledger.vocabulary.events import GameStarted, StreamStart
 from ledger.vocabulary.times import TimeFormatError, utc_micros
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
 from projections.archive import GameResult, deals_done, game_result, may_change_result
 from projections.game import GameState, replay
+from projections.stats import counted_text, seated_persons, stories_text
 
 # Games whose folded state a projection keeps in memory between events.
 GAMES_KEPT = 256
@@ -69,6 +75,8 @@ class ArchiveProjection(Projection[Any]):
         self.streams: OrderedDict[UUID, _Stream] = OrderedDict()
         self.caps: dict[str, int | None] = {}
         self.pending: list[Change] = []  # changes not yet saved, of ``unsaved`` events
+        # The games those events changed: their players' counts are made once, as they are saved.
+        self.counted: dict[UUID, _Stream] = {}
         self.unsaved = 0
         self.batch = 1  # save after this many events (a follower: every event)
         self.flush_at: int | None = None  # and at this position (the end of a catch-up)
@@ -92,7 +100,7 @@ class ArchiveProjection(Projection[Any]):
         self.unsaved += 1
         self.processed += 1
         if self.unsaved >= self.batch or (self.flush_at is not None and tracking.notification_id >= self.flush_at):
-            self.view.write([*self.pending, ClockRow(self.known)], tracking)
+            self.view.write([*self.pending, *self.counts(), ClockRow(self.known)], tracking)
             self.pending = []
             self.unsaved = 0
 
@@ -123,6 +131,27 @@ class ArchiveProjection(Projection[Any]):
             return self._broken(record.originator_id, stream, ChainProblem(
                 version, f"event {version} cannot be replayed ({type(exc).__name__}: {exc})"))
 
+    def counts(self) -> list[StatsRow]:
+        """What the deals and records of each game changed since the last save gave each
+        person who held a seat in it (``projections.stats.pulka_counts``), as it stands now."""
+        rows = []
+        for stream in self.counted.values():
+            state = stream.state
+            if state is None or stream.broken:
+                continue
+            try:
+                counted = tuple((person, counted_text(state, person))
+                                for person in sorted(seated_persons(state.events)))
+                stories = []
+                for lang in language.LANGUAGES:  # a deal's story is told in every reader's language
+                    with language.using(lang):
+                        stories.append((lang, stories_text(state)))
+            except Exception:  # a game the statistics cannot count: none kept, its readers count it as before
+                counted, stories = (), []
+            rows.append(StatsRow(stream.name, stream.count, counted, tuple(stories)))
+        self.counted = {}
+        return rows
+
     def _taken(self, record: Recorded, stream: _Stream) -> list[Change]:
         event = record.event
         version = record.originator_version
@@ -139,6 +168,7 @@ class ArchiveProjection(Projection[Any]):
             return [KnownRow(stream.name, version, known)]
         done_before = deals_done(state)
         state.apply(event)
+        self.counted[record.originator_id] = stream
         if not may_change_result(event, state, done_before):
             return []
         result = game_result(state, stream.cap)
@@ -170,6 +200,7 @@ class ArchiveProjection(Projection[Any]):
         result = game_result(state, cap)
         stream.state, stream.result, stream.cap = state, result, cap
         self._keep(stream_id, stream)
+        self.counted[stream_id] = stream
         at = _micros(event.at)
         assert event.at is not None
         return [

@@ -3,7 +3,8 @@ tracking recorders that keep them (``SQLiteArchiveView``, ``PostgresArchiveView`
 eventsourcing's own recorders, with the view's tables made, written, cleared and read
 through them. What the projection writes is a list of rows (``Change``: a game
 started, a result after an event, a tournament's deal cap, an alias, a stream left out
-where its chain breaks), written with the event's position in one transaction. Every
+where its chain breaks, a game's counts for its players' statistics), written with the
+event's position in one transaction. Every
 write is idempotent (rows keyed by game and event number, the position only moves
 forward), so two followers at once never corrupt the view.
 
@@ -170,7 +171,21 @@ class BrokenRow:
     was_over: bool = False  # the game's result had been counted (the rating takes it out)
 
 
-Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow | KnownRow | ClockRow
+@dataclass(frozen=True)
+class StatsRow:
+    """What a game's deals and records gave each person who held a seat in it, after its
+    event ``version`` (``archive_stats``: person -> ``projections.stats.counted_text``),
+    and the story of each of its deals in every reader's language (``archive_stories``:
+    language -> ``stories_text``): what ``pulka stats`` adds up. None of either when
+    the game could not be counted (its readers count it from its events)."""
+
+    game: str
+    version: int
+    counted: tuple[tuple[str, str], ...]
+    stories: tuple[tuple[str, str], ...]
+
+
+Change = GameRow | ResultRow | TournamentRow | AliasRow | BrokenRow | ModelRow | KnownRow | ClockRow | StatsRow
 
 
 # -- the views: tracking recorders with the archive's tables -------------------------------
@@ -229,6 +244,10 @@ class _ArchiveSQL:
             "known_utc BIGINT NOT NULL, PRIMARY KEY (stream, version))",
             "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS {archive_stats} (game {text} NOT NULL, person {text} NOT NULL, "
+            "version BIGINT NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
+            "CREATE TABLE IF NOT EXISTS {archive_stories} (game {text} NOT NULL, language {text} NOT NULL, "
+            "version BIGINT NOT NULL, stories {text} NOT NULL, PRIMARY KEY (game, language))",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
             *rating.CREATE,
         )]
@@ -272,8 +291,26 @@ class _ArchiveSQL:
                                   "SET known_utc = excluded.known_utc WHERE {archive_clock}.known_utc < "
                                   "excluded.known_utc"), (change.known_utc,))]
             case BrokenRow():
+                # A game left out is counted in no one's statistics: its kept counts go.
                 return [(self.sql("INSERT INTO {archive_broken} VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO NOTHING"),
-                         (change.stream, change.name, change.version, change.reason))]
+                         (change.stream, change.name, change.version, change.reason)),
+                        (self.sql("DELETE FROM {archive_stats} WHERE game = ?"), (change.name,)),
+                        (self.sql("DELETE FROM {archive_stories} WHERE game = ?"), (change.name,))]
+            case StatsRow() if not change.counted:  # not counted at this version: none of an earlier one stays
+                return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"),
+                         (change.game, change.version)) for table in ("archive_stats", "archive_stories")]
+            case StatsRow():
+                counts, stories = self.newer("archive_stats", "person", "counted"), self.newer(
+                    "archive_stories", "language", "stories")
+                return ([(counts, (change.game, person, change.version, text)) for person, text in change.counted] +
+                        [(stories, (change.game, lang, change.version, text)) for lang, text in change.stories])
+
+    def newer(self, table: str, key: str, column: str) -> str:
+        """A row of a game's counts written, replacing one of an earlier version only: a
+        follower that is behind changes nothing."""
+        return self.sql(f"INSERT INTO {{{table}}} VALUES (?, ?, ?, ?) ON CONFLICT (game, {key}) DO UPDATE SET "
+                        f"version = excluded.version, {column} = excluded.{column} "
+                        f"WHERE {{{table}}}.version < excluded.version")
 
     def known(self, stream: str, version: int, known_utc: int) -> tuple[str, tuple[Any, ...]]:
         return (self.sql("INSERT INTO {archive_known} VALUES (?, ?, ?) ON CONFLICT (stream, version) DO NOTHING"),
@@ -310,9 +347,10 @@ class _ArchiveSQL:
 
 # The views' first table and the tables added since: views that have the first but not
 # every later one were built before (without the rating, without the times the store
-# held each event and the rating's explained moves, or without reading only
-# events whose chain holds), and are built again from the first event.
-FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves")
+# held each event and the rating's explained moves, without reading only events whose
+# chain holds, or without the players' counts), and are built again from the first event.
+FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves", "archive_stats",
+                    "archive_stories")
 
 
 def _older(found: Sequence[str]) -> bool:

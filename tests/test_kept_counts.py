@@ -1,0 +1,278 @@
+"""The players' counts the archive's views keep (``archive_stats``, ``archive_stories``,
+``ledger.views``): added up (``ledger.reads.club.player_statistics``), they are the
+statistics counted from the events (``projections.stats.player_stats``), number by
+number and reference by reference, in each reader's language, without reading a
+pulka's events; on the golden club file (a tournament's table, aliases, an abandoned
+pulka, one in play) and on generated archives (corrections, objections, late records,
+penalties, newcomers, substitutes), a player at one table under two names, a game left
+out where its chain breaks, a view followed event by event; on both stores. A store of
+layout 9 gains them when it is upgraded. The service's club and player pages are those
+counted from the events, byte for byte, made once per position of the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+from club_archive import club_archive, doc, store_archive
+from conftest import RawEvents
+from helpers import ok
+from ledger.application import Ledger
+from ledger.reads import club as reads
+from ledger.store.event_store import Store
+from ledger.store.layout import LAYOUT
+from ledger.views.archive import Views
+from ledger.vocabulary import language
+from ledger.vocabulary.events import AnyEvent
+from projections.stats import Stats, mine, player_stats, refs_doc, stats_doc
+from readings import dump
+from test_club_numbers import FEW, LINES, fresh, record  # noqa: F401  (fresh: a fixture)
+from test_golden_archive import PLAYERS, imported
+from tests.serving import client
+
+Described = tuple[dict[str, Any], list[dict[str, Any]]] | None
+
+
+def described(stats: Stats | None) -> Described:
+    """Everything the statistics show: every number, and every reference behind each."""
+    if stats is None:
+        return None
+    return stats_doc(stats, "all"), [refs_doc(stats, name, tally) for name, tally in stats.numbers.items()]
+
+
+def counted_again(ledger: Ledger, views: Views, name: str) -> Described:
+    rows, aliases = views.rows(), views.aliases()
+    return described(player_stats(rows, aliases, name, reads.pulkas_with_events(ledger, mine(rows, aliases, name))))
+
+
+def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Described:
+    """The statistics the kept counts add up to; unless ``reads_events``, without a
+    pulka's events read."""
+    sound = ledger.sound
+    if not reads_events:
+        def refused(game: str) -> Any:
+            raise AssertionError(f"the events of {game} were read")
+        ledger.sound = refused  # type: ignore[method-assign]
+    try:
+        return described(reads.player_statistics(ledger, views, views.rows(), views.aliases(), name))
+    finally:
+        ledger.sound = sound  # type: ignore[method-assign]
+
+
+def same_statistics(db: str, names: list[str], two_names: tuple[str, ...] = ()) -> None:
+    """Each player's kept statistics are those counted from the events, in every language;
+    ``two_names``: players who sat at one table under two names (that pulka is read)."""
+    with Store(db) as store, Views(store) as views:
+        ledger = Ledger(store)
+        views.catch_up()
+        assert views.view.select("SELECT COUNT(*) FROM {archive_stats}")[0][0] > 0
+        for lang in language.LANGUAGES:
+            with language.using(lang):
+                for name in names:
+                    again = counted_again(ledger, views, name)
+                    assert again is not None, name
+                    assert kept(ledger, views, name, name in two_names) == again, (name, lang)
+                assert kept(ledger, views, "Nobody") is None
+
+
+def test_the_golden_club_s_kept_counts_add_up_to_its_statistics(store_url: str) -> None:
+    imported(store_url)
+    same_statistics(store_url, [*PLAYERS, "anya"])
+    with Store(store_url) as store, Views(store) as views:
+        # ru and en stories of every pulka's deals; the counts of every person who held a seat
+        languages = views.view.select("SELECT DISTINCT language FROM {archive_stories} ORDER BY language")
+        assert [lang for (lang,) in languages] == sorted(language.LANGUAGES)
+        text = dict(views.view.select("SELECT language, stories FROM {archive_stories} WHERE game = ?",
+                                      ("club-cup/1/1",)))
+        assert text["en"] != text["ru"] and "pass" in text["en"] and "пас" in text["ru"]
+
+
+@FEW
+@given(logs=club_archive(recording=True))
+def test_a_generated_archive_s_kept_counts_add_up_to_its_statistics(fresh: Callable[[], str],  # noqa: F811
+                                                                    logs: list[list[AnyEvent]]) -> None:
+    db = fresh()
+    store_archive(db, logs)
+    names = [p["player"] for p in doc(db, "players")["players"]]
+    same_statistics(db, names)
+    ok(db, "alias", "Аня", names[0])  # an alias recorded after the pulkas: the same counts, under its name too
+    same_statistics(db, [*names, "Аня"])
+
+
+def record_more(db: str, game: str, deals: int) -> None:
+    for k in range(deals):
+        ok(db, "deal", game, LINES[k % len(LINES)])
+
+
+@pytest.mark.sqlite_only
+def test_a_player_at_one_table_under_two_names_is_counted_once_a_deal(tmp_path: Any) -> None:
+    """Аня is Anna, and both sat at one table (stored before the register refused it):
+    her deals there are counted once, at the first seat she held, as the events count
+    them; the kept counts of each name alone cannot say that, so that pulka is read."""
+    db, elsewhere = str(tmp_path / "club.db"), str(tmp_path / "elsewhere.db")
+    when = datetime(2026, 3, 1, 19, tzinfo=timezone.utc)
+    record(db, "once", ("Anna", "Vera", "Boris"), when, deals=3)
+    # in play: the rating cannot yet rate a pulka over with one player at two seats (rating_moves' key)
+    # her deals are Anna's seat's; the penalty on Аня is hers too
+    record(elsewhere, "twice", ("Anna", "Boris", "Аня", "Vera"), when.replace(day=2), deals=4, abandon=False)
+    ok(elsewhere, "penalty", "twice", "Аня", "gora", "2", "--reason", "talked", "--by", "arbiter:Igor")
+    record_more(elsewhere, "twice", deals=2)  # and Anna's deals go on after it
+    ok(db, "alias", "Аня", "Anna")
+    with Store(elsewhere) as source, Store(db) as store:
+        store.append("twice", [s.event for s in source.load("twice")], expected=0)
+    same_statistics(db, ["Anna", "Boris", "Vera"], two_names=("Anna",))
+
+
+def test_a_follower_keeps_the_counts_a_rebuild_makes(tmp_path: Any) -> None:
+    db = str(tmp_path / "club.db")
+    when = datetime(2026, 3, 1, 19, tzinfo=timezone.utc)
+    with Store(db) as store:
+        store.ensure_table()
+    with Store(db) as store, Views(store) as views:
+        views.create()
+        with views.follow() as runner:  # event by event, as `pulka views follow` keeps them
+            record(db, "first", ("Anna", "Vera", "Boris"), when, deals=3)
+            record(db, "second", ("Anna", "Gleb", "Boris"), when.replace(day=2), deals=2, abandon=False)
+            runner.wait(views.head(), timeout=60)
+        followed = dump(views)
+        assert {game for (game,) in views.view.select("SELECT DISTINCT game FROM {archive_stats}")} == \
+            {"first", "second"}
+        views.rebuild()
+        assert dump(views) == followed
+    same_statistics(db, ["Anna", "Vera", "Boris", "Gleb"])
+
+
+def test_a_game_left_out_takes_its_counts_with_it(store_url: str) -> None:
+    """club-1's fifth event edited behind the ledger's back after the views counted it:
+    the next event of club-1 the views take in finds the break, and club-1's counts and
+    stories go with it; a rebuild never counts it."""
+    imported(store_url)
+    with Store(store_url) as store, Views(store) as views:
+        views.catch_up()
+        assert views.view.select("SELECT COUNT(*) FROM {archive_stats} WHERE game = 'club-1'")[0][0] > 0
+    raw = RawEvents(store_url)
+    try:
+        _, state = raw.row("club-1", 5)
+        raw.set("club-1", 5, state=state.replace(b'"contract":"7S"', b'"contract":"8S"'))
+    finally:
+        raw.close()
+    with Store(store_url) as store, Views(store) as views:
+        last = store.load("club-1")[-1]
+        store.append("club-1", [last.event], expected=last.number)  # stored without the ledger's checks
+        ledger = Ledger(store)
+        for _ in ("caught up", "rebuilt"):
+            views.catch_up()
+            assert [left.name for left in views.left_out()] == ["club-1"]
+            for table in ("archive_stats", "archive_stories"):
+                assert views.view.select(f"SELECT COUNT(*) FROM {{{table}}} WHERE game = 'club-1'") == [(0,)]
+            for name in PLAYERS:
+                assert kept(ledger, views, name) == counted_again(ledger, views, name), name
+            views.rebuild()
+
+
+def test_a_game_the_views_cannot_count_is_counted_from_its_events(store_url: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should the statistics fail on a game the views take in, the views keep no counts of
+    it (none of an earlier version either) and go on; its players' statistics count it
+    from its events, as they did before the counts were kept."""
+    from ledger.views import projection
+
+    imported(store_url)
+    with Store(store_url) as store, Views(store) as views:
+        views.catch_up()
+    counted_text = projection.counted_text
+
+    def failing(state: Any, person: str) -> str:
+        if state.started.game == "club-5":
+            raise ValueError("cannot count it")
+        return counted_text(state, person)
+
+    monkeypatch.setattr(projection, "counted_text", failing)
+    ok(store_url, "deal", "club-5", "pass pass pass | 4 3 3")
+    with Store(store_url) as store, Views(store) as views:
+        ledger = Ledger(store)
+        for _ in ("caught up", "rebuilt"):
+            views.catch_up()
+            for table in ("archive_stats", "archive_stories"):
+                assert views.view.select(f"SELECT COUNT(*) FROM {{{table}}} WHERE game = 'club-5'") == [(0,)]
+                assert views.view.select(f"SELECT COUNT(*) FROM {{{table}}}")[0][0] > 0
+            for name in PLAYERS:
+                assert kept(ledger, views, name, reads_events=True) == counted_again(ledger, views, name), name
+            views.rebuild()
+
+
+def test_a_store_of_layout_9_gains_the_kept_counts_when_upgraded(store_url: str) -> None:
+    """Layout 9's views had no kept counts: a reader of such a store folds the archive for
+    itself (it may not keep views folded otherwise), and the upgrade drops its views,
+    which the next read folds again, counts and all, to the same statistics."""
+    db = store_url
+    imported(db)
+    before = ok(db, "stats", "Anna", "--json")
+    with Store(db) as store, store.backend.writing() as tx:
+        for table in ("archive_stats", "archive_stories"):
+            tx.run(f"DROP TABLE {tx.name(table)}")
+        tx.mark_layout(9)
+    with Store(db) as store:
+        assert store.layout == 9
+    assert ok(db, "stats", "Anna", "--json") == before  # folded for this command alone
+    said = ok(db, "upgrade")
+    assert f"is upgraded from layout 9 to layout {LAYOUT}" in said
+    assert "its player views were dropped and are folded again from the events by the next read (the player " \
+           "views were an earlier pulka's (without archive_stats, archive_stories))" in said
+    assert f"is at layout {LAYOUT}, this pulka's" in ok(db, "upgrade")
+    with Store(db) as store, Views(store) as views:
+        assert views.position() == 0  # dropped, made again empty
+    assert ok(db, "stats", "Anna", "--json") == before
+    with Store(db) as store, Views(store) as views:
+        assert views.view.select("SELECT COUNT(DISTINCT game) FROM {archive_stats}")[0][0] == len(views.rows())
+    same_statistics(db, [*PLAYERS])
+
+
+# -- the service's pages -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pages_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The club and player pages the service made (not found among its cached ones)."""
+    from web import pages
+
+    made: list[str] = []
+    for name in ("club_doc", "player_doc"):
+        def counting(*args: Any, _name: str = name, _made: Any = getattr(pages, name)) -> Any:
+            made.append(_name)
+            return _made(*args)
+        monkeypatch.setattr(pages, name, counting)
+    yield made
+
+
+@pytest.mark.sqlite_only
+def test_the_pages_are_those_counted_from_the_events_and_made_once_a_position(
+        tmp_path: Any, pages_made: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    db = str(tmp_path / "club.db")
+    imported(db)
+    paths = ("/club", "/club/player/Anna", "/club/player/anya", "/club/player/Gleb?lang=ru", "/club/player/Nobody")
+    with client(db) as c:
+        kept_pages = {path: (c.get(path).status_code, c.get(path).content) for path in paths}
+        assert kept_pages["/club/player/Nobody"][0] == 404 and kept_pages["/club/player/Anna"][0] == 200
+        assert b"deal" in kept_pages["/club/player/Anna"][1] and "вист".encode() in kept_pages[
+            "/club/player/Gleb?lang=ru"][1]
+        assert len(pages_made) == len(paths)  # each asked twice, made once
+        again = c.get("/club/player/Anna", headers={"Accept-Language": "ru"})
+        assert again.content != kept_pages["/club/player/Anna"][1] and len(pages_made) == len(paths) + 1
+    # The same pages, counted from the events as before the counts were kept.
+    def from_events(ledger: Ledger, views: Views, rows: Any, aliases: Any, name: str, then: Any = None) -> Any:
+        return player_stats(rows, aliases, name, reads.pulkas_with_events(ledger, mine(rows, aliases, name)))
+    monkeypatch.setattr(reads, "player_statistics", from_events)
+    with client(db) as c:
+        assert {path: (c.get(path).status_code, c.get(path).content) for path in paths} == kept_pages
+    # A deal stored: the pages are made again, at the new position.
+    made = len(pages_made)
+    ok(db, "deal", "club-5", "pass pass pass | 4 3 3")
+    with client(db) as c:
+        assert c.get("/club/player/Anna").content != kept_pages["/club/player/Anna"][1]
+        assert len(pages_made) == made + 1

@@ -254,6 +254,12 @@ class TreeDatabase:
         found = self._rows("SELECT hashes FROM {tiles} WHERE level = ? AND idx = ?", (level, index))
         return bytes(found[0][0]) if found else b""
 
+    def level_tiles(self, level: int, after: int, limit: int) -> list[tuple[int, bytes]]:
+        """(index, hashes) of at most ``limit`` cached tiles of ``level`` after index
+        ``after``, by index: the cache read a page at a time."""
+        return [(int(k), bytes(h)) for k, h in self._rows(
+            "SELECT idx, hashes FROM {tiles} WHERE level = ? AND idx > ? ORDER BY idx LIMIT ?", (level, after, limit))]
+
     def tiles(self) -> dict[TileKey, bytes]:
         return {(int(t), int(k)): bytes(h) for t, k, h in self._rows("SELECT level, idx, hashes FROM {tiles}")}
 

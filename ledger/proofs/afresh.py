@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ledger.proofs.held import Difference, tile_difference
-from ledger.proofs.tree import TILES, Leaf, TreeDatabase, store_has_events
+from ledger.proofs.tree import TILES, TreeDatabase, store_has_events
 from ledger.store.event_store import Store
 from ledger.vocabulary.merkle import TILE_WIDTH, Frontier, ProofError
 
@@ -54,23 +54,25 @@ def afresh(store: Store, sizes: Iterable[int]) -> Afresh:
     database = TreeDatabase(store)
     try:
         cache = _CachedTiles(database)
-        tile: list[Leaf] = []  # the leaves of the tile being filled (none once a difference is found)
+        # The rows and leaf hashes of the tile being filled (none once a difference is found).
+        tile: tuple[list[Any], list[bytes]] = ([], [])
         index = 0  # that tile's index
         difference = None
-        for page in database.leaves(None):
-            _grow(frontier, [leaf.leaf for leaf in page], wanted, roots)
+        for rows, hashes in database.leaf_pages():
+            _grow(frontier, hashes, wanted, roots)
             if difference is not None:
                 continue
-            tile += page
-            full = len(tile) - len(tile) % TILE_WIDTH
+            tile[0].extend(rows)
+            tile[1].extend(hashes)
+            full = len(tile[0]) - len(tile[0]) % TILE_WIDTH
             for start in range(0, full, TILE_WIDTH):
-                difference = cache.compare(index, tile[start:start + TILE_WIDTH])
+                difference = cache.compare(index, tile[0][start:start + TILE_WIDTH], tile[1][start:start + TILE_WIDTH])
                 index += 1
                 if difference is not None:
                     break
-            del tile[:full]
-        if difference is None and tile:
-            difference = cache.compare(index, tile)
+            del tile[0][:full], tile[1][:full]
+        if difference is None and tile[0]:
+            difference = cache.compare(index, *tile)
         if difference is None:
             difference = cache.beyond()
     finally:
@@ -122,15 +124,17 @@ class _CachedTiles:
             if found[0] == index:
                 return found[1]
 
-    def compare(self, index: int, leaves: list[Leaf]) -> Difference | None:
-        """Where the cached tile ``index`` first differs from ``leaves``, the rows' tile."""
+    def compare(self, index: int, rows: list[Any], hashes: list[bytes]) -> Difference | None:
+        """Where the cached tile ``index`` first differs from the rows' tile (the rows as
+        read, their position first, and their leaf hashes), that row read again whole."""
         cached = self._at(index)
         if cached is None:
             return None
-        at = tile_difference(b"".join(leaf.leaf for leaf in leaves), cached)
+        at = tile_difference(b"".join(hashes), cached)
         if at is None:
             return None
-        return Difference(index * TILE_WIDTH + at, leaves[at] if at < len(leaves) else None)
+        row = self.database.row_at_position(int(rows[at][0])) if at < len(rows) else None
+        return Difference(index * TILE_WIDTH + at, row)
 
     def beyond(self) -> Difference | None:
         """The first cached tile after the rows' last: leaves the rows no longer have."""

@@ -143,14 +143,7 @@ class TreeDatabase:
         decode, sha256 = _decode_digest, hashlib.sha256
         new = tuple.__new__  # Leaf(...) without its Python-level __new__
         while True:
-            if self.postgres:  # plain tuples, binary, as the store reads them (``ledger.store.postgres``)
-                page = self._tuples(statement, (start, PAGE))
-            else:
-                with self._cursor() as c:  # plain tuples, as ``ledger.store.sqlite`` reads them
-                    cursor = c.sqlite_cursor
-                    cursor.row_factory = None
-                    cursor.execute(statement, (start, PAGE))
-                    page = cursor.fetchall()
+            page = self._page(statement, start)
             if not page:
                 return
             out = []
@@ -164,6 +157,45 @@ class TreeDatabase:
             if len(page) < PAGE:
                 return
             start = page[-1][0]
+
+    def leaf_pages(self) -> Iterator[tuple[list[Any], list[bytes]]]:
+        """Every row in store order, a page at a time: the page's rows as read (position
+        and state) and their leaf hashes (``verify``'s read: no object made per row;
+        ``row_at_position`` gives the rest of a row when it is needed)."""
+        statement = self._sql("SELECT {id}, state FROM {events} WHERE {id} > ? ORDER BY {id} LIMIT ?")
+        start, decode, sha256 = -1, _decode_digest, hashlib.sha256
+        while True:
+            page = self._page(statement, start)
+            if not page:
+                return
+            hashes = []
+            for _, state in page:
+                try:  # ``row_leaf``, in line: this runs once for every row of the store
+                    hashes.append(sha256(b"\x00" + decode(state).digest.encode("ascii", "replace")).digest())
+                except msgspec.DecodeError:
+                    hashes.append(row_leaf(bytes(state)))
+            yield page, hashes
+            if len(page) < PAGE:
+                return
+            start = page[-1][0]
+
+    def _page(self, statement: Any, start: int) -> list[Any]:
+        """A page of rows after position ``start`` (``PAGE`` of them at most), as plain tuples."""
+        if self.postgres:  # plain tuples, binary, as the store reads them (``ledger.store.postgres``)
+            return self._tuples(statement, (start, PAGE))
+        with self._cursor() as c:  # plain tuples, as ``ledger.store.sqlite`` reads them
+            cursor = c.sqlite_cursor
+            cursor.row_factory = None
+            cursor.execute(statement, (start, PAGE))
+            return list(cursor.fetchall())
+
+    def row_at_position(self, position: int) -> Leaf | None:
+        """The row at store position ``position`` as ``leaves`` gives it (None: no row)."""
+        found = self.rows_from(position, 1)
+        if not found or found[0][0] != position:
+            return None
+        _, stream, number, state = found[0]
+        return Leaf(position, stream, number, row_leaf(state))
 
     def _tuples(self, statement: Any, params: Sequence[Any]) -> list[Any]:
         """PostgreSQL rows as plain tuples in binary, on a connection of the datastore."""

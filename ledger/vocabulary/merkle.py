@@ -186,17 +186,29 @@ class Frontier:
         self.nodes: list[bytes] = []  # the complete subtrees' roots, largest first
 
     def extend(self, leaves: Iterable[bytes]) -> None:
-        """Add leaf hashes, in order (an iterator is read as it goes, nothing of it kept)."""
-        nodes, size, sha256 = self.nodes, self.size, hashlib.sha256
+        """Add leaf hashes, in order (an iterator is read as it goes, nothing of it kept;
+        a list, from an even size, two at a time: each pair is a complete subtree)."""
+        if isinstance(leaves, list) and not self.size & 1 and len(leaves) > 1:
+            even = len(leaves) & ~1
+            sha256 = hashlib.sha256
+            self._push([sha256(b"\x01" + a + b).digest() for a, b in zip(leaves[0:even:2], leaves[1:even:2])], 1)
+            leaves = leaves[even:]
+        self._push(leaves, 0)
+
+    def _push(self, subtrees: Iterable[bytes], level: int) -> None:
+        """Add complete subtrees of 2^level leaves each (the size a multiple of that)."""
+        nodes, size, sha256 = self.nodes, self.size >> level, hashlib.sha256
         push, pop = nodes.append, nodes.pop
-        for node in leaves:
-            size += 1
-            carry = size
-            while not carry & 1:  # node_hash, in line: this runs for every leaf of the store
-                node = sha256(b"\x01" + pop() + node).digest()
-                carry >>= 1
-            push(node)
-        self.size = size
+        try:
+            for node in subtrees:
+                size += 1
+                carry = size
+                while not carry & 1:  # node_hash, in line: this runs for every leaf of the store
+                    node = sha256(b"\x01" + pop() + node).digest()
+                    carry >>= 1
+                push(node)
+        finally:
+            self.size = size << level
 
     def root(self) -> bytes:
         """MTH of the leaves added so far (SHA-256 of nothing for none)."""

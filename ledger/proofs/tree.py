@@ -14,7 +14,9 @@ hold (``catch_up``: O(new rows + log n)); a reading command extends them in memo
 without writing, and a store without the cache is read whole. The cache is checked
 before use: when the row it ends at is no longer the leaf it holds at that index (rows
 renumbered or changed), it is built again from the first row. ``verify`` never trusts
-it: ``ClubTree.fresh`` reads every row, and compares the cache too.
+it: it reads every row (``ledger.proofs.afresh``, once, keeping O(log n) hashes) and
+compares the cache too; ``ClubTree.fresh`` reads every row and keeps them (what
+``pulka checkpoint`` writes the cache again from).
 
 The cache's tables are made by a command that writes (``pulka checkpoint``); a reading
 command never runs DDL.

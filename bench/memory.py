@@ -17,6 +17,16 @@ the commands should keep. Nothing is asserted.
 ``--events N`` for another size (``--quick``: 200,000); ``--db`` for another store (a
 ``postgresql://`` address: the benchmark makes a schema of its own and drops it);
 ``--keep DIR`` keeps the log and the store there between runs.
+
+Then ``verify`` of a club's store (``--club-events``, 1,000,000 by default, 100,000
+with ``--quick``; ``--only club`` for this part alone; SQLite): the pulkas of
+``bench/archive.py``'s club copied until the store holds that many events, a checkpoint
+signed over all of them (so the tree's cache and a root are checked too). Printed
+beside their targets: verify's peak resident memory (bounded by the largest game's
+fold, not by the store) and its rate as a share of the machine's read limit, plain SQL
+reading every row back with the msgspec decode of each (as ``bench/bench.py``
+measures it), taken in the same run just before and after verify (the best of each
+pair; the machine may be shared).
 """
 
 from __future__ import annotations
@@ -84,18 +94,97 @@ def measure(argv: list[str], env: dict[str, str], stdout: Any = subprocess.DEVNU
     return usage.ru_maxrss * 1024, time.perf_counter() - started, process.returncode, tail
 
 
+CLUB_EVENTS = 1_000_000
+CLUB_RSS_TARGET = 150 * 2**20  # bytes: verify of a club's 10^6 events, whatever the store's size
+CLUB_SHARE_TARGET = 0.10  # verify's rate as a share of the read limit
+
+
+def club_store(db: Path, events: int, env: dict[str, str], pulka: str) -> int:
+    """A club's store of at least ``events`` events (pulkas of bench/archive.py's club,
+    stored without judging them again) with a checkpoint signed over all of them, made
+    once (kept in ``db``'s folder between runs with ``--keep``): how many events."""
+    from archive import CONVENTIONS, fill, template
+
+    from ledger.store.event_store import Store
+
+    if db.exists():
+        with Store(str(db), create=False) as store:
+            return sum(v.events for v in store.found_streams())
+    started = time.perf_counter()
+    templates = [template(CONVENTIONS[k % 4], deals=130 + 5 * k, abandon=k % 3 == 2,
+                          stake="0.10" if k % 2 else None) for k in range(6)]
+    total = pulkas = 0
+    with Store(str(db)) as store:
+        while total < events:
+            total += fill(store, pulkas, 1, templates)
+            pulkas += 1
+    key = db.with_suffix(".key")
+    for argv in ([pulka, "keygen", "club.example/pulka", "--out", str(key)],
+                 [pulka, "checkpoint", "--key", str(key), "--db", str(db)]):
+        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f"stored {pulkas:,} pulkas ({total:,} events), a checkpoint signed, in {time.perf_counter() - started:.1f} s")
+    return total
+
+
+def read_limit(db: Path) -> float:
+    """Seconds to read every row back by plain SQL and decode it with msgspec."""
+    import sqlite3
+
+    from bench import DECODER
+
+    started = time.perf_counter()
+    with sqlite3.connect(db) as conn:
+        for (state,) in conn.execute("SELECT state FROM stored_events ORDER BY originator_id, originator_version"):
+            DECODER.decode(state)
+    return time.perf_counter() - started
+
+
+def club_verify(work: Path, events: int, env: dict[str, str], pulka: str) -> None:
+    """verify of a club's store: its peak memory and its rate against the read limit."""
+    db = work / f"club-{events}.db"
+    total = club_store(db, events, env, pulka)
+    print(f"\nverify of a club's store of {total:,} events ({db.stat().st_size / 1e6:,.0f} MB)")
+    before = read_limit(db)
+    peak, seconds, code, tail = measure([pulka, "verify", "--db", str(db)], env)
+    after = read_limit(db)
+    limit = total / min(before, after)
+    rate = total / seconds
+    memory_met = "met" if peak <= CLUB_RSS_TARGET else "NOT MET"
+    speed_met = "met" if rate >= CLUB_SHARE_TARGET * limit else "NOT MET"
+    print(f"  {'limit: read + decode (SQL, msgspec)':38} {limit:>10,.0f} events/s"
+          f"  (the best of {before:.2f} s before verify and {after:.2f} s after)")
+    print(f"  {'verify: peak RSS':38} {peak / 2**20:>10,.0f} MB"
+          f"        target <= {CLUB_RSS_TARGET / 2**20:.0f} MB: {memory_met}")
+    print(f"  {f'verify: {seconds:.1f} s':38} {rate:>10,.0f} events/s  {100 * rate / limit:.1f} % of the limit,"
+          f" target >= {100 * CLUB_SHARE_TARGET:.0f} %: {speed_met}" + (f"  (exit {code}: {tail})" if code else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=ISSUE_EVENTS)
-    parser.add_argument("--quick", action="store_true", help="200,000 events")
+    parser.add_argument("--quick", action="store_true", help="200,000 events (the club's store: 100,000)")
     parser.add_argument("--db", help="a store address (default: a new SQLite file)")
-    parser.add_argument("--keep", metavar="DIR", help="keep the log and the store in DIR")
-    parser.add_argument("--only", action="append", default=[], help="only this command (again for more)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the log and the stores in DIR")
+    parser.add_argument("--only", action="append", default=[],
+                        help="only this command (again for more; club: verify of a club's store)")
+    parser.add_argument("--club-events", type=int, default=CLUB_EVENTS, help="events of the club's store")
     args = parser.parse_args()
-    events = 200_000 if args.quick else args.events
-
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="pulka-memory-"))
     work.mkdir(parents=True, exist_ok=True)
+    pulka = shutil.which("pulka") or str(Path(sys.executable).with_name("pulka"))
+    try:
+        if args.only != ["club"]:
+            one_game(args, work, pulka)
+        if not args.only or "club" in args.only:
+            club_verify(work, 100_000 if args.quick else args.club_events, dict(os.environ), pulka)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def one_game(args: argparse.Namespace, work: Path, pulka: str) -> None:
+    """Each command on one big pulka: its peak memory against the log and the fold."""
+    events = 200_000 if args.quick else args.events
     log = work / f"big-{events}.jsonl"
     if not log.exists():
         t = time.perf_counter()
@@ -105,7 +194,6 @@ def main() -> None:
     lines = sum(1 for _ in open(log, "rb"))
     print(f"log: {lines:,} events, {size / 1e6:,.0f} MB")
 
-    pulka = shutil.which("pulka") or str(Path(sys.executable).with_name("pulka"))
     env = dict(os.environ, PULKA_GAME="big")
     db = args.db
     cleanup = None
@@ -139,6 +227,8 @@ def main() -> None:
     ]
     if args.only:
         commands = [c for c in commands if c[0].split()[0] in args.only or c[0] in args.only]
+        if not commands:
+            return
     fold_peak = None
     print(f"\n{'command':42} {'peak RSS':>10} {'x log':>6} {'x fold':>7} {'seconds':>8}  exit")
     try:
@@ -156,8 +246,6 @@ def main() -> None:
     finally:
         if cleanup is not None:
             cleanup()
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

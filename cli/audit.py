@@ -37,7 +37,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.judge.streams import judge_streams
-from ledger.desks.verify import judged
+from ledger.desks.verify import verdict
 from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -237,17 +237,16 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
             count = ledger.store.count(game)
             if not count:
                 raise ledger.unknown(game)
-            chains = [Verified(game, count, ledger.store.verify(game))]
+            chains = [Verified(game, count, None)]
         else:
-            chains = ledger.store.verify_all()
+            chains = ledger.store.found_streams()
         failed = []
-        # The chains are checked first (a read of each stream); judging every event
-        # again is what takes time, stream by stream, so the bar follows it.
+        # Each stream read once: its chain checked, then every event judged again.
         with progress(_("verifying"), sum(v.events for v in chains)) as update:
             done = 0
             for name, count, problem in chains:
                 if problem is None:
-                    problem = judged(ledger, name)
+                    problem = verdict(ledger, name)
                 done += count
                 update(done)
                 if problem is None:

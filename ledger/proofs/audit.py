@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 from ledger.proofs.bundles import checkpoint_of
 from ledger.proofs.checkpoints import Attestations, signature_holds
-from ledger.proofs.held import describe_difference, first_difference, stream_names
-from ledger.proofs.tree import ClubTree
+from ledger.proofs.afresh import Afresh, afresh
+from ledger.proofs.held import stream_names
 from ledger.vocabulary import language
 from ledger.vocabulary.attestation import CHECKPOINTS_STREAM, SIGNATURES_STREAM, EventSigned, KeyRotated
 from ledger.vocabulary.notes import Checkpoint, Note, NoteError, Verifier, open_note, verified_by
@@ -54,34 +54,35 @@ def audit_log(attest: Attestations, trusted: Sequence[Verifier] = (), published:
     stored = attest.checkpoints()
     events = attest.events()
     keys = attest.keys()
-    with ClubTree.fresh(attest.store) as tree:
-        for cp in stored:
-            found.problems.extend(_checkpoint_problems(tree, cp.checkpoint, _(
-                "checkpoint #{size} (event {number} of {stream}, {at})").format(
-                    size=cp.size, number=cp.number, stream=CHECKPOINTS_STREAM, at=cp.at)))
-            _signatures(cp, keys, trusted, found)
-        for note in published:
-            _published(attest, tree, note, trusted, found)
-        for a, b in forks(stored):
-            found.problems.append(_("fork: checkpoints #{size} of {first} and of {second} give two roots for the "
-                                    "same {size} events ({root}… and {other}…): two histories were signed").format(
-                size=a.size, first=a.at, second=b.at, root=a.root[:16], other=b.root[:16]))
-        for number, orphan in orphan_cosignatures(events):
-            found.problems.append(_("event {number} of {stream} cosigns checkpoint #{size} with a root no stored "
-                                    "checkpoint has").format(number=number, stream=CHECKPOINTS_STREAM, size=orphan.size))
-        found.problems.extend(_rotation_problems(attest, events))
-        _event_signatures(attest, trusted, found)
-        found.problems.extend(_cache_problems(attest, tree))
-        if stored:
-            last = stored[-1]
-            found.report.append(_("{stream}: {count} checkpoint(s), the last #{size} of {held} events stored, "
-                                  "signed by {signers}").format(stream=CHECKPOINTS_STREAM, count=len(stored),
-                                                                 size=last.size, held=tree.size,
-                                                                 signers=", ".join(last.signers())))
+    given = [_given(note) for note in published]
+    tree = afresh(attest.store, [cp.checkpoint.size for cp in stored] + [c.size for c in given if isinstance(c, Checkpoint)])
+    for cp in stored:
+        found.problems.extend(_checkpoint_problems(tree, cp.checkpoint, _(
+            "checkpoint #{size} (event {number} of {stream}, {at})").format(
+                size=cp.size, number=cp.number, stream=CHECKPOINTS_STREAM, at=cp.at)))
+        _signatures(cp, keys, trusted, found)
+    for note, checkpoint in zip(published, given, strict=True):
+        _published(attest, tree, note, checkpoint, trusted, found)
+    for a, b in forks(stored):
+        found.problems.append(_("fork: checkpoints #{size} of {first} and of {second} give two roots for the "
+                                "same {size} events ({root}… and {other}…): two histories were signed").format(
+            size=a.size, first=a.at, second=b.at, root=a.root[:16], other=b.root[:16]))
+    for number, orphan in orphan_cosignatures(events):
+        found.problems.append(_("event {number} of {stream} cosigns checkpoint #{size} with a root no stored "
+                                "checkpoint has").format(number=number, stream=CHECKPOINTS_STREAM, size=orphan.size))
+    found.problems.extend(_rotation_problems(attest, events))
+    _event_signatures(attest, trusted, found)
+    found.problems.extend(_cache_problems(attest, tree))
+    if stored:
+        last = stored[-1]
+        found.report.append(_("{stream}: {count} checkpoint(s), the last #{size} of {held} events stored, "
+                              "signed by {signers}").format(stream=CHECKPOINTS_STREAM, count=len(stored),
+                                                             size=last.size, held=tree.size,
+                                                             signers=", ".join(last.signers())))
     return found
 
 
-def _checkpoint_problems(tree: ClubTree, checkpoint: Checkpoint, name: str) -> list[str]:
+def _checkpoint_problems(tree: Afresh, checkpoint: Checkpoint, name: str) -> list[str]:
     if checkpoint.size > tree.size:
         return [_("{name} covers {size} events, the store holds {held}: events were deleted").format(
             name=name, size=checkpoint.size, held=tree.size)]
@@ -111,11 +112,18 @@ def _signatures(cp: StoredCheckpoint, keys: Sequence[LogKey], trusted: Sequence[
             size=cp.size, signers=", ".join(cp.signers())))
 
 
-def _published(attest: Attestations, tree: ClubTree, note: Note, trusted: Sequence[Verifier], found: Findings) -> None:
+def _given(note: Note) -> Checkpoint | Refused:
+    """A published checkpoint given, or why it is none."""
     try:
-        checkpoint = checkpoint_of(note)
+        return checkpoint_of(note)
     except Refused as exc:
-        found.problems.append(_("the checkpoint given: {why}").format(why=exc))
+        return exc
+
+
+def _published(attest: Attestations, tree: Afresh, note: Note, checkpoint: Checkpoint | Refused,
+               trusted: Sequence[Verifier], found: Findings) -> None:
+    if isinstance(checkpoint, Refused):
+        found.problems.append(_("the checkpoint given: {why}").format(why=checkpoint))
         return
     if trusted:
         try:
@@ -180,9 +188,9 @@ def _event_signatures(attest: Attestations, trusted: Sequence[Verifier], found: 
                 where=where, signer=signer_name(event.signature)))
 
 
-def _cache_problems(attest: Attestations, tree: ClubTree) -> list[str]:
+def _cache_problems(attest: Attestations, tree: Afresh) -> list[str]:
     """The first leaf where the tiles cached before differ from the rows read now."""
-    difference = first_difference(tree, tree.cached_tiles())
+    difference = tree.difference
     if difference is None:
         return []
     if difference.row is None:

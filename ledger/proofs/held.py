@@ -20,7 +20,7 @@ from ledger.proofs.tree import Cached, ClubTree, Leaf
 from ledger.store.event_store import Store
 from ledger.store.stored import game_id
 from ledger.vocabulary import language
-from ledger.vocabulary.merkle import TILE_WIDTH, TileKey
+from ledger.vocabulary.merkle import HASH_SIZE, TILE_WIDTH, TileKey
 from ledger.vocabulary.refusal import Refused
 from projections.attested import StoredCheckpoint
 
@@ -52,12 +52,21 @@ def first_difference(tree: ClubTree, cached: dict[TileKey, bytes]) -> Difference
     assert tree.leaves is not None
     level0 = sorted((k, h) for (t, k), h in cached.items() if t == 0)
     for index, hashes in level0:
-        fresh = tree.nodes.tile(0, index)
-        if fresh[:len(hashes)] != hashes:
-            at = next(i for i in range(0, len(hashes), 32) if fresh[i:i + 32] != hashes[i:i + 32]) // 32
+        at = tile_difference(tree.nodes.tile(0, index), hashes)
+        if at is not None:
             leaf = index * TILE_WIDTH + at
             return Difference(leaf, tree.leaves[leaf] if leaf < len(tree.leaves) else None)
     return None
+
+
+def tile_difference(fresh: bytes, cached: bytes) -> int | None:
+    """Where in a tile of leaves (its offset) the hashes the cache holds first differ
+    from those the rows give now (``fresh``: b"" when the rows end before the tile);
+    None when the cache's are the first of the rows'."""
+    if fresh[:len(cached)] == cached:
+        return None
+    size = HASH_SIZE
+    return next(i for i in range(0, len(cached), size) if fresh[i:i + size] != cached[i:i + size]) // size
 
 
 def describe_difference(difference: Difference, names: dict[str, str]) -> str:

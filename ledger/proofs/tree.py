@@ -14,7 +14,9 @@ hold (``catch_up``: O(new rows + log n)); a reading command extends them in memo
 without writing, and a store without the cache is read whole. The cache is checked
 before use: when the row it ends at is no longer the leaf it holds at that index (rows
 renumbered or changed), it is built again from the first row. ``verify`` never trusts
-it: ``ClubTree.fresh`` reads every row, and compares the cache too.
+it: it reads every row (``ledger.proofs.afresh``, once, keeping O(log n) hashes) and
+compares the cache too; ``ClubTree.fresh`` reads every row and keeps them (what
+``pulka checkpoint`` writes the cache again from).
 
 The cache's tables are made by a command that writes (``pulka checkpoint``); a reading
 command never runs DDL.
@@ -143,14 +145,7 @@ class TreeDatabase:
         decode, sha256 = _decode_digest, hashlib.sha256
         new = tuple.__new__  # Leaf(...) without its Python-level __new__
         while True:
-            if self.postgres:  # plain tuples, binary, as the store reads them (``ledger.store.postgres``)
-                page = self._tuples(statement, (start, PAGE))
-            else:
-                with self._cursor() as c:  # plain tuples, as ``ledger.store.sqlite`` reads them
-                    cursor = c.sqlite_cursor
-                    cursor.row_factory = None
-                    cursor.execute(statement, (start, PAGE))
-                    page = cursor.fetchall()
+            page = self._page(statement, start)
             if not page:
                 return
             out = []
@@ -164,6 +159,45 @@ class TreeDatabase:
             if len(page) < PAGE:
                 return
             start = page[-1][0]
+
+    def leaf_pages(self) -> Iterator[tuple[list[Any], list[bytes]]]:
+        """Every row in store order, a page at a time: the page's rows as read (position
+        and state) and their leaf hashes (``verify``'s read: no object made per row;
+        ``row_at_position`` gives the rest of a row when it is needed)."""
+        statement = self._sql("SELECT {id}, state FROM {events} WHERE {id} > ? ORDER BY {id} LIMIT ?")
+        start, decode, sha256 = -1, _decode_digest, hashlib.sha256
+        while True:
+            page = self._page(statement, start)
+            if not page:
+                return
+            hashes = []
+            for _, state in page:
+                try:  # ``row_leaf``, in line: this runs once for every row of the store
+                    hashes.append(sha256(b"\x00" + decode(state).digest.encode("ascii", "replace")).digest())
+                except msgspec.DecodeError:
+                    hashes.append(row_leaf(bytes(state)))
+            yield page, hashes
+            if len(page) < PAGE:
+                return
+            start = page[-1][0]
+
+    def _page(self, statement: Any, start: int) -> list[Any]:
+        """A page of rows after position ``start`` (``PAGE`` of them at most), as plain tuples."""
+        if self.postgres:  # plain tuples, binary, as the store reads them (``ledger.store.postgres``)
+            return self._tuples(statement, (start, PAGE))
+        with self._cursor() as c:  # plain tuples, as ``ledger.store.sqlite`` reads them
+            cursor = c.sqlite_cursor
+            cursor.row_factory = None
+            cursor.execute(statement, (start, PAGE))
+            return list(cursor.fetchall())
+
+    def row_at_position(self, position: int) -> Leaf | None:
+        """The row at store position ``position`` as ``leaves`` gives it (None: no row)."""
+        found = self.rows_from(position, 1)
+        if not found or found[0][0] != position:
+            return None
+        _, stream, number, state = found[0]
+        return Leaf(position, stream, number, row_leaf(state))
 
     def _tuples(self, statement: Any, params: Sequence[Any]) -> list[Any]:
         """PostgreSQL rows as plain tuples in binary, on a connection of the datastore."""
@@ -253,6 +287,12 @@ class TreeDatabase:
     def tile(self, level: int, index: int) -> bytes:
         found = self._rows("SELECT hashes FROM {tiles} WHERE level = ? AND idx = ?", (level, index))
         return bytes(found[0][0]) if found else b""
+
+    def level_tiles(self, level: int, after: int, limit: int) -> list[tuple[int, bytes]]:
+        """(index, hashes) of at most ``limit`` cached tiles of ``level`` after index
+        ``after``, by index: the cache read a page at a time."""
+        return [(int(k), bytes(h)) for k, h in self._rows(
+            "SELECT idx, hashes FROM {tiles} WHERE level = ? AND idx > ? ORDER BY idx LIMIT ?", (level, after, limit))]
 
     def tiles(self) -> dict[TileKey, bytes]:
         return {(int(t), int(k)): bytes(h) for t, k, h in self._rows("SELECT level, idx, hashes FROM {tiles}")}

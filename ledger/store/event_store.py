@@ -60,7 +60,7 @@ from ledger.store.backend import (
     pause,
 )
 from ledger.store import layout
-from ledger.store.rows import first_problem, made_rows, topic_problem, topics_intact
+from ledger.store.rows import chained_events, made_rows, named_problem, topics_intact
 from ledger.store.sqlite import SQLiteBackend
 from ledger.store.stored import (
     Append,
@@ -77,10 +77,8 @@ from ledger.vocabulary.chain import (
     GENESIS,
     LINK_LENGTH,
     ChainProblem,
-    Unreadable,
     intact_from,
     linker,
-    verify_chain,
 )
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, StreamStart
@@ -217,10 +215,7 @@ class Store:
     def _problem(self, game: str, last: int) -> ChainProblem | None:
         """The first problem of a game's chain up to event ``last``, named as ``verify``
         names it (its rows read again whole: only a chain that failed comes here)."""
-        decoded = self._decoded(game, self._rows(game, upto=last))
-        stored = [StoredEvent(n, state.event, state.digest) for n, _, state in decoded]
-        links = {n: state.link for n, _, state in decoded if state.link is not None}
-        return first_problem(verify_chain(game, stored, links), topic_problem((n, topic) for n, topic, _ in decoded))
+        return named_problem(game, self._rows(game, upto=last))
 
     def sound(self, game: str, what: StreamKind = "game") -> list[StoredEvent]:
         """All events of a stream whose chain checks out, as a command that records onto
@@ -345,28 +340,33 @@ class Store:
         try:
             self.head(game)
         except (BrokenChainError, UnreadableEventError):
-            pass
-        else:
-            return None
-        rows: list[tuple[int, AnyEvent | Unreadable, str]] = []
-        topics: list[tuple[int, str]] = []
-        links: dict[int, str] = {}
-        for number, topic, state in self._rows(game):
-            topics.append((number, topic))
-            try:
-                decoded = decode_state(state)
-            except msgspec.DecodeError as exc:
-                rows.append((number, Unreadable(str(exc)), ""))
-            else:
-                rows.append((number, decoded.event, decoded.digest))
-                if decoded.link is not None:
-                    links[number] = decoded.link
-        return first_problem(verify_chain(game, rows, links), topic_problem(topics))
+            return named_problem(game, self._rows(game))
+        return None
+
+    def verified(self, game: str) -> tuple[list[AnyEvent], ChainProblem | None]:
+        """What ``verify`` reads of a stream, in one read: its events, the chain checked a
+        page at a time on the way (what judging them again needs: they are not read and
+        decoded a second time); or, when the chain does not hold, no events and its first
+        problem, named as ``verify`` names it."""
+        try:
+            events = chained_events(game, self._pages(game))
+        except UnreadableEventError:
+            events = None
+        if events is not None:
+            return events, None
+        problem = self.verify(game)
+        return ([] if problem is not None else self.events(game)), problem
 
     def verify_all(self) -> list[Verified]:
         """Check every stream in the events table, found by itself (not by a topic or
         a first row, which an edit could hide): each game's chain, and every stream
         that no game owns, sorted by name."""
+        return [found if found.problem is not None else found._replace(problem=self.verify(found.name))
+                for found in self.found_streams()]
+
+    def found_streams(self) -> list[Verified]:
+        """Every stream in the events table, sorted by name, as ``verify_all`` finds them,
+        with the problem of a stream that no game owns (a game's own chain unchecked)."""
         if not self._backend.found():
             return []
         owners: dict[UUID, str] = {}
@@ -381,7 +381,7 @@ class Store:
         for stream, count in self._backend.streams():
             name = owners.get(stream) if isinstance(stream, UUID) else None
             if name is not None:
-                found.append(Verified(name, count, self.verify(name)))
+                found.append(Verified(name, count, None))
                 continue
             label = f"stream {stream}"
             found.append(Verified(label, count, ChainProblem(

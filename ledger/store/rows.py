@@ -1,7 +1,9 @@
 """A stream's rows as the store makes and checks them: each event's row made and chained
 after the one before it (``made_rows``), and the topic that an event's number fixes
 checked (``topic_problem``, ``topics_intact``), the one column the chain's digests do
-not cover.
+not cover; a stream's events kept as its chain is checked page by page
+(``chained_events``), and the first problem of a chain that fails named by number
+(``named_problem``).
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
-from ledger.store.backend import OPENED_TOPIC, RECORDED_TOPIC, STATE_JSON, NewRow, topic_of
+from ledger.store.backend import OPENED_TOPIC, RECORDED_TOPIC, STATE_JSON, NewRow, RawRow, State, decode_state, topic_of
 from ledger.store.stored import StoredEvent
 from ledger.vocabulary import language
-from ledger.vocabulary.chain import ChainProblem, chain_step, link_of
+from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_step, intact_from, link_of, verify_chain
 from ledger.vocabulary.events import AnyEvent, encode_event
 
 _ = language._  # every text a person reads, in the language in effect
@@ -69,3 +71,39 @@ def first_problem(*problems: ChainProblem | None) -> ChainProblem | None:
     """The problem at the earliest event (the chain's, when both are at one event)."""
     found = [p for p in problems if p is not None]
     return min(found, key=lambda p: p.number) if found else None
+
+
+def chained_events(game: str, pages: Iterable[Sequence[tuple[int, str, State]]]) -> list[AnyEvent] | None:
+    """The events of a stream's rows, decoded and read a page at a time, when its chain
+    holds (``chain.intact_from`` and ``topics_intact`` on each page as it comes): the
+    events alone are kept. None at the first page where it does not hold."""
+    events: list[AnyEvent] = []
+    previous, count = GENESIS, 0
+    for page in pages:
+        walked = intact_from(game, page, previous, count + 1)
+        if walked is None or not topics_intact(page, count + 1):
+            return None
+        previous, count = walked, count + len(page)
+        events += [state.event for _, _, state in page]
+    return events
+
+
+def named_problem(game: str, rows: Iterable[RawRow]) -> ChainProblem | None:
+    """The first problem of a stream's raw rows (all of them, in number order), named by
+    event number: a row that no longer decodes, a gap, an insertion, a reordering, a
+    digest or a link that does not hold, a topic changed. What ``verify`` says of a
+    chain whose quick pass failed."""
+    decoded: list[tuple[int, AnyEvent | Unreadable, str]] = []
+    topics: list[tuple[int, str]] = []
+    links: dict[int, str] = {}
+    for number, topic, state in rows:
+        topics.append((number, topic))
+        try:
+            row = decode_state(state)
+        except msgspec.DecodeError as exc:
+            decoded.append((number, Unreadable(str(exc)), ""))
+        else:
+            decoded.append((number, row.event, row.digest))
+            if row.link is not None:
+                links[number] = row.link
+    return first_problem(verify_chain(game, decoded, links), topic_problem(topics))

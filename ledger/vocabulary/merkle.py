@@ -30,7 +30,7 @@ level and adds the tiles filled: O(k + log n) hashes (``extend_tiles``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 HASH_SIZE = 32
@@ -165,6 +165,66 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
         sn >>= 1
     return fr == old_root and sr == new_root and sn == 0
 
+
+
+class Frontier:
+    """MTH of the leaves so far, taken one at a time and let go of: the right edge of the
+    tree, the roots of its complete subtrees (one for each bit of the size, the largest
+    and leftmost first), which is all a root needs; O(log n) hashes, whatever n.
+
+    Adding a leaf pushes it as a subtree of one leaf, then merges the last two subtrees
+    while they are of one size (as many times as the new size has trailing zero bits).
+    The root folds them right to left: for sizes 2^a + 2^b + ... (a > b > ...), MTH
+    splits at k = 2^a, the largest power of two below the size (RFC 9162 2.1.1), so the
+    root is HASH(0x01 || subtree a || MTH of the rest), and the rest splits the same way.
+    """
+
+    __slots__ = ("nodes", "size")
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.nodes: list[bytes] = []  # the complete subtrees' roots, largest first
+
+    def extend(self, leaves: Iterable[bytes]) -> None:
+        """Add leaf hashes, in order (an iterator is read as it goes, nothing of it kept;
+        a list, from an even size, two at a time: each pair is a complete subtree)."""
+        if isinstance(leaves, list) and not self.size & 1 and len(leaves) > 1:
+            even = len(leaves) & ~1
+            sha256 = hashlib.sha256
+            self._push([sha256(b"\x01" + a + b).digest() for a, b in zip(leaves[0:even:2], leaves[1:even:2])], 1)
+            leaves = leaves[even:]
+        self._push(leaves, 0)
+
+    def _push(self, subtrees: Iterable[bytes], level: int) -> None:
+        """Add complete subtrees of 2^level leaves each (the size a multiple of that)."""
+        nodes, size, sha256 = self.nodes, self.size >> level, hashlib.sha256
+        push, pop = nodes.append, nodes.pop
+        try:
+            for node in subtrees:
+                size += 1
+                carry = size
+                while not carry & 1:  # node_hash, in line: this runs for every leaf of the store
+                    node = sha256(b"\x01" + pop() + node).digest()
+                    carry >>= 1
+                push(node)
+        finally:
+            self.size = size << level
+
+    def root(self) -> bytes:
+        """MTH of the leaves added so far (SHA-256 of nothing for none)."""
+        if not self.nodes:
+            return EMPTY_ROOT
+        node = self.nodes[-1]
+        for left in reversed(self.nodes[:-1]):
+            node = node_hash(left, node)
+        return node
+
+
+def streamed_root(leaves: Iterable[bytes]) -> bytes:
+    """MTH of ``leaves`` (leaf hashes), read once, in O(log n) memory."""
+    frontier = Frontier()
+    frontier.extend(leaves)
+    return frontier.root()
 
 # -- tiles -------------------------------------------------------------------------------
 

@@ -23,11 +23,15 @@ The layouts, each the tables a released state of pulka wrote:
    club's choices of a model) in place of ``rating_matches`` and ``rating_changes``,
    and the archive's ``archive_known``, ``archive_rules`` and ``archive_clock`` (when
    the store held each event, each game's whists' worth);
-9. (this pulka's) the service's sessions and counts of sign-in attempts
+9. the service's sessions and counts of sign-in attempts
    (``pulka_sessions``, ``pulka_limits``); the digest of each receipt's request
    (``pulka_receipts.digest``: an id reused with another request is told apart); each
    account's id, the key its name is read under, whether it is disabled, when it was
-   made and its second factor (``pulka_accounts``' ``ADDED`` columns).
+   made and its second factor (``pulka_accounts``' ``ADDED`` columns);
+10. (this pulka's) the judged marks (``pulka_judged``: for each stream, how many of its
+   first events the ledger has judged and the digest of the last of them, written in
+   the transaction that stores them), so that a read judges only what it has not
+   judged before (``ledger.application``).
 
 An earlier store records no layout: its tables say which it is (``inferred``: the last
 layout whose tables it has; a table made only when first needed, such as the
@@ -58,13 +62,13 @@ from collections.abc import Collection
 from importlib import metadata
 from typing import NamedTuple
 
-from ledger.store.backend import RECEIPTS, Backend, CannotOpen, Transaction
+from ledger.store.backend import JUDGED, RECEIPTS, Backend, CannotOpen, Transaction
 from ledger.vocabulary import language
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.times import now_iso
 
 _ = language._  # every text a person reads, in the language in effect
-LAYOUT = 9
+LAYOUT = 10
 TABLE = "pulka_layout"
 # The layout that brought the club rating's models: a store of an earlier one was rated
 # by OpenSkill by places, and is rated by the default model once upgraded.
@@ -113,6 +117,10 @@ ADDED: dict[str, tuple[str, ...]] = {
     RECEIPTS: ("digest",),
     ACCOUNTS: ("id", "name_key", "disabled", "created", "totp", "totp_pending", "totp_step", "recovery"),
 }
+# The judged marks (``Store.judged_mark``): the stream's id (hex), how many of its first
+# events the ledger has judged, and the digest of the last of them. Made with the layout
+# (``record``); a copy does not carry them (``ledger.store.copy``).
+JUDGED_COLUMNS = "(stream TEXT PRIMARY KEY, judged {bigint} NOT NULL, digest TEXT NOT NULL)"
 LAYOUT_COLUMNS = "(version INTEGER PRIMARY KEY, at TEXT NOT NULL, pulka TEXT NOT NULL)"
 BIGINT = {"sqlite": "INTEGER", "postgres": "bigint"}
 
@@ -220,9 +228,11 @@ def this_pulka() -> str:
 def record(tx: Transaction, at: str, pulka: str) -> None:
     """Record that the store is at this pulka's layout: marked where every reader of
     its events reads it (``Transaction.mark_layout``), and a row of the layout's history (the
-    table made when missing)."""
+    table made when missing); the table of judged marks made when missing (empty: an
+    upgraded store's reads judge every event until the ledger marks its streams)."""
     tx.mark_layout(LAYOUT)
     tx.run(f"CREATE TABLE IF NOT EXISTS {tx.name(TABLE)} {LAYOUT_COLUMNS}")
+    tx.run(f"CREATE TABLE IF NOT EXISTS {tx.name(JUDGED)} " + JUDGED_COLUMNS.format(bigint=BIGINT[tx.kind]))
     tx.run(f"INSERT INTO {tx.name(TABLE)} (version, at, pulka) VALUES (?, ?, ?) ON CONFLICT (version) DO NOTHING",
            (LAYOUT, at, pulka))
 

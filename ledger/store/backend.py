@@ -276,9 +276,10 @@ class Backend(ABC):
         taken once its rows are written (the caller knows the table is there: ``marks_kept``)."""
 
     @abstractmethod
-    def marks_kept(self) -> bool:
+    def marks_kept(self, writing: bool = False) -> bool:
         """Whether the store has the table of judged marks and this connection may read
-        it (a store of an earlier layout, not yet upgraded, has none)."""
+        it, and write it (``writing``); a store of an earlier layout, not yet upgraded,
+        has none."""
 
     @abstractmethod
     def mark(self, stream: UUID) -> Mark | None:

@@ -466,7 +466,7 @@ class Store:
         """The judged mark of each stream of ``appends`` the ledger judged, taken once the
         rows (which fill ``stored``) are written; none in a store of an earlier layout."""
         if any(a.judged and a.events for a in appends) and not self._marks_kept:
-            self._marks_kept = self._backend.marks_kept()  # before the write's transaction begins
+            self._marks_kept = self._backend.marks_kept(writing=True)  # before the write begins
         return (Mark(game_id(a.game), done[-1].number, done[-1].digest)
                 for a, done in zip(appends, stored, strict=True) if self._marks_kept and a.judged and done)
 

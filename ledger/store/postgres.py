@@ -372,11 +372,15 @@ class PostgresBackend(Backend):
         except PersistenceError as exc:
             raise StoreError(_("cannot store events in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
 
-    def marks_kept(self) -> bool:
+    def marks_kept(self, writing: bool = False) -> bool:
         """Whether the table is there and this role may read it (one that may read
-        nothing but the events reads every game judged whole)."""
-        found = self._fetch(sql.SQL("SELECT to_regclass(%s) IS NOT NULL AND has_table_privilege(to_regclass(%s), "
-                                    "'SELECT')"), [f'"{self.schema}"."{JUDGED}"'] * 2)
+        nothing but the events reads every game judged whole), and write it: a role
+        that may not stores its events unmarked."""
+        wanted = ("SELECT", "INSERT", "UPDATE") if writing else ("SELECT",)
+        table = f'"{self.schema}"."{JUDGED}"'
+        found = self._fetch(sql.SQL("SELECT to_regclass(%s) IS NOT NULL").format() + sql.SQL("").join(
+            sql.SQL(" AND has_table_privilege(to_regclass(%s), {})").format(sql.Literal(w)) for w in wanted),
+            [table] * (1 + len(wanted)))
         return bool(found and found[0][0])
 
     def mark(self, stream: UUID) -> Mark | None:

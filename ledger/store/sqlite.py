@@ -324,7 +324,7 @@ class SQLiteBackend(Backend):
             raise StoreError(_("cannot store events in {store}: {why}").format(store=self.path, why=self._why(exc))) \
                 from None
 
-    def marks_kept(self) -> bool:
+    def marks_kept(self, writing: bool = False) -> bool:
         if not self.found():
             return False
         with self._cursor() as cursor:

@@ -7,8 +7,8 @@ Prints, for the embedded SQLite store and, when ``PULKA_BENCH_POSTGRES`` (or
   SQL reading them back with the msgspec decode of each row; no pulka code;
 - each operation of the command line, run in process through the real click command,
   in events per second and as a share of the matching limit: ``import`` (of the
-  write limit), ``settle``, ``settle --at`` the middle, ``log``, ``verify`` and
-  ``export`` (of the read limit);
+  write limit), ``settle`` (its share printed beside its target), ``settle --at`` the
+  middle, ``log``, ``verify`` and ``export`` (of the read limit);
 - one ``pulka deal`` on a pulka of 100 deals, start-up included, through the real
   ``pulka`` command in a subprocess (the median of several runs);
 - a pulka with a correction on every deal against the same pulka without them,
@@ -71,6 +71,10 @@ LINES = [
 ]
 CLOCK = "2026-11-30T20:00:00+00:00"
 TARGETS = {"settle": 150_000, "import": 60_000}  # events/s, in process
+# ``pulka settle`` of the long pulka, the whole command in process, as a share of the
+# read limit (plain SQL and msgspec): a read folds the game once, judging only what the
+# ledger has not judged before (issue 30).
+SETTLE_SHARE = 15.0  # per cent
 ARCHIVE_TARGET = 8.0  # seconds to settle the whole archive
 
 
@@ -299,6 +303,8 @@ def operations(backends: list[Backend], n: int, log: Path, runs: int) -> dict[st
     measure("import (parse, judge, store)", n, write_limits,
             lambda b: ["import", str(log), "--db", b.fresh()])
     measure("settle (load, replay, settle)", n, read_limits, lambda b: ["settle", game, "--db", stores[b.name]])
+    row(f"  settle's share (target >= {SETTLE_SHARE:.0f} %)",
+        *(f"{100 * figures[f'settle (load, replay, settle) {b.name}'] / read_limits[b.name]:.1f} %" for b in backends))
     measure("settle --at the middle", n // 2, read_limits,
             lambda b: ["settle", game, "--at", str(n // 2), "--db", stores[b.name]])
     measure("log (the audit trail)", n, read_limits, lambda b: ["log", game, "--db", stores[b.name]])
@@ -313,12 +319,14 @@ def operations(backends: list[Backend], n: int, log: Path, runs: int) -> dict[st
 
             def settle() -> None:
                 with bulk():
-                    settlement_doc(state_at(ledger.read(game).events, Point()))
+                    state = ledger.read_folded(game)[1]  # the read's one fold (judged or marked)
+                    assert isinstance(state, GameState)
+                    settlement_doc(state)
 
             seconds = best(settle, runs)
         figures[f"ledger settle {b.name}"] = n / seconds
         cells.append(f"{rate(n, seconds)} {share(n, seconds, read_limits[b.name])}")
-    row("Ledger.read + replay + settle", *cells)
+    row("Ledger.read_folded + settle", *cells)
     # The fold alone, on events already read (the same for both stores).
     with Store(stores[backends[0].name], create=False) as store:
         events = Ledger(store).read(game).events
@@ -394,8 +402,12 @@ def archive(backends: list[Backend], pulkas: int) -> None:
         with bulk(), Store(db, create=False) as store:
             ledger = Ledger(store)
             names = store.games()
+            # Stored by ``Store.append`` alone, the archive carries no judged marks: each
+            # read judges its game whole (as in a store upgraded from layout 9), in one fold.
             for name in names:
-                settlement_doc(state_at(ledger.read(name).events, Point()))
+                state = ledger.read_folded(name)[1]
+                assert isinstance(state, GameState)
+                settlement_doc(state)
         seconds = time.perf_counter() - start
         assert len(names) == pulkas
         row(f"{b.name}: {total:,} events", f"settled in {seconds:.2f} s", f"{total / seconds:,.0f} events/s",
@@ -473,7 +485,8 @@ def main() -> None:
         corrections(50 if args.quick else 200, runs)
         archive(backends, pulkas)
         rubber_bench(300 if args.quick else 2000, runs)
-    print(f"\nTargets: settle in process at least {TARGETS['settle']:,} events/s, import at least "
+    print(f"\nTargets: settle of the long pulka at least {SETTLE_SHARE:.0f} % of the read limit (its share "
+          f"above), settle in process at least {TARGETS['settle']:,} events/s, import at least "
           f"{TARGETS['import']:,} events/s, the archive in under {ARCHIVE_TARGET:.0f} s.")
 
 

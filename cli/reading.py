@@ -112,7 +112,7 @@ def read_game(game: str, db: str | None, file: str | None, point: Point = Point(
     if file is not None:
         return read_file(file, game)
     name = game_name(game, db)
-    with opened(db) as ledger:
+    with opened(db) as ledger, bulk():  # the read folds the game (``bulk``: no collector passes over it)
         reading, state = ledger.read_folded(name, point, digests=digests)
         return Read(name, sound(reading, name, anyway).stored, state)
 

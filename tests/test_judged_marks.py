@@ -214,3 +214,14 @@ def test_a_store_of_layout_9_reads_without_marks_and_upgrades_in_place(
     judged.clear()
     ok(db, "settle", GAME)
     assert judged == []
+
+
+@pytest.mark.sqlite_only
+def test_a_copy_carries_no_marks_and_reads_the_same(db: str, tmp_path: Path, judged: list[int]) -> None:
+    """A copy judges every game whole until pulka next stores events of it (``copy``)."""
+    settled = ok(db, "settle", GAME)
+    target = str(tmp_path / "copy.db")
+    ok(db, "copy", target)
+    assert mark(db) is not None and mark(target) is None
+    judged.clear()
+    assert ok(target, "settle", GAME) == settled and judged == list(range(2, EVENTS + 1))

@@ -20,11 +20,24 @@ someone else has written since; a command refused keeps the fold as it was.
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
 what was read is checked on the way. Every stored event a command reads or records onto
-is judged again as it was on its way in (``ledger.judge.stored``: ``judged_fold``; a
-recording command's fold of the stored game is that judging), so that an event the
-rules refuse, written with its digests computed anew, is named by number
-(``RefusedEventError``, ``Reading.refused``) rather than shown or built on; one that
-cannot be replayed too (``pinpointed``).
+that the ledger has not judged before is judged as it was on its way in
+(``ledger.judge.stored``: ``judged_fold``; a recording command's fold of the stored game
+is that judging), so that an event the rules refuse, written with its digests computed
+anew, is named by number (``RefusedEventError``, ``Reading.refused``) rather than shown
+or built on; one that cannot be replayed too (``pinpointed``). The read's fold is the
+view's (``read_folded``): a read folds the game once.
+
+What a read trusts: the stream's judged mark (``backend.Mark``: N events judged, the
+digest of event N), which the ledger writes in the transaction that stores events it
+judged (every recording command, ``import``, a new game: ``Append.judged``). When the
+chain read holds and event N is stored with the mark's digest, which commits to events
+1..N, those are folded without judging and only the rest judged onto them. An event
+appended behind the ledger's back comes after the mark, and is judged; one edited and
+chained anew changes the stored digest of event N, so the game is judged from its start.
+What only ``verify`` proves: who rewrites the mark too is trusted by a read, but
+``judged`` (what ``verify`` asks) reads no mark and judges every event from nothing, and
+the club log's signed checkpoints, whose leaves are the events' digests, no longer match
+a history chained anew (``ledger.proofs``).
 """
 
 from __future__ import annotations

@@ -113,7 +113,11 @@ def read_game(game: str, db: str | None, file: str | None, point: Point = Point(
         return read_file(file, game)
     name = game_name(game, db)
     with opened(db) as ledger, bulk():  # the read folds the game (``bulk``: no collector passes over it)
-        reading, state = ledger.read_folded(name, point, digests=digests)
+        total = ledger.store.count(name)
+        total = min(total, point.at) if point.at is not None and point.at >= 1 else total
+        with progress(_("replaying {game}").format(game=name), total) as update:
+            reading, state = ledger.read_folded(name, point, digests=digests, progress=update)
+            update(total)
         return Read(name, sound(reading, name, anyway).stored, state)
 
 

@@ -145,12 +145,13 @@ class Ledger:
         """
         return self.read_folded(game, point, digests=digests)[0]
 
-    def read_folded(self, game: str, point: Point = Point(), *,
-                    digests: bool = True) -> tuple[Reading, State | None]:
+    def read_folded(self, game: str, point: Point = Point(), *, digests: bool = True,
+                    progress: Callable[[int], None] | None = None) -> tuple[Reading, State | None]:
         """``read``, and the game folded after every event it read: the fold its judging
         made (None when the chain is broken or an event refused), so that a view of what
         was read need not fold it again. The events the stream's judged mark vouches for
-        (``Reading.judged``) are folded without judging; only those after them are judged."""
+        (``Reading.judged``) are folded without judging; only those after them are judged.
+        ``progress(done)``: told how many events are folded, a batch at a time."""
         if point.at is not None and point.at >= 1:
             reading = self.store.read(game, upto=point.at, digests=digests, marked=True)
         elif point.deal is not None and point.deal >= 0:
@@ -162,7 +163,7 @@ class Ledger:
         a_game(game, reading.stored[0].event)
         if reading.problem is not None:
             return reading, None
-        state, refused = self.judge(game, reading.events, reading.judged)
+        state, refused = self.judge(game, reading.events, reading.judged, progress)
         return reading._replace(refused=refused), state
 
     def sound(self, game: str) -> list[StoredEvent]:
@@ -209,8 +210,8 @@ class Ledger:
             return None
         return self.judge(stream, events, trusted=0)[1]
 
-    def judge(self, game: str, events: list[AnyEvent],
-              trusted: int = 0) -> tuple[State | None, ChainProblem | None]:
+    def judge(self, game: str, events: list[AnyEvent], trusted: int = 0,
+              progress: Callable[[int], None] | None = None) -> tuple[State | None, ChainProblem | None]:
         """``judged_fold`` of a game's events: the game after them and None, or (None, the
         first event the ledger would not have recorded as stored). An event that makes
         the judging itself fail (one the fold cannot take, or whose sheet cannot be read)
@@ -219,11 +220,11 @@ class Ledger:
         folded, not judged again; should their fold fail, every event is judged."""
         if trusted:
             try:
-                return judged_fold(game, events, self.clock, trusted)
+                return judged_fold(game, events, self.clock, trusted, progress)
             except Exception:
                 pass  # judged from the start below, which names the event
         try:
-            return judged_fold(game, events, self.clock)
+            return judged_fold(game, events, self.clock, progress=progress)
         except Exception:
             judging = judging_of(events[0])
             try:

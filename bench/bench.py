@@ -367,11 +367,13 @@ def operations_on(b: Backend, db: str, game: str, log: Path, n: int, runs: int) 
 
         def settle() -> None:
             with bulk():
-                settlement_doc(state_at(ledger.read(game).events, Point()))
+                state = ledger.read_folded(game)[1]  # the read's one fold (judged or marked)
+                assert isinstance(state, GameState)
+                settlement_doc(state)
 
         seconds, limit_seconds = best_beside(settle, reading, runs)
     figures[f"ledger settle {b.name}"] = n / seconds
-    report.row("Ledger.read + replay + settle", per_second(n, seconds), per_second(n, limit_seconds),
+    report.row("Ledger.read_folded + settle", per_second(n, seconds), per_second(n, limit_seconds),
                limit_seconds / seconds)
     return figures
 
@@ -457,12 +459,16 @@ def archive(backends: list[Backend], pulkas: int) -> None:
         with bulk(), Store(db, create=False) as store:
             ledger = Ledger(store)
             names = store.games()
+            # Stored by ``Store.append`` alone, the archive carries no judged marks: each
+            # read judges its game whole (as in a store upgraded from layout 9), in one fold.
             for name in names:
                 start = time.perf_counter()
                 b.read_limit(db, name)()
                 limit_seconds += time.perf_counter() - start
                 start = time.perf_counter()
-                settlement_doc(state_at(ledger.read(name).events, Point()))
+                state = ledger.read_folded(name)[1]  # the read's one fold
+                assert isinstance(state, GameState)
+                settlement_doc(state)
                 seconds += time.perf_counter() - start
         assert len(names) == pulkas
         report.row(f"{b.name}: {total:,} events in {seconds:.1f} s", per_second(total, seconds),

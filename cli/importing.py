@@ -66,8 +66,10 @@ def _import(file: str, db: str | None) -> None:
         check_export(exported)
         # An export of a stored game, or of its beginning, may be imported again: the
         # events it shares with the store, digest for digest, are there already.
-        known = ledger.stored_prefix(exported)
-        ledger.forked(exported, known)
+        from ledger.desks.appending import forked, stored_prefix
+
+        known = stored_prefix(ledger, exported)
+        forked(ledger, exported, known)
         if known and known == len(exported):
             click.echo(ngettext("{game}: nothing new, the file's {n} event is stored already",
                                 "{game}: nothing new, the file's {n} events are stored already", known).format(

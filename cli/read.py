@@ -33,6 +33,7 @@ from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_o
 from cli.spreadsheet import cell, emit_csv, write_csv
 from ledger.reads.game_documents import listed_doc, status_of
 from ledger.judge.kinds import GAME_STARTS, judging_of
+from ledger.store.event_store import bulk
 from ledger.vocabulary.events import AnyEvent
 from projections.drawing.svg import svg_document
 from ledger.vocabulary.logfile import export_line
@@ -217,10 +218,11 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
         click.echo(svg_document(drawn), nl=False)
         return
     shown_at = view(read, point)
-    if as_json:
-        emit(shown_at.sheet_doc())
-    else:
-        click.echo(shown_at.sheet_text(), nl=False)
+    with bulk():  # the sheet scores every deal of a long game: no collector passes over it
+        if as_json:
+            emit(shown_at.sheet_doc())
+        else:
+            click.echo(shown_at.sheet_text(), nl=False)
 
 
 @click.command(cls=GameCommand)
@@ -246,10 +248,11 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, d
     shown_at = view(read, point)
     if isinstance(shown_at, PulkaView):  # a tournament's table at its deal cap is over
         shown_at = replace(shown_at, deal_cap=table_cap(read, db, file))
-    if as_json:
-        emit(shown_at.settlement_doc())
-    else:
-        click.echo(shown_at.settlement_text(), nl=False)
+    with bulk():  # the settlement scores every deal of a long game: no collector passes over it
+        if as_json:
+            emit(shown_at.settlement_doc())
+        else:
+            click.echo(shown_at.settlement_text(), nl=False)
 
 
 def fold(events: list[AnyEvent]) -> GameState | RubberState:

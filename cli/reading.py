@@ -26,6 +26,7 @@ from ledger.vocabulary.logfile import check_export, game_of
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import parse_table_game
 from projections.game import GameState
+from projections.rubber import RubberState
 from projections.kinds import PULKA, Kind, View, kind_of
 from projections.points import Point
 from projections.report import state_at
@@ -66,10 +67,14 @@ def file_option(f: F) -> F:
 
 @dataclass(frozen=True)
 class Read:
-    """A game as read: its name and its events as stored (or as they would be)."""
+    """A game as read: its name and its events as stored (or as they would be), and,
+    from the store, the game folded after all of them by the read that judged them
+    (``Ledger.read_folded``; None when it made none), which a view of them shows
+    without folding them again."""
 
     game: str
     stored: list[StoredEvent]
+    state: GameState | RubberState | None = None
 
     @property
     def events(self) -> list[AnyEvent]:
@@ -107,13 +112,29 @@ def read_game(game: str, db: str | None, file: str | None, point: Point = Point(
     if file is not None:
         return read_file(file, game)
     name = game_name(game, db)
-    with opened(db) as ledger:
-        return Read(name, sound(ledger.read(name, point, digests=digests), name, anyway).stored)
+    with opened(db) as ledger, bulk():  # the read folds the game (``bulk``: no collector passes over it)
+        total = ledger.store.count(name)
+        total = min(total, point.at) if point.at is not None and point.at >= 1 else total
+        with progress(_("replaying {game}").format(game=name), total) as update:
+            reading, state = ledger.read_folded(name, point, digests=digests, progress=update)
+            update(total)
+        return Read(name, sound(reading, name, anyway).stored, state)
+
+
+def fold_read(read: Read, point: Point) -> GameState | RubberState | None:
+    """The read's own fold when it is the game at ``point``: the point keeps every event
+    read (none given, or ``--at`` the last of them); else None."""
+    whole = point.deal is None and point.time is None and point.at in (None, len(read.stored))
+    return read.state if whole else None
 
 
 def folded(read: Read, point: Point) -> GameState:
     """The game as of the point, with a progress bar for a long one; a stored event
-    that cannot be replayed is refused by number."""
+    that cannot be replayed is refused by number. The read's fold when it is the game at
+    the point (``fold_read``)."""
+    state = fold_read(read, point)
+    if isinstance(state, GameState):
+        return state
     with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
         return pinpointed(read.game, read.events, lambda events: state_at(events, point, update))
 
@@ -121,8 +142,12 @@ def folded(read: Read, point: Point) -> GameState:
 def view(read: Read, point: Point) -> View:
     """A game of any kind as of the point, with the documents the commands print, with a
     progress bar for a long one; a stored event that cannot be replayed is refused by
-    number."""
+    number. The read's fold, when it is the game at the point, is shown as it is
+    (``fold_read``): a read from the store folds the game once."""
     kind = read.kind
+    state = fold_read(read, point)
+    if state is not None:
+        return kind.view_of(state, point)
     with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
         return pinpointed(read.game, read.events, lambda events: kind.view(events, point, update))
 

@@ -20,11 +20,24 @@ someone else has written since; a command refused keeps the fold as it was.
 Reading commands read only what they show: ``Ledger.read`` asks the store for events
 1..N for ``--at N`` and stops at the end of deal K for ``--deal K``, and the chain of
 what was read is checked on the way. Every stored event a command reads or records onto
-is judged again as it was on its way in (``ledger.judge.stored``: ``judged_fold``; a
-recording command's fold of the stored game is that judging), so that an event the
-rules refuse, written with its digests computed anew, is named by number
-(``RefusedEventError``, ``Reading.refused``) rather than shown or built on; one that
-cannot be replayed too (``pinpointed``).
+that the ledger has not judged before is judged as it was on its way in
+(``ledger.judge.stored``: ``judged_fold``; a recording command's fold of the stored game
+is that judging), so that an event the rules refuse, written with its digests computed
+anew, is named by number (``RefusedEventError``, ``Reading.refused``) rather than shown
+or built on; one that cannot be replayed too (``pinpointed``). The read's fold is the
+view's (``read_folded``): a read folds the game once.
+
+What a read trusts: the stream's judged mark (``backend.Mark``: N events judged, the
+digest of event N), which the ledger writes in the transaction that stores events it
+judged (every recording command, ``import``, a new game: ``Append.judged``). When the
+chain read holds and event N is stored with the mark's digest, which commits to events
+1..N, those are folded without judging and only the rest judged onto them. An event
+appended behind the ledger's back comes after the mark, and is judged; one edited and
+chained anew changes the stored digest of event N, so the game is judged from its start.
+What only ``verify`` proves: who rewrites the mark too is trusted by a read, but
+``judged`` (what ``verify`` asks) reads no mark and judges every event from nothing, and
+the club log's signed checkpoints, whose leaves are the events' digests, no longer match
+a history chained anew (``ledger.proofs``).
 """
 
 from __future__ import annotations
@@ -49,7 +62,7 @@ from ledger.judge.stored import (
 )
 from ledger.store.event_store import Store
 from ledger.store.retry import retried, stale_read
-from ledger.store.stored import Append, ConcurrentWriteError, Reading, StoredEvent
+from ledger.store.stored import Append, BrokenChainError, ConcurrentWriteError, Reading, StoredEvent
 from ledger.judge.tables import check_table_game
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
@@ -130,18 +143,28 @@ class Ledger:
         event of a later deal, and ``--time`` (and a point that cut will refuse) reads
         everything.
         """
+        return self.read_folded(game, point, digests=digests)[0]
+
+    def read_folded(self, game: str, point: Point = Point(), *, digests: bool = True,
+                    progress: Callable[[int], None] | None = None) -> tuple[Reading, State | None]:
+        """``read``, and the game folded after every event it read: the fold its judging
+        made (None when the chain is broken or an event refused), so that a view of what
+        was read need not fold it again. The events the stream's judged mark vouches for
+        (``Reading.judged``) are folded without judging; only those after them are judged.
+        ``progress(done)``: told how many events are folded, a batch at a time."""
         if point.at is not None and point.at >= 1:
-            reading = self.store.read(game, upto=point.at, digests=digests)
+            reading = self.store.read(game, upto=point.at, digests=digests, marked=True)
         elif point.deal is not None and point.deal >= 0:
-            reading = self.store.read(game, through_deal=point.deal, digests=digests)
+            reading = self.store.read(game, through_deal=point.deal, digests=digests, marked=True)
         else:
-            reading = self.store.read(game, digests=digests)
+            reading = self.store.read(game, digests=digests, marked=True)
         if not reading.stored:
             raise self.unknown(game)
         a_game(game, reading.stored[0].event)
         if reading.problem is not None:
-            return reading
-        return reading._replace(refused=self.judge(game, reading.events)[1])
+            return reading, None
+        state, refused = self.judge(game, reading.events, reading.judged, progress)
+        return reading._replace(refused=refused), state
 
     def sound(self, game: str) -> list[StoredEvent]:
         """All events of a game whose chain checks out and whose every event its judge
@@ -155,13 +178,17 @@ class Ledger:
         from. ([], None) for a stream never stored; a stream of another kind than a game
         (a tournament, the club register) is folded by no judge here ((its events,
         None)). ``BrokenChainError`` names a break of the chain, ``RefusedEventError`` an
-        event the ledger would not have recorded."""
-        stored = self.store.sound(game)
+        event the ledger would not have recorded. The events the stream's judged mark
+        vouches for are folded without judging (``judge``)."""
+        reading = self.store.read(game, marked=True)
+        if reading.problem is not None:
+            raise BrokenChainError(game, reading.problem)
+        stored = reading.stored
         try:
             judging_of(stored[0].event)
         except (Refused, IndexError):
             return stored, None
-        state, problem = self.judge(game, [s.event for s in stored])
+        state, problem = self.judge(game, [s.event for s in stored], reading.judged)
         if problem is not None:
             raise RefusedEventError(game, problem)
         return stored, state
@@ -172,21 +199,32 @@ class Ledger:
         cannot be replayed, one that its judge refuses on the game before it (as
         ``import`` and ``verify --file`` judge every line), or one stored otherwise than
         the judge records it. None when there is none; for a tournament's or the club
-        register's stream, None (``ledger.desks.verify`` judges a tournament with its tables)."""
+        register's stream, None (``ledger.desks.verify`` judges a tournament with its tables).
+
+        What ``verify`` proves: every event judged from nothing, whatever the stream's
+        judged mark says (the mark is not read here)."""
         events = self.store.events(stream)
         try:
             judging_of(events[0])
         except (Refused, IndexError):
             return None
-        return self.judge(stream, events)[1]
+        return self.judge(stream, events, trusted=0)[1]
 
-    def judge(self, game: str, events: list[AnyEvent]) -> tuple[State | None, ChainProblem | None]:
+    def judge(self, game: str, events: list[AnyEvent], trusted: int = 0,
+              progress: Callable[[int], None] | None = None) -> tuple[State | None, ChainProblem | None]:
         """``judged_fold`` of a game's events: the game after them and None, or (None, the
         first event the ledger would not have recorded as stored). An event that makes
         the judging itself fail (one the fold cannot take, or whose sheet cannot be read)
-        is found by the replay to the sheet, by halving, as a reading command finds it."""
+        is found by the replay to the sheet, by halving, as a reading command finds it.
+        ``trusted``: how many first events the judged mark vouches for (``Reading.judged``):
+        folded, not judged again; should their fold fail, every event is judged."""
+        if trusted:
+            try:
+                return judged_fold(game, events, self.clock, trusted, progress)
+            except Exception:
+                pass  # judged from the start below, which names the event
         try:
-            return judged_fold(game, events, self.clock)
+            return judged_fold(game, events, self.clock, progress=progress)
         except Exception:
             judging = judging_of(events[0])
             try:
@@ -317,7 +355,7 @@ class Ledger:
         new, read = self._judged(game, judging, state, command)
         if save:
             saved = stale_read(len(stored), lambda: self.store.append(
-                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
+                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read, judged=True)) if new else []
         else:
             saved = [StoredEvent(n, e, "") for n, e in enumerate(new, start=len(stored) + 1)]
         return Outcome(game, False, saved, state, before, effects)
@@ -358,7 +396,7 @@ class Ledger:
         try:
             new, read = self._judged(game, judging, state, command)
             saved = stale_read(len(stored), lambda: self.store.append(
-                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read)) if new else []
+                game, new, expected=len(stored), previous=stored[-1].digest, unchanged=read, judged=True)) if new else []
         except BaseException:
             kept.state = self.replayed(game, [s.event for s in stored])  # the events judged so far are folded in
             raise
@@ -372,44 +410,6 @@ class Ledger:
         was read of those."""
         new = judge_events(state, judging.decide, ((None, e) for e in command(state)), self.clock)
         return new, self.judged_against(game, state, new)
-
-    def stored_prefix(self, lines: Sequence[LogLine]) -> int:
-        """How many lines at the head of an export are events its stream has stored
-        already, digest for digest (a digest binds everything before it, so equal digests
-        mean the same history); 0 for a log without digests or a stream not stored."""
-        if not lines or any(line.digest is None for line in lines):
-            return 0
-        first = lines[0].event
-        if not isinstance(first, StreamStart):
-            return 0
-        same = 0
-        for line, stored in zip(lines, self.store.load(first.game)):
-            if line.digest != stored.digest:
-                break
-            same += 1
-        return same
-
-    def forked(self, lines: Sequence[LogLine], known: int) -> None:
-        """Refuse an export whose history leaves the stored one: its first ``known``
-        events are stored digest for digest (``stored_prefix``), and the store holds
-        another event where the file goes on. Such a file is a fork, not the rest of the
-        game: it names the event where the two differ (a log without digests is judged as
-        an append instead)."""
-        if not lines or lines[0].digest is None or not isinstance(lines[0].event, StreamStart):
-            return
-        game = lines[0].event.game
-        count = self.store.count(game)
-        if count <= known or known >= len(lines):
-            return
-        number = known + 1
-        refused = Refused("event-log", _("the file's history of {game} differs from the store's at event {number} "
-                                         "(the file has {lines} events, the store {count}): a file that appends must "
-                                         "go on from the stored history").format(
-                              game=repr(game), number=number, lines=len(lines), count=count),
-                          _("`pulka verify {game} --against FILE` shows the difference; the file into a store "
-                            "of its own").format(game=game))
-        refused.line = lines[known].line
-        raise refused
 
     def record_lines(
         self, lines: Sequence[tuple[int, AnyEvent]], progress: Progress | None = None
@@ -454,7 +454,7 @@ class Ledger:
         from ledger.views.archive import ensure_views
 
         ensure_views(self.store)
-        saved = self.store.append(started.game, new, expected=0, previous=GENESIS, unchanged=read)
+        saved = self.store.append(started.game, new, expected=0, previous=GENESIS, unchanged=read, judged=True)
         return Outcome(started.game, True, saved, state)
 
     @overload
@@ -492,7 +492,7 @@ class Ledger:
                               _("another name"))
             outcome = judging.run(_created, started)
             read |= self.judged_against(started.game, outcome.state, [started])
-            appends.append(Append(started.game, [started], 0, GENESIS))
+            appends.append(Append(started.game, [started], 0, GENESIS, judged=True))
             outcomes.append(outcome)
         from ledger.views.archive import ensure_views
 
@@ -568,7 +568,7 @@ class Ledger:
             ensure_views(self.store)
         previous = stored[-1].digest if stored else GENESIS
         saved = stale_read(len(stored), lambda: self.store.append(
-            started.game, new, expected=len(stored), previous=previous, unchanged=read)) if new else []
+            started.game, new, expected=len(stored), previous=previous, unchanged=read, judged=True)) if new else []
         return Outcome(started.game, not stored, saved, state)
 
 

@@ -62,6 +62,11 @@ class ReadSide(Protocol):
         """The stream folded to a point, with its documents."""
         ...
 
+    def view_of(self, state: Any, point: Point) -> View:
+        """The documents of the stream folded already to ``point`` (``state``: a fold of
+        the kind's own, which a read made as it judged the events)."""
+        ...
+
     def audit(self, events: list[AnyEvent], progress: Progress | None = None) -> list[AuditRow]:
         """Every event with what it did to the cells, and the verdicts on it."""
         ...
@@ -95,6 +100,11 @@ class Kind:
     def view(self) -> Callable[[list[AnyEvent], Point, Progress | None], View]:
         """The stream folded to a point, with its documents."""
         return self.side().view
+
+    @property
+    def view_of(self) -> Callable[[Any, Point], View]:
+        """The documents of the stream folded already to a point (no fold of its own)."""
+        return self.side().view_of
 
     @property
     def audit(self) -> Callable[[list[AnyEvent], Progress | None], list[AuditRow]]:

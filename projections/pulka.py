@@ -56,6 +56,12 @@ def pulka_view(events: list[AnyEvent], point: Point, progress: Callable[[int], N
     return PulkaView(state_at(events, point, progress), point)
 
 
+def pulka_view_of(state: GameState, point: Point) -> PulkaView:
+    """The pulka folded already to ``point`` (by the read that judged it), as shown."""
+    return PulkaView(state, point)
+
+
 # The names every kind's read side offers (projections.kinds.Kind).
 view = pulka_view
+view_of = pulka_view_of
 CELLS = PLAYER_CELLS

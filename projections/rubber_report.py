@@ -373,8 +373,14 @@ def rubber_view(events: list[AnyEvent], point: Point, progress: Callable[[int], 
     return RubberView(state, point)
 
 
+def rubber_view_of(state: RubberState, point: Point) -> RubberView:
+    """The rubber folded already to ``point`` (by the read that judged it), as shown."""
+    return RubberView(state, point)
+
+
 # The names every kind's read side offers (projections.kinds.Kind).
 view = rubber_view
+view_of = rubber_view_of
 audit = rubber_audit
 numbers_at = rubber_numbers_at
 CELLS = SIDE_CELLS

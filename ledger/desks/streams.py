@@ -101,7 +101,8 @@ def import_streams(ledger: Ledger, streams: Sequence[Sequence[LogLine]]) -> list
                 exc.line = lines[name]
                 raise
         ensure_views(ledger.store)
-        appends = [Append(name, events, 0, GENESIS) for name, events in judged.events.items()]
+        # The games were judged whole here (``judge_streams``): their judged marks are stored with them.
+        appends = [Append(name, events, 0, GENESIS, judged=name in judged.states) for name, events in judged.events.items()]
         stale_read(0, lambda: ledger.store.append_all(appends, unchanged=read))
         return [Imported(name, len(events)) for name, events in judged.events.items()]
 

@@ -59,6 +59,7 @@ class RefusedEventError(Exception):
 
 # How many stored events a judging of a stream takes at a time (what it keeps of them).
 JUDGE_BATCH = 1000
+FoldedSoFar = Callable[[int], None] | None  # told how many events of a stream are folded so far
 
 
 def judge_stream(first: LogLine, rest: Iterable[tuple[int, AnyEvent]], clock: Callable[[], str] = now_iso) -> int:
@@ -74,8 +75,8 @@ def _judged_count(judging: Judging[S], started: Start, rest: Iterable[tuple[int,
     return len(judge_events(judging.fold([started]), judging.decide, rest, clock))
 
 
-def judged_fold(game: str, events: Sequence[AnyEvent],
-                clock: Callable[[], str]) -> tuple[State | None, ChainProblem | None]:
+def judged_fold(game: str, events: Sequence[AnyEvent], clock: Callable[[], str], trusted: int = 0,
+                progress: FoldedSoFar = None) -> tuple[State | None, ChainProblem | None]:
     """A game's stored events judged again, each as it was on its way in (admitted, then
     judged by its kind's judge on the game before it), and folded: the game after them
     and None; or, at the first event that its judge refuses or records otherwise than it
@@ -85,25 +86,53 @@ def judged_fold(game: str, events: Sequence[AnyEvent],
     The events are judged a batch at a time (``JUDGE_BATCH``) and each batch compared with
     what is stored, so judging keeps no second copy of the game: what it costs in memory
     is the fold's own. Judging is the fold with the judge's checks: a command that
-    records folds the stored game so, and pays only for the checks."""
+    records folds the stored game so, and pays only for the checks.
+
+    ``trusted``: how many first events the ledger judged before, as its judged mark
+    vouches (``Store.read``): folded without the checks, and only the rest judged onto
+    them, so that a read costs one fold. 0 (what ``verify`` gives): every event judged.
+    ``progress(done)`` is told how many events are folded, a batch at a time."""
+    if trusted >= 1:
+        return judging_of(events[0]).run(_judged_after, game, events, trusted, clock, progress)
     try:
         judging, started = start_stream(1, events[0], clock)
     except Refused as exc:
         return None, _would_be_refused(game, exc)
     if started != events[0]:
         return None, _stored_otherwise(game, 1, events[0], started)
-    return judging.run(_judged_from, started, game, events, clock)
+    return judging.run(_judged_from, started, game, events, clock, progress)
 
 
 def _judged_from(judging: Judging[S], started: Start, game: str, events: Sequence[AnyEvent],
-                 clock: Callable[[], str]) -> tuple[S | None, ChainProblem | None]:
+                 clock: Callable[[], str], progress: FoldedSoFar) -> tuple[S | None, ChainProblem | None]:
     """``judged_fold`` of the events after the start, a batch at a time."""
-    state = judging.fold([started])
-    for begin in range(1, len(events), JUDGE_BATCH):
+    return _judged_onto_fold(judging, judging.fold([started]), game, events, 1, clock, progress)
+
+
+def _judged_after(judging: Judging[S], game: str, events: Sequence[AnyEvent], trusted: int,
+                  clock: Callable[[], str], progress: FoldedSoFar) -> tuple[S | None, ChainProblem | None]:
+    """``judged_fold`` of events whose first ``trusted`` were judged before: those folded
+    (a batch at a time, for ``progress``), the rest judged onto them."""
+    state = judging.fold([events[0]])
+    for begin in range(1, trusted, JUDGE_BATCH):
+        for event in events[begin:min(begin + JUDGE_BATCH, trusted)]:
+            state.apply(event)
+        if progress is not None:
+            progress(min(begin + JUDGE_BATCH, trusted))
+    return _judged_onto_fold(judging, state, game, events, trusted, clock, progress)
+
+
+def _judged_onto_fold(judging: Judging[S], state: S, game: str, events: Sequence[AnyEvent], done: int,
+                      clock: Callable[[], str], progress: FoldedSoFar) -> tuple[S | None, ChainProblem | None]:
+    """Events ``done + 1``.. judged onto ``state`` (the game after the first ``done``), a
+    batch at a time."""
+    for begin in range(done, len(events), JUDGE_BATCH):
         batch = [(n, events[n - 1]) for n in range(begin + 1, min(begin + JUDGE_BATCH, len(events)) + 1)]
         problem = judged_onto(judging, state, game, batch, clock)
         if problem is not None:
             return None, problem
+        if progress is not None:
+            progress(batch[-1][0])
     return state, None
 
 

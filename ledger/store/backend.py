@@ -41,6 +41,8 @@ __all__ = [
     "ConflictError",
     "NewRow",
     "PostgresAddress",
+    "JUDGED",
+    "Mark",
     "RECEIPTS",
     "RawRow",
     "Receipt",
@@ -140,6 +142,19 @@ class Receipt(NamedTuple):
 
 # The table of receipts, beside the events table.
 RECEIPTS = "pulka_receipts"
+# The table of judged marks (``Mark``), beside the events table.
+JUDGED = "pulka_judged"
+
+
+class Mark(NamedTuple):
+    """A stream's judged mark: the ledger has judged its first ``judged`` events, the last
+    of which is stored with ``digest`` (which commits to every event up to it). Written in
+    the transaction that stores those events (``Backend.insert``); what a read does with
+    it is ``ledger.application``'s."""
+
+    stream: UUID
+    judged: int
+    digest: str
 
 
 class ReceiptTaken(StoreError):
@@ -248,14 +263,28 @@ class Backend(ABC):
 
     @abstractmethod
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
-               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
+               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None,
+               marks: Iterable[Mark] = ()) -> None:
         """Store the rows of each stream of ``groups`` in one transaction, all or nothing
         (``pause("stream")`` between one stream's rows and the next): ConflictError when
         a (stream, version) is taken, StreamChanged when a stream of ``unchanged`` has
         not exactly that many rows. Each count is read under the write lock that every
         writer takes, within the transaction, so that no other writer can change it
         before the commit. ``receipt``: written first in the same transaction under
-        that lock; ReceiptTaken when its key is stored already."""
+        that lock; ReceiptTaken when its key is stored already. ``marks``: each
+        stream's judged mark, written (over the one before) in the same transaction,
+        taken once its rows are written (the caller knows the table is there: ``marks_kept``)."""
+
+    @abstractmethod
+    def marks_kept(self, writing: bool = False) -> bool:
+        """Whether the store has the table of judged marks and this connection may read
+        it, and write it (``writing``); a store of an earlier layout, not yet upgraded,
+        has none."""
+
+    @abstractmethod
+    def mark(self, stream: UUID) -> Mark | None:
+        """The judged mark of ``stream``; None when it has none, or the store keeps none
+        this connection may read (a read never fails for want of a mark)."""
 
     @abstractmethod
     def receipt(self, key: str) -> Receipt | None:

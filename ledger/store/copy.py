@@ -11,7 +11,11 @@ client ids, the service's accounts (their password hashes and second factors), t
 tables' tokens, the key of its cookies, its sessions and its counts of sign-in attempts,
 so that the same sign-ins, links and cookies work on the copy. What
 is folded from the events (the player views, the tree's cache) is not copied: the copy
-folds its own.
+folds its own. Nor are the judged marks (``pulka_judged``): a mark is the judgement of
+the pulka that stored the events, and the copy trusts no judgement it did not make (the
+marks would hold, their digests committing to the events, but a copy is also how a
+store of unknown history is taken in): its reads judge each game whole until pulka
+next stores events of it, which marks it.
 
 The source is read in one read-only transaction that sees it as it was when the copy
 began (``Backend.snapshot``), so that a store the service writes meanwhile is copied whole

@@ -23,14 +23,13 @@ SQLite file. A store opened without it never changes the database, and finds no 
 where there is no table.
 
 What the store gives and refuses (a stored event, a reading, an append; a stream
-changed by someone else, a broken chain) is ``ledger.store.stored``. ``bulk`` turns the
-garbage collector off around the load and replay of a long game, which allocates much
-and frees nothing cyclic.
+changed by someone else, a broken chain) is ``ledger.store.stored``; ``bulk``, the
+garbage collector off around the load and replay of a long game, ``collector``. The
+ledger's judged mark of a stream is written with the events it judged (``Append``).
 """
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import TracebackType
@@ -45,6 +44,7 @@ from ledger.store.backend import (
     Backend,
     CannotOpen,
     ConflictError,
+    Mark,
     NewRow,
     PostgresAddress,
     RawRow,
@@ -60,6 +60,7 @@ from ledger.store.backend import (
     pause,
 )
 from ledger.store import layout
+from ledger.store.collector import bulk as bulk  # where the readers of a long game have found it
 from ledger.store.rows import chained_events, made_rows, named_problem, topics_intact
 from ledger.store.sqlite import SQLiteBackend
 from ledger.store.stored import (
@@ -86,17 +87,8 @@ from ledger.vocabulary.wording import spoken_count
 
 _ = language._  # every text a person reads, in the language in effect
 
-__all__ = [
-    "CannotOpen",
-    "PostgresAddress",
-    "Receipt",
-    "ReceiptTaken",
-    "Store",
-    "StoreError",
-    "store_label",
-    "is_postgres_url",
-    "parse_postgres_url",
-]
+__all__ = ["CannotOpen", "PostgresAddress", "Receipt", "ReceiptTaken", "Store", "StoreError", "store_label",
+           "is_postgres_url", "parse_postgres_url"]
 
 DEFAULT_DB = "pulka.db"
 LAST_NUMBER = 2**62  # no stream has an event of a higher number (a database's integers end at 2**63)
@@ -135,6 +127,7 @@ class Store:
         self._create = create
         self._receipt: tuple[str, str] | None = None  # the key and digest of the next write (``receipted``)
         self._receipts = False  # the table of receipts is known to exist
+        self._marks_kept = False  # the table of judged marks is known to exist
 
     # reading
 
@@ -174,7 +167,7 @@ class Store:
         return [state.event for page in self._pages(game) for _, _, state in page]
 
     def read(self, game: str, *, upto: int | None = None, through_deal: int | None = None,
-             digests: bool = True) -> Reading:
+             digests: bool = True, marked: bool = False) -> Reading:
         """The events a reading command needs, with their hash chain checked.
 
         ``upto``: only events 1..upto. ``through_deal``: events until the first one that
@@ -188,7 +181,11 @@ class Store:
 
         The rows are read a page at a time and each page's chain checked as it comes
         (``chain.intact_from``): what is kept is the events, never the rows. Only a
-        chain that fails is read again whole, to name its first problem."""
+        chain that fails is read again whole, to name its first problem.
+
+        ``marked``: when the chain read holds and its event n is stored with the digest of
+        the stream's judged mark (``backend.Mark``), which commits to events 1..n, the
+        reading's ``judged`` is n (at most the events returned); else 0."""
         if upto is not None and upto > LAST_NUMBER:
             upto = None  # beyond any stream: all of it (and beyond what a database integer holds)
         last = None if upto is None else upto + 1
@@ -196,7 +193,8 @@ class Store:
         stored: list[StoredEvent] = []
         keep = stored.append
         previous: str | None = GENESIS
-        count = 0
+        count = vouched = 0
+        mark = self._backend.mark(game_id(game)) if marked and self._backend.found() else None
         for page in self._pages(game, upto=last, page=self.READ_PAGE if through_deal is None else self.PAGE):
             if previous is not None:
                 previous = intact_from(game, page, previous, count + 1)
@@ -204,13 +202,17 @@ class Store:
                     previous = None
             for number, _, state in page:
                 keep(new(StoredEvent, (number, state.event, state.digest if digests else "")))
+            if mark is not None and count < mark.judged <= count + len(page):
+                number, _, state = page[mark.judged - count - 1]
+                vouched = number if number == mark.judged and state.digest == mark.digest else 0
             count += len(page)
             if through_deal is not None and any(
                 (state.event.deal or 0) > through_deal for number, _, state in page if number > 1
             ):
                 break
         problem = None if previous is not None or not stored else self._problem(game, stored[-1].number)
-        return Reading(stored if upto is None else stored[:upto], problem)
+        stored = stored if upto is None else stored[:upto]
+        return Reading(stored, problem, judged=0 if problem is not None else min(vouched, len(stored)))
 
     def _problem(self, game: str, last: int) -> ChainProblem | None:
         """The first problem of a game's chain up to event ``last``, named as ``verify``
@@ -394,7 +396,7 @@ class Store:
 
     def append(
         self, game: str, events: Sequence[AnyEvent], expected: int, previous: str | None = None,
-        *, unchanged: Mapping[str, int] | None = None,
+        *, unchanged: Mapping[str, int] | None = None, judged: bool = False,
     ) -> list[StoredEvent]:
         """Store ``events`` as numbers ``expected + 1``..., all or nothing.
 
@@ -402,9 +404,10 @@ class Store:
         it; without it the store reads the game's last row. Raises ConcurrentWriteError
         when the game already has more than ``expected`` events (someone appended
         first), before or during the write. The first event of a game must be its
-        ``game_started`` and no other may be. ``unchanged``: see ``append_all``.
+        ``game_started`` and no other may be. ``unchanged``: see ``append_all``;
+        ``judged``: see ``Append``.
         """
-        return self.append_all([Append(game, events, expected, previous)], unchanged)[0]
+        return self.append_all([Append(game, events, expected, previous, judged)], unchanged)[0]
 
     def append_all(
         self, appends: Sequence[Append], unchanged: Mapping[str, int] | None = None
@@ -435,6 +438,7 @@ class Store:
             return stored
         read = dict(unchanged or {})
         self.ensure_table()
+        marks = self._marks(appends, stored)
         receipt = None
         if self._receipt is not None:
             first = next(a for a in appends if a.events)
@@ -442,7 +446,7 @@ class Store:
             receipt = Receipt(key, first.game, first.expected + 1, first.expected + len(first.events), digest)
         pause("write")
         try:
-            self._backend.insert(groups, [(game_id(name), count) for name, count in read.items()], receipt)
+            self._backend.insert(groups, [(game_id(name), count) for name, count in read.items()], receipt, marks)
         except StreamChanged as exc:
             name = next(name for name in read if game_id(name) == exc.stream)
             raise ConcurrentWriteError(name, read[name], exc.found, written=False) from None
@@ -458,11 +462,19 @@ class Store:
         self._receipt = None  # one write per key
         return stored
 
+    def _marks(self, appends: Sequence[Append], stored: list[list[StoredEvent]]) -> Iterator[Mark]:
+        """The judged mark of each stream of ``appends`` the ledger judged, taken once the
+        rows (which fill ``stored``) are written; none in a store of an earlier layout."""
+        if any(a.judged and a.events for a in appends) and not self._marks_kept:
+            self._marks_kept = self._backend.marks_kept(writing=True)  # before the write begins
+        return (Mark(game_id(a.game), done[-1].number, done[-1].digest)
+                for a, done in zip(appends, stored, strict=True) if self._marks_kept and a.judged and done)
+
     def _rows_of(self, append: Append) -> tuple[Iterator[NewRow], list[StoredEvent]]:
         """The rows that store ``append``, chained to the stream's last event, made one
         at a time as the backend writes them, and the events as stored (filled as the
         rows are made)."""
-        game, events, expected, previous = append
+        game, events, expected, previous, _judged = append
         if expected < 0:
             raise ValueError(f"expected count cannot be negative: {expected}")
         for number, event in enumerate(events, start=expected + 1):
@@ -584,17 +596,3 @@ class Store:
                 ).format(number=number, game=repr(game), store=self.description, why=exc)) from None
         raise AssertionError("a row failed to decode once only")
 
-
-@contextmanager
-def bulk() -> Iterator[None]:
-    """The garbage collector off for a bulk load and replay: a long game makes many
-    objects and no cycles to free, and the collector's passes over them cost a fifth of
-    the time at 100,000 events. Nothing is frozen out of its scans: what was garbage
-    before stays in its generation, to be collected as soon as it would have been."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

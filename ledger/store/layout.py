@@ -31,7 +31,11 @@ The layouts, each the tables a released state of pulka wrote:
 10. (this pulka's) what each pulka's deals and records gave each person who held a seat
    in it, and the story of each deal in every reader's language, kept by the player
    views as its events arrive (``archive_stats``, ``archive_stories``): what ``pulka
-   stats`` and the player's page add up instead of replaying his pulkas.
+   stats`` and the player's page add up instead of replaying his pulkas; and the judged
+   marks (``pulka_judged``: for each stream, how many of its first events the ledger
+   has judged and the digest of the last of them, written in the transaction that
+   stores them), so that a read judges only what it has not judged before
+   (``ledger.application``).
 
 An earlier store records no layout: its tables say which it is (``inferred``: the last
 layout whose tables it has; a table made only when first needed, such as the
@@ -60,7 +64,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import NamedTuple
 
-from ledger.store.backend import RECEIPTS, Backend, CannotOpen, Transaction
+from ledger.store.backend import JUDGED, RECEIPTS, Backend, CannotOpen, Transaction
 from ledger.vocabulary import language
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.times import now_iso
@@ -116,6 +120,10 @@ ADDED: dict[str, tuple[str, ...]] = {
     RECEIPTS: ("digest",),
     ACCOUNTS: ("id", "name_key", "disabled", "created", "totp", "totp_pending", "totp_step", "recovery"),
 }
+# The judged marks (``Store.judged_mark``): the stream's id (hex), how many of its first
+# events the ledger has judged, and the digest of the last of them. Made with the layout
+# (``record``); a copy does not carry them (``ledger.store.copy``).
+JUDGED_COLUMNS = "(stream TEXT PRIMARY KEY, judged {bigint} NOT NULL, digest TEXT NOT NULL)"
 LAYOUT_COLUMNS = "(version INTEGER PRIMARY KEY, at TEXT NOT NULL, pulka TEXT NOT NULL)"
 BIGINT = {"sqlite": "INTEGER", "postgres": "bigint"}
 
@@ -227,9 +235,11 @@ def this_pulka() -> str:
 def record(tx: Transaction, at: str, pulka: str) -> None:
     """Record that the store is at this pulka's layout: marked where every reader of
     its events reads it (``Transaction.mark_layout``), and a row of the layout's history (the
-    table made when missing)."""
+    table made when missing); the table of judged marks made when missing (empty: an
+    upgraded store's reads judge every event until the ledger marks its streams)."""
     tx.mark_layout(LAYOUT)
     tx.run(f"CREATE TABLE IF NOT EXISTS {tx.name(TABLE)} {LAYOUT_COLUMNS}")
+    tx.run(f"CREATE TABLE IF NOT EXISTS {tx.name(JUDGED)} " + JUDGED_COLUMNS.format(bigint=BIGINT[tx.kind]))
     tx.run(f"INSERT INTO {tx.name(TABLE)} (version, at, pulka) VALUES (?, ?, ?) ON CONFLICT (version) DO NOTHING",
            (LAYOUT, at, pulka))
 

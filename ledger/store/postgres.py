@@ -47,7 +47,9 @@ from ledger.store.backend import (
     Backend,
     CannotOpen,
     ConflictError,
+    JUDGED,
     RECEIPTS,
+    Mark,
     NewRow,
     PostgresAddress,
     RawRow,
@@ -102,14 +104,15 @@ class BatchedRecorder(PostgresApplicationRecorder):
         return None
 
     def insert_groups(self, groups: Sequence[Iterable[EsStoredEvent]],
-                      unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
+                      unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None,
+                      marks: Iterable[Mark] = ()) -> None:
         """The rows of several streams, a stream's at a time, in one transaction; then
         each stream of ``unchanged`` must have exactly its count of rows
         (``StreamChanged``). Under the recorder's table lock, which every writer takes
         first and keeps until its commit, a count read in the transaction is the
         stream's last committed one (read committed: each statement sees what is
         committed when it begins). A ``receipt`` is written first, under the lock:
-        ReceiptTaken when its key is there already."""
+        ReceiptTaken when its key is there already. The judged ``marks`` last."""
         with self.datastore.transaction(commit=True) as curs:
             # The recorder's own table lock (which orders the notification log) and
             # notification, once; then its insert statement, once per batch.
@@ -140,6 +143,14 @@ class BatchedRecorder(PostgresApplicationRecorder):
                 assert row is not None
                 if row["found"] != count:
                     raise StreamChanged(stream, row["found"])
+            judged = [(m.stream.hex, m.judged, m.digest) for m in marks]  # taken once the rows are written
+            if judged:
+                curs.executemany(
+                    sql.SQL("INSERT INTO {}.{} (stream, judged, digest) VALUES (%s, %s, %s) ON CONFLICT (stream) "
+                            "DO UPDATE SET judged = excluded.judged, digest = excluded.digest").format(
+                        sql.Identifier(self.datastore.schema), sql.Identifier(JUDGED)),
+                    judged,
+                )
 
 
 class PostgresTransaction:
@@ -361,7 +372,8 @@ class PostgresBackend(Backend):
         return [(stream, count) for stream, count in self._fetch(statement, [])]
 
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
-               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
+               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None,
+               marks: Iterable[Mark] = ()) -> None:
         recorder = self.recorder
         self._close_probe()  # from here on the recorder's connection reads too: one at a time
         try:
@@ -369,11 +381,30 @@ class PostgresBackend(Backend):
                 [_of_stream(stream, rows) for stream, rows in groups],
                 unchanged,
                 receipt,
+                marks,
             )
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except PersistenceError as exc:
             raise StoreError(_("cannot store events in {store}: {why}").format(store=self.description, why=self._why(exc))) from None
+
+    def marks_kept(self, writing: bool = False) -> bool:
+        """Whether the table is there and this role may read it (one that may read
+        nothing but the events reads every game judged whole), and write it: a role
+        that may not stores its events unmarked."""
+        wanted = ("SELECT", "INSERT", "UPDATE") if writing else ("SELECT",)
+        table = f'"{self.schema}"."{JUDGED}"'
+        found = self._fetch(sql.SQL("SELECT to_regclass(%s) IS NOT NULL").format() + sql.SQL("").join(
+            sql.SQL(" AND has_table_privilege(to_regclass(%s), {})").format(sql.Literal(w)) for w in wanted),
+            [table] * (1 + len(wanted)))
+        return bool(found and found[0][0])
+
+    def mark(self, stream: UUID) -> Mark | None:
+        if not self.marks_kept():
+            return None
+        found = self._fetch(sql.SQL("SELECT judged, digest FROM {}.{} WHERE stream = %s").format(
+            sql.Identifier(self.schema), sql.Identifier(JUDGED)), [stream.hex])
+        return Mark(stream, int(found[0][0]), str(found[0][1])) if found else None
 
     def receipt(self, key: str) -> Receipt | None:
         exists = sql.SQL("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s")

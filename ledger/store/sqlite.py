@@ -36,7 +36,9 @@ from ledger.store.backend import (
     Backend,
     CannotOpen,
     ConflictError,
+    JUDGED,
     RECEIPTS,
+    Mark,
     NewRow,
     RawRow,
     Receipt,
@@ -75,7 +77,8 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
     same order; nothing here needs each row's id back."""
 
     def insert_rows(self, groups: Sequence[Iterable[tuple[str, int, str, bytes]]],
-                    unchanged: Sequence[tuple[str, int]] = (), receipt: Receipt | None = None) -> None:
+                    unchanged: Sequence[tuple[str, int]] = (), receipt: Receipt | None = None,
+                    marks: Iterable[Mark] = ()) -> None:
         """``insert_events`` of rows given as the tuples its statement takes (stream id,
         version, topic, state), a stream's at a time: the same transaction and statement,
         without building an eventsourcing ``StoredEvent`` for each row only to take it
@@ -87,7 +90,8 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
         the database as it is then. The counts are read after the inserts, under that
         lock, so that no writer can have changed a stream since; read first, they would
         see the database as it was before the lock was taken. A ``receipt`` is written
-        first (its insert takes the lock): ReceiptTaken when its key is there already."""
+        first (its insert takes the lock): ReceiptTaken when its key is there already.
+        The judged ``marks`` last, in the same transaction."""
         with self.datastore.transaction(commit=True) as c:
             if receipt is not None:
                 c.execute(f"INSERT INTO {RECEIPTS} (key, stream, first, last, digest) VALUES (?, ?, ?, ?, ?) "
@@ -104,6 +108,12 @@ class ManyRowsRecorder(SQLiteApplicationRecorder):
                 found = c.fetchone()[0]
                 if found != count:
                     raise StreamChanged(UUID(stream), found)
+            c.executemany(MARK_STATEMENT, [(m.stream.hex, m.judged, m.digest) for m in marks])
+
+
+# A stream's judged mark, written over the one before it.
+MARK_STATEMENT = (f"INSERT INTO {JUDGED} (stream, judged, digest) VALUES (?, ?, ?) "
+                  "ON CONFLICT (stream) DO UPDATE SET judged = excluded.judged, digest = excluded.digest")
 
 
 RECORDER_TOPIC = "ledger.store.sqlite:ManyRowsRecorder"
@@ -298,19 +308,36 @@ class SQLiteBackend(Backend):
         return [(_uuid(stream) or stream, count) for stream, count in found]
 
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
-               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None) -> None:
+               unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None,
+               marks: Iterable[Mark] = ()) -> None:
         assert isinstance(self.recorder, ManyRowsRecorder), self.recorder
         try:
             self.recorder.insert_rows(
                 [_of_stream(stream.hex, rows) for stream, rows in groups],
                 [(stream.hex, count) for stream, count in unchanged],
                 receipt,
+                marks,
             )
         except IntegrityError as exc:
             raise ConflictError(self._why(exc)) from None
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(_("cannot store events in {store}: {why}").format(store=self.path, why=self._why(exc))) \
                 from None
+
+    def marks_kept(self, writing: bool = False) -> bool:
+        if not self.found():
+            return False
+        with self._cursor() as cursor:
+            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (JUDGED,))
+            return cursor.fetchone() is not None
+
+    def mark(self, stream: UUID) -> Mark | None:
+        if not self.marks_kept():
+            return None
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT judged, digest FROM {JUDGED} WHERE stream = ?", (stream.hex,))
+            row = cursor.fetchone()
+        return Mark(stream, int(row[0]), str(row[1])) if row else None
 
     def receipt(self, key: str) -> Receipt | None:
         if not self.found():

@@ -31,12 +31,14 @@ def game_id(game: str) -> UUID:
 class Append(NamedTuple):
     """Events to store in one stream as its numbers ``expected + 1``...; ``previous``: the
     digest of event ``expected`` when the caller has just read it (else the store reads
-    it)."""
+    it). ``judged``: the ledger has judged every event of the stream up to these, so its
+    judged mark is written with them (``Store.read``, ``marked``)."""
 
     game: str
     events: Sequence[AnyEvent]
     expected: int
     previous: str | None = None
+    judged: bool = False
 
 
 class StoredEvent(NamedTuple):
@@ -51,11 +53,14 @@ class Reading(NamedTuple):
     """Events read for a reading command, and the first problem of their hash chain
     (None when every event read is where it was recorded and unchanged); ``refused``:
     the first event read, its chain intact, that the ledger would not have recorded
-    (its judge, ``Ledger.read``, says; the store knows no rules)."""
+    (its judge, ``Ledger.read``, says; the store knows no rules). ``judged``: how many
+    of the first events read the stream's judged mark vouches for (0: none; see
+    ``Store.read``)."""
 
     stored: list[StoredEvent]
     problem: ChainProblem | None
     refused: ChainProblem | None = None
+    judged: int = 0
 
     @property
     def events(self) -> list[AnyEvent]:

@@ -5,10 +5,10 @@ Imported only for a ``postgresql://`` address, so that nothing else loads the dr
 The table is the application recorder's ``pulka_events`` in the address's schema
 (``public`` by default). Writing goes through ``BatchedRecorder``, eventsourcing's
 application recorder with two changes: the rows of one append (of one stream or
-several) are sent in bounded batches inside its one transaction (a single statement of tens of megabytes never
-completed), and a failed write is not retried behind the user's back (a retry after a
-lost commit could report someone else's write; a lock timeout would be waited ten
-times). The datastore and the recorder are made only when a command first writes or
+several) are sent in bounded batches inside its one transaction (one statement of tens
+of megabytes never completed), and a failed write is not retried behind the user's
+back (a retry after a lost commit could report someone else's write; a lock timeout
+would be waited ten times). The datastore and the recorder are made only when a command first writes or
 creates the table: a reading command never pays for their pool of connections.
 
 Opening connects once to report an unreachable or refused server with libpq's reason
@@ -73,7 +73,6 @@ CONNECT_TIMEOUT = 10  # seconds to reach the server
 LOCK_TIMEOUT = 10  # seconds a writer waits for the table lock another writer holds
 IDLE_TIMEOUT = 5  # seconds the server keeps a session idle inside a transaction
 CREATE_LOCK_TIMEOUT = 60  # seconds to wait for another command creating the store
-
 RECONNECT_TIMEOUT = 5  # seconds the pool tries to replace a lost connection before the next use tries again
 
 # How every connection is made: keepalives let the client notice a server (or a network)

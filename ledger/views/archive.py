@@ -122,6 +122,7 @@ class Views:
         self.in_memory = in_memory
         self.read_only = store.read_only
         self.outdated = functools.partial(layout.outdated, store.backend, store.layout)
+        self.marks = store.backend.mark  # the games' judged marks: what the views need not judge again
         try:
             if in_memory:
                 self.datastore = SQLiteDatastore(f"file:pulka-views-{uuid4().hex}?mode=memory&cache=shared")
@@ -134,7 +135,7 @@ class Views:
         except PersistenceError as exc:
             raise StoreError(_("cannot open the views of {store}: {why}").format(
                 store=store.description, why=reason(exc))) from None
-        self.projection = ArchiveProjection(self.view, StoreSource(self.reader))
+        self.projection = ArchiveProjection(self.view, StoreSource(self.reader, self.marks))
 
     def fault(self, exc: BaseException, doing: Doing) -> StoreError:
         """What the database said while the views were read or written, as a store
@@ -253,7 +254,7 @@ class Views:
             self.view.clear()
         except (PersistenceError, sqlite3.Error) as exc:
             raise self.fault(exc, "write") from None
-        self.projection = ArchiveProjection(self.view, StoreSource(self.reader))
+        self.projection = ArchiveProjection(self.view, StoreSource(self.reader, self.marks))
         return self.catch_up()
 
     # -- reading ---------------------------------------------------------------------

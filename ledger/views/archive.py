@@ -22,6 +22,10 @@ The club rating (``ledger.views.rating``) is kept in the same transactions, from
 results each write brings (``recorders._ArchiveSQL.keep_rating``): the same position,
 the same crash safety, and a rebuild rebuilds it too.
 
+A game's events are counted only judged (``ArchiveProjection.judged_game``): what its
+judged mark vouches for as they stand, the rest judged once as the views save them; a
+game with an event the judge refuses is left out, as a broken chain is.
+
 So are the players' counts (``archive_stats``, ``archive_stories``): what each game's
 deals and records gave each person who held a seat in it, made once per game a save
 touches (``ArchiveProjection.counts``), which ``pulka stats`` and the player's page add

@@ -5,11 +5,13 @@ incremental update after one more deal, measured on a tenth of the archive and o
 whole of it (the update must not grow with the archive), and the CPU of the service's
 page of the busiest player, made and asked again, beside its target; asserts nothing.
 
-    python bench/archive.py [--pulkas 1000] [--quick] [--db PATH|postgresql://…]
+    python bench/archive.py [--pulkas 1000] [--quick] [--unmarked] [--db PATH|postgresql://…]
 
 --quick stores 100 pulkas. The pulkas are copies of a few judged template pulkas under
 other names, conventions, stakes and dates (stored directly, without judging them again:
-the figures are the views', not the import's). Without --db a temporary SQLite file is used.
+the figures are the views', not the import's), each with its judged mark, as pulka
+stores what it has judged; --unmarked stores them without marks, as a copy holds them,
+so that the views judge every game. Without --db a temporary SQLite file is used.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ LINES = (
 CLUB = [f"Member{i:02d}" for i in range(1, 41)]
 CONVENTIONS = ("sochi", "leningrad", "rostov", "classic")
 TEMPLATE_DAY = "2000-01-01T"
+# Whether ``fill`` stores each pulka with its judged mark (``--unmarked``: without).
+MARKED = True
 
 
 class Clock:
@@ -82,7 +86,9 @@ def fill(store: Store, start: int, count: int, templates: list[list[str]]) -> in
     for i in range(start, start + count):
         players = [CLUB[(i * 7 + k * 11) % len(CLUB)] for k in range(3)]
         stored = pulka_events(templates[i % len(templates)], f"club-{i:04d}", players, first_day + timedelta(days=i))
-        store.append(f"club-{i:04d}", stored, expected=0)
+        # A copy of a judged pulka under other names is what the judge records: marked as
+        # pulka marks what it stores (unless ``--unmarked``).
+        store.append(f"club-{i:04d}", stored, expected=0, judged=MARKED)
         events += len(stored)
     return events
 
@@ -160,7 +166,10 @@ def archive_run(doc: str | None) -> tuple[int, str, tempfile.TemporaryDirectory[
     parser.add_argument("--pulkas", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="100 pulkas")
     parser.add_argument("--db", default=None)
+    parser.add_argument("--unmarked", action="store_true", help="the pulkas stored without judged marks")
     args = parser.parse_args()
+    global MARKED
+    MARKED = not args.unmarked
     tmp = tempfile.TemporaryDirectory()
     templates = [
         template(CONVENTIONS[k % 4], deals=130 + 5 * k, abandon=k % 3 == 2, stake="0.10" if k % 2 else None)

@@ -22,6 +22,10 @@ The club rating (``ledger.views.rating``) is kept in the same transactions, from
 results each write brings (``recorders._ArchiveSQL.keep_rating``): the same position,
 the same crash safety, and a rebuild rebuilds it too.
 
+A game's events are counted only judged (``ArchiveProjection.judged_game``): what its
+judged mark vouches for as they stand, the rest judged once as the views save them; a
+game with an event the judge refuses is left out, as a broken chain is.
+
 So are the players' counts (``archive_stats``, ``archive_stories``): what each game's
 deals and records gave each person who held a seat in it, made once per game a save
 touches (``ArchiveProjection.counts``), which ``pulka stats`` and the player's page add
@@ -122,6 +126,7 @@ class Views:
         self.in_memory = in_memory
         self.read_only = store.read_only
         self.outdated = functools.partial(layout.outdated, store.backend, store.layout)
+        self.marks = store.backend.mark  # the games' judged marks: what the views need not judge again
         try:
             if in_memory:
                 self.datastore = SQLiteDatastore(f"file:pulka-views-{uuid4().hex}?mode=memory&cache=shared")
@@ -134,7 +139,7 @@ class Views:
         except PersistenceError as exc:
             raise StoreError(_("cannot open the views of {store}: {why}").format(
                 store=store.description, why=reason(exc))) from None
-        self.projection = ArchiveProjection(self.view, StoreSource(self.reader))
+        self.projection = ArchiveProjection(self.view, StoreSource(self.reader, self.marks))
 
     def fault(self, exc: BaseException, doing: Doing) -> StoreError:
         """What the database said while the views were read or written, as a store
@@ -253,7 +258,7 @@ class Views:
             self.view.clear()
         except (PersistenceError, sqlite3.Error) as exc:
             raise self.fault(exc, "write") from None
-        self.projection = ArchiveProjection(self.view, StoreSource(self.reader))
+        self.projection = ArchiveProjection(self.view, StoreSource(self.reader, self.marks))
         return self.catch_up()
 
     # -- reading ---------------------------------------------------------------------

@@ -14,12 +14,20 @@ Each game a save touches is counted for its players as it then stands
 
 Only events whose chain holds are taken in, each checked as ``verify`` checks it: at
 the first that is not, the stream is left out of the views from there on.
+
+And a game's events are counted (its results, and so the rating; its players' counts
+and stories) only judged, as a read judges them (``judged``, at each save): what the
+game's judged mark vouches for (``Mark``: written by pulka in the transaction that
+stored the events) is not judged again, what it does not is judged once
+(``ledger.judge.stored.judged_fold``), and a game with an event the judge refuses (one
+the ledger would not have recorded, written outside pulka with its digests computed
+anew) is left out as a broken chain is, by that event's number.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 from uuid import UUID
@@ -27,6 +35,8 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper, Tracking
 from eventsourcing.projection import BaseProjectionRunner, Projection
 
+from ledger.judge.stored import judged_fold
+from ledger.store.backend import Mark
 from ledger.store.stored import game_id
 from ledger.store.records import LedgerApplication, Opened, Recorded
 from ledger.views.recorders import (AliasRow, ArchiveView, BrokenRow, Change, ClockRow, GameRow, KnownRow, ModelRow,
@@ -35,7 +45,7 @@ from ledger.vocabulary.chain import GENESIS, ChainProblem, link, link_of, verify
 from ledger.vocabulary import language
 from ledger.vocabulary.club import PlayerAliased, RatingModelChosen
 from ledger.vocabulary.events import GameStarted, StreamStart
-from ledger.vocabulary.times import TimeFormatError, utc_micros
+from ledger.vocabulary.times import TimeFormatError, now_iso, utc_micros
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game
 from projections.archive import GameResult, deals_done, game_result, may_change_result
 from projections.game import GameState, replay
@@ -46,9 +56,12 @@ GAMES_KEPT = 256
 
 
 class EventSource(Protocol):
-    """Where the projection reads a stream's earlier records when it meets it mid-way."""
+    """Where the projection reads a stream's earlier records when it meets it mid-way (or
+    judges them), and the stream's judged mark."""
 
-    def load(self, stream: UUID, upto: int) -> list[Recorded]: ...
+    def load(self, stream: UUID, upto: int, after: int = 0) -> list[Recorded]: ...
+
+    def mark(self, stream: UUID) -> Mark | None: ...
 
 
 @dataclass
@@ -60,6 +73,7 @@ class _Stream:
     count: int = 0  # the number of the last event taken in
     digest: str = GENESIS  # and its digest, which the next event must be chained to
     broken: bool = False  # its chain broke: nothing more of it is read
+    judged: int = 0  # how many of its first events are known judged (by its mark, or here)
 
 
 class ArchiveProjection(Projection[Any]):
@@ -100,6 +114,7 @@ class ArchiveProjection(Projection[Any]):
         self.unsaved += 1
         self.processed += 1
         if self.unsaved >= self.batch or (self.flush_at is not None and tracking.notification_id >= self.flush_at):
+            self.pending.extend(self.judged())
             self.view.write([*self.pending, *self.counts(), ClockRow(self.known)], tracking)
             self.pending = []
             self.unsaved = 0
@@ -130,6 +145,60 @@ class ArchiveProjection(Projection[Any]):
         except Exception as exc:  # the fold cannot take it: an event the ledger would not have recorded
             return self._broken(record.originator_id, stream, ChainProblem(
                 version, f"event {version} cannot be replayed ({type(exc).__name__}: {exc})"))
+
+    def judged(self) -> list[Change]:
+        """The games of this save judged up to the last event taken in (``judged_game``):
+        each that holds an event the judge refuses is left out from it (``BrokenRow``),
+        so that neither its results nor its counts are kept."""
+        changes: list[Change] = []
+        for stream_id, stream in self.counted.items():
+            if stream.state is None or stream.broken:
+                continue
+            problem = self.judged_game(stream_id, stream)
+            if problem is not None:
+                changes += self._broken(stream_id, stream, problem)
+        return changes
+
+    def judged_game(self, stream_id: UUID, stream: _Stream) -> ChainProblem | None:
+        """Why the game's events taken in so far are not all ones the ledger would have
+        recorded (the first the judge refuses), or None.
+
+        What the game's judged mark vouches for is not judged again: a mark of event
+        ``judged`` >= those taken in, stored with that event's digest (its chain up to the
+        events taken in was checked on the way here, and the rest is checked as it comes,
+        the stream left out where it breaks). That is the usual case, pulka marking what
+        it stores: one small read. Otherwise (events stored outside pulka, a copy, which
+        carries no marks) the game's stored events are judged once, only those beyond the
+        mark (or beyond what was judged here before) when it is the stored digest of its
+        event."""
+        count = stream.count
+        if stream.judged >= count:
+            return None
+        mark = self.source.mark(stream_id)
+        if mark is not None and mark.judged >= count:
+            digest = stream.digest if mark.judged == count else next(
+                (r.digest for r in self.source.load(stream_id, mark.judged, after=mark.judged - 1)), None)
+            if digest == mark.digest:
+                stream.judged = count
+                return None
+        records = self.source.load(stream_id, count)
+        problem = _chain_problem(stream.name, records, count)
+        if problem is None and records[-1].digest != stream.digest:
+            problem = ChainProblem(count, f"event {count}: changed since the views took it in (edited?)")
+        if problem is not None:
+            return problem
+        trusted = stream.judged
+        if mark is not None and mark.judged <= count and records[mark.judged - 1].digest == mark.digest:
+            trusted = max(trusted, mark.judged)
+        with language.using(language.DEFAULT):  # the reason is stored (``archive_broken``): in English
+            try:
+                _, problem = judged_fold(stream.name, [r.event for r in records], now_iso, trusted)
+            except Exception as exc:  # what the judge cannot take: an event the ledger would not have recorded
+                problem = ChainProblem(trusted + 1, f"events {trusted + 1}-{count} cannot be judged "
+                                                    f"({type(exc).__name__}: {exc})")
+        if problem is None:
+            stream.judged = count
+        return problem
 
     def counts(self) -> list[StatsRow]:
         """What the deals and records of each game changed since the last save gave each
@@ -320,14 +389,19 @@ class ArchiveRunner(BaseProjectionRunner[LedgerApplication]):
 
 
 class StoreSource:
-    """Reads a stream's first events through a reader of the store's application."""
+    """Reads a stream's events through a reader of the store's application, and its
+    judged mark through the store's ``marks`` (``Backend.mark``)."""
 
-    def __init__(self, app: LedgerApplication) -> None:
+    def __init__(self, app: LedgerApplication, marks: Callable[[UUID], Mark | None]) -> None:
         self.recorder = app.recorder
         self.mapper: Mapper[UUID] = app.mapper
+        self.marks = marks
 
-    def load(self, stream: UUID, upto: int) -> list[Recorded]:
-        rows = self.recorder.select_events(stream, lte=upto)
+    def mark(self, stream: UUID) -> Mark | None:
+        return self.marks(stream)
+
+    def load(self, stream: UUID, upto: int, after: int = 0) -> list[Recorded]:
+        rows = self.recorder.select_events(stream, gt=after or None, lte=upto)
         out: list[Recorded] = []
         for row in rows:
             record = self.mapper.to_domain_event(row)

@@ -5,12 +5,17 @@ Each route says who may use it and what it is (``auth.rule``). Those anyone may 
 without signing in — the reads, the pages, the event streams, the files — are bounded
 per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
-- **a budget of work**: each request costs the worker threads' CPU time it took (the
-  service's ``run`` measures it: ``CHARGED``) and a little more for what the event loop
-  does; an address is given ``rate`` seconds of it per second, saved up to ``burst``.
-  An address over its budget is answered 429 with ``Retry-After`` until it has saved
-  enough again: a read that draws the sheet at a point in time may cost a tenth of a
-  second, a thousand cached reads cost little;
+- **a pool of their own**: their work runs on the service's readers' pool (``POOL``),
+  a few threads apart from the writers', its queue bounded (a full queue is answered
+  503 with ``Retry-After``): a table's write never waits in a queue behind them;
+- **a budget of work**: each request costs the time it held a reader thread (the
+  service's ``run`` measures it: ``CHARGED``; the elapsed time, not the thread's CPU,
+  so that a read is charged its waits on the store and on the interpreter's lock too:
+  the share of the pool it took) and a little more for what the event loop does; an
+  address is given ``rate`` seconds of it per second, saved up to ``burst``. An address
+  over its budget is answered 429 with ``Retry-After`` until it has saved enough again:
+  a read that draws the sheet at a point in time may cost a tenth of a second, a
+  thousand cached reads cost little;
 - **requests at once**: at most ``at_once`` of its requests are served at a time (429);
 - **event streams**: at most ``streams_per_address`` open at once (429), and at most
   ``streams`` in all (503), a cap below the process's limit of open files
@@ -39,7 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ledger.vocabulary import language
 from web.api_common import json
 from web.auth import ANYONE, FILE, PAGE, READ, STREAM, Rule, rule_of
-from web.service import CHARGED
+from web.service import CHARGED, ON_LIVE, ON_READERS, POOL
 
 _ = language._  # every text a person reads, in the request's language
 
@@ -137,6 +142,11 @@ class Limits:
 
 
 BOUNDED = {READ, PAGE, STREAM, FILE}
+# The pool of the bounded routes' work: a read or a page on the readers'; a live page's
+# first state on the live feed's, as its later ones (one document per version, made for
+# every follower at once: a thousand spectators opening their pages are not a thousand
+# reads in the readers' queue).
+POOLS = {READ: ON_READERS, PAGE: ON_READERS, STREAM: ON_LIVE, FILE: ON_READERS}
 
 
 class Bounded:
@@ -178,10 +188,11 @@ class Bounded:
             await answer(scope, receive, send)
             return
         charged = [0.0]
-        token = CHARGED.set(charged)
+        token, pool = CHARGED.set(charged), POOL.set(POOLS[found.kind])
         try:
             await self.app(scope, receive, send)
         finally:
+            POOL.reset(pool)
             CHARGED.reset(token)
             self.limits.done(address, stream, charged[0], time.monotonic())
 

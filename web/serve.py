@@ -62,6 +62,8 @@ class Options:
     forwarded_allow_ips: str | None = None
     workers: int = 1
     threads: int = 8
+    readers: int = 2
+    read_queue: int = 16
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -88,7 +90,11 @@ class Options:
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes on one socket (PostgreSQL for more than one).")
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
-              help="Worker threads per process reading and writing the store.")
+              help="Worker threads per process writing the store (and a table's reads).")
+@click.option("--readers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Threads per process for what anyone may read, apart from the writers'.")
+@click.option("--read-queue", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Anonymous reads waiting or served at once per process; more are answered 503.")
 @click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
               help="Seconds of work a second one anonymous client address may take (default 0.1).")
 @click.option("--streams", type=click.IntRange(1, 1_000_000), metavar="N",
@@ -126,7 +132,8 @@ def settings_of(address: str, options: Options) -> dict[str, Any]:
     finally:
         accounts.close()
     return {"db": address, "secret": secret, "https": options.https, "public_url": options.public_url,
-            "threads": options.threads, "bounds": options.bounds}
+            "threads": options.threads, "readers": options.readers, "read_queue": options.read_queue,
+            "bounds": options.bounds}
 
 
 def app_from_settings(settings: dict[str, Any]) -> Any:

@@ -1,10 +1,15 @@
 """The service's hold on the store: a store and a ledger per worker thread, each open
 game's fold kept between requests, and every write stored once.
 
-Work that reads or writes the store runs on a small pool of worker threads (``run``),
-each with its own ``Store``, ``Ledger`` and ``Accounts`` (their connections are one
-thread's), so that the event loop never waits on the database. The language and the
-other context of the request go with the work (``contextvars``).
+Work that reads or writes the store runs on worker threads (``run``), each with its own
+``Store``, ``Ledger`` and ``Accounts`` (their connections are one thread's), so that the
+event loop never waits on the database. The language and the other context of the
+request go with the work (``contextvars``). The threads are three pools (``POOL``), so
+that a write never waits in a queue behind reads: the writers' (every write, signing
+in, a table's and an arbiter's reads), the readers' (what anyone may read without
+signing in: a small pool with a bounded queue, a full queue answered ``Busy``, HTTP 503
+with Retry-After, never a queue without end) and the live feed's (``live.Hub``: one
+look and one document per version, whatever the number of its followers).
 
 Each game a request touches is kept (``Ledger.keep``: its events and its fold) with a
 lock of its own; every request on it first checks the stream's head (``Ledger.renewed``:
@@ -52,9 +57,19 @@ KEY = re.compile(r"[A-Za-z0-9_.:-]{8,100}")  # a write's key, as a client makes 
 CACHED = 256  # documents kept per process, each for one version of one stream
 CANONICAL = msgspec.json.Encoder(order="sorted")  # a request as its digest reads it: keys and fields sorted
 
-# The worker threads' CPU seconds the request being served took so far (``run`` adds
-# to it; ``limits.Bounded`` sets it for the requests it bounds).
+# The worker seconds the request being served took so far (``run`` adds to it;
+# ``limits.Bounded`` sets it for the requests it bounds): on the readers' pool the time it
+# held a reader thread, whatever it did with it (its CPU, its waits on the database and on
+# the interpreter's lock), as that is the share of the pool it took from the others.
 CHARGED: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("charged", default=None)
+
+ON_WRITERS, ON_READERS, ON_LIVE = "writers", "readers", "live"  # the pools (``Service.run``)
+# The pool the request's work runs on: ``limits.Bounded`` sets ON_READERS for the reads anyone
+# may make and ON_LIVE for a live page's first state (a document made once per version),
+# ``live.Hub`` ON_LIVE for its looks; everything else is the writers'.
+POOL: contextvars.ContextVar[str] = contextvars.ContextVar("pool", default=ON_WRITERS)
+READ_THREADS = 2  # threads of the readers' pool: fewer than the writers', the interpreter's lock is shared
+READ_QUEUE = 16  # reads waiting or being served at most; more are answered Busy
 
 
 class Stale(Exception):
@@ -74,6 +89,15 @@ class Duplicate(Exception):
     def __init__(self, receipt: Receipt) -> None:
         self.receipt = receipt
         super().__init__(f"stored already: {receipt.stream} events {receipt.first}-{receipt.last}")
+
+
+class Busy(Exception):
+    """The readers' pool and its queue are full: nothing was read; ask again in
+    ``retry_after`` seconds (HTTP 503)."""
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = retry_after
+        super().__init__(_("the service is answering as many reads as it can now; try again in a moment"))
 
 
 class Reused(Exception):
@@ -108,9 +132,11 @@ class Table:
 class Service:
     """The store as the service uses it, from its worker threads."""
 
-    def __init__(self, db: str, threads: int = 8) -> None:
+    def __init__(self, db: str, threads: int = 8, readers: int = READ_THREADS, read_queue: int = READ_QUEUE) -> None:
         self.db = db
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
+        self.readers = Readers(readers, read_queue)
+        self.live = ThreadPoolExecutor(1, thread_name_prefix="pulka-live")
         self._local = threading.local()
         self._workers: list[Worker] = []
         self._tables: dict[str, Table] = {}
@@ -133,14 +159,20 @@ class Service:
         return found
 
     async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``work(*args, **kwargs)`` on a worker thread, in this request's context; the
-        thread's CPU time it took is charged to the request (``CHARGED``)."""
+        """``work(*args, **kwargs)`` on a worker thread of the request's pool (``POOL``),
+        in this request's context; the thread's time it took is charged to the request
+        (``CHARGED``). On the readers' pool: Busy, at once, when its queue is full."""
+        pool = POOL.get()
+        if pool == ON_READERS:
+            return await self.readers.run(work, *args, **kwargs)
         context = contextvars.copy_context()
         call = functools.partial(context.run, timed, work, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+        return await asyncio.get_running_loop().run_in_executor(self.live if pool == ON_LIVE else self.executor, call)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
+        self.readers.executor.shutdown(wait=True)
+        self.live.shutdown(wait=True)
         for worker in self._workers:
             worker.store.close()
             worker.accounts.close()
@@ -258,6 +290,49 @@ class Service:
             while len(self._cache) > CACHED:
                 self._cache.popitem(last=False)
         return made
+
+
+class Readers:
+    """The readers' pool: ``threads`` threads and at most ``queue`` reads waiting or
+    being served; each read charged the time it held its thread."""
+
+    def __init__(self, threads: int, queue: int) -> None:
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-read")
+        self.threads = threads
+        self.queue = max(queue, threads)
+        self.held = 0  # reads waiting or being served
+        self.took = 0.1  # seconds a read held its thread, a moving mean (for Retry-After)
+        self._lock = threading.Lock()
+
+    async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            if self.held >= self.queue:
+                raise Busy(self.wait())
+            self.held += 1
+        context = contextvars.copy_context()
+        future = self.executor.submit(context.run, self.elapsed, work, *args, **kwargs)
+        future.add_done_callback(self.left)  # served, failed or cancelled before it began
+        return await asyncio.wrap_future(future)
+
+    def left(self, _future: Any) -> None:
+        with self._lock:
+            self.held -= 1
+
+    def wait(self) -> float:
+        """Seconds until the queue has room again, as reads take now."""
+        return max(1.0, self.held * self.took / self.threads)
+
+    def elapsed(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``work``, the time it held this thread charged to the request (``CHARGED``)."""
+        start = time.perf_counter()
+        try:
+            return work(*args, **kwargs)
+        finally:
+            took = time.perf_counter() - start
+            self.took += (took - self.took) / 16
+            charged = CHARGED.get()
+            if charged is not None:
+                charged[0] += took
 
 
 def timed(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:

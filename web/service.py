@@ -70,6 +70,10 @@ ON_WRITERS, ON_READERS, ON_LIVE = "writers", "readers", "live"  # the pools (``S
 POOL: contextvars.ContextVar[str] = contextvars.ContextVar("pool", default=ON_WRITERS)
 READ_THREADS = 2  # threads of the readers' pool: fewer than the writers', the interpreter's lock is shared
 READ_QUEUE = 16  # reads waiting or being served at most; more are answered Busy
+# Seconds a read waits to begin while writes are in flight, at most: the threads share
+# the interpreter's lock, so a read running beside a write slows it whatever its pool;
+# writes come and go in milliseconds, and a read begins in a gap between them.
+READ_YIELD = 1.0
 
 
 class Stale(Exception):
@@ -135,7 +139,7 @@ class Service:
     def __init__(self, db: str, threads: int = 8, readers: int = READ_THREADS, read_queue: int = READ_QUEUE) -> None:
         self.db = db
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
-        self.readers = Readers(readers, read_queue)
+        self.readers = Readers(readers, read_queue, Writing())
         self.live = ThreadPoolExecutor(1, thread_name_prefix="pulka-live")
         self._local = threading.local()
         self._workers: list[Worker] = []
@@ -167,7 +171,13 @@ class Service:
             return await self.readers.run(work, *args, **kwargs)
         context = contextvars.copy_context()
         call = functools.partial(context.run, timed, work, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.live if pool == ON_LIVE else self.executor, call)
+        writing = self.readers.writing
+        writing.began()  # counted from its place in the queue: no read begins while it waits
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.live if pool == ON_LIVE else self.executor,
+                                                                    call)
+        finally:
+            writing.ended()
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
@@ -292,11 +302,37 @@ class Service:
         return made
 
 
+class Writing:
+    """The work in flight on the writers' and the live feed's pools (waiting or being
+    served), which a read waits for before it begins (``READ_YIELD`` at most)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._changed = threading.Condition()
+
+    def began(self) -> None:
+        with self._changed:
+            self.count += 1
+
+    def ended(self) -> None:
+        with self._changed:
+            self.count -= 1
+            if not self.count:
+                self._changed.notify_all()
+
+    def gap(self, most: float) -> None:
+        """Return when nothing is in flight, or after ``most`` seconds."""
+        with self._changed:
+            self._changed.wait_for(lambda: not self.count, most)
+
+
 class Readers:
     """The readers' pool: ``threads`` threads and at most ``queue`` reads waiting or
-    being served; each read charged the time it held its thread."""
+    being served; each read begins in a gap between writes (``Writing``) and is charged
+    the time it held its thread once begun."""
 
-    def __init__(self, threads: int, queue: int) -> None:
+    def __init__(self, threads: int, queue: int, writing: Writing) -> None:
+        self.writing = writing
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-read")
         self.threads = threads
         self.queue = max(queue, threads)
@@ -323,7 +359,9 @@ class Readers:
         return max(1.0, self.held * self.took / self.threads)
 
     def elapsed(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``work``, the time it held this thread charged to the request (``CHARGED``)."""
+        """``work``, once no write is in flight, the time it held this thread then
+        charged to the request (``CHARGED``)."""
+        self.writing.gap(READ_YIELD)
         start = time.perf_counter()
         try:
             return work(*args, **kwargs)

@@ -308,6 +308,7 @@ class Writing:
 
     def __init__(self) -> None:
         self.count = 0
+        self.waiting = 0  # reads waiting for a gap now
         self._changed = threading.Condition()
 
     def began(self) -> None:
@@ -323,7 +324,11 @@ class Writing:
     def gap(self, most: float) -> None:
         """Return when nothing is in flight, or after ``most`` seconds."""
         with self._changed:
-            self._changed.wait_for(lambda: not self.count, most)
+            self.waiting += 1
+            try:
+                self._changed.wait_for(lambda: not self.count, most)
+            finally:
+                self.waiting -= 1
 
 
 class Readers:

@@ -2,7 +2,7 @@
 on a fresh store; thirty tables record their pulkas deal by deal through HTTP at once (each
 deal one ``POST /api/games/T/deal`` with its own id and the version its phone saw; every
 fifth sent twice, as a phone does when an answer is lost), while two hundred spectators
-follow the tables' event streams. Printed: the time per recorded deal (p50/p95/p99, and
+follow the tables' event streams (from a process of their own). Printed: the time per recorded deal (p50/p95/p99, and
 the first deals against the last, which a kept fold keeps equal), the spectators' lag
 (from the write's request to its state reaching the spectator), errors, and events lost
 or stored twice (the store counted against what the answers said).
@@ -45,6 +45,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -118,6 +119,7 @@ async def record(client: httpx.AsyncClient, table: Table, deals: int, offset: in
 
 SPECTATOR_ADDRESSES = 40  # 127.0.1.1 … at least: each address follows a few tables, as a club's phones do
 ATTACKER = "127.0.0.2"
+VERSION = re.compile(r'"version":(\d+)')  # a live message's version (``app.sent_state``: stream, version, …)
 READS = ("sheet.svg", "settlement", "sheet", "deals")  # the reads at a point in time: the heavy ones
 
 
@@ -143,7 +145,9 @@ async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asy
                 if line.startswith("event:"):
                     event = line[6:].strip()
                 elif line.startswith("data:") and event == "state":
-                    spectator.seen.append((json.loads(line[5:])["version"], time.perf_counter()))
+                    found = VERSION.search(line, 0, 400)  # the message's version, near its start: not a parse
+                    assert found is not None, line[:400]
+                    spectator.seen.append((int(found[1]), time.perf_counter()))
                 if done.is_set():
                     return
     except (httpx.HTTPError, asyncio.CancelledError) as exc:
@@ -152,6 +156,40 @@ async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asy
     finally:
         if not released:
             ready.release()
+
+
+async def spectating(url: str, games: list[str], folder: Path) -> list[tuple[list[tuple[int, float]], list[str]]]:
+    """The spectators of ``games`` (one each), connected, then ``folder/ready`` made; they
+    follow until ``folder/final.json`` (each table's last version) is there and they have
+    seen it (10 s at most): what each saw, and its errors."""
+    done = asyncio.Event()
+    ready = asyncio.Semaphore(0)
+    spectators = [Spectator(game) for game in games]
+    watching = [asyncio.create_task(follow(url, s, done, ready, spectator_address(i, len(games))))
+                for i, s in enumerate(spectators)]
+    for _ in spectators:
+        await asyncio.wait_for(ready.acquire(), 300)
+    (folder / "ready").touch()
+    deadline = time.perf_counter() + 3600
+    while not (folder / "final.json").exists() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)  # the tables record meanwhile
+    final = json.loads((folder / "final.json").read_text()) if (folder / "final.json").exists() else {}
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline and not all(
+            s.seen and s.seen[-1][0] >= final.get(s.game, 0) for s in spectators):
+        await asyncio.sleep(0.05)  # a benchmark waits for its stragglers, bounded
+    done.set()
+    for task in watching:
+        task.cancel()
+    await asyncio.gather(*watching, return_exceptions=True)
+    return [(s.seen, s.errors) for s in spectators]
+
+
+def spectate(url: str, games: list[str], folder: str) -> list[tuple[list[tuple[int, float]], list[str]]]:
+    """The spectators in a process of their own: a thousand event streams read and parsed
+    are not the writers' client's work (``time.perf_counter`` is the system's monotonic
+    clock, the same in every process, so their lags are measured against the writes')."""
+    return asyncio.run(spectating(url, games, Path(folder)))
 
 
 async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
@@ -245,14 +283,21 @@ def side_load(url: str, games: list[str], deals: int, interval: float, load: Loa
     record (and a few seconds more); None when there are neither."""
     if not load.hostile and not load.readers:
         return None
+    seconds = deals * max(interval, 0.2) + 5
+    work = (attacker, url, games, deals, seconds) if load.hostile else (readers, url, games, deals, seconds,
+                                                                         load.readers)
+    return in_process(*work)
+
+
+def in_process(work: Any, *args: Any) -> Any:
+    """``work(*args)`` in a process of its own (spawned): its future."""
     import concurrent.futures
     import multiprocessing
 
     pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    seconds = deals * max(interval, 0.2) + 5
-    work = (attacker, url, games, deals, seconds) if load.hostile else (readers, url, games, deals, seconds,
-                                                                         load.readers)
-    return asyncio.get_running_loop().run_in_executor(pool, *work)
+    future = asyncio.get_running_loop().run_in_executor(pool, work, *args)
+    future.add_done_callback(lambda _: pool.shutdown(wait=False))  # its process ends with its work
+    return future
 
 
 async def new_tables(served: Served, tables_n: int) -> list[Table]:
@@ -276,13 +321,13 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
     served = Served(db, log)
     try:
         tables = await new_tables(served, tables_n)
-        done = asyncio.Event()
-        ready = asyncio.Semaphore(0)
-        spectators = [Spectator(tables[0 if load.crowd else i % tables_n].game) for i in range(spectators_n)]
-        watching = [asyncio.create_task(follow(served.url, s, done, ready, spectator_address(i, spectators_n)))
-                    for i, s in enumerate(spectators)]
-        for _ in spectators:
-            await asyncio.wait_for(ready.acquire(), 300)
+        games = [tables[0 if load.crowd else i % tables_n].game for i in range(spectators_n)]
+        folder = Path(tempfile.mkdtemp(dir=log.parent))
+        watched = in_process(spectate, served.url, games, str(folder))
+        while not (folder / "ready").exists():
+            if watched.done():
+                await watched  # the spectators' process failed: its error
+            await asyncio.sleep(0.05)  # the spectators connecting (bounded in their process)
         limits = httpx.Limits(max_connections=tables_n + 5, max_keepalive_connections=tables_n + 5)
         side = side_load(served.url, [t.game for t in tables], deals, interval, load)
         if side is not None:
@@ -293,15 +338,8 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
                                    for i, t in enumerate(tables)))
         elapsed = time.perf_counter() - start
         answered = await side if side is not None else None
-        final = {t.game: t.version for t in tables}
-        deadline = time.perf_counter() + 10
-        while time.perf_counter() < deadline and not all(
-                s.seen and s.seen[-1][0] >= final[s.game] for s in spectators):
-            await asyncio.sleep(0.05)  # a benchmark waits for its stragglers, bounded
-        done.set()
-        for task in watching:
-            task.cancel()
-        await asyncio.gather(*watching, return_exceptions=True)
+        (folder / "final.json").write_text(json.dumps({t.game: t.version for t in tables}))
+        spectators = [Spectator(game, seen, errors) for game, (seen, errors) in zip(games, await watched)]
     finally:
         served.stop()
     result = figures(db, tables, spectators, elapsed, load)

@@ -2,8 +2,9 @@
 on a fresh store; thirty tables record their pulkas deal by deal through HTTP at once (each
 deal one ``POST /api/games/T/deal`` with its own id and the version its phone saw; every
 fifth sent twice, as a phone does when an answer is lost), while two hundred spectators
-follow the tables' event streams (from a process of their own). Printed: the time per recorded deal (p50/p95/p99, and
-the first deals against the last, which a kept fold keeps equal), the spectators' lag
+follow the tables' event streams (from a process of their own). Printed: the time per
+recorded deal (p50/p95/p99, and the first deals against the last, which a kept fold
+keeps equal), the spectators' lag
 (from the write's request to its state reaching the spectator), errors, and events lost
 or stored twice (the store counted against what the answers said).
 

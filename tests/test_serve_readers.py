@@ -159,3 +159,16 @@ def test_a_slow_follower_is_sent_the_latest_state_not_every_one() -> None:
         return [await messages.__anext__()]
 
     assert asyncio.run(slow()) == [b"state 5"]
+
+
+@pytest.mark.sqlite_only
+def test_many_addresses_each_within_its_budget_take_no_more_together_than_the_shared_one() -> None:
+    from web.limits import Limits
+
+    limits = Limits(Bounds(rate=1.0, burst=1.0, cost=0.0, total_rate=1.0, total_burst=1.0))
+    assert limits.admit("10.0.0.1", False, 0.0) is None
+    limits.done("10.0.0.1", False, 2.0, 0.0)  # two seconds of reading: its budget and the shared one spent
+    refused = limits.admit("10.0.0.2", False, 0.0)  # another address, its own budget whole
+    assert refused is not None and refused[0] == 503 and refused[2] >= 1.0, refused
+    assert limits.admit("10.0.0.2", True, 0.0) is None  # a live page is not a read of the pool
+    assert limits.admit("10.0.0.2", False, 1.5) is None  # refilled: 1.5 s at 1 s a second over the 1 s owed

@@ -2,8 +2,9 @@
 on a fresh store; thirty tables record their pulkas deal by deal through HTTP at once (each
 deal one ``POST /api/games/T/deal`` with its own id and the version its phone saw; every
 fifth sent twice, as a phone does when an answer is lost), while two hundred spectators
-follow the tables' event streams. Printed: the time per recorded deal (p50/p95/p99, and
-the first deals against the last, which a kept fold keeps equal), the spectators' lag
+follow the tables' event streams (from a process of their own). Printed: the time per
+recorded deal (p50/p95/p99, and the first deals against the last, which a kept fold
+keeps equal), the spectators' lag
 (from the write's request to its state reaching the spectator), errors, and events lost
 or stored twice (the store counted against what the answers said).
 
@@ -26,8 +27,17 @@ attacker: one client address (127.0.0.2, a process of its own) opening event str
 reading the sheets at random points in time as fast as it can, with eight requests at
 once, as long as the tables record. Printed: the writers' p99 alone and under attack and
 their ratio (the target: at most 1.5), and what the attacker was answered (served, 429,
-503). The spectators come from forty addresses of their own (127.0.1.x), five each: a
+503). The spectators come from addresses of their own (127.0.1.x), five or fewer each: a
 club's phones, not one client.
+
+**Targets** (``--targets``, issue 30): on each store, paced, in one invocation so that the
+figures are of one state of the (shared) machine: the quiet run (the tables and 200
+spectators), then (a) **readers**: 1,000 spectators over the tables and 32 anonymous
+readers at random points in time (each from an address of its own, 127.0.2.x, in a
+process of their own, as fast as they are answered) — the writers' p99 at most 100 ms;
+(b) **crowd**: 1,000 spectators on the first table — their lag p99 at most 200 ms, the
+other tables' writers' p99 at most 100 ms; (c) **hostile**, as above — the writers' p99
+at most 1.5 times the quiet run's. Each figure is printed beside its target.
 """
 
 from __future__ import annotations
@@ -36,11 +46,13 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import httpx
@@ -86,7 +98,11 @@ async def record(client: httpx.AsyncClient, table: Table, deals: int, offset: in
         body = {"id": str(uuid.uuid4()), "version": table.version, "line": LINES[(offset + k) % len(LINES)],
                 "again": True}
         start = time.perf_counter()
-        r = await client.post(f"/api/games/{table.game}/deal", json=body, headers=headers)
+        try:
+            r = await client.post(f"/api/games/{table.game}/deal", json=body, headers=headers)
+        except httpx.HTTPError as exc:  # an error of the run, counted, not the bench's end
+            table.errors.append(f"{type(exc).__name__}: {exc}")
+            return
         took = time.perf_counter() - start
         if r.status_code != 201:
             table.errors.append(f"{r.status_code} {r.text[:200]}")
@@ -102,15 +118,25 @@ async def record(client: httpx.AsyncClient, table: Table, deals: int, offset: in
                 table.duplicates_stored += 1
 
 
-SPECTATOR_ADDRESSES = 40  # 127.0.1.1 …: each address follows a few tables, as a club's phones do
+SPECTATOR_ADDRESSES = 40  # 127.0.1.1 … at least: each address follows a few tables, as a club's phones do
 ATTACKER = "127.0.0.2"
+VERSION = re.compile(r'"version":(\d+)')  # a live message's version (``app.sent_state``: stream, version, …)
+READS = ("sheet.svg", "settlement", "sheet", "deals")  # the reads at a point in time: the heavy ones
+
+
+def spectator_address(i: int, spectators: int) -> str:
+    """The address of the ``i``-th spectator: five or fewer to an address (the bound is
+    eight live pages an address), 254 addresses at most."""
+    addresses = min(254, max(SPECTATOR_ADDRESSES, -(-spectators // 5)))
+    return f"127.0.1.{1 + i % addresses}"
 
 
 async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asyncio.Semaphore,
                  address: str = "127.0.0.1") -> None:
     released = False
     try:
-        transport = httpx.AsyncHTTPTransport(local_address=address)
+        # no TLS context (plain HTTP): a thousand spectators' clients made in seconds, not minutes
+        transport = httpx.AsyncHTTPTransport(local_address=address, verify=False)
         async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(60, connect=30), transport=transport) as client, \
                 client.stream("GET", f"/api/games/{spectator.game}/events") as events:
             ready.release()
@@ -120,7 +146,9 @@ async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asy
                 if line.startswith("event:"):
                     event = line[6:].strip()
                 elif line.startswith("data:") and event == "state":
-                    spectator.seen.append((json.loads(line[5:])["version"], time.perf_counter()))
+                    found = VERSION.search(line, 0, 400)  # the message's version, near its start: not a parse
+                    assert found is not None, line[:400]
+                    spectator.seen.append((int(found[1]), time.perf_counter()))
                 if done.is_set():
                     return
     except (httpx.HTTPError, asyncio.CancelledError) as exc:
@@ -129,6 +157,40 @@ async def follow(url: str, spectator: Spectator, done: asyncio.Event, ready: asy
     finally:
         if not released:
             ready.release()
+
+
+async def spectating(url: str, games: list[str], folder: Path) -> list[tuple[list[tuple[int, float]], list[str]]]:
+    """The spectators of ``games`` (one each), connected, then ``folder/ready`` made; they
+    follow until ``folder/final.json`` (each table's last version) is there and they have
+    seen it (10 s at most): what each saw, and its errors."""
+    done = asyncio.Event()
+    ready = asyncio.Semaphore(0)
+    spectators = [Spectator(game) for game in games]
+    watching = [asyncio.create_task(follow(url, s, done, ready, spectator_address(i, len(games))))
+                for i, s in enumerate(spectators)]
+    for _ in spectators:
+        await asyncio.wait_for(ready.acquire(), 300)
+    (folder / "ready").touch()
+    deadline = time.perf_counter() + 3600
+    while not (folder / "final.json").exists() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)  # the tables record meanwhile
+    final = json.loads((folder / "final.json").read_text()) if (folder / "final.json").exists() else {}
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline and not all(
+            s.seen and s.seen[-1][0] >= final.get(s.game, 0) for s in spectators):
+        await asyncio.sleep(0.05)  # a benchmark waits for its stragglers, bounded
+    done.set()
+    for task in watching:
+        task.cancel()
+    await asyncio.gather(*watching, return_exceptions=True)
+    return [(s.seen, s.errors) for s in spectators]
+
+
+def spectate(url: str, games: list[str], folder: str) -> list[tuple[list[tuple[int, float]], list[str]]]:
+    """The spectators in a process of their own: a thousand event streams read and parsed
+    are not the writers' client's work (``time.perf_counter`` is the system's monotonic
+    clock, the same in every process, so their lags are measured against the writes')."""
+    return asyncio.run(spectating(url, games, Path(folder)))
 
 
 async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
@@ -141,18 +203,6 @@ async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict
     transport = httpx.AsyncHTTPTransport(local_address=ATTACKER)
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
     async with httpx.AsyncClient(base_url=url, timeout=30, transport=transport, limits=limits) as client:
-        async def reader() -> None:
-            while time.perf_counter() < stop:
-                path = random.choice(("sheet.svg", "settlement", "sheet", "deals"))
-                done = 1 - (stop - time.perf_counter()) / seconds  # the tables' events grow as they record
-                at = random.randint(1, max(2, int(7 * deals * done)))
-                try:
-                    r = await client.get(f"/api/games/{random.choice(games)}/{path}?at={at}")
-                    key = f"read {r.status_code}"
-                except httpx.HTTPError as exc:
-                    key = f"read {type(exc).__name__}"
-                answered[key] = answered.get(key, 0) + 1
-
         async def streams() -> None:
             held = []
             while time.perf_counter() < stop:
@@ -170,8 +220,47 @@ async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict
             for r in held:
                 await r.aclose()
 
-        await asyncio.gather(*(reader() for _ in range(8)), streams())
+        await asyncio.gather(*(read_at_random(client, games, deals, stop, seconds, answered) for _ in range(8)),
+                             streams())
     return answered
+
+
+async def read_at_random(client: httpx.AsyncClient, games: list[str], deals: int, stop: float, seconds: float,
+                         answered: dict[str, int]) -> None:
+    """One reader of the sheets at random points in time, a request as soon as the last
+    is answered, until ``stop``; its answers counted in ``answered``."""
+    import random
+
+    while time.perf_counter() < stop:
+        path = random.choice(READS)
+        done = 1 - (stop - time.perf_counter()) / seconds  # the tables' events grow as they record
+        at = random.randint(1, max(2, int(7 * deals * done)))
+        try:
+            r = await client.get(f"/api/games/{random.choice(games)}/{path}?at={at}")
+            key = f"read {r.status_code}"
+        except httpx.HTTPError as exc:
+            key = f"read {type(exc).__name__}"
+        answered[key] = answered.get(key, 0) + 1
+
+
+async def readers_at_random(url: str, games: list[str], deals: int, seconds: float, n: int) -> dict[str, int]:
+    """``n`` anonymous readers at random points, each from an address of its own
+    (127.0.2.1 …), for ``seconds``."""
+    answered: dict[str, int] = {}
+    stop = time.perf_counter() + seconds
+
+    async def reader(i: int) -> None:
+        transport = httpx.AsyncHTTPTransport(local_address=f"127.0.2.{1 + i % 254}", verify=False)
+        async with httpx.AsyncClient(base_url=url, timeout=30, transport=transport) as client:
+            await read_at_random(client, games, deals, stop, seconds, answered)
+
+    await asyncio.gather(*(reader(i) for i in range(n)))
+    return answered
+
+
+def readers(url: str, games: list[str], deals: int, seconds: float, n: int) -> dict[str, int]:
+    """The anonymous readers in a process of their own (their client's work is not the writers')."""
+    return asyncio.run(readers_at_random(url, games, deals, seconds, n))
 
 
 def attacker(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
@@ -179,56 +268,95 @@ def attacker(url: str, games: list[str], deals: int, seconds: float) -> dict[str
     return asyncio.run(attack(url, games, deals, seconds))
 
 
+@dataclass
+class Load:
+    """What else the service is under while the tables record: an attacker (``hostile``),
+    anonymous ``readers`` at random points, every spectator on the first table
+    (``crowd``)."""
+
+    hostile: bool = False
+    readers: int = 0
+    crowd: bool = False
+
+
+def side_load(url: str, games: list[str], deals: int, interval: float, load: Load) -> Any:
+    """The attacker or the readers, in a process of their own, for as long as the tables
+    record (and a few seconds more); None when there are neither."""
+    if not load.hostile and not load.readers:
+        return None
+    seconds = deals * max(interval, 0.2) + 5
+    work = (attacker, url, games, deals, seconds) if load.hostile else (readers, url, games, deals, seconds,
+                                                                         load.readers)
+    return in_process(*work)
+
+
+def in_process(work: Any, *args: Any) -> Any:
+    """``work(*args)`` in a process of its own (spawned): its future."""
+    import concurrent.futures
+    import multiprocessing
+
+    pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    future = asyncio.get_running_loop().run_in_executor(pool, work, *args)
+    future.add_done_callback(lambda _: pool.shutdown(wait=False))  # its process ends with its work
+    return future
+
+
+async def new_tables(served: Served, tables_n: int) -> list[Table]:
+    with served.http() as http:
+        director = sign_in(http, "bench", "bench password")
+        tables = []
+        for t in range(tables_n):
+            game = f"table-{t + 1}"
+            r = http.post("/api/games", json={"id": f"bench-new-{game}", "game": game,
+                                              "players": ["Anna", "Boris", "Vera"], "pulya": 500}, headers=director)
+            assert r.status_code == 201, r.text
+            token = http.post(f"/api/games/{game}/tokens", json={"holder": "Masha"}, headers=director).json()
+            tables.append(Table(game, token["token"]))
+    return tables
+
+
 async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: float, log: Path,
-              hostile: bool = False) -> dict[str, object]:
+              load: Load | None = None) -> dict[str, object]:
+    load = load or Load()
     account(db, "bench", "director", "bench password")
     served = Served(db, log)
     try:
-        with served.http() as http:
-            director = sign_in(http, "bench", "bench password")
-            tables = []
-            for t in range(tables_n):
-                game = f"table-{t + 1}"
-                r = http.post("/api/games", json={"id": f"bench-new-{game}", "game": game,
-                                                  "players": ["Anna", "Boris", "Vera"], "pulya": 500},
-                              headers=director)
-                assert r.status_code == 201, r.text
-                token = http.post(f"/api/games/{game}/tokens", json={"holder": "Masha"}, headers=director).json()
-                tables.append(Table(game, token["token"]))
-        done = asyncio.Event()
-        ready = asyncio.Semaphore(0)
-        spectators = [Spectator(tables[i % tables_n].game) for i in range(spectators_n)]
-        watching = [asyncio.create_task(follow(served.url, s, done, ready, f"127.0.1.{1 + i % SPECTATOR_ADDRESSES}"))
-                    for i, s in enumerate(spectators)]
-        for _ in spectators:
-            await asyncio.wait_for(ready.acquire(), 60)
+        tables = await new_tables(served, tables_n)
+        games = [tables[0 if load.crowd else i % tables_n].game for i in range(spectators_n)]
+        folder = Path(tempfile.mkdtemp(dir=log.parent))
+        watched = in_process(spectate, served.url, games, str(folder))
+        while not (folder / "ready").exists():
+            if watched.done():
+                await watched  # the spectators' process failed: its error
+            await asyncio.sleep(0.05)  # the spectators connecting (bounded in their process)
         limits = httpx.Limits(max_connections=tables_n + 5, max_keepalive_connections=tables_n + 5)
-        hostility = None
-        if hostile:
-            import concurrent.futures
-            import multiprocessing
-
-            pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-            hostility = asyncio.get_running_loop().run_in_executor(
-                pool, attacker, served.url, [t.game for t in tables], deals, deals * max(interval, 0.2) + 5)
-            await asyncio.sleep(3)  # the attacker's process started and at it before the tables record
+        side = side_load(served.url, [t.game for t in tables], deals, interval, load)
+        if side is not None:
+            await asyncio.sleep(3)  # the other process started and at it before the tables record
         start = time.perf_counter()
         async with httpx.AsyncClient(base_url=served.url, timeout=60, limits=limits) as client:
             await asyncio.gather(*(record(client, t, deals, i, interval, start + interval * i / tables_n)
                                    for i, t in enumerate(tables)))
         elapsed = time.perf_counter() - start
-        attacked = await hostility if hostility is not None else None
-        final = {t.game: t.version for t in tables}
-        deadline = time.perf_counter() + 10
-        while time.perf_counter() < deadline and not all(
-                s.seen and s.seen[-1][0] >= final[s.game] for s in spectators):
-            await asyncio.sleep(0.05)  # a benchmark waits for its stragglers, bounded
-        done.set()
-        for task in watching:
-            task.cancel()
-        await asyncio.gather(*watching, return_exceptions=True)
+        answered = await side if side is not None else None
+        (folder / "final.json").write_text(json.dumps({t.game: t.version for t in tables}))
+        spectators = [Spectator(game, seen, errors) for game, (seen, errors) in zip(games, await watched)]
     finally:
         served.stop()
+    result = figures(db, tables, spectators, elapsed, load)
+    if answered is not None:
+        result["attacker" if load.hostile else "readers"] = dict(sorted(answered.items()))
+    return result
+
+
+def ms(values: list[float]) -> dict[str, float]:
+    return {q: round(percentile(values, p) * 1000, 1) for q, p in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))}
+
+
+def figures(db: str, tables: list[Table], spectators: list[Spectator], elapsed: float, load: Load) -> dict[str, Any]:
+    """What a run measured: the writers' times, the spectators' lags, what was lost or
+    stored twice (the store counted against the answers)."""
+    final = {t.game: t.version for t in tables}
     lags = []
     for s in spectators:
         table = next(t for t in tables if t.game == s.game)
@@ -242,17 +370,17 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
     firsts = [x for t in tables for x in t.latencies[:3]]
     lasts = [x for t in tables for x in t.latencies[-3:]]
     return {
-        "tables": tables_n, "spectators": spectators_n, "deals": len(latencies), "seconds": round(elapsed, 1),
+        "tables": len(tables), "spectators": len(spectators), "deals": len(latencies), "seconds": round(elapsed, 1),
         "deals_per_second": round(len(latencies) / elapsed, 1) if elapsed else None,
-        "deal_ms": {q: round(percentile(latencies, p) * 1000, 1) for q, p in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))},
+        "deal_ms": ms(latencies),
+        **({"others_deal_ms": ms([x for t in tables[1:] for x in t.latencies])} if load.crowd else {}),
         "first_vs_last_p50_ms": (round(percentile(firsts, 0.5) * 1000, 1), round(percentile(lasts, 0.5) * 1000, 1)),
-        "lag_ms": {q: round(percentile(lags, p) * 1000, 1) for q, p in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))},
+        "lag_ms": ms(lags),
         "errors": sum(len(t.errors) for t in tables) + sum(len(s.errors) for s in spectators),
         "lost": sum(max(0, t.events - stored[t.game]) for t in tables)
         + sum(1 for s in spectators if not s.seen or s.seen[-1][0] < final[s.game]),
         "duplicated": sum(max(0, stored[t.game] - t.events) for t in tables) + sum(t.duplicates_stored for t in tables),
         "first_errors": ([e for t in tables for e in t.errors] + [e for s in spectators for e in s.errors])[:3],
-        **({"attacker": dict(sorted(attacked.items()))} if attacked is not None else {}),
     }
 
 
@@ -289,6 +417,9 @@ def main() -> None:
                         help="the paced run alone and with one hostile address; the writers' p99 ratio")
     parser.add_argument("--soak", action="store_true",
                         help="one service through a long evening: 3,000 deals and a pulka of 400 (bench/serve_soak.py)")
+    parser.add_argument("--targets", action="store_true",
+                        help="issue 30's runs beside their targets: quiet, (a) readers, (b) crowd, (c) hostile")
+    parser.add_argument("--only", help="with --targets: the runs to make, comma-separated (quiet is always made)")
     args = parser.parse_args()
     if args.soak:
         import serve_soak  # bench/, beside this file
@@ -309,22 +440,15 @@ def main() -> None:
             stores.append(("PostgreSQL", pg))
         failed = False
         for label, address in stores:
-            if args.hostile:
-                failed |= hostile_runs(label, address, pg, tmp, tables, spectators, deals, args.interval)
+            where = Where(label, address, pg, tmp)
+            if args.hostile or args.targets:
+                names = ["quiet", *(args.only.split(",") if args.only else SCENARIOS)] if args.targets \
+                    else ["quiet", "hostile"]
+                crowd = 100 if args.quick else 1000
+                failed |= scenario_runs(where, dict.fromkeys(names), tables, spectators, crowd, deals, args.interval)
                 continue
             for run_name, interval in (("paced", args.interval), ("flat out", 0.0)):
-                schema = None
-                target = address
-                if label == "PostgreSQL":
-                    target, schema = postgres_schema(pg or "")
-                elif label == "SQLite":
-                    target = str(Path(tmp) / f"bench-{interval}.db")
-                try:
-                    result = asyncio.run(run(target, tables, spectators, deals, interval,
-                                             Path(tmp) / f"{label}-{interval}.log"))
-                finally:
-                    if schema is not None:
-                        drop_schema(pg or "", schema)
+                result = one_run(where, f"{interval:g}", tables, spectators, deals, interval, Load())
                 print(f"{label}, {run_name} ({interval:g} s between a table's deals): {json.dumps(result)}", flush=True)
                 failed |= bool(result["errors"] or result["lost"] or result["duplicated"])
                 if label == "given":
@@ -332,31 +456,68 @@ def main() -> None:
     sys.exit(1 if failed else 0)
 
 
-def hostile_runs(label: str, address: str, pg: str | None, tmp: str, tables: int, spectators: int, deals: int,
-                 interval: float) -> bool:
-    """The paced run alone, then under attack: the writers' p99 each time, and the ratio."""
-    p99 = {}
-    for run_name in ("alone", "hostile"):
-        schema = None
-        target = address
-        if label == "PostgreSQL":
-            target, schema = postgres_schema(pg or "")
-        elif label == "SQLite":
-            target = str(Path(tmp) / f"bench-{run_name}.db")
-        try:
-            result = asyncio.run(run(target, tables, spectators, deals, interval, Path(tmp) / f"{label}-{run_name}.log",
-                                     hostile=run_name == "hostile"))
-        finally:
-            if schema is not None:
-                drop_schema(pg or "", schema)
-        p99[run_name] = result["deal_ms"]["p99"]  # type: ignore[index]
-        print(f"{label}, paced, {run_name}: {json.dumps(result)}", flush=True)
-        if result["errors"] or result["lost"] or result["duplicated"]:
-            return True
-    ratio = p99["hostile"] / p99["alone"] if p99["alone"] else float("inf")
-    print(f"{label}: the writers' p99 {p99['alone']} ms alone, {p99['hostile']} ms under attack: "
-          f"ratio {ratio:.2f} (target at most 1.5)", flush=True)
-    return ratio > 1.5
+@dataclass
+class Where:
+    """The store of a run: its label (SQLite, PostgreSQL, given), its address, the
+    PostgreSQL server's and the temporary folder."""
+
+    label: str
+    address: str
+    pg: str | None
+    tmp: str
+
+
+def one_run(where: Where, name: str, tables: int, spectators: int, deals: int, interval: float,
+            load: Load) -> dict[str, Any]:
+    """One run on a fresh store: a schema of its own on PostgreSQL, a file of its own on SQLite."""
+    schema = None
+    target = where.address
+    if where.label == "PostgreSQL":
+        target, schema = postgres_schema(where.pg or "")
+    elif where.label == "SQLite":
+        target = str(Path(where.tmp) / f"bench-{name}.db")
+    try:
+        return asyncio.run(run(target, tables, spectators, deals, interval, Path(where.tmp) / f"{where.label}-{name}.log",
+                               load))
+    finally:
+        if schema is not None:
+            drop_schema(where.pg or "", schema)
+
+
+SCENARIOS = {"readers": "(a)", "crowd": "(b)", "hostile": "(c)"}
+READERS = 32  # issue 30's anonymous readers at random points (8 with --quick)
+
+
+def scenario_runs(where: Where, names: dict[str, None], tables: int, spectators: int, crowd: int, deals: int,
+                  interval: float) -> bool:
+    """The quiet run, then each of ``names`` (``SCENARIOS``), each printed, then each
+    figure beside its target; True when one is missed or a run lost or doubled a write."""
+    loads = {"quiet": (spectators, Load()), "readers": (crowd, Load(readers=READERS if crowd >= 1000 else 8)),
+             "crowd": (crowd, Load(crowd=True)), "hostile": (spectators, Load(hostile=True))}
+    results = {}
+    failed = False
+    for name in names:
+        n, load = loads[name]
+        results[name] = result = one_run(where, name, tables, n, deals, interval, load)
+        print(f"{where.label}, paced, {name}: {json.dumps(result)}", flush=True)
+        failed |= bool(result["errors"] or result["lost"] or result["duplicated"])
+    quiet = results["quiet"]["deal_ms"]["p99"]
+    judged = [("quiet", "the writers' p99", quiet, 100.0, "ms")]
+    if "readers" in results:
+        judged.append(("(a) readers", "the writers' p99", results["readers"]["deal_ms"]["p99"], 100.0, "ms"))
+    if "crowd" in results:
+        judged += [("(b) crowd", "the crowd's lag p99", results["crowd"]["lag_ms"]["p99"], 200.0, "ms"),
+                   ("(b) crowd", "the other writers' p99", results["crowd"]["others_deal_ms"]["p99"], 100.0, "ms")]
+    if "hostile" in results:
+        p99 = results["hostile"]["deal_ms"]["p99"]
+        judged.append(("(c) hostile", f"the writers' p99 {p99} ms against {quiet} ms quiet: ratio",
+                       round(p99 / quiet, 2) if quiet else float("inf"), 1.5, ""))
+    for run_name, what, value, target, unit in judged:
+        met = value <= target
+        failed |= not met
+        print(f"{where.label}, {run_name}: {what} {value}{' ' + unit if unit else ''} (target at most {target:g}"
+              f"{' ' + unit if unit else ''}): {'met' if met else 'MISSED'}", flush=True)
+    return failed
 
 
 if __name__ == "__main__":

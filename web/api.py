@@ -87,17 +87,15 @@ def _view(service: Service, game: str, point: Point) -> Any:
 @rule(ANYONE, READ)
 async def sheet_json(request: Request) -> Response:
     service: Service = request.app.state.service
-    point = point_of(request)
-    view = await service.run(_view, service, request.path_params["game"], point)
-    return json(view.sheet_doc())
+    game_name, point = request.path_params["game"], point_of(request)
+    return json(await service.run(lambda: _view(service, game_name, point).sheet_doc()))  # made off the event loop
 
 
 @rule(ANYONE, READ)
 async def settlement(request: Request) -> Response:
     service: Service = request.app.state.service
-    point = point_of(request)
-    view = await service.run(_view, service, request.path_params["game"], point)
-    return json(view.settlement_doc())
+    game_name, point = request.path_params["game"], point_of(request)
+    return json(await service.run(lambda: _view(service, game_name, point).settlement_doc()))  # off the event loop
 
 
 @rule(ANYONE, READ)

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import secrets
@@ -33,6 +34,7 @@ from typing import Any
 
 import msgspec
 from sse_starlette import EventSourceResponse
+from sse_starlette.event import ServerSentEvent
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
@@ -65,9 +67,9 @@ from projections.points import PointError
 from web import api, api_accounts, api_common, api_log, pages
 from web.api_common import TooLarge
 from web.auth import ANYONE, READ, STREAM, Denied, rule
-from web.limits import Bounded, Bounds, Limits, file_limit, stream_cap
+from web.limits import TARPIT, Bounded, Bounds, Limits, file_limit, stream_cap
 from web.live import Hub
-from web.service import KEPT_GAMES, Service
+from web.service import KEPT_GAMES, READ_QUEUE, READ_THREADS, Busy, Service
 
 _ = language._  # every text a person reads, in the request's language
 log = logging.getLogger("pulka.serve")
@@ -99,7 +101,9 @@ class Settings:
     secret: str  # signs the session cookies; the same for every process of one club
     https: bool = False  # TLS in front (certificates, or a proxy): cookies are Secure, HSTS sent
     public_url: str | None = None  # the address people reach, for links and QR codes
-    threads: int = 8
+    threads: int = 8  # the writers' pool (``Service``)
+    readers: int = READ_THREADS  # the readers' pool: what anyone may read
+    read_queue: int = READ_QUEUE  # reads waiting or served at once, at most
     bounds: Bounds = field(default_factory=Bounds)  # what one anonymous client address may take
     kept_games: int = KEPT_GAMES  # games kept between requests, the least recently used let go past it
     read_only: str | None = None  # why the store is served read-only (it can be read, not written), or None
@@ -354,6 +358,19 @@ async def on_denied(request: Request, exc: Exception) -> Response:
     return response
 
 
+async def on_busy(request: Request, exc: Exception) -> Response:
+    """The readers' pool is full: 503 with Retry-After, answered after a wait as the
+    limits' refusals are (``limits.TARPIT``), so that a client asking again at once
+    costs next to nothing."""
+    assert isinstance(exc, Busy)
+    retry_after = max(1, round(exc.retry_after))
+    await asyncio.sleep(min(retry_after, request.app.state.tarpit))
+    response = api_common.json({"refused": {"rule": "access", "message": str(exc), "allowed": None, "field": None}},
+                               503)
+    response.headers["retry-after"] = str(retry_after)
+    return response
+
+
 async def on_too_large(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TooLarge)
     return api_common.json({"refused": {"rule": "api", "message": str(exc), "allowed": _("at most {n} bytes").format(
@@ -421,16 +438,28 @@ def describe_error(request: Request, exc: Exception) -> str:
 # -- live ---------------------------------------------------------------------------------------
 
 
+def sent_state(message: dict[str, Any]) -> bytes:
+    """A live page's message as the event stream sends it (``event: state``), made once
+    per version for all its followers (``live.Hub``), not once per follower."""
+    data = msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()
+    return ServerSentEvent(data=data, event="state").encode()
+
+
+async def live_state(service: Service, stream: str, version: int) -> bytes | None:
+    message = await api.live_message(service, stream, version)
+    return None if message is None else sent_state(message)
+
+
 async def follow(request: Request, streams: set[str], first: list[dict[str, Any]]) -> Response:
     hub: Hub = request.app.state.hub
     subscriber = hub.subscribe(streams)
 
-    async def messages() -> AsyncIterator[dict[str, str]]:
+    async def messages() -> AsyncIterator[bytes]:
         try:
             for message in first:
-                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()}
-            async for message in subscriber.messages():
-                yield {"event": "state", "data": msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()}
+                yield sent_state(message)
+            async for sent in subscriber.messages():
+                yield sent
         finally:
             hub.unsubscribe(subscriber)
 
@@ -476,7 +505,8 @@ def routes() -> list[BaseRoute]:
 
 def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Starlette:
     """The service on ``settings.db``; ``extra``: more routes (the pages)."""
-    service = Service(settings.db, settings.threads, settings.kept_games, read_only=settings.read_only is not None)
+    service = Service(settings.db, settings.threads, settings.kept_games, read_only=settings.read_only is not None,
+                      readers=settings.readers, read_queue=settings.read_queue)
     files = file_limit()
     limits = Limits(settings.bounds)
     limits.bounds.streams = stream_cap(settings.bounds.streams, files)
@@ -513,6 +543,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
         exception_handlers={
             Refused: on_refused,
             Denied: on_denied,
+            Busy: on_busy,
             TooLarge: on_too_large,
             BrokenChainError: on_problem,
             ImpossibleEventError: on_problem,
@@ -527,8 +558,9 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
         lifespan=lifespan,
     )
     app.state.service = service
-    app.state.hub = Hub(service, lambda stream, version: api.live_message(service, stream, version))
+    app.state.hub = Hub(service, lambda stream, version: live_state(service, stream, version))
     app.state.limits = limits
+    app.state.tarpit = TARPIT
     app.state.hidden = hidden(settings.db)
     app.state.public_url = settings.public_url
     return app

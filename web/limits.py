@@ -5,12 +5,21 @@ Each route says who may use it and what it is (``auth.rule``). Those anyone may 
 without signing in — the reads, the pages, the event streams, the files — are bounded
 per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
-- **a budget of work**: each request costs the worker threads' CPU time it took (the
-  service's ``run`` measures it: ``CHARGED``) and a little more for what the event loop
-  does; an address is given ``rate`` seconds of it per second, saved up to ``burst``.
-  An address over its budget is answered 429 with ``Retry-After`` until it has saved
-  enough again: a read that draws the sheet at a point in time may cost a tenth of a
-  second, a thousand cached reads cost little;
+- **a pool of their own**: their work runs on the service's readers' pool (``POOL``),
+  a few threads apart from the writers', its queue bounded (a full queue is answered
+  503 with ``Retry-After``): a table's write never waits in a queue behind them;
+- **a budget of work**: each request costs the time it held a reader thread (the
+  service's ``run`` measures it: ``CHARGED``; the elapsed time, not the thread's CPU,
+  so that a read is charged its waits on the store and on the interpreter's lock too:
+  the share of the pool it took) and a little more for what the event loop does; an
+  address is given ``rate`` seconds of it per second, saved up to ``burst``. An address
+  over its budget is answered 429 with ``Retry-After`` until it has saved enough again:
+  a read that draws the sheet at a point in time may cost a tenth of a second, a
+  thousand cached reads cost little;
+- **a budget shared by all**: every anonymous request is charged to a budget all
+  addresses share too (``total_rate`` seconds a second, at least one address's), so
+  that a crowd of addresses, each within its own, cannot take together what the tables'
+  writes need (503 with ``Retry-After``);
 - **requests at once**: at most ``at_once`` of its requests are served at a time (429);
 - **event streams**: at most ``streams_per_address`` open at once (429), and at most
   ``streams`` in all (503), a cap below the process's limit of open files
@@ -39,7 +48,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ledger.vocabulary import language
 from web.api_common import json
 from web.auth import ANYONE, FILE, PAGE, READ, STREAM, Rule, rule_of
-from web.service import CHARGED
+from web.service import CHARGED, ON_LIVE, ON_READERS, POOL
 
 _ = language._  # every text a person reads, in the request's language
 
@@ -56,6 +65,11 @@ class Bounds:
     burst: float = 2.0  # worker seconds it may save up
     cost: float = 0.002  # seconds each request costs besides its worker time (the event loop's work)
     at_once: int = 4  # requests of one address served at once
+    # worker seconds all anonymous addresses together may take per second (at least one
+    # address's ``rate``), saved up to ``total_burst``: many addresses, each within its
+    # own budget, take no more together than the writers can spare
+    total_rate: float = 1.0
+    total_burst: float = 4.0
     streams_per_address: int = 8
     streams: int = 1000  # at most; below the file limit (``stream_cap``)
 
@@ -91,6 +105,17 @@ class Limits:
     bounds: Bounds
     clients: OrderedDict[str, Client] = field(default_factory=OrderedDict)
     streams: int = 0
+    everyone: Client | None = None  # the budget of all anonymous addresses together
+
+    def together(self, now: float) -> Client:
+        """The budget all anonymous addresses share, refilled to ``now``."""
+        b = self.bounds
+        rate, burst = max(b.total_rate, b.rate), max(b.total_burst, b.burst)
+        if self.everyone is None:
+            self.everyone = Client(burst, now)
+        self.everyone.budget = min(burst, self.everyone.budget + (now - self.everyone.at) * rate)
+        self.everyone.at = now
+        return self.everyone
 
     def client(self, address: str, now: float) -> Client:
         found = self.clients.get(address)
@@ -113,6 +138,10 @@ class Limits:
         b = self.bounds
         if client.budget <= 0:
             return 429, _("too many requests from this address; wait a little"), -client.budget / b.rate
+        everyone = self.together(now)
+        if not stream and everyone.budget <= 0:
+            return 503, _("the service is answering as many reads as it can now; try again in a moment"), \
+                -everyone.budget / max(b.total_rate, b.rate)
         if not stream and client.serving >= b.at_once:
             return 429, _("too many requests from this address at once; wait for their answers"), 1.0
         if stream and client.streams >= b.streams_per_address:
@@ -129,6 +158,7 @@ class Limits:
     def done(self, address: str, stream: bool, worked: float, now: float) -> None:
         client = self.client(address, now)
         client.budget -= worked + self.bounds.cost
+        self.together(now).budget -= worked + self.bounds.cost
         if stream:
             client.streams = max(0, client.streams - 1)
             self.streams = max(0, self.streams - 1)
@@ -137,6 +167,11 @@ class Limits:
 
 
 BOUNDED = {READ, PAGE, STREAM, FILE}
+# The pool of the bounded routes' work: a read or a page on the readers'; a live page's
+# first state on the live feed's, as its later ones (one document per version, made for
+# every follower at once: a thousand spectators opening their pages are not a thousand
+# reads in the readers' queue).
+POOLS = {READ: ON_READERS, PAGE: ON_READERS, STREAM: ON_LIVE, FILE: ON_READERS}
 
 
 class Bounded:
@@ -178,10 +213,11 @@ class Bounded:
             await answer(scope, receive, send)
             return
         charged = [0.0]
-        token = CHARGED.set(charged)
+        token, pool = CHARGED.set(charged), POOL.set(POOLS[found.kind])
         try:
             await self.app(scope, receive, send)
         finally:
+            POOL.reset(pool)
             CHARGED.reset(token)
             self.limits.done(address, stream, charged[0], time.monotonic())
 

@@ -11,9 +11,15 @@ rarely, in case a notification was missed while its connection was down.
 
 Each change is told to the subscribers of its stream and, for a table of a tournament
 (``T/R/K``), to the tournament's: at most one message per stream per look, the
-stream's last version, with the document a page shows (made once per version for
-every subscriber, by ``documents``). A subscriber slow to read is sent only the latest
-message of each stream, never a queue that grows.
+stream's last version, with the document a page shows, made and encoded once per
+version for every subscriber (``document``: the bytes each event stream sends). A
+subscriber slow to read is sent only the latest message of each stream, never a queue
+that grows.
+
+The hub's work on the store runs on a pool of its own (``service.ON_LIVE``), and it
+tells its subscribers ``SLICE`` at a time, giving the event loop back between slices:
+a write's answer, ready meanwhile, is sent between two slices of a thousand spectators,
+not after them all.
 """
 
 from __future__ import annotations
@@ -27,13 +33,14 @@ from uuid import UUID
 
 from ledger.store.backend import is_postgres_url, parse_postgres_url
 from ledger.vocabulary.tournament_events import parse_table_game
-from web.service import Service
+from web.service import ON_LIVE, POOL, Service
 
 log = logging.getLogger("pulka.serve")
 
 POLL_SQLITE = 0.2  # seconds between looks at a SQLite store's last position
 POLL_POSTGRES = 2.0  # PostgreSQL notifies; this only covers a notification missed
 CHANNEL = "pulka_events"  # eventsourcing's recorder notifies on its table's name
+SLICE = 64  # subscribers told between two turns of the event loop
 
 
 class Subscriber:
@@ -41,14 +48,14 @@ class Subscriber:
 
     def __init__(self, streams: set[str]) -> None:
         self.streams = streams
-        self.pending: dict[str, dict[str, Any]] = {}
+        self.pending: dict[str, bytes] = {}
         self.ready = asyncio.Event()
 
-    def tell(self, stream: str, message: dict[str, Any]) -> None:
-        self.pending[stream] = message
+    def tell(self, stream: str, message: bytes) -> None:
+        self.pending[stream] = message  # the latest only: one not sent yet is replaced
         self.ready.set()
 
-    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+    async def messages(self) -> AsyncIterator[bytes]:
         while True:
             await self.ready.wait()
             self.ready.clear()
@@ -57,7 +64,7 @@ class Subscriber:
                 yield message
 
 
-Document = Callable[[str, int], Awaitable[dict[str, Any] | None]]
+Document = Callable[[str, int], Awaitable[bytes | None]]
 
 
 class Hub:
@@ -65,7 +72,7 @@ class Hub:
 
     def __init__(self, service: Service, document: Document) -> None:
         self.service = service
-        self.document = document  # the message for a stream at a version (``api.live_message``)
+        self.document = document  # the message for a stream at a version, as sent (``app.live_state``)
         self.position = 0
         self.names: dict[UUID, str | None] = {}
         self.subscribers: dict[str, set[Subscriber]] = {}
@@ -109,6 +116,7 @@ class Hub:
                 pass
 
     async def _follow(self) -> None:
+        POOL.set(ON_LIVE)  # this task's own context: its looks never wait behind the writers or the readers
         poll = POLL_POSTGRES if self.postgres else POLL_SQLITE
         while not self._stop.is_set():
             try:
@@ -139,11 +147,19 @@ class Hub:
             if not any(self.subscribers.get(f) for f in followers):
                 continue
             message = await self.document(name, number)
-            if message is None:
-                continue
-            for follower in followers:
-                for subscriber in list(self.subscribers.get(follower, ())):
-                    subscriber.tell(name, message)
+            if message is not None:
+                await self.tell([s for f in followers for s in self.subscribers.get(f, ())], name, message)
+
+    @staticmethod
+    async def tell(subscribers: list[Subscriber], name: str, message: bytes) -> None:
+        """``message`` to each of ``subscribers``, ``SLICE`` at a time, the event loop
+        given back between slices (what became ready meanwhile, a write's answer, is
+        sent before the next slice)."""
+        for start in range(0, len(subscribers), SLICE):
+            if start:
+                await asyncio.sleep(0)
+            for subscriber in subscribers[start:start + SLICE]:
+                subscriber.tell(name, message)
 
     def _changes(self) -> list[tuple[str, int]]:
         """The (stream, number) of every event after the position looked at last (on a

@@ -70,6 +70,8 @@ class Options:
     workers: int = 1
     threads: int = 8
     kept_games: int = 500  # web.service.KEPT_GAMES, not imported: the command line loads no service to parse
+    readers: int = 2
+    read_queue: int = 16
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -96,7 +98,11 @@ class Options:
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes on one socket (PostgreSQL for more than one).")
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
-              help="Worker threads per process reading and writing the store.")
+              help="Worker threads per process writing the store (and a table's reads).")
+@click.option("--readers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Threads per process for what anyone may read, apart from the writers'.")
+@click.option("--read-queue", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Anonymous reads waiting or served at once per process; more are answered 503.")
 @click.option("--kept-games", type=click.IntRange(1, 1_000_000), default=500, show_default=True, metavar="N",
               help="Games each process keeps folded between requests (the least recently used let go, and read "
                    "again when asked for): bounds its memory.")
@@ -131,7 +137,8 @@ def serve(ctx: click.Context, /, db: str | None, proxy_from: str | None, budget:
 def settings_of(address: str, options: Options, read_only: str | None = None) -> dict[str, Any]:
     return {"db": address, "secret": session_secret(address, read_only), "https": options.https,
             "public_url": options.public_url, "threads": options.threads, "bounds": options.bounds,
-            "kept_games": options.kept_games, "read_only": read_only}
+            "kept_games": options.kept_games, "read_only": read_only, "readers": options.readers,
+            "read_queue": options.read_queue}
 
 
 def session_secret(address: str, read_only: str | None) -> str:

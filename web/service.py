@@ -1,10 +1,15 @@
 """The service's hold on the store: a store and a ledger per worker thread, each open
 game's fold kept between requests, and every write stored once.
 
-Work that reads or writes the store runs on a small pool of worker threads (``run``),
-each with its own ``Store``, ``Ledger`` and ``Accounts`` (their connections are one
-thread's), so that the event loop never waits on the database. The language and the
-other context of the request go with the work (``contextvars``).
+Work that reads or writes the store runs on worker threads (``run``), each with its own
+``Store``, ``Ledger`` and ``Accounts`` (their connections are one thread's), so that the
+event loop never waits on the database. The language and the other context of the
+request go with the work (``contextvars``). The threads are three pools (``POOL``), so
+that a write never waits in a queue behind reads: the writers' (every write, signing
+in, a table's and an arbiter's reads), the readers' (what anyone may read without
+signing in: a small pool with a bounded queue, a full queue answered ``Busy``, HTTP 503
+with Retry-After, never a queue without end) and the live feed's (``live.Hub``: one
+look and one document per version, whatever the number of its followers).
 
 Each game a request touches is kept (``Ledger.keep``: its events and its fold) with a
 lock of its own; every request on it first checks the stream's head (``Ledger.renewed``:
@@ -61,9 +66,23 @@ POOL_WAIT = 3.0
 KEPT_GAMES = 500  # games whose events and fold a process keeps between requests, the least recently used let go
 CANONICAL = msgspec.json.Encoder(order="sorted")  # a request as its digest reads it: keys and fields sorted
 
-# The worker threads' CPU seconds the request being served took so far (``run`` adds
-# to it; ``limits.Bounded`` sets it for the requests it bounds).
+# The worker seconds the request being served took so far (``run`` adds to it;
+# ``limits.Bounded`` sets it for the requests it bounds): on the readers' pool the time it
+# held a reader thread, whatever it did with it (its CPU, its waits on the database and on
+# the interpreter's lock), as that is the share of the pool it took from the others.
 CHARGED: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("charged", default=None)
+
+ON_WRITERS, ON_READERS, ON_LIVE = "writers", "readers", "live"  # the pools (``Service.run``)
+# The pool the request's work runs on: ``limits.Bounded`` sets ON_READERS for the reads anyone
+# may make and ON_LIVE for a live page's first state (a document made once per version),
+# ``live.Hub`` ON_LIVE for its looks; everything else is the writers'.
+POOL: contextvars.ContextVar[str] = contextvars.ContextVar("pool", default=ON_WRITERS)
+READ_THREADS = 2  # threads of the readers' pool: fewer than the writers', the interpreter's lock is shared
+READ_QUEUE = 16  # reads waiting or being served at most; more are answered Busy
+# Seconds a read waits to begin while writes are in flight, at most: the threads share
+# the interpreter's lock, so a read running beside a write slows it whatever its pool;
+# writes come and go in milliseconds, and a read begins in a gap between them.
+READ_YIELD = 1.0
 
 
 class Stale(Exception):
@@ -83,6 +102,15 @@ class Duplicate(Exception):
     def __init__(self, receipt: Receipt) -> None:
         self.receipt = receipt
         super().__init__(f"stored already: {receipt.stream} events {receipt.first}-{receipt.last}")
+
+
+class Busy(Exception):
+    """The readers' pool and its queue are full: nothing was read; ask again in
+    ``retry_after`` seconds (HTTP 503)."""
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = retry_after
+        super().__init__(_("the service is answering as many reads as it can now; try again in a moment"))
 
 
 class Reused(Exception):
@@ -120,11 +148,14 @@ class Table:
 class Service:
     """The store as the service uses it, from its worker threads."""
 
-    def __init__(self, db: str, threads: int = 8, kept_games: int = KEPT_GAMES, read_only: bool = False) -> None:
+    def __init__(self, db: str, threads: int = 8, kept_games: int = KEPT_GAMES, read_only: bool = False,
+                 readers: int = READ_THREADS, read_queue: int = READ_QUEUE) -> None:
         self.db = db
         self.read_only = read_only  # the store served read-only: opened to read, nothing made in it
         self.kept_games = kept_games
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
+        self.readers = Readers(readers, read_queue, Writing())
+        self.live = ThreadPoolExecutor(1, thread_name_prefix="pulka-live")
         self._local = threading.local()
         self._workers: list[Worker] = []
         self._tables: OrderedDict[str, Table] = OrderedDict()  # the least recently used first
@@ -147,14 +178,26 @@ class Service:
         return found
 
     async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``work(*args, **kwargs)`` on a worker thread, in this request's context; the
-        thread's CPU time it took is charged to the request (``CHARGED``)."""
+        """``work(*args, **kwargs)`` on a worker thread of the request's pool (``POOL``),
+        in this request's context; the thread's time it took is charged to the request
+        (``CHARGED``). On the readers' pool: Busy, at once, when its queue is full."""
+        pool = POOL.get()
+        if pool == ON_READERS:
+            return await self.readers.run(work, *args, **kwargs)
         context = contextvars.copy_context()
         call = functools.partial(context.run, timed, work, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+        writing = self.readers.writing
+        writing.began()  # counted from its place in the queue: no read begins while it waits
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.live if pool == ON_LIVE else self.executor,
+                                                                    call)
+        finally:
+            writing.ended()
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
+        self.readers.executor.shutdown(wait=True)
+        self.live.shutdown(wait=True)
         for worker in self._workers:
             worker.store.close()
             worker.accounts.close()
@@ -312,6 +355,82 @@ class Service:
             while len(self._cache) > CACHED:
                 self._cache.popitem(last=False)
         return made
+
+
+class Writing:
+    """The work in flight on the writers' and the live feed's pools (waiting or being
+    served), which a read waits for before it begins (``READ_YIELD`` at most)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.waiting = 0  # reads waiting for a gap now
+        self._changed = threading.Condition()
+
+    def began(self) -> None:
+        with self._changed:
+            self.count += 1
+
+    def ended(self) -> None:
+        with self._changed:
+            self.count -= 1
+            if not self.count:
+                self._changed.notify_all()
+
+    def gap(self, most: float) -> None:
+        """Return when nothing is in flight, or after ``most`` seconds."""
+        with self._changed:
+            self.waiting += 1
+            try:
+                self._changed.wait_for(lambda: not self.count, most)
+            finally:
+                self.waiting -= 1
+
+
+class Readers:
+    """The readers' pool: ``threads`` threads and at most ``queue`` reads waiting or
+    being served; each read begins in a gap between writes (``Writing``) and is charged
+    the time it held its thread once begun."""
+
+    def __init__(self, threads: int, queue: int, writing: Writing) -> None:
+        self.writing = writing
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-read")
+        self.threads = threads
+        self.queue = max(queue, threads)
+        self.held = 0  # reads waiting or being served
+        self.took = 0.1  # seconds a read held its thread, a moving mean (for Retry-After)
+        self._lock = threading.Lock()
+
+    async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            if self.held >= self.queue:
+                raise Busy(self.wait())
+            self.held += 1
+        context = contextvars.copy_context()
+        future = self.executor.submit(context.run, self.elapsed, work, *args, **kwargs)
+        future.add_done_callback(self.left)  # served, failed or cancelled before it began
+        return await asyncio.wrap_future(future)
+
+    def left(self, _future: Any) -> None:
+        with self._lock:
+            self.held -= 1
+
+    def wait(self) -> float:
+        """Seconds until the queue has room again, as reads take now."""
+        return max(1.0, self.held * self.took / self.threads)
+
+    def elapsed(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``work``, once no write is in flight, the time it held this thread then
+        charged to the request (``CHARGED``)."""
+        self.writing.gap(READ_YIELD)
+        start = time.perf_counter()
+        try:
+            return work(*args, **kwargs)
+        finally:
+            took = time.perf_counter() - start
+            self.took += (took - self.took) / 16
+            charged = CHARGED.get()
+            if charged is not None:
+                charged[0] += took
 
 
 def timed(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:

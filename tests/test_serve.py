@@ -8,6 +8,7 @@ Real processes where a process is the point: ``test_serve_processes.py``."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 import subprocess
@@ -335,6 +336,56 @@ def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: 
         assert asyncio.run(wake_then_stop())
     finally:
         service.close()
+
+
+def test_the_live_feed_outlives_a_database_lost_as_it_looks(tmp_path: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A look at the store that fails as its database is lost (a PostgreSQL restart: the
+    driver's OperationalError under the store's error) is one named warning, no
+    traceback, and what that look read is told at the next look (the feed catches up)."""
+    import psycopg
+    from click.testing import CliRunner
+
+    from cli.main import main
+    from ledger.store.event_store import StoreError
+    from web.live import Hub
+    from web.service import Service
+
+    db = str(tmp_path / "pulka.db")
+    assert CliRunner().invoke(main, ["new", "g", "--players", "Anna,Boris,Vera", "--pulya", "2", "--db", db]).exit_code == 0
+    service = Service(db, threads=1)
+    looks: list[int] = []
+
+    async def document(name: str, number: int) -> dict[str, Any]:
+        looks.append(number)
+        if len(looks) == 1:
+            try:
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            except psycopg.OperationalError:
+                raise StoreError("cannot read the store: server closed the connection unexpectedly") from None
+        return {"version": number}
+
+    async def follow() -> dict[str, Any]:
+        hub = Hub(service, document)
+        subscriber = hub.subscribe({"g"})
+        await hub.start()  # from the last position: the game's event comes after it
+        hub.position = 0
+        hub.wake()
+        try:
+            await asyncio.wait_for(subscriber.ready.wait(), 20)  # a deadline, not a timing
+            return subscriber.pending["g"]
+        finally:
+            await hub.stop()
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="pulka.serve"):
+            assert asyncio.run(follow()) == {"version": 1}
+    finally:
+        service.close()
+    assert looks == [1, 1]
+    said = [r for r in caplog.records if r.name == "pulka.serve"]
+    assert [r.getMessage() for r in said] == ["the live feed lost the database: cannot read the store: server closed "
+                                              "the connection unexpectedly; listening again"]
+    assert all(r.exc_info is None for r in said)
 
 
 def test_the_club_pages_on_a_store_without_views_are_refused_saying_what_makes_them(tmp_path: Any) -> None:

@@ -44,7 +44,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from ledger.judge.accounts import check_account_name, check_role
 from ledger.store import layout
-from ledger.store.sqlite import immutable
+from ledger.store.sqlite import read_only_connection
 from ledger.store.backend import StoreError, is_postgres_url, parse_postgres_url, reason, store_label
 from ledger.vocabulary import language
 from ledger.vocabulary.accounts import ROLES
@@ -175,8 +175,8 @@ class Accounts:
                         "fallback_application_name": "pulka serve", **address.connect_kwargs()},
                 min_size=1, max_size=1, open=False, check=ConnectionPool.check_connection, name="pulka accounts",
                 timeout=pool_wait, reconnect_timeout=RECONNECT_TIMEOUT, num_workers=1)
-        elif read_only:  # a store served read-only (a read-only file or mount): read as it is
-            self.conn = sqlite3.connect(immutable(db), uri=True, isolation_level=None, check_same_thread=False)
+        elif read_only:  # a store served read-only (a read-only file or mount)
+            self.conn = read_only_connection(db)
         else:
             self.conn = sqlite3.connect(db, timeout=10, isolation_level=None, check_same_thread=False)
         self._made = read_only  # nothing is made in a store served read-only
@@ -210,6 +210,13 @@ class Accounts:
         for table in (ACCOUNTS, TOKENS, SECRETS, SESSIONS, LIMITS):  # the store's own (a copy of it carries them)
             self._run(layout.create_statement(table, self._name(table), kind))
         self._made = True
+
+    def try_write(self) -> None:
+        """A write that changes nothing (a delete of no row), so that a store that can be
+        read but not written is found out before it is served (``ensure`` writes nothing
+        once the tables are made, and SQLite opens a WAL file on a read-only mount as it
+        is, when its -wal and -shm files are there): a ``StoreError``."""
+        self._run("DELETE FROM {secrets} WHERE name = ''")
 
     def secret(self) -> str:
         """The key that signs the service's session cookies: made once, kept in the

@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from uuid import UUID
 
-from ledger.store.backend import is_postgres_url, parse_postgres_url
+from ledger.store.backend import is_postgres_url, parse_postgres_url, reason, unreachable
 from ledger.vocabulary.tournament_events import parse_table_game
 from web.service import ON_LIVE, POOL, Service
 
@@ -126,10 +126,15 @@ class Hub:
             if self._stop.is_set():
                 return
             self._wake.clear()
+            before = self.position
             try:
                 await self.look()
-            except Exception:  # noqa: BLE001 - the feed must outlive a store that is down for a while
-                log.exception("cannot follow the store's changes")
+            except Exception as exc:  # noqa: BLE001 - the feed must outlive a store that is down for a while
+                if not unreachable(exc):
+                    log.exception("cannot follow the store's changes")
+                else:  # a restart: the listener connects again and wakes it
+                    log.warning("the live feed lost the database: %s; listening again", reason(exc))
+                self.position = before  # what the failed look read is told at the next
 
     async def look(self) -> None:
         """Tell the subscribers what was stored since the last look."""

@@ -260,6 +260,7 @@ def prepared(address: str) -> tuple[Any, str | None]:
         accounts = Accounts(address)
         try:
             accounts.ensure()
+            accounts.try_write()
         finally:
             accounts.close()
     except StoreError as exc:

@@ -187,6 +187,21 @@ def immutable(path: str) -> str:
     return f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro&immutable=1"
 
 
+def read_only_connection(path: str) -> sqlite3.Connection:
+    """A connection (autocommit, any thread's) that reads the SQLite file ``path`` and
+    never writes it: read-only, its WAL read too when SQLite can (its -wal and -shm files
+    there, or a folder they can be made in); else immutable, as the file is (a read-only
+    mount without them)."""
+    uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master").fetchall()  # opens the file and its WAL
+        return conn
+    except sqlite3.Error:
+        conn.close()
+    return sqlite3.connect(immutable(path), uri=True, isolation_level=None, check_same_thread=False)
+
+
 class SQLiteBackend(Backend):
     """The events of every game in one SQLite file. ``read_only``: why a store opened to
     read could not be opened as usual, and was opened read-only (None when it was not)."""

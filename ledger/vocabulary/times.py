@@ -7,6 +7,7 @@ in time of the projections and the import all accept and refuse the same texts.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from datetime import time as dt_time
 
@@ -22,6 +23,10 @@ class TimeFormatError(ValueError):
     """A text that is not an ISO 8601 time with an offset."""
 
 
+# The last times read, remembered: the judge reads an event's time when it admits it and
+# again when it compares it with the time of the event before, which it read one event
+# ago (a refusal is not remembered: it is raised again, in the language in effect).
+@lru_cache(maxsize=64)
 def parse_time(text: str) -> datetime:
     """The time ``text`` names, which must carry its offset; raises TimeFormatError."""
     try:

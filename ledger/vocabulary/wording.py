@@ -188,7 +188,11 @@ def said_count(n: int, noun: str) -> str:
 
 
 def joined(*parts: str) -> str:
-    """``parts`` one after another, each still spoken in the reader's language."""
+    """``parts`` one after another, each still spoken in the reader's language. A text
+    joined to nothing is given as it is, which is spoken the same (a deal's scoring joins
+    each write's reason to the tag of a ruling, mostly empty: once for every write)."""
+    if len(parts) == 2 and not parts[1]:
+        return parts[0]
     made = Said("".join(parts))
     made.message = "".join(f"{{p{i}}}" for i in range(len(parts)))
     made.values = {f"p{i}": part for i, part in enumerate(parts)}

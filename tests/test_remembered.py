@@ -1,0 +1,60 @@
+"""What the judge's hot paths remember or skip must change nothing: ``parse_time``
+remembers the last times it read (the judge reads each event's time when it admits it
+and again when it compares it with the next), so what it remembers must be what
+reading the text again gives, and a refused text is refused every time, in the
+language in effect; ``joined`` gives a reason joined to no tag as it is, spoken the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.vocabulary import language
+from ledger.vocabulary.times import TimeFormatError, parse_time
+
+TEXTS = [f"2026-11-30T20:{m:02d}:{s:02d}{zone}" for m in range(0, 60, 7) for s in (0, 59)
+         for zone in ("+01:00", "Z", "-03:30")]
+
+
+def test_a_remembered_time_is_the_time_read_afresh() -> None:
+    fresh = parse_time.__wrapped__  # the reading itself, remembering nothing
+    for _ in range(2):  # the second round is read from what was remembered
+        for text in TEXTS:
+            assert parse_time(text) == fresh(text)
+            assert parse_time(text).utcoffset() == fresh(text).utcoffset()
+
+
+@pytest.mark.parametrize("text", ["2026-11-30T20:14:03", "yesterday", "2026-11-30T20:14:03+01:00:30"])
+def test_a_refused_time_is_refused_again_in_the_language_in_effect(text: str) -> None:
+    before = language.language()
+    try:
+        said = []
+        for tongue in ("en", "ru", "en"):
+            language.set_language(tongue)
+            with pytest.raises(TimeFormatError) as refused:
+                parse_time(text)
+            said.append(str(refused.value))
+        assert said[0] == said[2] and said[0] != said[1]
+    finally:
+        language.set_language(before)
+
+
+def test_a_reason_joined_to_no_tag_is_spoken_as_the_reason_itself() -> None:
+    """``joined(why, "")`` gives ``why`` as it is (scoring joins each write's reason to a
+    ruling's tag, mostly empty): it reads and is spoken in every language as the two
+    parts joined were."""
+    from ledger.vocabulary.wording import Said, joined, said, spoken_text
+
+    before = language.language()
+    try:
+        for why in (said("{contract} made{penal}{ruled}", contract="6♠", penal="", ruled=""), "plain text"):
+            both = Said(why + "")  # the two parts joined, as ``joined`` makes them with a tag
+            both.message, both.values = "{p0}{p1}", {"p0": why, "p1": ""}
+            alone = joined(why, "")
+            assert alone is why
+            for tongue in ("en", "ru"):
+                language.set_language(tongue)
+                assert spoken_text(alone) == spoken_text(both)
+            language.set_language("ru")
+            assert isinstance(why, str) and (spoken_text(alone) != why) == isinstance(why, Said)
+    finally:
+        language.set_language(before)

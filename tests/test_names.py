@@ -320,6 +320,12 @@ def test_nothing_printed_carries_a_terminal_sequence_from_stored_data(store_url:
         result = run(store_url, *anyway(args))
         assert result.exit_code == 0, f"{args}: {result.output[:500]}"
         assert "\x1b" not in result.stdout and HIDDEN not in result.stdout
+        if args[0] == "players":
+            # The club's views count a game only once it is judged: today's admission
+            # refuses these names, so the pulka is left out of the archive, and the reader
+            # is told which event, escaped.
+            assert ANNA not in result.stdout and "event 1 of game 'club\\x1b[2J' would be refused" in result.stderr
+            continue
         assert any(ANNA in text for text in strings(json.loads(result.stdout))), args  # the very name, decoded
     exported = run(store_url, "export", f"club{ESC}", "--read-anyway").stdout
     assert "\x1b" not in exported and HIDDEN not in exported

@@ -27,7 +27,7 @@ from ledger.desks.told import Told, told_doc
 from ledger.store.stored import ConcurrentWriteError
 from ledger.store.event_store import Store
 from ledger.vocabulary import bridge, club, events, stream, tournament_events
-from ledger.vocabulary.events import Correction, GameStarted, Withdrawn
+from ledger.vocabulary.events import Correction, GameStarted, Tricks, Withdrawn, encode_event
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState, replay
 from projections.sheet import totals
@@ -414,6 +414,27 @@ def test_a_kept_game_records_and_stays_the_stored_games_fold(store: Store) -> No
     desk.entry("k", "Vera", "whists", 4, on="Anna")
     assert len(kept.stored) == store.count("k") == 9
     assert kept.state.folded == 9 and totals(kept.state.sheet()) == totals(fresh(store, "k").sheet())
+
+
+def test_a_kept_game_holds_its_events_as_the_store_gives_them_back(store: Store) -> None:
+    # The tricks typed in the order of the line (Vera first) are stored with their names
+    # in the encoding's order: the kept events, the state's and the audit trail read from
+    # them are the stored ones, so that what a service shows of the game does not depend
+    # on whether it recorded the deal itself or read it back.
+    ledger = Ledger(store)
+    PulkaDesk(ledger).new("k", "Vera,Boris,Anna")
+    kept = ledger.keep("k")
+    desk = PulkaDesk(ledger, kept=kept)
+    desk.deal("k", DEAL)
+    desk.deal("k", "pass pass pass | 2 5 3")
+    stored = [s.event for s in store.load("k")]
+    kept_events = [s.event for s in kept.stored]
+    assert kept_events == stored
+    assert [encode_event(e) for e in kept_events] == [encode_event(e) for e in stored]
+    assert [list(e.tricks) for e in kept_events if isinstance(e, Tricks)] == \
+        [list(e.tricks) for e in stored if isinstance(e, Tricks)]
+    assert [list(e.tricks) for e in kept.state.events if isinstance(e, Tricks)] == \
+        [list(e.tricks) for e in stored if isinstance(e, Tricks)]
 
 
 def test_a_kept_game_refuses_when_someone_else_wrote(store: Store) -> None:

@@ -64,6 +64,10 @@ class GameStarted(StreamStart, frozen=True, tag="game_started"):
     # preset never changes an old pulka.
     rule_set: RuleSet | None = None
 
+    def __post_init__(self) -> None:
+        if self.rules:
+            msgspec.structs.force_setattr(self, "rules", stored_order(self.rules))
+
 
 class Bid(Event, frozen=True, tag="bid"):
     player: str
@@ -106,10 +110,27 @@ class PenaltyTrick(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     rule: str
 
 
+def stored_order(value: Any) -> Any:
+    """``value`` with every dict in it in the order the event's encoding writes it (keys
+    sorted: ``Encoder(order="deterministic")``), so that an event made by a command is
+    the event read back from the store to its dicts' order, and what is shown of it (the
+    tricks' names in turn) does not depend on which of them the reader holds."""
+    if isinstance(value, dict):
+        keys = list(value) if list(value) == sorted(value) else sorted(value)
+        return {k: stored_order(value[k]) for k in keys}
+    if isinstance(value, list):
+        return [stored_order(v) for v in value]
+    return value
+
+
 class Tricks(Event, frozen=True, tag="tricks"):
     tricks: dict[str, int]
     # The Code's penalty tricks, scored beside the tricks actually taken.
     penalty_tricks: tuple[PenaltyTrick, ...] = ()
+
+    def __post_init__(self) -> None:
+        if list(self.tricks) != sorted(self.tricks):
+            msgspec.structs.force_setattr(self, "tricks", dict(sorted(self.tricks.items())))
 
 
 Column = Literal["pulya", "gora", "whists"]
@@ -130,6 +151,9 @@ class Correction(Event, frozen=True, tag="correction"):
     target: int
     replacement: dict[str, Any]
     penalty: Literal["waived"] | None = None
+
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "replacement", stored_order(self.replacement))
 
 
 class Objection(Event, frozen=True, tag="objection"):
@@ -214,6 +238,12 @@ class Ruling(Event, frozen=True, tag="ruling"):
     planner: str | None = None
     compensated: tuple[str, ...] = ()
     declarer_result: Literal["played", "other"] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("tricks", "whists"):
+            found = getattr(self, name)
+            if found is not None:
+                msgspec.structs.force_setattr(self, name, stored_order(found))
 
 
 class Joined(Event, frozen=True, tag="joined"):

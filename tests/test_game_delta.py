@@ -17,6 +17,7 @@ from ledger.store.stored import StoredEvent
 from ledger.vocabulary.events import AnyEvent, Correction, GameStarted
 from projections.game import replay
 from readings import parse_log
+from tests.serving import account, client, sign_in
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # the pulkas (not bridge, not refused logs) with a correction of an earlier record
@@ -53,7 +54,8 @@ def test_a_delta_applied_to_any_earlier_version_is_the_head(path: Path) -> None:
         for since in range(1, head + 1):
             delta = plain(game_delta(kept, since))
             assert isinstance(delta, dict) and delta["since"] == since and delta["version"] == head
-            assert apply_delta(docs[since - 1], delta) == docs[head - 1], (path.stem, since, head)  # type: ignore[arg-type]
+            held = docs[since - 1]
+            assert apply_delta(held, delta) == docs[head - 1], (path.stem, since, head)  # type: ignore[arg-type]
             if since < head:  # another version than the delta's base: the page asks for the whole game
                 assert apply_delta(docs[head - 1], delta) is None  # type: ignore[arg-type]
 
@@ -73,3 +75,52 @@ def test_a_delta_after_one_deal_carries_that_deal_only_and_a_correction_its_deal
     head = kept_at(path.stem, events, len(events))
     whole = game_delta(head, 0)
     assert "since" not in whole and whole == game_doc(head)
+
+
+# -- through the API: a write's answer with ``?since=`` -----------------------------------------
+
+
+LINE = "6S pass pass | 6S | whist pass | 6 2 2"
+
+
+@pytest.fixture
+def club(store_url: str) -> str:
+    account(store_url, "dora", "director")
+    return store_url
+
+
+@pytest.mark.sqlite_only
+def test_a_write_answer_with_since_carries_only_the_new_deal_and_applies_to_the_whole(club: str) -> None:
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        r = c.post("/api/games", json={"id": "new-delta-1", "game": "d1", "players": ["Anna", "Boris", "Vera"],
+                                       "pulya": 50}, headers=director)
+        assert r.status_code == 201, r.text
+        held = c.get("/api/games/d1").json()
+        for k in range(3):
+            r = c.post(f"/api/games/d1/deal?since={held['version']}",
+                       json={"id": f"deal-000{k}", "version": held["version"], "line": LINE}, headers=director)
+            assert r.status_code == 201, r.text
+            delta = r.json()["state"]
+            assert delta["since"] == held["version"] and [d["deal"] for d in delta["deals"]] == [k + 1]
+            held = apply_delta(held, delta)
+        assert held == c.get("/api/games/d1").json()
+        # a correction of deal 1: its rows from deal 1 on
+        tricks = next(e["number"] for e in c.get("/api/games/d1/log").json()["events"] if e["type"] == "tricks")
+        r = c.post(f"/api/games/d1/correct?since={held['version']}",
+                   json={"id": "fix-0001", "version": held["version"], "target": tricks,
+                         "changes": ["Anna=5", "Boris=3", "Vera=2"]},
+                   headers=director)
+        assert r.status_code == 201, r.text
+        delta = r.json()["state"]
+        assert delta["deals_from"] == 1 and [d["deal"] for d in delta["deals"]] == [1, 2, 3]
+        held = apply_delta(held, delta)
+        whole = c.get("/api/games/d1").json()
+        assert held == whole and "since" not in whole
+        # without since, the whole game as before; a since that is no number is refused
+        r = c.post("/api/games/d1/deal", json={"id": "deal-0009", "version": whole["version"], "line": LINE},
+                   headers=director)
+        assert r.status_code == 201 and "since" not in r.json()["state"] and len(r.json()["state"]["deals"]) == 4
+        r = c.post("/api/games/d1/deal?since=x", json={"id": "deal-0010", "version": r.json()["state"]["version"],
+                                                        "line": LINE}, headers=director)
+        assert r.status_code == 422 and r.json()["refused"]["field"] == "since"

@@ -445,8 +445,8 @@ def sent_state(message: dict[str, Any]) -> bytes:
     return ServerSentEvent(data=data, event="state").encode()
 
 
-async def live_state(service: Service, stream: str, version: int) -> bytes | None:
-    message = await api.live_message(service, stream, version)
+async def live_state(service: Service, stream: str, version: int, since: int | None) -> bytes | None:
+    message = await api.live_message(service, stream, version, since)
     return None if message is None else sent_state(message)
 
 
@@ -558,7 +558,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
         lifespan=lifespan,
     )
     app.state.service = service
-    app.state.hub = Hub(service, lambda stream, version: live_state(service, stream, version))
+    app.state.hub = Hub(service, lambda stream, version, since: live_state(service, stream, version, since))
     app.state.limits = limits
     app.state.tarpit = TARPIT
     app.state.hidden = hidden(settings.db)

@@ -12,9 +12,11 @@ rarely, in case a notification was missed while its connection was down.
 Each change is told to the subscribers of its stream and, for a table of a tournament
 (``T/R/K``), to the tournament's: at most one message per stream per look, the
 stream's last version, with the document a page shows, made and encoded once per
-version for every subscriber (``document``: the bytes each event stream sends). A
-subscriber slow to read is sent only the latest message of each stream, never a queue
-that grows.
+version for every subscriber (``document``: the bytes each event stream sends). That
+document is what changed since the version told before (``game_delta``: the page that
+holds it applies it; a page that holds another asks for the whole game), so a push
+costs the same at deal 400 as at deal 10. A subscriber slow to read is sent only the
+latest message of each stream, never a queue that grows.
 
 The hub's work on the store runs on a pool of its own (``service.ON_LIVE``), and it
 tells its subscribers ``SLICE`` at a time, giving the event loop back between slices:
@@ -64,7 +66,7 @@ class Subscriber:
                 yield message
 
 
-Document = Callable[[str, int], Awaitable[bytes | None]]
+Document = Callable[[str, int, int | None], Awaitable[bytes | None]]  # stream, version, the version told before
 
 
 class Hub:
@@ -73,6 +75,7 @@ class Hub:
     def __init__(self, service: Service, document: Document) -> None:
         self.service = service
         self.document = document  # the message for a stream at a version, as sent (``app.live_state``)
+        self.told: dict[str, int] = {}  # each followed stream's version told last: the base of the next message
         self.position = 0
         self.names: dict[UUID, str | None] = {}
         self.subscribers: dict[str, set[Subscriber]] = {}
@@ -150,8 +153,10 @@ class Hub:
             if table is not None:
                 followers.append(table[0])
             if not any(self.subscribers.get(f) for f in followers):
+                self.told.pop(name, None)  # nobody holds what was told: the next message is whole
                 continue
-            message = await self.document(name, number)
+            message = await self.document(name, number, self.told.get(name))
+            self.told[name] = number
             if message is not None:
                 await self.tell([s for f in followers for s in self.subscribers.get(f, ())], name, message)
 

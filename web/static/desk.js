@@ -57,7 +57,9 @@
     });
   }
 
-  function setState(doc) {
+  function setState(given) {
+    var doc = P.applyDelta(state, given, base, setState);
+    if (doc === null) return;  // from a version this desk does not hold: the whole game is asked for
     if (state !== null && doc.version <= state.version) return;
     state = doc;
     document.body.setAttribute("data-version", String(doc.version));

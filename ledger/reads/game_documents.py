@@ -75,7 +75,7 @@ def game_delta(kept: Kept, since: int) -> dict[str, Any]:
     state = kept.state
     if not isinstance(state, GameState) or not 1 <= since <= len(kept.stored):
         return game_doc(kept)
-    first = first_changed(state, [s.event for s in kept.stored], since)
+    first = first_changed(state, since, [s.event for s in kept.stored[since:]])
     doc = pulka_head(kept, state)
     doc.update({"since": since, "deals_from": first, "deals": deal_rows(state, first)})
     return doc
@@ -95,15 +95,15 @@ def apply_delta(held: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any] |
     return doc
 
 
-def first_changed(state: GameState, events: list[Any], since: int) -> int:
-    """The first deal whose row the events after number ``since`` may have changed (0:
-    the writes by hand before the first deal). An event is of the deal its number falls
+def first_changed(state: GameState, since: int, later: list[Any]) -> int:
+    """The first deal whose row the events after number ``since`` (``later``, in order)
+    may have changed (0: the writes by hand before the first deal). An event is of the
+    deal its number falls
     in, or of the deal it names; a correction or an objection changes its target's deal,
     an undo every deal from its first record's (and a corrected deal's result may move
     the numbers of every later deal: those rows are sent too, being after it)."""
     first = len(state.deals) + 1
-    for number in range(since + 1, len(events) + 1):
-        event = events[number - 1]
+    for number, event in enumerate(later, start=since + 1):
         named = [number, *(v for v in (getattr(event, "target", None), getattr(event, "first", None))
                            if isinstance(v, int))]
         first = min(first, bisect_right(state.starts, min(named)))

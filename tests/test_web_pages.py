@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -313,6 +314,7 @@ def test_pages_kept_up_by_deltas_show_what_a_reload_shows_after_a_correction_of_
                                                              "player": "Vera", "bid": "pass"},
                    headers={"Authorization": f"Bearer {token}"}, timeout=WAIT)
     assert r.status_code == 201, r.text
+    wait(spectator, lambda d: version(d) == r.json()["state"]["version"])
     tricks = [e for e in club.http.get("/api/games/deltas/log").json()["events"] if e["type"] == "tricks"][1]
     scorer.find_element(By.CSS_SELECTOR, "#correct-box summary").click()
     wait(scorer, lambda d: d.find_elements(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]'))
@@ -329,6 +331,8 @@ def test_pages_kept_up_by_deltas_show_what_a_reload_shows_after_a_correction_of_
         wait(d, lambda d: version(d) == head["version"])
     live = shown(scorer), shown(spectator)
     assert spectator.execute_script("return window.notReloaded === true;")
+    # each push was applied to what the spectator held: it never read the whole game
+    assert [u for u in requests(spectator) if urlsplit(u).path == "/api/games/deltas"] == []
     assert any("Boris 3" in text for text in live[1]["deals"]), live[1]["deals"]
     for d in phones:
         d.refresh()

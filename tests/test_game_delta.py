@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import msgspec
 import pytest
 
@@ -17,7 +18,7 @@ from ledger.store.stored import StoredEvent
 from ledger.vocabulary.events import AnyEvent, Correction, GameStarted
 from projections.game import replay
 from readings import parse_log
-from tests.serving import account, client, sign_in
+from tests.serving import WAIT, Served, account, client, next_state, sign_in
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # the pulkas (not bridge, not refused logs) with a correction of an earlier record
@@ -124,3 +125,37 @@ def test_a_write_answer_with_since_carries_only_the_new_deal_and_applies_to_the_
         r = c.post("/api/games/d1/deal?since=x", json={"id": "deal-0010", "version": r.json()["state"]["version"],
                                                         "line": LINE}, headers=director)
         assert r.status_code == 422 and r.json()["refused"]["field"] == "since"
+
+
+@pytest.mark.sqlite_only
+def test_the_event_stream_carries_the_whole_game_unless_asked_for_deltas(store_url: str, tmp_path: Path) -> None:
+    """Through a real ``pulka serve``: a follower that does not ask is sent the whole game
+    at every change (docs/api.md's ``GAME``, as before); one that asks (``?deltas=1``,
+    the pages) what changed since the version sent before, which applies to what it holds."""
+    account(store_url, "dora", "director")
+    served = Served(store_url, tmp_path / "serve.log")
+    try:
+        http = served.http()
+        director = sign_in(http, "dora")
+        r = http.post("/api/games", json={"id": "new-s1-0001", "game": "s1", "players": ["Anna", "Boris", "Vera"],
+                                          "pulya": 50}, headers=director)
+        assert r.status_code == 201, r.text
+        with httpx.Client(base_url=served.url, timeout=WAIT) as a, httpx.Client(base_url=served.url, timeout=WAIT) as b, \
+                a.stream("GET", "/api/games/s1/events") as whole_events, \
+                b.stream("GET", "/api/games/s1/events?deltas=1") as delta_events:
+            whole_lines, delta_lines = whole_events.iter_lines(), delta_events.iter_lines()
+            held = next_state(delta_lines, 1)["state"]
+            assert next_state(whole_lines, 1)["state"] == held and "since" not in held
+            for k in range(2):
+                r = http.post("/api/games/s1/deal", json={"id": f"deal-s1-{k:04d}", "version": held["version"],
+                                                          "line": LINE}, headers=director)
+                assert r.status_code == 201, r.text
+                version = r.json()["state"]["version"]
+                whole = next_state(whole_lines, version)["state"]
+                delta = next_state(delta_lines, version)["state"]
+                assert whole == http.get("/api/games/s1").json() and len(whole["deals"]) == k + 1
+                assert delta["since"] == held["version"] and [d["deal"] for d in delta["deals"]] == [k + 1]
+                held = apply_delta(held, delta)
+                assert held == whole
+    finally:
+        served.stop()

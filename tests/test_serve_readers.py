@@ -135,7 +135,7 @@ def test_a_crowd_is_told_one_document_per_version_a_slice_at_a_time(tmp_path: An
 
     async def crowd() -> None:
         hub = Hub(service, document)
-        followers.extend(hub.subscribe({"t1"}) for _ in range(CROWD))
+        followers.extend(hub.subscribe({"t1"}, deltas=True) for _ in range(CROWD))  # as the pages follow
         hub._changes = lambda: [("t1", 2), ("t1", 3), ("t2", 1)]  # type: ignore[method-assign]
         await hub.look()
         assert made == [("t1", 3, None)]  # once, the last version, whole (nothing told before); nobody follows t2
@@ -150,6 +150,16 @@ def test_a_crowd_is_told_one_document_per_version_a_slice_at_a_time(tmp_path: An
         hub._changes = lambda: [("t1", 5)]  # type: ignore[method-assign]
         await hub.look()
         assert len(made) == 2 and "t1" not in hub.told  # nobody held version 4: the next one is whole
+        plain = hub.subscribe({"t1"})  # a follower that did not ask for deltas: the whole game, as ever
+        hub._changes = lambda: [("t1", 6)]  # type: ignore[method-assign]
+        await hub.look()
+        assert made[2:] == [("t1", 6, None)] and "t1" not in hub.told and plain.pending["t1"] == b"state t1 6"
+        # a page sent version 7 first is the base of the next delta; one sent 9 later fetches the whole once
+        hub.subscribe({"t3"}, deltas=True, at=7)
+        hub.subscribe({"t3"}, deltas=True, at=9)
+        hub._changes = lambda: [("t3", 10)]  # type: ignore[method-assign]
+        await hub.look()
+        assert made[3:] == [("t3", 10, 7)] and hub.told["t3"] == 10
 
     try:
         asyncio.run(crowd())

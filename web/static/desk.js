@@ -243,7 +243,7 @@
     tokens().then(function (r) {
       if (r.status !== 200) { P.denied($("access"), r.doc); return; }
       $("desk").hidden = false;
-      P.follow(base + "/events", function (m) { if (m.state) setState(m.state); });
+      P.follow(base + "/events?deltas=1", function (m) { if (m.state) setState(m.state); });
     });
   });
   $("slider").addEventListener("input", function () { showAt(Number($("slider").value)); });

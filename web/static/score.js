@@ -616,7 +616,7 @@
     P.api("GET", base).then(function (r) {
       if (r.status === 200) setState(r.doc);
     }, function () { setReachable(false); });
-    P.follow(base + "/events", function (message) {
+    P.follow(base + "/events?deltas=1", function (message) {
       if (message.state) setState(message.state);
     }, function (open) {
       if (open) { setReachable(true); deliver(); }

@@ -32,5 +32,5 @@
     $("net").className = "net " + (yes ? "on" : "off");
   }
 
-  P.follow(base + "/events", function (message) { if (message.state) show(message.state); }, net);
+  P.follow(base + "/events?deltas=1", function (message) { if (message.state) show(message.state); }, net);
 }());

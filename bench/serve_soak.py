@@ -8,8 +8,9 @@ and at the end, and its growth (the target: flat after the warm-up); a deal's ti
 long pulka at deal 10 and at deal 400 (the median of the ten deals around each) and their
 ratio (the target: at most 1.3); errors, and events lost or stored twice.
 
-Every answer and every push carries the whole game today, so a deal's cost grows with
-its pulka's length: the ratio measures it, it is not hidden.
+The writers name the version they hold (``?since=``) and the spectators ask for what
+changed since the version told before (``?deltas=1``), as the pages do: an answer and a push carry the
+new deal, not the whole game, so a deal's cost should not grow with its pulka's length.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ class Evening:
         for k in range(deals):
             body = {"id": str(uuid.uuid4()), "version": version, "line": LINES[k % len(LINES)], "again": True}
             start = time.perf_counter()
-            r = await client.post(f"/api/games/{game}/deal", json=body, headers={"Authorization": f"Bearer {token}"})
+            r = await client.post(f"/api/games/{game}/deal?since={version}", json=body,
+                                  headers={"Authorization": f"Bearer {token}"})
             took = (time.perf_counter() - start) * 1000
             if r.status_code != 201:
                 self.errors.append(f"{game} deal {k + 1}: {r.status_code} {r.text[:200]}")
@@ -94,7 +96,7 @@ async def spectate(url: str, game: str, seen: list[int], done: asyncio.Event, ad
     """A spectator's phone, from ``address`` (the service admits 8 live pages an address)."""
     transport = httpx.AsyncHTTPTransport(local_address=address)
     async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(120, connect=30), transport=transport) as client, \
-            client.stream("GET", f"/api/games/{game}/events") as events:
+            client.stream("GET", f"/api/games/{game}/events?deltas=1") as events:
         async for line in events.aiter_lines():
             if line.startswith("data:"):
                 seen.append(json.loads(line[5:])["version"])

@@ -197,22 +197,25 @@ def cells(state: GameState) -> list[Cell]:
     return out
 
 
-def deal_table(state: GameState) -> tuple[list[str], list[list[Any]]]:
+def deal_table(state: GameState, first: int = 0) -> tuple[list[str], list[list[Any]]]:
     """The deals as rows for a spreadsheet: number, dealer, the deal with names, and
     what each deal wrote into each number of the sheet (blank for nothing). Writes by
-    hand before the first deal are row 0. Amounts are exact ``Fraction``s."""
+    hand before the first deal are row 0. Amounts are exact ``Fraction``s. Only the rows
+    of deals ``first`` and after (a page's update: the deals before it have not changed)."""
     columns = cells(state)
     head = ["deal", "dealer", "leads", "game", "line", *[cell_text(c) for c in columns]]
     written: dict[int, dict[Cell, Fraction]] = {}
     for w in state.sheet().writes:
+        if w.deal < first:
+            continue
         per = written.setdefault(w.deal, {})
         cell = (w.player, w.column, w.on)
         per[cell] = per.get(cell, Fraction(0)) + w.exact
     rows: list[list[Any]] = []
     if 0 in written:
         rows.append([0, "", "", "written by hand", "", *[written[0].get(c, "") for c in columns]])
-    played = events_by_deal(state)
-    for deal in state.deals:
+    played = events_by_deal(state, max(first, 1))
+    for deal in state.deals[max(first, 1) - 1:]:
         dealer, forehand = seats_of(state, deal)
         per = written.get(deal.number, {})
         rows.append([deal.number, dealer, forehand, deal_game(state, deal),

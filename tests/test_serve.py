@@ -319,7 +319,7 @@ def test_the_live_feed_ends_when_a_write_is_told_as_the_service_stops(tmp_path: 
 
     service = Service(str(tmp_path / "pulka.db"), threads=1)
 
-    async def document(name: str, number: int) -> None:
+    async def document(name: str, number: int, since: int | None) -> None:
         return None
 
     async def wake_then_stop() -> bool:
@@ -355,7 +355,7 @@ def test_the_live_feed_outlives_a_database_lost_as_it_looks(tmp_path: Any, caplo
     service = Service(db, threads=1)
     looks: list[int] = []
 
-    async def document(name: str, number: int) -> dict[str, Any]:
+    async def document(name: str, number: int, since: int | None) -> dict[str, Any]:
         looks.append(number)
         if len(looks) == 1:
             try:

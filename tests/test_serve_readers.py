@@ -123,11 +123,11 @@ def test_an_anonymous_read_is_charged_the_time_it_held_its_thread_not_its_cpu(
 def test_a_crowd_is_told_one_document_per_version_a_slice_at_a_time(tmp_path: Any) -> None:
     service = Service(str(tmp_path / "pulka.db"), threads=1)
     followers: list[Subscriber] = []
-    made: list[tuple[str, int]] = []
+    made: list[tuple[str, int, int | None]] = []
     told_when_the_loop_turned: list[int] = []
 
-    async def document(name: str, number: int) -> bytes:
-        made.append((name, number))
+    async def document(name: str, number: int, since: int | None) -> bytes:
+        made.append((name, number, since))
         # what became ready as the document was made (a write's answer): it runs at the loop's next turn
         asyncio.get_running_loop().call_soon(
             lambda: told_when_the_loop_turned.append(sum(1 for f in followers if f.pending)))
@@ -135,13 +135,31 @@ def test_a_crowd_is_told_one_document_per_version_a_slice_at_a_time(tmp_path: An
 
     async def crowd() -> None:
         hub = Hub(service, document)
-        followers.extend(hub.subscribe({"t1"}) for _ in range(CROWD))
+        followers.extend(hub.subscribe({"t1"}, deltas=True) for _ in range(CROWD))  # as the pages follow
         hub._changes = lambda: [("t1", 2), ("t1", 3), ("t2", 1)]  # type: ignore[method-assign]
         await hub.look()
-        assert made == [("t1", 3)]  # once, the last version; nobody follows t2
+        assert made == [("t1", 3, None)]  # once, the last version, whole (nothing told before); nobody follows t2
         sent = followers[0].pending["t1"]
         assert all(f.pending == {"t1": sent} and f.pending["t1"] is sent for f in followers)
         assert told_when_the_loop_turned and 0 < told_when_the_loop_turned[0] < len(followers)
+        hub._changes = lambda: [("t1", 4), ("t2", 2)]  # type: ignore[method-assign]
+        await hub.look()
+        assert made[1:] == [("t1", 4, 3)]  # what changed since the version told before
+        for f in followers:
+            hub.unsubscribe(f)
+        hub._changes = lambda: [("t1", 5)]  # type: ignore[method-assign]
+        await hub.look()
+        assert len(made) == 2 and "t1" not in hub.told  # nobody held version 4: the next one is whole
+        plain = hub.subscribe({"t1"})  # a follower that did not ask for deltas: the whole game, as ever
+        hub._changes = lambda: [("t1", 6)]  # type: ignore[method-assign]
+        await hub.look()
+        assert made[2:] == [("t1", 6, None)] and "t1" not in hub.told and plain.pending["t1"] == b"state t1 6"
+        # a page sent version 7 first is the base of the next delta; one sent 9 later fetches the whole once
+        hub.subscribe({"t3"}, deltas=True, at=7)
+        hub.subscribe({"t3"}, deltas=True, at=9)
+        hub._changes = lambda: [("t3", 10)]  # type: ignore[method-assign]
+        await hub.look()
+        assert made[3:] == [("t3", 10, 7)] and hub.told["t3"] == 10
 
     try:
         asyncio.run(crowd())

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -279,6 +280,67 @@ def test_a_pulka_recorded_by_touch_is_pulka_sheet_and_a_spectator_follows_every_
         assert network_errors(d) == []
         assert outside(requests(d), club.url) == []
     assert drawn(scorer, page_sheet) == expected_entries(sheet)
+
+
+def shown(driver: WebDriver) -> dict[str, Any]:
+    """What a page shows of the game: its deals list and, on a spectator's page, the settlement's rows."""
+    found: dict[str, Any] = driver.execute_script(
+        "var text = function (css) { return Array.from(document.querySelectorAll(css)).map(e => e.textContent); };"
+        "return {deals: text('#deals li'), settlement: text('#settlement-rows tr'), transfers: text('#transfers li'),"
+        " who: document.getElementById('who').textContent};")
+    return found
+
+
+def test_pages_kept_up_by_deltas_show_what_a_reload_shows_after_a_correction_of_an_earlier_deal(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """The scorer's answers and both pages' pushes carry what changed since the version the
+    page holds (``game_delta``): after two deals, deal 3 begun and a correction of deal 2,
+    the scorer's and the spectator's pages show the deals, the settlement and who deals
+    as each shows them after a reload."""
+    scorer, spectator = phones
+    club.game("deltas")
+    token = club.token("deltas", "Anna")
+    open_score(scorer, club, "deltas", token)
+    spectator.get(f"{club.url}/watch/deltas")
+    wait(spectator, lambda d: version(d) == 1)
+    spectator.execute_script("window.notReloaded = true;")
+    for k, (touch, _line) in enumerate(TEN[:2], start=1):
+        before = version(scorer)
+        enter(scorer, touch)
+        wait(scorer, lambda d: version(d) > before and outbox(d) == [])
+        wait(spectator, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == k)
+    # deal 3 begins (Vera speaks first), then the recorder corrects deal 2's tricks on her page
+    r = httpx.post(f"{club.url}/api/games/deltas/bid", json={"id": "bid-deltas-1", "version": version(scorer),
+                                                             "player": "Vera", "bid": "pass"},
+                   headers={"Authorization": f"Bearer {token}"}, timeout=WAIT)
+    assert r.status_code == 201, r.text
+    wait(spectator, lambda d: version(d) == r.json()["state"]["version"])
+    tricks = [e for e in club.http.get("/api/games/deltas/log").json()["events"] if e["type"] == "tricks"][1]
+    scorer.find_element(By.CSS_SELECTOR, "#correct-box summary").click()
+    wait(scorer, lambda d: d.find_elements(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]'))
+    scorer.find_element(By.CSS_SELECTOR, f'#c-target option[value="{tricks["number"]}"]').click()
+    scorer.find_element(By.ID, "c-changes").send_keys("Boris=3 Anna=2")
+    before = club.state("deltas")["version"]
+    tap(scorer, "#c-preview")
+    wait(scorer, lambda d: d.find_element(By.ID, "c-kind").text)
+    tap(scorer, "#c-store")
+    wait(scorer, lambda d: outbox(d) == [] and version(d) > before)
+    head = club.state("deltas")
+    assert "Boris 3" in head["deals"][1]["line"], (head["deals"][1], text_of(scorer, "c-kind"))
+    for d in phones:
+        wait(d, lambda d: version(d) == head["version"])
+    live = shown(scorer), shown(spectator)
+    assert spectator.execute_script("return window.notReloaded === true;")
+    # each push was applied to what the spectator held: it never read the whole game
+    assert [u for u in requests(spectator) if urlsplit(u).path == "/api/games/deltas"] == []
+    assert any("Boris 3" in text for text in live[1]["deals"]), live[1]["deals"]
+    for d in phones:
+        d.refresh()
+        wait(d, lambda d: version(d) == head["version"]
+             and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == len(head["deals"]))
+    assert (shown(scorer), shown(spectator)) == live
+    for d in phones:
+        assert own_errors(d) == []
 
 
 def test_nothing_entered_offline_is_lost_and_each_deal_is_stored_once(

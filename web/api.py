@@ -43,7 +43,7 @@ from projections.tournament_log import log_rows
 from projections.trail import row_doc, select_rows
 from web import api_arbiter, api_table
 from web.api_common import (
-    S, events_at, game_now, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
+    S, events_at, game_now, game_since, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
 )
 from web.auth import ANYONE, ARBITER, DIRECTOR, READ, TABLE, WRITE, Principal, needs, rule
 from web.service import Duplicate, Reused, Service, request_digest
@@ -378,12 +378,13 @@ async def tournament_card(request: Request) -> Response:
 # -- live -------------------------------------------------------------------------------------------
 
 
-async def live_message(service: Service, stream: str, version: int) -> dict[str, Any] | None:
+async def live_message(service: Service, stream: str, version: int, since: int | None = None) -> dict[str, Any] | None:
     """What the followers of ``stream`` are sent when it reaches ``version``: a game's
-    state (as ``GET /api/games/{game}``), or the tournament's name and version."""
+    state (as ``GET /api/games/{game}``, or what changed since version ``since``, told
+    before: ``game_delta``), or the tournament's name and version."""
     table = parse_table_game(stream)
     try:
-        doc = await service.run(game_now, service, stream)
+        doc = await service.run(game_since, service, stream, since)
     except Refused:
         return {"stream": stream, "version": version, "kind": "tournament"}
     message = {"stream": stream, "version": doc["version"], "kind": "game", "state": doc}

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ledger.application import Kept
-from ledger.reads.game_documents import game_doc
+from ledger.reads.game_documents import game_delta, game_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
@@ -144,6 +144,15 @@ def game_now(service: Service, game: str) -> dict[str, Any]:
     """``game_doc`` of the game at its head, made once per version (on a worker thread)."""
     return service.at_head(game, lambda kept: service.cached(("game", game, len(kept.stored)),
                                                                lambda: game_doc(kept)))
+
+
+def game_since(service: Service, game: str, since: int | None) -> dict[str, Any]:
+    """What a page at version ``since`` of the game needs to be at its head: ``game_delta``
+    (made once per base and version), or the whole ``game_now`` when it names none."""
+    if since is None:
+        return game_now(service, game)
+    return service.at_head(game, lambda kept: service.cached(("delta", game, since, len(kept.stored)),
+                                                               lambda: game_delta(kept, since)))
 
 
 def point_of(request: Request) -> Point:

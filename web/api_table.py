@@ -25,7 +25,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.wording import spoken_text
 from projections.game import GameState
-from web.api_common import game_now, json, read, reused_doc
+from web.api_common import game_since, int_param, json, read, reused_doc
 from web.auth import ARBITER, TABLE, WRITE, needs, rule
 from web.outcome import DealOutcome, outcome_line
 from web.service import Duplicate, Reused, Service, Stale, request_digest
@@ -260,22 +260,24 @@ async def command(request: Request) -> Response:
     b = await read(request, kind)
 
     digest = request_digest(game_name, name, b)
+    since = int_param(request.query_params, "since")  # the version the page holds: its answer is a delta
 
     def write() -> dict[str, Any]:
         result = service.record(game_name, b.id, b.version, lambda desk: call(desk, game_name, b, principal.by),
                                 digest)
-        return {**written_doc(result), "state": game_now(service, game_name)}
+        return {**written_doc(result), "state": game_since(service, game_name, since)}
 
     try:
         return json(await service.run(write), 201)
     except Duplicate as exc:
         return json({"duplicate": True, "stored": {"first": exc.receipt.first, "last": exc.receipt.last},
-                     "state": await service.run(game_now, service, game_name)})
+                     "state": await service.run(game_since, service, game_name, since)})
     except Reused as exc:
-        return json({"conflict": reused_doc(exc), "state": await service.run(game_now, service, game_name)}, 409)
+        return json({"conflict": reused_doc(exc), "state": await service.run(game_since, service, game_name, since)},
+                    409)
     except Stale as exc:
         return json({"conflict": {"message": str(exc), "seen": exc.seen, "found": exc.found},
-                     "state": await service.run(game_now, service, game_name)}, 409)
+                     "state": await service.run(game_since, service, game_name, since)}, 409)
 
 
 @rule(TABLE, WRITE)

@@ -445,14 +445,14 @@ def sent_state(message: dict[str, Any]) -> bytes:
     return ServerSentEvent(data=data, event="state").encode()
 
 
-async def live_state(service: Service, stream: str, version: int) -> bytes | None:
-    message = await api.live_message(service, stream, version)
+async def live_state(service: Service, stream: str, version: int, since: int | None) -> bytes | None:
+    message = await api.live_message(service, stream, version, since)
     return None if message is None else sent_state(message)
 
 
-async def follow(request: Request, streams: set[str], first: list[dict[str, Any]]) -> Response:
+async def follow(request: Request, streams: set[str], first: list[dict[str, Any]], deltas: bool = False) -> Response:
     hub: Hub = request.app.state.hub
-    subscriber = hub.subscribe(streams)
+    subscriber = hub.subscribe(streams, deltas, first[0]["version"] if first else None)
 
     async def messages() -> AsyncIterator[bytes]:
         try:
@@ -468,11 +468,14 @@ async def follow(request: Request, streams: set[str], first: list[dict[str, Any]
 
 @rule(ANYONE, STREAM)
 async def game_events(request: Request) -> Response:
-    """``GET /api/games/{game}/events``: the game's state now, then at every change."""
+    """``GET /api/games/{game}/events``: the game's state now, then at every change (with
+    ``?deltas=1``, what changed since the version told before: ``game_delta``)."""
     service: Service = request.app.state.service
     name = request.path_params["game"]
+    deltas = request.query_params.get("deltas") in ("1", "true")
     now = await service.run(api_common.game_now, service, name)
-    return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "game", "state": now}])
+    return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "game", "state": now}],
+                        deltas)
 
 
 @rule(ANYONE, STREAM)
@@ -558,7 +561,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
         lifespan=lifespan,
     )
     app.state.service = service
-    app.state.hub = Hub(service, lambda stream, version: live_state(service, stream, version))
+    app.state.hub = Hub(service, lambda stream, version, since: live_state(service, stream, version, since))
     app.state.limits = limits
     app.state.tarpit = TARPIT
     app.state.hidden = hidden(settings.db)

@@ -13,8 +13,11 @@ Each change is told to the subscribers of its stream and, for a table of a tourn
 (``T/R/K``), to the tournament's: at most one message per stream per look, the
 stream's last version, with the document a page shows, made and encoded once per
 version for every subscriber (``document``: the bytes each event stream sends). A
-subscriber slow to read is sent only the latest message of each stream, never a queue
-that grows.
+subscriber that asked for deltas (the pages) is sent what changed since the version
+told before (``game_delta``: the page that holds it applies it; a page that holds
+another asks for the whole game), so a push costs the same at deal 400 as at deal 10;
+the others the whole game, as before, made only when one of them follows. A subscriber
+slow to read is sent only the latest message of each stream, never a queue that grows.
 
 The hub's work on the store runs on a pool of its own (``service.ON_LIVE``), and it
 tells its subscribers ``SLICE`` at a time, giving the event loop back between slices:
@@ -46,8 +49,9 @@ SLICE = 64  # subscribers told between two turns of the event loop
 class Subscriber:
     """One open event stream: the latest message of each stream not yet sent."""
 
-    def __init__(self, streams: set[str]) -> None:
+    def __init__(self, streams: set[str], deltas: bool = False) -> None:
         self.streams = streams
+        self.deltas = deltas  # sent what changed since the version told before, not the whole game
         self.pending: dict[str, bytes] = {}
         self.ready = asyncio.Event()
 
@@ -64,7 +68,7 @@ class Subscriber:
                 yield message
 
 
-Document = Callable[[str, int], Awaitable[bytes | None]]
+Document = Callable[[str, int, int | None], Awaitable[bytes | None]]  # stream, version, the version told before
 
 
 class Hub:
@@ -73,6 +77,7 @@ class Hub:
     def __init__(self, service: Service, document: Document) -> None:
         self.service = service
         self.document = document  # the message for a stream at a version, as sent (``app.live_state``)
+        self.told: dict[str, int] = {}  # each followed stream's version told last: the base of the next message
         self.position = 0
         self.names: dict[UUID, str | None] = {}
         self.subscribers: dict[str, set[Subscriber]] = {}
@@ -149,11 +154,20 @@ class Hub:
             table = parse_table_game(name)
             if table is not None:
                 followers.append(table[0])
-            if not any(self.subscribers.get(f) for f in followers):
-                continue
-            message = await self.document(name, number)
-            if message is not None:
-                await self.tell([s for f in followers for s in self.subscribers.get(f, ())], name, message)
+            told = [s for f in followers for s in self.subscribers.get(f, ())]
+            await self.tell_version(name, number, [s for s in told if s.deltas], [s for s in told if not s.deltas])
+
+    async def tell_version(self, name: str, number: int, deltas: list[Subscriber], whole: list[Subscriber]) -> None:
+        """Version ``number`` of stream ``name``: what changed since the version told
+        before to ``deltas``, the whole document to ``whole``; each made once."""
+        since = self.told.pop(name, None)
+        if deltas:
+            self.told[name] = number  # the base of the next delta (nobody holds it when no one follows)
+        for group, base in ((deltas, since), (whole, None)):
+            if group:
+                message = await self.document(name, number, base)
+                if message is not None:
+                    await self.tell(group, name, message)
 
     @staticmethod
     async def tell(subscribers: list[Subscriber], name: str, message: bytes) -> None:
@@ -206,8 +220,13 @@ class Hub:
 
     # -- subscribing --------------------------------------------------------------------
 
-    def subscribe(self, streams: set[str]) -> Subscriber:
-        subscriber = Subscriber(streams)
+    def subscribe(self, streams: set[str], deltas: bool = False, at: int | None = None) -> Subscriber:
+        """A subscriber to ``streams``; one that asked for ``deltas`` and was sent their
+        version ``at`` first is the base of the next delta when nothing was told since."""
+        subscriber = Subscriber(streams, deltas)
+        if deltas and at is not None:
+            for stream in streams:
+                self.told.setdefault(stream, at)
         for stream in streams:
             self.subscribers.setdefault(stream, set()).add(subscriber)
         return subscriber

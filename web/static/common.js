@@ -158,6 +158,28 @@ var pulka = (function () {
     return source;
   }
 
+  // A game's document from a message that may hold only what changed since a version
+  // ("since": the service's game_delta): the held document with its deals rows before
+  // "deals_from" and the message's from it on; the message itself when it is whole;
+  // null when the page holds another version, and then, if the message is newer, the
+  // whole game is asked for (url) and given to then(). As apply_delta in
+  // ledger/reads/game_documents.py.
+  function applyDelta(held, doc, url, then) {
+    if (doc.since === undefined) return doc;
+    if (held && held.version === doc.since) {
+      var out = {};
+      Object.keys(doc).forEach(function (k) {
+        if (k !== "since" && k !== "deals_from" && k !== "deals") out[k] = doc[k];
+      });
+      out.deals = (held.deals || []).filter(function (r) { return r.deal < doc.deals_from; }).concat(doc.deals);
+      return out;
+    }
+    if (!held || doc.version > held.version) {
+      api("GET", url).then(function (r) { if (r.status === 200) then(r.doc); }, function () {});
+    }
+    return null;
+  }
+
   // A QR code shown as an image: an SVG document as a data: address (an image runs no script).
   function qrImage(svg, alt) {
     return el("img", { src: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg), alt: alt, class: "qr" });
@@ -325,7 +347,7 @@ var pulka = (function () {
     auth: auth, tokenFromHash: tokenFromHash, session: session, refusal: refusal, clearErrors: clearErrors,
     follow: follow, qrImage: qrImage, contractText: contractText, callText: callText, cellText: cellText,
     settlementRows: settlementRows, transferItems: transferItems, whoDeals: whoDeals, dealItem: dealItem,
-    withLang: withLang, link: link, once: once, desk: desk, denied: denied, counts: counts,
+    withLang: withLang, link: link, once: once, applyDelta: applyDelta, desk: desk, denied: denied, counts: counts,
     standingsRows: standingsRows, tableRows: tableRows
   };
 }());

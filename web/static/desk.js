@@ -57,7 +57,9 @@
     });
   }
 
-  function setState(doc) {
+  function setState(given) {
+    var doc = P.applyDelta(state, given, base, setState);
+    if (doc === null) return;  // from a version this desk does not hold: the whole game is asked for
     if (state !== null && doc.version <= state.version) return;
     state = doc;
     document.body.setAttribute("data-version", String(doc.version));
@@ -241,7 +243,7 @@
     tokens().then(function (r) {
       if (r.status !== 200) { P.denied($("access"), r.doc); return; }
       $("desk").hidden = false;
-      P.follow(base + "/events", function (m) { if (m.state) setState(m.state); });
+      P.follow(base + "/events?deltas=1", function (m) { if (m.state) setState(m.state); });
     });
   });
   $("slider").addEventListener("input", function () { showAt(Number($("slider").value)); });

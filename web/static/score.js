@@ -110,7 +110,9 @@
     item.status = "sending";
     showOutbox();
     var body = Object.assign({ id: item.id, version: item.version }, item.body);
-    P.api("POST", base + "/" + item.command, body).then(function (r) {
+    // the answer carries what changed since the table this page holds, not the whole game
+    var since = state ? "?since=" + state.version : "";
+    P.api("POST", base + "/" + item.command + since, body).then(function (r) {
       sending = false;
       answered(item, r);
     }, function () {  // the network: keep it, try again
@@ -255,7 +257,9 @@
 
   // -- the table as the service says it ------------------------------------------------
 
-  function setState(doc) {
+  function setState(given) {
+    var doc = P.applyDelta(state, given, base, setState);
+    if (doc === null) return;  // from a version this page does not hold: the whole game is asked for
     if (state !== null && doc.version < state.version) return;
     var changed = state === null || doc.version !== state.version;
     state = doc;
@@ -612,7 +616,7 @@
     P.api("GET", base).then(function (r) {
       if (r.status === 200) setState(r.doc);
     }, function () { setReachable(false); });
-    P.follow(base + "/events", function (message) {
+    P.follow(base + "/events?deltas=1", function (message) {
       if (message.state) setState(message.state);
     }, function (open) {
       if (open) { setReachable(true); deliver(); }

@@ -7,9 +7,12 @@
   var game = P.data.game;
   var base = "/api/games/" + P.path(game);
   var version = -1;
+  var held = null;  // the game as last shown: a message may carry only what changed since
 
-  function show(state) {
-    if (state.version <= version) return;
+  function show(given) {
+    var state = P.applyDelta(held, given, base, show);
+    if (state === null || state.version <= version) return;
+    held = state;
     version = state.version;
     document.body.setAttribute("data-version", String(version));
     $("who").textContent = P.whoDeals(state);
@@ -29,5 +32,5 @@
     $("net").className = "net " + (yes ? "on" : "off");
   }
 
-  P.follow(base + "/events", function (message) { if (message.state) show(message.state); }, net);
+  P.follow(base + "/events?deltas=1", function (message) { if (message.state) show(message.state); }, net);
 }());

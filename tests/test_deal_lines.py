@@ -428,6 +428,10 @@ def test_a_name_beginning_with_a_word_of_the_table_is_read_where_a_name_stands()
     # The whole deal keeps its meaning: "п" opening the bids, two calls after them.
     whole = line(state(), "п 6п п | 6п | в в | 1 6* 3")
     assert [(e.player, e.bid) for e in whole if isinstance(e, Bid)][0] == ("Петя", "pass")
+    # A bid's mark is no name's: "п" before a dark pass opens the bids as "пас" would.
+    dark = line(pulka(ru, "Анна", dark_bids=True), "п pass:dark 7п | 7п | в в | 1 2 7*")
+    assert [(e.player, e.bid, e.dark) for e in dark if isinstance(e, Bid)] == [
+        ("Петя", "pass", False), ("Вера", "pass", True), ("Анна", "7S", False)]
     both_pass = line(state(), "6п п п | п п")  # Петя's six: two calls alone are the defence's
     assert [(e.player, e.call) for e in both_pass[-2:]] == [("Вера", "pass"), ("Анна", "pass")]  # type: ignore[attr-defined]
     # Three calls are more than the defence takes: Петя, then the two.

@@ -454,7 +454,7 @@ def _declarer_first(players: tuple[str, ...], first: list[str], n_sections: int,
     bids alone that also reads as an outcome (``п 7H п п``: Petya's seven, both
     passing) is the outcome, as bids alone stop before the deal's result, unless the
     line may stop so (``partial``): then it is refused with both readings."""
-    head, rest = first[0], first[1:]
+    head, rest = first[0], [w.partition(":")[0] for w in first[1:]]  # a bid's mark (``pass:dark``) is no name's
     if not _reads(bid_word, head) or not all(_reads(bid_word, w) for w in rest):
         return True
     if n_sections > 1 or not rest or not _reads_as_contract(rest[0]) or not all(_reads_as_call(w) for w in rest[1:]):

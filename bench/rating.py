@@ -35,7 +35,6 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from multiprocessing import Pool
 
 from club_sim import Played, simulate

@@ -35,16 +35,9 @@ from ledger.store.event_store import Store  # noqa: E402
 from ledger.vocabulary.events import Tricks  # noqa: E402
 from projections.at_points import PointFolds  # noqa: E402
 from projections.game import GameState  # noqa: E402
+from scorers import LINES  # noqa: E402 (bench/scorers.py: deal lines legal whoever deals)
 from tests.serving import Served, account, sign_in  # noqa: E402
 
-LINES = (
-    "6S pass pass | 6S | whist whist | 6 2 2",
-    "7H pass pass | 7H | whist pass | 6 3 1",
-    "pass pass pass | 4 3 3",
-    "misere pass pass | misere | 1",
-    "pass 6NT pass | 6NT | pass pass",
-    "6D pass pass | 6D | pass pass",
-)
 GAME = "long"
 TARGET = 0.005  # seconds of server CPU per read at a point
 READS = ("sheet", "settlement", "deals", "log", "sheet.svg")

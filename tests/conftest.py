@@ -55,6 +55,7 @@ from ledger.vocabulary.events import (
 from ledger.vocabulary.rules import SOCHI
 from ledger.store.event_store import Store, is_postgres_url, parse_postgres_url
 from ledger.store.stored import game_id
+from ledger.judge import stored as judged_module
 
 import browsers
 import racing
@@ -418,3 +419,18 @@ def own_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     for name in ("PULKA_GAME", "PULKA_DB", "TZ", "PULKA_LANG", "LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")  # English, whatever the locale of the run
+
+
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every event the ledger judges from here on, by number (the judging loop of a
+    stored stream, ``judge.stored.judged_onto``, spied on)."""
+    seen: list[int] = []
+    judge = judged_module.judge_events
+
+    def spied(state: Any, decide: Any, events: list[tuple[int, AnyEvent]], *args: Any, **kwargs: Any) -> Any:
+        seen.extend(number for number, _ in events)
+        return judge(state, decide, events, *args, **kwargs)
+
+    monkeypatch.setattr(judged_module, "judge_events", spied)
+    return seen

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from psycopg import sql
 
 from cli.main import main

@@ -26,7 +26,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from uuid import uuid4
 
 import psycopg

@@ -24,7 +24,7 @@ from ledger.store.backend import JUDGED
 from ledger.store.event_store import Store
 from ledger.store.layout import LAYOUT
 from ledger.store.stored import game_id
-from ledger.vocabulary.events import AnyEvent, Bid
+from ledger.vocabulary.events import Bid
 from ledger.vocabulary.refusal import Refused
 from projections.points import Point
 
@@ -60,21 +60,6 @@ def raw(db: str) -> Iterator[RawEvents]:
     tamperer = RawEvents(db)
     yield tamperer
     tamperer.close()
-
-
-@pytest.fixture
-def judged(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every event the ledger judges from here on, by number (the judging loop of a
-    stored stream, ``judge.stored.judged_onto``, spied on)."""
-    seen: list[int] = []
-    judge = judged_module.judge_events
-
-    def spied(state: Any, decide: Any, events: list[tuple[int, AnyEvent]], *args: Any, **kwargs: Any) -> Any:
-        seen.extend(number for number, _ in events)
-        return judge(state, decide, events, *args, **kwargs)
-
-    monkeypatch.setattr(judged_module, "judge_events", spied)
-    return seen
 
 
 def refusing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,8 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from boxes import centre, inside, overlapping
 from cli.main import main
-from projections.drawing.page import pulka_report_html
-from projections.drawing.svg import draw, svg_document
+from projections.drawing.svg import draw
 from ledger.judge.kinds import judge_log
 from ledger.vocabulary.events import AnyEvent
 from readings import parse_log

@@ -19,7 +19,7 @@ from ledger.store.event_store import Store
 from tests.serving import PASSWORD, account, bearer, client, sign_in
 from web import api, service as service_module
 from web.limits import Bounds
-from web.live import SLICE, Hub, Subscriber
+from web.live import Hub, Subscriber
 from web.service import ON_READERS, POOL, Service
 
 PLAYERS = ["Anna", "Boris", "Vera"]

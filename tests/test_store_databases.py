@@ -24,7 +24,6 @@ import pytest
 from psycopg import sql
 
 from helpers import ok, run, stored_rows
-from ledger.store.layout import LAYOUT
 from conftest import RawEvents, every_event
 from ledger.store.backend import parse_postgres_url
 from ledger.store.event_store import ReceiptTaken, Store

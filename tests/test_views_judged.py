@@ -17,29 +17,13 @@ import pytest
 from conftest import RawEvents
 from helpers import ok, run
 from ledger.application import Ledger
-from ledger.judge import stored as judged_module
 from ledger.store.event_store import Store
 from ledger.views import projection
 from ledger.views.archive import Views
-from ledger.vocabulary.events import AnyEvent
 from test_golden_archive import PLAYERS, imported
 from test_kept_counts import counted_again, kept
 
 GAME = "club-1"
-
-
-@pytest.fixture
-def judged(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every stored event judged from here on, by number (``judge.stored.judge_events`` spied on)."""
-    seen: list[int] = []
-    judge = judged_module.judge_events
-
-    def spied(state: Any, decide: Any, events: list[tuple[int, AnyEvent]], *args: Any, **kwargs: Any) -> Any:
-        seen.extend(number for number, _ in events)
-        return judge(state, decide, events, *args, **kwargs)
-
-    monkeypatch.setattr(judged_module, "judge_events", spied)
-    return seen
 
 
 def left_out_of_everything(db: str, number: int, why: str) -> None:

@@ -31,7 +31,6 @@ import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 from uuid import UUID
 
 from ledger.store.backend import is_postgres_url, parse_postgres_url, reason, unreachable

@@ -98,10 +98,10 @@ def apply_delta(held: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any] |
 def first_changed(state: GameState, since: int, later: list[Any]) -> int:
     """The first deal whose row the events after number ``since`` (``later``, in order)
     may have changed (0: the writes by hand before the first deal). An event is of the
-    deal its number falls
-    in, or of the deal it names; a correction or an objection changes its target's deal,
-    an undo every deal from its first record's (and a corrected deal's result may move
-    the numbers of every later deal: those rows are sent too, being after it)."""
+    deal its number falls in, or of the deal it names; a correction or an objection
+    changes its target's deal, an undo every deal from its first record's (and a
+    corrected deal's result may move the numbers of every later deal: those rows are
+    sent too, being after it)."""
     first = len(state.deals) + 1
     for number, event in enumerate(later, start=since + 1):
         named = [number, *(v for v in (getattr(event, "target", None), getattr(event, "first", None))

@@ -15,7 +15,7 @@ import msgspec
 
 from ledger.judge.admission import admit
 from ledger.judge.checks import time_of
-from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.events import AnyEvent, as_stored
 from ledger.vocabulary.refusal import Refused
 
 Progress = Callable[[int, int], None]
@@ -62,7 +62,7 @@ def judge_events(
             event = msgspec.structs.replace(event, at=stamp if later else last)
         try:
             check(event)
-            judged = decide(state, event)
+            judged = as_stored(decide(state, event))  # its dicts in the order the store gives them back
         except Refused as exc:
             exc.line = line
             raise

@@ -64,10 +64,6 @@ class GameStarted(StreamStart, frozen=True, tag="game_started"):
     # preset never changes an old pulka.
     rule_set: RuleSet | None = None
 
-    def __post_init__(self) -> None:
-        if self.rules:
-            msgspec.structs.force_setattr(self, "rules", stored_order(self.rules))
-
 
 class Bid(Event, frozen=True, tag="bid"):
     player: str
@@ -112,9 +108,7 @@ class PenaltyTrick(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 def stored_order(value: Any) -> Any:
     """``value`` with every dict in it in the order the event's encoding writes it (keys
-    sorted: ``Encoder(order="deterministic")``), so that an event made by a command is
-    the event read back from the store to its dicts' order, and what is shown of it (the
-    tricks' names in turn) does not depend on which of them the reader holds."""
+    sorted: ``Encoder(order="deterministic")``): what ``as_stored`` puts an event's dicts in."""
     if isinstance(value, dict):
         keys = list(value) if list(value) == sorted(value) else sorted(value)
         return {k: stored_order(value[k]) for k in keys}
@@ -127,10 +121,6 @@ class Tricks(Event, frozen=True, tag="tricks"):
     tricks: dict[str, int]
     # The Code's penalty tricks, scored beside the tricks actually taken.
     penalty_tricks: tuple[PenaltyTrick, ...] = ()
-
-    def __post_init__(self) -> None:
-        if list(self.tricks) != sorted(self.tricks):
-            msgspec.structs.force_setattr(self, "tricks", dict(sorted(self.tricks.items())))
 
 
 Column = Literal["pulya", "gora", "whists"]
@@ -151,9 +141,6 @@ class Correction(Event, frozen=True, tag="correction"):
     target: int
     replacement: dict[str, Any]
     penalty: Literal["waived"] | None = None
-
-    def __post_init__(self) -> None:
-        msgspec.structs.force_setattr(self, "replacement", stored_order(self.replacement))
 
 
 class Objection(Event, frozen=True, tag="objection"):
@@ -238,12 +225,6 @@ class Ruling(Event, frozen=True, tag="ruling"):
     planner: str | None = None
     compensated: tuple[str, ...] = ()
     declarer_result: Literal["played", "other"] | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("tricks", "whists"):
-            found = getattr(self, name)
-            if found is not None:
-                msgspec.structs.force_setattr(self, name, stored_order(found))
 
 
 class Joined(Event, frozen=True, tag="joined"):
@@ -435,6 +416,27 @@ def event_from_dict(data: dict[str, Any]) -> AnyEvent:
         raise EventFormatError(_explain_decode_error(str(exc))) from None
     except RecursionError:
         raise EventFormatError(_(TOO_DEEP)) from None
+
+
+# The events whose dicts a command may make in another order than the store gives them
+# back (the tricks as typed), and those dicts.
+_ORDERED: dict[type, tuple[str, ...]] = {
+    GameStarted: ("rules",), Tricks: ("tricks",), Correction: ("replacement",), Ruling: ("tricks", "whists"),
+}
+
+
+def as_stored(event: AnyEvent) -> AnyEvent:
+    """``event`` with its dicts in the order the store gives them back (``stored_order``),
+    so that an event a command made is, to its dicts' order, the event read back from the
+    store, and what is shown of it (the tricks' names in turn) does not depend on which
+    of the two the reader holds. Done where an event is judged on its way in
+    (``ledger.judge.judging``), not on every decode: what the store gives back is in that
+    order already."""
+    fields = _ORDERED.get(type(event))
+    if not fields:
+        return event
+    changed = {f: stored_order(getattr(event, f)) for f in fields if getattr(event, f)}
+    return msgspec.structs.replace(event, **changed) if changed else event
 
 
 def encode_event(event: AnyEvent) -> bytes:

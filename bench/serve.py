@@ -319,7 +319,7 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
               load: Load | None = None) -> dict[str, object]:
     load = load or Load()
     account(db, "bench", "director", "bench password")
-    served = Served(db, log)
+    served = Served(db, log, args=tuple(SERVE_ARGS))
     try:
         tables = await new_tables(served, tables_n)
         games = [tables[0 if load.crowd else i % tables_n].game for i in range(spectators_n)]
@@ -420,7 +420,10 @@ def main() -> None:
     parser.add_argument("--targets", action="store_true",
                         help="issue 30's runs beside their targets: quiet, (a) readers, (b) crowd, (c) hostile")
     parser.add_argument("--only", help="with --targets: the runs to make, comma-separated (quiet is always made)")
+    parser.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
+                        help="an option passed to pulka serve, e.g. --serve-arg=--switch-interval=0.005 (repeatable)")
     args = parser.parse_args()
+    SERVE_ARGS[:] = args.serve_arg
     if args.soak:
         import serve_soak  # bench/, beside this file
 
@@ -484,6 +487,7 @@ def one_run(where: Where, name: str, tables: int, spectators: int, deals: int, i
             drop_schema(where.pg or "", schema)
 
 
+SERVE_ARGS: list[str] = []  # --serve-arg: options of the served process
 SCENARIOS = {"readers": "(a)", "crowd": "(b)", "hostile": "(c)"}
 READERS = 32  # issue 30's anonymous readers at random points (8 with --quick)
 

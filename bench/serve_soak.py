@@ -2,11 +2,14 @@
 
 Five tables record pulka after pulka of 40 deals (``SHORT_PULKAS`` of them in all, 3,000
 deals), each deal as soon as the last was answered, while a sixth records one long pulka
-of ``LONG_DEALS`` deals and thirty spectators follow the long pulka's event stream.
+of ``LONG_DEALS`` deals and thirty spectators follow the long pulka's event stream; then
+the long pulka and a fresh one record the same deal in turns (``PAIRED`` each).
 Printed: the service's memory (the RSS of the ``pulka serve`` process) after a warm-up
 and at the end, and its growth (the target: flat after the warm-up); a deal's time in the
 long pulka at deal 10 and at deal 400 (the median of the ten deals around each) and their
-ratio (the target: at most 1.3); errors, and events lost or stored twice.
+ratio, and the ratio of the deals taken in turns (the target: at most 1.3 — the figure of
+the turns is the one to trust on a shared machine, whose load moves within the minutes
+between deal 10 and deal 400); errors, and events lost or stored twice.
 
 The writers name the version they hold (``?since=``) and the spectators ask for what
 changed since the version told before (``?deltas=1``), as the pages do: an answer and a push carry the
@@ -35,6 +38,7 @@ LONG_DEALS, SOAK_SPECTATORS = 400, 30
 # tables being played and two let go, not every pulka of the evening.
 SOAK_KEPT = 8
 WARM_UP = 500  # deals recorded before the memory is first measured
+PAIRED = 40  # deals of the long pulka and of a fresh one taken in turns at the end
 SAMPLE_EVERY = 250  # deals between readings of the memory
 AROUND = 5  # deals either side of deal 10 and deal 400 whose median is taken
 LINES = ("6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 4 3 3", "7H pass pass | 7H | whist pass | 6 3 1")
@@ -58,6 +62,8 @@ class Evening:
         self.told: dict[str, int] = {}  # events each game's answers say are stored
         self.long_ms: list[float] = []
         self.warm_rss: int | None = None
+        self.versions: dict[str, int] = {}  # each game's version its last answer told
+        self.paired: tuple[list[float], list[float]] = ([], [])  # the long pulka's deals, a fresh one's, in turns
         self.rss_samples: list[float] = []  # MiB, every SAMPLE_EVERY deals: the curve, not two points
 
     async def new_game(self, client: httpx.AsyncClient, game: str, pulya: int) -> str:
@@ -72,8 +78,8 @@ class Evening:
 
     async def play(self, client: httpx.AsyncClient, game: str, token: str, deals: int,
                    times: list[float] | None = None) -> None:
-        """``deals`` deals of ``game``, one after another; each one's milliseconds kept in ``times``."""
-        version = 1
+        """``deals`` more deals of ``game``, one after another; each one's milliseconds kept in ``times``."""
+        version = self.versions.get(game, 1)
         for k in range(deals):
             body = {"id": str(uuid.uuid4()), "version": version, "line": LINES[k % len(LINES)], "again": True}
             start = time.perf_counter()
@@ -84,7 +90,7 @@ class Evening:
                 self.errors.append(f"{game} deal {k + 1}: {r.status_code} {r.text[:200]}")
                 return
             doc = r.json()
-            version = doc["state"]["version"]
+            version = self.versions[game] = doc["state"]["version"]
             self.told[game] += len(doc["told"]["events"])
             if times is not None:
                 times.append(took)
@@ -93,6 +99,15 @@ class Evening:
                 self.warm_rss = rss_kib(self.served.proc.pid)
             if self.recorded % SAMPLE_EVERY == 0:
                 self.rss_samples.append(round(rss_kib(self.served.proc.pid) / 1024, 1))
+
+    async def in_turns(self, client: httpx.AsyncClient, long_token: str) -> None:
+        """The same deal on the long pulka (past deal 400) and on a fresh one, in turns
+        (``PAIRED`` of each): the two times taken at the same moments, so that the
+        machine's load, which changes within the minutes of a soak, weighs on both."""
+        fresh_token = await self.new_game(client, "soak-fresh", 100_000)
+        for _ in range(PAIRED):
+            await self.play(client, "soak-long", long_token, 1, self.paired[0])
+            await self.play(client, "soak-fresh", fresh_token, 1, self.paired[1])
 
     async def table(self, client: httpx.AsyncClient, t: int, pulkas: int) -> None:
         for p in range(pulkas):
@@ -133,6 +148,7 @@ async def evening(db: str, log: Path) -> dict[str, Any]:
                                  *(night.table(client, t, share[t]) for t in range(SOAK_TABLES)))
             elapsed = time.perf_counter() - start
             end_rss = rss_kib(served.proc.pid)
+            await night.in_turns(client, long_token)
             last = night.told["soak-long"]
             deadline = time.perf_counter() + 30
             while time.perf_counter() < deadline and not all(s and s[-1] >= last for s in seen):
@@ -155,6 +171,7 @@ def summary(night: Evening, stored: dict[str, int], elapsed: float, end_rss: int
         return round(around[len(around) // 2], 1) if around else None
 
     at10, at400 = median_ms(10), median_ms(LONG_DEALS)
+    long_paired, fresh_paired = (sorted(t)[len(t) // 2] if t else None for t in night.paired)
     warm = night.warm_rss or 0
     return {
         "deals": night.recorded, "games": len(night.told), "seconds": round(elapsed, 1),
@@ -164,6 +181,8 @@ def summary(night: Evening, stored: dict[str, int], elapsed: float, end_rss: int
         f"rss_mib_every_{SAMPLE_EVERY}_deals": night.rss_samples,
         "long_deal_ms_at_10": at10, "long_deal_ms_at_400": at400,
         "ratio_400_to_10": round(at400 / at10, 2) if at10 and at400 else None,
+        "in_turns_ms_long_fresh": [round(long_paired or 0, 1), round(fresh_paired or 0, 1)],
+        "in_turns_ratio": round(long_paired / fresh_paired, 2) if long_paired and fresh_paired else None,
         "errors": len(night.errors), "first_errors": night.errors[:3],
         "lost": sum(max(0, night.told[g] - stored[g]) for g in night.told) + behind,
         "duplicated": sum(max(0, stored[g] - night.told[g]) for g in night.told),
@@ -182,4 +201,7 @@ def soak(db: str, log: Path) -> bool:
     print(f"soak: memory {result['rss_mib_after_warm_up']} MiB after the warm-up, {result['rss_mib_at_end']} MiB at "
           f"the end (growth {result['rss_growth_mib']} MiB); a deal {result['long_deal_ms_at_10']} ms at deal 10, "
           f"{result['long_deal_ms_at_400']} ms at deal 400 (ratio {ratio}, target at most 1.3)", flush=True)
+    long_ms, fresh_ms = result["in_turns_ms_long_fresh"]
+    print(f"soak: in turns, a deal past deal 400 {long_ms} ms, a deal of a fresh pulka {fresh_ms} ms (median of "
+          f"{PAIRED} each; ratio {result['in_turns_ratio']}, target at most 1.3)", flush=True)
     return not (result["errors"] or result["lost"] or result["duplicated"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import unquote
 from pathlib import Path
 
 import httpx
@@ -285,9 +286,21 @@ def test_the_club_rating_a_players_page_and_the_covering_checkpoint(club: Club, 
     assert page.count('class="spark"') == len(rating["players"])
     player = httpx.get(f"{club.url}/club/player/Anna", timeout=WAIT)
     assert player.status_code == 200 and "rating-chart" in player.text and 'data-game="rated"' in player.text
-    # Why the rating moved, each count opening to its deals (each linked to its sheet), whists as numbers.
+    # Why the rating moved, each count a link to its deals (each linked to its sheet), whists as numbers;
+    # the deals on a page of their own, not all of them in the player's page.
     assert 'id="moves"' in player.text and "expected" in player.text
-    assert '<details><summary>' in player.text and 'href="/watch/rated"' in player.text
+    links = re.findall(r'<td class="num count"><a href="(/club/player/Anna/number/[^"]+)">(\d+)</a>', player.text)
+    assert links and 'class="refs"' not in player.text
+    stats = json.loads(cli(db, "stats", "Anna", "--json"))
+    for link, count in links:
+        number = unquote(link.rpartition("/")[2])
+        deals = httpx.get(f"{club.url}{link}", timeout=WAIT)
+        assert deals.status_code == 200 and f'data-number="{number}"' in deals.text
+        rows = deals.text.partition("<tbody>")[2].partition("</tbody>")[0].count("<tr>")
+        behind = json.loads(cli(db, "stats", "Anna", number, "--deals", "--json"))["deals"]
+        assert rows == len(behind) > 0 and int(count) == stats["numbers"][number]["count"]
+    assert 'href="/watch/rated"' in httpx.get(f"{club.url}{links[0][0]}", timeout=WAIT).text
+    assert httpx.get(f"{club.url}/club/player/Anna/number/no.such", timeout=WAIT).status_code == 404
     numbers = player.text.partition('<section id="numbers">')[2].partition("</section>")[0]
     cells = re.findall(r'class="num whists">([^<]*)</td>', numbers)
     assert any(cells) and all(re.fullmatch(r"(-?\d+(\.\d+)?)?", c) for c in cells), cells  # numbers, or blank

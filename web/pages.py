@@ -351,25 +351,32 @@ async def club(request: Request) -> Response:
     return await service.run(at_position, service, request, render)
 
 
-def player_doc(service: Service, name: str) -> dict[str, Any] | None:
-    """A player's rating pulka by pulka, each move explained, and his statistics, every
-    number with the deals behind it (``pulka stats NAME --html``), each linked to its
-    game's sheet."""
+def _player_found(service: Service, name: str, rated: bool = False) -> tuple[Any, Any]:
+    """A player's statistics as the archive's views keep them (None: no pulka of his), and
+    with ``rated`` the club's rating (``club_rating``), from one look at the views."""
     from ledger.reads.club import club_rating, player_statistics
-    from projections import rating as model
-    from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
     from projections.archive import select_pulkas
-    from projections.stats import refs_doc, stats_doc
 
     ledger = service.worker().ledger
-    told = _("the whole archive")
     with service_caught_up(ledger) as views:
         rows = select_pulkas(views.rows(), None, None, None)
-        aliases = views.aliases()
-        found = player_statistics(ledger, views, rows, aliases, name)
-        rated = club_rating(views)
+        found = player_statistics(ledger, views, rows, views.aliases(), name)
+        return found, (club_rating(views) if rated and found is not None else None)
+
+
+def player_doc(service: Service, name: str) -> dict[str, Any] | None:
+    """A player's rating pulka by pulka, each move explained, and his statistics, every
+    number a link to the deals behind it (``number_doc``: a page of its own, so that the
+    player's page carries the counts and not the tens of thousands of deals behind them),
+    each linked to its game's sheet."""
+    from projections import rating as model
+    from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
+    from projections.stats import stats_doc
+
+    found, rated = _player_found(service, name, rated=True)
     if found is None:
         return None
+    told = _("the whole archive")
     history = model.rating_history(rated.changes, rated.who, name)
     stats = stats_doc(found, told)
     charts, moves, hint = [], None, None
@@ -380,12 +387,27 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]]
     if pulkas:
         charts.append(bar_chart(pulkas, _("result of each pulka, whists")))
+    player = quote(name, safe="")
     numbers = [{"name": k, "count": n["count"], "whists": whists_text(n.get("whists")),
-                "deals": [{**d, "whists": whists_text(d.get("whists")), "quoted": quote(d["game"], safe="/")}
-                          for d in refs_doc(found, k, found.numbers[k])["deals"]]}
+                "link": f"/club/player/{player}/number/{quote(k, safe='')}" if found.numbers[k].refs else None}
                for k, n in stats["numbers"].items()]
     return {"player": found.player, "charts": charts, "numbers": numbers, "moves": moves, "hint": hint,
             "pulkas": [{**p, "quoted": quote(p["game"], safe="/")} for p in stats["pulkas"]]}
+
+
+def number_doc(service: Service, name: str, number: str) -> dict[str, Any] | None:
+    """The deals behind one of a player's numbers (``pulka stats NAME NUMBER --deals``),
+    each linked to its game's sheet; None when the player or the number is not known."""
+    from projections.drawing.player import whists_text
+    from projections.stats import refs_doc
+
+    found, _rated = _player_found(service, name)
+    if found is None or number not in found.numbers:
+        return None
+    doc = refs_doc(found, number, found.numbers[number])
+    return {**doc, "whists": whists_text(doc.get("whists")),
+            "deals": [{**d, "whists": whists_text(d.get("whists")), "quoted": quote(d["game"], safe="/")}
+                      for d in doc["deals"]]}
 
 
 @rule(ANYONE, PAGE)
@@ -397,7 +419,22 @@ async def club_player(request: Request) -> Response:
         doc = player_doc(service, name)
         if doc is None:
             return page(request, "player.html", name, None, {}, doc=None, name=name, status=404)
-        return page(request, "player.html", name, None, {}, doc=doc, name=name)
+        return page(request, "player.html", name, None, {}, doc=doc, name=name, quoted=quote(name, safe=""))
+
+    return await service.run(at_position, service, request, render)
+
+
+@rule(ANYONE, PAGE)
+async def club_player_number(request: Request) -> Response:
+    """The deals behind one number of a player's statistics, each linked to its sheet."""
+    service: Service = request.app.state.service
+    name, number = request.path_params["name"], request.path_params["number"]
+
+    def render() -> Response:
+        doc = number_doc(service, name, number)
+        title = f"{name}: {number}"
+        return page(request, "player_number.html", title, None, {}, doc=doc, name=name, number=number,
+                    quoted=quote(name, safe=""), status=200 if doc is not None else 404)
 
     return await service.run(at_position, service, request, render)
 
@@ -430,6 +467,7 @@ def routes() -> list[BaseRoute]:
         Route("/director", director, methods=["GET"]),
         Route("/director/{tournament}", director_tournament, methods=["GET"]),
         Route("/club", club, methods=["GET"]),
+        Route("/club/player/{name}/number/{number}", club_player_number, methods=["GET"]),
         Route("/club/player/{name}", club_player, methods=["GET"]),
         Route("/static/picture/{name}", picture_style, methods=["GET"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -27,8 +27,11 @@ attacker: one client address (127.0.0.2, a process of its own) opening event str
 reading the sheets at random points in time as fast as it can, with eight requests at
 once, as long as the tables record. Printed: the writers' p99 alone and under attack and
 their ratio (the target: at most 1.5), and what the attacker was answered (served, 429,
-503). The spectators come from addresses of their own (127.0.1.x), five or fewer each: a
-club's phones, not one client.
+503). Then a third run, **in turns**: the attacker at it for three seconds, idle for
+three, and so on, and the writers' p99 in its turns against the p99 in its idle ones:
+minutes apart, the quiet and the hostile run see different loads of a shared machine;
+the turns see the same. The spectators come from addresses of their own (127.0.1.x),
+five or fewer each: a club's phones, not one client.
 
 **Targets** (``--targets``, issue 30): on each store, paced, in one invocation so that the
 figures are of one state of the (shared) machine: the quiet run (the tables and 200
@@ -193,9 +196,21 @@ def spectate(url: str, games: list[str], folder: str) -> list[tuple[list[tuple[i
     return asyncio.run(spectating(url, games, Path(folder)))
 
 
-async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
+def attacking(turns: Turns | None) -> bool:
+    """Whether the attacker is at it now: always, or in the attacking half of its turns."""
+    return turns is None or turns.attacking(time.perf_counter())
+
+
+async def idle_out(turns: Turns | None, stop: float) -> None:
+    """Waits out an idle turn (until the next attacking one, or ``stop``)."""
+    while not attacking(turns) and time.perf_counter() < stop:
+        await asyncio.sleep(0.05)  # the attacker's own pause, not a timing anything measures
+
+
+async def attack(url: str, games: list[str], deals: int, seconds: float, turns: Turns | None = None) -> dict[str, int]:
     """One address as hostile as it can be: eight readers of random points in time and a
-    hand that keeps opening event streams (and holds those it gets), for ``seconds``."""
+    hand that keeps opening event streams (and holds those it gets), for ``seconds``;
+    with ``turns``, only in their attacking halves (its streams closed in the others)."""
     import random
 
     answered: dict[str, int] = {}
@@ -204,8 +219,14 @@ async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
     async with httpx.AsyncClient(base_url=url, timeout=30, transport=transport, limits=limits) as client:
         async def streams() -> None:
-            held = []
+            held: list[httpx.Response] = []
             while time.perf_counter() < stop:
+                if not attacking(turns):
+                    for r in held:
+                        await r.aclose()
+                    held.clear()
+                    await idle_out(turns, stop)
+                    continue
                 request = client.build_request("GET", f"/api/games/{random.choice(games)}/events")
                 try:
                     r = await client.send(request, stream=True)
@@ -220,18 +241,22 @@ async def attack(url: str, games: list[str], deals: int, seconds: float) -> dict
             for r in held:
                 await r.aclose()
 
-        await asyncio.gather(*(read_at_random(client, games, deals, stop, seconds, answered) for _ in range(8)),
-                             streams())
+        await asyncio.gather(*(read_at_random(client, games, deals, stop, seconds, answered, turns)
+                               for _ in range(8)), streams())
     return answered
 
 
 async def read_at_random(client: httpx.AsyncClient, games: list[str], deals: int, stop: float, seconds: float,
-                         answered: dict[str, int]) -> None:
+                         answered: dict[str, int], turns: Turns | None = None) -> None:
     """One reader of the sheets at random points in time, a request as soon as the last
-    is answered, until ``stop``; its answers counted in ``answered``."""
+    is answered, until ``stop`` (with ``turns``, in their attacking halves only); its
+    answers counted in ``answered``."""
     import random
 
     while time.perf_counter() < stop:
+        if not attacking(turns):
+            await idle_out(turns, stop)
+            continue
         path = random.choice(READS)
         done = 1 - (stop - time.perf_counter()) / seconds  # the tables' events grow as they record
         at = random.randint(1, max(2, int(7 * deals * done)))
@@ -263,9 +288,29 @@ def readers(url: str, games: list[str], deals: int, seconds: float, n: int) -> d
     return asyncio.run(readers_at_random(url, games, deals, seconds, n))
 
 
-def attacker(url: str, games: list[str], deals: int, seconds: float) -> dict[str, int]:
+def attacker(url: str, games: list[str], deals: int, seconds: float, turns: Turns | None = None) -> dict[str, int]:
     """The attacker in a process of its own (its client's work is not the writers')."""
-    return asyncio.run(attack(url, games, deals, seconds))
+    return asyncio.run(attack(url, games, deals, seconds, turns))
+
+
+@dataclass(frozen=True)
+class Turns:
+    """The attacker at it and idle in turns of ``seconds`` each, from ``epoch`` (the
+    system's monotonic clock, ``time.perf_counter``, the same in every process): the
+    writers' deals of either kind of turn taken under the same load of the machine."""
+
+    epoch: float
+    seconds: float
+    settle: float = 0.5  # seconds after a change of turn whose deals are counted in neither
+
+    def attacking(self, at: float) -> bool:
+        return at < self.epoch or int((at - self.epoch) // self.seconds) % 2 == 0
+
+    def kind(self, at: float) -> str | None:
+        """``attacked`` or ``idle`` for a deal sent at ``at``; None in a turn's first moments."""
+        if at < self.epoch or (at - self.epoch) % self.seconds < self.settle:
+            return None
+        return "attacked" if self.attacking(at) else "idle"
 
 
 @dataclass
@@ -277,6 +322,8 @@ class Load:
     hostile: bool = False
     readers: int = 0
     crowd: bool = False
+    turns: float = 0.0  # with ``hostile``: the attacker at it and idle in turns of so many seconds
+    epoch: float = 0.0  # when the turns begin (set by ``side_load``)
 
 
 def side_load(url: str, games: list[str], deals: int, interval: float, load: Load) -> Any:
@@ -285,8 +332,11 @@ def side_load(url: str, games: list[str], deals: int, interval: float, load: Loa
     if not load.hostile and not load.readers:
         return None
     seconds = deals * max(interval, 0.2) + 5
-    work = (attacker, url, games, deals, seconds) if load.hostile else (readers, url, games, deals, seconds,
-                                                                         load.readers)
+    if load.turns:
+        load.epoch = time.perf_counter() + 3  # when the tables begin: ``run`` waits 3 s for the process
+    turns = Turns(load.epoch, load.turns) if load.turns else None
+    work = (attacker, url, games, deals, seconds, turns) if load.hostile else (readers, url, games, deals, seconds,
+                                                                                load.readers)
     return in_process(*work)
 
 
@@ -353,6 +403,21 @@ def ms(values: list[float]) -> dict[str, float]:
     return {q: round(percentile(values, p) * 1000, 1) for q, p in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))}
 
 
+def in_turns(tables: list[Table], turns: Turns) -> dict[str, Any]:
+    """The writers' times in the attacker's turns and in its idle ones, and the ratio of
+    their p99s (a deal's latency is paired with its request's start in ``Table.sent``)."""
+    kinds: dict[str, list[float]] = {"attacked": [], "idle": []}
+    for t in tables:
+        for latency, (_version, start) in zip(t.latencies, t.sent):
+            kind = turns.kind(start)
+            if kind is not None:
+                kinds[kind].append(latency)
+    attacked, idle = ms(kinds["attacked"]), ms(kinds["idle"])
+    return {"turns_seconds": turns.seconds, "attacked_deals": len(kinds["attacked"]), "idle_deals": len(kinds["idle"]),
+            "attacked_deal_ms": attacked, "idle_deal_ms": idle,
+            "turns_p99_ratio": round(attacked["p99"] / idle["p99"], 2) if idle["p99"] else None}
+
+
 def figures(db: str, tables: list[Table], spectators: list[Spectator], elapsed: float, load: Load) -> dict[str, Any]:
     """What a run measured: the writers' times, the spectators' lags, what was lost or
     stored twice (the store counted against the answers)."""
@@ -374,6 +439,7 @@ def figures(db: str, tables: list[Table], spectators: list[Spectator], elapsed: 
         "deals_per_second": round(len(latencies) / elapsed, 1) if elapsed else None,
         "deal_ms": ms(latencies),
         **({"others_deal_ms": ms([x for t in tables[1:] for x in t.latencies])} if load.crowd else {}),
+        **(in_turns(tables, Turns(load.epoch, load.turns)) if load.turns else {}),
         "first_vs_last_p50_ms": (round(percentile(firsts, 0.5) * 1000, 1), round(percentile(lasts, 0.5) * 1000, 1)),
         "lag_ms": ms(lags),
         "errors": sum(len(t.errors) for t in tables) + sum(len(s.errors) for s in spectators),
@@ -446,7 +512,7 @@ def main() -> None:
             where = Where(label, address, pg, tmp)
             if args.hostile or args.targets:
                 names = ["quiet", *(args.only.split(",") if args.only else SCENARIOS)] if args.targets \
-                    else ["quiet", "hostile"]
+                    else ["quiet", "hostile", "turns"]
                 crowd = 100 if args.quick else 1000
                 failed |= scenario_runs(where, dict.fromkeys(names), tables, spectators, crowd, deals, args.interval)
                 continue
@@ -488,7 +554,8 @@ def one_run(where: Where, name: str, tables: int, spectators: int, deals: int, i
 
 
 SERVE_ARGS: list[str] = []  # --serve-arg: options of the served process
-SCENARIOS = {"readers": "(a)", "crowd": "(b)", "hostile": "(c)"}
+SCENARIOS = {"readers": "(a)", "crowd": "(b)", "hostile": "(c)", "turns": "(c)"}
+TURN_SECONDS = 3.0  # the attacker's turns in the ``turns`` run: at it, idle, at it …
 READERS = 32  # issue 30's anonymous readers at random points (8 with --quick)
 
 
@@ -497,7 +564,8 @@ def scenario_runs(where: Where, names: dict[str, None], tables: int, spectators:
     """The quiet run, then each of ``names`` (``SCENARIOS``), each printed, then each
     figure beside its target; True when one is missed or a run lost or doubled a write."""
     loads = {"quiet": (spectators, Load()), "readers": (crowd, Load(readers=READERS if crowd >= 1000 else 8)),
-             "crowd": (crowd, Load(crowd=True)), "hostile": (spectators, Load(hostile=True))}
+             "crowd": (crowd, Load(crowd=True)), "hostile": (spectators, Load(hostile=True)),
+             "turns": (spectators, Load(hostile=True, turns=TURN_SECONDS))}
     results = {}
     failed = False
     for name in names:
@@ -516,6 +584,11 @@ def scenario_runs(where: Where, names: dict[str, None], tables: int, spectators:
         p99 = results["hostile"]["deal_ms"]["p99"]
         judged.append(("(c) hostile", f"the writers' p99 {p99} ms against {quiet} ms quiet: ratio",
                        round(p99 / quiet, 2) if quiet else float("inf"), 1.5, ""))
+    if "turns" in results:
+        r = results["turns"]
+        judged.append(("(c) hostile in turns", f"the writers' p99 {r['attacked_deal_ms']['p99']} ms attacked "
+                       f"against {r['idle_deal_ms']['p99']} ms idle ({r['attacked_deals']} and {r['idle_deals']} "
+                       f"deals, turns of {TURN_SECONDS:g} s): ratio", r["turns_p99_ratio"] or float("inf"), 1.5, ""))
     for run_name, what, value, target, unit in judged:
         met = value <= target
         failed |= not met

@@ -89,7 +89,12 @@ class Change:
 
 def changes_of(match: Match, keys: Sequence[str], held: Sequence[Held | None], model: RatingModel) -> list[Change]:
     """The moves of one match, its players' keys and their skills after their last
-    matches given (None: a newcomer)."""
+    matches given (None: a newcomer). A pulka in which one person held two seats (two
+    names the club's register joins) is no match between people and moves nobody: the
+    register refuses such an alias, and a table seating both, since it exists [club.alias],
+    but a store written before it may hold one."""
+    if len(set(keys)) < len(keys):
+        return []
     begins = match.started_utc or match.finished_utc
     before = [model.start if h is None else model.grown(h.skill, begins - h.since_utc) for h in held]
     results = [w for _, w in match.entries]

@@ -146,6 +146,21 @@ def test_same_instant_pulkas_are_rated_by_their_start_then_their_name_by_code_po
         fold.rate_matches([upper, late, early], lambda n: n, m)
 
 
+def test_a_pulka_of_one_person_in_two_seats_moves_nobody() -> None:
+    """Two names the register joins at one table (a store written before the register
+    refused it [club.alias]): no match between people, so nobody is moved by it, and the
+    views' keeper, which rates through ``changes_of`` too, stores no two moves of one
+    person for one game (their table's key)."""
+    m = WhistsPerDeal()
+    one = {"Sasha": "Alexander"}
+    key = lambda n: one.get(n, n)  # noqa: E731
+    twice = fold.Match("twice", 2 * HOUR, "sochi", (("Sasha", 40), ("Alexander", -20), ("Vera", -20)), HOUR, 10)
+    later = fold.Match("later", 4 * DAY, "sochi", (("Alexander", 10), ("Vera", -10), ("Boris", 0)), 3 * DAY, 10)
+    assert fold.changes_of(twice, [key(n) for n, _ in twice.entries], [None, None, None], m) == []
+    assert fold.rate_matches([twice, later], key, m) == fold.rate_matches([later], key, m)
+    assert fold.rate_matches([twice, later], lambda n: n, m) != fold.rate_matches([later], lambda n: n, m)
+
+
 # -- the models pinned ----------------------------------------------------------------
 
 

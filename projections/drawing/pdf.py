@@ -36,7 +36,7 @@ from projections.drawing.svg import draw, settlement_lines, style, title_of
 _ = language._  # every text a person reads, in the language in effect
 
 FAMILY = "pulka-mono"  # the vendored font's name inside the PDF
-WIDTH = 190.0  # mm of an A4 page between its margins (10 mm each side)
+WIDTH = 190.0  # mm of an A4 page upright between its margins (10 mm each side)
 SHEET_HEIGHT = 140.0  # mm the drawn sheet may take of the first page: the settlement and the checkpoint fit under it
 TEXT = 10.0  # pt: the tables and the notes
 HEAD = 14.0  # pt: the page's title
@@ -49,9 +49,11 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 # -- the page -------------------------------------------------------------------------------
 
 
-def new_page(title: str) -> FPDF:
-    """An A4 document in the vendored font, its title on the first page."""
-    pdf = FPDF(orientation="portrait", unit="mm", format="A4")
+def new_page(title: str, wide: float = WIDTH) -> FPDF:
+    """An A4 document in the vendored font, its title on the first page: upright, or
+    turned when ``wide`` (mm) is wider than the upright page holds (a table of many
+    tours)."""
+    pdf = FPDF(orientation="portrait" if wide <= WIDTH else "landscape", unit="mm", format="A4")
     fonts = files("projections.drawing") / "fonts"
     for style_, name in (("", "DejaVuSansMono.ttf"), ("B", "DejaVuSansMono-Bold.ttf")):
         with as_file(fonts / name) as path:
@@ -63,7 +65,7 @@ def new_page(title: str) -> FPDF:
     pdf.set_creator("pulka")
     pdf.add_page()
     pdf.set_font(FAMILY, "B", HEAD)
-    pdf.multi_cell(WIDTH, HEAD * 0.5, title, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.multi_cell(pdf.epw, HEAD * 0.5, title, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     pdf.ln(2)
     return pdf
 
@@ -85,16 +87,16 @@ def draw_checkpoint(pdf: FPDF, checkpoint: dict[str, Any] | None) -> None:
         pdf.add_page()
     pdf.ln(4)
     pdf.set_font(FAMILY, "B", TEXT)
-    pdf.cell(WIDTH, TEXT * 0.5, _("checkpoint"), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.cell(pdf.epw, TEXT * 0.5, _("checkpoint"), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     pdf.set_font(FAMILY, "", TEXT)
-    pdf.multi_cell(WIDTH, TEXT * 0.45, caption, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.multi_cell(pdf.epw, TEXT * 0.45, caption, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     if not note:
         return
     top = pdf.get_y() + 2
     draw_qr(pdf, note, pdf.l_margin, top, QR)
     pdf.set_xy(pdf.l_margin + QR + 4, top)
     pdf.set_font(FAMILY, "", SMALL)
-    pdf.multi_cell(WIDTH - QR - 4, SMALL * 0.45, note.rstrip("\n"), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.multi_cell(pdf.epw - QR - 4, SMALL * 0.45, note.rstrip("\n"), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     pdf.set_y(max(pdf.get_y(), top + QR))
 
 
@@ -130,7 +132,7 @@ def table(pdf: FPDF, rows: list[list[str]], aligns: list[str], widths: list[floa
     pdf.set_font(FAMILY, "", TEXT)
     widths = widths or [NAMES] + [NUMBERS] * (len(aligns) - 1)
     with pdf.table(col_widths=widths, text_align=tuple(aligns), first_row_as_headings=True,
-                   width=min(WIDTH, sum(widths)), line_height=TEXT * 0.5, align="LEFT") as grid:
+                   width=min(pdf.epw, sum(widths)), line_height=TEXT * 0.5, align="LEFT") as grid:
         for cells in rows:
             row = grid.row()
             for text in cells:
@@ -140,13 +142,13 @@ def table(pdf: FPDF, rows: list[list[str]], aligns: list[str], widths: list[floa
 def heading(pdf: FPDF, text: str) -> None:
     pdf.ln(2)
     pdf.set_font(FAMILY, "B", TEXT + 1)
-    pdf.multi_cell(WIDTH, TEXT * 0.55, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.multi_cell(pdf.epw, TEXT * 0.55, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     pdf.ln(1)
 
 
 def paragraph(pdf: FPDF, text: str) -> None:
     pdf.set_font(FAMILY, "", TEXT)
-    pdf.multi_cell(WIDTH, TEXT * 0.5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.multi_cell(pdf.epw, TEXT * 0.5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
 
 
 # -- the sheet and the settlement ---------------------------------------------------------------
@@ -159,8 +161,9 @@ def sheet_pdf(picture: dict[str, Any], checkpoint: dict[str, Any] | None) -> byt
     svg, width, height = printable_svg(picture)
     scale = min(WIDTH / width, SHEET_HEIGHT / height)
     top = pdf.get_y()
-    pdf.image(io.BytesIO(b'<?xml version="1.0" encoding="UTF-8"?>\n' + svg.encode("utf-8")), x=pdf.l_margin + (WIDTH - width * scale) / 2, y=top,
-              w=width * scale, h=height * scale)
+    # fpdf2 knows an SVG in memory by its XML declaration
+    image = io.BytesIO(b'<?xml version="1.0" encoding="UTF-8"?>\n' + svg.encode("utf-8"))
+    pdf.image(image, x=pdf.l_margin + (WIDTH - width * scale) / 2, y=top, w=width * scale, h=height * scale)
     pdf.set_y(top + height * scale + 2)
     draw_settlement(pdf, picture)
     return finished(pdf, checkpoint)
@@ -280,8 +283,9 @@ def standings_pdf(doc: dict[str, Any], checkpoint: dict[str, Any] | None) -> byt
     after = doc["after_tour"]
     title = (_("tournament {name}: standings after tour {tour}").format(name=doc["tournament"], tour=after) if after
              else _("tournament {name}: standings, no tour closed yet").format(name=doc["tournament"]))
-    pdf = new_page(title)
     tours = sorted({e["tour"] for r in doc["standings"] for e in r["tours"]})
+    widths = [16.0, 40.0, 18.0, 18.0, 14.0] + [26.0] * len(tours) + [30.0]
+    pdf = new_page(title, sum(widths))
     head = [_("place"), _("player"), _("points"), _("whists"), _("won")] + [
         _("tour {tour}").format(tour=t) for t in tours] + [_("status")]
     rows = [head]
@@ -291,7 +295,6 @@ def standings_pdf(doc: dict[str, Any], checkpoint: dict[str, Any] | None) -> byt
         cards = ngettext("{n} card", "{n} cards", r["cards"]).format(n=r["cards"]) if r["cards"] else ""
         rows.append([str(r["place"]), r["player"], points_of(r["points"]), f"{r['whists']:+d}", str(r["tours_won"]),
                      *cells, ", ".join(s for s in (player_status(r["status"]), cards) if s)])
-    widths = [12.0, 40.0, 18.0, 18.0, 12.0] + [24.0] * len(tours) + [28.0]
     table(pdf, rows, ["R", "L", "R", "R", "R"] + ["R"] * len(tours) + ["L"], widths)
     pdf.ln(2)
     paragraph(pdf, _("Tour cells: points (whists). Points are the rounded tour result through the cut-off "

@@ -216,7 +216,7 @@ def sheet(game: str, as_json: bool, as_svg: bool, pdf: str | None, at: int | Non
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
     if pdf is not None:
-        printed(read, pdf, db, file, point, settlement=False)
+        print_game(read, pdf, db, file, point, settlement=False)
         return
     if as_svg:
         only_pulka(read, _("--svg draws a pulka's sheet"))
@@ -254,7 +254,7 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, pdf: str | None, 
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
     if pdf is not None:
-        printed(read, pdf, db, file, point, settlement=True)
+        print_game(read, pdf, db, file, point, settlement=True)
         return
     if as_csv:
         only_pulka(read, _("--csv writes a pulka's sheet"))
@@ -270,7 +270,7 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, pdf: str | None, 
             click.echo(shown_at.settlement_text(), nl=False)
 
 
-def printed(read: Read, target: str, db: str | None, file: str | None, point: Point, *, settlement: bool) -> None:
+def print_game(read: Read, target: str, db: str | None, file: str | None, point: Point, *, settlement: bool) -> None:
     """``--pdf``: a pulka of the store, its sheet or its settlement, printed into
     ``target`` (an export file keeps no checkpoint to print beside it)."""
     if file is not None:

@@ -30,40 +30,40 @@ def pdf(data: bytes, name: str) -> Response:
                     headers={"content-disposition": f'inline; filename="{safe}.pdf"'})
 
 
-async def printed(request: Request, make: Callable[[Ledger], bytes]) -> bytes:
+async def made_on_readers(request: Request, make: Callable[[Ledger], bytes]) -> bytes:
     service: Service = request.app.state.service
     return await service.run(lambda: make(service.worker().ledger))
 
 
 @rule(ANYONE, READ)
-async def sheet_pdf(request: Request) -> Response:
+async def sheet_pdf_download(request: Request) -> Response:
     from ledger.reads.printing import sheet_pdf_of
 
     game, point = request.path_params["game"], point_of(request)
-    return pdf(await printed(request, lambda ledger: sheet_pdf_of(ledger, game, point)), f"sheet-{game}")
+    return pdf(await made_on_readers(request, lambda ledger: sheet_pdf_of(ledger, game, point)), f"sheet-{game}")
 
 
 @rule(ANYONE, READ)
-async def settlement_pdf(request: Request) -> Response:
+async def settlement_pdf_download(request: Request) -> Response:
     from ledger.reads.printing import settlement_pdf_of
 
     game, point = request.path_params["game"], point_of(request)
-    return pdf(await printed(request, lambda ledger: settlement_pdf_of(ledger, game, point)), f"settlement-{game}")
+    return pdf(await made_on_readers(request, lambda ledger: settlement_pdf_of(ledger, game, point)), f"settlement-{game}")
 
 
 @rule(ANYONE, READ)
-async def standings_pdf(request: Request) -> Response:
+async def standings_pdf_download(request: Request) -> Response:
     from ledger.reads.printing import standings_pdf_of
 
     name, tour = request.path_params["tournament"], int_param(request.query_params, "tour")
-    data = await printed(request, lambda ledger: standings_pdf_of(ledger, name, tour, service_caught_up))
+    data = await made_on_readers(request, lambda ledger: standings_pdf_of(ledger, name, tour, service_caught_up))
     return pdf(data, f"standings-{name}")
 
 
 def routes() -> list[Route]:
     """Before the routes of ``web.api`` that end in ``{game:path}``, which would take them."""
     return [
-        Route("/api/games/{game:path}/sheet.pdf", sheet_pdf, methods=["GET"]),
-        Route("/api/games/{game:path}/settlement.pdf", settlement_pdf, methods=["GET"]),
-        Route("/api/tournaments/{tournament}/standings.pdf", standings_pdf, methods=["GET"]),
+        Route("/api/games/{game:path}/sheet.pdf", sheet_pdf_download, methods=["GET"]),
+        Route("/api/games/{game:path}/settlement.pdf", settlement_pdf_download, methods=["GET"]),
+        Route("/api/tournaments/{tournament}/standings.pdf", standings_pdf_download, methods=["GET"]),
     ]

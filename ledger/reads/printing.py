@@ -25,7 +25,7 @@ from projections.tournament_state import TournamentState, standings_doc
 _ = language._  # every text a person reads, in the language in effect
 
 
-def covering(ledger: Ledger, stream: str, number: int) -> dict[str, Any] | None:
+def checkpoint_covering(ledger: Ledger, stream: str, number: int) -> dict[str, Any] | None:
     """The checkpoint of the club log that covers events 1..``number`` of ``stream``:
     its caption and its signed note (None: not yet under one); None for a store that
     keeps no checkpoint."""
@@ -48,7 +48,7 @@ def printed_picture(ledger: Ledger, game: str, point: Point) -> tuple[dict[str, 
         raise Refused("print", _("{game} is not a pulka: only a pulka's sheet and settlement are printed").format(
             game=repr(game)), _("a pulka's name"), field="game")
     drawn = picture(events, point, deal_cap(ledger, game))
-    return drawn, covering(ledger, game, drawn.get("event") or len(events))
+    return drawn, checkpoint_covering(ledger, game, drawn.get("event") or len(events))
 
 
 def sheet_pdf_of(ledger: Ledger, game: str, point: Point = Point()) -> bytes:
@@ -78,4 +78,4 @@ def standings_pdf_of(ledger: Ledger, name: str, tour: int | None, caught_up: Cau
             return views.tables(state.name)
 
     table, _state = tournaments.standings(name, tour, None, live)
-    return standings_pdf(standings_doc(table), covering(ledger, name, len(tournaments.events(name))))
+    return standings_pdf(standings_doc(table), checkpoint_covering(ledger, name, len(tournaments.events(name))))

@@ -127,7 +127,7 @@ def draw_qr(pdf: FPDF, text: str, x: float, y: float, side: float) -> None:
         pdf.rect(x + column * module, y + row * module, length * module, module, style="F")
 
 
-def table(pdf: FPDF, rows: list[list[str]], aligns: list[str], widths: list[float] | None = None) -> None:
+def pdf_table(pdf: FPDF, rows: list[list[str]], aligns: list[str], widths: list[float] | None = None) -> None:
     """A table with its first row as headings; ``aligns``: L or R for each column."""
     pdf.set_font(FAMILY, "", TEXT)
     widths = widths or [NAMES] + [NUMBERS] * (len(aligns) - 1)
@@ -188,14 +188,14 @@ def draw_settlement(pdf: FPDF, picture: dict[str, Any]) -> None:
             aligns = ["R" if align == "end" else "L" for _t, align in cells]
             continue
         if grid:
-            table(pdf, grid, aligns)
+            pdf_table(pdf, grid, aligns)
             grid = []
         if kind == "panel-head":
             heading(pdf, cells[0][0])
         else:
             paragraph(pdf, cells[0][0])
     if grid:
-        table(pdf, grid, aligns)
+        pdf_table(pdf, grid, aligns)
 
 
 def printable_svg(picture: dict[str, Any]) -> tuple[str, float, float]:
@@ -295,7 +295,7 @@ def standings_pdf(doc: dict[str, Any], checkpoint: dict[str, Any] | None) -> byt
         cards = ngettext("{n} card", "{n} cards", r["cards"]).format(n=r["cards"]) if r["cards"] else ""
         rows.append([str(r["place"]), r["player"], points_of(r["points"]), f"{r['whists']:+d}", str(r["tours_won"]),
                      *cells, ", ".join(s for s in (player_status(r["status"]), cards) if s)])
-    table(pdf, rows, ["R", "L", "R", "R", "R"] + ["R"] * len(tours) + ["L"], widths)
+    pdf_table(pdf, rows, ["R", "L", "R", "R", "R"] + ["R"] * len(tours) + ["L"], widths)
     pdf.ln(2)
     paragraph(pdf, _("Tour cells: points (whists). Points are the rounded tour result through the cut-off "
                      "function."))

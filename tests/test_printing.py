@@ -212,3 +212,26 @@ def test_anonymous_pdfs_are_charged_to_the_readers_budget(tmp_path: Path) -> Non
         statuses = [c.get("/api/games/клуб/sheet.pdf").status_code for _ in range(4)]
         assert statuses[0] == 200 and 429 in statuses
         assert c.get("/api/games/клуб/settlement.pdf").status_code == 429
+
+
+def print_links(html: str) -> dict[str, str]:
+    return {m.group(1): m.group(2).replace("&amp;", "&")
+            for m in re.finditer(r'<a id="(print-[a-z]+)" href="([^"]+)"', html)}
+
+
+def test_the_pages_link_their_printed_pages_in_their_language(tmp_path: Path) -> None:
+    db = str(tmp_path / "pulka.db")
+    club(db, tmp_path)
+    tournament(db)
+    with client(db, bounds=Bounds(rate=1000, burst=1000)) as c:
+        for page, wanted in (("/watch/клуб", {"print-sheet": "расчёт", "print-settlement": "кто кому платит"}),
+                             ("/score/клуб", {"print-sheet": "расчёт", "print-settlement": "кто кому платит"}),
+                             ("/tournament/кубок", {"print-standings": "место"})):
+            r = c.get(page, params={"lang": "ru"})
+            assert r.status_code == 200, r.text
+            links = print_links(r.text)
+            assert set(links) == set(wanted), (page, links)
+            for link, word in wanted.items():
+                printed = c.get(links[link])
+                assert printed.headers["content-type"] == "application/pdf", (page, link, printed.text)
+                assert word in read_pdf(printed.content)[1], (page, link)

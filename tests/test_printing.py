@@ -195,6 +195,11 @@ def test_the_service_prints_in_the_readers_language(tmp_path: Path) -> None:
         _reader, text = read_pdf(r.content)
         settled = c.get("/api/games/клуб/settlement", params={"deal": "1"}).json()
         assert printed_whists(text) == settled["rounded"]
+        # A PDF kept for the next reader is made again once anything is stored.
+        before = printed_whists(read_pdf(c.get("/api/games/клуб/settlement.pdf").content)[1])
+        ok(db, "deal", "клуб", "pass pass pass | 2 5 3")
+        after = printed_whists(read_pdf(c.get("/api/games/клуб/settlement.pdf").content)[1])
+        assert after == c.get("/api/games/клуб/settlement").json()["rounded"] != before
         r = c.get("/api/tournaments/кубок/standings.pdf", params={"lang": "ru", "tour": "1"})
         _reader, text = read_pdf(r.content)
         assert "кубок" in text and "Дина" in text and "место" in text

@@ -5,12 +5,15 @@ standings now or after a tour (``?tour=``), each a PDF on A4 in the reader's lan
 here they are routed.
 
 Anyone may read them, so each is made on the readers' pool and charged to the reader's
-budget as every read is (``web.limits``): a PDF costs a tenth of a second or more.
+budget as every read is (``web.limits``): a PDF costs a few tenths of a second (the
+font read and its glyphs embedded), so the last ones made are kept until the store
+changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -30,9 +33,18 @@ def pdf(data: bytes, name: str) -> Response:
                     headers={"content-disposition": f'inline; filename="{safe}.pdf"'})
 
 
-async def made_on_readers(request: Request, make: Callable[[Ledger], bytes]) -> bytes:
+async def made_on_readers(request: Request, key: tuple[Any, ...], make: Callable[[Ledger], bytes]) -> bytes:
+    """``make``'s PDF on the readers' pool, kept for the next reader while nothing is
+    stored anywhere (a page shows the checkpoint, which any write to the store may
+    change, and the standings every table's state): ``key`` names the page and its
+    point, the store's last change its moment (the language is the cache's own)."""
     service: Service = request.app.state.service
-    return await service.run(lambda: make(service.worker().ledger))
+
+    def made() -> bytes:
+        ledger = service.worker().ledger
+        return service.cached(("pdf", *key, ledger.store.last_change()), lambda: make(ledger))
+
+    return await service.run(made)
 
 
 @rule(ANYONE, READ)
@@ -40,7 +52,8 @@ async def sheet_pdf_download(request: Request) -> Response:
     from ledger.reads.printing import sheet_pdf_of
 
     game, point = request.path_params["game"], point_of(request)
-    return pdf(await made_on_readers(request, lambda ledger: sheet_pdf_of(ledger, game, point)), f"sheet-{game}")
+    data = await made_on_readers(request, ("sheet", game, point), lambda ledger: sheet_pdf_of(ledger, game, point))
+    return pdf(data, f"sheet-{game}")
 
 
 @rule(ANYONE, READ)
@@ -48,7 +61,9 @@ async def settlement_pdf_download(request: Request) -> Response:
     from ledger.reads.printing import settlement_pdf_of
 
     game, point = request.path_params["game"], point_of(request)
-    return pdf(await made_on_readers(request, lambda ledger: settlement_pdf_of(ledger, game, point)), f"settlement-{game}")
+    data = await made_on_readers(request, ("settlement", game, point),
+                                 lambda ledger: settlement_pdf_of(ledger, game, point))
+    return pdf(data, f"settlement-{game}")
 
 
 @rule(ANYONE, READ)
@@ -56,7 +71,8 @@ async def standings_pdf_download(request: Request) -> Response:
     from ledger.reads.printing import standings_pdf_of
 
     name, tour = request.path_params["tournament"], int_param(request.query_params, "tour")
-    data = await made_on_readers(request, lambda ledger: standings_pdf_of(ledger, name, tour, service_caught_up))
+    data = await made_on_readers(request, ("standings", name, tour),
+                                 lambda ledger: standings_pdf_of(ledger, name, tour, service_caught_up))
     return pdf(data, f"standings-{name}")
 
 

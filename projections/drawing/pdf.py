@@ -38,6 +38,9 @@ _ = language._  # every text a person reads, in the language in effect
 FAMILY = "pulka-mono"  # the vendored font's name inside the PDF
 WIDTH = 190.0  # mm of an A4 page upright between its margins (10 mm each side)
 SHEET_HEIGHT = 140.0  # mm the drawn sheet may take of the first page: the settlement and the checkpoint fit under it
+# mm a pixel of the drawn sheet at least, while it shares the page: its entries (12 px)
+# 10 pt, its smallest text (9 px) 7.5 pt; a sheet that would be drawn smaller takes the page
+LEGIBLE = 0.3
 TEXT = 10.0  # pt: the tables and the notes
 HEAD = 14.0  # pt: the page's title
 SMALL = 7.0  # pt: the signed note (long lines of base64)
@@ -159,8 +162,10 @@ def sheet_pdf(picture: dict[str, Any], checkpoint: dict[str, Any] | None) -> byt
     checkpoint."""
     pdf = new_page(title_of(picture))
     svg, width, height = printable_svg(picture)
-    scale = min(WIDTH / width, SHEET_HEIGHT / height)
     top = pdf.get_y()
+    scale = min(WIDTH / width, SHEET_HEIGHT / height)
+    if scale < LEGIBLE:  # a long pulka's sheet: the whole page for it, the settlement on the next
+        scale = min(WIDTH / width, (pdf.h - pdf.b_margin - top) / height)
     # fpdf2 knows an SVG in memory by its XML declaration
     image = io.BytesIO(b'<?xml version="1.0" encoding="UTF-8"?>\n' + svg.encode("utf-8"))
     pdf.image(image, x=pdf.l_margin + (WIDTH - width * scale) / 2, y=top, w=width * scale, h=height * scale)

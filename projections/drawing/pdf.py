@@ -44,7 +44,7 @@ LEGIBLE = 0.3
 TEXT = 10.0  # pt: the tables and the notes
 HEAD = 14.0  # pt: the page's title
 SMALL = 7.0  # pt: the signed note (long lines of base64)
-QR = 36.0  # mm: the side of the checkpoint's QR code
+QR = 44.0  # mm: the side of the checkpoint's QR code (a module of a signed note about 0.7 mm, for a phone)
 NAMES, NUMBERS = 60.0, 26.0  # mm: the columns of a table of players (a name, then numbers)
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

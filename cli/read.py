@@ -10,6 +10,7 @@ import re
 from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import click
 
 from cli.common import (
     CURRENT,
+    F,
     GameCommand,
     UserError,
     db_option,
@@ -29,8 +31,9 @@ from cli.common import (
     refusals,
     shown_time,
 )
-from cli.reading import deal_cap, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
+from cli.reading import Read, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
 from cli.spreadsheet import cell, emit_csv, write_csv
+from ledger.reads.capped import deal_cap
 from ledger.reads.game_documents import listed_doc, status_of
 from ledger.judge.kinds import GAME_STARTS, judging_of
 from ledger.store.event_store import bulk
@@ -193,20 +196,28 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
 # -- the sheet and the settlement -------------------------------------------------------------
 
 
+def pdf_option(what: str) -> Callable[[F], F]:
+    return click.option("--pdf", "pdf", metavar="FILE", help=what + " FILE is written (replaced if there).")
+
+
 @click.command(cls=GameCommand)
 @game_argument
 @click.option("--json", "as_json", is_flag=True, help="The sheet object of docs/event-log.md.")
 @click.option("--svg", "as_svg", is_flag=True, help="The sheet drawn as players know it, with the settlement.")
+@pdf_option("The drawn sheet printed on A4, with the settlement and the checkpoint that covers it.")
 @point_options
 @file_option
 @read_anyway_option
 @db_option
-def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | None, time_: str | None,
-          file: str | None, read_anyway: bool, db: str | None) -> None:
+def sheet(game: str, as_json: bool, as_svg: bool, pdf: str | None, at: int | None, deal: int | None,
+          time_: str | None, file: str | None, read_anyway: bool, db: str | None) -> None:
     """The sheet: a pulka's pulya, gora and whists per player, with running entries; a
     rubber's МЫ/ВЫ sheet above and below the line."""
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
+    if pdf is not None:
+        print_game(read, pdf, db, file, point, settlement=False)
+        return
     if as_svg:
         only_pulka(read, _("--svg draws a pulka's sheet"))
         with refusals():
@@ -231,16 +242,20 @@ def sheet(game: str, as_json: bool, as_svg: bool, at: int | None, deal: int | No
 @click.option("--csv", "as_csv", is_flag=True, help="The settlement for a spreadsheet (--table payments: who pays whom).")
 @click.option("--table", type=click.Choice(("settlement", "payments")), default="settlement",
               help="With --csv: the settlement (the default), or who pays whom.")
+@pdf_option("The settlement and who pays whom printed on A4, with the checkpoint that covers them.")
 @point_options
 @file_option
 @read_anyway_option
 @db_option
-def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, deal: int | None,
+def settle(game: str, as_json: bool, as_csv: bool, table: str, pdf: str | None, at: int | None, deal: int | None,
            time_: str | None, file: str | None, read_anyway: bool, db: str | None) -> None:
     """The settlement [Code 4.2.14] and who pays whom; an unfinished pulka settles as
     if abandoned now, an unfinished rubber as if stopped now [Law 80]."""
     point = Point(at, deal, time_)
     read = read_game(game, db, file, point, read_anyway)
+    if pdf is not None:
+        print_game(read, pdf, db, file, point, settlement=True)
+        return
     if as_csv:
         only_pulka(read, _("--csv writes a pulka's sheet"))
         emit_csv(*csv_table(folded(read, point), table, table_cap(read, db, file)))
@@ -253,6 +268,19 @@ def settle(game: str, as_json: bool, as_csv: bool, table: str, at: int | None, d
             emit(shown_at.settlement_doc())
         else:
             click.echo(shown_at.settlement_text(), nl=False)
+
+
+def print_game(read: Read, target: str, db: str | None, file: str | None, point: Point, *, settlement: bool) -> None:
+    """``--pdf``: a pulka of the store, its sheet or its settlement, printed into
+    ``target`` (an export file keeps no checkpoint to print beside it)."""
+    if file is not None:
+        raise click.UsageError(_("--pdf prints a game of the store, not of a file: import it first (pulka import)"))
+    only_pulka(read, _("--pdf prints a pulka's sheet and settlement"))
+    from cli.printed import write_pdf  # the drawing library only when a page is printed
+    from ledger.reads.printing import settlement_pdf_of, sheet_pdf_of
+
+    make = settlement_pdf_of if settlement else sheet_pdf_of
+    write_pdf(target, db, lambda ledger: make(ledger, read.game, point))
 
 
 def fold(events: list[AnyEvent]) -> GameState | RubberState:

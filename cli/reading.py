@@ -14,11 +14,11 @@ import click
 
 from cli.common import CURRENT, F, UserError, game_name, opened, progress, refusals
 from cli.logs import read_log
-from ledger.application import Ledger
 from ledger.judge.stored import RefusedEventError, pinpointed
 from ledger.judge.kinds import judge_log
+from ledger.reads.capped import deal_cap
 from ledger.store.event_store import bulk
-from ledger.store.stored import BrokenChainError, Reading, StoredEvent, UnreadableEventError
+from ledger.store.stored import BrokenChainError, Reading, StoredEvent
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
@@ -150,22 +150,6 @@ def view(read: Read, point: Point) -> View:
         return kind.view_of(state, point)
     with refusals(), bulk(), progress(_("replaying {game}").format(game=read.game), len(read.stored)) as update:
         return pinpointed(read.game, read.events, lambda events: kind.view(events, point, update))
-
-
-def deal_cap(ledger: Ledger, game: str) -> int | None:
-    """The deal cap of the tournament whose table ``game`` is (``T/R/K``): at it, the
-    table's pulka is over and settles as abandoned [Code 4.2.15]. None for any other
-    game, and when the tournament cannot be read (its own commands say why): the game is
-    then shown as its own events say."""
-    if parse_table_game(game) is None:
-        return None
-    from ledger.judge.tables import tournament_of  # only a table's name reads its tournament
-
-    try:
-        found = tournament_of(ledger.store, game)
-    except (BrokenChainError, Refused, UnreadableEventError):
-        return None
-    return found[0].started.deal_cap if found else None
 
 
 def table_cap(read: Read, db: str | None, file: str | None) -> int | None:

@@ -195,10 +195,22 @@ def card(name: str, player: str, reason: str, by: str | None, db: str | None) ->
 @click.option("--as-known", "as_known", metavar="T",
               help="As the store held them then (a table recorded later is not in them): local or with an offset.")
 @click.option("--replay", is_flag=True, help="Read the tables in play by replaying them, not from the views.")
+@click.option("--pdf", "pdf", metavar="FILE",
+              help="The standings printed on A4, now or after --tour, with the checkpoint that covers them. FILE is "
+                   "written (replaced if there).")
 @db_option
 def print_standings(name: str, as_json: bool, tour: int | None, time_: str | None, as_known: str | None, replay: bool,
-                    db: str | None) -> None:
+                    pdf: str | None, db: str | None) -> None:
     """The standings after the tours closed, with the tables still in play beside them."""
+    if pdf is not None:
+        if time_ is not None or as_known is not None or replay or as_json:
+            raise click.UsageError(_("--pdf prints the standings now or after a tour (--tour): not with --time, "
+                                     "--as-known, --replay or --json"))
+        from cli.printed import write_pdf  # the drawing library only when a page is printed
+        from ledger.reads.printing import standings_pdf_of
+
+        write_pdf(pdf, db, lambda ledger: standings_pdf_of(ledger, name, tour, caught_up_or_refused))
+        return
     if as_known is not None:
         if tour is not None or time_ is not None or replay:
             raise click.UsageError(_("--as-known goes alone: not with --tour, --time or --replay"))

@@ -2,8 +2,8 @@
 need, through the same desk and tournament commands as the command line, and the reads.
 Its routes are all listed here (``routes``), with the reads of a game and a
 tournament's reads and writes; a table's writes are ``web.api_table``, an arbiter's
-(a new game, the tables' tokens) ``web.api_arbiter``, what they share
-``web.api_common``.
+(a new game, the tables' tokens) ``web.api_arbiter``, the printed pages (PDF)
+``web.api_print``, what they share ``web.api_common``.
 
 Each write is one ``Service.record`` (a game's) or ``Service.once`` (a tournament's, a new
 game's) on a worker thread: its body is decoded into a ``msgspec`` struct (an unknown or
@@ -41,7 +41,7 @@ from projections.points import Point, cut
 from projections.tournament_state import as_of, fold_tournament, standings, standings_doc
 from projections.tournament_log import log_rows
 from projections.trail import row_doc, select_rows
-from web import api_arbiter, api_table
+from web import api_arbiter, api_print, api_table
 from web.api_common import (
     S, events_at, game_now, game_since, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
 )
@@ -395,6 +395,7 @@ async def live_message(service: Service, stream: str, version: int, since: int |
 
 def routes() -> list[Route]:
     return [
+        *api_print.routes(),
         Route("/api/games", game_list, methods=["GET"]),
         Route("/api/games", api_arbiter.new_game, methods=["POST"]),
         Route("/api/games/{game:path}/sheet.svg", sheet_svg, methods=["GET"]),

@@ -402,7 +402,7 @@ async def club_player(request: Request) -> Response:
     return await service.run(at_position, service, request, render)
 
 
-PICTURE_STYLES = ("player.css",)  # the looks of projections/drawing that the pages share
+PICTURE_STYLES = ("player.css", "sheet.css")  # the looks of projections/drawing that the pages share
 
 
 @rule(ANYONE, FILE)

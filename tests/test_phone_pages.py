@@ -12,14 +12,15 @@ scorer's page showing the result, not the entry form.
 
 from __future__ import annotations
 
+import re
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import httpx
 
 from browsers import PROBE
 from test_browser import expected_entries, running_entries
-from test_web_desks import play, sign_in_page
+from test_web_desks import sign_in_page
 from test_web_pages import TEN, WAIT, By, Club, WebDriver, cli, club, open_score, own_errors, tap, version, wait
 
 __all__ = ["club"]  # the fixture: this module's own service
@@ -128,3 +129,85 @@ def rows_of(s: dict[str, Any]) -> dict[str, list[str]]:
     return {p: [p, str(s["sheet"][p]["pulya"]), str(s["sheet"][p]["gora"]),
                 f"{s['rounded'][p]:+d}" if s["rounded"][p] else "0"] for p in s["players"]}
 
+
+
+# Long names in three scripts, without a space to break at: a game's, a tournament's and
+# players' (their links percent-encoded were 641–698 px wide on a 390 px phone) [issue 31].
+GAMES = {
+    "cyrillic": "Пятничный_вечер_в_клубе_у_Анны_Петровны_и_Бориса_Ивановича_седьмое_декабря",
+    "cjk": "東京麻雀倶楽部の金曜日の夜の長い長いプレフェランスの試合第一卓目の記録",
+    "latin": "the-long-friday-evening-game-at-the-club-on-the-seventh-of-december-table-one",
+}
+PEOPLE = ["Александр_Константинович", "欧阳长名字先生的朋友", "Bartholomew-Fitzwilliam"]
+CUP = "Кубок_клуба_Сочи_зимний_открытый_турнир_две_тысячи_двадцать_шестого_года"
+CUP_PLAYERS = ["Александр_Константинович", "Екатерина_Владимировна", "Святослав_Всеволодович",
+               "欧阳长名字先生的朋友", "Bartholomew-Fitzwilliam", "Maximilian-Alexander"]
+
+# What each page shows once its script has filled it in.
+READY = {
+    "/score/": "document.body.dataset.version > 0 && document.querySelector('#sheet svg')",
+    "/watch/": "document.body.dataset.version > 0 && document.querySelector('#sheet svg')",
+    "/arbiter/game/": "document.querySelector('#audit-rows tr')",
+    "/arbiter": "document.querySelector('#game-rows tr')",
+    "/director/": "document.querySelector('#table-rows tr')",
+    "/director": "document.querySelector('#accounts tbody tr')",
+    "/tournament/": "document.querySelector('#table-rows tr') && document.querySelector('#standings-rows tr')",
+}
+
+
+def crawl_club(club: Club) -> list[str]:
+    """The club with the long names, and every page's address."""
+    for kind, name in GAMES.items():
+        r = club.http.post("/api/games", json={"id": f"crawl-new-{kind}", "game": name, "players": PEOPLE,
+                                               "pulya": 20}, headers=club.headers)
+        assert r.status_code == 201, r.text
+        for k, (_touch, line) in enumerate(TEN[:4]):
+            club.record(quote(name, safe=""), line, f"crawl-{kind}-{k}")
+    r = club.http.post("/api/tournaments", json={"id": "crawl-cup-1", "name": CUP, "players": CUP_PLAYERS,
+                                                 "pulya": 4, "tours": 2, "table_size": 3}, headers=club.headers)
+    assert r.status_code == 201, r.text
+    cup = quote(CUP, safe="")
+    for path, body in ((f"/api/tournaments/{cup}/tours/1/seat", {"id": "crawl-seat-1", "auto": True, "seed": "s"}),
+                       (f"/api/tournaments/{cup}/tours/1/start", {"id": "crawl-start-1"})):
+        r = club.http.post(path, json=body, headers=club.headers)
+        assert r.status_code in (200, 201), r.text
+    table = f"{CUP}/1/1"
+    for k in range(40):  # the table plays to its end: each forehand makes a six
+        if club.state(quote(table, safe="/"))["over"]:
+            break
+        club.record(quote(table, safe="/"), "6S pass pass | 6S | pass pass", f"crawl-cup-deal-{k:02d}", again=True)
+    pages = ["/", "/club", "/signin", "/account", "/arbiter", "/director", f"/tournament/{cup}",
+             f"/director/{cup}", f"/watch/{quote(table, safe='/')}", f"/score/{quote(table, safe='/')}"]
+    for name in GAMES.values():
+        q = quote(name, safe="")
+        pages += [f"/score/{q}", f"/watch/{q}", f"/arbiter/game/{q}"]
+    pages += [f"/club/player/{quote(p, safe='')}" for p in CUP_PLAYERS[:1] + CUP_PLAYERS[3:5]]
+    return pages
+
+
+def test_no_page_scrolls_sideways_with_long_names_in_any_script(
+        phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    driver = phones[0]
+    pages = crawl_club(club)
+    sign_in_page(driver, club, "dora", "/director")
+    wide: dict[str, list[str]] = {}  # a page that scrolls sideways: what sticks out of it
+    for lang in ("en", "ru"):
+        for path in pages:
+            driver.get(f"{club.url}{path}{'&' if '?' in path else '?'}lang={lang}")
+            ready = next((js for prefix, js in READY.items() if path.startswith(prefix)), "true")
+            wait(driver, lambda d: d.execute_script(f"return document.readyState === 'complete' && !!({ready});"))
+            if sideways(driver) > 0:
+                wide[f"{path} ({lang})"] = driver.execute_script(
+                    "return Array.from(document.querySelectorAll('body *')).filter(function (e) {"
+                    " return e.getBoundingClientRect().right > window.innerWidth + 0.5"
+                    " && !e.closest('.scroll, .sheet'); }).slice(0, 3)"
+                    ".map(function (e) { return e.tagName + '#' + e.id + '.' + e.getAttribute('class') + ' '"
+                    " + Math.round(e.getBoundingClientRect().right); });")
+    assert wide == {}, "\n".join(f"{k}: {v}" for k, v in wide.items())
+    assert own_errors(driver) == []
+    # The pages' own links are shown as people read them; their addresses stay encoded.
+    for path, link in ((f"/watch/{quote(GAMES['cyrillic'], safe='')}", "watch-link"),
+                       (f"/tournament/{quote(CUP, safe='')}", "tournament-link")):
+        html = httpx.get(club.url + path, timeout=WAIT).text
+        shown = re.search(rf'<a id="{link}" href="([^"]+)">([^<]+)</a>', html)
+        assert shown is not None and shown.group(2) == unquote(shown.group(1)) != shown.group(1)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import jinja2
 import segno
@@ -53,6 +53,9 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                                undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 TEMPLATES.globals.update(_=language._, ngettext=language.ngettext)
+# A link shown as people read it (its href stays percent-encoded): a Cyrillic name as itself,
+# not as three times its length of %D0%9F… that no phone's width holds [issue 31].
+TEMPLATES.filters["decoded"] = unquote
 
 # The texts the pages' scripts show, in the page's language (the script reads them from
 # the page's JSON block). ``{name}`` fields are filled by the script.

@@ -211,3 +211,71 @@ def test_no_page_scrolls_sideways_with_long_names_in_any_script(
         html = httpx.get(club.url + path, timeout=WAIT).text
         shown = re.search(rf'<a id="{link}" href="([^"]+)">([^<]+)</a>', html)
         assert shown is not None and shown.group(2) == unquote(shown.group(1)) != shown.group(1)
+
+
+WIN = "6S pass pass | 6S | pass pass"  # the forehand's six, both defenders pass
+
+
+def over_page(driver: WebDriver) -> dict[str, Any]:
+    """What the scorer's page shows of a pulka over: its mark, whether the entry form
+    shows, and whether the settlement comes before where the form was."""
+    found: dict[str, Any] = driver.execute_script(
+        "var form = document.getElementById('deal-form'), s = document.getElementById('settlement');"
+        "return {over: document.body.getAttribute('data-over'), form: form.offsetParent !== null,"
+        " settlement: s.offsetParent !== null,"
+        " first: !!(s.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING),"
+        " who: document.getElementById('who').textContent};")
+    return found
+
+
+def test_a_finished_pulka_shows_its_result_not_the_entry_form(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    scorer = phones[0]
+    club.game("ended", pulya=4)
+    open_score(scorer, club, "ended", club.token("ended", "Anna"))
+    assert over_page(scorer)["form"] and over_page(scorer)["over"] is None  # in play: the form
+    for k in range(20):
+        if club.state("ended")["over"]:
+            break
+        club.record("ended", WIN, f"ended-deal-{k:02d}", again=True)
+    state = club.state("ended")
+    assert state["over"] and state["status"] == "finished"
+    wait(scorer, lambda d: over_page(d)["over"] == "finished")
+    shown = over_page(scorer)
+    assert not shown["form"] and shown["settlement"] and shown["first"] and shown["who"] == "the pulka is over"
+    assert settlement_shown(scorer) == rows_of(state["settlement"])
+    drawn_at(scorer, state["version"])
+    assert own_errors(scorer) == []
+
+
+def test_tables_at_the_deal_cap_are_over_on_every_page(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """A tournament's table at its deal cap is over [Code 4.2.15]: the tournament's page,
+    the director's and the table's scorer's say so (they said "playing") [issue 31]."""
+    scorer, spectator = phones
+    players = ["Anna", "Boris", "Vera", "Gleb", "Dina", "Egor"]
+    r = club.http.post("/api/tournaments", json={"id": "capped-cup-1", "name": "capped", "players": players,
+                                                 "pulya": 20, "tours": 2, "table_size": 3, "deal_cap": 2},
+                       headers=club.headers)
+    assert r.status_code == 201, r.text
+    for path, body in (("/api/tournaments/capped/tours/1/seat", {"id": "capped-seat-1", "auto": True, "seed": "s"}),
+                       ("/api/tournaments/capped/tours/1/start", {"id": "capped-start-1"})):
+        r = club.http.post(path, json=body, headers=club.headers)
+        assert r.status_code in (200, 201), r.text
+    open_score(scorer, club, "capped/1/1", club.token("capped/1/1", "scorer"))
+    spectator.get(f"{club.url}/tournament/capped")
+    for table in ("capped/1/1", "capped/1/2"):
+        for k in range(2):
+            club.record(table, WIN, f"capped-{table[-1]}-deal-{k}", again=bool(k))
+    doc = httpx.get(f"{club.url}/api/tournaments/capped", timeout=WAIT).json()
+    assert [x["status"] for x in doc["tables"]] == ["capped", "capped"]
+    states = ("return Array.from(document.querySelectorAll('#table-rows .table-state'))"
+              ".map(function (td) { return td.textContent; });")
+    wait(spectator, lambda d: d.execute_script(states) == ["over: the deal cap (as abandoned)"] * 2)
+    wait(scorer, lambda d: over_page(d)["over"] == "capped")
+    shown = over_page(scorer)
+    assert not shown["form"] and shown["first"] and shown["who"] == "over: the deal cap (as abandoned)"
+    r = club.http.post("/api/tournaments/capped/tours/1/close", json={"id": "capped-close-1"}, headers=club.headers)
+    assert r.status_code == 201, r.text
+    sign_in_page(spectator, club, "dora", "/director/capped")
+    wait(spectator, lambda d: d.execute_script(states) == ["over: the deal cap (as abandoned)"] * 2)
+    for d in phones:
+        assert own_errors(d) == []

@@ -322,8 +322,9 @@ var pulka = (function () {
 
   function tableRows(doc, prefix) {
     return doc.tables.map(function (x) {
+      // capped: over at the tournament's deal cap [Code 4.2.15], not "playing"
       var status = x.version === 0 ? t("not_started") : t(x.status === "finished" ? "finished" :
-        x.status === "abandoned" ? "abandoned" : "playing");
+        x.status === "abandoned" ? "abandoned" : x.status === "capped" ? "capped" : "playing");
       var whists = x.whists ? Object.keys(x.whists).map(function (p) {
         return p + " " + (x.whists[p] > 0 ? "+" : "") + x.whists[p];
       }).join(", ") : "";

@@ -72,10 +72,41 @@ var pulkaSheet = (function () {
     P.fill($("transfers"), P.transferItems(s));
   }
 
-  // A game document shown: its sheet and its settlement.
+  // -- a pulka over: its result, not the entry form ---------------------------------------
+
+  var table = P.data.table || null;  // {tournament, tour} of a tournament's table, else null
+  var overAt = -1;                   // the version last asked whether it is over
+
+  // The page of a pulka that is over (finished, abandoned; a tournament's table at its
+  // deal cap): body[data-over] hides the entry form (pulka.css) and
+  // the settlement comes up under the sheet.
+  function ended(how, text) {
+    document.body.setAttribute("data-over", how);
+    var form = $("deal-form");
+    if (form) form.parentNode.insertBefore($("settlement"), form);
+    if (text && $("who")) $("who").textContent = text;
+    if (text && $("status")) $("status").textContent = text;
+  }
+
+  // Whether the game is over: its own document says so when it finished or was
+  // abandoned; a tournament's table asks its tournament, whose document says which
+  // tables are over at its deal cap.
+  function over(state) {
+    if (state.over) { ended(state.status, null); return; }
+    if (!table || state.version === overAt) return;
+    overAt = state.version;
+    P.api("GET", "/api/tournaments/" + encodeURIComponent(table.tournament)).then(function (r) {
+      if (r.status !== 200 || overAt !== state.version) return;
+      var mine = (r.doc.tables || []).filter(function (x) { return x.game === P.data.game; })[0];
+      if (mine && mine.status === "capped") ended("capped", P.t("capped"));
+    }, function () { /* offline: asked again with the next version */ });
+  }
+
+  // A game document shown: its sheet, its settlement, and whether it is over.
   function show(base, state) {
     draw(base, state.version);
     settle(state);
+    over(state);
   }
 
   $("sheet").addEventListener("click", function () {

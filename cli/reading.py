@@ -17,8 +17,9 @@ from cli.logs import read_log
 from ledger.application import Ledger
 from ledger.judge.stored import RefusedEventError, pinpointed
 from ledger.judge.kinds import judge_log
+from ledger.judge.tables import deal_cap_of
 from ledger.store.event_store import bulk
-from ledger.store.stored import BrokenChainError, Reading, StoredEvent, UnreadableEventError
+from ledger.store.stored import BrokenChainError, Reading, StoredEvent
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import chain_digests
 from ledger.vocabulary.events import AnyEvent
@@ -152,28 +153,12 @@ def view(read: Read, point: Point) -> View:
         return pinpointed(read.game, read.events, lambda events: kind.view(events, point, update))
 
 
-def deal_cap(ledger: Ledger, game: str) -> int | None:
-    """The deal cap of the tournament whose table ``game`` is (``T/R/K``): at it, the
-    table's pulka is over and settles as abandoned [Code 4.2.15]. None for any other
-    game, and when the tournament cannot be read (its own commands say why): the game is
-    then shown as its own events say."""
-    if parse_table_game(game) is None:
-        return None
-    from ledger.judge.tables import tournament_of  # only a table's name reads its tournament
-
-    try:
-        found = tournament_of(ledger.store, game)
-    except (BrokenChainError, Refused, UnreadableEventError):
-        return None
-    return found[0].started.deal_cap if found else None
-
-
 def table_cap(read: Read, db: str | None, file: str | None) -> int | None:
     """``deal_cap`` of a game read from the store (a file holds no tournament)."""
     if file is not None or parse_table_game(read.game) is None:
         return None
     with opened(db) as ledger:
-        return deal_cap(ledger, read.game)
+        return deal_cap_of(ledger.store, read.game)
 
 
 def only_pulka(read: Read, what: str) -> None:

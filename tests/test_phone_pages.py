@@ -267,6 +267,10 @@ def test_tables_at_the_deal_cap_are_over_on_every_page(phones: tuple[WebDriver, 
             club.record(table, WIN, f"capped-{table[-1]}-deal-{k}", again=bool(k))
     doc = httpx.get(f"{club.url}/api/tournaments/capped", timeout=WAIT).json()
     assert [x["status"] for x in doc["tables"]] == ["capped", "capped"]
+    # The served drawing of a capped table is pulka sheet --svg's: over, settled as abandoned.
+    served = httpx.get(f"{club.url}/api/games/capped/1/1/sheet.svg", timeout=WAIT).text
+    assert "over: the deal cap (as abandoned)" in served
+    assert served == cli(club.served.db, "sheet", "capped/1/1", "--svg")
     states = ("return Array.from(document.querySelectorAll('#table-rows .table-state'))"
               ".map(function (td) { return td.textContent; });")
     wait(spectator, lambda d: d.execute_script(states) == ["over: the deal cap (as abandoned)"] * 2)

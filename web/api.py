@@ -105,6 +105,7 @@ async def sheet_svg(request: Request) -> Response:
     alone = request.query_params.get("part") == "sheet"
 
     def drawn(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> str:
+        from ledger.judge.tables import deal_cap_of
         from projections.drawing.svg import page_sheet, svg_document
 
         if points is None:
@@ -113,8 +114,9 @@ async def sheet_svg(request: Request) -> Response:
         # ?part=sheet: the sheet alone, for a page that shows the title and the
         # settlement as its own text and draws the sheet in itself with sheet.css
         draw = page_sheet if alone else svg_document
-        return service.cached(("svg", game_name, len(kept.stored), point, alone),
-                              lambda: draw(points.picture(events, point)))
+        # a tournament's table at its deal cap is drawn over, as pulka sheet --svg draws it
+        return service.cached(("svg", game_name, len(kept.stored), point, alone), lambda: draw(
+            points.picture(events, point, deal_cap_of(service.worker().store, game_name))))
 
     svg = await service.run(service.at_point, game_name, drawn)
     return Response(svg, media_type="image/svg+xml",

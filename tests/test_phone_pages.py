@@ -93,6 +93,11 @@ def test_the_drawn_sheet_is_legible_at_a_phones_width_and_a_tap_shows_it_whole(
     tap(spectator, "#sheet")
     wait(spectator, lambda d: d.find_element(By.ID, "sheet-box").get_attribute("data-fit") == "legible")
     assert min(t["px"] for t in spectator.execute_script(MEASURE)) >= LEGIBLE - 0.01
+    # The arbiter's desk draws the sheet as of any event the same way.
+    sign_in_page(spectator, club, "igor", "/arbiter/game/hand")
+    wait(spectator, lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet svg.pulka-sheet"))
+    assert min(t["px"] for t in spectator.execute_script(MEASURE)) >= LEGIBLE - 0.01
+    assert sideways(spectator) <= 0
     for d in phones:
         assert own_errors(d) == []
 

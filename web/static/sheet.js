@@ -49,9 +49,10 @@ var pulkaSheet = (function () {
     box.scrollLeft = first ? (box.scrollWidth - box.clientWidth) / 2 : left;
   }
 
-  // The sheet of the game at ``version`` (``base``: the game's API address).
-  function draw(base, version) {
-    var url = base + "/sheet.svg?part=sheet&v=" + version;
+  // The sheet of the game at ``version`` (``base``: the game's API address); ``at``: as
+  // of that event (the arbiter's desk), else now.
+  function draw(base, version, at) {
+    var url = base + "/sheet.svg?part=sheet" + (at ? "&at=" + at : "") + "&v=" + version;
     if (url === asked) return;
     asked = url;
     $("sheet").setAttribute("data-src", url);  // the sheet asked for; data-version once it is drawn

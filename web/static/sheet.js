@@ -38,7 +38,7 @@ var pulkaSheet = (function () {
     $("sheet-box").setAttribute("data-fit", whole ? "whole" : "legible");
   }
 
-  function put(svg, url) {
+  function put(svg) {
     var box = $("sheet");
     var first = !drawn;
     var left = box.scrollLeft;
@@ -61,9 +61,11 @@ var pulkaSheet = (function () {
     }).then(function (text) {
       if (url !== asked || text === null) return;
       var svg = nodes(text);
-      if (svg) put(svg, url);
+      if (svg) put(svg);
       $("sheet").setAttribute("data-version", String(version));
-    }, function () { /* offline: the sheet shown stays until the next version is drawn */ });
+    }, function () {
+      if (url === asked) asked = null;  // offline: the sheet shown stays; asked again with the next state
+    });
   }
 
   function settle(state) {

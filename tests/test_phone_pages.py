@@ -279,6 +279,11 @@ def test_tables_at_the_deal_cap_are_over_on_every_page(phones: tuple[WebDriver, 
     states = ("return Array.from(document.querySelectorAll('#table-rows .table-state'))"
               ".map(function (td) { return td.textContent; });")
     wait(spectator, lambda d: d.execute_script(states) == ["over: the deal cap (as abandoned)"] * 2)
+    tours = ("return Array.from(document.querySelectorAll('#standings-rows .tours'))"
+             ".map(function (td) { return td.textContent; });")
+    # each player's tour not yet closed: his table over, not in play
+    wait(spectator, lambda d: [text[text.index("("):] for text in d.execute_script(tours)]
+         == ["(the pulka is over)"] * len(players))
     wait(scorer, lambda d: over_page(d)["over"] == "capped")
     shown = over_page(scorer)
     assert not shown["form"] and shown["first"] and shown["who"] == "over: the deal cap (as abandoned)"

@@ -307,8 +307,9 @@ var pulka = (function () {
   function standingsRows(s) {
     return s.standings.map(function (r) {
       var tours = r.tours.map(function (x) {
+        // a tour not yet closed: its table in play, or over (finished, abandoned, at the deal cap)
         return t("tour_n", { tour: x.tour }) + ": " + (x.whists > 0 ? "+" : "") + x.whists +
-          (x.in_play ? " (" + t("in_play") + ")" : "");
+          (x.in_play ? " (" + t(x.status === "playing" ? "in_play" : "over") + ")" : "");
       }).join("; ");
       return el("tr", { "data-player": r.player }, [
         el("td", { class: "num", text: String(r.place) }), el("td", { text: r.player }),

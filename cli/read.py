@@ -33,9 +33,9 @@ from cli.common import (
 )
 from cli.reading import Read, file_option, folded, only_pulka, read_anyway_option, read_game, table_cap, view
 from cli.spreadsheet import cell, emit_csv, write_csv
-from ledger.reads.capped import deal_cap
 from ledger.reads.game_documents import listed_doc, status_of
 from ledger.judge.kinds import GAME_STARTS, judging_of
+from ledger.judge.tables import deal_cap_of
 from ledger.store.event_store import bulk
 from ledger.vocabulary.events import AnyEvent
 from projections.drawing.svg import svg_document
@@ -173,7 +173,7 @@ def games(as_json: bool, file: str | None, db: str | None) -> None:
                 for n, name in enumerate(names, start=1):
                     tournament = (parse_table_game(name) or ("",))[0]
                     if tournament and tournament not in caps:
-                        caps[tournament] = deal_cap(ledger, name)
+                        caps[tournament] = deal_cap_of(ledger.store, name)
                     docs.append(listed_doc(name, ledger.state(name), caps.get(tournament)))
                     update(n)
     if as_json:

@@ -16,7 +16,7 @@ from cli.common import CURRENT, F, UserError, game_name, opened, progress, refus
 from cli.logs import read_log
 from ledger.judge.stored import RefusedEventError, pinpointed
 from ledger.judge.kinds import judge_log
-from ledger.reads.capped import deal_cap
+from ledger.judge.tables import deal_cap_of
 from ledger.store.event_store import bulk
 from ledger.store.stored import BrokenChainError, Reading, StoredEvent
 from ledger.vocabulary import language
@@ -157,7 +157,7 @@ def table_cap(read: Read, db: str | None, file: str | None) -> int | None:
     if file is not None or parse_table_game(read.game) is None:
         return None
     with opened(db) as ledger:
-        return deal_cap(ledger, read.game)
+        return deal_cap_of(ledger.store, read.game)
 
 
 def only_pulka(read: Read, what: str) -> None:

@@ -67,7 +67,7 @@ def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver
     # The time slider: as of event 2, the sheet before the ruling.
     desk.execute_script("var s = document.getElementById('slider'); s.value = '2'; s.dispatchEvent(new Event('input'));")
     wait(desk, lambda d: text_of(d, "as-of").startswith("As of event 2 of 4"))
-    assert "at=2" in (desk.find_element(By.ID, "sheet").get_attribute("src") or "")
+    assert "at=2" in (desk.find_element(By.ID, "sheet").get_attribute("data-src") or "")
     # The audit trail's filter: rulings only.
     desk.find_element(By.CSS_SELECTOR, '#f-type option[value="ruling"]').click()
     tap(desk, "#f-apply")

@@ -102,15 +102,21 @@ async def settlement(request: Request) -> Response:
 async def sheet_svg(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
+    alone = request.query_params.get("part") == "sheet"
 
     def drawn(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> str:
-        from projections.drawing.svg import svg_document
+        from ledger.judge.tables import deal_cap_of
+        from projections.drawing.svg import page_sheet, svg_document
 
         if points is None:
             cut(events, point)  # a point the game does not have is refused first, as for a pulka
             raise Refused("api", _("{game} is not a pulka: it has no drawn sheet").format(game=repr(game_name)))
-        return service.cached(("svg", game_name, len(kept.stored), point),
-                              lambda: svg_document(points.picture(events, point)))
+        # ?part=sheet: the sheet alone, for a page that shows the title and the
+        # settlement as its own text and draws the sheet in itself with sheet.css
+        draw = page_sheet if alone else svg_document
+        # a tournament's table at its deal cap is drawn over, as pulka sheet --svg draws it
+        return service.cached(("svg", game_name, len(kept.stored), point, alone), lambda: draw(
+            points.picture(events, point, deal_cap_of(service.worker().store, game_name))))
 
     svg = await service.run(service.at_point, game_name, drawn)
     return Response(svg, media_type="image/svg+xml",

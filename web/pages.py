@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import jinja2
 import segno
@@ -53,6 +53,9 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                                undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 TEMPLATES.globals.update(_=language._, ngettext=language.ngettext)
+# A link shown as people read it (its href stays percent-encoded): a Cyrillic name as itself,
+# not as three times its length of %D0%9F… that no phone's width holds [issue 31].
+TEMPLATES.filters["decoded"] = unquote
 
 # The texts the pages' scripts show, in the page's language (the script reads them from
 # the page's JSON block). ``{name}`` fields are filled by the script.
@@ -99,6 +102,7 @@ SCRIPT_TEXTS: dict[str, str] = {
     "revoke": N_("revoke"), "created": N_("created: {what}"), "done": N_("done"),
     "tour_n": N_("tour {tour}"), "table_n": N_("table {table}"), "after_tour": N_("after tour {tour}"),
     "now": N_("now"), "in_play": N_("in play"), "finished": N_("finished"), "playing": N_("playing"),
+    "capped": N_("over: the deal cap (as abandoned)"),
     "not_started": N_("not started"), "deals_n": N_("{deals} deals"),
     "score_page": N_("the scorer's page"), "watch_page": N_("the spectators' page"),
     "token_not_arbiter": N_("A table's link does not open the arbiter's desk: sign in as an arbiter."),
@@ -186,7 +190,17 @@ async def score(request: Request) -> Response:
     game = named(request.path_params["game"], "game")
     watch = f"{base_url(request)}/watch/{quoted(game)}"
     return page(request, "score.html", _("{game}: the scorer").format(game=game), "score.js",
-                {"game": game, "watch": watch}, game=game, watch=watch, qr=qr_data_uri(watch))
+                {"game": game, "watch": watch, "table": table_of(game)}, game=game, watch=watch, qr=qr_data_uri(watch))
+
+
+def table_of(game: str) -> dict[str, Any] | None:
+    """The tournament and tour of a tournament's table (``T/R/K``), for its page to ask
+    whether the table is over at the tournament's deal cap: the game's own document does
+    not know the cap (web/static/sheet.js)."""
+    from ledger.vocabulary.tournament_events import parse_table_game
+
+    parsed = parse_table_game(game)
+    return None if parsed is None else {"tournament": parsed[0], "tour": parsed[1]}
 
 
 @rule(ANYONE, PAGE)
@@ -196,7 +210,8 @@ async def watch(request: Request) -> Response:
     game = named(request.path_params["game"], "game")
     link = f"{base_url(request)}/watch/{quoted(game)}"
     checkpoint = await service.run(covering_checkpoint, service, game)
-    return page(request, "watch.html", _("{game}: the sheet").format(game=game), "watch.js", {"game": game},
+    return page(request, "watch.html", _("{game}: the sheet").format(game=game), "watch.js",
+                {"game": game, "table": table_of(game)},
                 game=game, link=link, qr=qr_data_uri(link), checkpoint=checkpoint)
 
 
@@ -439,7 +454,7 @@ async def club_player_number(request: Request) -> Response:
     return await service.run(at_position, service, request, render)
 
 
-PICTURE_STYLES = ("player.css",)  # the looks of projections/drawing that the pages share
+PICTURE_STYLES = ("player.css", "sheet.css")  # the looks of projections/drawing that the pages share
 
 
 @rule(ANYONE, FILE)

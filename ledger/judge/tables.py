@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ledger.judge.checks import is_arbiter
-from ledger.store.stored import BrokenChainError, StoredEvent
+from ledger.store.stored import BrokenChainError, StoredEvent, UnreadableEventError
 from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.club import RESERVED_PREFIX
@@ -73,6 +73,20 @@ def tournament_of(store: Store, game: str) -> tuple[TournamentState, int] | None
     from projections.tournament_state import fold_tournament
 
     return fold_tournament([s.event for s in stored]), len(stored)
+
+
+def deal_cap_of(store: Store, game: str) -> int | None:
+    """The deal cap of the tournament whose table ``game`` is (``T/R/K``): at it, the
+    table's pulka is over and settles as abandoned [Code 4.2.15]. None for any other
+    game, and when the tournament cannot be read (its own commands say why): the game is
+    then shown as its own events say."""
+    if parse_table_game(game) is None:
+        return None
+    try:
+        found = tournament_of(store, game)
+    except (BrokenChainError, Refused, UnreadableEventError):
+        return None
+    return found[0].started.deal_cap if found else None
 
 
 def check_table_game(store: Store, game: str, state: GameState | None, new: Sequence[AnyEvent]) -> dict[str, int]:

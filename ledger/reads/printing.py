@@ -13,7 +13,7 @@ from typing import Any
 from ledger.application import Ledger
 from ledger.desks.tournament import Tournaments
 from ledger.proofs.checkpoints import Attestations
-from ledger.reads.capped import deal_cap
+from ledger.judge.tables import deal_cap_of
 from ledger.reads.tournament_report import CaughtUp
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted
@@ -47,7 +47,7 @@ def printed_picture(ledger: Ledger, game: str, point: Point) -> tuple[dict[str, 
         cut(events, point)  # a point the game does not have is refused first, as for a pulka
         raise Refused("print", _("{game} is not a pulka: only a pulka's sheet and settlement are printed").format(
             game=repr(game)), _("a pulka's name"), field="game")
-    drawn = picture(events, point, deal_cap(ledger, game))
+    drawn = picture(events, point, deal_cap_of(ledger.store, game))
     return drawn, checkpoint_covering(ledger, game, drawn.get("event") or len(events))
 
 

@@ -551,3 +551,11 @@ def title_of(picture: dict[str, Any]) -> str:
 def svg_document(picture: dict[str, Any]) -> str:
     """A standalone SVG file: ``pulka sheet --svg``."""
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + draw(picture).svg + "\n"
+
+
+def page_sheet(picture: dict[str, Any]) -> str:
+    """The sheet alone, for a page of ``pulka serve`` that draws it inside itself (its
+    ``?part=sheet``): no title and no settlement panel (the page shows both as its own
+    text, in a phone's width), and no style of its own (the page links ``sheet.css``:
+    its policy allows no inline style)."""
+    return draw(picture, title=False, settlement=False, styled=False).svg + "\n"

@@ -307,8 +307,9 @@ var pulka = (function () {
   function standingsRows(s) {
     return s.standings.map(function (r) {
       var tours = r.tours.map(function (x) {
+        // a tour not yet closed: its table in play, or over (finished, abandoned, at the deal cap)
         return t("tour_n", { tour: x.tour }) + ": " + (x.whists > 0 ? "+" : "") + x.whists +
-          (x.in_play ? " (" + t("in_play") + ")" : "");
+          (x.in_play ? " (" + t(x.status === "playing" ? "in_play" : "over") + ")" : "");
       }).join("; ");
       return el("tr", { "data-player": r.player }, [
         el("td", { class: "num", text: String(r.place) }), el("td", { text: r.player }),
@@ -322,8 +323,9 @@ var pulka = (function () {
 
   function tableRows(doc, prefix) {
     return doc.tables.map(function (x) {
+      // capped: over at the tournament's deal cap [Code 4.2.15], not "playing"
       var status = x.version === 0 ? t("not_started") : t(x.status === "finished" ? "finished" :
-        x.status === "abandoned" ? "abandoned" : "playing");
+        x.status === "abandoned" ? "abandoned" : x.status === "capped" ? "capped" : "playing");
       var whists = x.whists ? Object.keys(x.whists).map(function (p) {
         return p + " " + (x.whists[p] > 0 ? "+" : "") + x.whists[p];
       }).join(", ") : "";

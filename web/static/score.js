@@ -265,8 +265,7 @@
     state = doc;
     if (!changed) return;
     $("who").textContent = P.whoDeals(state);
-    $("sheet").src = base + "/sheet.svg?v=" + state.version;
-    $("sheet").setAttribute("data-version", String(state.version));
+    pulkaSheet.show(base, state);
     document.body.setAttribute("data-version", String(state.version));
     P.fill($("deals"), (state.deals || []).slice().reverse().map(P.dealItem));
     var pencil = $("pencil-player");

@@ -18,12 +18,7 @@
     $("who").textContent = P.whoDeals(state);
     $("status").textContent = t(state.status);
     if (state.kind !== "pulka") return;
-    $("sheet").src = base + "/sheet.svg?v=" + version;
-    $("sheet").setAttribute("data-version", String(version));
-    var s = state.settlement;
-    document.querySelectorAll("#settlement-head .money").forEach(function (th) { th.hidden = !s.money; });
-    P.fill($("settlement-rows"), P.settlementRows(s));
-    P.fill($("transfers"), P.transferItems(s));
+    pulkaSheet.show(base, state);
     P.fill($("deals"), (state.deals || []).slice().reverse().map(P.dealItem));
   }
 

@@ -48,7 +48,8 @@ GENEROUS = Bounds(rate=1000, burst=1000, at_once=64)  # the suite's own pace is 
 # here fails the suite (say what it should be tried with). The event streams are tried on
 # a game and a tournament that do not exist: a test client cannot hold a stream open.
 SAMPLES = {"game": "t1", "tournament": "cup", "tour": "1", "token": "{token}", "account": "{victim}",
-           "name": "Anna", "command": "deal", "path": "0/000"}  # "path": a tile of the served log
+           "name": "Anna", "command": "deal", "path": "0/000",  # "path": a tile of the served log
+           "number": "deals"}  # "number": one of a player's statistics
 STREAM_SAMPLES = {"game": "no-such-game", "tournament": "no-such-cup"}
 PICTURE = {"name": "player.css"}
 

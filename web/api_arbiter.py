@@ -68,6 +68,24 @@ def links(request: Request, game: str, token: str | None = None) -> dict[str, st
     return out
 
 
+def token_holder(players: tuple[str, ...], holder: str) -> str:
+    """Who a table's token records as: a player of the game named in any case, else
+    ``scorer:NAME``; written ``scorer:NAME`` (the ledger's own form of a recorder who is not
+    a player, as ``--by`` and the README write it) it is that scorer, whatever NAME is.
+    Never ``arbiter:``: an arbiter records through his own account, not a table's token."""
+    holder = holder.strip()
+    scorer = holder.removeprefix("scorer:").strip() if holder.startswith("scorer:") else None
+    if not holder or holder.startswith("arbiter:") or scorer == "":
+        raise Refused("api", _("a token's holder is a player of the game or a scorer's name"),
+                      ", ".join(players) + ", or a name", field="holder")
+    if scorer is not None:
+        return f"scorer:{scorer}"
+    try:
+        return player_word(players, holder)
+    except Refused:
+        return f"scorer:{holder}"
+
+
 @rule(ARBITER, WRITE)
 async def issue_token(request: Request) -> Response:
     """A table's token for one game: who holds it records as that player (a player of the
@@ -80,14 +98,7 @@ async def issue_token(request: Request) -> Response:
     def issue() -> tuple[str, str]:
         worker = service.worker()
         players = service.at_head(game_name, lambda kept: tuple(getattr(kept.state, "players", ())))
-        holder = b.holder.strip()
-        if not holder or holder.startswith(("arbiter:", "scorer:")):
-            raise Refused("api", _("a token's holder is a player of the game or a scorer's name"),
-                          ", ".join(players) + ", or a name", field="holder")
-        try:
-            by = player_word(players, holder)
-        except Refused:
-            by = f"scorer:{holder}"
+        by = token_holder(players, b.holder)
         return worker.accounts.issue(game_name, by, principal.name), by
 
     from projections.drawing.qr import qr_svg

@@ -285,9 +285,10 @@ async def arbiter(request: Request) -> Response:
 async def arbiter_game(request: Request) -> Response:
     """The arbiter's desk at one table: the audit trail with its filters, the sheet as
     of any event, explain, diff, rulings and penalties, the table's tokens."""
-    game = request.path_params["game"]
+    game = named(request.path_params["game"], "game")
+    watch = f"{base_url(request)}/watch/{quoted(game)}"  # its QR code beside the scorer's, for the table
     return page(request, "desk.html", _("{game}: the arbiter's desk").format(game=game), "desk.js",
-                {"game": game}, game=game)
+                {"game": game}, game=game, watch=watch, qr=qr_data_uri(watch))
 
 
 @rule(ANYONE, PAGE)

@@ -7,6 +7,7 @@ encodes exactly that link, and the sign-in and desks' addresses; a table's token
 
 from __future__ import annotations
 
+import logging
 import re
 import socket
 from pathlib import Path
@@ -78,6 +79,17 @@ def test_every_address_is_printed_as_this_machines_never_0_0_0_0(monkeypatch: py
     assert reach.addresses("0.0.0.0", 8000, False, "https://pulka.club.example/") == ["https://pulka.club.example/"]
     monkeypatch.setattr(reach, "lan_address", lambda: "127.0.0.1")  # no network: one line, not the same twice
     assert reach.addresses("0.0.0.0", 8000, False, None) == ["http://127.0.0.1:8000/"]
+
+
+def test_uvicorns_line_with_an_address_no_phone_opens_is_left_out() -> None:
+    def line(message: str, *args: Any) -> logging.LogRecord:
+        return logging.LogRecord("uvicorn.error", logging.INFO, __file__, 1, message, args, None)
+
+    running = "Uvicorn running on %s://%s:%d (Press CTRL+C to quit)"
+    assert not reach.no_unopenable_address(line(running, "http", "0.0.0.0", 8000))
+    assert not reach.no_unopenable_address(line(running, "http", "[::]", 8000))
+    assert reach.no_unopenable_address(line(running, "http", "127.0.0.1", 8000))
+    assert reach.no_unopenable_address(line("Application startup complete."))
 
 
 def modules(drawing: str) -> list[list[int]]:

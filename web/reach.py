@@ -10,6 +10,7 @@ Nothing here sends a packet: the network address is the route the machine would 
 from __future__ import annotations
 
 import io
+import logging
 import socket
 
 from ledger.vocabulary import language
@@ -71,3 +72,11 @@ def desks_said(base: str) -> list[str]:
             url=f"{base}/arbiter"),
         _("tournaments and accounts: the director's desk, {url}").format(url=f"{base}/director"),
     ]
+
+
+def no_unopenable_address(record: logging.LogRecord) -> bool:
+    """A filter of uvicorn's log: its line ``Uvicorn running on http://0.0.0.0:8000`` left
+    out, an address no phone can open (the addresses to open are printed before it)."""
+    message = record.getMessage()
+    return not (message.startswith("Uvicorn running on") and any(
+        f"://{host}:" in message for host in ("0.0.0.0", "[::]", "::")))

@@ -238,6 +238,7 @@ def run_service(address: str, options: Options, banner: list[str] | None = None,
     if done is not None:
         click.echo(f"pulka serve: the store was upgraded from layout {done.was} to layout {done.now}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("uvicorn.error").addFilter(reach.no_unopenable_address)
     shown = reach.addresses(options.host, options.port, options.https, options.public_url)
     click.echo(f"pulka serve: store {store_label(address)}")
     if read_only is not None:

@@ -19,8 +19,10 @@ from click.testing import CliRunner
 
 from cli.main import main
 from ledger.vocabulary.refusal import Refused
+from tests.serving import account, client, sign_in
 from web import reach
 from web.api_arbiter import token_holder
+from web.pages import qr_data_uri
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -90,6 +92,42 @@ def test_uvicorns_line_with_an_address_no_phone_opens_is_left_out() -> None:
     assert not reach.no_unopenable_address(line(running, "http", "[::]", 8000))
     assert reach.no_unopenable_address(line(running, "http", "127.0.0.1", 8000))
     assert reach.no_unopenable_address(line("Application startup complete."))
+
+
+def test_links_asked_at_this_machines_own_address_give_its_network_address() -> None:
+    lan = "http://192.168.1.23:8000"
+    for asked in ("http://127.0.0.1:8000/", "http://localhost:8000/", "http://[::1]:8000/"):
+        assert reach.link_base(None, lan, asked) == lan
+        assert reach.link_base(None, None, asked) == asked.rstrip("/")  # listening on 127.0.0.1 alone
+        assert reach.link_base("https://pulka.club.example/", lan, asked) == "https://pulka.club.example"
+    assert reach.link_base(None, lan, "http://192.168.1.23:8000/") == lan
+    assert reach.link_base(None, lan, "http://10.8.0.2:8000/") == "http://10.8.0.2:8000"  # as the phone asked
+
+
+def test_the_network_address_is_known_to_a_service_on_every_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reach, "lan_address", lambda: "192.168.1.23")
+    assert reach.network_url("0.0.0.0", 8000, False, None) == "http://192.168.1.23:8000/"
+    assert reach.network_url("127.0.0.1", 8000, False, None) is None
+    assert reach.network_url("0.0.0.0", 8000, False, "https://pulka.club.example") is None
+    monkeypatch.setattr(reach, "lan_address", lambda: "127.0.0.1")
+    assert reach.network_url("0.0.0.0", 8000, False, None) is None
+
+
+def test_the_desk_opened_on_the_servers_machine_gives_codes_a_phone_opens(tmp_path: Path) -> None:
+    db = str(tmp_path / "pulka.db")
+    account(db, "igor", "arbiter")
+    lan = "http://192.168.1.23:8000"
+    with client(db, network_url=lan + "/") as c:
+        c.base_url = "http://127.0.0.1:8000"
+        headers = sign_in(c, "igor")
+        r = c.post("/api/games", json={"id": "new-game-0001", "game": "friday", "players": ["Anna", "Boris", "Vera"]},
+                   headers=headers)
+        assert r.status_code == 201, r.text
+        links = c.post("/api/games/friday/tokens", json={"holder": "Masha"}, headers=headers).json()["links"]
+        assert links["watch"] == f"{lan}/watch/friday" and links["score"].startswith(f"{lan}/score/friday#token=")
+        desk = c.get("/arbiter/game/friday").text
+        assert f'src="{qr_data_uri(f"{lan}/watch/friday")}"' in desk
+        assert "127.0.0.1" not in desk
 
 
 def modules(drawing: str) -> list[list[int]]:

@@ -17,6 +17,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from web.api_common import game_now, json, read, reused_doc
 from web.auth import ARBITER, READ, WRITE, needs, rule
+from web.reach import link_base
 from web.service import Duplicate, Reused, Service, request_digest
 
 _ = language._  # every text a person reads, in the request's language
@@ -61,7 +62,7 @@ class TokenIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 def links(request: Request, game: str, token: str | None = None) -> dict[str, str]:
     """The page addresses of a game: the spectators' and, with a token, the scorer's (the
     token after ``#``, which a browser never sends to a server nor in a referrer)."""
-    base = str(request.app.state.public_url or request.base_url).rstrip("/")
+    base = link_base(request.app.state.public_url, request.app.state.network_url, str(request.base_url))
     out = {"watch": f"{base}/watch/{quote(game, safe='')}"}
     if token is not None:
         out["score"] = f"{base}/score/{quote(game, safe='')}#token={token}"

@@ -45,6 +45,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from web.auth import ANYONE, FILE, PAGE, READ, rule
+from web.reach import link_base
 from web.service import Service
 
 _ = language._  # every text a person reads, in the request's language
@@ -141,7 +142,8 @@ def qr_data_uri(text: str) -> str:
 
 
 def base_url(request: Request) -> str:
-    return str(request.app.state.public_url or request.base_url).rstrip("/")
+    """The start of a page's links and QR codes (``reach.link_base``)."""
+    return link_base(request.app.state.public_url, request.app.state.network_url, str(request.base_url))
 
 
 def page(request: Request, template: str, title: str, script: str | None, data: dict[str, Any],

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import socket
+from urllib.parse import urlsplit
 
 from ledger.vocabulary import language
 
@@ -46,6 +47,28 @@ def lan_address(probe: tuple[str, int] = ROUTE_PROBE) -> str:
         except OSError:
             return LOOPBACK
     return LOOPBACK if found.startswith("127.") or found == "0.0.0.0" else found
+
+
+def link_base(public_url: str | None, network_url: str | None, asked: str) -> str:
+    """The start of the links a page or the API gives (a table's, the spectators'; their
+    QR codes): the public address; else the address the request was made at (``asked``),
+    except where that is this machine's own (127.0.0.1, localhost): a phone cannot open
+    it, and the service listening on every address knows one it can, ``network_url``."""
+    if public_url:
+        return public_url.rstrip("/")
+    host = urlsplit(asked).hostname or ""
+    if network_url and (host.startswith("127.") or host in ("localhost", "::1")):
+        return network_url.rstrip("/")
+    return asked.rstrip("/")
+
+
+def network_url(host: str, port: int, https: bool, public_url: str | None) -> str | None:
+    """This machine's address on the club's network, where the service listens on every
+    address and has no public one (and the machine has a network); else None."""
+    if public_url or host not in EVERY_ADDRESS:
+        return None
+    found = addresses(host, port, https, None)[0]
+    return None if urlsplit(found).hostname == LOOPBACK else found
 
 
 def terminal_qr(text: str) -> str:

@@ -154,10 +154,11 @@ def serve(ctx: click.Context, /, db: str | None, proxy_from: str | None, budget:
 
 
 def settings_of(address: str, options: Options, read_only: str | None = None) -> dict[str, Any]:
+    network = reach.network_url(options.host, options.port, options.https, options.public_url)
     return {"db": address, "secret": session_secret(address, read_only), "https": options.https,
-            "public_url": options.public_url, "threads": options.threads, "bounds": options.bounds,
-            "kept_games": options.kept_games, "read_only": read_only, "readers": options.readers,
-            "read_queue": options.read_queue, "switch_interval": options.switch_interval}
+            "public_url": options.public_url, "network_url": network, "threads": options.threads,
+            "bounds": options.bounds, "kept_games": options.kept_games, "read_only": read_only,
+            "readers": options.readers, "read_queue": options.read_queue, "switch_interval": options.switch_interval}
 
 
 def session_secret(address: str, read_only: str | None) -> str:

@@ -37,8 +37,11 @@ demo: $(DEMO_STAMP)
 	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
-# The live service on a demo club (a pulka under way, a director, the table's link) in
-# serve-demo.db: its addresses and a QR code are printed; SERVE_ARGS='--port 8080'.
+# The live service on a demo club (a pulka under way, a director, an arbiter, the table's
+# link) in serve-demo.db, listening on every address so that phones on the club's network
+# reach it: this machine's address on the network is printed, the table's scorer link and
+# the spectators' page each with a QR code, and where to sign in. SERVE_ARGS passes
+# options through: SERVE_ARGS='--port 8080', '--host 127.0.0.1' for this machine alone.
 serve: $(DEMO_STAMP)
 	$(PY) -m compileall -q ledger projections cli web
 	$(VENV)/bin/pulka --db serve-demo.db serve demo $(SERVE_ARGS)

@@ -17,6 +17,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from web.api_common import game_now, json, read, reused_doc
 from web.auth import ARBITER, READ, WRITE, needs, rule
+from web.reach import link_base
 from web.service import Duplicate, Reused, Service, request_digest
 
 _ = language._  # every text a person reads, in the request's language
@@ -61,11 +62,29 @@ class TokenIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 def links(request: Request, game: str, token: str | None = None) -> dict[str, str]:
     """The page addresses of a game: the spectators' and, with a token, the scorer's (the
     token after ``#``, which a browser never sends to a server nor in a referrer)."""
-    base = str(request.app.state.public_url or request.base_url).rstrip("/")
+    base = link_base(request.app.state.public_url, request.app.state.network_url, str(request.base_url))
     out = {"watch": f"{base}/watch/{quote(game, safe='')}"}
     if token is not None:
         out["score"] = f"{base}/score/{quote(game, safe='')}#token={token}"
     return out
+
+
+def token_holder(players: tuple[str, ...], holder: str) -> str:
+    """Who a table's token records as: a player of the game named in any case, else
+    ``scorer:NAME``; written ``scorer:NAME`` (the ledger's own form of a recorder who is not
+    a player, as ``--by`` and the README write it) it is that scorer, whatever NAME is.
+    Never ``arbiter:``: an arbiter records through his own account, not a table's token."""
+    holder = holder.strip()
+    scorer = holder.removeprefix("scorer:").strip() if holder.startswith("scorer:") else None
+    if not holder or holder.startswith("arbiter:") or scorer == "":
+        raise Refused("api", _("a token's holder is a player of the game or a scorer's name"),
+                      ", ".join(players) + ", or a name", field="holder")
+    if scorer is not None:
+        return f"scorer:{scorer}"
+    try:
+        return player_word(players, holder)
+    except Refused:
+        return f"scorer:{holder}"
 
 
 @rule(ARBITER, WRITE)
@@ -80,14 +99,7 @@ async def issue_token(request: Request) -> Response:
     def issue() -> tuple[str, str]:
         worker = service.worker()
         players = service.at_head(game_name, lambda kept: tuple(getattr(kept.state, "players", ())))
-        holder = b.holder.strip()
-        if not holder or holder.startswith(("arbiter:", "scorer:")):
-            raise Refused("api", _("a token's holder is a player of the game or a scorer's name"),
-                          ", ".join(players) + ", or a name", field="holder")
-        try:
-            by = player_word(players, holder)
-        except Refused:
-            by = f"scorer:{holder}"
+        by = token_holder(players, b.holder)
         return worker.accounts.issue(game_name, by, principal.name), by
 
     from projections.drawing.qr import qr_svg

@@ -101,6 +101,7 @@ class Settings:
     secret: str  # signs the session cookies; the same for every process of one club
     https: bool = False  # TLS in front (certificates, or a proxy): cookies are Secure, HSTS sent
     public_url: str | None = None  # the address people reach, for links and QR codes
+    network_url: str | None = None  # this machine's on the club's network, for links asked at 127.0.0.1
     threads: int = 8  # the writers' pool (``Service``)
     readers: int = READ_THREADS  # the readers' pool: what anyone may read
     read_queue: int = READ_QUEUE  # reads waiting or served at once, at most
@@ -566,4 +567,5 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
     app.state.tarpit = TARPIT
     app.state.hidden = hidden(settings.db)
     app.state.public_url = settings.public_url
+    app.state.network_url = settings.network_url
     return app

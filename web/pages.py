@@ -45,6 +45,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from web.auth import ANYONE, FILE, PAGE, READ, rule
+from web.reach import link_base
 from web.service import Service
 
 _ = language._  # every text a person reads, in the request's language
@@ -141,7 +142,8 @@ def qr_data_uri(text: str) -> str:
 
 
 def base_url(request: Request) -> str:
-    return str(request.app.state.public_url or request.base_url).rstrip("/")
+    """The start of a page's links and QR codes (``reach.link_base``)."""
+    return link_base(request.app.state.public_url, request.app.state.network_url, str(request.base_url))
 
 
 def page(request: Request, template: str, title: str, script: str | None, data: dict[str, Any],
@@ -285,9 +287,10 @@ async def arbiter(request: Request) -> Response:
 async def arbiter_game(request: Request) -> Response:
     """The arbiter's desk at one table: the audit trail with its filters, the sheet as
     of any event, explain, diff, rulings and penalties, the table's tokens."""
-    game = request.path_params["game"]
+    game = named(request.path_params["game"], "game")
+    watch = f"{base_url(request)}/watch/{quoted(game)}"  # its QR code beside the scorer's, for the table
     return page(request, "desk.html", _("{game}: the arbiter's desk").format(game=game), "desk.js",
-                {"game": game}, game=game)
+                {"game": game}, game=game, watch=watch, qr=qr_data_uri(watch))
 
 
 @rule(ANYONE, PAGE)

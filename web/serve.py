@@ -6,7 +6,7 @@
     pulka serve accounts                         # every account, and the log of their changes
     pulka serve role NAME ROLE | password NAME | disable NAME | enable NAME | remove NAME
     pulka serve second-factor on|off             # the club asks arbiters and directors for one
-    pulka serve demo                             # the demo club of `make serve`
+    pulka serve demo [--host H] [--port P]       # the demo club of `make serve` (every address)
 
 uvicorn serves the ASGI application of ``web.app``. With ``--certfile``/``--keyfile`` it
 speaks TLS itself; behind a reverse proxy that does, ``--public-url https://…`` and
@@ -31,7 +31,6 @@ import logging
 import os
 import secrets
 import signal
-import socket
 import sys
 import threading
 import time
@@ -44,9 +43,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ledger.store.backend import store_label, is_postgres_url
+from ledger.vocabulary import language
+from web import reach
 
 if TYPE_CHECKING:
     from ledger.store.event_store import StoreError
+
+_ = language._  # every text a person reads, in the language in effect
 
 DEFAULT_PORT = 8000
 SETTINGS_ENV = "PULKA_SERVE_SETTINGS"  # how ``--workers`` hands the settings to each process
@@ -93,7 +96,9 @@ class Options:
 @click.group(invoke_without_command=True)
 @click.option("--db", metavar="ADDRESS", help="The store: a SQLite file or a postgresql:// address (default: $PULKA_DB, "
               "or pulka.db).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on (0.0.0.0: every one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on: 0.0.0.0 for every one, so that phones on the club's network reach "
+                   "it (the links printed then give this machine's address on that network).")
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True)
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False), help="TLS: the certificate chain (PEM).")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), help="TLS: its private key (PEM).")
@@ -149,10 +154,11 @@ def serve(ctx: click.Context, /, db: str | None, proxy_from: str | None, budget:
 
 
 def settings_of(address: str, options: Options, read_only: str | None = None) -> dict[str, Any]:
+    network = reach.network_url(options.host, options.port, options.https, options.public_url)
     return {"db": address, "secret": session_secret(address, read_only), "https": options.https,
-            "public_url": options.public_url, "threads": options.threads, "bounds": options.bounds,
-            "kept_games": options.kept_games, "read_only": read_only, "readers": options.readers,
-            "read_queue": options.read_queue, "switch_interval": options.switch_interval}
+            "public_url": options.public_url, "network_url": network, "threads": options.threads,
+            "bounds": options.bounds, "kept_games": options.kept_games, "read_only": read_only,
+            "readers": options.readers, "read_queue": options.read_queue, "switch_interval": options.switch_interval}
 
 
 def session_secret(address: str, read_only: str | None) -> str:
@@ -215,7 +221,11 @@ def outlived(parent: int) -> threading.Thread:
     return watcher
 
 
-def run_service(address: str, options: Options, banner: list[str] | None = None) -> None:
+def run_service(address: str, options: Options, banner: list[str] | None = None,
+                codes: list[tuple[str, str]] | None = None) -> None:
+    """Serve the store: said on the terminal first, where people reach the service, its
+    bounds, the ``banner`` and the QR codes of ``codes`` (a caption and its link; by
+    default the club's front page) and where those who sign in go."""
     import uvicorn
 
     from ledger.store.event_store import StoreError
@@ -229,7 +239,8 @@ def run_service(address: str, options: Options, banner: list[str] | None = None)
     if done is not None:
         click.echo(f"pulka serve: the store was upgraded from layout {done.was} to layout {done.now}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    shown = addresses(options.host, options.port, options.https, options.public_url)
+    logging.getLogger("uvicorn.error").addFilter(reach.no_unopenable_address)
+    shown = reach.addresses(options.host, options.port, options.https, options.public_url)
     click.echo(f"pulka serve: store {store_label(address)}")
     if read_only is not None:
         click.echo(f"pulka serve: serving the store READ-ONLY, because it cannot be written: {read_only}")
@@ -237,12 +248,15 @@ def run_service(address: str, options: Options, banner: list[str] | None = None)
                    "nobody can sign in; let the service write its store and start it again to record")
     for line in shown:
         click.echo(f"  {line}")
-    click.echo(terminal_qr(shown[0]), nl=False)
     files = file_limit()
     bounds = Bounds(**options.bounds)
     bounds.streams = stream_cap(bounds.streams, files)
     click.echo(bounds_said(Limits(bounds), files))
     for line in banner or []:
+        click.echo(line)
+    for caption, link in codes or [(_("the club's front page"), shown[0])]:
+        click.echo(reach.shown_code(caption, link), nl=False)
+    for line in reach.desks_said(shown[0]):
         click.echo(line)
     uvicorn_options: dict[str, Any] = {
         "host": options.host, "port": options.port, "log_level": "info", "access_log": False,
@@ -304,39 +318,6 @@ def read_only_why(address: str, exc: StoreError) -> str | None:
     if why is None and not not_allowed(exc):
         return None
     return why or str(exc)
-
-
-def addresses(host: str, port: int, https: bool, public_url: str | None) -> list[str]:
-    """Where people reach the service: the public address, else this machine's."""
-    if public_url:
-        return [public_url.rstrip("/") + "/"]
-    scheme = "https" if https else "http"
-    hosts = [host]
-    if host in ("0.0.0.0", "::"):
-        hosts = [lan_address(), "127.0.0.1"]
-    return [f"{scheme}://{h}:{port}/" for h in hosts]
-
-
-def lan_address() -> str:
-    """This machine's address on its network (no packet is sent: a UDP socket is only
-    connected, to learn the route)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1, never reached
-            return str(probe.getsockname()[0])
-        except OSError:
-            return "127.0.0.1"
-
-
-def terminal_qr(text: str) -> str:
-    """A QR code of ``text`` drawn in the terminal (segno)."""
-    import io
-
-    import segno
-
-    out = io.StringIO()
-    segno.make(text, error="m").terminal(out=out, compact=True)
-    return out.getvalue()
 
 
 def read_password(password_file: str | None) -> str:
@@ -524,13 +505,19 @@ def second_factor_setting(obj: dict[str, Any], setting: str, by: str | None) -> 
 
 @serve.command()
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True)
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="0.0.0.0", show_default=True,
+              help="The address to listen on: every one, so that the phones on the club's network reach the demo "
+                   "at this machine's address (printed); 127.0.0.1 for this machine alone.")
+@click.option("--public-url", metavar="URL", help="The address people reach (behind a proxy), for the links and "
+              "QR codes printed, before this machine's own.")
 @click.pass_obj
-def demo(obj: dict[str, Any], port: int, host: str) -> None:
-    """Serve a demo club: a store with a pulka under way and a director, created on first use."""
+def demo(obj: dict[str, Any], port: int, host: str, public_url: str | None) -> None:
+    """Serve a demo club: a store with a pulka under way, a director and an arbiter, created
+    on first use; the table's scorer link and the spectators' page printed with their QR
+    codes, at this machine's address on the club's network."""
     from web.demo import demo_club
 
     address = served_store((obj or {}).get("db") or "serve-demo.db")
-    lines = demo_club(address, f"http://{host}:{port}")
-    run_service(address, Options(host=host, port=port), banner=lines)
-
+    options = Options(host=host, port=port, public_url=public_url)
+    club = demo_club(address, reach.addresses(host, port, options.https, public_url)[0])
+    run_service(address, options, banner=club.said, codes=club.codes)

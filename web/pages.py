@@ -238,9 +238,12 @@ async def tournament_report(request: Request) -> Response:
         return report_html(service.worker().ledger, name, service_caught_up)
 
     html = await service.run(made)
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    # A header is Latin-1: the plain name keeps only ASCII letters (a Cyrillic name made
+    # the header, and the answer, fail), the name itself goes as RFC 6266's filename*.
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in name)
     return Response(html, media_type="text/html; charset=utf-8", headers={
-        "content-disposition": f'attachment; filename="tournament-{safe}.html"',
+        "content-disposition": f"attachment; filename=\"tournament-{safe}.html\"; "
+                               f"filename*=UTF-8''{quote('tournament-' + name + '.html', safe='')}",
         "content-security-policy": "default-src 'none'; sandbox"})
 
 

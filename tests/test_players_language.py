@@ -154,7 +154,7 @@ def test_the_settlement_in_russian(store_url: str) -> None:
 def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
     ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
     told = ok(store_url, "deal", "Anna 6S w w 6 2 2", "--lang", "ru")
-    assert told.splitlines()[0] == ("раздача 1 (события 2-8): Anna 6S, Boris пас, Vera пас | Anna 6S | "
+    assert told.splitlines()[0] == ("раздача 1 (события 2-8): Anna 6♠, Boris пас, Vera пас | Anna 6♠ | "
                                     "Boris вист, Vera вист | Anna 6, Boris 2, Vera 2")
     assert "  Anna: пуля +2" in told and "  Boris: висты → Anna +4" in told
     assert "дальше: раздача 2: сдаёт Anna, первая рука — Boris" in told
@@ -166,7 +166,7 @@ def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
     assert ok(store_url, "export") == before  # the store as it was
     log = ok(store_url, "log", "--lang", "ru")
     assert log.startswith("журнал demo: показано 8, всего 8 событий")
-    assert "Anna заказывает 6S" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log
+    assert "Anna заказывает 6♠" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log
 
 
 def test_the_drawn_sheet_in_russian(store_url: str) -> None:
@@ -189,7 +189,7 @@ def test_the_judge_s_refusals_in_russian(store_url: str) -> None:
     cases = {
         "Anna 6S w w 6 2 3": "взятки в сумме дают 11, а не 10 [Кодекс 3.2.8]",  # 6 + 2 + 3 = 11
         # A bid must be above the last one; above 6S the next is 6C [Code 3.3.7, 2.2.2].
-        "6S 6S": "6S не выше текущей заявки 6S [Кодекс 3.3.7]; можно: пас, 6C или выше, мизер",
+        "6S 6S": "6♠ не выше текущей заявки 6♠ [Кодекс 3.3.7]; можно: пас, 6♣ или выше, мизер",
     }
     for line, said in cases.items():
         result = run(store_url, "deal", line, "--lang", "ru")
@@ -277,10 +277,10 @@ def test_the_reasons_beside_the_numbers_and_the_verdicts_in_russian(store_url: s
     corrected = ok(store_url, "correct", "13", "2", "--by", "Boris", "--yes", "--lang", "ru")
     assert "исправлено; первая засчитанная ошибка (записал Vera): предупреждение" in corrected
     gora = ok(store_url, "explain", "Anna.гора", "--lang", "ru")
-    assert gora.splitlines()[1].endswith(": 6S без 1")
+    assert gora.splitlines()[1].endswith(": 6♠ без 1")
     assert gora.splitlines()[2].endswith(": распасы x1: 3 взятки, амнистия 2")
     whists = ok(store_url, "explain", "Boris.висты.Anna", "--lang", "ru")
-    assert whists.splitlines()[1].endswith(": 3 взятки на 6S") and whists.splitlines()[2].endswith(": консоляция")
+    assert whists.splitlines()[1].endswith(": 3 взятки на 6♠") and whists.splitlines()[2].endswith(": консоляция")
     log = ok(store_url, "log", "--lang", "ru")
     assert "действует [Кодекс 4.2.7]: исправлено; первая засчитанная ошибка (записал Vera): предупреждение" in log
     english = ok(store_url, "explain", "Anna.gora", "--lang", "en")

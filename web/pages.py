@@ -362,6 +362,8 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
     from projections.archive import select_pulkas
+    from ledger.vocabulary.wording import spoken_text
+    from projections.stat_names import number_name
     from projections.stats import refs_doc, stats_doc
 
     ledger = service.worker().ledger
@@ -383,8 +385,9 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     pulkas = [(p["game"], p["whists"]) for p in stats["pulkas"]]
     if pulkas:
         charts.append(bar_chart(pulkas, _("result of each pulka, whists")))
-    numbers = [{"name": k, "count": n["count"], "whists": whists_text(n.get("whists")),
-                "deals": [{**d, "whists": whists_text(d.get("whists")), "quoted": quote(d["game"], safe="/")}
+    numbers = [{"name": k, "title": number_name(k), "count": n["count"], "whists": whists_text(n.get("whists")),
+                "deals": [{**d, "whists": whists_text(d.get("whists")), "text": spoken_text(d["text"]),
+                           "quoted": quote(d["game"], safe="/")}
                           for d in refs_doc(found, k, found.numbers[k])["deals"]]}
                for k, n in stats["numbers"].items()]
     return {"player": found.player, "charts": charts, "numbers": numbers, "moves": moves, "hint": hint,

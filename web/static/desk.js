@@ -41,7 +41,7 @@
     var e = events[n - 1];
     $("as-of").textContent = t("as_of", { n: n, count: count, text: e ? e.text : "" });
     document.body.setAttribute("data-at", String(n));
-    $("sheet").src = base + "/sheet.svg?at=" + n + "&v=" + count;
+    $("sheet").src = P.withLang(base + "/sheet.svg?at=" + n + "&v=" + count);  // in the page's language
     var mine = ++asking;
     P.api("GET", base + "/settlement?at=" + n).then(function (r) {
       if (mine !== asking || r.status !== 200) return;

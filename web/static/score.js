@@ -265,7 +265,7 @@
     state = doc;
     if (!changed) return;
     $("who").textContent = P.whoDeals(state);
-    $("sheet").src = base + "/sheet.svg?v=" + state.version;
+    $("sheet").src = P.withLang(base + "/sheet.svg?v=" + state.version);  // the drawn sheet in the page's language
     $("sheet").setAttribute("data-version", String(state.version));
     document.body.setAttribute("data-version", String(state.version));
     P.fill($("deals"), (state.deals || []).slice().reverse().map(P.dealItem));

@@ -18,7 +18,7 @@
     $("who").textContent = P.whoDeals(state);
     $("status").textContent = t(state.status);
     if (state.kind !== "pulka") return;
-    $("sheet").src = base + "/sheet.svg?v=" + version;
+    $("sheet").src = P.withLang(base + "/sheet.svg?v=" + version);  // the drawn sheet in the page's language
     $("sheet").setAttribute("data-version", String(version));
     var s = state.settlement;
     document.querySelectorAll("#settlement-head .money").forEach(function (th) { th.hidden = !s.money; });

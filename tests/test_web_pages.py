@@ -270,7 +270,8 @@ def test_a_pulka_recorded_by_touch_is_pulka_sheet_and_a_spectator_follows_every_
     sheet = cli(club.served.db, "sheet", "touch")
     assert sheet == cli(typed, "sheet", "touch")
     page_sheet = scorer.find_element(By.ID, "sheet").get_attribute("src")
-    assert page_sheet is not None and page_sheet.endswith(f"v={club.state('touch')['version']}")
+    # the last version, drawn in the page's language
+    assert page_sheet is not None and page_sheet.endswith(f"v={club.state('touch')['version']}&lang=en")
     transfers = [li.text for li in spectator.find_elements(By.CSS_SELECTOR, "#transfers li")]
     settle = club.state("touch")["settlement"]
     assert transfers == [f"{t['from']} pays {t['to']} {t['whists']} whists" + (f" ({t['money']})" if t.get("money")

@@ -83,7 +83,7 @@ async def issue_token(request: Request) -> Response:
         holder = b.holder.strip()
         if not holder or holder.startswith(("arbiter:", "scorer:")):
             raise Refused("api", _("a token's holder is a player of the game or a scorer's name"),
-                          ", ".join(players) + ", or a name", field="holder")
+                          _("{players}, or a name").format(players=", ".join(players)), field="holder")
         try:
             by = player_word(players, holder)
         except Refused:

@@ -54,6 +54,16 @@ TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"
                                undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 TEMPLATES.globals.update(_=language._, ngettext=language.ngettext)
 
+# The kinds of event the arbiter's audit trail is filtered by (the log's own words, which
+# the API takes) and what a person reads for each (desk.html).
+AUDIT_KINDS = {
+    "bid": N_("bids"), "contract": N_("contracts"), "defence": N_("defence calls"), "tricks": N_("tricks"),
+    "entry": N_("entries by hand"), "correction": N_("corrections"), "objection": N_("objections"),
+    "penalty": N_("penalties"), "ruling": N_("rulings"), "pencil_down": N_("pencil put down"),
+    "withdrawn": N_("records withdrawn"), "annulled": N_("deals annulled"),
+}
+TEMPLATES.globals["audit_kinds"] = AUDIT_KINDS
+
 # The texts the pages' scripts show, in the page's language (the script reads them from
 # the page's JSON block). ``{name}`` fields are filled by the script.
 SCRIPT_TEXTS: dict[str, str] = {
@@ -94,6 +104,7 @@ SCRIPT_TEXTS: dict[str, str] = {
     "preview_writes": N_("it would write: {writes}"), "nothing_written": N_("nothing"),
     # the arbiter and the director
     "as_of": N_("As of event {n} of {count}: {text}"), "signed_in_as": N_("signed in as {by}"),
+    "holder": N_("{name} ({role})"), "role_arbiter": N_("arbiter"), "role_scorer": N_("scorer"),
     "sign_in_first": N_("Sign in as an arbiter to use this desk."), "no_rows": N_("nothing"),
     "token_issued": N_("The table's link for {by} (shown once):"), "revoked": N_("revoked"),
     "revoke": N_("revoke"), "created": N_("created: {what}"), "done": N_("done"),

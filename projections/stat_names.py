@@ -2,7 +2,7 @@
 
 A number of ``projections.stats`` has a key (``pulkas.in_play``, ``contracts.6NT.made``,
 ``vs.Анна.ahead``): what ``pulka stats NAME NUMBER`` is typed with, and what the JSON
-documents and the pages' ``data-number`` keep. A page shows its name instead
+documents and the pages' ``data-number`` keep (a test finds a row by it). A page shows its name instead
 (``number_name``): ``пульки в игре``, ``игры 6БК: сыграны``, ``за одним столом — Анна:
 впереди``: a contract in the players' notation, another player's name where Russian
 keeps it in the nominative (after a dash or a colon), so that no case has to be chosen.

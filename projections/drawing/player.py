@@ -230,7 +230,7 @@ def player_html(history: dict[str, Any] | None, stats: dict[str, Any] | None) ->
             deals = (f'<details><summary>{len(refs)}</summary><table class="refs"><tr><th>{_e(_("game"))}</th>'
                      f'<th>{_e(_("deal"))}</th><th>{_e(_("event"))}</th><th>{_e(_("whists"))}</th>'
                      f'<th>{_e(_("what"))}</th></tr>{items}</table></details>') if refs else "0"
-            rows.append(f'<tr data-number="{_e(name)}"><td title="{_e(name)}">{_e(number_name(name))}</td>'
+            rows.append(f'<tr data-number="{_e(name)}"><td>{_e(number_name(name))}</td>'
                         f'<td class="num count">{n["count"]}</td>'
                         f'<td class="num">{_e(whists_text(n.get("whists")))}</td><td>{deals}</td></tr>')
         body.append(f'<section id="numbers"><h2>{_e(_("statistics"))}</h2><p class="hint">'

@@ -275,14 +275,14 @@ def test_the_reasons_beside_the_numbers_and_the_verdicts_in_russian(store_url: s
     ok(store_url, "entry", "Vera", "whists", "4", "--on", "Boris", "-q")
     ok(store_url, "pencil", "Vera", "-q")
     corrected = ok(store_url, "correct", "13", "2", "--by", "Boris", "--yes", "--lang", "ru")
-    assert "исправлено; первая засчитанная ошибка (записал Vera): предупреждение" in corrected
+    assert "исправлено; первая засчитанная ошибка (запись: Vera): предупреждение" in corrected
     gora = ok(store_url, "explain", "Anna.гора", "--lang", "ru")
     assert gora.splitlines()[1].endswith(": 6♠ без 1")
     assert gora.splitlines()[2].endswith(": распасы x1: 3 взятки, амнистия 2")
     whists = ok(store_url, "explain", "Boris.висты.Anna", "--lang", "ru")
     assert whists.splitlines()[1].endswith(": 3 взятки на 6♠") and whists.splitlines()[2].endswith(": консоляция")
     log = ok(store_url, "log", "--lang", "ru")
-    assert "действует [Кодекс 4.2.7]: исправлено; первая засчитанная ошибка (записал Vera): предупреждение" in log
+    assert "действует [Кодекс 4.2.7]: исправлено; первая засчитанная ошибка (запись: Vera): предупреждение" in log
     english = ok(store_url, "explain", "Anna.gora", "--lang", "en")
     assert english.splitlines()[1].endswith(": 6S down 1")
     assert english.splitlines()[2].endswith(": raspasy x1: 3 tricks, amnesty 2")

@@ -42,6 +42,7 @@ from projections.report import Point, render_settlement
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.wording import convention_name
+from ledger.words.table import opens_with_declarer
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -118,8 +119,12 @@ class Session:
         return {"db": self.address, "game": self.game, "kept": self.kept}
 
     def take(self, text: str, first: str) -> None:
-        """One line: a deal line or ``u`` through the desk, anything else as a command."""
-        if first in UNDO and len(text.split()) == 1:
+        """One line: a deal line or ``u`` through the desk, anything else as a command. A
+        line that opens with its declarer and his contract is a deal line whatever its first
+        word is also (``u 6S w w 6 2 2`` is Uma's deal, ``log 7H …`` Logan's)."""
+        if opens_with_declarer(self.state.players, text):
+            self.deal_line(text)
+        elif first in UNDO and len(text.split()) == 1:
             self.record(lambda desk: desk.undo(self.game, by=self.by))
         elif first in UNDO:
             run_in_session(["undo", *text.split()[1:]], self.obj())
@@ -132,11 +137,14 @@ class Session:
             if words is not None:
                 run_in_session(words, self.obj())
         else:
-            words = text.split()
-            line = " ".join(w for w in words if w not in FLAGS)
-            again, leave_open = "--again" in words, "--leave-open" in words
-            yes = "--yes" in words or "-y" in words
-            self.record(lambda desk: self.deal(desk, line, again, leave_open, yes))
+            self.deal_line(text)
+
+    def deal_line(self, text: str) -> None:
+        words = text.split()
+        line = " ".join(w for w in words if w not in FLAGS)
+        again, leave_open = "--again" in words, "--leave-open" in words
+        yes = "--yes" in words or "-y" in words
+        self.record(lambda desk: self.deal(desk, line, again, leave_open, yes))
 
     def deal(self, desk: PulkaDesk, line: str, again: bool, leave_open: bool, yes: bool) -> Told:
         """A deal line through the desk; a result the desk doubts is asked about
@@ -214,9 +222,10 @@ def play(game: str | None, db: str | None) -> None:
             click.echo()
             break
         first = text.split()[0].lower() if text else ""
-        if first in END:
+        deal = opens_with_declarer(s.state.players, text)  # Quinn's "q 6S w w 6 2 2" is his deal, not the end
+        if first in END and not deal:
             break
-        if first in HELP:
+        if first in HELP and not deal:
             click.echo(_(HELP_TEXT))
         elif text:
             before, over = s.state.folded, s.state.over

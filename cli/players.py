@@ -117,7 +117,7 @@ def players(as_json: bool, as_csv: bool, date_from: str | None, date_to: str | N
         elif as_csv:
             emit_csv(PLAYER_COLUMNS, [player_row(s) for s in items])
         else:
-            click.echo(render_summaries(items, filter_text(start, end, convention, time_)), nl=False)
+            click.echo(render_summaries(items, filter_said(start, end, convention, time_)), nl=False)
 
 
 def player_row(s: Summary) -> list[Any]:
@@ -153,7 +153,7 @@ def player(name: str, as_json: bool, date_from: str | None, date_to: str | None,
         if as_json:
             emit(player_pulkas_doc(found))
         else:
-            click.echo(render_player_pulkas(found, filter_text(start, end, convention, time_)), nl=False)
+            click.echo(render_player_pulkas(found, filter_said(start, end, convention, time_)), nl=False)
 
 
 @click.command()

@@ -108,7 +108,7 @@ def rating(name: str | None, at: str | None, as_known: str | None, convention: s
     with opened(db) as ledger, caught_up_or_refused(ledger) as views:
         rated = club_rating(views, then, convention, other)
     if name is None:
-        _table(rated, told, as_json, as_csv, as_html)
+        _table(rated, told, as_json, as_csv, as_html, filter_said(None, None, convention, when, as_known is not None))
         return
     found = model.rating_history(rated.changes, rated.who, name)
     if found is None:
@@ -132,7 +132,9 @@ def rating(name: str | None, at: str | None, as_known: str | None, convention: s
                                                rated.model), nl=False)
 
 
-def _table(rated: ClubRating, told: str, as_json: bool, as_csv: bool, as_html: bool) -> None:
+def _table(rated: ClubRating, told: str, as_json: bool, as_csv: bool, as_html: bool, said: str) -> None:
+    """The club's rating table; ``told``: its filter as the documents keep it (English),
+    ``said``: as the reader reads it."""
     lines = rated.table()
     doc = model.table_doc(lines, told, rated.model)
     if as_json:
@@ -146,7 +148,7 @@ def _table(rated: ClubRating, told: str, as_json: bool, as_csv: bool, as_html: b
         histories = [h for x in lines if (h := model.rating_history(rated.changes, who, x.player)) is not None]
         click.echo(club_html(doc, [model.rating_history_doc(h, told, rated.model) for h in histories]), nl=False)
     else:
-        click.echo(model.render_table(lines, told, rated.model), nl=False)
+        click.echo(model.render_table(lines, said, rated.model), nl=False)
 
 
 @click.command("rating-model")

@@ -230,7 +230,8 @@ def print_standings(name: str, as_json: bool, tour: int | None, time_: str | Non
         if as_json:
             emit(standings_doc(table))
         else:
-            point = "replayed to its close" if tour is not None else (f"as of {time_}" if time_ else "now")
+            point = (_("replayed to its close") if tour is not None
+                     else _("as of {time}").format(time=time_) if time_ else _("now"))
             click.echo(render_standings(table, state, point), nl=False)
 
 

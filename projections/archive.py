@@ -21,6 +21,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal
 
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, Defence, ForeignEvent
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.rules import ALIASES
@@ -28,7 +29,9 @@ from projections.game import GameState
 from projections.numbers import money_context, number
 from projections.report import capped, settlement_of
 from projections.report import deals_done as deals_done
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary.wording import convention_name, spoken_count
+
+_ = language._  # every text a person reads, in the language in effect
 
 Status = Literal["playing", "finished", "abandoned", "capped"]
 OVER: frozenset[str] = frozenset({"finished", "abandoned", "capped"})
@@ -335,14 +338,16 @@ def _avg(x: Fraction | None) -> str:
 
 def render_summaries(items: Sequence[Summary], describe: str) -> str:
     """The table of ``pulka players``."""
-    lines = [f"players ({describe})", ""]
+    lines = [_("players ({point})").format(point=describe), ""]
     if not items:
-        return "\n".join(lines + ["no pulkas"]) + "\n"
+        return "\n".join(lines + [_("no pulkas")]) + "\n"
     width = max(12, *(len(s.player) + 2 for s in items))
     with_money = any(s.money is not None for s in items)
-    head = (f"{'player':<{width}}{'pulkas':>7}{'fin':>5}{'aband':>6}{'play':>5}{'whists':>9}"
-            f"{'average':>9}{'best':>7}{'worst':>7}")
-    lines.append(head + (f"{'money':>11}" if with_money else ""))
+    # the columns' words outside the f-string, where the catalogue's extraction sees them
+    player, pulkas, fin, aband, play, whists = _("player"), _("pulkas"), _("fin"), _("aband"), _("play"), _("whists")
+    average, best, worst, money = _("average"), _("best"), _("worst"), _("money")
+    head = f"{player:<{width}}{pulkas:>7}{fin:>5}{aband:>6}{play:>5}{whists:>9}{average:>9}{best:>7}{worst:>7}"
+    lines.append(head + (f"{money:>11}" if with_money else ""))
     for s in items:
         row = (f"{s.player:<{width}}{s.pulkas:>7}{s.finished:>5}{s.abandoned:>6}{s.in_play:>5}{s.whists:>+9}"
                f"{_avg(s.average):>9}{_opt(s.best):>7}{_opt(s.worst):>7}")
@@ -350,8 +355,8 @@ def render_summaries(items: Sequence[Summary], describe: str) -> str:
             row += f"{'-' if s.money is None else str(s.money):>11}"
         lines.append(row)
     lines.append("")
-    lines.append("Counted: pulkas finished, abandoned or stopped at a deal cap; whists are rounded "
-                 "settlements [Code 4.2.12]; 'play' are still in play (not counted).")
+    lines.append(_("Counted: pulkas finished, abandoned or stopped at a deal cap; whists are rounded "
+                   "settlements [Code 4.2.12]; 'play' are still in play (not counted)."))
     return "\n".join(lines) + "\n"
 
 
@@ -362,22 +367,27 @@ def _opt(x: int | None) -> str:
 def render_player_pulkas(h: PlayerPulkas, describe: str) -> str:
     """The history of ``pulka player``."""
     also = [s for s in h.spellings if s != h.player]
-    lines = [f"{h.player} ({describe})" + (f"; also written {', '.join(also)}" if also else ""), ""]
+    lines = [f"{h.player} ({describe})" + ("; " + _("also written {names}").format(names=", ".join(also)) if also else ""),
+             ""]
     gw = max(6, *(len(line.row.game) + 2 for line in h.lines))
     with_money = any(line.money is not None for line in h.lines)
-    lines.append(f"{'date':<12}{'game':<{gw}}{'convention':<12}{'seat':<6}{'players':<30}{'result':>8}"
-                 f"{'running':>9}" + (f"{'money':>10}" if with_money else "") + "  status")
+    date, game, convention, seat, players = _("date"), _("game"), _("convention"), _("seat"), _("players")
+    result, running, money = _("result"), _("running"), _("money")
+    lines.append(f"{date:<12}{game:<{gw}}{convention:<12}{seat:<6}{players:<30}{result:>8}{running:>9}"
+                 + (f"{money:>10}" if with_money else "") + "  " + _("status"))
     for line in h.lines:
         row = line.row
         players = ", ".join(row.everyone)
         seat = f"{line.seat}/{len(row.everyone)}"
-        text = (f"{row.date:<12}{row.game:<{gw}}{row.convention:<12}{seat:<6}{players:<30}"
+        text = (f"{row.date:<12}{row.game:<{gw}}{convention_name(row.convention):<12}{seat:<6}{players:<30}"
                 f"{line.whists:>+8}{line.running:>+9}")
         if with_money:
             text += f"{line.money or '-':>10}"
-        lines.append(text + f"  {row.result.status}")
+        lines.append(text + f"  {_(row.result.status)}")
     s = h.summary
     lines.append("")
-    lines.append(f"{counted(s.pulkas, 'pulka')} over ({s.finished} finished, {s.abandoned} abandoned), "
-                 f"{s.in_play} in play; total {s.whists:+d} whists, average {_avg(s.average)}")
+    lines.append(_("{pulkas} over ({finished} finished, {abandoned} abandoned), {in_play} in play; total {whists} "
+                   "whists, average {average}").format(pulkas=spoken_count(s.pulkas, "pulka"), finished=s.finished,
+                                                       abandoned=s.abandoned, in_play=s.in_play,
+                                                       whists=f"{s.whists:+d}", average=_avg(s.average)))
     return "\n".join(lines) + "\n"

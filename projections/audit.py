@@ -19,6 +19,7 @@ from functools import singledispatch
 from typing import Any
 
 from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.wording import convention_name, spoken_text
 from ledger.vocabulary.refusal import excerpt
@@ -144,10 +145,19 @@ def _pencil_down(event: PencilDown) -> str:
     return _("{player} puts the pencil down").format(player=event.player)
 
 
+# A correction's fields as a person reads them (the log keeps the event's own names).
+_FIELDS = {"tricks": N_("tricks"), "contract": N_("contract"), "bid": N_("bid"), "call": N_("call"),
+           "amount": N_("amount"), "column": N_("column"), "on": N_("on"), "player": N_("player")}
+
+
 @describe.register(Correction)
 def _correction(event: Correction) -> str:
+    def field(k: str) -> str:
+        return _(_FIELDS[k]) if k in _FIELDS else k
+
     fields = ", ".join(
-        f"{k} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict) else f"{k}={v}"
+        f"{field(k)} " + ", ".join(f"{p} {t}" for p, t in v.items()) if isinstance(v, dict)
+        else f"{field(k)}={spoken(v) if isinstance(v, str) else v}"
         for k, v in event.replacement.items()
     )
     waived = " " + _("(penalty waived)") if event.penalty == "waived" else ""
@@ -277,8 +287,8 @@ def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction])
     credit = None
     if credited != n:
         result = state.events[credited - 1]
-        credit = (f"the result of deal {event.deal}: credited to event {credited} "
-                  f"({describe(state.content(credited))}, recorded by {result.by})")
+        credit = _("the result of deal {deal}: credited to event {event} ({what}, recorded by {by})").format(
+            deal=event.deal, event=credited, what=describe(state.content(credited)), by=result.by)
     return AuditRow(
         n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
         effect.effective if effect else None, effect.rule if effect else None,

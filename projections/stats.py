@@ -59,6 +59,7 @@ from typing import Any
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
 from ledger.vocabulary.names import name_key
+from ledger.vocabulary.wording import said
 from projections.archive import Alias, PulkaRow, identities
 from projections.deal_state import DealState
 from projections.deal_text import events_by_deal, deal_story
@@ -247,9 +248,9 @@ def counted_of(game: str, text: str, stories: Mapping[str, str]) -> Counted:
     doc = json.loads(text)
     out: Counted = []
     for told, groups in ((False, doc["deals"]), (True, doc["records"])):
-        for numbers_, deal, event, whists, *said in groups:
+        for numbers_, deal, event, whists, *kept_text in groups:
             ref = Ref(game, deal, event, None if whists is None else Fraction(*whists) if isinstance(whists, list)
-                      else Fraction(whists), said[0] if told else stories[str(deal)])
+                      else Fraction(whists), kept_text[0] if told else stories[str(deal)])
             out.extend((number_, ref) for number_ in numbers_)
     return out
 
@@ -326,7 +327,10 @@ def _count_pulka(numbers: dict[str, StatTally], row: PulkaRow, names: set[str], 
     me = own[0]
     whists = result.whists[me]
     lines.append(PulkaLine(row.game, row.date, result.status, whists))
-    ref = Ref(row.game, None, None, Fraction(whists), f"{row.date} {row.game}: {whists:+d} ({result.status})")
+    # Said, not formatted: made in English, read in the reader's language (its status too).
+    ref = Ref(row.game, None, None, Fraction(whists), said("{date} {game}: {whists} ({status})", date=row.date,
+                                                             game=row.game, whists=f"{whists:+d}",
+                                                             status=said(result.status)))
     if not result.over:
         numbers["pulkas.in_play"].add(ref)
         return
@@ -340,7 +344,8 @@ def _count_pulka(numbers: dict[str, StatTally], row: PulkaRow, names: set[str], 
         theirs = result.whists[other]
         base = f"vs.{display(key(other))}"
         diff = whists - theirs
-        vs = Ref(row.game, None, None, Fraction(diff), f"{row.date} {row.game}: {whists:+d} against {theirs:+d}")
+        vs = Ref(row.game, None, None, Fraction(diff), said("{date} {game}: {whists} against {theirs}", date=row.date,
+                                                            game=row.game, whists=f"{whists:+d}", theirs=f"{theirs:+d}"))
         numbers.setdefault(base, StatTally()).add(vs)
         side = "ahead" if diff > 0 else "behind" if diff < 0 else "level"
         numbers.setdefault(f"{base}.{side}", StatTally()).add(vs)

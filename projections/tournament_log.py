@@ -22,56 +22,78 @@ from ledger.vocabulary.tournament_events import (
     YellowCard,
     table_game,
 )
-from ledger.vocabulary.wording import counted
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
+from ledger.vocabulary.wording import convention_name, spoken_count
 from projections.game import rules_of
 from projections.tournament_state import TournamentState, as_tournament_event, tie_breaks_text
 
+_ = language._  # every text a person reads, in the language in effect
+
+_ENDS = {"finished": N_("finished"), "abandoned": N_("abandoned"), "capped": N_("capped")}  # how a table's pulka ended
+
 
 def effect(event: TournamentEvent, state: TournamentState) -> str:
-    """What one event of the tournament did, for ``pulka tournament log``."""
+    """What one event of the tournament did, for ``pulka tournament log``, in the reader's
+    language."""
     match event:
         case TournamentStarted():
-            s = event
-            parts = [f"{len(s.players)} players", f"{rules_of(s).convention}, pulya to {s.pulya}",
-                     f"tables of {s.table_size}"]
-            if s.tours is not None:
-                parts.append(counted(s.tours, "tour"))
-            if s.deal_cap is not None:
-                parts.append(f"deal cap {s.deal_cap}")
-            if s.cutoff:
-                parts.append("cut-off " + ", ".join(f"{'*' if g.upto is None else g.upto}:{g.rate}" for g in s.cutoff))
-            if s.tie_breaks != DEFAULT_TIE_BREAKS:
-                parts.append(f"ties broken by {tie_breaks_text(s)}")
-            if s.removal_below is not None:
-                parts.append(f"removal below {s.removal_below:+d}")
-            for rule in s.cuts:
-                parts.append(f"after tour {rule.after_tour} the first {rule.keep} go on")
-            if s.final_table is not None:
-                parts.append(f"final table of {s.final_table}")
-            return f"tournament {s.game} started: " + "; ".join(parts)
+            return _("tournament {name} started: {what}").format(name=event.game, what="; ".join(_started(event)))
         case Seated():
-            how = {"manual": "by hand", "lot": f"by lot (seed {event.seed})", "swiss": "Swiss, by the standings",
-                   "final": "the final table"}[event.method]
-            return f"tour {event.tour}, table {event.table} ({table_game(state.name, event.tour, event.table)}): " \
-                   f"{', '.join(event.players)}; {how}"
+            how = {"manual": _("by hand"), "lot": _("by lot (seed {seed})").format(seed=event.seed),
+                   "swiss": _("Swiss, by the standings"), "final": _("the final table")}[event.method]
+            return _("tour {tour}, table {table} ({game}): {players}; {how}").format(
+                tour=event.tour, table=event.table, game=table_game(state.name, event.tour, event.table),
+                players=", ".join(event.players), how=how)
         case TourClosed():
             tables = "; ".join(
-                f"table {t.table} {t.end} after {counted(t.deals, 'deal')}: "
-                + ", ".join(f"{p} {w:+d}" for p, w in t.whists.items())
+                _("table {table} {end} after {deals}: {whists}").format(
+                    table=t.table, end=_(_ENDS[t.end]), deals=spoken_count(t.deals, "deal"),
+                    whists=", ".join(f"{p} {w:+d}" for p, w in t.whists.items()))
                 for t in event.tables
             )
-            return f"tour {event.tour} closed: {tables}"
+            return _("tour {tour} closed: {tables}").format(tour=event.tour, tables=tables)
         case YellowCard():
             n = len(state.cards.get(event.player, []))
-            return f"yellow card {n} to {event.player} in tour {event.tour}" + (f": {event.reason}" if event.reason else "")
+            return _("yellow card {n} to {player} in tour {tour}").format(n=n, player=event.player, tour=event.tour) \
+                + _reason(event.reason)
         case Removed():
-            return f"{event.player} sits out tour {event.tour}" + (f": {event.reason}" if event.reason else "")
+            return _("{player} sits out tour {tour}").format(player=event.player, tour=event.tour) + _reason(event.reason)
         case Disqualified():
-            return f"{event.player} disqualified in tour {event.tour}" + (f": {event.reason}" if event.reason else "")
+            return _("{player} disqualified in tour {tour}").format(player=event.player, tour=event.tour) \
+                + _reason(event.reason)
         case CutMade():
-            return f"cut after tour {event.after_tour}: {len(event.kept)} go on ({', '.join(event.kept)})"
+            return _("cut after tour {tour}: {n} go on ({players})").format(tour=event.after_tour, n=len(event.kept),
+                                                                            players=", ".join(event.kept))
         case _:
             assert_never(event)
+
+
+def _reason(reason: str | None) -> str:
+    return f": {reason}" if reason else ""
+
+
+def _started(s: TournamentStarted) -> list[str]:
+    """The rules a tournament started with, each said in the reader's language."""
+    parts = [spoken_count(len(s.players), "player"),
+             _("{convention}, pulya to {pulya}").format(convention=convention_name(rules_of(s).convention), pulya=s.pulya),
+             _("tables of {size}").format(size=s.table_size)]
+    if s.tours is not None:
+        parts.append(spoken_count(s.tours, "tour"))
+    if s.deal_cap is not None:
+        parts.append(_("deal cap {cap}").format(cap=s.deal_cap))
+    if s.cutoff:
+        parts.append(_("cut-off {rates}").format(
+            rates=", ".join(f"{'*' if g.upto is None else g.upto}:{g.rate}" for g in s.cutoff)))
+    if s.tie_breaks != DEFAULT_TIE_BREAKS:
+        parts.append(_("ties broken by {tie_breaks}").format(tie_breaks=tie_breaks_text(s)))
+    if s.removal_below is not None:
+        parts.append(_("removal below {points}").format(points=f"{s.removal_below:+d}"))
+    for rule in s.cuts:
+        parts.append(_("after tour {tour} the first {keep} go on").format(tour=rule.after_tour, keep=rule.keep))
+    if s.final_table is not None:
+        parts.append(_("final table of {size}").format(size=s.final_table))
+    return parts
 
 
 @dataclass(frozen=True)

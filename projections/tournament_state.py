@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any, assert_never
 
 from ledger.vocabulary import language
+from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.events import AnyEvent
 from ledger.vocabulary.lot import draw_lots
 from ledger.vocabulary.rules import RuleSet
@@ -483,18 +484,28 @@ def points_text(x: Fraction) -> str:
     return text if "." not in text else text.rstrip("0").rstrip(".")
 
 
+# The tie-breaks as a person reads them (``--tie-breaks`` takes their keys).
+_TIE_BREAKS = {"whists": N_("whists"), "tours_won": N_("tours_won"), "last_tour": N_("last_tour"),
+               "raspasy_won": N_("raspasy_won"), "raspasy_tricks": N_("raspasy_tricks"), "remizes": N_("remizes"),
+               "misere_tricks": N_("misere_tricks")}
+
+
 def tie_breaks_text(started: TournamentStarted) -> str:
-    """The tournament's tie-breaks in their order, the lot with its seed."""
-    return ", ".join(f"lot (seed {started.lot_seed})" if b == "lot" else b for b in started.tie_breaks)
+    """The tournament's tie-breaks in their order, the lot with its seed, in the reader's
+    language."""
+    return ", ".join(_("lot (seed {seed})").format(seed=started.lot_seed) if b == "lot"
+                     else _(_TIE_BREAKS[b]) if b in _TIE_BREAKS else b for b in started.tie_breaks)
 
 
 def render_standings(s: Standings, state: TournamentState, describe: str) -> str:
-    closed = f"after tour {s.after_tour}" if s.after_tour else "no tour closed yet"
-    lines = [f"tournament {s.tournament}: standings {closed} ({describe})", ""]
+    closed = _("after tour {tour}").format(tour=s.after_tour) if s.after_tour else _("no tour closed yet")
+    lines = [_("tournament {name}: standings {closed} ({point})").format(name=s.tournament, closed=closed,
+                                                                         point=describe), ""]
     width = max(12, *(len(r.player) + 2 for r in s.rows))
     tours = sorted({e.tour for r in s.rows for e in r.tours})
-    head = f"{'place':<6}{'player':<{width}}{'points':>9}{'whists':>8}{'won':>5}" + "".join(
-        f"{'tour ' + str(t):>16}" for t in tours) + "  status"
+    place, player, points, whists, won = _("place"), _("player"), _("points"), _("whists"), _("won")
+    head = f"{place:<6}{player:<{width}}{points:>9}{whists:>8}{won:>5}" + "".join(
+        f"{_('tour {tour}').format(tour=t):>16}" for t in tours) + "  " + _("status")
     lines.append(head)
     for r in s.rows:
         by_tour = {e.tour: e for e in r.tours}
@@ -506,11 +517,11 @@ def render_standings(s: Standings, state: TournamentState, describe: str) -> str
             else:
                 mark = "*" if e.in_play else ""
                 cells += f"{points_text(e.points) + mark + ' (' + format(e.whists, '+d') + ')':>16}"
-        status = r.status + (f", {r.cards} card{'s' if r.cards > 1 else ''}" if r.cards else "")
+        status = _(r.status) + (", " + ngettext("{n} card", "{n} cards", r.cards).format(n=r.cards) if r.cards else "")
         lines.append(f"{r.place:<6}{r.player:<{width}}{points_text(r.points):>9}{r.whists:>+8}{r.tours_won:>5}{cells}  {status}")
     lines.append("")
-    lines.append("Tour cells: points (whists). Points are the rounded tour result [Code 4.2.12] through "
-                 "the cut-off function; ties are broken by " + tie_breaks_text(state.started) + ".")
+    lines.append(_("Tour cells: points (whists). Points are the rounded tour result [Code 4.2.12] through the cut-off "
+                   "function; ties are broken by {tie_breaks}.").format(tie_breaks=tie_breaks_text(state.started)))
     if any(e.in_play for r in s.rows for e in r.tours):
-        lines.append("* a table still in play: its result as if abandoned now, not counted.")
+        lines.append(_("* a table still in play: its result as if abandoned now, not counted."))
     return "\n".join(lines) + "\n"

@@ -283,24 +283,26 @@ def point_text(end: dict[str, Any]) -> str:
     ``2026-12-01T20:14:00+03:00 (event 12)``, ``now (event 40)``: the event it stands
     at, said once."""
     text = str(end["point"]).removeprefix("as of ")
-    event = f"event {end['event']}"
+    event = _("event {event}").format(event=end["event"])
     return text if text == event else f"{text} ({event})"
 
 
 def render_diff(doc: dict[str, Any], names: CellNames = PLAYER_CELLS) -> str:
-    lines = [f"from {point_text(doc['from'])} to {point_text(doc['to'])}", "", "sheet:"]
+    lines = [_("from {first} to {last}").format(first=point_text(doc["from"]), last=point_text(doc["to"])), "",
+             _("sheet:")]
     for c in doc["sheet"]:
         lines.append(f"  {names.text(names.of_doc(c))}: {fmt(exact_of(c, 'from'))} -> {fmt(exact_of(c, 'to'))} "
                      f"({signed(exact_of(c, 'change'))})")
     if not doc["sheet"]:
-        lines.append("  no change")
-    lines.append("settlement (exact, rounded):")
+        lines.append("  " + _("no change"))
+    lines.append(_("settlement (exact, rounded):"))
     for p, v in doc["result_exact"].items():
         lines.append(f"  {p}: {signed(Fraction(v)) or '0'} ({doc['rounded'][p]:+})")
-    lines.append("events that changed it:")
+    lines.append(_("events that changed it:"))
     for e in doc["events"]:
         effect = ""
         if "effective" in e:
-            effect = f" [{'effective' if e['effective'] else 'no effect'} ({cite(e['rule'])}): {e['reason']}]"
-        lines.append(f"  {e['number']}: {e['text']} (by {e['by']}){effect}")
+            verdict = _("effective") if e["effective"] else _("no effect")
+            effect = f" [{verdict} ({cite(e['rule'])}): {e['reason']}]"
+        lines.append(f"  {e['number']}: {e['text']} " + _("(by {by})").format(by=e["by"]) + effect)
     return "\n".join(lines) + "\n"

@@ -348,7 +348,7 @@ def test_the_report_in_russian(browser: WebDriver, demo: dict[str, Any], tmp_pat
     assert settlement_rows(browser) == {p: (settle["rounded"][p], settle["money"][p]) for p in settle["players"]}
     transfers = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#transfers li")]
     forms = {1: "вист", 2: "виста", 3: "виста", 4: "виста"}  # Russian: 1 вист, 2-4 виста, 5-20 вистов
-    assert transfers == [f"{t['from']} платит {t['to']} {t['whists']} "
+    assert transfers == [f"{t['from']} платит, {t['to']} получает {t['whists']} "
                          f"{forms.get(t['whists'] % 10, 'вистов') if not 11 <= t['whists'] % 100 <= 14 else 'вистов'}"
                          f" ({t['money']})" for t in settle["transfers"]]
     assert browser.find_element(By.ID, "as-of").text.startswith(f"На событие {demo['events']} из {demo['events']}")

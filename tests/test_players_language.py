@@ -129,8 +129,8 @@ def test_the_sheet_in_russian(store_url: str) -> None:
             label, total = line.rsplit("=", 1)  # the label, the running entries (one word), the total
             by_player.setdefault(player, {})[" ".join(label.split()[:-1])] = total.strip()
     # Anna's 6S made: her pulya 2; each defender 2 tricks x 2 whists on her [Code 4.2.1].
-    assert by_player["Anna"] == {"пуля": "2", "гора": "0", "висты на Boris": "0", "висты на Vera": "0"}
-    assert by_player["Boris"] == {"пуля": "0", "гора": "0", "висты на Anna": "4", "висты на Vera": "0"}
+    assert by_player["Anna"] == {"пуля": "2", "гора": "0", "висты → Boris": "0", "висты → Vera": "0"}
+    assert by_player["Boris"] == {"пуля": "0", "гора": "0", "висты → Anna": "4", "висты → Vera": "0"}
     assert "pulya" not in "\n".join(lines) and "whists" not in "\n".join(lines)
     games = ok(store_url, "games", "--lang", "ru")  # 1 + 3 bids + contract + 2 calls + tricks = 8 events
     assert games.startswith("demo: Anna, Boris, Vera; сочинка, пуля до 10; 8 событий, 1 раздача, идёт игра; с ")
@@ -147,38 +147,38 @@ def test_the_settlement_in_russian(store_url: str) -> None:
     for t in doc["transfers"]:
         n = t["whists"]
         form = russian_plural(n, "вист", "виста", "вистов")
-        assert f"  {t['from']} платит {t['to']} {n} {form} = " in text, (t, text)
+        assert f"  {t['from']} платит, {t['to']} получает {n} {form} = " in text, (t, text)
     assert "pays" not in text and "settlement" not in text
 
 
 def test_a_deal_and_its_refusal_in_russian(store_url: str) -> None:
     ok(store_url, "new", "demo", "--players", "Anna,Boris,Vera", "--pulya", "10", "-q")
     told = ok(store_url, "deal", "Anna 6S w w 6 2 2", "--lang", "ru")
-    assert told.splitlines()[0] == ("раздача 1 (события 2-8): Anna 6S, Boris пас, Vera пас | Anna 6S | "
+    assert told.splitlines()[0] == ("раздача 1 (события 2-8): Anna 6♠, Boris пас, Vera пас | Anna 6♠ | "
                                     "Boris вист, Vera вист | Anna 6, Boris 2, Vera 2")
-    assert "  Anna: пуля +2" in told and "  Boris: висты на Anna +4" in told
+    assert "  Anna: пуля +2" in told and "  Boris: висты → Anna +4" in told
     assert "дальше: раздача 2: сдаёт Anna, первая рука — Boris" in told
     before = ok(store_url, "export")
     result = run(store_url, "deal", "Boris 6S w w 6 2", "--lang", "ru")
     assert result.exit_code == 1
-    assert result.stderr.startswith("pulka: отказано: нужно взяток: 3, для Boris, Vera, Anna (разыгрывающий первым) "
+    assert result.stderr.startswith("pulka: отказано: нужно взяток: 3; игроки: Boris, Vera, Anna (разыгрывающий первым) "
                                     "[Кодекс 3.2.8]; можно: или взятки по именам: Boris=N Vera=N Anna=N")
     assert ok(store_url, "export") == before  # the store as it was
     log = ok(store_url, "log", "--lang", "ru")
     assert log.startswith("журнал demo: показано 8, всего 8 событий")
-    assert "Anna заказывает 6S" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log
+    assert "Anna заказывает 6♠" in log and "Boris: вист" in log and "взятки Anna 6, Boris 2, Vera 2" in log
 
 
 def test_the_drawn_sheet_in_russian(store_url: str) -> None:
     evening(store_url)
     svg = ok(store_url, "sheet", "--svg", "--lang", "ru")
     texts = {"".join(t.itertext()) for t in ET.fromstring(svg.encode()).iter("{http://www.w3.org/2000/svg}text")}
-    assert {"пуля", "гора", "на Anna", "на Boris", "на Vera", "расчёт", "игрок", "висты", "кто кому платит"} <= texts
+    assert {"пуля", "гора", "→ Anna", "→ Boris", "→ Vera", "расчёт", "игрок", "висты", "кто кому платит"} <= texts
     assert not {"pulya", "gora", "on Boris", "settlement", "who pays whom"} & texts
     doc = json.loads(ok(store_url, "settle", "--json"))
     for t in doc["transfers"]:
         n = t["whists"]
-        assert f"{t['from']} платит {t['to']} {n} {russian_plural(n, 'вист', 'виста', 'вистов')} ({t['money']})" \
+        assert f"{t['from']} платит, {t['to']} получает {n} {russian_plural(n, 'вист', 'виста', 'вистов')} ({t['money']})" \
             in texts
 
 
@@ -189,7 +189,7 @@ def test_the_judge_s_refusals_in_russian(store_url: str) -> None:
     cases = {
         "Anna 6S w w 6 2 3": "взятки в сумме дают 11, а не 10 [Кодекс 3.2.8]",  # 6 + 2 + 3 = 11
         # A bid must be above the last one; above 6S the next is 6C [Code 3.3.7, 2.2.2].
-        "6S 6S": "6S не выше текущей заявки 6S [Кодекс 3.3.7]; можно: пас, 6C или выше, мизер",
+        "6S 6S": "6♠ не выше текущей заявки 6♠ [Кодекс 3.3.7]; можно: пас, 6♣ или выше, мизер",
     }
     for line, said in cases.items():
         result = run(store_url, "deal", line, "--lang", "ru")
@@ -223,8 +223,8 @@ def test_a_session_in_russian(store_url: str) -> None:
     assert out.startswith("pulka play: demo (сочинка, пуля до 10): Anna, Boris, Vera\n")
     assert "раздача 1: сдаёт Vera, первая рука — Anna > " in out
     assert "дальше: раздача 2: сдаёт Anna, первая рука — Boris" in out
-    assert "нужно взяток: 3, для Boris, Vera, Anna [Кодекс 3.2.8]" in result.stderr  # rasp names all three
-    assert "  висты на Anna" in out  # the sheet typed in the session
+    assert "нужно взяток: 3; игроки: Boris, Vera, Anna [Кодекс 3.2.8]" in result.stderr  # rasp names all three
+    assert "  висты → Anna" in out  # the sheet typed in the session
     assert "расчёт пульки demo (сочинка, сейчас)" in out and "Кто кому платит" in out
 
 
@@ -275,14 +275,14 @@ def test_the_reasons_beside_the_numbers_and_the_verdicts_in_russian(store_url: s
     ok(store_url, "entry", "Vera", "whists", "4", "--on", "Boris", "-q")
     ok(store_url, "pencil", "Vera", "-q")
     corrected = ok(store_url, "correct", "13", "2", "--by", "Boris", "--yes", "--lang", "ru")
-    assert "исправлено; первая засчитанная ошибка Vera: предупреждение" in corrected
+    assert "исправлено; первая засчитанная ошибка (запись: Vera): предупреждение" in corrected
     gora = ok(store_url, "explain", "Anna.гора", "--lang", "ru")
-    assert gora.splitlines()[1].endswith(": 6S без 1")
+    assert gora.splitlines()[1].endswith(": 6♠ без 1")
     assert gora.splitlines()[2].endswith(": распасы x1: 3 взятки, амнистия 2")
     whists = ok(store_url, "explain", "Boris.висты.Anna", "--lang", "ru")
-    assert whists.splitlines()[1].endswith(": 3 взятки на 6S") and whists.splitlines()[2].endswith(": консоляция")
+    assert whists.splitlines()[1].endswith(": 3 взятки на 6♠") and whists.splitlines()[2].endswith(": консоляция")
     log = ok(store_url, "log", "--lang", "ru")
-    assert "действует [Кодекс 4.2.7]: исправлено; первая засчитанная ошибка Vera: предупреждение" in log
+    assert "действует [Кодекс 4.2.7]: исправлено; первая засчитанная ошибка (запись: Vera): предупреждение" in log
     english = ok(store_url, "explain", "Anna.gora", "--lang", "en")
     assert english.splitlines()[1].endswith(": 6S down 1")
     assert english.splitlines()[2].endswith(": raspasy x1: 3 tricks, amnesty 2")

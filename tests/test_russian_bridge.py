@@ -92,7 +92,7 @@ def test_no_deal_after_the_rubber_is_won_and_the_log_in_russian(store_url: str) 
     assert "можно: новый роббер (pulka bridge new)" in err
     log = ru(store_url, "log").stdout
     assert "роббер r1 начат: N Anna, E Boris, S Vera, W Gleb; первым сдаёт Anna" in log
-    assert "все спасовали (сдавал Boris)" in log
+    assert "все спасовали (сдача: Boris)" in log
     assert "4S с контрой, разыгрывает Anna (N–S), взяток 10: выполнен" in log
     assert "3NT, разыгрывает Gleb (E–W), взяток 8: без 1" in log
 

@@ -75,7 +75,7 @@ def test_a_second_signature_by_the_same_key(tmp_path: Path) -> None:
     key = key_file(tmp_path, "club.example/pulka")
     ok(db, "checkpoint", "--key", key)
     said = refused_ru(db, "cosign", "--key", key)
-    assert "club.example/pulka уже подписал контрольную точку №" in said
+    assert "club.example/pulka: контрольная точка №" in said and "уже подписана" in said
     assert "has signed" not in said
 
 

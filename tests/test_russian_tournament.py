@@ -110,4 +110,4 @@ def test_the_standings_of_a_tour_not_closed_and_the_command_lines_complaints_in_
     err = refused_ru(db, "player", "Zed", "--from", "2026-13-01")
     assert "--from '2026-13-01' — не дата (ГГГГ-ММ-ДД)" in err, err
     err = refused_ru(db, "rating", "Zed")
-    assert "у 'Zed' нет оконченных пулек в архиве (сейчас)" in err, err
+    assert "'Zed': нет оконченных пулек в архиве (сейчас)" in err, err

@@ -52,7 +52,7 @@ def test_an_arbiters_ruling_penalty_and_the_tables_links(phones: tuple[WebDriver
     events = club.http.get("/api/games/ruling/log").json()["events"]
     assert events[-1]["type"] == "ruling" and events[-1]["by"] == "arbiter:igor"
     row = desk.find_element(By.CSS_SELECTOR, "#audit-rows tr[data-event='3']").text
-    assert "3.3.16.3" in row and "arbiter:igor" in row
+    assert "3.3.16.3" in row and "igor (arbiter)" in row  # who recorded it, said as a person reads it
     # A penalty, in gora [Code 4.2.16].
     desk.find_element(By.ID, "p-amount").send_keys("4")
     desk.find_element(By.ID, "p-reason").send_keys("a word out of turn")

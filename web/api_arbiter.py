@@ -78,7 +78,7 @@ def token_holder(players: tuple[str, ...], holder: str) -> str:
     scorer = holder.removeprefix("scorer:").strip() if holder.startswith("scorer:") else None
     if not holder or holder.startswith("arbiter:") or scorer == "":
         raise Refused("api", _("a token's holder is a player of the game or a scorer's name"),
-                      ", ".join(players) + ", or a name", field="holder")
+                      _("{players}, or a name").format(players=", ".join(players)), field="holder")
     if scorer is not None:
         return f"scorer:{scorer}"
     try:

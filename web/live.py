@@ -18,6 +18,10 @@ told before (``game_delta``: the page that holds it applies it; a page that hold
 another asks for the whole game), so a push costs the same at deal 400 as at deal 10;
 the others the whole game, as before, made only when one of them follows. A subscriber
 slow to read is sent only the latest message of each stream, never a queue that grows.
+Each subscriber is told in its own request's language (``Subscriber.language``, the
+language in effect when it subscribed): the documents hold texts a person reads (a
+deal's line, a verdict), so one is made per language its followers read, not once in
+the language of the hub's own task.
 
 The hub's work on the store runs on a pool of its own (``service.ON_LIVE``), and it
 tells its subscribers ``SLICE`` at a time, giving the event loop back between slices:
@@ -34,6 +38,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from uuid import UUID
 
 from ledger.store.backend import is_postgres_url, parse_postgres_url, reason, unreachable
+from ledger.vocabulary.language import language, using
 from ledger.vocabulary.tournament_events import parse_table_game
 from web.service import ON_LIVE, POOL, Service
 
@@ -51,6 +56,7 @@ class Subscriber:
     def __init__(self, streams: set[str], deltas: bool = False) -> None:
         self.streams = streams
         self.deltas = deltas  # sent what changed since the version told before, not the whole game
+        self.language = language()  # the subscribing request's: what it is told is in its language
         self.pending: dict[str, bytes] = {}
         self.ready = asyncio.Event()
 
@@ -68,6 +74,14 @@ class Subscriber:
 
 
 Document = Callable[[str, int, int | None], Awaitable[bytes | None]]  # stream, version, the version told before
+
+
+def by_language(subscribers: list[Subscriber]) -> dict[str, list[Subscriber]]:
+    """``subscribers`` grouped by the language each reads, in the order first seen."""
+    groups: dict[str, list[Subscriber]] = {}
+    for subscriber in subscribers:
+        groups.setdefault(subscriber.language, []).append(subscriber)
+    return groups
 
 
 class Hub:
@@ -163,10 +177,11 @@ class Hub:
         if deltas:
             self.told[name] = number  # the base of the next delta (nobody holds it when no one follows)
         for group, base in ((deltas, since), (whole, None)):
-            if group:
-                message = await self.document(name, number, base)
+            for lang, readers in by_language(group).items():
+                with using(lang):  # the document's texts in its readers' language (made on a worker in this context)
+                    message = await self.document(name, number, base)
                 if message is not None:
-                    await self.tell(group, name, message)
+                    await self.tell(readers, name, message)
 
     @staticmethod
     async def tell(subscribers: list[Subscriber], name: str, message: bytes) -> None:

@@ -58,6 +58,16 @@ TEMPLATES.globals.update(_=language._, ngettext=language.ngettext)
 # not as three times its length of %D0%9F… that no phone's width holds [issue 31].
 TEMPLATES.filters["decoded"] = unquote
 
+# The kinds of event the arbiter's audit trail is filtered by (the log's own words, which
+# the API takes) and what a person reads for each (desk.html).
+AUDIT_KINDS = {
+    "bid": N_("bids"), "contract": N_("contracts"), "defence": N_("defence calls"), "tricks": N_("tricks"),
+    "entry": N_("entries by hand"), "correction": N_("corrections"), "objection": N_("objections"),
+    "penalty": N_("penalties"), "ruling": N_("rulings"), "pencil_down": N_("pencil put down"),
+    "withdrawn": N_("records withdrawn"), "annulled": N_("deals annulled"),
+}
+TEMPLATES.globals["audit_kinds"] = AUDIT_KINDS
+
 # The texts the pages' scripts show, in the page's language (the script reads them from
 # the page's JSON block). ``{name}`` fields are filled by the script.
 SCRIPT_TEXTS: dict[str, str] = {
@@ -98,6 +108,7 @@ SCRIPT_TEXTS: dict[str, str] = {
     "preview_writes": N_("it would write: {writes}"), "nothing_written": N_("nothing"),
     # the arbiter and the director
     "as_of": N_("As of event {n} of {count}: {text}"), "signed_in_as": N_("signed in as {by}"),
+    "holder": N_("{name} ({role})"), "role_arbiter": N_("arbiter"), "role_scorer": N_("scorer"),
     "sign_in_first": N_("Sign in as an arbiter to use this desk."), "no_rows": N_("nothing"),
     "token_issued": N_("The table's link for {by} (shown once):"), "revoked": N_("revoked"),
     "revoke": N_("revoke"), "created": N_("created: {what}"), "done": N_("done"),
@@ -255,9 +266,12 @@ async def tournament_report(request: Request) -> Response:
         return report_html(service.worker().ledger, name, service_caught_up)
 
     html = await service.run(made)
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    # A header is Latin-1: the plain name keeps only ASCII letters (a Cyrillic name made
+    # the header, and the answer, fail), the name itself goes as RFC 6266's filename*.
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in name)
     return Response(html, media_type="text/html; charset=utf-8", headers={
-        "content-disposition": f'attachment; filename="tournament-{safe}.html"',
+        "content-disposition": f"attachment; filename=\"tournament-{safe}.html\"; "
+                               f"filename*=UTF-8''{quote('tournament-' + name + '.html', safe='')}",
         "content-security-policy": "default-src 'none'; sandbox"})
 
 
@@ -389,6 +403,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     each linked to its game's sheet."""
     from projections import rating as model
     from projections.drawing.player import bar_chart, line_chart, moves_hint, moves_rows, whists_text
+    from projections.stat_names import number_name
     from projections.stats import stats_doc
 
     found, rated = _player_found(service, name, rated=True)
@@ -406,7 +421,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
     if pulkas:
         charts.append(bar_chart(pulkas, _("result of each pulka, whists")))
     player = quote(name, safe="")
-    numbers = [{"name": k, "count": n["count"], "whists": whists_text(n.get("whists")),
+    numbers = [{"name": k, "title": number_name(k), "count": n["count"], "whists": whists_text(n.get("whists")),
                 "link": f"/club/player/{player}/number/{quote(k, safe='')}" if found.numbers[k].refs else None}
                for k, n in stats["numbers"].items()]
     return {"player": found.player, "charts": charts, "numbers": numbers, "moves": moves, "hint": hint,
@@ -416,16 +431,18 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
 def number_doc(service: Service, name: str, number: str) -> dict[str, Any] | None:
     """The deals behind one of a player's numbers (``pulka stats NAME NUMBER --deals``),
     each linked to its game's sheet; None when the player or the number is not known."""
+    from ledger.vocabulary.wording import spoken_text
     from projections.drawing.player import whists_text
+    from projections.stat_names import number_name
     from projections.stats import refs_doc
 
     found, _rated = _player_found(service, name)
     if found is None or number not in found.numbers:
         return None
     doc = refs_doc(found, number, found.numbers[number])
-    return {**doc, "whists": whists_text(doc.get("whists")),
-            "deals": [{**d, "whists": whists_text(d.get("whists")), "quoted": quote(d["game"], safe="/")}
-                      for d in doc["deals"]]}
+    return {**doc, "title": number_name(number), "whists": whists_text(doc.get("whists")),
+            "deals": [{**d, "whists": whists_text(d.get("whists")), "text": spoken_text(d["text"]),
+                       "quoted": quote(d["game"], safe="/")} for d in doc["deals"]]}
 
 
 @rule(ANYONE, PAGE)
@@ -450,7 +467,9 @@ async def club_player_number(request: Request) -> Response:
 
     def render() -> Response:
         doc = number_doc(service, name, number)
-        title = f"{name}: {number}"
+        from projections.stat_names import number_name
+
+        title = f"{name}: {number_name(number)}"
         return page(request, "player_number.html", title, None, {}, doc=doc, name=name, number=number,
                     quoted=quote(name, safe=""), status=200 if doc is not None else 404)
 

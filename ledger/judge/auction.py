@@ -94,7 +94,7 @@ def _misere_allowed(deal: DealState, seat: int, event: Bid) -> None:
         if seat in deal.spoken:
             raise Refused("3.3.9", _("misère must be {player}'s first bid").format(player=event.player),
                           _allowed_bids(deal, seat))
-        raise Refused("3.6.4", _("misère cannot follow {bid}").format(bid=deal.highest), _allowed_bids(deal, seat))
+        raise Refused("3.6.4", _("misère cannot follow {bid}").format(bid=spoken(str(deal.highest))), _allowed_bids(deal, seat))
 
 
 def _level_allowed(deal: DealState, seat: int, event: Bid, level: Level) -> None:
@@ -104,7 +104,8 @@ def _level_allowed(deal: DealState, seat: int, event: Bid, level: Level) -> None
     if level.level < deal.bid_floor():
         raise _below_minimum(deal, "bid", _allowed_bids(deal, seat))
     if deal.highest is not None and level.rank <= deal.highest.rank:
-        raise Refused("3.3.7", _("{level} is not above the current bid {bid}").format(level=level, bid=deal.highest),
+        raise Refused("3.3.7", _("{level} is not above the current bid {bid}").format(level=spoken(str(level)),
+                                                                                   bid=spoken(str(deal.highest))),
                       _allowed_bids(deal, seat))
     if _dark_misere_stands(deal) and level.level == 9 and not event.dark:
         raise Refused("3.3.19", _("a dark misère is beaten only by a dark nine or a ten"), _("a dark nine, or a ten"))
@@ -198,7 +199,7 @@ def _allowed_bids(deal: DealState, seat: int) -> str:
     options = [spoken(PASS)]
     step = _one_step(deal)
     if step is not None:
-        options.append(_("{bid} or higher").format(bid=step) if deal.rules.jump_bids else str(step))
+        options.append(_("{bid} or higher").format(bid=spoken(str(step))) if deal.rules.jump_bids else spoken(str(step)))
     if deal.may_say_here(seat):
         options.append(spoken(HERE))
     if _misere_open(deal, seat):
@@ -227,9 +228,9 @@ def judge_contract(state: GameState, event: Contract) -> AnyEvent:
         _change(state, deal, event)
         if level.is_misere:
             raise Refused("3.3.15", _("taking the talon without bidding obliges a contract, not a misère"),
-                          _("{bid} or higher").format(bid=f"{floor}S"))
+                          _("{bid} or higher").format(bid=spoken(f"{floor}S")))
         if level.level < floor:
-            raise _below_minimum(deal, "contract", _("{bid} or higher").format(bid=f"{floor}S"))
+            raise _below_minimum(deal, "contract", _("{bid} or higher").format(bid=spoken(f"{floor}S")))
         _shared(state, deal, event, level)
         return filled(state, event, by=by, contract=str(level))
     _the_declarer(state, deal, seat, event)
@@ -265,7 +266,7 @@ def _declarable(deal: DealState, seat: int, event: Contract, level: Level) -> No
     if deal.talon_without_bid:
         if level.is_misere or level.level < floor:
             raise Refused("3.3.15", _("a contract taken without bidding must be a contract of {floor} or more, not a "
-                                      "misère").format(floor=floor), _("{bid} or higher").format(bid=f"{floor}S"))
+                                      "misère").format(floor=floor), _("{bid} or higher").format(bid=spoken(f"{floor}S")))
     elif bid is not None and bid.is_misere:
         if not level.is_misere:
             raise Refused("3.4.4", _("{player} bid misère and must declare the misère").format(player=event.player),
@@ -274,14 +275,15 @@ def _declarable(deal: DealState, seat: int, event: Contract, level: Level) -> No
     elif level.is_misere:
         if not dark_winner:
             raise Refused("3.4.4", _("{player} did not bid misère and cannot declare one").format(player=event.player),
-                          _("{bid} or higher").format(bid=bid) if bid else None)
+                          _("{bid} or higher").format(bid=spoken(str(bid))) if bid else None)
         # A dark winner may turn his game into a misère before taking the talon [Code 3.3.19 b].
         if deal.contract is not None:
             raise Refused("3.3.19", _("a dark game turns into a misère only before the talon is taken"),
-                          _("{bid} or higher").format(bid=bid) if bid else None)
+                          _("{bid} or higher").format(bid=spoken(str(bid))) if bid else None)
     elif bid is not None and level.rank < bid.rank:
         raise Refused("3.4.3", _("the contract {level} is below {player}'s bid {bid}").format(
-            level=level, player=event.player, bid=bid), _("{bid} or higher").format(bid=bid))
+            level=spoken(str(level)), player=event.player, bid=spoken(str(bid))),
+            _("{bid} or higher").format(bid=spoken(str(bid))))
     if dark_winner and level.level == 6 and deal.calls:
         raise Refused("3.3.19", _("a dark six is whisted by both defenders, and {player} has passed already").format(
             player=deal.persons[deal.calls[0][0]]), _("a contract of 7 or more, or the contract as declared"))

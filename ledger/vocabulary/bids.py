@@ -105,8 +105,23 @@ _SPOKEN = {
 }
 
 
+# A contract as players write it: the log's ``6S``, ``9NT`` in English, ``6♠``, ``9БК``
+# in Russian (as the scorer's buttons say it, and as a deal line takes it back).
+_CONTRACTS = {"S": N_("{level}S"), "C": N_("{level}C"), "D": N_("{level}D"), "H": N_("{level}H"),
+              "NT": N_("{level}NT")}
+
+
 def spoken(word: str) -> str:
-    """A word of the log (``pass``, ``whist:open``, ``6S:dark``) in the language in effect;
-    a contract's level (``6S``) as it is."""
+    """A word of the log (``pass``, ``whist:open``, ``6S:dark``) in the language in effect,
+    a contract's level in the players' notation (``6♠``, ``9БК`` in Russian)."""
     parts = word.split(":")
-    return ":".join(_(_SPOKEN[part]) if part in _SPOKEN else part for part in parts)
+    return ":".join(_(_SPOKEN[part]) if part in _SPOKEN else spoken_contract(part) for part in parts)
+
+
+def spoken_contract(text: str) -> str:
+    """A contract of the log (``6S``) in the players' notation of the language in
+    effect; anything else as it is."""
+    level = LADDER.get(text)
+    if level is None or level.is_misere:
+        return text
+    return _(_CONTRACTS[level.suit]).format(level=level.level)

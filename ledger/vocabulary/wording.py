@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_, ngettext
+from ledger.vocabulary.bids import spoken
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -209,7 +210,8 @@ def spoken_text(text: str) -> str:
     """``text`` in the language in effect: a text ``said`` (or ``said_count``, or
     ``joined``) said again, its values too; any other text as it is. A plain ``str``."""
     if isinstance(text, Said):
-        values = {k: spoken_text(v) if isinstance(v, str) else v for k, v in text.values.items()}
+        values = {k: (spoken(v) if k == "contract" else spoken_text(v)) if isinstance(v, str) else v
+                  for k, v in text.values.items()}  # a contract in the players' notation (6♠, 9БК)
         return str(_(text.message).format(**values)) if text.message else ""
     if isinstance(text, _Count):
         return spoken_count(text.n, text.noun)

@@ -152,6 +152,21 @@ def player_named(players: tuple[str, ...], text: str) -> str | None:
     return found[0] if found else None
 
 
+def opens_with_declarer(players: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` reads as a deal line that opens with its declarer: a first word
+    that names one of ``players`` (his whole name, or a beginning only he has: ``q`` for
+    Quinn, ``в`` for Вера), then a contract (``6S``, ``7♥``, ``мизер``). The scorer's
+    session reads such a line as a deal, though its first word is also one of its own
+    (``q`` ends it, ``u`` undoes, ``h`` helps) or a command's name (``log`` for Logan)."""
+    words = text.split()
+    if len(words) < 2 or level_word(words[1]) is None:
+        return False
+    try:
+        return player_named(players, words[0]) is not None
+    except Refused:  # the beginning of two names: not a declarer, whatever else it is
+        return False
+
+
 def recorder_word(players: tuple[str, ...], text: str | None) -> str | None:
     """Who records: a player in any case, or ``arbiter:NAME`` or ``scorer:NAME`` as
     written (the blanks around it trimmed)."""

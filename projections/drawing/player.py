@@ -16,8 +16,10 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ledger.vocabulary import language
+from ledger.vocabulary.wording import spoken_text
 from projections.drawing.page import fill, resource
 from projections.drawing.svg import fmt_px
+from projections.stat_names import number_name
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -223,12 +225,13 @@ def player_html(history: dict[str, Any] | None, stats: dict[str, Any] | None) ->
             items = "".join(
                 f'<tr><td>{_e(r["game"])}</td><td class="num">{_e(r["deal"] or "")}</td>'
                 f'<td class="num">{_e(r["event"] or "")}</td>'
-                f'<td class="num">{_e(whists_text(r.get("whists")))}</td><td>{_e(r["text"])}</td></tr>'
+                f'<td class="num">{_e(whists_text(r.get("whists")))}</td><td>{_e(spoken_text(r["text"]))}</td></tr>'
                 for r in refs)
             deals = (f'<details><summary>{len(refs)}</summary><table class="refs"><tr><th>{_e(_("game"))}</th>'
                      f'<th>{_e(_("deal"))}</th><th>{_e(_("event"))}</th><th>{_e(_("whists"))}</th>'
                      f'<th>{_e(_("what"))}</th></tr>{items}</table></details>') if refs else "0"
-            rows.append(f'<tr data-number="{_e(name)}"><td>{_e(name)}</td><td class="num count">{n["count"]}</td>'
+            rows.append(f'<tr data-number="{_e(name)}"><td>{_e(number_name(name))}</td>'
+                        f'<td class="num count">{n["count"]}</td>'
                         f'<td class="num">{_e(whists_text(n.get("whists")))}</td><td>{deals}</td></tr>')
         body.append(f'<section id="numbers"><h2>{_e(_("statistics"))}</h2><p class="hint">'
                     f'{_e(_("whists: what they brought him; open a count for the deals behind it (game, deal, event)."))}'

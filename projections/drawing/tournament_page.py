@@ -14,9 +14,31 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from ledger.vocabulary import language
+from ledger.vocabulary.language import N_
 from ledger.vocabulary.tournament_events import table_game
-from projections.drawing.page import embed_json, fill, resource
+from ledger.vocabulary.wording import spoken_count
+from projections.drawing.page import TRANSLATED, embed_json, fill, resource
 from projections.drawing.svg import draw
+
+_ = language._  # every text a person reads, in the language in effect
+
+# The page's own words, marked for the catalogue (Babel reads Python, not the page or
+# its script): the texts of tournament.html (``{{_ text}}``) and of tournament.js
+# (``say("text")``) and a player's statuses; the page carries them in the reader's
+# language (``words``). tests/test_russian_crawl.py checks that each text of the two
+# files is here.
+TOURNAMENT_WORDS = (
+    N_("As of a tour"), N_("previous tour"), N_("next tour"), N_("tour"), N_("Standings"),
+    N_("Points per tour, the tour's result in whists in brackets; a link opens the table's sheet."),
+    N_("Tours and tables"), N_("The tables' sheets"),
+    # tournament.js
+    N_("place"), N_("player"), N_("points"), N_("whists"), N_("tour {tour}"), N_("status"), N_("in play"),
+    N_("over, counted at the close"), N_("cards {cards}"), N_("table {table}"), N_("Tour {tour}"),
+    N_("Standings after tour {tour}"), N_("Before the first tour closed"),
+    # a player's status (projections.tournament_state)
+    N_("playing"), N_("finished"), N_("cut"), N_("removed"), N_("final"), N_("disqualified"),
+)
 
 
 def tours_of(standings: dict[str, Any]) -> list[dict[str, Any]]:
@@ -52,9 +74,14 @@ def tournament_html(standings: list[dict[str, Any]], sheets: dict[str, dict[str,
         "points": standings,
         "tours": tours_of(standings[-1]),
         "sheets": games,
+        "words": {text: _(text) for text in TOURNAMENT_WORDS},
+        "players_said": spoken_count(len(standings[-1]["standings"]), "player"),
     }
-    return fill(resource("tournament.html"), {
-        "title": html.escape(f"tournament {name}"),
+    data["tours_said"] = spoken_count(len(data["tours"]), "tour")
+    page = TRANSLATED.sub(lambda m: html.escape(_(m.group(1))), resource("tournament.html"))
+    return fill(page, {
+        "lang": language.language(),
+        "title": html.escape(_("tournament {name}").format(name=name)),
         "css": resource("sheet.css") + resource("report.css"),
         "sheets": "\n".join(templates),
         "data": embed_json(data),

@@ -209,6 +209,13 @@ var pulka = (function () {
     return name;
   }
 
+  // Who recorded or holds a link, as the log writes it (arbiter:Dora, scorer:Masha), said
+  // in the page's language: the name, then the role (Dora (арбитр)); a player as he is.
+  function byText(by) {
+    var m = /^(arbiter|scorer):(.+)$/.exec(by || "");
+    return m ? t("holder", { name: m[2], role: t("role_" + m[1]) }) : (by || "");
+  }
+
   function settlementRows(s) {
     var rows = [];
     (s.players || []).forEach(function (p) {
@@ -273,7 +280,7 @@ var pulka = (function () {
     return session().then(function (doc) {
       var who = doc.signed_in || null;
       var shown = byId("who-signed");
-      if (shown) shown.textContent = who ? t("signed_in_as", { by: who.by }) : "";
+      if (shown) shown.textContent = who ? t("signed_in_as", { by: byText(who.by) }) : "";
       var out = byId("sign-out");
       if (out && who && who.role !== "scorer") {
         out.hidden = false;
@@ -349,7 +356,7 @@ var pulka = (function () {
     auth: auth, tokenFromHash: tokenFromHash, session: session, refusal: refusal, clearErrors: clearErrors,
     follow: follow, qrImage: qrImage, contractText: contractText, callText: callText, cellText: cellText,
     settlementRows: settlementRows, transferItems: transferItems, whoDeals: whoDeals, dealItem: dealItem,
-    withLang: withLang, link: link, once: once, applyDelta: applyDelta, desk: desk, denied: denied, counts: counts,
+    withLang: withLang, link: link, byText: byText, once: once, applyDelta: applyDelta, desk: desk, denied: denied, counts: counts,
     standingsRows: standingsRows, tableRows: tableRows
   };
 }());

@@ -107,7 +107,7 @@
       P.fill($("audit-rows"), r.doc.events.map(function (e) {
         var tr = el("tr", { "data-event": String(e.number), class: e.number > n ? "future" : e.number === n ? "current" : "" }, [
           el("td", { class: "num", text: String(e.number) }), el("td", { text: (e.at || "").slice(0, 19).replace("T", " ") }),
-          el("td", { text: e.deal === null || e.deal === undefined ? "" : String(e.deal) }), el("td", { text: e.by || "" }),
+          el("td", { text: e.deal === null || e.deal === undefined ? "" : String(e.deal) }), el("td", { text: P.byText(e.by) }),
           el("td", { text: e.text + (e.note ? " (" + e.note + ")" : "") }), el("td", { text: changesText(e.changes) }),
           verdictCell(e)
         ]);
@@ -207,7 +207,7 @@
           el("button", { type: "button", class: "revoke", "data-token": x.id, text: t("revoke"), on: { click: function () {
             P.api("DELETE", "/api/tokens/" + encodeURIComponent(x.id)).then(function () { tokens(); });
           } } });
-        return el("tr", { "data-token": x.id }, [el("td", { text: x.id }), el("td", { text: x.by }),
+        return el("tr", { "data-token": x.id }, [el("td", { text: x.id }), el("td", { text: P.byText(x.by) }),
                                                  el("td", { text: x.issued_by }), el("td", {}, [revoke])]);
       }));
       return r;
@@ -220,7 +220,7 @@
     P.clearErrors(form);
     P.api("POST", base + "/tokens", { holder: $("t-holder").value.trim() }).then(function (r) {
       if (r.status !== 201) { P.refusal(form, r.doc); return; }
-      $("token-by").textContent = t("token_issued", { by: r.doc.by });
+      $("token-by").textContent = t("token_issued", { by: P.byText(r.doc.by) });
       var link = $("token-link");
       link.href = r.doc.links.score;
       link.textContent = r.doc.links.score;

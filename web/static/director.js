@@ -89,7 +89,7 @@
     var what = e.type === "second_factor_required" ? e.type + " " + e.required :
       [e.type, e.name, e.change, e.role].filter(function (x) { return x; }).join(" ");
     return el("li", { "data-number": String(e.number) }, [
-      el("span", { class: "meta", text: (e.at || "").replace("T", " ").slice(0, 16) + " " + (e.by || "") + " " }),
+      el("span", { class: "meta", text: (e.at || "").replace("T", " ").slice(0, 16) + " " + P.byText(e.by) + " " }),
       el("span", { text: what })]);
   }
 

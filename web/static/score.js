@@ -600,7 +600,7 @@
         denied({ refused: { message: t("token_other_game", { game: who.game }) } });
       } else if (who) {
         principal = who;
-        $("recording-as").textContent = t("recording_as", { by: who.by });
+        $("recording-as").textContent = t("recording_as", { by: P.byText(who.by) });
       } else {
         denied(null);
         $("recording-as").textContent = t("read_only");
@@ -629,7 +629,7 @@
         setReachable(true);
         if (doc.signed_in && (doc.signed_in.role !== "scorer" || doc.signed_in.game === game)) {
           principal = doc.signed_in;
-          $("recording-as").textContent = t("recording_as", { by: principal.by });
+          $("recording-as").textContent = t("recording_as", { by: P.byText(principal.by) });
           showEntry();
         }
         deliver();

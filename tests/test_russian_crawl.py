@@ -41,7 +41,7 @@ GAME = "вечер"
 TOURNAMENT = "весна"
 # What may be Latin in a Russian text: the program's name, the link to the English page,
 # a QR code's name, a time zone.
-ALLOWED = {"pulka", "English", "QR", "UTC"}
+ALLOWED = {"pulka", "English", "QR", "UTC", "PDF"}
 # What is typed, and so stays as it is typed: a point (deal:3), an address, a path, a
 # rule parameter's key (gora_whist_multiplier, [tournament.tie_breaks, docs/…]) or a
 # number's (contracts.6S.made), a quoted value, a command or option, a time zone, a

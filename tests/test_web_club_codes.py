@@ -44,7 +44,7 @@ def test_the_arbiters_desk_shows_the_scorers_and_the_spectators_qr_codes(
     link = wait(desk, lambda d: (d.find_element(By.ID, "token-link").get_attribute("href") or "").count("#token=")
                 and d.find_element(By.ID, "token-link").get_attribute("href"))
     assert link.startswith(f"{club.url}/score/codes#token=")
-    assert "scorer:Masha" in text_of(desk, "token-by")
+    assert "Masha (scorer)" in text_of(desk, "token-by")  # scorer:Masha, as the pages show a role
     src = desk.find_element(By.CSS_SELECTOR, "#token-qr img").get_attribute("src") or ""
     assert src.startswith(SVG_URI) and unquote(src[len(SVG_URI):]) == qr_svg(link)
     for css in ("#token-qr img", "#watch-qr"):

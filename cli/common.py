@@ -512,7 +512,8 @@ def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 
 def point_options(f: F) -> F:
     f = click.option("--time", "time_", metavar="T", callback=_as_of,
-                     help="As of this time: local ('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")(f)
+                     help="As of this time, by when the events reached the ledger (their at, not a phone's played_at): local "
+                          "('2026-12-01 20:14'; '20:14' today; a date: its end) or with an offset.")(f)
     f = click.option("--deal", "deal", type=int, metavar="K", help="As of the end of deal K.")(f)
     f = click.option("--at", "at", type=int, metavar="N", help="As of the N-th event of the game.")(f)
     return f

@@ -293,7 +293,7 @@ def _row(state: GameState, n: int, event: AnyEvent, delta: dict[Cell, Fraction])
         n, event.at, event.by, event_type(event), event.deal, describe(event), delta,
         effect.effective if effect else None, effect.rule if effect else None,
         spoken_text(effect.reason) if effect else None, about=deal_corrected(state.events, event),
-        credited_to=credited if credited != n else None, credit=credit,
+        credited_to=credited if credited != n else None, credit=credit, played_at=event.played_at,
     )
 
 

@@ -128,7 +128,7 @@ def rubber_audit(events: list[AnyEvent], progress: Callable[[int], None] | None 
         rows.append(AuditRow(
             n, event.at, event.by, event_type(event), event.deal, rubber_event_text(state, event), changes(before, after),
             effect.effective if effect else None, effect.rule if effect else None, effect.reason if effect else None,
-            about=deal_corrected(state.events, event),
+            about=deal_corrected(state.events, event), played_at=event.played_at,
         ))
         before = after
     return rows

@@ -99,6 +99,9 @@ class AuditRow:
     # written at the call that closed the deal), and that said for people.
     credited_to: int | None = None
     credit: str | None = None
+    # When it happened at the table, where the event says so (an entry made offline and
+    # delivered later); ``at`` is when it reached the ledger.
+    played_at: str | None = None
 
 
 def deal_corrected(events: list[AnyEvent], event: AnyEvent) -> int | None:
@@ -136,6 +139,8 @@ def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:
     if row.credited_to is not None:
         doc["credited_to"] = row.credited_to
         doc["credit"] = row.credit
+    if row.played_at is not None:
+        doc["played_at"] = row.played_at
     return doc
 
 
@@ -183,7 +188,9 @@ def _when(text: str | None) -> datetime | None:
 
 def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None,
                  names: CellNames = PLAYER_CELLS) -> str:
-    """The audit trail for people; ``when`` shows a stored time (default: as stored)."""
+    """The audit trail for people; ``when`` shows a stored time (default: as stored). A
+    row's time is its arrival; when it was played at the table at another time, a line
+    under it says when."""
     show = when or (lambda at: at[:19].replace("T", " "))
     width = max((len(show(row.at)) for row in rows if row.at), default=19)
     pad = " " * (4 + 2 + width + 2 + 4 + 2 + 14 + 2 - 2)
@@ -193,6 +200,8 @@ def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None,
         deal = f"d{row.deal}" if row.deal else "  "
         head = f"{row.number:>4}  {at:<{width}}  {deal:>4}  {row.by or '':<14}  {row.text}"
         lines.append(head)
+        if row.played_at is not None and row.played_at != row.at:
+            lines.append(f"{pad}" + _("played at {time}").format(time=show(row.played_at)))
         if row.changes:
             changed = ", ".join(f"{names.text(c)} {'+' if v > 0 else ''}{fmt(v)}" for c, v in row.changes.items())
             lines.append(f"{pad}-> {changed}")

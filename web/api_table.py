@@ -35,10 +35,13 @@ _ = language._  # every text a person reads, in the request's language
 
 class WriteIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """What every write carries: its id, made by the client (stored once however often it
-    is sent), and the version of the stream the client saw (refused when it moved on)."""
+    is sent), the version of the stream the client saw (refused when it moved on), and,
+    optionally, when it happened at the table (the phone's clock when it was entered, for
+    a write sent later: stored beside the time it arrives)."""
 
     id: str
     version: int
+    played_at: str | None = None
 
 
 class Deal(WriteIn, kw_only=True):
@@ -264,7 +267,7 @@ async def command(request: Request) -> Response:
 
     def write() -> dict[str, Any]:
         result = service.record(game_name, b.id, b.version, lambda desk: call(desk, game_name, b, principal.by),
-                                digest)
+                                digest, b.played_at)
         return {**written_doc(result), "state": game_since(service, game_name, since)}
 
     try:

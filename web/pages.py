@@ -45,6 +45,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from web.auth import ANYONE, FILE, PAGE, READ, rule
+from web.offline import OFFLINE_TEXTS, routes as offline_routes
 from web.reach import link_base
 from web.service import Service
 
@@ -132,7 +133,7 @@ SCRIPT_TEXTS: dict[str, str] = {
 
 
 def script_texts() -> dict[str, str]:
-    return {key: _(text) for key, text in SCRIPT_TEXTS.items()}
+    return {key: _(text) for key, text in {**SCRIPT_TEXTS, **OFFLINE_TEXTS}.items()}
 
 
 def named(name: str, field: str) -> str:
@@ -506,6 +507,7 @@ def routes() -> list[BaseRoute]:
         Route("/club", club, methods=["GET"]),
         Route("/club/player/{name}/number/{number}", club_player_number, methods=["GET"]),
         Route("/club/player/{name}", club_player, methods=["GET"]),
+        *offline_routes(),  # the scorer's page as an offline app: /sw.js, /manifest.webmanifest
         Route("/static/picture/{name}", picture_style, methods=["GET"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

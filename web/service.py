@@ -275,11 +275,12 @@ class Service:
             return read(kept, events, table.points)
 
     def record(self, game: str, key: str | None, version: int | None, command: Callable[[PulkaDesk], T],
-               digest: str = "") -> T:
+               digest: str = "", played_at: str | None = None) -> T:
         """``command`` on the desk of the kept game, stored once under ``key`` (with the
         ``digest`` of its request) and only while the game is at ``version``: Duplicate
         when ``key`` is stored already for this request, Reused when for another one,
-        Stale when the game has moved on."""
+        Stale when the game has moved on. ``played_at``: when it happened at the table
+        (``PulkaDesk.played_at``)."""
         worker = self.worker()
         if key is not None:
             checked_key(key)
@@ -290,7 +291,7 @@ class Service:
             _, kept = self.kept(game)
             if version is not None and version != len(kept.stored):
                 raise self.moved_on(worker, game, key, version, len(kept.stored))
-            desk = PulkaDesk(worker.ledger, kept)
+            desk = PulkaDesk(worker.ledger, kept, played_at=played_at)
             try:
                 if key is None:
                     result = command(desk)

@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import msgspec
+
 from ledger.application import Command, Kept, Ledger, Outcome
 from ledger.words.deal_line import TricksReading, deal_events, half_whist_pass
 from ledger.judge.kinds import PULKA, State
@@ -157,6 +159,19 @@ def about(field: str, events: Iterable[AnyEvent]) -> Iterator[AnyEvent]:
         yield from events
 
 
+def played(command: Command[GameState], at: str | None) -> Command[GameState]:
+    """``command`` with each event it makes stamped as played at ``at`` (None: as it is),
+    made one at a time as the ledger asks for them."""
+    if at is None:
+        return command
+
+    def stamped(state: GameState) -> Iterator[AnyEvent]:
+        for event in command(state):
+            yield msgspec.structs.replace(event, played_at=at)
+
+    return stamped
+
+
 def maybe_player(state: GameState, field: str, text: str | None) -> str | None:
     """A player of the game named in any case; None when nothing was typed."""
     return typed(field, player_word, state.players, text) if text else None
@@ -190,14 +205,19 @@ def choice(field: str, value: str, allowed: Sequence[str], rule: str) -> str:
 class PulkaDesk:
     """The recording commands of a pulka on a ledger, each one call of ``Ledger.execute``."""
 
-    def __init__(self, ledger: Ledger, kept: Kept | None = None) -> None:
+    def __init__(self, ledger: Ledger, kept: Kept | None = None, *, played_at: str | None = None) -> None:
         self.ledger = ledger
         self.kept = kept
+        # When what is recorded happened at the table (a phone's clock at its entry, sent
+        # later): each event stored carries it beside the ledger's time of arrival, and
+        # the judge refuses one that is not a time or is after the arrival.
+        self.played_at = played_at
 
     # -- the machinery ------------------------------------------------------------------------
 
     def _execute(self, game: str, command: Command[GameState], expected: int | None = None) -> Outcome[GameState]:
-        return self.ledger.execute(game, command, expected=expected, kind=PULKA, kept=self.kept)
+        return self.ledger.execute(game, played(command, self.played_at), expected=expected, kind=PULKA,
+                                   kept=self.kept)
 
     def _told(self, game: str, command: Command[GameState], *, line: bool = False, leave_open: bool = False) -> Told:
         """Run the command and say what it did, with the reminders of 4.2.10 a deal line

@@ -19,7 +19,10 @@ so that an event type added later is checked the same way, and refuses:
   line or paragraph separator, or a noncharacter: text that would act on a terminal,
   hide itself or reorder what is printed around it; a reason longer than
   ``REASON_MAX``, any other text longer than ``TEXT_MAX``;
-- a time (``at``) that is not ISO 8601 with an offset in the years 2 to 9998;
+- a time (``at``) that is not ISO 8601 with an offset in the years 2 to 9998, and a
+  time played (``played_at``) that is not one either or that is after the event's
+  arrival (``at``); one before the previous event's is taken: phones' clocks differ,
+  and only ``at`` orders the stream;
 - a whole number beyond ``NUMBER_MAX`` either way, a number that is not finite, and
   lists and objects nested deeper than ``DEPTH_MAX`` or longer than ``ITEMS_MAX``.
 
@@ -96,6 +99,8 @@ def admit(event: Any) -> None:
             continue
         else:
             _walk(value, field, 1)
+    if event.played_at is not None and event.at is not None:
+        check_played_before_arrival(event.played_at, event.at)
 
 
 # Texts found good, with the field that held them: a set of bounded size, emptied when full.
@@ -203,6 +208,8 @@ def _check(text: str, role: str) -> None:
         check_recorder_name(text)
     elif role == "at":
         check_time_text(text)
+    elif role == "played_at":
+        check_played_text(text)
     else:
         check_text(text, role, REASON_MAX if role == "reason" else TEXT_MAX)
 
@@ -315,6 +322,22 @@ def check_time_text(text: str) -> None:
     except TimeFormatError as exc:
         raise Refused(RULE, f"`at`: {exc}", _("e.g. {example}").format(example=EXAMPLE)) from None
     _good_time[0] = text
+
+
+def check_played_text(text: str) -> None:
+    """``played_at``: ISO 8601 with an offset, as ``at``; a refusal names the field."""
+    try:
+        parse_time(text)
+    except TimeFormatError as exc:
+        raise Refused(RULE, f"`played_at`: {exc}", _("e.g. {example}").format(example=EXAMPLE),
+                      field="played_at") from None
+
+
+def check_played_before_arrival(played: str, at: str) -> None:
+    """A time played may not be after the event reached the ledger (``at``)."""
+    if played != at and parse_time(played) > parse_time(at):
+        raise Refused(RULE, _("`played_at` {played} is after the event arrived ({at})").format(played=played, at=at),
+                      _("a time at or before {at}").format(at=at), field="played_at")
 
 
 # The last time check_time_text found good; None until it has found one, so that no

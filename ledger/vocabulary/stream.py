@@ -28,11 +28,17 @@ class Event(
     in the default of rules.md / event-log.md when a file leaves it out.
     ``deal``: the deal the event belongs to; filled in by the ledger, required in a
     file only for a late record of an earlier deal.
+    ``played_at``: when it happened at the table (ISO 8601 with offset), where that is
+    not when it reached the ledger: a phone's entry made offline and delivered later. It
+    may not be after ``at``, the arrival, which alone orders the stream; left out (as in
+    every event written before it existed, whose bytes and hashes stay as they were)
+    when the two are one.
     """
 
     at: str | None = None
     by: str | None = None
     deal: int | None = None
+    played_at: str | None = None
 
 
 class StreamStart(Event, frozen=True):

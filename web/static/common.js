@@ -87,7 +87,9 @@ var pulka = (function () {
     return null;
   }
 
-  // fetch with who is asking; resolves to {status, doc}; rejects on a network failure.
+  // fetch with who is asking; resolves to {status, doc, stale}; rejects on a network
+  // failure. stale: null, or when the answer was kept, when the offline app's service
+  // worker (web/static/sw.js) gave a kept answer because the service was not reached.
   function api(method, url, body) {
     var headers = { "Accept": "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -100,7 +102,7 @@ var pulka = (function () {
       return r.text().then(function (text) {
         var doc = null;
         try { doc = text ? JSON.parse(text) : null; } catch (e) { doc = { error: text.slice(0, 200) }; }
-        return { status: r.status, doc: doc };
+        return { status: r.status, doc: doc, stale: r.headers.get("X-Pulka-Stale") };
       });
     });
   }

@@ -24,7 +24,7 @@
   var sending = false;
   var retry = null;
   var retryDelay = 1000;
-  var reachable = navigator.onLine;
+  var reachable = false;  // the service answered the last request (offline.js shows it beside Record)
 
   // -- the outbox, kept on the phone ---------------------------------------------------
 
@@ -43,7 +43,8 @@
   // on the table those will make (its version is set when the one before is stored).
   function enqueue(command, body, label, kept) {
     var item = { id: P.uuid(), command: command, body: body, label: label, status: "waiting",
-                 version: outbox.length ? null : (state ? state.version : null), entry: kept || null };
+                 version: outbox.length ? null : (state ? state.version : null), entry: kept || null,
+                 played_at: pulkaOffline.playedAt() };
     outbox.push(item);
     save();
     showOutbox();
@@ -67,6 +68,7 @@
   function showOutbox() {
     var box = $("outbox");
     P.show(box, outbox.length > 0);
+    pulkaOffline.pending(outbox.length);
     $("outbox-title").textContent = t("outbox", { count: outbox.length });
     P.fill($("outbox-list"), outbox.map(function (item, k) {
       var actions = [];
@@ -110,6 +112,7 @@
     item.status = "sending";
     showOutbox();
     var body = Object.assign({ id: item.id, version: item.version }, item.body);
+    if (item.played_at) body.played_at = item.played_at;  // when it was entered at the table
     // the answer carries what changed since the table this page holds, not the whole game
     var since = state ? "?since=" + state.version : "";
     P.api("POST", base + "/" + item.command + since, body).then(function (r) {
@@ -138,6 +141,10 @@
     setReachable(true);
     retryDelay = 1000;
     var doc = r.doc || {};
+    if (outbox[0] !== item) {  // answered already (sent twice over a restart): the write behind it stays
+      if (doc.state) setState(doc.state);
+      return;
+    }
     if (r.status === 201 || (r.status === 200 && doc.duplicate)) {
       outbox.shift();
       if (outbox.length && outbox[0].version === null && doc.state) outbox[0].version = doc.state.version;
@@ -246,9 +253,7 @@
 
   function setReachable(yes) {
     reachable = yes;
-    var net = $("net");
-    net.textContent = yes ? t("online") : t("offline");
-    net.className = "net " + (yes ? "on" : "off");
+    pulkaOffline.reach(yes);
   }
 
   function canWrite() {
@@ -576,7 +581,7 @@
     // stored only while the table is as previewed (the preview's version)
     outbox.push({ id: P.uuid(), command: "correct", body: p.body, version: p.doc.version,
                   label: "#" + p.body.target + ": " + p.doc.now + " (" + t("verdict_" + p.doc.verdict) + ")",
-                  status: "waiting", entry: null });
+                  status: "waiting", entry: null, played_at: pulkaOffline.playedAt() });
     save();
     showOutbox();
     deliver();
@@ -587,7 +592,6 @@
   function begin() {
     var token = P.tokenFromHash(game);
     if (token) P.auth.token = token;
-    setReachable(navigator.onLine);
     showOutbox();
     showEntry();
     P.session().then(function (doc) {
@@ -614,11 +618,13 @@
     // a revoked or mistyped token answers 401 even to who is signed in
     P.api("GET", base).then(function (r) {
       if (r.status === 200) setState(r.doc);
+      if (r.stale !== null) pulkaOffline.stale(r.stale);  // the table as kept on this phone
     }, function () { setReachable(false); });
     P.follow(base + "/events?deltas=1", function (message) {
       if (message.state) setState(message.state);
     }, function (open) {
-      if (open) { setReachable(true); deliver(); }
+      setReachable(open);  // the stream dropping is the service gone, whatever the Wi-Fi says
+      if (open) deliver();
     });
   }
 
@@ -626,7 +632,6 @@
   function again() {
     if (principal === null && $("access").hidden) {
       P.session().then(function (doc) {
-        setReachable(true);
         if (doc.signed_in && (doc.signed_in.role !== "scorer" || doc.signed_in.game === game)) {
           principal = doc.signed_in;
           $("recording-as").textContent = t("recording_as", { by: P.byText(principal.by) });
@@ -661,6 +666,7 @@
   $("c-cancel").addEventListener("click", function () { preview = null; P.show($("c-verdict"), false); });
   $("correct-box").addEventListener("toggle", function () { if ($("correct-box").open) targets(); });
   window.addEventListener("online", function () { retryDelay = 1000; again(); });
+  pulkaOffline.onBack(function () { retryDelay = 1000; again(); });  // the service answers again: send at once
   window.addEventListener("offline", function () { setReachable(false); });
   begin();
 }());

@@ -190,3 +190,21 @@ def test_many_addresses_each_within_its_budget_take_no_more_together_than_the_sh
     assert refused is not None and refused[0] == 503 and refused[2] >= 1.0, refused
     assert limits.admit("10.0.0.2", True, 0.0) is None  # a live page is not a read of the pool
     assert limits.admit("10.0.0.2", False, 1.5) is None  # refilled: 1.5 s at 1 s a second over the 1 s owed
+
+
+def test_a_pages_own_files_are_not_held_to_the_requests_at_once_but_are_charged() -> None:
+    """A phone opening the scorer's page asks for its scripts and styles all at once (six
+    of them and more): they are not refused for being more than ``at_once``; reads are."""
+    from web.limits import Limits
+
+    limits = Limits(Bounds(rate=1.0, burst=1.0, cost=0.2, at_once=2, total_rate=100.0, total_burst=100.0))
+    assert [limits.admit("10.0.0.1", False, 0.0) for _ in range(2)] == [None, None]  # two reads at once
+    refused = limits.admit("10.0.0.1", False, 0.0)
+    assert refused is not None and refused[0] == 429  # a third read waits for their answers
+    assert [limits.admit("10.0.0.1", False, 0.0, file=True) for _ in range(6)] == [None] * 6
+    for _ in range(6):
+        limits.done("10.0.0.1", False, 0.0, 0.0)  # each file charged its cost, 0.2 s
+    for _ in range(2):
+        limits.done("10.0.0.1", False, 0.0, 0.0)
+    refused = limits.admit("10.0.0.1", False, 0.0, file=True)
+    assert refused is not None and refused[0] == 429  # eight requests' cost, 1.6 s, over the budget of 1 s

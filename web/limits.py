@@ -21,6 +21,8 @@ per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
   that a crowd of addresses, each within its own, cannot take together what the tables'
   writes need (503 with ``Retry-After``);
 - **requests at once**: at most ``at_once`` of its requests are served at a time (429);
+  the service's own files (scripts, styles) are not counted, as a page asks for all of
+  them at once and each costs next to nothing (they are charged to the budget still);
 - **event streams**: at most ``streams_per_address`` open at once (429), and at most
   ``streams`` in all (503), a cap below the process's limit of open files
   (``stream_cap``), said at start-up, so that open streams never take the descriptors
@@ -131,9 +133,9 @@ class Limits:
             found.at = now
         return found
 
-    def admit(self, address: str, stream: bool, now: float) -> tuple[int, str, float] | None:
+    def admit(self, address: str, stream: bool, now: float, file: bool = False) -> tuple[int, str, float] | None:
         """None when the address may be served now (counted in), else the refusal:
-        its status, message and seconds to wait."""
+        its status, message and seconds to wait; a ``file`` is not held to ``at_once``."""
         client = self.client(address, now)
         b = self.bounds
         if client.budget <= 0:
@@ -142,7 +144,7 @@ class Limits:
         if not stream and everyone.budget <= 0:
             return 503, _("the service is answering as many reads as it can now; try again in a moment"), \
                 -everyone.budget / max(b.total_rate, b.rate)
-        if not stream and client.serving >= b.at_once:
+        if not stream and not file and client.serving >= b.at_once:
             return 429, _("too many requests from this address at once; wait for their answers"), 1.0
         if stream and client.streams >= b.streams_per_address:
             return 429, _("too many live pages open from this address: close some"), 5.0
@@ -201,7 +203,7 @@ class Bounded:
             return
         address = scope["client"][0] if scope.get("client") else "?"
         stream = found.kind == STREAM
-        refusal = self.limits.admit(address, stream, time.monotonic())
+        refusal = self.limits.admit(address, stream, time.monotonic(), file=found.kind == FILE)
         if refusal is not None:
             status, message, wait = refusal
             answer = json({"refused": {"rule": "access", "message": message, "allowed": None, "field": None}}, status)

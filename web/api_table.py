@@ -116,13 +116,13 @@ class AbandonAsked(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Changes(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    target: int
+    target: int | str  # an event's number, or its deal: deal:5.tricks, deal:5.contract
     changes: list[str]
     waive: bool = False
 
 
 class CorrectIn(WriteIn, kw_only=True):
-    target: int
+    target: int | str  # an event's number, or its deal: deal:5.tricks, deal:5.contract
     changes: list[str]
     waive: bool = False
 

@@ -435,10 +435,10 @@
   }
 
   // Both defenders' calls in one tap, from the declarer's left: the pairs a table says
-  // most (a half-whist is a call of its own row).
+  // (a half-whist after a pass [Code 3.8]; an open whist is a tap of its own row).
   function both(ds) {
     var row = el("div", { class: "call-row both", "data-both": "1" });
-    [["whist", "whist"], ["whist", "pass"], ["pass", "whist"], ["pass", "pass"]].forEach(function (pair) {
+    [["whist", "whist"], ["whist", "pass"], ["pass", "whist"], ["pass", "pass"], ["pass", "half_whist"]].forEach(function (pair) {
       var b = el("button", { type: "button", class: "pick", "data-calls": pair.join(" "),
                              text: t(pair[0]) + " · " + t(pair[1]), on: { click: function () {
         entry.calls[ds[0]] = pair[0];

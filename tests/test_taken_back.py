@@ -130,3 +130,41 @@ def test_pulka_redo_on_the_command_line(store_url: str) -> None:
     assert "Anna 6S" in done
     refused = run(store_url, "redo", "c")
     assert refused.exit_code != 0 and "nothing to redo" in refused.output
+
+
+def test_the_apis_previews_redo_and_a_correction_named_by_its_deal(store_url: str) -> None:
+    from tests.serving import account, client, sign_in  # the service, only here
+
+    account(store_url, "dora", "director")
+    with client(store_url) as c:
+        director = sign_in(c, "dora")
+        r = c.post("/api/games", json={"id": "new-game-0001", "game": "t1", "players": ["Anna", "Boris", "Vera"],
+                                       "pulya": 20}, headers=director)
+        version = r.json()["state"]["version"]
+
+        def write(command: str, body: dict[str, object], key: str, status: int = 201) -> dict[str, object]:
+            nonlocal version
+            r = c.post(f"/api/games/t1/{command}", json={"id": key, "version": version, **body}, headers=director)
+            assert r.status_code == status, r.text
+            doc: dict[str, object] = r.json()
+            if status == 201:
+                version = doc["state"]["version"]  # type: ignore[index]
+            return doc
+
+        write("deal", {"line": FIRST}, "deal-0001")
+        asked = c.post("/api/games/t1/undo/preview", json={}, headers=director).json()["preview"]
+        assert asked == {"first": 2, "last": 8, "deal": 1, "what": "6S by Anna: 6S pass pass | 6S | whist whist | 6 2 2",
+                         "version": 8}
+        ended = c.post("/api/games/t1/abandon/preview", json={"agreed_by": ["Anna", "Boris", "Vera"]},
+                       headers=director).json()["preview"]
+        assert ended["version"] == 8 and ended["settlement"]["abandoned"]
+        refused = c.post("/api/games/t1/abandon/preview", json={"agreed_by": ["Gleb"]}, headers=director)
+        assert refused.status_code == 422 and refused.json()["refused"]["field"] == "agreed_by"
+        assert write("redo", {}, "redo-0000", 422)["refused"]["rule"] == "4.2.8"  # type: ignore[index]
+        write("undo", {}, "undo-0001")
+        redone = write("redo", {}, "redo-0001")
+        assert [e["number"] for e in redone["told"]["events"]] == list(range(10, 17))  # type: ignore[index]
+        fixed = c.post("/api/games/t1/correct/preview", json={"target": "deal:1.tricks", "changes": ["Anna=7", "Boris=1"]},
+                       headers=director).json()["preview"]
+        assert fixed["target"] == 16 and fixed["now"] == "tricks Anna 7, Boris 1, Vera 2"
+        assert version == 16  # previews stored nothing

@@ -293,21 +293,23 @@ async def command(request: Request) -> Response:
                      "state": await service.run(game_since, service, game_name, since)}, 409)
 
 
-@rule(TABLE, WRITE)
-async def preview(request: Request) -> Response:
-    """``POST /api/games/{game}/correct/preview``: a correction's verdict, nothing stored."""
+async def previewing(request: Request, kind: type[Any],
+                     make: Callable[[PulkaDesk, str, Any, str | None], dict[str, Any]]) -> Response:
+    """What a command would do, made by ``make`` from the request's body (``kind``) on a
+    desk of its own, nothing stored."""
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
     principal = await needs(request, "table", game=game_name, write=True)  # a POST with the cookie carries its token
-    b = await read(request, Changes)
-
-    def previewed() -> dict[str, Any]:
-        desk = PulkaDesk(service.worker().ledger)
-        return preview_doc(desk.preview_correction(game_name, b.target, b.changes, by=principal.by, waive=b.waive))
-
-    return json({"preview": await service.run(previewed)})
+    b = await read(request, kind)
+    return json({"preview": await service.run(lambda: make(PulkaDesk(service.worker().ledger), game_name, b,
+                                                           principal.by))})
 
 
+@rule(TABLE, WRITE)
+async def preview(request: Request) -> Response:
+    """``POST /api/games/{game}/correct/preview``: a correction's verdict, nothing stored."""
+    return await previewing(request, Changes, lambda d, g, b, by: preview_doc(
+        d.preview_correction(g, b.target, b.changes, by=by, waive=b.waive)))
 
 
 def taken_back_doc(p: TakenBack) -> dict[str, Any]:
@@ -317,31 +319,18 @@ def taken_back_doc(p: TakenBack) -> dict[str, Any]:
 @rule(TABLE, WRITE)
 async def undo_preview(request: Request) -> Response:
     """``POST /api/games/{game}/undo/preview``: what undo would take back, nothing stored."""
-    service: Service = request.app.state.service
-    game_name = request.path_params["game"]
-    principal = await needs(request, "table", game=game_name, write=True)
-    b = await read(request, UndoAsked)
+    return await previewing(request, UndoAsked, lambda d, g, b, by: taken_back_doc(
+        d.preview_undo(g, first=b.first, by=by)))
 
-    def previewed() -> dict[str, Any]:
-        desk = PulkaDesk(service.worker().ledger)
-        return taken_back_doc(desk.preview_undo(game_name, first=b.first, by=principal.by))
 
-    return json({"preview": await service.run(previewed)})
+def abandoned_doc(desk: PulkaDesk, game: str, b: AbandonAsked, by: str | None) -> dict[str, Any]:
+    outcome = desk.preview_abandon(game, agreed_by=b.agreed_by or None, demanded_by=b.demanded_by, reason=b.reason,
+                                   by=by)
+    return {"settlement": settlement_doc(outcome.state), "version": outcome.stored[-1].number - 1}
 
 
 @rule(TABLE, WRITE)
 async def abandon_preview(request: Request) -> Response:
     """``POST /api/games/{game}/abandon/preview``: the settlement abandoning the pulka now
     would give, nothing stored."""
-    service: Service = request.app.state.service
-    game_name = request.path_params["game"]
-    principal = await needs(request, "table", game=game_name, write=True)
-    b = await read(request, AbandonAsked)
-
-    def previewed() -> dict[str, Any]:
-        desk = PulkaDesk(service.worker().ledger)
-        outcome = desk.preview_abandon(game_name, agreed_by=b.agreed_by or None, demanded_by=b.demanded_by,
-                                       reason=b.reason, by=principal.by)
-        return {"settlement": settlement_doc(outcome.state), "version": outcome.stored[-1].number - 1}
-
-    return json({"preview": await service.run(previewed)})
+    return await previewing(request, AbandonAsked, abandoned_doc)

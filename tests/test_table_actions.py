@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ledger.application import Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.event_store import Store
@@ -20,6 +22,9 @@ from ledger.vocabulary.events import Abandoned, AnyEvent, Annulled, Correction, 
 from projections.sheet import totals
 from test_web_pages import TEN, By, Club, WebDriver, club, enter, open_score, outbox, own_errors, tap, text_of, \
     version, wait
+
+# The subject is the page, not the store: the desk's store on SQLite only (conftest.py).
+pytestmark = pytest.mark.sqlite_only
 
 ANNA_FIRST = TEN[0][0]  # 6♠ by Anna, Boris whists, Vera passes: Anna 6, Boris 3, Vera 1
 

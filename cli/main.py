@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "annul": ("cli.record:annul", 'The current deal is void (a misdeal, a wrong number of cards): the same dealer deals again, and nothing of the deal is written.'),
     "abandon": ("cli.record:abandon", "Stop the pulka early: by agreement of all players, or on one player's demand."),
     "undo": ("cli.record:undo", 'Withdraw the last record while it is still in hand [Code 4.2.8]: the last deal line (the events of play of the last deal since anything else was recorded), or the last record when it is something else.'),
+    "redo": ("cli.record:redo", 'Record again what the last undo took back, while nothing was recorded after it [Code 4.2.8]: new events, by the one redoing; the undo stays in `pulka log`.'),
     "correct": ("cli.record:correct", 'Correct a record [Code 4.2.7-4.2.9], named by its event number or its deal (deal:5, deal:5.tricks, deal:5.contract), in the table\'s words:'),
     "object": ("cli.record:object_", 'A partner refuses a late record of DEAL [Code 4.2.10].'),
     "penalty": ("cli.record:penalty", "An arbiter's penalty on PLAYER [Code 4.2.16]; it never benefits him: gora up, pulya down (a negative AMOUNT), whists written on him by the wronged player."),

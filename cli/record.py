@@ -1,6 +1,6 @@
 """Recording commands: start a pulka, choose the current game, and the scorer's
 commands at the table (a whole deal in one line, or event by event), corrections,
-objections, an arbiter's penalties, and undo (a log is stored by ``pulka import``, in
+objections, an arbiter's penalties, undo and redo (a log is stored by ``pulka import``, in
 ``cli.importing``). Each one parses its
 arguments, calls one command of the scorer's desk (``ledger.desks.pulka.PulkaDesk``:
 it builds the events and runs one ``Ledger.execute``: one load, one judgement of every
@@ -561,3 +561,14 @@ def undo(game: str, first: int | None, by: str | None, quiet: bool, as_json: boo
     is stored, free of penalty, and `pulka log` shows what it took back. A record no
     longer in hand is changed with `pulka correct`."""
     record_pulka(db, game, lambda desk, name: desk.undo(name, first=first, by=by), quiet=quiet, as_json=as_json)
+
+
+@click.command(cls=GameCommand)
+@game_argument
+@by_option
+@report_options
+@db_option
+def redo(game: str, by: str | None, quiet: bool, as_json: bool, db: str | None) -> None:
+    """Record again what the last undo took back, while nothing was recorded after it
+    [Code 4.2.8]: new events, by the one redoing; the undo stays in `pulka log`."""
+    record_pulka(db, game, lambda desk, name: desk.redo(name, by=by), quiet=quiet, as_json=as_json)

@@ -518,7 +518,9 @@ def test_undo_while_in_hand_and_a_correction_with_its_verdict_previewed(
     open_score(scorer, club, "undo", club.token("undo", "Anna"))
     enter(scorer, TEN[0][0])
     wait(scorer, lambda d: outbox(d) == [] and len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 1)
-    tap(scorer, "#undo")
+    tap(scorer, "#undo")  # asked first, saying what (tests/test_table_actions.py: what it says)
+    wait(scorer, lambda d: d.find_element(By.ID, "undo-yes").is_displayed())
+    tap(scorer, "#undo-yes")
     wait(scorer, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#deals li")) == 0)
     assert club.state("undo")["deals"] == []
     enter(scorer, TEN[0][0])

@@ -414,6 +414,8 @@ def routes() -> list[Route]:
         Route("/api/games/{game:path}/tokens", api_arbiter.issue_token, methods=["POST"]),
         Route("/api/games/{game:path}/tokens", api_arbiter.list_tokens, methods=["GET"]),
         Route("/api/games/{game:path}/correct/preview", api_table.preview, methods=["POST"]),
+        Route("/api/games/{game:path}/undo/preview", api_table.undo_preview, methods=["POST"]),
+        Route("/api/games/{game:path}/abandon/preview", api_table.abandon_preview, methods=["POST"]),
         Route("/api/games/{game:path}/{command}", api_table.command, methods=["POST"]),
         Route("/api/games/{game:path}", game, methods=["GET"]),
         Route("/api/tokens/{token}", api_arbiter.revoke_token, methods=["DELETE"]),

@@ -1,8 +1,8 @@
 """The API's writes of a table (docs/api.md): each command of the scorer's desk as
 ``POST /api/games/{game}/{command}`` (a deal, a bid, a contract, a defence, tricks, an
-entry by hand, the pencil, an annulment, an abandonment, undo, a correction, an
+entry by hand, the pencil, an annulment, an abandonment, undo, redo, a correction, an
 objection, the Code's changes of players and the talon; rulings and penalties, which
-are the arbiter's), and a correction previewed.
+are the arbiter's), and a correction, an undo and an abandonment previewed.
 
 Each write is one ``Service.record`` on a worker thread: its body is decoded into a
 ``msgspec`` struct, who records it is the one signed in (``by`` is never taken from the
@@ -20,11 +20,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ledger.desks.pulka import CorrectionPreview, Corrected, PulkaDesk
+from ledger.desks.taken_back import TakenBack
 from ledger.desks.told import Told, told_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.wording import spoken_text
 from projections.game import GameState
+from projections.report import settlement_doc
 from web.api_common import game_since, int_param, json, read, reused_doc
 from web.auth import ARBITER, TABLE, WRITE, needs, rule
 from web.outcome import DealOutcome, outcome_line
@@ -106,14 +108,24 @@ class UndoIn(WriteIn, kw_only=True):
     first: int | None = None
 
 
+class UndoAsked(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    first: int | None = None
+
+
+class AbandonAsked(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    agreed_by: list[str] = []
+    demanded_by: str | None = None
+    reason: str = ""
+
+
 class Changes(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    target: int
+    target: int | str  # an event's number, or its deal: deal:5.tricks, deal:5.contract
     changes: list[str]
     waive: bool = False
 
 
 class CorrectIn(WriteIn, kw_only=True):
-    target: int
+    target: int | str  # an event's number, or its deal: deal:5.tricks, deal:5.contract
     changes: list[str]
     waive: bool = False
 
@@ -213,6 +225,7 @@ COMMANDS: dict[str, Command] = {
     "abandon": (AbandonIn, "table", lambda d, g, b, by: d.abandon(g, agreed_by=b.agreed_by or None,
                                                                   demanded_by=b.demanded_by, reason=b.reason, by=by)),
     "undo": (UndoIn, "table", lambda d, g, b, by: d.undo(g, first=b.first, by=by)),
+    "redo": (WriteIn, "table", lambda d, g, b, by: d.redo(g, by=by)),
     "correct": (CorrectIn, "table", lambda d, g, b, by: d.correct(g, b.target, b.changes, by=by, waive=b.waive,
                                                                   expected=b.version)),
     "object": (ObjectIn, "table", lambda d, g, b, by: d.object(g, b.player, b.deal, target=b.target, by=by)),
@@ -283,18 +296,44 @@ async def command(request: Request) -> Response:
                      "state": await service.run(game_since, service, game_name, since)}, 409)
 
 
-@rule(TABLE, WRITE)
-async def preview(request: Request) -> Response:
-    """``POST /api/games/{game}/correct/preview``: a correction's verdict, nothing stored."""
+async def previewing(request: Request, kind: type[Any],
+                     make: Callable[[PulkaDesk, str, Any, str | None], dict[str, Any]]) -> Response:
+    """What a command would do, made by ``make`` from the request's body (``kind``) on a
+    desk of its own, nothing stored."""
     service: Service = request.app.state.service
     game_name = request.path_params["game"]
     principal = await needs(request, "table", game=game_name, write=True)  # a POST with the cookie carries its token
-    b = await read(request, Changes)
-
-    def previewed() -> dict[str, Any]:
-        desk = PulkaDesk(service.worker().ledger)
-        return preview_doc(desk.preview_correction(game_name, b.target, b.changes, by=principal.by, waive=b.waive))
-
-    return json({"preview": await service.run(previewed)})
+    b = await read(request, kind)
+    return json({"preview": await service.run(lambda: make(PulkaDesk(service.worker().ledger), game_name, b,
+                                                           principal.by))})
 
 
+@rule(TABLE, WRITE)
+async def preview(request: Request) -> Response:
+    """``POST /api/games/{game}/correct/preview``: a correction's verdict, nothing stored."""
+    return await previewing(request, Changes, lambda d, g, b, by: preview_doc(
+        d.preview_correction(g, b.target, b.changes, by=by, waive=b.waive)))
+
+
+def taken_back_doc(p: TakenBack) -> dict[str, Any]:
+    return {"first": p.first, "last": p.last, "deal": p.deal, "what": p.what, "version": p.expected}
+
+
+@rule(TABLE, WRITE)
+async def undo_preview(request: Request) -> Response:
+    """``POST /api/games/{game}/undo/preview``: what undo would take back, nothing stored."""
+    return await previewing(request, UndoAsked, lambda d, g, b, by: taken_back_doc(
+        d.preview_undo(g, first=b.first, by=by)))
+
+
+def abandoned_doc(desk: PulkaDesk, game: str, b: AbandonAsked, by: str | None) -> dict[str, Any]:
+    outcome = desk.preview_abandon(game, agreed_by=b.agreed_by or None, demanded_by=b.demanded_by, reason=b.reason,
+                                   by=by)
+    return {"settlement": settlement_doc(outcome.state), "version": outcome.stored[-1].number - 1}
+
+
+@rule(TABLE, WRITE)
+async def abandon_preview(request: Request) -> Response:
+    """``POST /api/games/{game}/abandon/preview``: the settlement abandoning the pulka now
+    would give, nothing stored."""
+    return await previewing(request, AbandonAsked, abandoned_doc)

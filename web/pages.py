@@ -44,6 +44,7 @@ from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
+from web.action_texts import ACTION_TEXTS
 from web.auth import ANYONE, FILE, PAGE, READ, rule
 from web.offline import OFFLINE_TEXTS, routes as offline_routes
 from web.reach import link_base
@@ -130,6 +131,7 @@ SCRIPT_TEXTS: dict[str, str] = {
     "password_reset_done": N_("The password of {name} is reset; its sessions have ended."),
     "error": N_("error: {message}"), "network": N_("the service cannot be reached; try again"),
 }
+SCRIPT_TEXTS.update(ACTION_TEXTS)  # the table's actions on the scorer's page
 
 
 def script_texts() -> dict[str, str]:

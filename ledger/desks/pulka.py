@@ -32,6 +32,7 @@ import msgspec
 from ledger.application import Command, Kept, Ledger, Outcome
 from ledger.words.deal_line import TricksReading, deal_events, half_whist_pass
 from ledger.judge.kinds import PULKA, State
+from ledger.desks.taken_back import TakenBack, redone, taken_back
 from ledger.desks.told import Begun, Doubtful, Told, ToldWrite, Verdict, begun, cut_short, doubt_of, forgotten, \
     table_checked, left_behind, retyped, told, undo_from
 from ledger.words.table import (
@@ -192,6 +193,12 @@ def recorder(state: State, by: str | None) -> str | None:
     """Who records on a pulka or a rubber: a player in any case, ``scorer:NAME`` or
     ``arbiter:NAME``."""
     return typed("by", recorder_word, state.players, by)
+
+
+def abandoned(state: GameState, agreed_by: Names, demanded_by: str | None, reason: str, by: str | None) -> Abandoned:
+    """The end of a pulka as typed: who agreed, or who demanded it, and why."""
+    return Abandoned(agreed_by=names(state, "agreed_by", agreed_by),
+                     demanded_by=maybe_player(state, "demanded_by", demanded_by), reason=reason, by=recorder(state, by))
 
 
 def choice(field: str, value: str, allowed: Sequence[str], rule: str) -> str:
@@ -360,9 +367,7 @@ class PulkaDesk:
                 by: str | None = None) -> Told:
         """Stop the pulka early: by all players' agreement [Code 4.2.3], or on one player's
         demand in an emergency [Code 4.2.15, 5.4.18]."""
-        return self._one(game, lambda s: Abandoned(
-            agreed_by=names(s, "agreed_by", agreed_by), demanded_by=maybe_player(s, "demanded_by", demanded_by),
-            reason=reason, by=recorder(s, by)))
+        return self._one(game, lambda s: abandoned(s, agreed_by, demanded_by, reason, by))
 
     def object(self, game: str, player: str, deal: int, *, target: int | None = None, by: str | None = None) -> Told:
         """A partner refuses a late record of ``deal`` [Code 4.2.10]."""
@@ -433,6 +438,31 @@ class PulkaDesk:
             raise Refused("4.2.8", _("{reason}; nothing was withdrawn: a record out of hand is corrected instead "
                                      "(Code 4.2.7)").format(reason=exc.reason),
                           _("pulka correct N CHANGE… (`pulka log` shows the numbers)")) from None
+
+    def preview_undo(self, game: str, *, first: int | None = None, by: str | None = None) -> TakenBack:
+        """What ``undo`` would take back, judged as it would be (a record out of hand is
+        refused here too) and nothing stored: the page asks before it undoes."""
+        shown: list[TakenBack] = []
+
+        def command(state: GameState) -> Iterable[AnyEvent]:
+            start = first if first is not None else undo_from(state)
+            shown.append(taken_back(state, start))
+            return [Withdrawn(first=start, by=recorder(state, by))]
+
+        self.ledger.preview(game, command, kind=PULKA)
+        return shown[-1]
+
+    def redo(self, game: str, *, by: str | None = None) -> Told:
+        """Record again what the last undo took back, as new events by ``by``, while
+        nothing was recorded after it (``taken_back.redone``) [Code 4.2.8]."""
+        return self._told(game, lambda s: redone(s, recorder(s, by)))
+
+    def preview_abandon(self, game: str, *, agreed_by: Names = None, demanded_by: str | None = None,
+                        reason: str = "", by: str | None = None) -> Outcome[GameState]:
+        """What ``abandon`` would store and the game it would leave (its settlement),
+        judged, nothing stored."""
+        return self.ledger.preview(game, lambda s: table_checked(s, [abandoned(s, agreed_by, demanded_by, reason, by)]),
+                                   kind=PULKA)
 
     # -- around the cards: a deal out of turn, rulings, players, the talon --------------------------
 

@@ -1,6 +1,7 @@
 // The table's scorer on a phone: the sheet live, who deals and leads, a deal entered
 // by touch in the order the table speaks (what was played, who played it, the
-// defence's calls, the tricks, each named), undo, a correction previewed, the pencil.
+// defence's calls, the tricks, each named), a correction previewed, the pencil; undo,
+// redo and the table's other actions are score_actions.js's (P.scorer is what they share).
 //
 // Nothing entered is lost when the network is: every write goes through an outbox kept
 // in localStorage (shown as waiting), sent in order when the connection is there, each
@@ -41,10 +42,11 @@
 
   // A write to send: made on the table as last seen, or, behind writes still waiting,
   // on the table those will make (its version is set when the one before is stored).
-  function enqueue(command, body, label, kept) {
+  // ``version``: the one a preview was made on (stored only while the table is as shown).
+  function enqueue(command, body, label, kept, version) {
     var item = { id: P.uuid(), command: command, body: body, label: label, status: "waiting",
-                 version: outbox.length ? null : (state ? state.version : null), entry: kept || null,
-                 played_at: pulkaOffline.playedAt() };
+                 version: version !== undefined ? version : outbox.length ? null : (state ? state.version : null),
+                 entry: kept || null, played_at: pulkaOffline.playedAt() };
     outbox.push(item);
     save();
     showOutbox();
@@ -201,10 +203,8 @@
     } else if (item.command === "correct") {
       form = $("correct-form");
       $("correct-box").open = true;
-    } else if (item.command === "pencil") {
-      form = $("pencil-form");
-    } else if (item.command === "undo") {
-      form = $("undo-form");
+    } else if (P.scorer.forms[item.command]) {  // the table's actions (score_actions.js)
+      form = P.scorer.forms[item.command];
     }
     P.refusal(form, doc);
   }
@@ -280,6 +280,7 @@
     }));
     showDealPlayers();
     if ($("correct-box").open) targets();
+    P.scorer.seen.forEach(function (then) { then(state); });
     deliver();
   }
 
@@ -303,7 +304,7 @@
   // -- entering a deal ----------------------------------------------------------------
 
   function blank() {
-    return { contract: null, declarer: null, calls: {}, open: {}, tricks: {}, auto: null, replaces: null };
+    return { contract: null, declarer: null, calls: {}, open: {}, tricks: {}, auto: null, made: null, replaces: null };
   }
 
   function raspasy() { return entry.contract === "raspasy"; }
@@ -361,6 +362,7 @@
         entry.open = {};
         entry.tricks = {};
         entry.auto = null;
+        made();
         showEntry();
       } } });
       pick(b, entry.declarer === p);
@@ -369,7 +371,7 @@
     // the defence's calls
     var ds = entry.declarer && !raspasy() && !misere() ? defenders(order) : [];
     P.show($("f-defence"), ds.length > 0);
-    P.fill($("calls"), ds.map(function (d) {
+    P.fill($("calls"), (ds.length === 2 ? [both(ds)] : []).concat(ds.map(function (d) {
       var row = el("div", { class: "call-row", "data-player": d }, [el("span", { class: "name", text: d })]);
       ["whist", "pass", "half_whist"].forEach(function (call) {
         var b = el("button", { type: "button", class: "pick", "data-call": call, text: t(call), on: { click: function () {
@@ -377,6 +379,7 @@
           if (call !== "whist") delete entry.open[d];
           entry.tricks = {};
           entry.auto = null;
+          made();
           showEntry();
         } } });
         pick(b, entry.calls[d] === call);
@@ -392,7 +395,7 @@
         row.appendChild(open);
       }
       return row;
-    }));
+    })));
     // the tricks
     var needed = trickPlayers(order);
     P.show($("f-tricks"), needed.length > 0);
@@ -401,10 +404,11 @@
       var grid = el("div", { class: "counts" });
       for (var n = 0; n <= TOTAL; n++) {
         (function (n) {
-          var b = el("button", { type: "button", class: "pick count" + (entry.auto === p ? " auto" : ""),
+          var b = el("button", { type: "button", class: "pick count" + (entry.auto === p || entry.made === p ? " auto" : ""),
                                  "data-count": String(n), text: String(n), on: { click: function () {
             entry.tricks[p] = n;
             if (entry.auto === p) entry.auto = null;
+            if (entry.made === p) entry.made = null;
             autofill(needed, p);
             showEntry();
           } } });
@@ -421,6 +425,37 @@
     var missing = complete(order);
     $("summary").textContent = missing === null ? summary(order) : t("incomplete", { what: missing });
     $("record").disabled = missing !== null || !canWrite();
+  }
+
+  // The declarer's count shown as the contract made (a misère: no trick), marked as
+  // the page's until tapped: one tap fewer on the deal a table plays most.
+  function made() {
+    var level = misere() ? 0 : parseInt(entry.contract, 10);
+    if (!entry.declarer || raspasy() || isNaN(level)) return;
+    if (!misere() && !defenders(dealPlayers().order).some(function (d) { return entry.calls[d] === "whist"; })) return;
+    entry.tricks[entry.declarer] = level;
+    entry.made = entry.declarer;
+  }
+
+  // Both defenders' calls in one tap, from the declarer's left: the pairs a table says
+  // (a half-whist after a pass [Code 3.8]; an open whist is a tap of its own row).
+  function both(ds) {
+    var row = el("div", { class: "call-row both", "data-both": "1" });
+    [["whist", "whist"], ["whist", "pass"], ["pass", "whist"], ["pass", "pass"], ["pass", "half_whist"]].forEach(function (pair) {
+      var b = el("button", { type: "button", class: "pick", "data-calls": pair.join(" "),
+                             text: t(pair[0]) + " · " + t(pair[1]), on: { click: function () {
+        entry.calls[ds[0]] = pair[0];
+        entry.calls[ds[1]] = pair[1];
+        entry.open = {};
+        entry.tricks = {};
+        entry.auto = null;
+        made();
+        showEntry();
+      } } });
+      pick(b, entry.calls[ds[0]] === pair[0] && entry.calls[ds[1]] === pair[1]);
+      row.appendChild(b);
+    });
+    return row;
   }
 
   // When every count but one is given, the last is what is left of ten.
@@ -489,21 +524,22 @@
     showEntry();
   }
 
-  // -- undo, the pencil, a line, a correction ------------------------------------------
+  // -- the pencil, a line, a correction ------------------------------------------------
 
-  function undo(ev) {
-    ev.preventDefault();
-    P.clearErrors($("undo-form"));
+  // The last write not sent yet, which can be taken back here: nothing to tell the service.
+  function unsent() {
     var last = outbox[outbox.length - 1];
-    if (last && last.status !== "sending" && !(outbox.length === 1 && sending)) {
-      outbox.pop();  // never sent: undone here, nothing to tell the service
-      save();
-      showOutbox();
-      showEntry();
-      say(t("undone") + ": " + last.label);
-      return;
-    }
-    enqueue("undo", {}, t("undone"));
+    return !last || last.status === "sending" || (outbox.length === 1 && sending) ? null : last;
+  }
+
+  function takeBack() {
+    var last = unsent();
+    if (last === null) return null;
+    outbox.pop();
+    save();
+    showOutbox();
+    showEntry();
+    return last;
   }
 
   function pencil(ev) {
@@ -658,7 +694,6 @@
   });
   $("deal-form").addEventListener("submit", recordDeal);
   $("clear").addEventListener("click", clearEntry);
-  $("undo-form").addEventListener("submit", undo);
   $("pencil-form").addEventListener("submit", pencil);
   $("line-form").addEventListener("submit", line);
   $("correct-form").addEventListener("submit", askPreview);
@@ -668,5 +703,9 @@
   window.addEventListener("online", function () { retryDelay = 1000; again(); });
   pulkaOffline.onBack(function () { retryDelay = 1000; again(); });  // the service answers again: send at once
   window.addEventListener("offline", function () { setReachable(false); });
+  // What the table's actions (score_actions.js) share with the entry of a deal.
+  P.scorer = { base: base, game: game, enqueue: enqueue, takeBack: takeBack, say: say,
+               state: function () { return state; }, unsent: unsent,
+               forms: {}, seen: [] };
   begin();
 }());

@@ -64,7 +64,7 @@ class Bounds:
     """The bounds of one client address (``pulka serve`` options)."""
 
     rate: float = 0.1  # worker seconds an address may take per second
-    burst: float = 2.0  # worker seconds it may save up
+    burst: float = 0.5  # worker seconds it may save up: a few reads of the sheet at points at once
     cost: float = 0.002  # seconds each request costs besides its worker time (the event loop's work)
     at_once: int = 4  # requests of one address served at once
     # worker seconds all anonymous addresses together may take per second (at least one

@@ -9,8 +9,11 @@
 // a write waits in the page's outbox, not here.
 "use strict";
 
-var CACHE = "pulka-offline-1";  // a new name when what is kept changes: the old cache is dropped
-var SHELL = ["/static/common.js", "/static/score.js", "/static/offline.js", "/static/pulka.css", "/static/icon.svg"];
+var CACHE = "pulka-offline-2";  // a new name when what is kept changes: the old cache is dropped
+// Every file the scorer's page loads (score.html, base.html): a cold start with no network
+// has nothing else to open them from.
+var SHELL = ["/static/common.js", "/static/score.js", "/static/offline.js", "/static/pulka.css", "/static/icon.svg",
+             "/static/sheet.js", "/static/score_actions.js", "/static/picture/sheet.css"];
 var STALE = "X-Pulka-Stale";
 // What a game's address may end with that is not the game itself (web/api.py's routes).
 var NOT_THE_GAME = /\/(sheet|settlement|deals|log|explain|diff|tokens|events)$/;

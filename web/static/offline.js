@@ -105,7 +105,7 @@ var pulkaOffline = (function () {
                  function () { return fetch(location.pathname + location.search, { credentials: "same-origin" }); }];
     if (P.data.game) {
       reads.push(function () { return P.api("GET", base); });
-      reads.push(function () { return fetch(base + "/sheet.svg", { credentials: "same-origin" }); });
+      reads.push(function () { return fetch(P.withLang(base + "/sheet.svg?part=sheet"), { credentials: "same-origin" }); });
     }
     return reads.reduce(function (before, read) {
       return before.then(read).catch(function () { return null; });

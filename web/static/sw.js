@@ -47,7 +47,8 @@ function keptAs(request) {
   if (path === "/manifest.webmanifest") return url.origin + path + url.search;
   if (path === "/api/session") return url.origin + path;
   if (path.indexOf("/api/games/") === 0) {
-    if (/\/sheet\.svg$/.test(path)) return url.origin + path;
+    // the sheet as the pages draw it (?part=sheet), whatever its version: the last one kept
+    if (/\/sheet\.svg$/.test(path)) return url.origin + path + (url.searchParams.get("part") ? "?part=sheet" : "");
     if (!NOT_THE_GAME.test(path) && !url.searchParams.has("since")) return url.origin + path;
   }
   return null;

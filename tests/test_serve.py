@@ -441,3 +441,18 @@ def test_a_password_is_hashed_strongly_unless_the_suite_asks_for_the_cheap_hash(
     with client(db) as c:
         sign_in(c, "dora")
         sign_in(c, "igor")
+
+
+def test_serve_account_on_a_store_never_initialised_makes_it_and_the_account_signs_in(
+        store_url: str, tmp_path: Path) -> None:
+    """``pulka serve account`` on a new PostgreSQL schema (or a SQLite file not yet made)
+    before any ``pulka init``: the store and the service's tables are made, the account
+    stored, exit 0 (issue 35 saw an internal error, exit 3, here)."""
+    secret = tmp_path / "password"
+    secret.write_text(PASSWORD + "\n", encoding="utf-8")
+    made = subprocess.run([*PULKA, "--db", store_url, "serve", "account", "dora", "--password-file", str(secret)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "Traceback" not in made.stderr
+    with client(store_url) as c:
+        sign_in(c, "dora")

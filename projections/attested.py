@@ -11,6 +11,7 @@ import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ledger.vocabulary import language
 from ledger.vocabulary.attestation import (
     CheckpointMade,
     CheckpointsStarted,
@@ -30,6 +31,8 @@ from ledger.vocabulary.notes import (
     parse_signature_line,
     rotation_text,
 )
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,9 @@ class StoredCheckpoint:
 
     def caption(self) -> str:
         """One line for a picture or a report: which checkpoint, and who signed it."""
-        return (f"checkpoint {self.origin} #{self.size}, root {self.root[:16]}…, signed by "
-                f"{', '.join(self.signers()) or 'nobody'} ({self.at[:16].replace('T', ' ')})")
+        return _("checkpoint {origin} #{size}, root {root}…, signed by {signers} ({at})").format(
+            origin=self.origin, size=self.size, root=self.root[:16], signers=", ".join(self.signers()) or _("nobody"),
+            at=self.at[:16].replace("T", " "))
 
 
 def root_bytes(text: str) -> bytes:
@@ -199,10 +203,11 @@ def coverage_caption(cp: StoredCheckpoint | None, covered: int, shown: int) -> s
     if cp is None:
         return ""  # a store that keeps no checkpoint: nothing to say
     if covered == 0:
-        return "not yet under a signed checkpoint of the club log (pulka checkpoint)"
+        return _("not yet under a signed checkpoint of the club log (pulka checkpoint)")
     if covered < shown:
-        return f"events 1-{covered} under {cp.caption()}; the rest not yet under a checkpoint"
-    return f"under {cp.caption()}"
+        return _("events 1-{covered} under {checkpoint}; the rest not yet under a checkpoint").format(
+            covered=covered, checkpoint=cp.caption())
+    return _("under {checkpoint}").format(checkpoint=cp.caption())
 
 
 def attested_history_doc(cp: StoredCheckpoint | None, covered: int, shown: int,

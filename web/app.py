@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -393,6 +394,22 @@ async def on_views_missing(request: Request, exc: Exception) -> Response:
                           422)
 
 
+# A stream's keep-alive ping (for proxies that close a quiet connection): every PING
+# seconds and a share of PING_SPREAD drawn for each stream, so that the pings of streams
+# opened together (a room's spectators, a page reloaded by all) are not sent together,
+# a burst of hundreds of sends in the event loop that a scorer's write waits behind.
+PING = 15.0
+PING_SPREAD = 5.0
+
+
+PINGS = random.Random()  # not a secret: only when a stream's pings fall
+
+
+def ping_interval(draw: random.Random = PINGS) -> float:
+    """The seconds between one stream's pings: PING and a random share of PING_SPREAD."""
+    return PING + draw.uniform(0.0, PING_SPREAD)
+
+
 RETRY_SOON = 5  # seconds a client waits before it sends again what the store could not take now
 RETRY_LATER = 60  # ... when someone must first mend the machine (a full disk, a store that cannot be written)
 
@@ -464,7 +481,7 @@ async def follow(request: Request, streams: set[str], first: list[dict[str, Any]
         finally:
             hub.unsubscribe(subscriber)
 
-    return EventSourceResponse(messages(), ping=15, headers={"cache-control": "no-store"})
+    return EventSourceResponse(messages(), ping=ping_interval(), headers={"cache-control": "no-store"})
 
 
 @rule(ANYONE, STREAM)

@@ -8,6 +8,8 @@ sheets cannot add Python's default 5 ms to each of a write's round trips.
 
 from __future__ import annotations
 
+import gc
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,7 @@ def switch_restored() -> Iterator[None]:
     was = sys.getswitchinterval()
     yield
     sys.setswitchinterval(was)
+    gc.unfreeze()  # app_from_settings froze this process's heap too
 
 
 def test_a_served_process_takes_the_services_switch_interval(tmp_path: Path, switch_restored: None) -> None:
@@ -38,3 +41,20 @@ def test_the_switch_interval_is_the_one_asked_for(tmp_path: Path, switch_restore
     db = str(tmp_path / "club.db")
     app_from_settings(settings_of(db, Options(switch_interval=0.002)))
     assert sys.getswitchinterval() == pytest.approx(0.002)
+
+
+def test_a_served_process_starts_with_its_drawings_imported_and_its_start_up_out_of_the_collectors_reach(
+        tmp_path: Path) -> None:
+    """What the first reader of a drawing would import is imported before any request, and
+    what start-up made is frozen: a full collection while scoring (which stops every
+    thread, writes in flight too) does not scan it again and again."""
+    from web.serve import WARM
+
+    code = ("import sys, gc; from web.serve import Options, app_from_settings, settings_of; "
+            f"app_from_settings(settings_of({str(tmp_path / 'club.db')!r}, Options())); "
+            "print(gc.get_freeze_count()); print(' '.join(sorted(set(sys.argv[1:]) - set(sys.modules))))")
+    done = subprocess.run([sys.executable, "-c", code, *WARM], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    frozen, missing = (done.stdout.splitlines() + ["", ""])[:2]
+    assert missing == ""  # every module of WARM imported at start-up
+    assert int(frozen) > 10_000  # the modules, classes and functions of start-up, frozen

@@ -438,6 +438,7 @@ def figures(db: str, tables: list[Table], spectators: list[Spectator], elapsed: 
         "tables": len(tables), "spectators": len(spectators), "deals": len(latencies), "seconds": round(elapsed, 1),
         "deals_per_second": round(len(latencies) / elapsed, 1) if elapsed else None,
         "deal_ms": ms(latencies),
+        "worst": worst(tables),
         **({"others_deal_ms": ms([x for t in tables[1:] for x in t.latencies])} if load.crowd else {}),
         **(in_turns(tables, Turns(load.epoch, load.turns)) if load.turns else {}),
         "first_vs_last_p50_ms": (round(percentile(firsts, 0.5) * 1000, 1), round(percentile(lasts, 0.5) * 1000, 1)),
@@ -448,6 +449,13 @@ def figures(db: str, tables: list[Table], spectators: list[Spectator], elapsed: 
         "duplicated": sum(max(0, stored[t.game] - t.events) for t in tables) + sum(t.duplicates_stored for t in tables),
         "first_errors": ([e for t in tables for e in t.errors] + [e for s in spectators for e in s.errors])[:3],
     }
+
+
+def worst(tables: list[Table], n: int = 12) -> list[tuple[float, float]]:
+    """The ``n`` slowest deals: (milliseconds, seconds into the run when it was sent)."""
+    start = min((sent for t in tables for _v, sent in t.sent), default=0.0)
+    timed = sorted(((lat, sent - start) for t in tables for lat, (_v, sent) in zip(t.latencies, t.sent)), reverse=True)
+    return [(round(lat * 1000, 1), round(at, 1)) for lat, at in timed[:n]]
 
 
 def postgres_schema(base: str) -> tuple[str, str]:

@@ -81,7 +81,13 @@ def measured(job: tuple[int, float, tuple[int, ...], int]) -> dict[tuple[str, in
             values = {i: rating.value(i) for i in mark.rated}
             rho = spearman([values[i] for i in mark.rated], [mark.skill[i] for i in mark.rated])
             out[(rating.name, mark.pulkas)] = (rho, 1000 * explained(mark.held_out, values))
+    for mark in sim.horizons:  # the ceiling: what knowing the true skills would predict
+        truth = {i: mark.skill[i] for i in mark.rated}
+        out[(CEILING, mark.pulkas)] = (1.0, 1000 * explained(mark.held_out, truth))
     return out
+
+
+CEILING = "the true skills (a ceiling, no rating can know them)"
 
 
 def calibration(seeds: Sequence[int], skill_sd: float) -> list[str]:
@@ -138,15 +144,23 @@ def summary(runs: list[dict[tuple[str, int], tuple[float, float]]], horizons: Se
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     out += ["", f"The chosen model less each other one (paired by club: mean, its standard error; * beyond "
                 f"noise, the mean above twice its standard error):", ""]
-    out.append("| less | " + " | ".join(f"rho {h} | LL {h}" for h in horizons) + " |")
-    out.append("|---|" + "---|---|" * len(horizons))
-    for name in names:
-        if name.startswith(chosen):
-            continue
+    out += less_table(runs, chosen, [n for n in names if not n.startswith(chosen)], horizons)
+    if CEILING in names:
+        out += ["", "The ceiling less each rating: the room left above it (no rating can be ahead of another by "
+                    "more than the room above that other):", ""]
+        out += less_table(runs, CEILING, [n for n in names if n != CEILING], horizons)
+    return out
+
+
+def less_table(runs: list[dict[tuple[str, int], tuple[float, float]]], ahead: str, others: Sequence[str],
+               horizons: Sequence[int]) -> list[str]:
+    """``ahead`` less each of ``others``, paired by club, at each horizon and measure."""
+    out = ["| less | " + " | ".join(f"rho {h} | LL {h}" for h in horizons) + " |", "|---|" + "---|---|" * len(horizons)]
+    for name in others:
         cells = []
         for h in horizons:
             for k in (0, 1):
-                d = [run[(chosen, h)][k] - run[(name, h)][k] for run in runs]
+                d = [run[(ahead, h)][k] - run[(name, h)][k] for run in runs]
                 se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else 0.0
                 star = "*" if statistics.mean(d) > 2 * se else ""
                 cells.append(f"{statistics.mean(d):+.3f} ({se:.3f}){star}" if k == 0 else

@@ -122,7 +122,7 @@ SCRIPT_TEXTS: dict[str, str] = {
     "token_not_arbiter": N_("A table's link does not open the arbiter's desk: sign in as an arbiter."),
     "director_only": N_("This desk is a director's: sign in as one."),
     "qr_app": N_("the QR code for an authenticator app"),
-    "role_arbiter": N_("arbiter"), "role_director": N_("director"), "disabled": N_("disabled"),
+    "role_director": N_("director"), "disabled": N_("disabled"),
     "second_factor": N_("second factor"), "make_arbiter": N_("make arbiter"), "make_director": N_("make director"),
     "disable": N_("disable"), "enable": N_("enable"), "remove": N_("remove"),
     "reset_password": N_("reset the password"),

@@ -126,6 +126,7 @@ def test_over_the_clubs_certificate_the_worker_opens_the_page_cold_with_the_serv
     phone.get(f"{base}/score/{GAME}#token={token}")
     wait(phone, lambda d: version(d) == 1 and "recording" in text_of(d, "recording-as"))
     assert phone.current_url.startswith(f"https://{NAME}:") and secure(phone) == (True, True)
+    assert club.http.get("/api/health").headers["strict-transport-security"] == "max-age=86400"  # a day
     wait(phone, lambda d: d.execute_script(
         "return !!navigator.serviceWorker.controller && document.body.dataset.offlineReady === '1';"))
     wait(phone, lambda d: net(d) == "net on")

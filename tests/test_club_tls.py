@@ -27,8 +27,6 @@ from tests.serving import client
 from web import club_tls, reach
 from web.club_tls import ClubTLSError, club_certificates_in
 
-pytestmark = pytest.mark.sqlite_only
-
 NAMES = ["localhost", "scorer-box", "scorer-box.local", "club.test"]
 ADDRESSES = ["192.168.1.23", "127.0.0.1"]
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -218,3 +216,25 @@ def test_the_folder_is_beside_a_sqlite_store_and_in_the_data_folder_for_postgres
     assert club_tls.club_name("postgresql://pulka:secretpw@10.0.0.5:5432/club?schema=north") == "club"
     monkeypatch.setattr(reach, "lan_address", lambda: "192.168.1.23")
     assert "192.168.1.23" in club_tls.machine_names()[1]
+
+
+def test_pulka_serve_club_tls_makes_the_ca_once_beside_either_store_and_serves_with_it(
+        store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: list[dict[str, object]] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **options: ran.append(options))
+    monkeypatch.setattr(reach, "lan_address", lambda: "192.168.1.23")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    folder = club_tls.folder_of(store_url)
+    first = CliRunner().invoke(main, ["--db", store_url, "serve", "--host", "0.0.0.0", "--club-tls"])
+    assert first.exit_code == 0, first.output
+    assert ran[0]["ssl_certfile"] == str(folder / "server.pem") and ran[0]["ssl_keyfile"] == str(folder / "server.key")
+    assert "https://192.168.1.23:8000/club-certificate" in first.output and "was made in" in first.output
+    ca = (folder / "ca.pem").read_bytes()
+    assert "192.168.1.23" in names_of(certificate(folder / "server.pem"))
+    monkeypatch.setattr(reach, "lan_address", lambda: "192.168.1.40")  # the next evening, another address
+    second = CliRunner().invoke(main, ["--db", store_url, "serve", "--host", "0.0.0.0", "--club-tls"])
+    assert second.exit_code == 0, second.output
+    assert "made again" in second.output and (folder / "ca.pem").read_bytes() == ca
+    assert "192.168.1.40" in names_of(certificate(folder / "server.pem"))
+    assert club_tls.fingerprint(x509.load_pem_x509_certificate(ca).public_bytes(serialization.Encoding.DER)) in \
+        second.output

@@ -116,6 +116,14 @@ def test_a_second_start_uses_both_again_and_a_new_address_or_a_near_end_makes_th
     named = club_certificates_in(folder, "pulka.db", [*NAMES, "pulka.club.lan"], ["10.0.0.7", "127.0.0.1"], late)
     assert named.made == ("server",) and "pulka.club.lan" in names_of(certificate(named.certfile))
 
+    ca_end = certificate(named.ca_file).not_valid_after_utc
+    last = club_certificates_in(folder, "pulka.db", NAMES, ADDRESSES, ca_end - timedelta(days=100))
+    assert last.made == ("server",) and certificate(last.certfile).not_valid_after_utc == ca_end  # not past the CA
+    with pytest.raises(ClubTLSError) as ended:
+        club_certificates_in(folder, "pulka.db", NAMES, ADDRESSES, ca_end)
+    assert f"{folder / 'ca.pem'} ended on {ca_end.date().isoformat()}" in str(ended.value)
+    assert kept(folder)["ca.pem"] == first["ca.pem"]  # never made again silently
+
 
 def test_a_broken_or_missing_key_is_refused_naming_it_and_no_ca_is_made_over_it(tmp_path: Path) -> None:
     folder = tmp_path / "pulka.db.tls"

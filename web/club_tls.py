@@ -143,6 +143,10 @@ def club_certificates_in(folder: Path, club: str, names: list[str], addresses: l
         raise ClubTLSError(_("cannot make the folder of the club's certificates {file}: {why}").format(
             file=folder, why=exc.strerror or exc)) from None
     ca_key, ca = kept_ca(folder)
+    if ca is not None and ca.not_valid_after_utc <= now:
+        raise ClubTLSError(_("the club CA's certificate {file} ended on {day}: remove the folder {folder} to make a "
+                             "new CA (each phone then installs the new certificate)").format(
+            file=folder / CA_CERT, day=ca.not_valid_after_utc.date().isoformat(), folder=folder))
     if ca is None:
         ca_key, ca = made_ca(folder, club, now)
         made.append("ca")
@@ -261,7 +265,7 @@ def made_server(folder: Path, ca_key: ec.EllipticCurvePrivateKey, ca: x509.Certi
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, str(first)[:64])])
     cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca.subject).public_key(key.public_key())
             .serial_number(x509.random_serial_number())
-            .not_valid_before(now - EARLIER).not_valid_after(now - EARLIER + SERVER_LIFE)
+            .not_valid_before(now - EARLIER).not_valid_after(min(now - EARLIER + SERVER_LIFE, ca.not_valid_after_utc))
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
                                          data_encipherment=False, key_agreement=False, key_cert_sign=False,

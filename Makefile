@@ -40,11 +40,15 @@ demo: $(DEMO_STAMP)
 # The live service on a demo club (a pulka under way, a director, an arbiter, the table's
 # link) in serve-demo.db, listening on every address so that phones on the club's network
 # reach it: this machine's address on the network is printed, the table's scorer link and
-# the spectators' page each with a QR code, and where to sign in. SERVE_ARGS passes
-# options through: SERVE_ARGS='--port 8080', '--host 127.0.0.1' for this machine alone.
+# the spectators' page each with a QR code, and where to sign in. Over TLS with the club's
+# own certificate authority (--club-tls, made in serve-demo.db.tls/ on first use), so that
+# the scorer's page works offline on the club's network too: the club's certificate is
+# printed first, with its QR code and fingerprint, to install once per phone.
+# SERVE_ARGS passes options through: SERVE_ARGS='--port 8080', '--host 127.0.0.1' for this
+# machine alone, '--no-club-tls' for plain HTTP (no offline app but at 127.0.0.1).
 serve: $(DEMO_STAMP)
 	$(PY) -m compileall -q ledger projections cli web
-	$(VENV)/bin/pulka --db serve-demo.db serve demo $(SERVE_ARGS)
+	$(VENV)/bin/pulka --db serve-demo.db serve demo --club-tls $(SERVE_ARGS)
 
 # pulka on the PATH: a link to this checkout's script (.venv/bin/pulka, pulka alone, as
 # for the demo) in BINDIR, by default ~/.local/bin, which most systems put on the PATH.

@@ -58,17 +58,20 @@ class Chromes:
         self.drivers: list[WebDriver] = []
         self.profiles: list[str] = []
 
-    def get(self, count: int) -> list[WebDriver]:
+    def get(self, count: int, flags: tuple[str, ...] = (), env: dict[str, str] | None = None) -> list[WebDriver]:
+        """The first ``count`` browsers, started as needed with more ``flags`` and the
+        environment ``env`` (a Chromes of a test's own: the test process's are started
+        with neither)."""
         while len(self.drivers) < count:
             profile = tempfile.mkdtemp(prefix="pulka-chromium-")
             self.profiles.append(profile)
             options = webdriver.ChromeOptions()
-            for flag in FLAGS:
+            for flag in (*FLAGS, *flags):
                 options.add_argument(flag)
             options.add_argument(f"--user-data-dir={profile}")
             options.binary_location = CHROMIUM
             options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-            driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+            driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER, env=env))
             driver.execute_cdp_cmd("Network.enable", {})
             self.drivers.append(driver)
         return self.drivers[:count]

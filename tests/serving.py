@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -67,13 +68,16 @@ def free_port() -> int:
 
 class Served:
     """A real ``pulka serve`` process on a free port, its output kept in a file;
-    ``prefix``: a command that runs it (``unshare``, say: a mount of the test's own)."""
+    ``prefix``: a command that runs it (``unshare``, say: a mount of the test's own);
+    ``tls``: the CA's certificate that verifies the service's, when it speaks TLS
+    (``--club-tls`` makes it at start-up)."""
 
     def __init__(self, db: str, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
-                 prefix: tuple[str, ...] = (), **popen: Any) -> None:
+                 prefix: tuple[str, ...] = (), tls: Path | None = None, **popen: Any) -> None:
         self.db = db
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = tls
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log = log
         self.out = open(log, "ab")
         self.proc = subprocess.Popen([*prefix, *PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4", *args],
@@ -87,15 +91,20 @@ class Served:
             if self.proc.poll() is not None:
                 raise AssertionError(f"pulka serve ended: {self.log.read_text(errors='replace')}")
             try:
-                if httpx.get(self.url + "/api/health", timeout=1).status_code == 200:
+                if (not self.tls or self.tls.exists()) and httpx.get(
+                        self.url + "/api/health", timeout=1, verify=self.verify()).status_code == 200:
                     return
             except httpx.TransportError:
                 pass
             time.sleep(0.05)  # a poll of a condition, bounded by the deadline
         raise AssertionError("pulka serve did not answer in time")
 
+    def verify(self) -> ssl.SSLContext | bool:
+        """What verifies the service's certificate: its CA's, else the system's."""
+        return ssl.create_default_context(cafile=self.tls) if self.tls else True
+
     def http(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=WAIT)
+        return httpx.Client(base_url=self.url, timeout=WAIT, verify=self.verify())
 
     def kill(self) -> None:
         """``kill -9``: nothing is flushed or closed."""

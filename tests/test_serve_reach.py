@@ -226,3 +226,35 @@ def test_a_token_held_by_scorer_name_records_as_that_scorer() -> None:
         with pytest.raises(Refused) as refused:
             token_holder(players, wrong)
         assert refused.value.field == "holder"
+
+
+def test_make_serve_prints_the_clubs_certificate_first_its_code_its_link_and_the_fingerprint_it_serves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cryptography import x509
+
+    from tests.serving import client
+    from web.club_tls import fingerprint
+
+    out, ran = served_demo(tmp_path, monkeypatch, "--club-tls")  # as `make serve` runs it
+    base = "https://192.168.1.23:8123"
+    codes = codes_printed(out)
+    assert list(codes) == ["the club's certificate (once per phone)", "the table's scorer (its phone opens this)",
+                           "the spectators"]  # step 1 before the table's codes
+    assert codes["the club's certificate (once per phone)"] == f"{base}/club-certificate"
+    assert codes["the spectators"] == f"{base}/watch/evening" and f"sign in at {base}/signin" in out
+    printed = re.search(r"step 1, once per phone: .* SHA-256 fingerprint is ([0-9A-F:]{95})\n", out)
+    assert printed is not None and out.index("step 1") < out.index("the table's scorer")
+    folder = tmp_path / "serve-demo.db.tls"
+    assert ran["ssl_certfile"] == str(folder / "server.pem") and ran["ssl_keyfile"] == str(folder / "server.key")
+    served = x509.load_pem_x509_certificate((folder / "server.pem").read_bytes())
+    sans = served.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "192.168.1.23" in {str(name.value) for name in sans}  # the address the codes give
+    with client(str(tmp_path / "serve-demo.db"), https=True, club_ca=str(folder / "ca.pem")) as c:
+        assert fingerprint(c.get("/club-certificate.crt").content) == printed.group(1)
+    assert "was made in" in out and "keep its key ca.key private" in out
+
+    again, _ran = served_demo(tmp_path, monkeypatch, "--club-tls")  # the next evening: the same CA
+    assert printed.group(1) in again and "was made in" not in again
+    plain, ran = served_demo(tmp_path, monkeypatch, "--club-tls", "--no-club-tls")  # SERVE_ARGS=--no-club-tls
+    assert ran["ssl_certfile"] is None and "step 1" not in plain
+    assert codes_printed(plain)["the spectators"] == "http://192.168.1.23:8123/watch/evening"

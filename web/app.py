@@ -28,6 +28,7 @@ import os
 import random
 import secrets
 import time
+from pathlib import Path
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
 from projections.points import PointError
-from web import api, api_accounts, api_common, api_log, pages
+from web import api, api_accounts, api_common, api_log, club_tls, pages
 from web.api_common import TooLarge
 from web.auth import ANYONE, READ, STREAM, Denied, rule
 from web.limits import TARPIT, Bounded, Bounds, Limits, file_limit, stream_cap
@@ -89,7 +90,7 @@ HEADERS = {
     "cross-origin-resource-policy": "same-origin",
     "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
 }
-HSTS = (b"strict-transport-security", b"max-age=31536000")
+HSTS_MAX_AGE = 31536000  # a year; a club's own certificate authority's a day (web.club_tls.HSTS_MAX_AGE)
 COOKIE = "pulka_session"
 SECURE_COOKIE = "__Host-pulka_session"  # Secure, Path=/, no Domain: only this host over TLS may set or read it
 
@@ -109,6 +110,8 @@ class Settings:
     bounds: Bounds = field(default_factory=Bounds)  # what one anonymous client address may take
     kept_games: int = KEPT_GAMES  # games kept between requests, the least recently used let go past it
     read_only: str | None = None  # why the store is served read-only (it can be read, not written), or None
+    club_ca: str | None = None  # the club CA's certificate (PEM) served at /club-certificate (web.club_tls)
+    hsts_max_age: int = HSTS_MAX_AGE  # how long a browser keeps to TLS once it met it here
 
 
 def over_tls(scope: Scope, https: bool) -> bool:
@@ -121,9 +124,10 @@ def over_tls(scope: Scope, https: bool) -> bool:
 class SecurityHeaders:
     """The headers of every response (a response that sets its own policy keeps it)."""
 
-    def __init__(self, app: ASGIApp, https: bool) -> None:
+    def __init__(self, app: ASGIApp, https: bool, hsts_max_age: int = HSTS_MAX_AGE) -> None:
         self.app = app
         self.https = https
+        self.hsts = (b"strict-transport-security", f"max-age={hsts_max_age}".encode())
         self.headers = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -138,7 +142,7 @@ class SecurityHeaders:
                 names = {name.lower() for name, _ in headers}
                 headers += [(k, v) for k, v in self.headers if k not in names]
                 if tls:
-                    headers.append(HSTS)
+                    headers.append(self.hsts)
                 if b"content-security-policy" not in names:
                     headers.append((b"content-security-policy", CSP.encode()))
                 if b"cache-control" not in names:
@@ -554,7 +558,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
         routes=every,
         middleware=[
             Middleware(AccessLog),
-            Middleware(SecurityHeaders, https=settings.https),
+            Middleware(SecurityHeaders, https=settings.https, hsts_max_age=settings.hsts_max_age),
             Middleware(Language),
             Middleware(Faults),
             Middleware(ReadOnly, read_only=settings.read_only is not None),
@@ -585,4 +589,5 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
     app.state.hidden = hidden(settings.db)
     app.state.public_url = settings.public_url
     app.state.network_url = settings.network_url
+    app.state.club_ca = club_tls.ca_der(Path(settings.club_ca)) if settings.club_ca else None
     return app

@@ -34,7 +34,7 @@ from urllib.parse import quote, unquote
 import jinja2
 import segno
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -45,6 +45,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
 from web.action_texts import ACTION_TEXTS
+from web.club_tls import DER_TYPE, PATH as CLUB_CERTIFICATE, fingerprint
 from web.auth import ANYONE, FILE, PAGE, READ, rule
 from web.offline import OFFLINE_TEXTS, routes as offline_routes
 from web.reach import link_base
@@ -306,8 +307,19 @@ async def arbiter_game(request: Request) -> Response:
     of any event, explain, diff, rulings and penalties, the table's tokens."""
     game = named(request.path_params["game"], "game")
     watch = f"{base_url(request)}/watch/{quoted(game)}"  # its QR code beside the scorer's, for the table
+    club = club_certificate(request)
     return page(request, "desk.html", _("{game}: the arbiter's desk").format(game=game), "desk.js",
-                {"game": game}, game=game, watch=watch, qr=qr_data_uri(watch))
+                {"game": game}, game=game, watch=watch, qr=qr_data_uri(watch), club=club)
+
+
+def club_certificate(request: Request) -> dict[str, str] | None:
+    """The club CA's certificate beside a table's codes (``--club-tls``): its page's
+    link, that link's QR code and the certificate's fingerprint; else None."""
+    der = request.app.state.club_ca
+    if der is None:
+        return None
+    link = base_url(request) + CLUB_CERTIFICATE
+    return {"link": link, "qr": qr_data_uri(link), "fingerprint": fingerprint(der)}
 
 
 @rule(ANYONE, PAGE)
@@ -326,6 +338,30 @@ async def director_tournament(request: Request) -> Response:
     name = request.path_params["tournament"]
     return page(request, "direct.html", _("tournament {name}: the director").format(name=name), "direct.js",
                 {"tournament": name}, tournament=name)
+
+
+NO_CLUB_CA = N_("this service has no club certificate (it runs without --club-tls)")
+
+
+@rule(ANYONE, FILE)
+async def club_certificate_file(request: Request) -> Response:
+    """``/club-certificate.crt``: the club CA's certificate (DER, never its key), for a
+    phone to install (``web.club_tls``)."""
+    der = request.app.state.club_ca
+    if der is None:
+        return PlainTextResponse(_(NO_CLUB_CA), 404)
+    return Response(der, media_type=DER_TYPE, headers={"content-disposition": 'attachment; filename="pulka-club-ca.crt"'})
+
+
+@rule(ANYONE, PAGE)
+async def club_certificate_page(request: Request) -> Response:
+    """``/club-certificate``: how to install the club's certificate on a phone, once, and
+    its fingerprint to check it by."""
+    der = request.app.state.club_ca
+    if der is None:
+        return PlainTextResponse(_(NO_CLUB_CA), 404)
+    return page(request, "club_certificate.html", _("The club's certificate"), None, {},
+                fingerprint=fingerprint(der), file=CLUB_CERTIFICATE + ".crt")
 
 
 # -- the club's numbers (issue 23) ----------------------------------------------------------------
@@ -506,6 +542,8 @@ def routes() -> list[BaseRoute]:
         Route("/account", account_page, methods=["GET"]),
         Route("/director", director, methods=["GET"]),
         Route("/director/{tournament}", director_tournament, methods=["GET"]),
+        Route(CLUB_CERTIFICATE, club_certificate_page, methods=["GET"]),
+        Route(CLUB_CERTIFICATE + ".crt", club_certificate_file, methods=["GET"]),
         Route("/club", club, methods=["GET"]),
         Route("/club/player/{name}/number/{number}", club_player_number, methods=["GET"]),
         Route("/club/player/{name}", club_player, methods=["GET"]),

@@ -1,15 +1,17 @@
 """``pulka serve``: the live scoring service on a store, and its accounts.
 
-    pulka serve [--db ADDRESS] [--host H] [--port P] [--certfile F --keyfile F]
+    pulka serve [--db ADDRESS] [--host H] [--port P] [--certfile F --keyfile F | --club-tls [--tls-name N]]
                 [--public-url URL] [--workers N] [--proxy-headers --forwarded-allow-ips IPS]
     pulka serve account NAME --role director     # the first account (asks the password)
     pulka serve accounts                         # every account, and the log of their changes
     pulka serve role NAME ROLE | password NAME | disable NAME | enable NAME | remove NAME
     pulka serve second-factor on|off             # the club asks arbiters and directors for one
-    pulka serve demo [--host H] [--port P]       # the demo club of `make serve` (every address)
+    pulka serve demo [--host H] [--port P] [--club-tls]  # the demo club of `make serve` (every address)
 
 uvicorn serves the ASGI application of ``web.app``. With ``--certfile``/``--keyfile`` it
-speaks TLS itself; behind a reverse proxy that does, ``--public-url https://…`` and
+speaks TLS itself; with ``--club-tls`` with certificates of the club's own certificate
+authority (``web.club_tls``), made beside the store, whose certificate each phone
+installs once (``/club-certificate``); behind a reverse proxy that does, ``--public-url https://…`` and
 ``--proxy-headers --forwarded-allow-ips`` (the proxy's address; ``--proxy-from IPS``
 says both at once) make links, cookies (``__Host-``, Secure), HSTS and client addresses
 right. ``--workers N`` runs N processes on one socket (each with its own kept games, all
@@ -88,11 +90,23 @@ class Options:
     read_queue: int = 16
     switch_interval: float = SWITCH_INTERVAL
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
+    club_tls: bool = False  # certificates of the club's own certificate authority (web.club_tls)
+    tls_name: tuple[str, ...] = ()  # more names they are for (a club's local DNS name)
+    club_ca: str | None = None  # the club CA's certificate, once made or found (``club_certificates``)
 
     @property
     def https(self) -> bool:
         """TLS before the service: its own certificates, or a proxy at an https:// address."""
-        return self.certfile is not None or (self.public_url or "").startswith("https://")
+        return self.certfile is not None or self.club_tls or (self.public_url or "").startswith("https://")
+
+
+CLUB_TLS = click.option("--club-tls/--no-club-tls", default=False, show_default=True,
+                        help="TLS with the club's own certificate authority, made beside the store on first use "
+                             "(each phone installs its certificate once, from /club-certificate): the scorer's "
+                             "page then opens offline on the club's network too.")
+TLS_NAME = click.option("--tls-name", metavar="NAME", multiple=True,
+                        help="With --club-tls: one more name this machine is reached at (the club's local DNS name), "
+                             "in its certificate beside its addresses, localhost, its host name and NAME.local.")
 
 
 @click.group(invoke_without_command=True)
@@ -104,6 +118,8 @@ class Options:
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True)
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False), help="TLS: the certificate chain (PEM).")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), help="TLS: its private key (PEM).")
+@CLUB_TLS
+@TLS_NAME
 @click.option("--public-url", metavar="URL", help="The address people reach (behind a proxy), for links and QR codes; "
               "https://… makes cookies Secure and sends HSTS.")
 @click.option("--proxy-headers", is_flag=True, help="Read the client's address and scheme from X-Forwarded-For/-Proto "
@@ -152,6 +168,10 @@ def serve(ctx: click.Context, /, db: str | None, proxy_from: str | None, budget:
         raise click.UsageError("--workers above 1 needs PostgreSQL (one SQLite file has one writer)")
     if bool(options.certfile) != bool(options.keyfile):
         raise click.UsageError("TLS needs both --certfile and --keyfile")
+    if options.club_tls and options.certfile:
+        raise click.UsageError("--club-tls makes the certificates: give it, or --certfile and --keyfile, not both")
+    if options.tls_name and not options.club_tls:
+        raise click.UsageError("--tls-name names this machine in the certificate --club-tls makes: give --club-tls")
     run_service(address, options)
 
 
@@ -160,7 +180,28 @@ def settings_of(address: str, options: Options, read_only: str | None = None) ->
     return {"db": address, "secret": session_secret(address, read_only), "https": options.https,
             "public_url": options.public_url, "network_url": network, "threads": options.threads,
             "bounds": options.bounds, "kept_games": options.kept_games, "read_only": read_only,
-            "readers": options.readers, "read_queue": options.read_queue, "switch_interval": options.switch_interval}
+            "readers": options.readers, "read_queue": options.read_queue, "switch_interval": options.switch_interval,
+            **({"club_ca": options.club_ca, "hsts_max_age": club_hsts()} if options.club_ca else {})}
+
+
+def club_hsts() -> int:
+    from web.club_tls import HSTS_MAX_AGE
+
+    return HSTS_MAX_AGE
+
+
+def club_certificates(address: str, options: Options) -> Any:
+    """With ``--club-tls``, the club's certificates (``web.club_tls``), made or made
+    again as needed, put in ``options`` to serve with; a refusal naming the file."""
+    from web import club_tls
+
+    try:
+        names, found = club_tls.machine_names(options.tls_name)
+        made = club_tls.club_certificates_in(club_tls.folder_of(address), club_tls.club_name(address), names, found)
+    except club_tls.ClubTLSError as exc:
+        raise click.ClickException(str(exc)) from None
+    options.certfile, options.keyfile, options.club_ca = str(made.certfile), str(made.keyfile), str(made.ca_file)
+    return made
 
 
 def session_secret(address: str, read_only: str | None) -> str:
@@ -254,8 +295,10 @@ def run_service(address: str, options: Options, banner: list[str] | None = None,
     import uvicorn
 
     from ledger.store.event_store import StoreError
+    from web.club_tls import certificates_said as club_said
     from web.limits import Bounds, Limits, bounds_said, file_limit, stream_cap
 
+    club = club_certificates(address, options) if options.club_tls else None
     try:
         done, read_only = prepared(address)
         settings = settings_of(address, options, read_only)
@@ -278,6 +321,8 @@ def run_service(address: str, options: Options, banner: list[str] | None = None,
     bounds.streams = stream_cap(bounds.streams, files)
     click.echo(bounds_said(Limits(bounds), files))
     for line in banner or []:
+        click.echo(line)
+    for line in club_said(club, shown[0]) if club else []:
         click.echo(line)
     for caption, link in codes or [(_("the club's front page"), shown[0])]:
         click.echo(reach.shown_code(caption, link), nl=False)
@@ -535,14 +580,19 @@ def second_factor_setting(obj: dict[str, Any], setting: str, by: str | None) -> 
                    "at this machine's address (printed); 127.0.0.1 for this machine alone.")
 @click.option("--public-url", metavar="URL", help="The address people reach (behind a proxy), for the links and "
               "QR codes printed, before this machine's own.")
+@CLUB_TLS
+@TLS_NAME
 @click.pass_obj
-def demo(obj: dict[str, Any], port: int, host: str, public_url: str | None) -> None:
+def demo(obj: dict[str, Any], port: int, host: str, public_url: str | None, club_tls: bool,
+         tls_name: tuple[str, ...]) -> None:
     """Serve a demo club: a store with a pulka under way, a director and an arbiter, created
     on first use; the table's scorer link and the spectators' page printed with their QR
     codes, at this machine's address on the club's network."""
     from web.demo import demo_club
 
     address = served_store((obj or {}).get("db") or "serve-demo.db")
-    options = Options(host=host, port=port, public_url=public_url)
+    if tls_name and not club_tls:
+        raise click.UsageError("--tls-name names this machine in the certificate --club-tls makes: give --club-tls")
+    options = Options(host=host, port=port, public_url=public_url, club_tls=club_tls, tls_name=tls_name)
     club = demo_club(address, reach.addresses(host, port, options.https, public_url)[0])
     run_service(address, options, banner=club.said, codes=club.codes)

@@ -267,11 +267,36 @@
     $("entry-amount").textContent = "0";
   }
 
-  function object(ev) {
+  // An objection cannot be undone [Code 4.2.8: it is not a record of the game]: it is
+  // asked about first, and what it did (the late records it withdrew, or why it did
+  // nothing) is said beside its button once the service has stored it.
+  var objecting = null;  // the objection asked about: {player, deal}
+
+  function askObject(ev) {
     ev.preventDefault();
     P.clearErrors($("object-form"));
-    var body = { player: $("object-player").value, deal: Number($("object-deal").value) };
+    P.show($("object-said"), false);
+    objecting = { player: $("object-player").value, deal: Number($("object-deal").value) };
+    $("object-what").textContent = t("object_ask", objecting);
+    P.show($("object-ask"), true);
+  }
+
+  function object() {
+    var body = objecting;
+    objecting = null;
+    P.show($("object-ask"), false);
+    if (body === null) return;
     S.enqueue("object", body, t("object_label", body));
+  }
+
+  function objected(item, doc) {
+    if (item.command !== "object" || !doc.told) return;
+    var mine = doc.told.verdicts.filter(function (v) { return v.new; })[0];
+    var box = $("object-said");
+    box.textContent = t("object_told", { what: item.label, verdict: mine ? mine.reason : "" });
+    box.classList.toggle("alarm", !!mine && !mine.effective);
+    box.setAttribute("data-verdict", mine ? mine.kind : "");
+    P.show(box, true);
   }
 
   function talon(ev) {
@@ -312,7 +337,10 @@
     P.show($("entry-on"), whists);
     P.show($("entry-on-label"), whists);
   });
-  $("object-form").addEventListener("submit", object);
+  $("object-form").addEventListener("submit", askObject);
+  $("object-yes").addEventListener("click", object);
+  $("object-no").addEventListener("click", function () { objecting = null; P.show($("object-ask"), false); });
+  S.stored.push(objected);
   $("talon-form").addEventListener("submit", talon);
   $("talon-kind").addEventListener("change", function () { P.show($("talon-tricks-box"), $("talon-kind").value === "premium"); });
   $("talon-less").addEventListener("click", function () { stepper($("talon-tricks"), -1, 1); });

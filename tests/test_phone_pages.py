@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 import httpx
 
 from browsers import PROBE
+from projections.drawing.svg import SMALL
 from test_browser import expected_entries, running_entries
 from test_web_desks import sign_in_page
 from test_web_pages import TEN, WAIT, By, Club, WebDriver, cli, club, open_score, own_errors, tap, version, wait
@@ -71,6 +72,8 @@ def test_the_drawn_sheet_is_legible_at_a_phones_width_and_a_tap_shows_it_whole(
     sheet = cli(club.served.db, "sheet", "hand")
     for d in phones:
         drawn_at(d, state["version"])
+        # the page is told the drawing's smallest text, not a copy of it (sheet.js)
+        assert d.find_element(By.ID, "sheet-box").get_attribute("data-smallest") == str(SMALL)
         texts = d.execute_script(MEASURE)
         numbers = [t for t in texts if t["cls"] == "mark"]
         assert len(numbers) >= 10

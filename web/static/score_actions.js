@@ -254,6 +254,12 @@
     output.textContent = String(n);
   }
 
+  // A stepper of score_actions.html's macro: − and + beside its output ``name``, not below ``low``.
+  function steps(name, low) {
+    $(name + "-less").addEventListener("click", function () { stepper($(name), -1, low); });
+    $(name + "-more").addEventListener("click", function () { stepper($(name), 1, low); });
+  }
+
   function byHand(ev) {
     ev.preventDefault();
     P.clearErrors($("entry-form"));
@@ -330,8 +336,7 @@
   $("abandon-cancel").addEventListener("click", function () { ending = null; P.show($("abandon-verdict"), false); });
   $("annul-form").addEventListener("submit", misdeal);
   $("entry-form").addEventListener("submit", byHand);
-  $("entry-less").addEventListener("click", function () { stepper($("entry-amount"), -1, null); });
-  $("entry-more").addEventListener("click", function () { stepper($("entry-amount"), 1, null); });
+  steps("entry-amount", null);
   $("entry-column").addEventListener("change", function () {
     var whists = $("entry-column").value === "whists";
     P.show($("entry-on"), whists);
@@ -343,6 +348,5 @@
   S.stored.push(objected);
   $("talon-form").addEventListener("submit", talon);
   $("talon-kind").addEventListener("change", function () { P.show($("talon-tricks-box"), $("talon-kind").value === "premium"); });
-  $("talon-less").addEventListener("click", function () { stepper($("talon-tricks"), -1, 1); });
-  $("talon-more").addEventListener("click", function () { stepper($("talon-tricks"), 1, 1); });
+  steps("talon-tricks", 1);
 }());

@@ -245,8 +245,11 @@ def stories_text(state: GameState) -> str:
     played = events_by_deal(state)
     told: dict[str, str] = {str(deal.number): deal_story(state, deal, played.get(deal.number, []))
                             for deal in state.deals}
-    _count_records(lambda _number, ref: told.setdefault(f"#{ref.event}", ref.text), "", state,
-                   seated_persons(state.events))
+
+    def record(_number: str, ref: Ref) -> None:
+        told.setdefault(f"#{ref.event}", ref.text)
+
+    _count_records(record, "", state, seated_persons(state.events))
     return json.dumps(told, ensure_ascii=False, separators=(",", ":"))
 
 

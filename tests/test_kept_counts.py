@@ -51,7 +51,7 @@ def counted_again(ledger: Ledger, views: Views, name: str) -> Described:
     return described(player_stats(rows, aliases, name, reads.pulkas_with_events(ledger, mine(rows, aliases, name))))
 
 
-def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Described:
+def kept_stats(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Stats | None:
     """The statistics the kept counts add up to; unless ``reads_events``, without a
     pulka's events read."""
     sound = ledger.sound
@@ -60,9 +60,13 @@ def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) ->
             raise AssertionError(f"the events of {game} were read")
         ledger.sound = refused  # type: ignore[method-assign]
     try:
-        return described(reads.player_statistics(ledger, views, views.rows(), views.aliases(), name))
+        return reads.player_statistics(ledger, views, views.rows(), views.aliases(), name)
     finally:
         ledger.sound = sound  # type: ignore[method-assign]
+
+
+def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Described:
+    return described(kept_stats(ledger, views, name, reads_events))
 
 
 def same_statistics(db: str, names: list[str], two_names: tuple[str, ...] = ()) -> None:
@@ -283,15 +287,7 @@ def test_the_pages_are_those_counted_from_the_events_and_made_once_a_position(
 def records_told(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> dict[str, list[str]]:
     """The texts behind his records' numbers (``errors.late``, ``penalties``), as
     ``kept`` reads them (unless ``reads_events``, without a pulka's events read)."""
-    sound = ledger.sound
-    if not reads_events:
-        def refused(game: str) -> Any:
-            raise AssertionError(f"the events of {game} were read")
-        ledger.sound = refused  # type: ignore[method-assign]
-    try:
-        found = reads.player_statistics(ledger, views, views.rows(), views.aliases(), name)
-    finally:
-        ledger.sound = sound  # type: ignore[method-assign]
+    found = kept_stats(ledger, views, name, reads_events)
     assert found is not None
     return {number: [ref.text for ref in tally.refs] for number, tally in found.numbers.items()
             if number in ("errors.late", "penalties") and tally.refs}

@@ -36,20 +36,21 @@
     var waiting = S.unsent();
     if (waiting !== null) {  // the last entry is still on this phone: taken back here
       asked = { local: true };
-      ask(t("undo_ask_unsent", { what: waiting.label }));
+      ask("undo", t("undo_ask_unsent", { what: waiting.label }));
       return;
     }
     P.api("POST", S.base + "/undo/preview", {}).then(function (r) {
       if (r.status !== 200) { P.refusal(form, r.doc); return; }
       var p = r.doc.preview;
       asked = { version: p.version, what: p.what };
-      ask(p.deal && p.last > p.first ? t("undo_ask", { deal: p.deal, what: p.what }) : t("undo_ask_record", { what: p.what }));
+      ask("undo", p.deal && p.last > p.first ? t("undo_ask", { deal: p.deal, what: p.what }) : t("undo_ask_record", { what: p.what }));
     }, function () { P.refusal(form, null); });
   }
 
-  function ask(question) {
-    $("undo-what").textContent = question;
-    P.show($("undo-ask"), true);
+  // A question beside its button (score_actions.html's ask macro: NAME-ask, NAME-what).
+  function ask(name, question) {
+    $(name + "-what").textContent = question;
+    P.show($(name + "-ask"), true);
   }
 
   function undo() {
@@ -283,8 +284,7 @@
     P.clearErrors($("object-form"));
     P.show($("object-said"), false);
     objecting = { player: $("object-player").value, deal: Number($("object-deal").value) };
-    $("object-what").textContent = t("object_ask", objecting);
-    P.show($("object-ask"), true);
+    ask("object", t("object_ask", objecting));
   }
 
   function object() {

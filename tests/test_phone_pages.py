@@ -226,10 +226,12 @@ WIN = "6S pass pass | 6S | pass pass"  # the forehand's six, both defenders pass
 
 def over_page(driver: WebDriver) -> dict[str, Any]:
     """What the scorer's page shows of a pulka over: its mark, whether the entry form
-    shows, and whether the settlement comes before where the form was."""
+    and the "more" panel (the end of the pulka, a misdeal…) show, and whether the
+    settlement comes before where the form was."""
     found: dict[str, Any] = driver.execute_script(
         "var form = document.getElementById('deal-form'), s = document.getElementById('settlement');"
         "return {over: document.body.getAttribute('data-over'), form: form.offsetParent !== null,"
+        " more: document.getElementById('more-box').offsetParent !== null,"
         " settlement: s.offsetParent !== null,"
         " first: !!(s.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING),"
         " who: document.getElementById('who').textContent};")
@@ -240,7 +242,7 @@ def test_a_finished_pulka_shows_its_result_not_the_entry_form(phones: tuple[WebD
     scorer = phones[0]
     club.game("ended", pulya=4)
     open_score(scorer, club, "ended", club.token("ended", "Anna"))
-    assert over_page(scorer)["form"] and over_page(scorer)["over"] is None  # in play: the form
+    assert over_page(scorer)["form"] and over_page(scorer)["more"] and over_page(scorer)["over"] is None  # in play
     for k in range(20):
         if club.state("ended")["over"]:
             break
@@ -249,7 +251,8 @@ def test_a_finished_pulka_shows_its_result_not_the_entry_form(phones: tuple[WebD
     assert state["over"] and state["status"] == "finished"
     wait(scorer, lambda d: over_page(d)["over"] == "finished")
     shown = over_page(scorer)
-    assert not shown["form"] and shown["settlement"] and shown["first"] and shown["who"] == "the pulka is over"
+    assert not shown["form"] and not shown["more"] and shown["settlement"] and shown["first"]
+    assert shown["who"] == "the pulka is over"
     assert settlement_shown(scorer) == rows_of(state["settlement"])
     drawn_at(scorer, state["version"])
     assert own_errors(scorer) == []

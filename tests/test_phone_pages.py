@@ -299,3 +299,33 @@ def test_tables_at_the_deal_cap_are_over_on_every_page(phones: tuple[WebDriver, 
     wait(spectator, lambda d: d.execute_script(states) == ["over: the deal cap (as abandoned)"] * 2)
     for d in phones:
         assert own_errors(d) == []
+
+
+def test_the_arbiters_audit_trail_is_readable_at_a_phones_width(phones: tuple[WebDriver, WebDriver],
+                                                              club: Club) -> None:
+    """At 390 px the audit trail's columns were squeezed to a letter a line (время, раздача
+    read downwards): its table pans inside its own box, each heading and each row's
+    number, time, deal and recorder on one line; the page itself does not scroll sideways."""
+    desk = phones[0]
+    ten_deals(club, "audited")
+    sign_in_page(desk, club, "igor", "/arbiter/game/audited")
+    for lang in ("en", "ru"):
+        desk.get(f"{club.url}/arbiter/game/audited?lang={lang}")
+        wait(desk, lambda d: d.find_elements(By.CSS_SELECTOR, "#audit-rows tr[data-event='2']"))
+        one_line_each(desk)
+    assert sideways(desk) <= 0
+
+
+def one_line_each(desk: WebDriver) -> None:
+    """The audit trail's headings and its first row's number, time, deal and recorder
+    each on one line."""
+    # the lines each cell's text takes (the distinct tops of its text's boxes)
+    lines = desk.execute_script("""
+        return Array.from(document.querySelectorAll('#audit-table th, #audit-rows tr:first-child td:nth-child(-n+4)'))
+          .map(function (c) {
+            var range = document.createRange();
+            range.selectNodeContents(c);
+            var tops = new Set(Array.from(range.getClientRects()).map(function (r) { return Math.round(r.top); }));
+            return [c.textContent, tops.size];
+          });""")
+    assert len(lines) == 7 + 4 and all(n <= 1 for _text, n in lines), lines

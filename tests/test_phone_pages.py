@@ -329,3 +329,24 @@ def one_line_each(desk: WebDriver) -> None:
             return [c.textContent, tops.size];
           });""")
     assert len(lines) == 7 + 4 and all(n <= 1 for _text, n in lines), lines
+
+
+TARGET = 44  # CSS px: the least height of a link a finger taps on its own (the pages' nav, the prints)
+
+
+def test_the_links_a_finger_taps_are_big_enough(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """The links of the pages' top (home, spectators, the other language) and the prints
+    were 19 to 22 px high at 390 px: each is now a target 44 px high, on the scorer's
+    page and the spectators'."""
+    scorer = phones[0]
+    club.game("fingers")
+    open_score(scorer, club, "fingers", club.token("fingers", "Anna"))
+    pages = {"scorer": None, "spectators": f"{club.url}/watch/fingers?lang=ru"}
+    for name, url in pages.items():
+        if url:
+            scorer.get(url)
+            wait(scorer, lambda d: version(d) > 0)
+        sizes = scorer.execute_script(
+            "return Array.from(document.querySelectorAll('nav.top a, #print a')).map(function (a) {"
+            " var r = a.getBoundingClientRect(); return [a.textContent.trim(), Math.round(r.height)]; });")
+        assert len(sizes) >= 4 and all(h >= TARGET for _text, h in sizes), (name, sizes)

@@ -77,6 +77,10 @@ def test_an_objection_by_taps_is_asked_stored_as_the_scorers_and_withdraws_the_l
     scorer = phones[0]
     late = ready(scorer, club, "objecting")
     counted = sheet(club, "objecting")
+    # who objects and the deal said beside their choices, each deal by what it was
+    form = scorer.find_element(By.ID, "object-form")
+    assert [label.text for label in form.find_elements(By.TAG_NAME, "label")] == ["Who objects", "The deal"]
+    assert form.find_element(By.CSS_SELECTOR, '#object-deal option[value="1"]').text == "deal 1: 6S by Anna"
     assert asked(scorer) == "Vera objects to the late records of deal 1? An objection cannot be undone."
     tap(scorer, "#object-no")  # kept: nothing stored
     assert not scorer.find_element(By.ID, "object-ask").is_displayed()

@@ -194,8 +194,12 @@
     ["entry-player", "object-player", "talon-player"].forEach(function (id) { options($(id), players); });
     options($("entry-on"), players);
     options($("abandon-demanded"), players, t("nobody"));
-    var deals = (state.deals || []).map(function (d) { return d.deal; }).reverse();
-    options($("object-deal"), deals);
+    // the deals by what they were (deal 3: 7♥ by Vera), the last first
+    var deal = $("object-deal"), kept = deal.value;
+    P.fill(deal, (state.deals || []).slice().reverse().map(function (d) {
+      return el("option", { value: String(d.deal), text: t("fix_deal", { deal: d.deal, game: d.game }),
+                            selected: String(d.deal) === kept });
+    }));
     var agreed = $("abandon-agreed");
     if (agreed.getAttribute("data-players") !== players.join("\n")) {
       agreed.setAttribute("data-players", players.join("\n"));

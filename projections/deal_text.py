@@ -130,6 +130,12 @@ def deal_line(state: GameState, deal: DealState) -> str:
     return " | ".join(" ".join(word for _who, word in section) for section in line_sections(state, deal))
 
 
+def spoken_line(state: GameState, deal: DealState) -> str:
+    """``deal_line`` as a person reads it, its words in the language in effect
+    (``6♠ пас пас | 6♠ | вист вист | 6 2 2``; in English as the line is typed)."""
+    return " | ".join(" ".join(spoken(word) for _who, word in section) for section in line_sections(state, deal))
+
+
 def deal_story(state: GameState, deal: DealState, events: list[AnyEvent] | None = None) -> str:
     """The deal with the names of who spoke: ``Anna 6S, Boris pass, Vera pass | Anna 6S | …``."""
     if deal.annulled_at is not None:

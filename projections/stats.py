@@ -57,10 +57,12 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary import language
+from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
 from ledger.vocabulary.names import name_key
-from ledger.vocabulary.wording import said
+from ledger.vocabulary.wording import said, spoken_text
 from projections.archive import Alias, PulkaRow, identities
+from projections.audit import describe as event_line
 from projections.deal_state import DealState
 from projections.deal_text import events_by_deal, deal_story
 from projections.game import GameState, replay
@@ -204,17 +206,18 @@ def pulka_counts(game: str, state: GameState, names: Collection[str]) -> Counted
 def counted_text(state: GameState, person: str) -> str:
     """What ``pulka_counts`` gives the person who held a seat in a pulka under his name
     alone, as the views keep it (JSON): each reference once, with the names of the
-    numbers it counts in, in the order they were counted; a deal's story left out (the
-    same for every player of the pulka, but not in every language: ``stories_text``)."""
+    numbers it counts in, in the order they were counted; a deal's story and a record's
+    text left out (the same for every player of the pulka, but not in every language:
+    ``stories_text``)."""
     deals: Counted = []
     records: Counted = []
     _count_deals(lambda number_, ref: deals.append((number_, ref)), "", state, {person}, told=False)
-    _count_records(lambda number_, ref: records.append((number_, ref)), "", state, {person})
-    return json.dumps({"deals": _groups(deals, False), "records": _groups(records, True)}, ensure_ascii=False,
+    _count_records(lambda number_, ref: records.append((number_, ref)), "", state, {person}, told=False)
+    return json.dumps({"deals": _groups(deals), "records": _groups(records)}, ensure_ascii=False,
                       separators=(",", ":"))
 
 
-def _groups(counted: Counted, told: bool) -> list[list[Any]]:
+def _groups(counted: Counted) -> list[list[Any]]:
     groups: list[list[Any]] = []
     last: Ref | None = None
     for number_, ref in counted:
@@ -222,7 +225,7 @@ def _groups(counted: Counted, told: bool) -> list[list[Any]]:
             groups[-1][0].append(number_)
             continue
         last = ref
-        groups.append([[number_], ref.deal, ref.event, _kept_whists(ref.whists), *([ref.text] if told else [])])
+        groups.append([[number_], ref.deal, ref.event, _kept_whists(ref.whists)])
     return groups
 
 
@@ -235,22 +238,39 @@ def _kept_whists(whists: Fraction | None) -> int | list[int] | None:
 
 
 def stories_text(state: GameState) -> str:
-    """The story of each deal of a pulka (``deal_story``), in the language in effect, in
-    the order of its deals, as the views keep it (JSON) beside ``counted_text``."""
+    """The story of each deal of a pulka (``deal_story``), in the order of its deals, and
+    the text of each record the statistics count (under ``#`` and its event's number:
+    ``_count_records``), in the language in effect, as the views keep it (JSON) beside
+    ``counted_text``."""
     played = events_by_deal(state)
-    return json.dumps({str(deal.number): deal_story(state, deal, played.get(deal.number, [])) for deal in state.deals},
-                      ensure_ascii=False, separators=(",", ":"))
+    told: dict[str, str] = {str(deal.number): deal_story(state, deal, played.get(deal.number, []))
+                            for deal in state.deals}
+
+    def record(_number: str, ref: Ref) -> None:
+        told.setdefault(f"#{ref.event}", ref.text)
+
+    _count_records(record, "", state, seated_persons(state.events))
+    return json.dumps(told, ensure_ascii=False, separators=(",", ":"))
+
+
+class NotKept(LookupError):
+    """A reference whose text the views keep in no row of the reader's language (views
+    written before they kept records' texts in every language): counted again instead."""
 
 
 def counted_of(game: str, text: str, stories: Mapping[str, str]) -> Counted:
-    """``counted_text`` read back, each deal's reference with its story (``stories``: the
-    pulka's ``stories_text``, read): what ``pulka_counts`` gave, in the same order."""
+    """``counted_text`` read back, each reference with its deal's story or its record's
+    text (``stories``: the pulka's ``stories_text``, read): what ``pulka_counts`` gave,
+    in the same order. ``NotKept`` when a text is not among ``stories``."""
     doc = json.loads(text)
     out: Counted = []
-    for told, groups in ((False, doc["deals"]), (True, doc["records"])):
-        for numbers_, deal, event, whists, *kept_text in groups:
+    for records, groups in ((False, doc["deals"]), (True, doc["records"])):
+        for numbers_, deal, event, whists, *_kept in groups:
+            told = stories.get(f"#{event}" if records else str(deal))
+            if told is None:
+                raise NotKept(game, deal, event)
             ref = Ref(game, deal, event, None if whists is None else Fraction(*whists) if isinstance(whists, list)
-                      else Fraction(whists), kept_text[0] if told else stories[str(deal)])
+                      else Fraction(whists), told)
             out.extend((number_, ref) for number_ in numbers_)
     return out
 
@@ -267,7 +287,10 @@ def kept_pulka(row: PulkaRow, kept: Mapping[str, str | None], stories: str,
         text = kept[next(iter(names))] if len(names) == 1 else None
         if text is None:
             return recount(names)
-        return counted_of(row.game, text, json.loads(stories))
+        try:
+            return counted_of(row.game, text, json.loads(stories))
+        except NotKept:
+            return recount(names)
 
     return row, tuple(kept), counted
 
@@ -449,8 +472,10 @@ def _declared(add: Add, deal: DealState, ref: Ref) -> None:
         add("remizes.declarer", ref)
 
 
-def _count_records(add: Add, game: str, state: GameState, names: Collection[str]) -> None:
-    """Errors the recording rules charged to him, and arbiters' penalties on him."""
+def _count_records(add: Add, game: str, state: GameState, names: Collection[str], told: bool = True) -> None:
+    """Errors the recording rules charged to him, and arbiters' penalties on him; ``told``:
+    each reference with the record's text in the language in effect, else with none (the
+    views keep the texts apart, once for every reader's language: ``stories_text``)."""
     for number_, effect in sorted(state.effects.items()):
         event = state.events[number_ - 1]
         if isinstance(event, Correction):
@@ -459,16 +484,17 @@ def _count_records(add: Add, game: str, state: GameState, names: Collection[str]
             if not effect.effective or effect.free or target.by not in names or not (effect.warning or "equal for equal" in effect.reason):
                 continue
             kind = "errors.warning" if effect.warning else "errors.equal_for_equal"
-            add(kind, Ref(game, event.deal, number_, None,
-                                  f"event {number_} corrected event {event.target}: {effect.reason} [Code {effect.rule}]"))
+            add(kind, Ref(game, event.deal, number_, None, _("event {event} corrected event {target}: {reason} [{rule}]").format(
+                event=number_, target=event.target, reason=spoken_text(effect.reason), rule=cite(effect.rule))
+                if told else ""))
         elif isinstance(event, (Entry, Tricks)) and not effect.effective and effect.rule == "4.2.10" \
                 and event.by in names:
-            add("errors.late", Ref(game, event.deal, number_, None,
-                                           f"event {number_}: {effect.reason} [Code 4.2.10]"))
+            add("errors.late", Ref(game, event.deal, number_, None, _("event {event}: {what}").format(
+                event=number_, what=f"{spoken_text(effect.reason)} [{cite(effect.rule)}]") if told else ""))
     for number_, event in enumerate(state.events, start=1):
         if isinstance(event, Penalty) and event.player in names and number_ not in state.void:
-            add("penalties", Ref(game, event.deal, number_, None,
-                                         f"event {number_}: {event.column} {event.amount}: {event.reason} [Code 4.2.16]"))
+            add("penalties", Ref(game, event.deal, number_, None, _("event {event}: {what}").format(
+                event=number_, what=event_line(event)) if told else ""))
 
 
 # -- documents ------------------------------------------------------------------------

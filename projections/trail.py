@@ -26,6 +26,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction
 from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.times import TimeFormatError, parse_time
+from ledger.vocabulary.wording import recorder_text
 from projections.numbers import exact_fields, exact_of, exact_text, fmt, number, signed
 from projections.points import Point
 
@@ -198,7 +199,7 @@ def render_audit(rows: list[AuditRow], when: Callable[[str], str] | None = None,
     for row in rows:
         at = show(row.at) if row.at else ""
         deal = f"d{row.deal}" if row.deal else "  "
-        head = f"{row.number:>4}  {at:<{width}}  {deal:>4}  {row.by or '':<14}  {row.text}"
+        head = f"{row.number:>4}  {at:<{width}}  {deal:>4}  {recorder_text(row.by):<14}  {row.text}"
         lines.append(head)
         if row.played_at is not None and row.played_at != row.at:
             lines.append(f"{pad}" + _("played at {time}").format(time=show(row.played_at)))

@@ -59,6 +59,40 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+# -- a served game: what most of the service's tests begin with ----------------------------------
+
+THREE = ["Anna", "Boris", "Vera"]
+
+
+def new_game(c: TestClient | httpx.Client, headers: dict[str, str], game: str = "t1", key: str | None = None,
+             players: list[str] = THREE, pulya: int = 10) -> dict[str, Any]:
+    """A new pulka, as a director (``headers``: his write headers) makes it; its state.
+    ``key``: the write's id (``new-GAME-0001`` unless told)."""
+    r = c.post("/api/games", json={"id": key or f"new-{game}-0001", "game": game, "players": players,
+                                   "pulya": pulya}, headers=headers)
+    assert r.status_code == 201, r.text
+    state: dict[str, Any] = r.json()["state"]
+    return state
+
+
+def table_token(c: TestClient | httpx.Client, headers: dict[str, str], game: str = "t1", holder: str = "Masha") -> str:
+    """The token of ``game``'s table held by ``holder``; its link carries it after ``#``
+    only (never sent to a server)."""
+    r = c.post(f"/api/games/{game}/tokens", json={"holder": holder}, headers=headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["links"]["score"].endswith("#token=" + r.json()["token"])
+    return str(r.json()["token"])
+
+
+def started(served: "Served", game: str = "t1", pulya: int = 10) -> tuple[httpx.Client, dict[str, str], str]:
+    """A director (dora) signed in to ``served``: his client, its write headers, and the
+    token of a new ``game``'s table held by Masha."""
+    http = served.http()
+    director = sign_in(http, "dora")
+    new_game(http, director, game, pulya=pulya)
+    return http, director, table_token(http, director, game)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -12,6 +12,7 @@ counted from the events, byte for byte, made once per position of the store.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
@@ -50,7 +51,7 @@ def counted_again(ledger: Ledger, views: Views, name: str) -> Described:
     return described(player_stats(rows, aliases, name, reads.pulkas_with_events(ledger, mine(rows, aliases, name))))
 
 
-def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Described:
+def kept_stats(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Stats | None:
     """The statistics the kept counts add up to; unless ``reads_events``, without a
     pulka's events read."""
     sound = ledger.sound
@@ -59,9 +60,13 @@ def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) ->
             raise AssertionError(f"the events of {game} were read")
         ledger.sound = refused  # type: ignore[method-assign]
     try:
-        return described(reads.player_statistics(ledger, views, views.rows(), views.aliases(), name))
+        return reads.player_statistics(ledger, views, views.rows(), views.aliases(), name)
     finally:
         ledger.sound = sound  # type: ignore[method-assign]
+
+
+def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Described:
+    return described(kept_stats(ledger, views, name, reads_events))
 
 
 def same_statistics(db: str, names: list[str], two_names: tuple[str, ...] = ()) -> None:
@@ -276,3 +281,51 @@ def test_the_pages_are_those_counted_from_the_events_and_made_once_a_position(
     with client(db) as c:
         assert c.get("/club/player/Anna").content != kept_pages["/club/player/Anna"][1]
         assert len(pages_made) == made + 1
+
+
+
+def records_told(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> dict[str, list[str]]:
+    """The texts behind his records' numbers (``errors.late``, ``penalties``), as
+    ``kept`` reads them (unless ``reads_events``, without a pulka's events read)."""
+    found = kept_stats(ledger, views, name, reads_events)
+    assert found is not None
+    return {number: [ref.text for ref in tally.refs] for number, tally in found.numbers.items()
+            if number in ("errors.late", "penalties") and tally.refs}
+
+
+def test_a_records_text_is_kept_in_every_readers_language_not_the_views_writers(store_url: str) -> None:
+    """The text of a record the statistics count (a late record without effect, an
+    arbiter's penalty) is kept in every reader's language, as a deal's story is: views
+    written by a Russian reader's command give an English reader English, and the other
+    way round. Views written before the texts were kept so (no text of the record in the
+    reader's language) count that pulka from its events instead, in his language."""
+    db = store_url
+    ok(db, "new", "g", "--players", "Anna,Boris,Vera", "--pulya", "10")
+    for line in LINES[:2]:
+        ok(db, "deal", "g", line)
+    ok(db, "entry", "g", "Vera", "whists", "3", "--on", "Anna", "--deal", "1", "--by", "Vera")  # too late
+    ok(db, "penalty", "g", "Boris", "gora", "4", "--reason", "looked", "--by", "arbiter:Igor")
+    expected = {"en": {"errors.late": "event 16: too late", "penalties": "event 17: penalty: Boris gora +4 (looked) [Code 4.2.16]"},
+                "ru": {"errors.late": "событие 16: поздно", "penalties": "событие 17: штраф: Boris гора +4 (looked) [Кодекс 4.2.16]"}}
+    for writer in ("ru", "en"):
+        with Store(db) as store, Views(store) as views:
+            with language.using(writer):
+                views.rebuild()
+            ledger = Ledger(store)
+            for reader, says in expected.items():
+                with language.using(reader):
+                    told = {"errors.late": records_told(ledger, views, "Vera")["errors.late"],
+                            "penalties": records_told(ledger, views, "Boris")["penalties"]}
+                assert all(len(texts) == 1 and texts[0].startswith(says[n]) for n, texts in told.items()), \
+                    (writer, reader, told)
+    with Store(db) as store, Views(store) as views, store.backend.writing() as tx:
+        for game, lang, stories in views.view.select("SELECT game, language, stories FROM {archive_stories}"):
+            deals_only = {k: v for k, v in json.loads(stories).items() if not k.startswith("#")}
+            tx.run(f"UPDATE {tx.name('archive_stories')} SET stories = ? WHERE game = ? AND language = ?",
+                   (json.dumps(deals_only, ensure_ascii=False), game, lang))
+    with Store(db) as store, Views(store) as views:  # as views written before kept the records' texts
+        ledger = Ledger(store)
+        for reader, says in expected.items():
+            with language.using(reader):
+                assert records_told(ledger, views, "Boris", reads_events=True)["penalties"][0].startswith(
+                    says["penalties"])

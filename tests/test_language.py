@@ -125,6 +125,26 @@ def test_every_translation_puts_in_only_the_values_its_message_has() -> None:
     assert wrong == []
 
 
+def test_every_translation_cites_the_rules_its_message_cites() -> None:
+    """A rule cited in English (``[Code 4.2.15]``) is cited in Russian (``[Кодекс
+    4.2.15]``), whole, the same rules, brackets closed: a slip such as ``[К[Кодекс
+    4.2.15]`` stood on the scorer's page."""
+    with (LOCALE / "ru" / "LC_MESSAGES" / "pulka.po").open("rb") as f:
+        russian = read_po(f)
+    cited = re.compile(r"\[Code ([\d.]+(?:, [\d.]+)*)\]")
+    wrong = []
+    for m in russian:
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        rules = sorted(cited.findall(ids[0]))
+        wrong += [(ids[0], s) for s in strings
+                  if sorted(re.findall(r"\[Кодекс ([\d.]+(?:, [\d.]+)*)\]", s)) != rules
+                  or s.count("[") != s.count("]") or "[[" in s or re.search(r"\[[^\]]*\[", s)]
+    assert wrong == []
+
+
 def test_a_russian_plural_has_its_three_forms() -> None:
     header = (LOCALE / "ru" / "LC_MESSAGES" / "pulka.po").read_text(encoding="utf-8")
     assert re.search(r"nplurals=3", header)

@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 import httpx
 
 from browsers import PROBE
+from projections.drawing.svg import SMALL
 from test_browser import expected_entries, running_entries
 from test_web_desks import sign_in_page
 from test_web_pages import TEN, WAIT, By, Club, WebDriver, cli, club, open_score, own_errors, tap, version, wait
@@ -71,6 +72,8 @@ def test_the_drawn_sheet_is_legible_at_a_phones_width_and_a_tap_shows_it_whole(
     sheet = cli(club.served.db, "sheet", "hand")
     for d in phones:
         drawn_at(d, state["version"])
+        # the page is told the drawing's smallest text, not a copy of it (sheet.js)
+        assert d.find_element(By.ID, "sheet-box").get_attribute("data-smallest") == str(SMALL)
         texts = d.execute_script(MEASURE)
         numbers = [t for t in texts if t["cls"] == "mark"]
         assert len(numbers) >= 10
@@ -223,10 +226,12 @@ WIN = "6S pass pass | 6S | pass pass"  # the forehand's six, both defenders pass
 
 def over_page(driver: WebDriver) -> dict[str, Any]:
     """What the scorer's page shows of a pulka over: its mark, whether the entry form
-    shows, and whether the settlement comes before where the form was."""
+    and the "more" panel (the end of the pulka, a misdeal…) show, and whether the
+    settlement comes before where the form was."""
     found: dict[str, Any] = driver.execute_script(
         "var form = document.getElementById('deal-form'), s = document.getElementById('settlement');"
         "return {over: document.body.getAttribute('data-over'), form: form.offsetParent !== null,"
+        " more: document.getElementById('more-box').offsetParent !== null,"
         " settlement: s.offsetParent !== null,"
         " first: !!(s.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING),"
         " who: document.getElementById('who').textContent};")
@@ -237,7 +242,7 @@ def test_a_finished_pulka_shows_its_result_not_the_entry_form(phones: tuple[WebD
     scorer = phones[0]
     club.game("ended", pulya=4)
     open_score(scorer, club, "ended", club.token("ended", "Anna"))
-    assert over_page(scorer)["form"] and over_page(scorer)["over"] is None  # in play: the form
+    assert over_page(scorer)["form"] and over_page(scorer)["more"] and over_page(scorer)["over"] is None  # in play
     for k in range(20):
         if club.state("ended")["over"]:
             break
@@ -246,7 +251,8 @@ def test_a_finished_pulka_shows_its_result_not_the_entry_form(phones: tuple[WebD
     assert state["over"] and state["status"] == "finished"
     wait(scorer, lambda d: over_page(d)["over"] == "finished")
     shown = over_page(scorer)
-    assert not shown["form"] and shown["settlement"] and shown["first"] and shown["who"] == "the pulka is over"
+    assert not shown["form"] and not shown["more"] and shown["settlement"] and shown["first"]
+    assert shown["who"] == "the pulka is over"
     assert settlement_shown(scorer) == rows_of(state["settlement"])
     drawn_at(scorer, state["version"])
     assert own_errors(scorer) == []
@@ -293,3 +299,54 @@ def test_tables_at_the_deal_cap_are_over_on_every_page(phones: tuple[WebDriver, 
     wait(spectator, lambda d: d.execute_script(states) == ["over: the deal cap (as abandoned)"] * 2)
     for d in phones:
         assert own_errors(d) == []
+
+
+def test_the_arbiters_audit_trail_is_readable_at_a_phones_width(phones: tuple[WebDriver, WebDriver],
+                                                              club: Club) -> None:
+    """At 390 px the audit trail's columns were squeezed to a letter a line (время, раздача
+    read downwards): its table pans inside its own box, each heading and each row's
+    number, time, deal and recorder on one line; the page itself does not scroll sideways."""
+    desk = phones[0]
+    ten_deals(club, "audited")
+    sign_in_page(desk, club, "igor", "/arbiter/game/audited")
+    for lang in ("en", "ru"):
+        desk.get(f"{club.url}/arbiter/game/audited?lang={lang}")
+        wait(desk, lambda d: d.find_elements(By.CSS_SELECTOR, "#audit-rows tr[data-event='2']"))
+        one_line_each(desk)
+    assert sideways(desk) <= 0
+
+
+def one_line_each(desk: WebDriver) -> None:
+    """The audit trail's headings and its first row's number, time, deal and recorder
+    each on one line."""
+    # the lines each cell's text takes (the distinct tops of its text's boxes)
+    lines = desk.execute_script("""
+        return Array.from(document.querySelectorAll('#audit-table th, #audit-rows tr:first-child td:nth-child(-n+4)'))
+          .map(function (c) {
+            var range = document.createRange();
+            range.selectNodeContents(c);
+            var tops = new Set(Array.from(range.getClientRects()).map(function (r) { return Math.round(r.top); }));
+            return [c.textContent, tops.size];
+          });""")
+    assert len(lines) == 7 + 4 and all(n <= 1 for _text, n in lines), lines
+
+
+TARGET = 44  # CSS px: the least height of a link a finger taps on its own (the pages' nav, the prints)
+
+
+def test_the_links_a_finger_taps_are_big_enough(phones: tuple[WebDriver, WebDriver], club: Club) -> None:
+    """The links of the pages' top (home, spectators, the other language) and the prints
+    were 19 to 22 px high at 390 px: each is now a target 44 px high, on the scorer's
+    page and the spectators'."""
+    scorer = phones[0]
+    club.game("fingers")
+    open_score(scorer, club, "fingers", club.token("fingers", "Anna"))
+    pages = {"scorer": None, "spectators": f"{club.url}/watch/fingers?lang=ru"}
+    for name, url in pages.items():
+        if url:
+            scorer.get(url)
+            wait(scorer, lambda d: version(d) > 0)
+        sizes = scorer.execute_script(
+            "return Array.from(document.querySelectorAll('nav.top a, #print a')).map(function (a) {"
+            " var r = a.getBoundingClientRect(); return [a.textContent.trim(), Math.round(r.height)]; });")
+        assert len(sizes) >= 4 and all(h >= TARGET for _text, h in sizes), (name, sizes)

@@ -82,6 +82,8 @@ EVENING = [
     ("deal", GAME, "Анна мизер 0"),
     ("correct", GAME, "deal:4", "Анна=1", "--yes"),
     ("deal", GAME, "Вера 6БК пас пас"),
+    ("entry", GAME, "Вера", "whists", "3", "--on", "Анна", "--deal", "1", "--by", "Вера"),  # too late [Code 4.2.10]
+    ("penalty", GAME, "Борис", "gora", "4", "--reason", "подглядел в прикуп", "--by", "arbiter:Игорь"),
     ("tournament", "new", TOURNAMENT, "--players", "Анна,Борис,Вера,Глеб,Дина,Егор", "--pulya", "4",
      "--table-size", "3", "--tours", "2", "--deal-cap", "6"),
     ("tournament", "seat", TOURNAMENT, "1", "1", "Анна,Борис,Вера"),
@@ -188,6 +190,16 @@ def test_every_page_says_it_in_russian(phones: tuple[WebDriver, WebDriver], even
         "tournament table": (f"/watch/{tournament}/1/1", True), "tournament": (f"/tournament/{tournament}", True),
     }
     texts = {name: read(driver, f"{base}{path}?lang=ru", versioned) for name, (path, versioned) in pages.items()}
+    # every number of every player's statistics that has deals behind it: its own page
+    for player in ("Анна", "Борис", "Вера"):
+        driver.get(f"{base}/club/player/{quote(player)}?lang=ru")
+        links = driver.execute_script("return Array.from(document.querySelectorAll('#stats-table a'))"
+                                      ".map(a => a.getAttribute('href'));")
+        assert len(links) > 10, (player, links)
+        texts.update({f"{player}: {link}": read(driver, base + link, False) for link in links})
+    assert {"Вера: errors.late", "Борис: penalties"} <= {name.partition("/number/")[0].split(":")[0] + ": " +
+                                                        name.partition("/number/")[2].partition("?")[0]
+                                                        for name in texts if "/number/" in name}
     texts["scorer"] = read(driver, f"{base}/score/{game}?lang=ru#token={token}", True)
     # a deal recorded now reaches the scorer's page by the live stream, in Russian
     version = int(driver.execute_script("return document.body.dataset.version;"))

@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 from ledger.application import Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.event_store import Store
-from tests.serving import PASSWORD, PULKA, ROOT, account, bearer, client, sign_in
+from tests.serving import PASSWORD, PULKA, ROOT, account, bearer, client, new_game, sign_in, table_token
 from web.accounts import CHEAP_HASH_ENV, password_hasher
 
 PLAYERS = ["Anna", "Boris", "Vera"]
@@ -34,17 +34,8 @@ def events(db: str, game: str) -> list[Any]:
         return [s.event for s in store.load(game)]
 
 
-def new_game(c: TestClient, headers: dict[str, str], game: str = "t1", key: str = "new-game-0001") -> dict[str, Any]:
-    r = c.post("/api/games", json={"id": key, "game": game, "players": PLAYERS, "pulya": 10}, headers=headers)
-    assert r.status_code == 201, r.text
-    return r.json()["state"]
 
 
-def token(c: TestClient, headers: dict[str, str], game: str, holder: str) -> str:
-    r = c.post(f"/api/games/{game}/tokens", json={"holder": holder}, headers=headers)
-    assert r.status_code == 201, r.text
-    assert r.json()["links"]["score"].endswith("#token=" + r.json()["token"])  # never sent to a server
-    return str(r.json()["token"])
 
 
 @pytest.fixture
@@ -59,8 +50,8 @@ def test_each_role_does_what_it_may_and_records_in_its_own_name(club: str) -> No
         director = sign_in(c, "dora")
         new_game(c, director, "t1")
         new_game(c, director, "t2", "new-game-0002")
-        masha = token(c, director, "t1", "Masha")  # not a player: scorer:Masha
-        anna = token(c, director, "t1", "anna")  # a player, named in any case
+        masha = table_token(c, director, "t1", "Masha")  # not a player: scorer:Masha
+        anna = table_token(c, director, "t1", "anna")  # a player, named in any case
         c.cookies.clear()  # from here on, the phones: no session
         r = c.post("/api/games/t1/deal", json={"id": "deal-0001", "version": 1, "line": DEAL}, headers=bearer(masha))
         assert r.status_code == 201, r.text
@@ -141,7 +132,7 @@ def test_a_write_sent_again_is_stored_once(club: str) -> None:
         director = sign_in(c, "dora")
         new_game(c, director)
         new_game(c, director, "t2", "new-game-0002")
-        phone = bearer(token(c, director, "t1", "Masha"))
+        phone = bearer(table_token(c, director, "t1", "Masha"))
         first = c.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEAL}, headers=phone)
         assert first.status_code == 201
         for _ in range(3):  # the answer was lost: the phone sends it again, as it was
@@ -161,7 +152,7 @@ def test_the_same_write_sent_to_two_processes_at_once_is_stored_once(club: str) 
     with client(club) as a, client(club) as b:
         director = sign_in(a, "dora")
         new_game(a, director)
-        phone = bearer(token(a, director, "t1", "Masha"))
+        phone = bearer(table_token(a, director, "t1", "Masha"))
         answers: list[Any] = []
         start = threading.Barrier(8)
 
@@ -184,7 +175,7 @@ def test_a_second_phone_on_the_same_table_gets_409_with_the_fresh_state(club: st
     with client(club) as c:
         director = sign_in(c, "dora")
         version = new_game(c, director)["version"]
-        one, two = bearer(token(c, director, "t1", "Masha")), bearer(token(c, director, "t1", "Anna"))
+        one, two = bearer(table_token(c, director, "t1", "Masha")), bearer(table_token(c, director, "t1", "Anna"))
         assert c.post("/api/games/t1/deal", json={"id": "phone-a-001", "version": version, "line": DEAL},
                       headers=one).status_code == 201
         r = c.post("/api/games/t1/deal", json={"id": "phone-b-001", "version": version,
@@ -290,7 +281,7 @@ def test_a_typed_line_whose_result_looks_like_a_slip_is_stored_only_when_confirm
     with client(club) as c:
         director = sign_in(c, "dora")
         new_game(c, director)
-        phone = bearer(token(c, director, "t1", "Masha"))
+        phone = bearer(table_token(c, director, "t1", "Masha"))
         r = c.post("/api/games/t1/deal", json={"id": "slip-0001", "version": 1, "line": slip}, headers=phone)
         assert r.status_code == 422, r.text
         refused = r.json()["refused"]

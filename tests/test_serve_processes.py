@@ -16,20 +16,11 @@ import httpx
 import pytest
 
 from ledger.store.event_store import Store
-from tests.serving import PASSWORD, PULKA, ROOT, WAIT, Served, account, bearer, next_state, sign_in
+from tests.serving import PASSWORD, PULKA, ROOT, WAIT, Served, account, bearer, next_state, sign_in, started
 
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"
 
 
-def started(served: Served, game: str = "t1") -> tuple[httpx.Client, dict[str, str], str]:
-    """A signed-in director's client, its write headers, and the token of ``game``'s table."""
-    http = served.http()
-    director = sign_in(http, "dora")
-    r = http.post("/api/games", json={"id": f"new-{game}-0001", "game": game, "players": ["Anna", "Boris", "Vera"],
-                                      "pulya": 10}, headers=director)
-    assert r.status_code in (200, 201), r.text
-    token = http.post(f"/api/games/{game}/tokens", json={"holder": "Masha"}, headers=director).json()["token"]
-    return http, director, str(token)
 
 
 def test_a_spectator_sees_a_deal_the_command_line_records_on_sqlite(tmp_path: Path) -> None:

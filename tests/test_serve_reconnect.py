@@ -22,7 +22,7 @@ import pytest
 
 from ledger.store.backend import parse_postgres_url
 from ledger.store.event_store import Store
-from tests.serving import WAIT, Served, account, bearer, next_state, sign_in
+from tests.serving import WAIT, Served, account, bearer, next_state, sign_in, started
 
 pytestmark = pytest.mark.postgres
 
@@ -81,12 +81,7 @@ def test_the_service_records_again_after_its_connections_are_ended(postgres_url:
     answers: list[int] = []
     ends = Ends()
     try:
-        http = served.http()
-        director = sign_in(http, "dora")
-        r = http.post("/api/games", json={"id": "new-t1-0001", "game": "t1", "players": ["Anna", "Boris", "Vera"],
-                                          "pulya": 10}, headers=director)
-        assert r.status_code == 201, r.text
-        token = http.post("/api/games/t1/tokens", json={"holder": "Masha"}, headers=director).json()["token"]
+        http, _, token = started(served)
         with httpx.Client(base_url=served.url, timeout=WAIT) as spectator, \
                 spectator.stream("GET", "/api/games/t1/events") as events:
             lines = events.iter_lines()
@@ -134,12 +129,7 @@ def test_writes_during_the_ends_are_stored_once_or_answered_503(postgres_url: st
 
     ender = threading.Thread(target=restarting)
     try:
-        http = served.http()
-        director = sign_in(http, "dora")
-        r = http.post("/api/games", json={"id": "new-t2-0001", "game": "t2", "players": ["Anna", "Boris", "Vera"],
-                                          "pulya": 50}, headers=director)
-        assert r.status_code == 201, r.text
-        token = http.post("/api/games/t2/tokens", json={"holder": "Masha"}, headers=director).json()["token"]
+        http, _, token = started(served, "t2", pulya=50)
         ending.set()
         ender.start()
         version, count = 1, 12

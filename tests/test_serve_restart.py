@@ -29,7 +29,7 @@ import httpx
 import pytest
 
 from ledger.store.event_store import Store
-from tests.serving import WAIT, Served, account, bearer, free_port, next_state, sign_in
+from tests.serving import WAIT, Served, account, bearer, free_port, next_state, started
 
 pytestmark = pytest.mark.postgres
 
@@ -162,12 +162,7 @@ def test_an_immediate_restart_of_the_server_during_writes(cluster: Cluster, tmp_
     served = Served(url, tmp_path / "serve.log", args=("--workers", str(workers)))
     phone: Phone | None = None
     try:
-        http = served.http()
-        director = sign_in(http, "dora")
-        r = http.post("/api/games", json={"id": "new-r1-0001", "game": "r1", "players": ["Anna", "Boris", "Vera"],
-                                          "pulya": 500}, headers=director)
-        assert r.status_code == 201, r.text
-        token = http.post("/api/games/r1/tokens", json={"holder": "Masha"}, headers=director).json()["token"]
+        http, _, token = started(served, "r1", pulya=500)
         with httpx.Client(base_url=served.url, timeout=WAIT) as spectator, \
                 spectator.stream("GET", "/api/games/r1/events") as events:
             lines = events.iter_lines()

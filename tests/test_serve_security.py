@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 
 from ledger.store.event_store import Store
 from ledger.vocabulary.events import event_to_dict
-from tests.serving import PASSWORD, Served, account, bearer, client, sign_in
+from tests.serving import PASSWORD, Served, account, bearer, client, new_game, sign_in, table_token
 from web.accounts import ATTEMPTS, FAILURES_FREE, LOCK_FIRST, LOCK_MOST, WINDOW
 from web.limits import Bounds
 
@@ -38,16 +38,8 @@ def club(store_url: str) -> str:
     return store_url
 
 
-def new_game(c: TestClient | httpx.Client, headers: dict[str, str], game: str = "t1") -> None:
-    r = c.post("/api/games", json={"id": f"new-{game}-0001", "game": game, "players": PLAYERS, "pulya": 10},
-               headers=headers)
-    assert r.status_code in (200, 201), r.text
 
 
-def token(c: TestClient | httpx.Client, headers: dict[str, str], game: str = "t1") -> str:
-    r = c.post(f"/api/games/{game}/tokens", json={"holder": "Masha"}, headers=headers)
-    assert r.status_code == 201, r.text
-    return str(r.json()["token"])
 
 
 def count(db: str, stream: str) -> int:
@@ -218,7 +210,7 @@ def test_5_an_address_that_reads_too_much_is_answered_429_and_the_tables_still_w
     with client(club, bounds=Bounds(rate=0.0001, burst=0.03, cost=0.01)) as c:
         director = sign_in(c, "dora")
         new_game(c, director)
-        phone = bearer(token(c, director))
+        phone = bearer(table_token(c, director))
         statuses = [c.get("/api/games/t1/sheet.svg?at=1").status_code for _ in range(5)]
         assert 429 in statuses and statuses[0] == 200
         refused = c.get("/api/games/t1/sheet")
@@ -369,7 +361,7 @@ def test_7_a_substitute_that_reads_as_an_arbiter_is_refused(club: str) -> None:
     with client(club) as c:
         director = sign_in(c, "dora")
         new_game(c, director)
-        phone = bearer(token(c, director))
+        phone = bearer(table_token(c, director))
         c.cookies.clear()
         for i, name in enumerate(LOOK_ALIKES):
             r = c.post("/api/games/t1/substitute", json={"id": f"subst-{i:04d}", "version": 1, "player": "Anna",
@@ -420,7 +412,7 @@ def test_9_an_id_reused_with_another_body_is_refused_409_with_both_digests(club:
     with client(club) as c:
         director = sign_in(c, "dora")
         new_game(c, director)
-        phone = bearer(token(c, director))
+        phone = bearer(table_token(c, director))
         first = c.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEAL}, headers=phone)
         assert first.status_code == 201
         again = c.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEAL}, headers=phone)

@@ -92,12 +92,18 @@ def test_a_misdeal_a_number_by_hand_and_the_talon(phones: tuple[WebDriver, WebDr
     scorer.find_element(By.CSS_SELECTOR, '#entry-column option[value="whists"]').click()
     scorer.find_element(By.CSS_SELECTOR, '#entry-on option[value="Boris"]').click()
     for _ in range(4):
-        tap(scorer, "#entry-more")
+        tap(scorer, "#entry-amount-more")
     tap(scorer, "#entry")
     wait(scorer, lambda d: outbox(d) == [] and version(d) == 3)
     scorer.find_element(By.CSS_SELECTOR, '#talon-player option[value="Vera"]').click()
     tap(scorer, "#talon")
     wait(scorer, lambda d: outbox(d) == [] and version(d) == 4)
+    # the talon's premium counts its tricks with − and +, never fewer than one
+    assert not scorer.find_element(By.ID, "talon-tricks-box").is_displayed()
+    scorer.find_element(By.CSS_SELECTOR, '#talon-kind option[value="premium"]').click()
+    for button, shown in (("more", "2"), ("more", "3"), ("less", "2"), ("less", "1"), ("less", "1")):
+        tap(scorer, f"#talon-tricks-{button}")
+        assert scorer.find_element(By.ID, "talon-tricks").text == shown
     # The scorer's desk, given the same commands, stores the same events.
     desk = PulkaDesk(Ledger(store))
     desk.new("hand", "Anna,Boris,Vera", pulya=20)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import ok, run
+from ledger.vocabulary import language
 from ledger.application import Ledger
 from ledger.desks.pulka import PulkaDesk
 from ledger.store.event_store import Store
@@ -45,6 +46,13 @@ def test_undo_asked_about_says_the_deal_and_its_line_and_stores_nothing(desk: Pu
     assert stored(desk) == 15
     desk.entry("g", "Anna", "gora", 2)  # a record alone: described as the log describes it
     assert desk.preview_undo("g").what == "entry: Anna gora +2"
+
+
+def test_undo_asked_about_in_russian_says_the_line_in_russian(desk: PulkaDesk) -> None:
+    """The line as the scorer's Russian page asks about it: its words in Russian, the
+    contract in the players' notation, not the log's letters (``7D pass pass``)."""
+    with language.using("ru"):
+        assert desk.preview_undo("g").what == "7♦, играет Boris: 7♦ пас пас | 7♦ | вист пас | 7 2 1"
 
 
 def test_undo_asked_about_is_refused_as_the_undo_would_be(desk: PulkaDesk) -> None:

@@ -17,6 +17,8 @@ ACTION_TEXTS: dict[str, str] = {
     "annul_label": N_("deal {deal} annulled: dealt again"), "annul_dealer": N_("(the dealer's error)"),
     "entry_label": N_("{player}: {column} {amount}"), "entry_on_label": N_("{player}: whists {amount} on {on}"),
     "object_label": N_("{player} objects to the late record of deal {deal}"),
+    "object_ask": N_("{player} objects to the late records of deal {deal}? An objection cannot be undone."),
+    "object_told": N_("{what}: {verdict}"),
     "talon_label": N_("the talon: {kind}, {player}"), "talon_peek": N_("looked at"), "talon_refused": N_("refused"),
     "talon_premium": N_("the dealer's premium"), "nobody": N_("nobody"),
 }

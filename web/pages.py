@@ -44,6 +44,7 @@ from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
+from projections.drawing.svg import SMALL
 from web.action_texts import ACTION_TEXTS
 from web.club_tls import DER_TYPE, PATH as CLUB_CERTIFICATE, fingerprint
 from web.auth import ANYONE, FILE, PAGE, READ, rule
@@ -70,6 +71,9 @@ AUDIT_KINDS = {
     "withdrawn": N_("records withdrawn"), "annulled": N_("deals annulled"),
 }
 TEMPLATES.globals["audit_kinds"] = AUDIT_KINDS
+# The drawn sheet's smallest text in its own units, which sheet.js draws legible in the
+# hand (sheet_part.html's data-smallest): the drawing's own, not a second copy.
+TEMPLATES.globals["sheet_smallest"] = SMALL
 
 # The texts the pages' scripts show, in the page's language (the script reads them from
 # the page's JSON block). ``{name}`` fields are filled by the script.

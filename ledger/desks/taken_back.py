@@ -21,7 +21,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Withdrawn
 from ledger.vocabulary.refusal import Refused
 from projections.audit import describe
-from projections.deal_text import deal_game, deal_line
+from projections.deal_text import deal_game, spoken_line
 from projections.game import GameState
 
 _ = language._  # every text a person reads, in the language in effect
@@ -48,7 +48,7 @@ def taken_back(state: GameState, first: int) -> TakenBack:
     number = events[-1].deal
     deal = state.deals[number - 1] if number is not None and 1 <= number <= len(state.deals) else None
     if deal is not None and len(events) > 1:
-        line = deal_line(state, deal)
+        line = spoken_line(state, deal)
         what = f"{deal_game(state, deal)}: {line}" if line else deal_game(state, deal)
     else:
         what = "; ".join(describe(e) for e in events)

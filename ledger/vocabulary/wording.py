@@ -118,6 +118,19 @@ _CONVENTIONS = {"sochi": N_("sochi"), "leningrad": N_("leningrad"), "rostov": N_
                 "classic": N_("classic")}
 
 
+ROLES = {"arbiter": N_("arbiter"), "scorer": N_("scorer")}
+
+
+def recorder_text(by: str | None) -> str:
+    """Who recorded an event, as a person reads it: a player as he is named, an arbiter
+    or a scorer who is no player with his role in the reader's language (``arbiter:Igor``
+    is ``Igor (arbiter)``, ``Игорь (арбитр)``), as the service's pages show him."""
+    role, colon, name = (by or "").partition(":")
+    if colon and role in ROLES and name:
+        return _("{name} ({role})").format(name=name, role=_(ROLES[role]))
+    return by or ""
+
+
 def convention_name(convention: str) -> str:
     """A convention as players call it: ``sochi`` is ``сочинка`` in Russian; a club's own
     as it is named."""

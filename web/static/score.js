@@ -153,6 +153,7 @@
       save();
       say(r.status === 201 ? t("recorded", { what: item.label }) : t("stored_once") + ": " + item.label);
       if (doc.state) setState(doc.state);
+      P.scorer.stored.forEach(function (then) { then(item, doc); });
       showOutbox();
       deliver();
       return;
@@ -706,6 +707,6 @@
   // What the table's actions (score_actions.js) share with the entry of a deal.
   P.scorer = { base: base, game: game, enqueue: enqueue, takeBack: takeBack, say: say,
                state: function () { return state; }, unsent: unsent,
-               forms: {}, seen: [] };
+               forms: {}, seen: [], stored: [] };
   begin();
 }());

@@ -36,20 +36,21 @@
     var waiting = S.unsent();
     if (waiting !== null) {  // the last entry is still on this phone: taken back here
       asked = { local: true };
-      ask(t("undo_ask_unsent", { what: waiting.label }));
+      ask("undo", t("undo_ask_unsent", { what: waiting.label }));
       return;
     }
     P.api("POST", S.base + "/undo/preview", {}).then(function (r) {
       if (r.status !== 200) { P.refusal(form, r.doc); return; }
       var p = r.doc.preview;
       asked = { version: p.version, what: p.what };
-      ask(p.deal && p.last > p.first ? t("undo_ask", { deal: p.deal, what: p.what }) : t("undo_ask_record", { what: p.what }));
+      ask("undo", p.deal && p.last > p.first ? t("undo_ask", { deal: p.deal, what: p.what }) : t("undo_ask_record", { what: p.what }));
     }, function () { P.refusal(form, null); });
   }
 
-  function ask(question) {
-    $("undo-what").textContent = question;
-    P.show($("undo-ask"), true);
+  // A question beside its button (score_actions.html's ask macro: NAME-ask, NAME-what).
+  function ask(name, question) {
+    $(name + "-what").textContent = question;
+    P.show($(name + "-ask"), true);
   }
 
   function undo() {
@@ -193,8 +194,12 @@
     ["entry-player", "object-player", "talon-player"].forEach(function (id) { options($(id), players); });
     options($("entry-on"), players);
     options($("abandon-demanded"), players, t("nobody"));
-    var deals = (state.deals || []).map(function (d) { return d.deal; }).reverse();
-    options($("object-deal"), deals);
+    // the deals by what they were (deal 3: 7♥ by Vera), the last first
+    var deal = $("object-deal"), kept = deal.value;
+    P.fill(deal, (state.deals || []).slice().reverse().map(function (d) {
+      return el("option", { value: String(d.deal), text: t("fix_deal", { deal: d.deal, game: d.game }),
+                            selected: String(d.deal) === kept });
+    }));
     var agreed = $("abandon-agreed");
     if (agreed.getAttribute("data-players") !== players.join("\n")) {
       agreed.setAttribute("data-players", players.join("\n"));
@@ -254,6 +259,12 @@
     output.textContent = String(n);
   }
 
+  // A stepper of score_actions.html's macro: − and + beside its output ``name``, not below ``low``.
+  function steps(name, low) {
+    $(name + "-less").addEventListener("click", function () { stepper($(name), -1, low); });
+    $(name + "-more").addEventListener("click", function () { stepper($(name), 1, low); });
+  }
+
   function byHand(ev) {
     ev.preventDefault();
     P.clearErrors($("entry-form"));
@@ -267,11 +278,35 @@
     $("entry-amount").textContent = "0";
   }
 
-  function object(ev) {
+  // An objection cannot be undone [Code 4.2.8: it is not a record of the game]: it is
+  // asked about first, and what it did (the late records it withdrew, or why it did
+  // nothing) is said beside its button once the service has stored it.
+  var objecting = null;  // the objection asked about: {player, deal}
+
+  function askObject(ev) {
     ev.preventDefault();
     P.clearErrors($("object-form"));
-    var body = { player: $("object-player").value, deal: Number($("object-deal").value) };
+    P.show($("object-said"), false);
+    objecting = { player: $("object-player").value, deal: Number($("object-deal").value) };
+    ask("object", t("object_ask", objecting));
+  }
+
+  function object() {
+    var body = objecting;
+    objecting = null;
+    P.show($("object-ask"), false);
+    if (body === null) return;
     S.enqueue("object", body, t("object_label", body));
+  }
+
+  function objected(item, doc) {
+    if (item.command !== "object" || !doc.told) return;
+    var mine = doc.told.verdicts.filter(function (v) { return v.new; })[0];
+    var box = $("object-said");
+    box.textContent = t("object_told", { what: item.label, verdict: mine ? mine.reason : "" });
+    box.classList.toggle("alarm", !!mine && !mine.effective);
+    box.setAttribute("data-verdict", mine ? mine.kind : "");
+    P.show(box, true);
   }
 
   function talon(ev) {
@@ -305,16 +340,17 @@
   $("abandon-cancel").addEventListener("click", function () { ending = null; P.show($("abandon-verdict"), false); });
   $("annul-form").addEventListener("submit", misdeal);
   $("entry-form").addEventListener("submit", byHand);
-  $("entry-less").addEventListener("click", function () { stepper($("entry-amount"), -1, null); });
-  $("entry-more").addEventListener("click", function () { stepper($("entry-amount"), 1, null); });
+  steps("entry-amount", null);
   $("entry-column").addEventListener("change", function () {
     var whists = $("entry-column").value === "whists";
     P.show($("entry-on"), whists);
     P.show($("entry-on-label"), whists);
   });
-  $("object-form").addEventListener("submit", object);
+  $("object-form").addEventListener("submit", askObject);
+  $("object-yes").addEventListener("click", object);
+  $("object-no").addEventListener("click", function () { objecting = null; P.show($("object-ask"), false); });
+  S.stored.push(objected);
   $("talon-form").addEventListener("submit", talon);
   $("talon-kind").addEventListener("change", function () { P.show($("talon-tricks-box"), $("talon-kind").value === "premium"); });
-  $("talon-less").addEventListener("click", function () { stepper($("talon-tricks"), -1, 1); });
-  $("talon-more").addEventListener("click", function () { stepper($("talon-tricks"), 1, 1); });
+  steps("talon-tricks", 1);
 }());

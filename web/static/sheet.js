@@ -11,8 +11,7 @@
 var pulkaSheet = (function () {
   "use strict";
   var P = pulka, $ = P.byId;
-  var SMALLEST = 9;    // the sheet's smallest text in its own units (SMALL in projections/drawing/svg.py)
-  var LEGIBLE = 12;    // ... drawn at least this many CSS px
+  var LEGIBLE = 12;    // the sheet's smallest text drawn at least this many CSS px
   var SVG = "http://www.w3.org/2000/svg";
   var asked = null;    // the address last asked for: an older answer arriving later is dropped
   var whole = false;   // shown whole (the box's width) rather than legible
@@ -32,7 +31,9 @@ var pulkaSheet = (function () {
     var svg = $("sheet").querySelector("svg");
     if (!svg) return;
     var box = svg.viewBox.baseVal;
-    var scale = whole ? $("sheet").clientWidth / box.width : LEGIBLE / SMALLEST;
+    // its smallest text in its own units: the drawing's (SMALL in projections/drawing/svg.py)
+    var smallest = Number($("sheet-box").getAttribute("data-smallest"));
+    var scale = whole ? $("sheet").clientWidth / box.width : LEGIBLE / smallest;
     svg.setAttribute("width", String(box.width * scale));
     svg.setAttribute("height", String(box.height * scale));
     $("sheet-box").setAttribute("data-fit", whole ? "whole" : "legible");

@@ -44,8 +44,13 @@ GOLDEN = ("code_rulings", "code_4_2_7_scorer", "rec_arbiter_penalty", "rec_deadl
           "rec_first_and_second_error", "code_3_1_2_newcomer")
 
 
-def long_game(db: str, deals: int = 40) -> list[AnyEvent]:
-    """The pulka of ``deals`` deals (some 250 events) stored in ``db``, its events."""
+# Names that the SVG must escape, in its texts and its attributes.
+ANNA, BORIS, VERA = "Anna & Co", "<Boris>", 'Vera "V"'
+
+
+def long_game(db: str, deals: int = 80) -> list[AnyEvent]:
+    """The pulka of ``deals`` deals (some 500 events: bands of more than one line)
+    stored in ``db``, its events."""
     ticks = count()
 
     def clock() -> str:
@@ -55,7 +60,7 @@ def long_game(db: str, deals: int = 40) -> list[AnyEvent]:
     early: tuple[int, list[str]] | None = None
     with Store(db, create=True) as store:
         desk = PulkaDesk(Ledger(store, clock=clock))
-        desk.new("long", "Anna,Boris,Vera", pulya=5000, by="Anna")
+        desk.new("long", f"{ANNA},{BORIS},{VERA}", pulya=5000, by=ANNA)
         for k in range(deals):
             if k == 3:  # the declarer gives up after the whists [Code 3.5.4]
                 desk.deal("long", "6H pass pass | 6H | whist whist", leave_open=True)
@@ -63,9 +68,9 @@ def long_game(db: str, deals: int = 40) -> list[AnyEvent]:
                 continue
             told = desk.deal("long", LINES[k % len(LINES)])
             if k % 7 == 2:
-                desk.entry("long", "Vera", "whists", 4, on="Anna")
+                desk.entry("long", VERA, "whists", 4, on=ANNA)
             if k % 11 == 5:
-                desk.penalty("long", "Boris", "gora", 2, reason="late", by="arbiter:Petrov")
+                desk.penalty("long", BORIS, "gora", 2, reason="late", by="arbiter:Petrov")
             last = told.events[-1]
             if k == 0:  # 6S made: corrected late to one down, which every later number may feel
                 (declarer, _six), (defender, two) = sorted(last.event.tricks.items(), key=lambda pt: -pt[1])[:2]

@@ -36,7 +36,7 @@ from projections.numbers import fmt, signed
 from projections.deal_text import cells as sheet_cells
 from projections.deal_text import deal_table as deals_of
 from projections.report import Point, cut, money_text, settlement_doc, settlement_of
-from projections.sheet import exact
+from projections.sheet import shown
 from projections.trail import corrections_in_effect
 
 Marks = dict[Cell, list[dict[str, Any]]]
@@ -131,7 +131,7 @@ def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[st
             run[4].append(known[1])
         else:
             groups.append([credited, w.deal, w.amount, total, [known[1]]])
-    return {cell: [{"event": event, "deal": deal, "total": fmt(exact(total)), "amount": signed(exact(amount)),
+    return {cell: [{"event": event, "deal": deal, "total": shown(total), "amount": ("+" if amount > 0 else "") + shown(amount),
                     "why": "; ".join(whys), "penalty": types.get(event) in PENALTY_TYPES,
                     "corrected_by": list(corrected_by.get(event, [])), "struck_by": None}
                    for event, deal, amount, total, whys in groups]

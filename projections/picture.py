@@ -113,6 +113,10 @@ def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[st
     corrected_by = corrections_in_effect(state)
     said = {} if spoken is None else spoken
     runs: dict[Cell, list[list[Any]]] = {cell: [] for cell in totals(sheet)}
+    # The writes ``state.credited`` credits to another event than their own: a deal's last
+    # call, when the calls let the game stand unplayed.
+    last_calls = {deal.number: deal.call_events[-1] for deal in state.deals
+                  if deal.tricks_event is None and deal.ruling_at is None and deal.call_events}
     sums: dict[Cell, int] = {}
     for w in sheet.writes:
         cell = (w.player, w.column, w.on)
@@ -123,7 +127,7 @@ def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[st
         known = said.get(id(w.why))
         if known is None or known[0] is not w.why:
             known = said[id(w.why)] = (w.why, spoken_text(w.why))
-        credited = state.credited(w.event, w.deal)
+        credited = state.credited(w.event, w.deal) if last_calls.get(w.deal) == w.event else w.event
         if groups and groups[-1][0] == credited:  # a whist and its consolation: one entry
             run = groups[-1]
             run[2] += w.amount

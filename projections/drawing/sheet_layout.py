@@ -54,6 +54,7 @@ class Frame:
     cy: float
     angle: float  # degrees: the rotation of the frame
     flipped: bool  # the side is read from inside (its text would be upside down)
+    # A point (x, y) of the frame is (cx + x cos - y sin, cy + x sin + y cos) on the sheet.
     cos: float = field(init=False, repr=False, compare=False)  # of the angle, worked out once
     sin: float = field(init=False, repr=False, compare=False)
 
@@ -68,10 +69,6 @@ class Frame:
 
     def y_of(self, depth: float) -> float:
         return depth if self.flipped else -depth
-
-    def to_screen(self, x: float, y: float) -> tuple[float, float]:
-        cos, sin = self.cos, self.sin
-        return self.cx + x * cos - y * sin, self.cy + x * sin + y * cos
 
 
 @dataclass

@@ -104,23 +104,42 @@ class Drawing:
     """The texts drawn so far (their boxes) and each player's sector, for the tests."""
 
     def __init__(self) -> None:
-        self.boxes: list[Box] = []
+        # Each text drawn and its box's corners, flat (x0, y0, x1, y1, ...): the first
+        # ``moved`` drawn around the centre, moved on the page by ``offset``.
+        self.placed: list[tuple[str, str | None, tuple[float, ...]]] = []
+        self.moved = 0
+        self.offset = (0.0, 0.0)
         self.sectors: dict[str, list[tuple[float, float]]] = {}
         self.svg = ""
+
+    @property
+    def boxes(self) -> list[Box]:
+        """The texts' boxes in the SVG's coordinates (made when asked: only tests ask)."""
+        out = []
+        for i, (text, player, flat) in enumerate(self.placed):
+            dx, dy = self.offset if i < self.moved else (0.0, 0.0)
+            out.append(Box(text, player, [(flat[k] + dx, flat[k + 1] + dy) for k in range(0, 8, 2)]))
+        return out
 
     def text(self, out: Out, frame: Frame | None, x: float, baseline: float, text: str, size: float,
              player: str | None, **attrs: str) -> None:
         head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{fmt_px(size)}"{attributes(attrs)}'
         out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
         w = text_width(text, size)
-        if attrs.get("text-anchor") == "middle":
+        anchor = attrs.get("text-anchor")
+        if anchor == "middle":
             x -= w / 2
-        elif attrs.get("text-anchor") == "end":
+        elif anchor == "end":
             x -= w
-        local = [(x, baseline - ASCENT * size), (x + w, baseline - ASCENT * size),
-                 (x + w, baseline + DESCENT * size), (x, baseline + DESCENT * size)]
-        corners = [frame.to_screen(*p) for p in local] if frame else local
-        self.boxes.append(Box(text, player, corners))
+        top, bottom, right = baseline - ASCENT * size, baseline + DESCENT * size, x + w
+        if frame:  # on the sheet (see Frame)
+            cos, sin, cx, cy = frame.cos, frame.sin, frame.cx, frame.cy
+            self.placed.append((text, player, (
+                cx + x * cos - top * sin, cy + x * sin + top * cos, cx + right * cos - top * sin,
+                cy + right * sin + top * cos, cx + right * cos - bottom * sin, cy + right * sin + bottom * cos,
+                cx + x * cos - bottom * sin, cy + x * sin + bottom * cos)))
+        else:
+            self.placed.append((text, player, (x, top, right, top, right, bottom, x, bottom)))
 
 
 def points(pts: list[tuple[float, float]]) -> str:
@@ -281,13 +300,12 @@ def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True
         body.append(f'<line class="outline" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" />')
     draw_centre(d, body, poly, picture["target"])
     # Everything so far is drawn around the centre (0, 0): find its extent.
-    xs = [x for b in d.boxes for x, _ in b.corners] + [poly.vertex(i)[0] for i in range(poly.n)]
-    ys = [y for b in d.boxes for _, y in b.corners] + [poly.vertex(i)[1] for i in range(poly.n)]
+    xs = [flat[k] for _, _, flat in d.placed for k in (0, 2, 4, 6)] + [poly.vertex(i)[0] for i in range(poly.n)]
+    ys = [flat[k] for _, _, flat in d.placed for k in (1, 3, 5, 7)] + [poly.vertex(i)[1] for i in range(poly.n)]
     left, top, right, bottom = min(xs), min(ys), max(xs), max(ys)
     head = LINE + PAD if title else 0
     dx, dy = 10 - left, 10 + head - top
-    for b in d.boxes:
-        b.corners = [(x + dx, y + dy) for x, y in b.corners]
+    d.moved, d.offset = len(d.placed), (dx, dy)
     for player, corners in d.sectors.items():
         d.sectors[player] = [(x + dx, y + dy) for x, y in corners]
     width, height = right - left + 20, bottom - top + 20 + head

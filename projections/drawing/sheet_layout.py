@@ -58,10 +58,14 @@ class Frame:
     cos: float = field(init=False, repr=False, compare=False)  # of the angle, worked out once
     sin: float = field(init=False, repr=False, compare=False)
 
+    key: tuple[float, ...] = field(init=False, repr=False, compare=False)  # the frame, each zero's sign told
+
     def __post_init__(self) -> None:
         a = math.radians(self.angle)
         object.__setattr__(self, "cos", math.cos(a))
         object.__setattr__(self, "sin", math.sin(a))
+        object.__setattr__(self, "key", (self.cx, math.copysign(1.0, self.cx), self.cy, math.copysign(1.0, self.cy),
+                                         self.angle, math.copysign(1.0, self.angle), self.flipped))
 
     def line_top(self, depth: float) -> float:
         """The y of the top of a line whose outer edge is ``depth`` in from the side."""
@@ -340,11 +344,15 @@ def layout(picture: dict[str, Any]) -> tuple[Polygon, list[Sector]]:
 
     for _ in range(100):
         poly = Polygon(n, apothem)
-        sectors = [layout_sector(poly, picture, seat, tokens) for seat in range(n)]
-        if all(s is not None for s in sectors):
-            need = CENTRE + max(s.depth for s in sectors if s is not None)
+        done: list[Sector] = []
+        for seat in range(n):  # a sector that does not fit grows the sheet, whatever the others do
+            sector = layout_sector(poly, picture, seat, tokens)
+            if sector is None:
+                break
+            done.append(sector)
+        if len(done) == n:
+            need = CENTRE + max(s.depth for s in done)
             if need <= apothem + 0.01:
-                done = [s for s in sectors if s is not None]
                 for s in done:
                     s.bands[-1].height = apothem - CENTRE - s.bands[-1].depth
                 return poly, done

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from math import copysign
 from importlib.resources import files
 from typing import Any
 
@@ -174,13 +175,40 @@ def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
                 baseline = frame.line_top(depth) + (LINE - (ASCENT + DESCENT) * FONT) / 2 + ASCENT * FONT
                 x = lo + (hanging(part.tokens) if j else 0.0)
                 for t in line:
-                    draw_token(d, out, frame, sector.player, t, x, baseline)
+                    drawn_token(d, out, frame, sector.player, t, x, baseline)
                     x += t.width + GAP
     # The name, outside the side.
     name_y = -(PAD + DESCENT * NAME) if frame.flipped else PAD + ASCENT * NAME
     d.text(out, frame, 0, name_y, sector.player, NAME, sector.player,
            **{"class": "name", "text-anchor": "middle", "data-player": sector.player})
     out.append("</g></g>")
+
+
+# Each token as drawn, by what it is and where (``drawn_token``): most tokens of a sheet
+# read at one point are drawn where and as they were at another.
+TOKENS: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float, ...]]]]] = {}
+KEPT_TOKENS = 1 << 14
+
+
+def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:
+    """``draw_token``, its text and its boxes taken as drawn before when they were drawn
+    for the same token at the same place of the same frame (a number's sign of zero,
+    which ``fmt_px`` writes, told apart), in the same language."""
+    m = t.mark
+    key = (t.text, t.cell, t.last, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), frame.key,
+           language.language(), None if m is None else (m["event"], m["deal"], m["total"], m["amount"], m["why"],
+                                                        m["penalty"], tuple(m["corrected_by"]), m["struck_by"]))
+    found = TOKENS.get(key)
+    if found is None:
+        mine: Out = []
+        before = len(d.placed)
+        draw_token(d, mine, frame, player, t, x, baseline)
+        if len(TOKENS) >= KEPT_TOKENS:
+            TOKENS.clear()
+        found = TOKENS[key] = ("".join(mine), d.placed[before:])
+    else:
+        d.placed += found[1]
+    out.append(found[0])
 
 
 def draw_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:

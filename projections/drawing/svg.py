@@ -185,9 +185,10 @@ def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
 
 
 # Each token as drawn, by what it is and where (``drawn_token``): most tokens of a sheet
-# read at one point are drawn where and as they were at another.
+# read at one point are drawn where and as they were at another. At most KEPT_TOKENS
+# (about a kilobyte each: some 4 MB), all forgotten when full.
 TOKENS: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float, ...]]]]] = {}
-KEPT_TOKENS = 1 << 14
+KEPT_TOKENS = 1 << 12
 
 
 def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:

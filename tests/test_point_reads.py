@@ -23,7 +23,8 @@ from point_reads import DIGESTS, drawn_digests, games
 from projections.at_points import PointFolds
 from projections.deal_text import deal_table, table_json
 from projections.drawing import sheet_layout
-from projections.drawing.svg import svg_document
+from projections.drawing.sheet_layout import EntryToken, Polygon
+from projections.drawing.svg import Drawing, draw_token, drawn_token, svg_document
 from projections.picture import marks_at, marks_of, revising, traces_of
 from projections.points import Point
 
@@ -121,3 +122,20 @@ def test_the_quick_wrapping_is_the_search(played: dict[str, list[AnyEvent]], mon
     quick = [svg_document(p) for p in pictures]
     monkeypatch.setattr(sheet_layout, "FIXED_BOUNDS", False)
     assert [svg_document(p) for p in pictures] == quick
+
+
+def test_a_token_kept_as_drawn_is_kept_per_frame() -> None:
+    """The same token at the same place of two frames (two sizes of sheet), and at 0
+    and -0 (which ``fmt_px`` writes apart): each drawn as ``draw_token`` draws it there,
+    not as it was kept from the other."""
+    mark = {"event": 7, "deal": 2, "total": "12", "amount": "+4", "why": "whists", "penalty": False,
+            "corrected_by": [], "struck_by": None}
+    token = EntryToken("12.", 30.0, mark, "Anna.whists.Boris")
+    for apothem, x in ((150.0, -20.0), (180.0, -20.0), (150.0, -20.0), (150.0, 0.0), (150.0, -0.0)):
+        frame = Polygon(3, apothem).frame(1)
+        kept, fresh = Drawing(), Drawing()
+        kept_out: list[str] = []
+        fresh_out: list[str] = []
+        drawn_token(kept, kept_out, frame, "Anna", token, x, 14.5)
+        draw_token(fresh, fresh_out, frame, "Anna", token, x, 14.5)
+        assert (kept_out, kept.placed) == (["".join(fresh_out)], fresh.placed), (apothem, x)

@@ -126,9 +126,9 @@ def test_the_quick_wrapping_is_the_search(played: dict[str, list[AnyEvent]], mon
 
 def test_a_token_kept_as_drawn_is_kept_per_frame() -> None:
     """The same token at the same place of two frames (two sizes of sheet), and at 0
-    and -0 (which ``fmt_px`` writes apart): each drawn as ``draw_token`` draws it there,
-    not as it was kept from the other."""
-    mark = {"event": 7, "deal": 2, "total": "12", "amount": "+4", "why": "whists", "penalty": False,
+    and -0 (which ``fmt_px`` writes apart: a penalty's box): each drawn as
+    ``draw_token`` draws it there, not as it was kept from the other."""
+    mark = {"event": 7, "deal": 2, "total": "12", "amount": "+4", "why": "whists", "penalty": True,
             "corrected_by": [], "struck_by": None}
     token = EntryToken("12.", 30.0, mark, "Anna.whists.Boris")
     for apothem, x in ((150.0, -20.0), (180.0, -20.0), (150.0, -20.0), (150.0, 0.0), (150.0, -0.0)):

@@ -104,6 +104,9 @@ def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
     return out
 
 
+KEPT_REASONS = 4096  # reasons kept said by ``marks_at``'s caller, all forgotten when more
+
+
 def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[str, str]] | None = None) -> Marks:
     """``marks_of(traces_of(state), types)`` made straight from the sheet's writes, in
     sub-units, without the rest of each write's trace (its recorder, its event told):
@@ -112,6 +115,8 @@ def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[st
     sheet = state.sheet()
     corrected_by = corrections_in_effect(state)
     said = {} if spoken is None else spoken
+    if len(said) > KEPT_REASONS:  # a penalty's reason is made anew by every fold: kept, they would pile up
+        said.clear()
     runs: dict[Cell, list[list[Any]]] = {cell: [] for cell in totals(sheet)}
     # The writes ``state.credited`` credits to another event than their own: a deal's last
     # call, when the calls let the game stand unplayed.
@@ -135,8 +140,8 @@ def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[st
             run[4].append(known[1])
         else:
             groups.append([credited, w.deal, w.amount, total, [known[1]]])
-    return {cell: [{"event": event, "deal": deal, "total": shown(total), "amount": ("+" if amount > 0 else "") + shown(amount),
-                    "why": "; ".join(whys), "penalty": types.get(event) in PENALTY_TYPES,
+    return {cell: [{"event": event, "deal": deal, "total": shown(total),
+                    "amount": ("+" if amount > 0 else "") + shown(amount), "why": "; ".join(whys), "penalty": types.get(event) in PENALTY_TYPES,
                     "corrected_by": list(corrected_by.get(event, [])), "struck_by": None}
                    for event, deal, amount, total, whys in groups]
             for cell, groups in runs.items()}

@@ -161,7 +161,8 @@ def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
         if band.closed:
             out.append('<polygon class="closed-band" points="' + points([
                 (-poly.half_length(top), frame.y_of(top)), (poly.half_length(top), frame.y_of(top)),
-                (poly.half_length(bottom), frame.y_of(bottom)), (-poly.half_length(bottom), frame.y_of(bottom))]) + '" />')
+                (poly.half_length(bottom), frame.y_of(bottom)),
+                (-poly.half_length(bottom), frame.y_of(bottom))]) + '" />')
         if band.column != "pulya":
             h, y = fmt_px(poly.half_length(bottom)), fmt_px(frame.y_of(bottom))
             out.append(f'<line class="rule" x1="{fmt_px(-poly.half_length(bottom))}" x2="{h}" y1="{y}" y2="{y}" />')
@@ -251,7 +252,8 @@ def tooltip(cell: str, m: dict[str, Any]) -> str:
 
 
 def draw_centre(d: Drawing, out: Out, poly: Polygon, target: int) -> None:
-    out.append(f'<g class="centre"><polygon class="outline" points="{points([poly.vertex(i, CENTRE) for i in range(poly.n)])}" />')
+    inner = points([poly.vertex(i, CENTRE) for i in range(poly.n)])
+    out.append(f'<g class="centre"><polygon class="outline" points="{inner}" />')
     d.text(out, None, 0, -TARGET * 0.5 - 2, _("pulya"), SMALL, None, **{"class": "label", "text-anchor": "middle"})
     d.text(out, None, 0, TARGET * 0.55, str(target), TARGET, None,
            **{"class": "target", "text-anchor": "middle", "data-target": str(target)})

@@ -15,6 +15,12 @@ stream grows, one trail per language a reader asked in (their texts are in it). 
 drawn sheet as of K (``picture_doc``) needs, for each event that struck entries, the
 entries just before it and after it: those depend on no later event, and are worked
 out once each (per language, as their texts are).
+
+The deals table as of K (``deals``) is one row per deal, each in JSON: a deal's row is
+made once and taken again by any later read at which the deal, its events of play and
+what it wrote are the same (the deal the same object: no fold changes a deal once a
+fork shares it, ``GameState.writable``), so a read makes only the rows of the deals
+that changed since, as the reads before it saw them.
 """
 
 from __future__ import annotations
@@ -25,14 +31,20 @@ from typing import Any
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.audit import AuditFold, AuditRow
+from projections.deal_state import DealState
+from projections.deal_text import cells, deal_row, events_by_deal, hand_row, row_json, table_head, written_by_deal
 from projections.game import GameState
-from projections.picture import Marks, marks_of, picture_doc, revising, struck, traces_of
+from projections.picture import Marks, marks_at, marks_of, picture_doc, revising, struck, traces_of
 from projections.points import Point, cut
 from projections.pulka import PulkaView
 
 # Events between two kept forks: a read folds at most EVERY - 1 events after one; the
 # forks of a 2,000-event game are some sixty lists of its events and deals.
 EVERY = 32
+
+# A deals table's row as made: the deal, its events of play, what it wrote, the sheet's
+# numbers (the columns) and who held which seat, then the row in JSON.
+Row = tuple[DealState, list[AnyEvent], dict[Any, Any], list[Any], dict[str, str], bytes]
 
 
 class PointFolds:
@@ -44,6 +56,8 @@ class PointFolds:
         self.forks: list[GameState] = [self.head.fork()]  # forks[i]: as of event 1 + i * EVERY
         self.trails: dict[str, AuditFold] = {}
         self.strikes: dict[tuple[str, int], Marks] = {}  # (language, event): the entries it struck
+        self.said: dict[str, dict[int, tuple[str, str]]] = {}  # per language: each reason said (``marks_at``)
+        self.rows: dict[tuple[str, int], Row] = {}  # (language, deal): its row in the deals table as last made
 
     @property
     def folded(self) -> int:
@@ -74,6 +88,27 @@ class PointFolds:
     def picture(self, events: Sequence[AnyEvent], point: Point, deal_cap: int | None = None) -> dict[str, Any]:
         """The drawn sheet as of ``point``, as ``picture.picture`` draws it."""
         return self.picture_at(events, self.state(events, point), point, deal_cap)
+
+    def deals(self, events: Sequence[AnyEvent], point: Point) -> tuple[list[str], list[bytes]]:
+        """The deals table as of ``point``, as ``deal_text.deal_table`` gives it: its
+        columns, and each row in JSON (``deal_text.row_json``)."""
+        state = self.state(events, point)  # a fork: the deals it shares no fold changes in place
+        columns = cells(state)
+        written = written_by_deal(state)
+        played = events_by_deal(state)
+        seats = state.table.person_seat
+        spoken = language.language()
+        rows = [row_json(hand_row(written[0], columns))] if 0 in written else []
+        for deal in state.deals:
+            mine, wrote = played.get(deal.number, []), written.get(deal.number, {})
+            key = (spoken, deal.number)
+            row = self.rows.get(key)
+            if row is None or not (row[0] is deal and row[1] == mine and row[2] == wrote and row[3] == columns
+                                   and row[4] == seats):
+                made = row_json(deal_row(state, deal, mine, wrote, columns))
+                row = self.rows[key] = (deal, mine, wrote, columns, dict(seats), made)
+            rows.append(row[5])
+        return table_head(columns), rows
 
     def state_at(self, events: Sequence[AnyEvent], k: int) -> GameState:
         """The game folded through its first ``k`` events (``events``: the game's, as
@@ -109,7 +144,8 @@ class PointFolds:
         rows = self.audit_at(events, state)
         types = {r.number: r.type for r in rows}
         strikes = [self._struck(events, n, types) for n in revising(rows)]
-        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap)
+        current = marks_at(state, types, self.said.setdefault(language.language(), {}))
+        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current)
 
     def _struck(self, events: Sequence[AnyEvent], n: int, types: dict[int, str]) -> Marks:
         """The entries event ``n`` struck: its game's entries just before it against

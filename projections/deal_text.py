@@ -9,6 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
 from ledger.vocabulary import language
 from ledger.vocabulary.bids import spoken
 from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, Defence, Ruling, Tricks
@@ -16,7 +18,7 @@ from projections.deal_state import DealState
 from projections.game import GameState
 from projections.numbers import fmt
 from projections.report import settlement_of
-from projections.sheet import totals
+from projections.sheet import exact, totals
 from projections.trail import Cell, cell_text
 
 _ = language._  # every text a person reads, in the language in effect
@@ -209,21 +211,55 @@ def deal_table(state: GameState, first: int = 0) -> tuple[list[str], list[list[A
     hand before the first deal are row 0. Amounts are exact ``Fraction``s. Only the rows
     of deals ``first`` and after (a page's update: the deals before it have not changed)."""
     columns = cells(state)
-    head = ["deal", "dealer", "leads", "game", "line", *[cell_text(c) for c in columns]]
-    written: dict[int, dict[Cell, Fraction]] = {}
+    written = written_by_deal(state, first)
+    rows: list[list[Any]] = []
+    if 0 in written:
+        rows.append(hand_row(written[0], columns))
+    played = events_by_deal(state, max(first, 1))
+    for deal in state.deals[max(first, 1) - 1:]:
+        rows.append(deal_row(state, deal, played.get(deal.number, []), written.get(deal.number, {}), columns))
+    return table_head(columns), rows
+
+
+def table_head(columns: list[Cell]) -> list[str]:
+    """The deals table's column names (``deal_table``)."""
+    return ["deal", "dealer", "leads", "game", "line", *[cell_text(c) for c in columns]]
+
+
+def written_by_deal(state: GameState, first: int = 0) -> dict[int, dict[Cell, Fraction]]:
+    """What each deal from ``first`` on wrote into each number of the sheet, exactly
+    (summed in sub-units: a cell whose writes cancel out holds 0)."""
+    units: dict[int, dict[Cell, int]] = {}
     for w in state.sheet().writes:
         if w.deal < first:
             continue
-        per = written.setdefault(w.deal, {})
+        per = units.setdefault(w.deal, {})
         cell = (w.player, w.column, w.on)
-        per[cell] = per.get(cell, Fraction(0)) + w.exact
-    rows: list[list[Any]] = []
-    if 0 in written:
-        rows.append([0, "", "", "written by hand", "", *[written[0].get(c, "") for c in columns]])
-    played = events_by_deal(state, max(first, 1))
-    for deal in state.deals[max(first, 1) - 1:]:
-        dealer, forehand = seats_of(state, deal)
-        per = written.get(deal.number, {})
-        rows.append([deal.number, dealer, forehand, deal_game(state, deal),
-                     deal_story(state, deal, played.get(deal.number, [])), *[per.get(c, "") for c in columns]])
-    return head, rows
+        per[cell] = per.get(cell, 0) + w.amount
+    return {k: {cell: exact(amount) for cell, amount in per.items()} for k, per in units.items()}
+
+
+def hand_row(written: dict[Cell, Fraction], columns: list[Cell]) -> list[Any]:
+    """Row 0 of the deals table: the writes by hand before the first deal."""
+    return [0, "", "", "written by hand", "", *[written.get(c, "") for c in columns]]
+
+
+def deal_row(state: GameState, deal: DealState, played: list[AnyEvent], written: dict[Cell, Fraction],
+             columns: list[Cell]) -> list[Any]:
+    """One deal's row of the deals table (``played``: its events of play, as
+    ``events_by_deal`` gives them; ``written``: what it wrote, as ``written_by_deal``)."""
+    dealer, forehand = seats_of(state, deal)
+    return [deal.number, dealer, forehand, deal_game(state, deal), deal_story(state, deal, played),
+            *[written.get(c, "") for c in columns]]
+
+
+def row_json(row: list[Any]) -> bytes:
+    """A row of the deals table as JSON, its fractions as exact text (``3``, ``-1/2``)."""
+    return msgspec.json.encode([str(v) if isinstance(v, Fraction) else v for v in row])
+
+
+def table_json(game: str, head: list[str], rows: list[bytes]) -> bytes:
+    """The deals table as the service gives it, ``{"game", "columns", "rows"}``, from its
+    rows already in JSON (``row_json``)."""
+    return b"".join((b'{"game":', msgspec.json.encode(game), b',"columns":', msgspec.json.encode(head),
+                     b',"rows":[', b",".join(rows), b"]}"))

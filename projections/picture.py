@@ -29,12 +29,15 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.vocabulary.events import AnyEvent, GameStarted
+from ledger.vocabulary.wording import spoken_text
 from projections.audit import AuditRow, Cell, audit, ignored_records, pulka_explain, row_doc, totals
 from projections.game import GameState
 from projections.numbers import fmt, signed
 from projections.deal_text import cells as sheet_cells
 from projections.deal_text import deal_table as deals_of
 from projections.report import Point, cut, money_text, settlement_doc, settlement_of
+from projections.sheet import shown
+from projections.trail import corrections_in_effect
 
 Marks = dict[Cell, list[dict[str, Any]]]
 
@@ -99,6 +102,49 @@ def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
             for g in groups
         ]
     return out
+
+
+KEPT_REASONS = 4096  # reasons kept said by ``marks_at``'s caller, all forgotten when more
+
+
+def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[str, str]] | None = None) -> Marks:
+    """``marks_of(traces_of(state), types)`` made straight from the sheet's writes, in
+    sub-units, without the rest of each write's trace (its recorder, its event told):
+    what the drawn sheet of a read at a point needs. ``spoken``: each reason said in
+    the language in effect, by the reason's ``id`` (kept by the caller, per language)."""
+    sheet = state.sheet()
+    corrected_by = corrections_in_effect(state)
+    said = {} if spoken is None else spoken
+    if len(said) > KEPT_REASONS:  # a penalty's reason is made anew by every fold: kept, they would pile up
+        said.clear()
+    runs: dict[Cell, list[list[Any]]] = {cell: [] for cell in totals(sheet)}
+    # The writes ``state.credited`` credits to another event than their own: a deal's last
+    # call, when the calls let the game stand unplayed.
+    last_calls = {deal.number: deal.call_events[-1] for deal in state.deals
+                  if deal.tricks_event is None and deal.ruling_at is None and deal.call_events}
+    sums: dict[Cell, int] = {}
+    for w in sheet.writes:
+        cell = (w.player, w.column, w.on)
+        groups = runs.get(cell)
+        if groups is None:
+            continue
+        total = sums[cell] = sums.get(cell, 0) + w.amount
+        known = said.get(id(w.why))
+        if known is None or known[0] is not w.why:
+            known = said[id(w.why)] = (w.why, spoken_text(w.why))
+        credited = state.credited(w.event, w.deal) if last_calls.get(w.deal) == w.event else w.event
+        if groups and groups[-1][0] == credited:  # a whist and its consolation: one entry
+            run = groups[-1]
+            run[2] += w.amount
+            run[3] = total
+            run[4].append(known[1])
+        else:
+            groups.append([credited, w.deal, w.amount, total, [known[1]]])
+    return {cell: [{"event": event, "deal": deal, "total": shown(total),
+                    "amount": ("+" if amount > 0 else "") + shown(amount), "why": "; ".join(whys), "penalty": types.get(event) in PENALTY_TYPES,
+                    "corrected_by": list(corrected_by.get(event, [])), "struck_by": None}
+                   for event, deal, amount, total, whys in groups]
+            for cell, groups in runs.items()}
 
 
 def struck(before: Marks, after: Marks, by: int) -> Marks:
@@ -226,13 +272,16 @@ def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -
 
 
 def picture_doc(state: GameState, kept: list[AnyEvent], point: Point, types: dict[int, str], strikes: list[Marks],
-                deal_cap: int | None = None) -> dict[str, Any]:
+                deal_cap: int | None = None, current: Marks | None = None) -> dict[str, Any]:
     """The drawn sheet of ``state``, the game folded through ``kept``, as of ``point``:
-    its entries (``types``: the type of each event), with the entries each revising
-    event struck (``strikes``: ``struck`` for each event ``revising`` names, in order)."""
+    its entries (``types``: the type of each event; ``current``: those standing, when
+    made already), with the entries each revising event struck (``strikes``: ``struck``
+    for each event ``revising`` names, in order)."""
     started = kept[0]
     assert isinstance(started, GameStarted)
-    doc = sheet_picture(state, started, with_struck(marks_of(traces_of(state), types), strikes), deal_cap)
+    if current is None:
+        current = marks_of(traces_of(state), types)
+    doc = sheet_picture(state, started, with_struck(current, strikes), deal_cap)
     doc.update(point_doc(kept, point))
     return doc
 

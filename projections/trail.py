@@ -56,9 +56,10 @@ def corrections_in_effect(state: JudgedState) -> dict[int, list[int]]:
     """For each corrected event, the effective corrections of it, in order: what a
     kind's ``explain`` shows beside each write."""
     corrected_by: dict[int, list[int]] = {}
-    effects = state.effects
-    for n, e in enumerate(state.events, start=1):
-        if isinstance(e, Correction) and effects.get(n) is not None and effects[n].effective:
+    effects, events = state.effects, state.events
+    for n in sorted(effects):  # the judged events only: a correction is one
+        e = events[n - 1] if n <= len(events) else None
+        if isinstance(e, Correction) and effects[n] is not None and effects[n].effective:
             corrected_by.setdefault(e.target, []).append(n)
     return corrected_by
 

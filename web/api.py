@@ -15,7 +15,6 @@ the desk is HTTP 422 with the rule, the message, what is allowed and the field.
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 from ledger.vocabulary.wording import digits
 from typing import Any
 
@@ -34,7 +33,7 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import TournamentStarted, parse_table_game, table_game
 from projections.archive import GameResult, game_result
 from projections.at_points import PointFolds
-from projections.deal_text import deal_table
+from projections.deal_text import table_json
 from projections.game import GameState
 from projections.kinds import kind_of
 from projections.points import Point, cut
@@ -128,16 +127,14 @@ async def deals(request: Request) -> Response:
     service: Service = request.app.state.service
     game_name, point = request.path_params["game"], point_of(request)
 
-    def table(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> dict[str, Any]:
+    def table(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> bytes:
         if points is None or not isinstance(kept.state, GameState):
             cut(events, point)  # a point the game does not have is refused first, as for a pulka
             raise Refused("api", _("{game} is not a pulka").format(game=repr(game_name)))
-        state = points.state(events, point) if point != Point() else kept.state
-        head, rows = deal_table(state)
-        return {"game": game_name, "columns": head, "rows": [[str(v) if isinstance(v, Fraction) else v for v in r]
-                                                             for r in rows]}
+        head, rows = points.deals(events, point)
+        return table_json(game_name, head, rows)
 
-    return json(await service.run(service.at_point, game_name, table))
+    return Response(await service.run(service.at_point, game_name, table), media_type="application/json")
 
 
 @rule(TABLE, READ)

@@ -10,7 +10,7 @@ his sector), the gora, and the pulya nearest the centre, where the pulya target 
 written. Entries are running sums (``2.4.8.12``), wrapped onto as many lines as they
 need; the sheet grows until every line fits, so no text overlaps another.
 
-The look: sizes below (the layout depends on them), colours, strokes and the font in
+The look: sizes in ``sheet_layout`` (the layout depends on them, and is made there), colours, strokes and the font in
 ``sheet.css``.
 Text widths are estimated from the monospace font's advance (``CHAR`` em a character,
 a full em for wide East Asian characters); the browser tests measure the real boxes.
@@ -18,283 +18,28 @@ a full em for wide East Asian characters); the browser tests measure the real bo
 
 from __future__ import annotations
 
-import math
-import unicodedata
-import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cache
+from math import copysign
 from importlib.resources import files
 from typing import Any
 
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
+from projections.drawing.sheet_layout import (
+    ASCENT, CENTRE, DESCENT, FONT, GAP, LINE, NAME, PAD, SMALL, TARGET, EntryToken, Frame, Polygon, Sector, extent,
+    hanging, layout, text_width,
+)
+from projections.drawing.sheet_layout import fmt_px as fmt_px  # the pixel numbers as every drawing writes them
 
 _ = language._  # every text a person reads, in the language in effect
 
-# Sizes in pixels of the SVG's user space.
-FONT = 12  # entries
-SMALL = 9  # the number of a correcting event, labels: the smallest text, 9 px at the sheet's own size
-NAME = 14  # players' names
-TARGET = 18  # the pulya target in the centre
-LINE = 18  # line height of entries (a text box is about 1.17 em high)
-PAD = 4  # between a band's edge and its text
-MARGIN = 6  # between the sector's slanted edge or a divider and text
-GAP = 1  # between entries
-CENTRE = 34  # apothem of the inner polygon that holds the pulya target
-MIN_APOTHEM = 120
-CHAR = 0.62  # advance of a monospace character in em (DejaVu Sans Mono: 0.602)
-ASCENT, DESCENT = 0.93, 0.24  # the font's box above and below the baseline, in em
 
-
-
+@cache  # read once: a file of the package
 def style() -> str:
     """The colours, strokes and font of the sheet (``sheet.css``, next to this module)."""
     return (files("projections.drawing") / "sheet.css").read_text(encoding="utf-8")
-
-
-def text_width(text: str, size: float) -> float:
-    return sum(size * (1.0 if unicodedata.east_asian_width(ch) in "WF" else CHAR) for ch in text)
-
-
-def fmt_px(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")
-
-
-# -- geometry -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A sector's own coordinates: x along its side as its player reads it, y down the
-    glyphs; ``depth`` measures inwards from the side."""
-
-    cx: float  # the side's midpoint, relative to the centre
-    cy: float
-    angle: float  # degrees: the rotation of the frame
-    flipped: bool  # the side is read from inside (its text would be upside down)
-
-    def line_top(self, depth: float) -> float:
-        """The y of the top of a line whose outer edge is ``depth`` in from the side."""
-        return depth if self.flipped else -(depth + LINE)
-
-    def y_of(self, depth: float) -> float:
-        return depth if self.flipped else -depth
-
-    def to_screen(self, x: float, y: float) -> tuple[float, float]:
-        a = math.radians(self.angle)
-        return self.cx + x * math.cos(a) - y * math.sin(a), self.cy + x * math.sin(a) + y * math.cos(a)
-
-
-@dataclass
-class Polygon:
-    n: int  # sides
-    apothem: float
-
-    @property
-    def half_angle(self) -> float:
-        return math.pi / self.n
-
-    def normal(self, i: int) -> float:
-        """The outward normal of side i, degrees in screen coordinates (y down): the
-        first seat at the bottom, then clockwise."""
-        return 90 + i * 360 / self.n
-
-    def vertex(self, i: int, apothem: float | None = None) -> tuple[float, float]:
-        """The corner between side i and side i + 1."""
-        r = (apothem or self.apothem) / math.cos(self.half_angle)
-        a = math.radians(self.normal(i) + 180 / self.n)
-        return r * math.cos(a), r * math.sin(a)
-
-    def half_length(self, depth: float) -> float:
-        """Half the width of a sector at ``depth`` in from its side."""
-        return (self.apothem - depth) * math.tan(self.half_angle)
-
-    def frame(self, i: int) -> Frame:
-        normal = self.normal(i)
-        angle = (normal - 90 + 180) % 360 - 180
-        flipped = abs(angle) > 90.01
-        if flipped:
-            angle = (angle + 360) % 360 - 180
-        a = math.radians(normal)
-        return Frame(self.apothem * math.cos(a), self.apothem * math.sin(a), angle, flipped)
-
-
-# -- entries as tokens, wrapped into lines ----------------------------------------------------
-
-
-@dataclass
-class EntryToken:
-    text: str
-    width: float
-    mark: dict[str, Any] | None = None  # None: a label
-    cell: str = ""
-    last: bool = False
-
-
-def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
-    out = [EntryToken(label, text_width(label, SMALL) + 3)]
-    marks = cell["marks"]
-    current = [m for m in marks if m["struck_by"] is None]
-    for i, m in enumerate(marks):
-        text = m["total"] + ("." if i < len(marks) - 1 else "")
-        width = text_width(text, FONT)
-        if m["struck_by"] is not None:
-            width += 1 + text_width(str(m["struck_by"]), SMALL)
-        if m["penalty"]:
-            width += 4
-        out.append(EntryToken(text, width, m, cell["key"], last=bool(current) and m is current[-1]))
-    return out
-
-
-def hanging(tokens: list[EntryToken]) -> float:
-    """How far the lines after the first are indented: past the label, under the first
-    entry, so that a running sum carried onto the next line (the last above all) reads as
-    the same run going on, not as a new entry under the label."""
-    return tokens[0].width + GAP if tokens and tokens[0].mark is None else 0.0
-
-
-def wrap(tokens: list[EntryToken], widths: list[float], indent: float = 0.0) -> list[list[EntryToken]] | None:
-    """Greedy lines of at most ``widths[j]`` each, every line after the first ``indent``
-    in from its start; None if a token fits on no line or the lines run out."""
-    lines: list[list[EntryToken]] = [[]]
-    used = 0.0
-    for t in tokens:
-        while True:
-            j = len(lines) - 1
-            if j >= len(widths):
-                return None
-            need = t.width + (GAP if lines[-1] else 0)
-            if used + need <= widths[j] - (indent if j else 0.0):
-                lines[-1].append(t)
-                used += need
-                break
-            if not lines[-1]:
-                return None  # does not fit even an empty line
-            lines.append([])
-            used = 0.0
-    return lines
-
-
-@dataclass
-class Part:
-    """A run of lines inside a band: x from ``left`` to ``right`` in the sector's reading
-    direction (a None side follows the sector's slanted edge)."""
-
-    tokens: list[EntryToken]
-    left: float | None
-    right: float | None
-    lines: list[list[EntryToken]] = field(default_factory=list)
-
-
-@dataclass
-class Band:
-    column: str
-    depth: float  # its outer edge
-    height: float
-    parts: list[Part]
-    dividers: list[float]
-    closed: bool = False
-
-
-def extent(poly: Polygon, part: Part, depth: float) -> tuple[float, float]:
-    """The x range a line of ``part`` may use when its inner edge is at ``depth``."""
-    half = poly.half_length(depth) - MARGIN
-    left = -half if part.left is None else part.left + MARGIN
-    right = half if part.right is None else part.right - MARGIN
-    return left, right
-
-
-def fit_band(poly: Polygon, column: str, depth: float, parts: list[Part], split: int) -> Band | None:
-    """The band at ``depth`` holding ``parts`` side by side on the fewest lines."""
-    for count in range(1, 400):
-        inner = depth + PAD + count * LINE
-        if poly.half_length(inner) < MARGIN * 2:
-            return None
-        # The parts share the band's inner side equally: with three (four players) the
-        # middle one is a third of it; five players (one joined after one left) make four.
-        half = poly.half_length(inner)
-        dividers = [0.0] if split == 2 else ([-half / 3, half / 3] if split == 3 else
-                                              [-half + 2 * half * k / split for k in range(1, split)])
-        bounds: list[float | None] = [None, *dividers, None]
-        ok = True
-        for k, part in enumerate(parts):
-            part.left, part.right = bounds[k], bounds[k + 1]
-            widths = []
-            for j in range(count):
-                lo, hi = extent(poly, part, depth + PAD + (j + 1) * LINE)
-                widths.append(hi - lo)
-            lines = wrap(part.tokens, widths, hanging(part.tokens))
-            if lines is None:
-                ok = False
-                break
-            part.lines = lines
-        if ok:
-            return Band(column, depth, 2 * PAD + count * LINE, parts, dividers)
-    return None
-
-
-@dataclass
-class Sector:
-    seat: int
-    player: str
-    bands: list[Band]
-
-    @property
-    def depth(self) -> float:
-        return sum(b.height for b in self.bands)
-
-
-def opponents_in_reading_order(players: list[str], seat: int, frame: Frame) -> list[str]:
-    """The opponents from the left end of the side to its right end as read: the next
-    seat clockwise sits at the left end of an upright side, the right end of a flipped one."""
-    n = len(players)
-    order = [players[(seat + k) % n] for k in range(1, n)]
-    return order[::-1] if frame.flipped else order
-
-
-def layout_sector(poly: Polygon, picture: dict[str, Any], seat: int) -> Sector | None:
-    players: list[str] = picture["players"]
-    player = players[seat]
-    cells = {c["key"]: c for c in picture["cells"]}
-    frame = poly.frame(seat)
-    parts = [
-        Part(tokens_of(cells[f"{player}.whists.{q}"], _("on {player}").format(player=q)), None, None)
-        for q in opponents_in_reading_order(players, seat, frame)
-    ]
-    whists = fit_band(poly, "whists", 0.0, parts, len(parts))
-    if whists is None:
-        return None
-    gora = fit_band(poly, "gora", whists.height, [Part(tokens_of(cells[f"{player}.gora"], _("gora")), None, None)],
-                    1)
-    if gora is None:
-        return None
-    pulya_cell = cells[f"{player}.pulya"]
-    label = _("pulya, closed") if pulya_cell["closed"] else _("pulya")
-    pulya = fit_band(poly, "pulya", whists.height + gora.height, [Part(tokens_of(pulya_cell, label), None, None)], 1)
-    if pulya is None:
-        return None
-    pulya.closed = pulya_cell["closed"]
-    return Sector(seat, player, [whists, gora, pulya])
-
-
-def layout(picture: dict[str, Any]) -> tuple[Polygon, list[Sector]]:
-    """The smallest sheet on which every sector's bands fit; the pulya band takes the rest."""
-    n = len(picture["players"])
-    apothem = float(MIN_APOTHEM)
-    for _ in range(100):
-        poly = Polygon(n, apothem)
-        sectors = [layout_sector(poly, picture, seat) for seat in range(n)]
-        if all(s is not None for s in sectors):
-            need = CENTRE + max(s.depth for s in sectors if s is not None)
-            if need <= apothem + 0.01:
-                done = [s for s in sectors if s is not None]
-                for s in done:
-                    s.bands[-1].height = apothem - CENTRE - s.bands[-1].depth
-                return poly, done
-            apothem = max(need, apothem + 1)
-        else:
-            apothem *= 1.15
-    raise ValueError("the sheet cannot be laid out")  # pragma: no cover: the loop always grows it
 
 
 # -- drawing --------------------------------------------------------------------------------
@@ -309,57 +54,121 @@ class Box:
     corners: list[tuple[float, float]]
 
 
+# The SVG is written as text, element by element, as ``xml.etree.ElementTree.tostring``
+# wrote the tree it was once built as (the same bytes: tests/test_point_reads.py): an
+# element with neither text nor children is ``<name a="v" />``; texts and attribute
+# values are escaped as ``ElementTree`` escapes them; numbers (``fmt_px``) need none.
+Out = list[str]
+
+
+def escaped_text(text: str) -> str:
+    """Character data as ``ElementTree`` writes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def escaped_attribute(text: str) -> str:
+    """An attribute's value as ``ElementTree`` writes it."""
+    text = escaped_text(text)
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
+    return text
+
+
+def attributes(attrs: dict[str, str]) -> str:
+    return "".join([f' {k}="{escaped_attribute(v)}"' for k, v in attrs.items()])
+
+
+def element(name: str, attrs: dict[str, str], text: str = "") -> str:
+    """An element without children: ``<name a="v">text</name>``, or ``<name a="v" />``."""
+    return f"<{name}{attributes(attrs)}>{escaped_text(text)}</{name}>" if text else f"<{name}{attributes(attrs)} />"
+
+
+@cache
+def styled_element() -> str:
+    """The sheet's own ``<style>``, written once."""
+    return element("style", {}, style())
+
+
 class Drawing:
     """The texts drawn so far (their boxes) and each player's sector, for the tests."""
 
     def __init__(self) -> None:
-        self.boxes: list[Box] = []
+        # Each text drawn and its box's corners, flat (x0, y0, x1, y1, ...): the first
+        # ``moved`` drawn around the centre, moved on the page by ``offset``.
+        self.placed: list[tuple[str, str | None, tuple[float, ...]]] = []
+        self.moved = 0
+        self.offset = (0.0, 0.0)
         self.sectors: dict[str, list[tuple[float, float]]] = {}
         self.svg = ""
 
-    def text(self, parent: ET.Element, frame: Frame | None, x: float, baseline: float, text: str, size: float,
-             player: str | None, **attrs: str) -> ET.Element:
-        el = ET.SubElement(parent, "text", {"x": fmt_px(x), "y": fmt_px(baseline), "font-size": fmt_px(size), **attrs})
-        el.text = text
+    @property
+    def boxes(self) -> list[Box]:
+        """The texts' boxes in the SVG's coordinates (made when asked: only tests ask)."""
+        out = []
+        for i, (text, player, flat) in enumerate(self.placed):
+            dx, dy = self.offset if i < self.moved else (0.0, 0.0)
+            out.append(Box(text, player, [(flat[k] + dx, flat[k + 1] + dy) for k in range(0, 8, 2)]))
+        return out
+
+    def text(self, out: Out, frame: Frame | None, x: float, baseline: float, text: str, size: float,
+             player: str | None, **attrs: str) -> None:
+        head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{fmt_px(size)}"{attributes(attrs)}'
+        out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
         w = text_width(text, size)
-        if attrs.get("text-anchor") == "middle":
+        anchor = attrs.get("text-anchor")
+        if anchor == "middle":
             x -= w / 2
-        elif attrs.get("text-anchor") == "end":
+        elif anchor == "end":
             x -= w
-        local = [(x, baseline - ASCENT * size), (x + w, baseline - ASCENT * size),
-                 (x + w, baseline + DESCENT * size), (x, baseline + DESCENT * size)]
-        corners = [frame.to_screen(*p) for p in local] if frame else local
-        self.boxes.append(Box(text, player, corners))
-        return el
+        top, bottom, right = baseline - ASCENT * size, baseline + DESCENT * size, x + w
+        if frame:  # on the sheet (see Frame)
+            cos, sin, cx, cy = frame.cos, frame.sin, frame.cx, frame.cy
+            self.placed.append((text, player, (
+                cx + x * cos - top * sin, cy + x * sin + top * cos, cx + right * cos - top * sin,
+                cy + right * sin + top * cos, cx + right * cos - bottom * sin, cy + right * sin + bottom * cos,
+                cx + x * cos - bottom * sin, cy + x * sin + bottom * cos)))
+        else:
+            self.placed.append((text, player, (x, top, right, top, right, bottom, x, bottom)))
 
 
 def points(pts: list[tuple[float, float]]) -> str:
     return " ".join(f"{fmt_px(x)},{fmt_px(y)}" for x, y in pts)
 
 
-def draw_sector(d: Drawing, root: ET.Element, poly: Polygon, sector: Sector) -> None:
+def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
     frame = poly.frame(sector.seat)
-    g = ET.SubElement(root, "g", {"class": f"sector seat-{sector.seat}", "data-player": sector.player})
+    out.append(f'<g{attributes({"class": f"sector seat-{sector.seat}", "data-player": sector.player})}>')
     # The sector's shape in the centre's coordinates, for the fill and the tests.
     outer_a, outer_b = poly.vertex(sector.seat - 1), poly.vertex(sector.seat)
     inner_a, inner_b = poly.vertex(sector.seat - 1, CENTRE), poly.vertex(sector.seat, CENTRE)
     d.sectors[sector.player] = [outer_a, outer_b, inner_b, inner_a]
-    ET.SubElement(g, "polygon", {"class": "sector-shape", "points": points(d.sectors[sector.player])})
-    local = ET.SubElement(g, "g", {"transform": f"translate({fmt_px(frame.cx)} {fmt_px(frame.cy)}) "
-                                                f"rotate({fmt_px(frame.angle)})"})
+    out.append(f'<polygon class="sector-shape" points="{points(d.sectors[sector.player])}" />')
+    out.append(f'<g transform="translate({fmt_px(frame.cx)} {fmt_px(frame.cy)}) rotate({fmt_px(frame.angle)})">')
     for band in sector.bands:
         top, bottom = band.depth, band.depth + band.height
         if band.closed:
-            ET.SubElement(local, "polygon", {"class": "closed-band", "points": points([
+            out.append('<polygon class="closed-band" points="' + points([
                 (-poly.half_length(top), frame.y_of(top)), (poly.half_length(top), frame.y_of(top)),
-                (poly.half_length(bottom), frame.y_of(bottom)), (-poly.half_length(bottom), frame.y_of(bottom))])})
+                (poly.half_length(bottom), frame.y_of(bottom)),
+                (-poly.half_length(bottom), frame.y_of(bottom))]) + '" />')
         if band.column != "pulya":
-            h = poly.half_length(bottom)
-            ET.SubElement(local, "line", {"class": "rule", "x1": fmt_px(-h), "x2": fmt_px(h),
-                                          "y1": fmt_px(frame.y_of(bottom)), "y2": fmt_px(frame.y_of(bottom))})
+            h, y = fmt_px(poly.half_length(bottom)), fmt_px(frame.y_of(bottom))
+            out.append(f'<line class="rule" x1="{fmt_px(-poly.half_length(bottom))}" x2="{h}" y1="{y}" y2="{y}" />')
         for x in band.dividers:
-            ET.SubElement(local, "line", {"class": "divider", "x1": fmt_px(x), "x2": fmt_px(x),
-                                          "y1": fmt_px(frame.y_of(top)), "y2": fmt_px(frame.y_of(bottom))})
+            out.append(f'<line class="divider" x1="{fmt_px(x)}" x2="{fmt_px(x)}" y1="{fmt_px(frame.y_of(top))}" '
+                       f'y2="{fmt_px(frame.y_of(bottom))}" />')
         for part in band.parts:
             for j, line in enumerate(part.lines):
                 depth = top + PAD + j * LINE
@@ -367,45 +176,67 @@ def draw_sector(d: Drawing, root: ET.Element, poly: Polygon, sector: Sector) -> 
                 baseline = frame.line_top(depth) + (LINE - (ASCENT + DESCENT) * FONT) / 2 + ASCENT * FONT
                 x = lo + (hanging(part.tokens) if j else 0.0)
                 for t in line:
-                    draw_token(d, local, frame, sector.player, t, x, baseline)
+                    drawn_token(d, out, frame, sector.player, t, x, baseline)
                     x += t.width + GAP
     # The name, outside the side.
     name_y = -(PAD + DESCENT * NAME) if frame.flipped else PAD + ASCENT * NAME
-    d.text(local, frame, 0, name_y, sector.player, NAME, sector.player,
+    d.text(out, frame, 0, name_y, sector.player, NAME, sector.player,
            **{"class": "name", "text-anchor": "middle", "data-player": sector.player})
+    out.append("</g></g>")
 
 
-def draw_token(d: Drawing, parent: ET.Element, frame: Frame, player: str, t: EntryToken, x: float,
-               baseline: float) -> None:
+# Each token as drawn, by what it is and where (``drawn_token``): most tokens of a sheet
+# read at one point are drawn where and as they were at another. At most KEPT_TOKENS
+# (about a kilobyte each: some 4 MB), all forgotten when full.
+TOKENS: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float, ...]]]]] = {}
+KEPT_TOKENS = 1 << 12
+
+
+def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:
+    """``draw_token``, its text and its boxes taken as drawn before when they were drawn
+    for the same token at the same place of the same frame (a number's sign of zero,
+    which ``fmt_px`` writes, told apart), in the same language."""
+    m = t.mark
+    key = (t.text, t.cell, t.last, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), frame.key,
+           language.language(), None if m is None else (m["event"], m["deal"], m["total"], m["amount"], m["why"],
+                                                        m["penalty"], tuple(m["corrected_by"]), m["struck_by"]))
+    found = TOKENS.get(key)
+    if found is None:
+        mine: Out = []
+        before = len(d.placed)
+        draw_token(d, mine, frame, player, t, x, baseline)
+        if len(TOKENS) >= KEPT_TOKENS:
+            TOKENS.clear()
+        found = TOKENS[key] = ("".join(mine), d.placed[before:])
+    else:
+        d.placed += found[1]
+    out.append(found[0])
+
+
+def draw_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:
     if t.mark is None:
-        d.text(parent, frame, x, baseline, t.text, SMALL, player, **{"class": "label"})
+        d.text(out, frame, x, baseline, t.text, SMALL, player, **{"class": "label"})
         return
     m = t.mark
-    classes = ["entry"]
-    if m["struck_by"] is not None:
-        classes.append("struck")
-    if m["penalty"]:
-        classes.append("penalty")
-    if t.last:
-        classes.append("last")
-    g = ET.SubElement(parent, "g", {
-        "class": " ".join(classes), "data-cell": t.cell, "data-event": str(m["event"]),
-        **({"data-struck-by": str(m["struck_by"])} if m["struck_by"] is not None else {}),
-    })
-    title = ET.SubElement(g, "title")
-    title.text = tooltip(t.cell, m)
+    struck = m["struck_by"]
+    classes = "entry" + (" struck" if struck is not None else "") + (" penalty" if m["penalty"] else "") + \
+        (" last" if t.last else "")
+    out.append(f'<g class="{classes}" data-cell="{escaped_attribute(t.cell)}" data-event="{m["event"]}"'
+               + (f' data-struck-by="{struck}">' if struck is not None else ">"))
+    out.append(f"<title>{escaped_text(tooltip(t.cell, m))}</title>")
     inset = 2.0 if m["penalty"] else 0.0
     w = text_width(t.text, FONT)
     if m["penalty"]:
-        ET.SubElement(g, "rect", {"class": "penalty-box", "x": fmt_px(x), "y": fmt_px(baseline - ASCENT * FONT),
-                                  "width": fmt_px(w + 2 * inset), "height": fmt_px((ASCENT + DESCENT) * FONT)})
-    d.text(g, frame, x + inset, baseline, t.text, FONT, player, **{"class": "mark"})
-    if m["struck_by"] is not None:
-        mid = baseline - 0.3 * FONT
-        ET.SubElement(g, "line", {"class": "strike", "x1": fmt_px(x + inset), "x2": fmt_px(x + inset + w),
-                                  "y1": fmt_px(mid), "y2": fmt_px(mid)})
-        d.text(g, frame, x + inset + w + 1, baseline - (ASCENT - 0.1) * FONT + ASCENT * SMALL, str(m["struck_by"]),
+        out.append(f'<rect class="penalty-box" x="{fmt_px(x)}" y="{fmt_px(baseline - ASCENT * FONT)}" '
+                   f'width="{fmt_px(w + 2 * inset)}" height="{fmt_px((ASCENT + DESCENT) * FONT)}" />')
+    d.text(out, frame, x + inset, baseline, t.text, FONT, player, **{"class": "mark"})
+    if struck is not None:
+        mid = fmt_px(baseline - 0.3 * FONT)
+        out.append(f'<line class="strike" x1="{fmt_px(x + inset)}" x2="{fmt_px(x + inset + w)}" y1="{mid}" '
+                   f'y2="{mid}" />')
+        d.text(out, frame, x + inset + w + 1, baseline - (ASCENT - 0.1) * FONT + ASCENT * SMALL, str(struck),
                SMALL, player, **{"class": "sup"})
+    out.append("</g>")
 
 
 def tooltip(cell: str, m: dict[str, Any]) -> str:
@@ -420,13 +251,13 @@ def tooltip(cell: str, m: dict[str, Any]) -> str:
     return text
 
 
-def draw_centre(d: Drawing, root: ET.Element, poly: Polygon, target: int) -> None:
-    g = ET.SubElement(root, "g", {"class": "centre"})
-    ET.SubElement(g, "polygon", {"class": "outline", "points": points(
-        [poly.vertex(i, CENTRE) for i in range(poly.n)])})
-    d.text(g, None, 0, -TARGET * 0.5 - 2, _("pulya"), SMALL, None, **{"class": "label", "text-anchor": "middle"})
-    d.text(g, None, 0, TARGET * 0.55, str(target), TARGET, None,
+def draw_centre(d: Drawing, out: Out, poly: Polygon, target: int) -> None:
+    inner = points([poly.vertex(i, CENTRE) for i in range(poly.n)])
+    out.append(f'<g class="centre"><polygon class="outline" points="{inner}" />')
+    d.text(out, None, 0, -TARGET * 0.5 - 2, _("pulya"), SMALL, None, **{"class": "label", "text-anchor": "middle"})
+    d.text(out, None, 0, TARGET * 0.55, str(target), TARGET, None,
            **{"class": "target", "text-anchor": "middle", "data-target": str(target)})
+    out.append("</g>")
 
 
 def settlement_lines(picture: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -454,7 +285,7 @@ def settlement_lines(picture: dict[str, Any]) -> list[tuple[str, list[tuple[str,
     return rows
 
 
-def draw_panel(d: Drawing, root: ET.Element, picture: dict[str, Any], x0: float, y0: float) -> tuple[float, float]:
+def draw_panel(d: Drawing, out: Out, picture: dict[str, Any], x0: float, y0: float) -> tuple[float, float]:
     """The settlement beside the sheet; returns its width and height."""
     rows = settlement_lines(picture)
     columns = max(len(cells) for _, cells in rows if len(cells) > 1)
@@ -463,14 +294,14 @@ def draw_panel(d: Drawing, root: ET.Element, picture: dict[str, Any], x0: float,
         if len(cells) > 1:
             for k, (text, _) in enumerate(cells):
                 widths[k] = max(widths[k], text_width(text, FONT))
-    g = ET.SubElement(root, "g", {"class": "settlement"})
+    out.append('<g class="settlement">')
     y = y0
     full = sum(widths) + 2 * FONT * (columns - 1)
     for cls, cells in rows:
         size = SMALL if cls == "label" else FONT
         baseline = y + (LINE - (ASCENT + DESCENT) * size) / 2 + ASCENT * size
         if len(cells) == 1:
-            d.text(g, None, x0, baseline, cells[0][0], size, None, **{"class": cls})
+            d.text(out, None, x0, baseline, cells[0][0], size, None, **{"class": cls})
             full = max(full, text_width(cells[0][0], size))
         else:
             x = x0
@@ -479,9 +310,10 @@ def draw_panel(d: Drawing, root: ET.Element, picture: dict[str, Any], x0: float,
                 attrs = {"class": cls, **({"text-anchor": "end"} if align == "end" else {})}
                 if k == 0 and cls == "row":
                     attrs["data-player"] = text
-                d.text(g, None, at, baseline, text, size, None, **attrs)
+                d.text(out, None, at, baseline, text, size, None, **attrs)
                 x += widths[k] + 2 * FONT
         y += LINE
+    out.append("</g>")
     return full, y - y0
 
 
@@ -490,46 +322,43 @@ def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True
     copy of ``sheet.css`` (a page holding many sheets includes it once)."""
     poly, sectors = layout(picture)
     d = Drawing()
-    root = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "class": "pulka-sheet",
-                              "data-players": str(len(picture["players"]))})
-    if styled:
-        ET.SubElement(root, "style").text = style()
-    body = ET.SubElement(root, "g")
+    body: Out = []
     for sector in sectors:
         draw_sector(d, body, poly, sector)
-    ET.SubElement(body, "polygon", {"class": "outline", "points": points([poly.vertex(i) for i in range(poly.n)])})
+    body.append(f'<polygon class="outline" points="{points([poly.vertex(i) for i in range(poly.n)])}" />')
     for i in range(poly.n):
-        ET.SubElement(body, "line", {"class": "outline", **dict(zip(
-            ("x1", "y1", "x2", "y2"), map(fmt_px, (*poly.vertex(i, CENTRE), *poly.vertex(i)))))})
+        x1, y1, x2, y2 = map(fmt_px, (*poly.vertex(i, CENTRE), *poly.vertex(i)))
+        body.append(f'<line class="outline" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" />')
     draw_centre(d, body, poly, picture["target"])
     # Everything so far is drawn around the centre (0, 0): find its extent.
-    xs = [x for b in d.boxes for x, _ in b.corners] + [poly.vertex(i)[0] for i in range(poly.n)]
-    ys = [y for b in d.boxes for _, y in b.corners] + [poly.vertex(i)[1] for i in range(poly.n)]
+    xs = [flat[k] for _, _, flat in d.placed for k in (0, 2, 4, 6)] + [poly.vertex(i)[0] for i in range(poly.n)]
+    ys = [flat[k] for _, _, flat in d.placed for k in (1, 3, 5, 7)] + [poly.vertex(i)[1] for i in range(poly.n)]
     left, top, right, bottom = min(xs), min(ys), max(xs), max(ys)
     head = LINE + PAD if title else 0
     dx, dy = 10 - left, 10 + head - top
-    body.set("transform", f"translate({fmt_px(dx)} {fmt_px(dy)})")
-    for b in d.boxes:
-        b.corners = [(x + dx, y + dy) for x, y in b.corners]
+    d.moved, d.offset = len(d.placed), (dx, dy)
     for player, corners in d.sectors.items():
         d.sectors[player] = [(x + dx, y + dy) for x, y in corners]
     width, height = right - left + 20, bottom - top + 20 + head
+    after: Out = []  # what follows the sheet: the settlement, the title, the checkpoint
     if settlement:
-        pw, ph = draw_panel(d, root, picture, width + 10, 10 + head)
+        pw, ph = draw_panel(d, after, picture, width + 10, 10 + head)
         width += pw + 20
         height = max(height, ph + head + 20)
     if title:
         text = title_of(picture)
-        d.text(root, None, 10, 10 + ASCENT * NAME, text, NAME, None, **{"class": "title"})
+        d.text(after, None, 10, 10 + ASCENT * NAME, text, NAME, None, **{"class": "title"})
         width = max(width, text_width(text, NAME) + 20)
     if picture.get("checkpoint"):  # the signed checkpoint of the club log that covers it
-        d.text(root, None, 10, height + ASCENT * FONT, picture["checkpoint"], FONT, None, **{"class": "checkpoint"})
+        d.text(after, None, 10, height + ASCENT * FONT, picture["checkpoint"], FONT, None, **{"class": "checkpoint"})
         width = max(width, text_width(picture["checkpoint"], FONT) + 20)
         height += LINE + PAD
-    root.set("viewBox", f"0 0 {fmt_px(width)} {fmt_px(height)}")
-    root.set("width", fmt_px(width))
-    root.set("height", fmt_px(height))
-    d.svg = ET.tostring(root, encoding="unicode")
+    w, h = fmt_px(width), fmt_px(height)
+    d.svg = "".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="pulka-sheet" data-players="{len(picture["players"])}" '
+        f'viewBox="0 0 {w} {h}" width="{w}" height="{h}">',
+        styled_element() if styled else "",
+        f'<g transform="translate({fmt_px(dx)} {fmt_px(dy)})">', *body, "</g>", *after, "</svg>"])
     return d
 
 

@@ -1,0 +1,362 @@
+"""The drawn sheet laid out (``projections.drawing.svg`` draws it): the sheet's polygon
+and each player's sector, the entries of each number as tokens wrapped into the lines of
+its band, and the smallest sheet on which every band fits. Sizes are in pixels of the
+SVG's user space; text widths are estimated from the monospace font's advance (``CHAR``
+em a character, a full em for wide East Asian characters).
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ledger.vocabulary import language
+
+_ = language._  # every text a person reads, in the language in effect
+
+# Sizes in pixels of the SVG's user space.
+FONT = 12  # entries
+SMALL = 9  # the number of a correcting event, labels: the smallest text, 9 px at the sheet's own size
+NAME = 14  # players' names
+TARGET = 18  # the pulya target in the centre
+LINE = 18  # line height of entries (a text box is about 1.17 em high)
+PAD = 4  # between a band's edge and its text
+MARGIN = 6  # between the sector's slanted edge or a divider and text
+GAP = 1  # between entries
+CENTRE = 34  # apothem of the inner polygon that holds the pulya target
+MIN_APOTHEM = 120
+CHAR = 0.62  # advance of a monospace character in em (DejaVu Sans Mono: 0.602)
+ASCENT, DESCENT = 0.93, 0.24  # the font's box above and below the baseline, in em
+
+
+@lru_cache(maxsize=1 << 14)  # the same totals and labels come again in every drawing
+def text_width(text: str, size: float) -> float:
+    return sum(size * (1.0 if unicodedata.east_asian_width(ch) in "WF" else CHAR) for ch in text)
+
+
+def fmt_px(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+# -- geometry -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A sector's own coordinates: x along its side as its player reads it, y down the
+    glyphs; ``depth`` measures inwards from the side."""
+
+    cx: float  # the side's midpoint, relative to the centre
+    cy: float
+    angle: float  # degrees: the rotation of the frame
+    flipped: bool  # the side is read from inside (its text would be upside down)
+    # A point (x, y) of the frame is (cx + x cos - y sin, cy + x sin + y cos) on the sheet.
+    cos: float = field(init=False, repr=False, compare=False)  # of the angle, worked out once
+    sin: float = field(init=False, repr=False, compare=False)
+
+    key: tuple[float, ...] = field(init=False, repr=False, compare=False)  # the frame, each zero's sign told
+
+    def __post_init__(self) -> None:
+        a = math.radians(self.angle)
+        object.__setattr__(self, "cos", math.cos(a))
+        object.__setattr__(self, "sin", math.sin(a))
+        object.__setattr__(self, "key", (self.cx, math.copysign(1.0, self.cx), self.cy, math.copysign(1.0, self.cy),
+                                         self.angle, math.copysign(1.0, self.angle), self.flipped))
+
+    def line_top(self, depth: float) -> float:
+        """The y of the top of a line whose outer edge is ``depth`` in from the side."""
+        return depth if self.flipped else -(depth + LINE)
+
+    def y_of(self, depth: float) -> float:
+        return depth if self.flipped else -depth
+
+
+@dataclass
+class Polygon:
+    n: int  # sides
+    apothem: float
+
+    @property
+    def half_angle(self) -> float:
+        return math.pi / self.n
+
+    def normal(self, i: int) -> float:
+        """The outward normal of side i, degrees in screen coordinates (y down): the
+        first seat at the bottom, then clockwise."""
+        return 90 + i * 360 / self.n
+
+    def vertex(self, i: int, apothem: float | None = None) -> tuple[float, float]:
+        """The corner between side i and side i + 1."""
+        r = (apothem or self.apothem) / math.cos(self.half_angle)
+        a = math.radians(self.normal(i) + 180 / self.n)
+        return r * math.cos(a), r * math.sin(a)
+
+    def half_length(self, depth: float) -> float:
+        """Half the width of a sector at ``depth`` in from its side."""
+        return (self.apothem - depth) * math.tan(self.half_angle)
+
+    def frame(self, i: int) -> Frame:
+        normal = self.normal(i)
+        angle = (normal - 90 + 180) % 360 - 180
+        flipped = abs(angle) > 90.01
+        if flipped:
+            angle = (angle + 360) % 360 - 180
+        a = math.radians(normal)
+        return Frame(self.apothem * math.cos(a), self.apothem * math.sin(a), angle, flipped)
+
+
+# -- entries as tokens, wrapped into lines ----------------------------------------------------
+
+
+@dataclass
+class EntryToken:
+    text: str
+    width: float
+    mark: dict[str, Any] | None = None  # None: a label
+    cell: str = ""
+    last: bool = False
+
+
+def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
+    out = [EntryToken(label, text_width(label, SMALL) + 3)]
+    marks = cell["marks"]
+    current = [m for m in marks if m["struck_by"] is None]
+    for i, m in enumerate(marks):
+        text = m["total"] + ("." if i < len(marks) - 1 else "")
+        width = text_width(text, FONT)
+        if m["struck_by"] is not None:
+            width += 1 + text_width(str(m["struck_by"]), SMALL)
+        if m["penalty"]:
+            width += 4
+        out.append(EntryToken(text, width, m, cell["key"], last=bool(current) and m is current[-1]))
+    return out
+
+
+def hanging(tokens: list[EntryToken]) -> float:
+    """How far the lines after the first are indented: past the label, under the first
+    entry, so that a running sum carried onto the next line (the last above all) reads as
+    the same run going on, not as a new entry under the label."""
+    return tokens[0].width + GAP if tokens and tokens[0].mark is None else 0.0
+
+
+def wrap(tokens: list[EntryToken], widths: list[float], indent: float = 0.0) -> list[list[EntryToken]] | None:
+    """Greedy lines of at most ``widths[j]`` each, every line after the first ``indent``
+    in from its start; None if a token fits on no line or the lines run out."""
+    lines: list[list[EntryToken]] = [[]]
+    used = 0.0
+    for t in tokens:
+        while True:
+            j = len(lines) - 1
+            if j >= len(widths):
+                return None
+            need = t.width + (GAP if lines[-1] else 0)
+            if used + need <= widths[j] - (indent if j else 0.0):
+                lines[-1].append(t)
+                used += need
+                break
+            if not lines[-1]:
+                return None  # does not fit even an empty line
+            lines.append([])
+            used = 0.0
+    return lines
+
+
+@dataclass
+class Part:
+    """A run of lines inside a band: x from ``left`` to ``right`` in the sector's reading
+    direction (a None side follows the sector's slanted edge)."""
+
+    tokens: list[EntryToken]
+    left: float | None
+    right: float | None
+    lines: list[list[EntryToken]] = field(default_factory=list)
+
+
+@dataclass
+class Band:
+    column: str
+    depth: float  # its outer edge
+    height: float
+    parts: list[Part]
+    dividers: list[float]
+    closed: bool = False
+
+
+def extent(poly: Polygon, part: Part, depth: float) -> tuple[float, float]:
+    """The x range a line of ``part`` may use when its inner edge is at ``depth``."""
+    half = poly.half_length(depth) - MARGIN
+    left = -half if part.left is None else part.left + MARGIN
+    right = half if part.right is None else part.right - MARGIN
+    return left, right
+
+
+# The most lines a band may have.
+MAX_LINES = 399
+
+
+def fit_band(poly: Polygon, column: str, depth: float, parts: list[Part], split: int) -> Band | None:
+    """The band at ``depth`` holding ``parts`` side by side on the fewest lines."""
+    if split <= 2 and FIXED_BOUNDS:
+        return fit_fixed(poly, column, depth, parts, split)
+    for count in range(1, MAX_LINES + 1):
+        inner = depth + PAD + count * LINE
+        if poly.half_length(inner) < MARGIN * 2:
+            return None
+        # The parts share the band's inner side equally: with three (four players) the
+        # middle one is a third of it; five players (one joined after one left) make four.
+        half = poly.half_length(inner)
+        dividers = [0.0] if split == 2 else ([-half / 3, half / 3] if split == 3 else
+                                              [-half + 2 * half * k / split for k in range(1, split)])
+        bounds: list[float | None] = [None, *dividers, None]
+        ok = True
+        for k, part in enumerate(parts):
+            part.left, part.right = bounds[k], bounds[k + 1]
+            widths = []
+            for j in range(count):
+                lo, hi = extent(poly, part, depth + PAD + (j + 1) * LINE)
+                widths.append(hi - lo)
+            lines = wrap(part.tokens, widths, hanging(part.tokens))
+            if lines is None:
+                ok = False
+                break
+            part.lines = lines
+        if ok:
+            return Band(column, depth, 2 * PAD + count * LINE, parts, dividers)
+    return None
+
+
+# One or two parts side by side are bounded by the sector's edges and the middle, at
+# any number of lines: ``fit_fixed`` wraps each once (False: every band by ``fit_band``'s
+# search, the way the tests compare them).
+FIXED_BOUNDS = True
+
+
+def fit_fixed(poly: Polygon, column: str, depth: float, parts: list[Part], split: int) -> Band | None:
+    """``fit_band`` for one part or two split in the middle: their bounds do not move
+    with the band's depth, so each part's line j has one width however many lines the
+    band has, and the fewest lines are those of the part that needs most, each part
+    wrapped once on as many lines as it takes (the search would try every count)."""
+    dividers = [0.0] if split == 2 else []
+    bounds: list[float | None] = [None, *dividers, None]
+    count = 1
+    for k, part in enumerate(parts):
+        part.left, part.right = bounds[k], bounds[k + 1]
+
+        def width(j: int, part: Part = part) -> float:
+            lo, hi = extent(poly, part, depth + PAD + (j + 1) * LINE)
+            return hi - lo
+
+        lines = wrap_on(part.tokens, width, hanging(part.tokens))
+        if lines is None:
+            return None
+        part.lines = lines
+        count = max(count, len(lines))
+    if count > MAX_LINES or poly.half_length(depth + PAD + count * LINE) < MARGIN * 2:
+        return None  # the half length shrinks inwards: it was no shorter at fewer lines
+    return Band(column, depth, 2 * PAD + count * LINE, parts, dividers)
+
+
+def wrap_on(tokens: list[EntryToken], width: Callable[[int], float], indent: float) -> list[list[EntryToken]] | None:
+    """``wrap`` on as many lines as it takes, line j ``width(j)`` wide; None if a token
+    fits on no line (as ``wrap``: greedy, every line after the first ``indent`` in)."""
+    lines: list[list[EntryToken]] = [[]]
+    used = 0.0
+    room = width(0)
+    for t in tokens:
+        while True:
+            need = t.width + (GAP if lines[-1] else 0)
+            if used + need <= room:
+                lines[-1].append(t)
+                used += need
+                break
+            if not lines[-1]:
+                return None  # does not fit even an empty line
+            lines.append([])
+            used = 0.0
+            room = width(len(lines) - 1) - indent
+    return lines
+
+
+@dataclass
+class Sector:
+    seat: int
+    player: str
+    bands: list[Band]
+
+    @property
+    def depth(self) -> float:
+        return sum(b.height for b in self.bands)
+
+
+def opponents_in_reading_order(players: list[str], seat: int, frame: Frame) -> list[str]:
+    """The opponents from the left end of the side to its right end as read: the next
+    seat clockwise sits at the left end of an upright side, the right end of a flipped one."""
+    n = len(players)
+    order = [players[(seat + k) % n] for k in range(1, n)]
+    return order[::-1] if frame.flipped else order
+
+
+Tokens = Callable[[str, str], list[EntryToken]]  # a cell's tokens by its key and label
+
+
+def layout_sector(poly: Polygon, picture: dict[str, Any], seat: int, tokens: Tokens) -> Sector | None:
+    players: list[str] = picture["players"]
+    player = players[seat]
+    cells = {c["key"]: c for c in picture["cells"]}
+    frame = poly.frame(seat)
+    parts = [
+        Part(tokens(f"{player}.whists.{q}", _("on {player}").format(player=q)), None, None)
+        for q in opponents_in_reading_order(players, seat, frame)
+    ]
+    whists = fit_band(poly, "whists", 0.0, parts, len(parts))
+    if whists is None:
+        return None
+    gora = fit_band(poly, "gora", whists.height, [Part(tokens(f"{player}.gora", _("gora")), None, None)], 1)
+    if gora is None:
+        return None
+    pulya_cell = cells[f"{player}.pulya"]
+    label = _("pulya, closed") if pulya_cell["closed"] else _("pulya")
+    pulya = fit_band(poly, "pulya", whists.height + gora.height, [Part(tokens(pulya_cell["key"], label), None, None)],
+                     1)
+    if pulya is None:
+        return None
+    pulya.closed = pulya_cell["closed"]
+    return Sector(seat, player, [whists, gora, pulya])
+
+
+def layout(picture: dict[str, Any]) -> tuple[Polygon, list[Sector]]:
+    """The smallest sheet on which every sector's bands fit; the pulya band takes the rest."""
+    n = len(picture["players"])
+    apothem = float(MIN_APOTHEM)
+    cells = {c["key"]: c for c in picture["cells"]}
+    made: dict[tuple[str, str], list[EntryToken]] = {}
+
+    def tokens(key: str, label: str) -> list[EntryToken]:
+        """A cell's tokens, made once for every size of sheet tried (wrapping changes none)."""
+        found = made.get((key, label))
+        if found is None:
+            found = made[(key, label)] = tokens_of(cells[key], label)
+        return found
+
+    for _ in range(100):
+        poly = Polygon(n, apothem)
+        done: list[Sector] = []
+        for seat in range(n):  # a sector that does not fit grows the sheet, whatever the others do
+            sector = layout_sector(poly, picture, seat, tokens)
+            if sector is None:
+                break
+            done.append(sector)
+        if len(done) == n:
+            need = CENTRE + max(s.depth for s in done)
+            if need <= apothem + 0.01:
+                for s in done:
+                    s.bands[-1].height = apothem - CENTRE - s.bands[-1].depth
+                return poly, done
+            apothem = max(need, apothem + 1)
+        else:
+            apothem *= 1.15
+    raise ValueError("the sheet cannot be laid out")  # pragma: no cover: the loop always grows it

@@ -1,0 +1,141 @@
+"""The faster reads at a point (issue 30) give, byte for byte, what the reads built the
+old way give, at every point of a pulka with corrections (one of an early deal, after
+its rows were read), entries and penalties by hand and a ruling, and of golden
+fixtures (``tests/point_reads.py``), in both languages: the deals table from the rows
+kept per deal against ``deal_table`` encoded whole; the standing entries of the drawn
+sheet made from the writes against those made from each number's ``explain`` trace;
+the drawn sheet against the digests of the drawing as it was (``ElementTree``, every
+band's line count searched), and its quick wrapping against the search."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from ledger.vocabulary import language
+from ledger.vocabulary.events import AnyEvent, GameStarted
+from point_reads import DIGESTS, drawn_digests, games
+from projections.at_points import PointFolds
+from projections.deal_text import deal_table, table_json
+from projections.drawing import sheet_layout
+from projections.drawing.sheet_layout import EntryToken, Polygon
+from projections.drawing.svg import Drawing, draw_token, drawn_token, svg_document
+from projections.picture import marks_at, marks_of, revising, traces_of
+from projections.points import Point
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[AnyEvent]]:
+    return dict(games(str(tmp_path_factory.mktemp("point-reads") / "long.db")))
+
+
+def folds_of(events: list[AnyEvent]) -> PointFolds:
+    first = events[0]
+    assert isinstance(first, GameStarted)
+    return PointFolds(first)
+
+
+def old_table(game: str, folds: PointFolds, events: list[AnyEvent], k: int) -> bytes:
+    """The deals table at event ``k`` as the service encoded it before: the whole table
+    made by ``deal_table`` and encoded at once."""
+    head, rows = deal_table(folds.state_at(events, k))
+    doc: dict[str, Any] = {"game": game, "columns": head,
+                           "rows": [[str(v) if isinstance(v, Fraction) else v for v in r] for r in rows]}
+    return msgspec.json.encode(doc)
+
+
+def test_the_deals_table_from_kept_rows_is_the_table_made_whole(played: dict[str, list[AnyEvent]]) -> None:
+    """Read as the stream grows (its rows kept from read to read), then again at every
+    point after the late correction of an early deal; in both languages."""
+    for name, events in played.items():
+        folds = folds_of(events)
+        for spoken in ("en", "ru"):
+            with language.using(spoken):
+                for k in range(1, len(events) + 1):
+                    folds.follow(events[:k])
+                    assert table_json(name, *folds.deals(events, Point(at=k))) == old_table(name, folds, events, k), \
+                        (name, spoken, k)
+                for k in range(len(events), 0, -1):
+                    assert table_json(name, *folds.deals(events, Point())) == old_table(name, folds, events,
+                                                                                          len(events))
+                    assert table_json(name, *folds.deals(events, Point(at=k))) == old_table(name, folds, events, k), \
+                        (name, spoken, k)
+
+
+def test_a_row_is_made_once_and_taken_again(played: dict[str, list[AnyEvent]]) -> None:
+    """A later read takes the rows of the deals that did not change as they were made,
+    and makes again those a correction changed."""
+    events = played["long"]
+    folds = folds_of(events)
+    folds.follow(events)
+    _, rows = folds.deals(events, Point(at=len(events)))
+    _, again = folds.deals(events, Point(at=len(events) - 1))
+    # the deals of the last events before the point are folded afresh from a kept fork
+    # (``at_points.EVERY`` events at most: a few deals), the others are the fork's own
+    assert sum(a is b for a, b in zip(rows, again)) >= len(rows) - 6
+    corrected = [n for n, e in enumerate(events, start=1) if type(e).__name__ == "Correction"]
+    late = corrected[-1]  # the late correction of an early deal's tricks
+    _, before = folds.deals(events, Point(at=late - 1))
+    _, after = folds.deals(events, Point(at=late))
+    changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+    assert changed, "the correction changed no row"
+    assert all(after[i] is not before[i] for i in changed)
+
+
+def test_the_standing_entries_from_the_writes_are_those_of_the_traces(played: dict[str, list[AnyEvent]]) -> None:
+    for name, events in played.items():
+        folds = folds_of(events)
+        folds.follow(events)
+        for spoken in ("en", "ru"):
+            with language.using(spoken):
+                said: dict[int, tuple[str, str]] = {}
+                for k in range(1, len(events) + 1):
+                    state = folds.state_at(events, k)
+                    rows = folds.audit_at(events, state)
+                    types = {r.number: r.type for r in rows}
+                    assert marks_at(state, types, said) == marks_of(traces_of(state), types), (name, spoken, k)
+        if name == "long":  # its corrections struck entries: the drawn sheet shows them beside these
+            assert revising(folds.audit_at(events, folds.state_at(events, len(events))))
+
+
+def test_the_drawn_sheet_is_the_drawing_as_it_was(played: dict[str, list[AnyEvent]]) -> None:
+    """Every point's drawn sheet and sheet alone, both languages, against the digests
+    made by the drawing before it was made faster."""
+    expected = json.loads(Path(DIGESTS).read_text(encoding="utf-8"))
+    assert set(expected) == set(played)
+    for name, events in played.items():
+        assert drawn_digests(events) == expected[name], name
+
+
+def test_the_quick_wrapping_is_the_search(played: dict[str, list[AnyEvent]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bands of one part or two wrapped once give the lines of the search over every
+    count of lines (``fit_band``), at every point of the long pulka."""
+    events = played["long"]
+    folds = folds_of(events)
+    folds.follow(events)
+    pictures = [folds.picture(events, Point(at=k)) for k in range(1, len(events) + 1)]
+    quick = [svg_document(p) for p in pictures]
+    monkeypatch.setattr(sheet_layout, "FIXED_BOUNDS", False)
+    assert [svg_document(p) for p in pictures] == quick
+
+
+def test_a_token_kept_as_drawn_is_kept_per_frame() -> None:
+    """The same token at the same place of two frames (two sizes of sheet), and at 0
+    and -0 (which ``fmt_px`` writes apart: a penalty's box): each drawn as
+    ``draw_token`` draws it there, not as it was kept from the other."""
+    mark = {"event": 7, "deal": 2, "total": "12", "amount": "+4", "why": "whists", "penalty": True,
+            "corrected_by": [], "struck_by": None}
+    token = EntryToken("12.", 30.0, mark, "Anna.whists.Boris")
+    for apothem, x in ((150.0, -20.0), (180.0, -20.0), (150.0, -20.0), (150.0, 0.0), (150.0, -0.0)):
+        frame = Polygon(3, apothem).frame(1)
+        kept, fresh = Drawing(), Drawing()
+        kept_out: list[str] = []
+        fresh_out: list[str] = []
+        drawn_token(kept, kept_out, frame, "Anna", token, x, 14.5)
+        draw_token(fresh, fresh_out, frame, "Anna", token, x, 14.5)
+        assert (kept_out, kept.placed) == (["".join(fresh_out)], fresh.placed), (apothem, x)

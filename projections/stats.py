@@ -69,6 +69,7 @@ from projections.penalty_tricks import penalty_counts
 from projections.scoring import deal_outcome
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write
+from projections.stat_totals import Total
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -95,6 +96,13 @@ class StatTally:
         if ref.whists is not None:
             self.whists = (self.whists or Fraction(0)) + ref.whists
         self.refs.append(ref)
+
+    def merge(self, other: StatTally) -> None:
+        """Another tally's count and whists added, and its references after these."""
+        self.count += other.count
+        if other.whists is not None:
+            self.whists = (self.whists or Fraction(0)) + other.whists
+        self.refs.extend(other.refs)
 
 
 # The numbers every player has, in the order they are shown; by level and suit, and
@@ -164,9 +172,11 @@ def _recount(game: str, log: list[AnyEvent]) -> Callable[[Collection[str]], Coun
 
 
 def gathered_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
-                   pulkas: Iterable[Pulka]) -> Stats | None:
+                   pulkas: Iterable[Pulka], totals: Mapping[str, Total] | None = None) -> Stats | None:
     """``player_stats`` over pulkas whose deals and records are counted already, or are
-    counted as they are read (``Pulka``). None when he has no pulka among them."""
+    counted as they are read (``Pulka``), and ``totals``: what other deals and records
+    gave him, added up without their references (``projections.stat_totals``). None
+    when he has no pulka among them."""
     who = identities(rows, aliases)
     key = who.key(name)
     numbers: dict[str, StatTally] = {n: StatTally() for n in FIXED}
@@ -182,6 +192,8 @@ def gathered_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str
             numbers.setdefault(number_, StatTally()).add(ref)
     if not found:
         return None
+    for number_, total in (totals or {}).items():
+        numbers.setdefault(number_, StatTally()).merge(StatTally(total.count, total.whists_or_none()))
     numbers["remizes"] = _joined(numbers["remizes.declarer"], numbers["remizes.whist"])
     numbers["errors"] = _joined(numbers["errors.warning"], numbers["errors.equal_for_equal"], numbers["errors.late"])
     return Stats(who.name(key), _ordered(numbers), tuple(lines))
@@ -298,8 +310,7 @@ def seated_persons(log: Sequence[AnyEvent]) -> set[str]:
 def _joined(*tallies: StatTally) -> StatTally:
     out = StatTally()
     for t in tallies:
-        for ref in t.refs:
-            out.add(ref)
+        out.merge(t)
     out.refs.sort(key=lambda r: (r.game, r.deal or 0, r.event or 0))
     return out
 

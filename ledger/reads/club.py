@@ -30,6 +30,7 @@ from projections.rating import Change, Line, keys_of, rate_matches, select_match
 from projections.archive import Alias, Identities, PulkaRow, identities
 from projections.game import replay
 from projections.rating_models import RatingModel
+from projections.stat_totals import Totals, add, totals_of_text
 from projections.stats import (Counted, Pulka, Stats, gathered_stats, kept_pulka, mine, player_stats, pulka_counts,
                                seated_persons)
 
@@ -131,13 +132,51 @@ def player_statistics(ledger: Ledger, views: Views, rows: list[PulkaRow], aliase
     return gathered_stats(rows, aliases, name, (_kept_or_read(ledger, row, kept.get(row.game)) for row in his))
 
 
+def player_totals(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: list[Alias],
+                  name: str) -> Stats | None:
+    """The statistics of the player ``name`` over ``rows`` now, every number's count and
+    whists without the references behind it (the service's player page): the totals the
+    views keep for each name of his (``Views.totals``), less the pulkas among them that
+    are not his among ``rows``; a pulka where he held two seats under two names is
+    counted again from its events (its deals once, as ``player_statistics`` counts
+    them), and so is one the views do not count. None when he has no pulka among ``rows``."""
+    his = mine(rows, aliases, name)
+    who = identities(rows, aliases)
+    key = who.key(name)
+    kept = views.totals(lambda person: who.key(person) == key, [row.game for row in his])
+    totals = kept.totals
+    pulkas: list[Pulka] = []
+    for row in his:
+        persons = kept.seated.get(row.game)
+        if persons is None:  # not counted by the views: counted from its events
+            pulkas.append(_kept_or_read(ledger, row, None))
+            continue
+        names = [p for p in persons if who.key(p) == key]
+        if len(names) > 1:
+            for person in names:
+                _taken_away(totals, views.counted(row.game, person))
+            pulkas.append(kept_pulka(row, dict.fromkeys(persons), "{}", _recounted(ledger, row.game)))
+        else:
+            pulkas.append((row, persons, lambda _names: []))  # in the totals already
+    for game, person in kept.elsewhere:
+        _taken_away(totals, views.counted(game, person))
+    return gathered_stats(rows, aliases, name, pulkas, totals)
+
+
+def _taken_away(totals: Totals, text: str | None) -> None:
+    if text is not None:
+        add(totals, totals_of_text(text), -1)
+
+
+def _recounted(ledger: Ledger, game: str) -> Callable[[Collection[str]], Counted]:
+    return lambda names: pulka_counts(game, replay([s.event for s in ledger.sound(game)]), names)
+
+
 def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: tuple[dict[str, str | None], str] | None) -> Pulka:
     """A pulka of the player as the views keep its counts, read from its events where
     they are not kept (or where he sat under two names: ``kept_pulka``)."""
 
-    def recount(names: Collection[str]) -> Counted:
-        return pulka_counts(row.game, replay([s.event for s in ledger.sound(row.game)]), names)
-
+    recount = _recounted(ledger, row.game)
     if kept is None:
         events = [s.event for s in ledger.sound(row.game)]
         return row, seated_persons(events), lambda names: pulka_counts(row.game, replay(events), names)

@@ -61,8 +61,9 @@ from ledger.views.recorders import APPLICATION, SQLiteArchiveView, SubscribableS
 from ledger.vocabulary import language
 from ledger.vocabulary.club import CLUB_STREAM
 from projections.archive import Alias, GameResult, PulkaRow
+from projections.stat_totals import Totals, add, read_totals
 
-__all__ = ["LeftOut", "Views", "ViewsMissing", "ViewsUnwritable", "ensure_views"]
+__all__ = ["KeptTotals", "LeftOut", "Views", "ViewsMissing", "ViewsUnwritable", "ensure_views"]
 
 _ = language._  # every text a person reads, in the language in effect; never what a table stores
 N_ = language.N_
@@ -97,6 +98,16 @@ class LeftOut(NamedTuple):
         # ``reason`` is stored (``archive_broken.reason``): it stays in English
         return _("{name} is left out of the archive from event {version} on, where its chain breaks: "
                  "{reason}; see `pulka verify`").format(name=repr(self.name), version=self.version, reason=self.reason)
+
+
+class KeptTotals(NamedTuple):
+    """What ``Views.totals`` reads: the totals of some persons; for each game asked that
+    the views count, everyone who held a seat in it; and (game, person) for each other
+    game whose counts of one of those persons are in the totals."""
+
+    totals: Totals
+    seated: dict[str, list[str]]
+    elsewhere: list[tuple[str, str]]
 
 
 # What a store error of the views was doing (``Views.fault``), said as a verb.
@@ -319,6 +330,35 @@ class Views:
                 if game in out:
                     out[game][0][str(person)] = str(counted)
         return out
+
+    def totals(self, wanted: Callable[[str], bool], games: Sequence[str]) -> KeptTotals:
+        """The numbers the views keep added up for the persons ``wanted`` (``archive_totals``),
+        which of ``games`` they count and who held a seat in each, and the other games the
+        counts of those persons hold (``KeptTotals``)."""
+        persons = sorted(str(p) for (p,) in self.view.select("SELECT person FROM {archive_totals}") if wanted(str(p)))
+        totals: Totals = {}
+        seated: dict[str, list[str]] = {}
+        elsewhere: list[tuple[str, str]] = []
+        if persons:
+            marks = ", ".join("?" * len(persons))
+            for (text,) in self.view.select(f"SELECT totals FROM {{archive_totals}} WHERE person IN ({marks})",
+                                            persons):
+                add(totals, read_totals(str(text)))
+            asked = set(games)
+            elsewhere = [(str(game), str(person)) for game, person in self.view.select(
+                f"SELECT game, person FROM {{archive_stats}} WHERE person IN ({marks})", persons) if game not in asked]
+        for start in range(0, len(games), COUNTS_ASKED):
+            chunk = list(games[start:start + COUNTS_ASKED])
+            for game, person in self.view.select("SELECT game, person FROM {archive_stats} WHERE game IN "
+                                                 f"({', '.join('?' * len(chunk))})", chunk):
+                seated.setdefault(str(game), []).append(str(person))
+        return KeptTotals(totals, seated, elsewhere)
+
+    def counted(self, game: str, person: str) -> str | None:
+        """What the deals and records of ``game`` gave ``person``, as the views keep it
+        (``counted_text``; None: not kept)."""
+        found = self.view.select("SELECT counted FROM {archive_stats} WHERE game = ? AND person = ?", (game, person))
+        return str(found[0][0]) if found else None
 
     def left_out(self) -> list[LeftOut]:
         """The streams the views left out from an event on: what a reader of the views

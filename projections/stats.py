@@ -60,7 +60,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.wording import said
-from projections.archive import Alias, PulkaRow, identities
+from projections.archive import Alias, Identities, PulkaRow, identities
 from projections.deal_state import DealState
 from projections.deal_text import events_by_deal, deal_story
 from projections.game import GameState, replay
@@ -172,12 +172,14 @@ def _recount(game: str, log: list[AnyEvent]) -> Callable[[Collection[str]], Coun
 
 
 def gathered_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
-                   pulkas: Iterable[Pulka], totals: Mapping[str, Total] | None = None) -> Stats | None:
+                   pulkas: Iterable[Pulka], totals: Mapping[str, Total] | None = None,
+                   who: Identities | None = None) -> Stats | None:
     """``player_stats`` over pulkas whose deals and records are counted already, or are
     counted as they are read (``Pulka``), and ``totals``: what other deals and records
     gave him, added up without their references (``projections.stat_totals``). None
-    when he has no pulka among them."""
-    who = identities(rows, aliases)
+    when he has no pulka among them. ``who``: the identities of ``rows`` and ``aliases``,
+    when the caller has them."""
+    who = who or identities(rows, aliases)
     key = who.key(name)
     numbers: dict[str, StatTally] = {n: StatTally() for n in FIXED}
     lines: list[PulkaLine] = []
@@ -284,11 +286,13 @@ def kept_pulka(row: PulkaRow, kept: Mapping[str, str | None], stories: str,
     return row, tuple(kept), counted
 
 
-def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> list[PulkaRow]:
+def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
+         who: Identities | None = None) -> list[PulkaRow]:
     """The rows of the pulkas the archive counts the player in, oldest first (a seat
     held by a substitute counts for its first player, so a substitute's deals are read
-    only in pulkas he has a seat of his own in)."""
-    who = identities(rows, aliases)
+    only in pulkas he has a seat of his own in); ``who``: the identities of ``rows`` and
+    ``aliases``, when the caller has them."""
+    who = who or identities(rows, aliases)
     key = who.key(name)
     return sorted((r for r in rows if any(who.key(p) == key for p in r.everyone)),
                   key=lambda r: (r.started_utc, r.game))

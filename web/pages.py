@@ -395,10 +395,12 @@ def _player_found(service: Service, name: str, rated: bool = False) -> tuple[Any
 
     ledger = service.worker().ledger
     with service_caught_up(ledger) as views:
-        rows = select_pulkas(views.rows(), None, None, None)
-        read = player_totals if rated else player_statistics
-        found = read(ledger, views, rows, views.aliases(), name)
-        return found, (club_rating(views) if rated and found is not None else None)
+        rows, aliases = views.rows(), views.aliases()
+        if not rated:
+            return player_statistics(ledger, views, select_pulkas(rows, None, None, None), aliases, name), None
+        rating = club_rating(views, read=(rows, aliases))
+        found = player_totals(ledger, views, select_pulkas(rows, None, None, None), aliases, name, rating.who)
+        return found, (rating if found is not None else None)
 
 
 def player_doc(service: Service, name: str) -> dict[str, Any] | None:

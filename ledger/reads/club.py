@@ -16,6 +16,7 @@ views (``ViewsMissing``) is each face's to refuse.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -92,7 +93,7 @@ class ClubRating:
     model: RatingModel
     now_utc: int | None
 
-    @property
+    @functools.cached_property
     def who(self) -> Identities:
         return identities(self.rows, self.aliases)
 
@@ -101,11 +102,13 @@ class ClubRating:
 
 
 def club_rating(views: Views, then: Then | None = None, convention: str | None = None,
-                chosen: RatingModel | None = None) -> ClubRating:
+                chosen: RatingModel | None = None,
+                read: tuple[list[PulkaRow], list[Alias]] | None = None) -> ClubRating:
     """The club rating now (the kept view), or folded again: at ``then``, under one
-    convention, or under another model (``chosen``) than the one the club's log names."""
+    convention, or under another model (``chosen``) than the one the club's log names;
+    ``read``: the archive's rows and aliases of now, when the caller has read them."""
     at, known = (None, False) if then is None else (then.utc, then.known)
-    rows, aliases = views.rows(at, known), views.aliases(at, known)
+    rows, aliases = read if read is not None and then is None else (views.rows(at, known), views.aliases(at, known))
     select = views.view.select
     kept = model_then(select, at, known)
     used = chosen or kept
@@ -133,15 +136,16 @@ def player_statistics(ledger: Ledger, views: Views, rows: list[PulkaRow], aliase
 
 
 def player_totals(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: list[Alias],
-                  name: str) -> Stats | None:
+                  name: str, who: Identities | None = None) -> Stats | None:
     """The statistics of the player ``name`` over ``rows`` now, every number's count and
     whists without the references behind it (the service's player page): the totals the
     views keep for each name of his (``Views.totals``), less the pulkas among them that
     are not his among ``rows``; a pulka where he held two seats under two names is
     counted again from its events (its deals once, as ``player_statistics`` counts
-    them), and so is one the views do not count. None when he has no pulka among ``rows``."""
-    his = mine(rows, aliases, name)
-    who = identities(rows, aliases)
+    them), and so is one the views do not count. None when he has no pulka among ``rows``.
+    ``who``: the identities of ``rows`` and ``aliases``, when the caller has them."""
+    who = who or identities(rows, aliases)
+    his = mine(rows, aliases, name, who)
     key = who.key(name)
     kept = views.totals(lambda person: who.key(person) == key, [row.game for row in his])
     totals = kept.totals
@@ -160,7 +164,7 @@ def player_totals(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: l
             pulkas.append((row, persons, lambda _names: []))  # in the totals already
     for game, person in kept.elsewhere:
         _taken_away(totals, views.counted(game, person))
-    return gathered_stats(rows, aliases, name, pulkas, totals)
+    return gathered_stats(rows, aliases, name, pulkas, totals, who)
 
 
 def _taken_away(totals: Totals, text: str | None) -> None:

@@ -283,7 +283,10 @@ class Views:
         # A game whose chain broke is left out whole, whatever it said before the break.
         sound = "NOT EXISTS (SELECT 1 FROM {archive_broken} b WHERE b.name = g.game)"
         if as_of is None:
-            found = self.view.select(columns + "AND r.version = g.latest WHERE " + sound)
+            # Each game's row of its latest result looked up (SQLite's planner, left to
+            # itself, reads every result of every game instead: 8 times slower at 1,000 pulkas).
+            found = self.view.select(columns.split(" FROM ")[0] + " FROM {archive_games} g CROSS JOIN "
+                                     "{archive_results} r WHERE r.game = g.game AND r.version = g.latest AND " + sound)
         elif known:
             found = self.view.select(
                 columns + "AND r.version = (SELECT MAX(x.version) FROM {archive_results} x JOIN {archive_known} k "

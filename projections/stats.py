@@ -69,7 +69,7 @@ from projections.penalty_tricks import penalty_counts
 from projections.scoring import deal_outcome
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write
-from projections.stat_totals import Total
+from projections.stat_totals import Total, totals_of_counted, totals_text
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -215,17 +215,19 @@ def pulka_counts(game: str, state: GameState, names: Collection[str]) -> Counted
     return out
 
 
-def counted_text(state: GameState, person: str) -> str:
+def counted_text(state: GameState, person: str) -> tuple[str, str]:
     """What ``pulka_counts`` gives the person who held a seat in a pulka under his name
     alone, as the views keep it (JSON): each reference once, with the names of the
     numbers it counts in, in the order they were counted; a deal's story left out (the
-    same for every player of the pulka, but not in every language: ``stories_text``)."""
+    same for every player of the pulka, but not in every language: ``stories_text``);
+    and the same added up number by number (``stat_totals.totals_text``)."""
     deals: Counted = []
     records: Counted = []
     _count_deals(lambda number_, ref: deals.append((number_, ref)), "", state, {person}, told=False)
     _count_records(lambda number_, ref: records.append((number_, ref)), "", state, {person})
-    return json.dumps({"deals": _groups(deals, False), "records": _groups(records, True)}, ensure_ascii=False,
+    text = json.dumps({"deals": _groups(deals, False), "records": _groups(records, True)}, ensure_ascii=False,
                       separators=(",", ":"))
+    return text, totals_text(totals_of_counted(deals + records))
 
 
 def _groups(counted: Counted, told: bool) -> list[list[Any]]:

@@ -92,9 +92,11 @@ def totalled(ledger: Ledger, views: Views, name: str, reads_events: bool = False
 
 
 def totals_hold(views: Views) -> None:
-    """Each person's kept totals are the sum of the counts kept of his pulkas, exactly."""
+    """Each person's kept totals are the sum of the counts kept of his pulkas, exactly (and
+    each pulka's counts kept added up are those counts added up)."""
     summed: dict[str, Totals] = {}
-    for person, text in views.view.select("SELECT person, counted FROM {archive_stats}"):
+    for game, person, text, totals in views.view.select("SELECT game, person, counted, totals FROM {archive_stats}"):
+        assert read_totals(totals) == totals_of_text(text), (game, person)
         add(summed.setdefault(person, {}), totals_of_text(text))
     kept_totals = {person: read_totals(text) for person, text in
                    views.view.select("SELECT person, totals FROM {archive_totals}")}
@@ -233,7 +235,7 @@ def test_a_game_the_views_cannot_count_is_counted_from_its_events(store_url: str
         views.catch_up()
     counted_text = projection.counted_text
 
-    def failing(state: Any, person: str) -> str:
+    def failing(state: Any, person: str) -> tuple[str, str]:
         if state.started.game == "club-5":
             raise ValueError("cannot count it")
         return counted_text(state, person)

@@ -31,7 +31,7 @@ from projections.rating import Change, Line, keys_of, rate_matches, select_match
 from projections.archive import Alias, Identities, PulkaRow, identities
 from projections.game import replay
 from projections.rating_models import RatingModel
-from projections.stat_totals import Totals, add, totals_of_text
+from projections.stat_totals import add
 from projections.stats import (Counted, Pulka, Stats, gathered_stats, kept_pulka, mine, player_stats, pulka_counts,
                                seated_persons)
 
@@ -158,18 +158,13 @@ def player_totals(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: l
         names = [p for p in persons if who.key(p) == key]
         if len(names) > 1:
             for person in names:
-                _taken_away(totals, views.counted(row.game, person))
+                add(totals, views.game_totals(row.game, person), -1)
             pulkas.append(kept_pulka(row, dict.fromkeys(persons), "{}", _recounted(ledger, row.game)))
         else:
             pulkas.append((row, persons, lambda _names: []))  # in the totals already
     for game, person in kept.elsewhere:
-        _taken_away(totals, views.counted(game, person))
+        add(totals, views.game_totals(game, person), -1)
     return gathered_stats(rows, aliases, name, pulkas, totals, who)
-
-
-def _taken_away(totals: Totals, text: str | None) -> None:
-    if text is not None:
-        add(totals, totals_of_text(text), -1)
 
 
 def _recounted(ledger: Ledger, game: str) -> Callable[[Collection[str]], Counted]:

@@ -357,11 +357,11 @@ class Views:
                 seated.setdefault(str(game), []).append(str(person))
         return KeptTotals(totals, seated, elsewhere)
 
-    def counted(self, game: str, person: str) -> str | None:
-        """What the deals and records of ``game`` gave ``person``, as the views keep it
-        (``counted_text``; None: not kept)."""
-        found = self.view.select("SELECT counted FROM {archive_stats} WHERE game = ? AND person = ?", (game, person))
-        return str(found[0][0]) if found else None
+    def game_totals(self, game: str, person: str) -> Totals:
+        """What the deals and records of ``game`` gave ``person``, as the views keep it,
+        added up (``archive_stats.totals``; nothing: not kept)."""
+        found = self.view.select("SELECT totals FROM {archive_stats} WHERE game = ? AND person = ?", (game, person))
+        return read_totals(str(found[0][0])) if found else {}
 
     def left_out(self) -> list[LeftOut]:
         """The streams the views left out from an event on: what a reader of the views

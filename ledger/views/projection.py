@@ -209,7 +209,7 @@ class ArchiveProjection(Projection[Any]):
             if state is None or stream.broken:
                 continue
             try:
-                counted = tuple((person, counted_text(state, person))
+                counted = tuple((person, *counted_text(state, person))
                                 for person in sorted(seated_persons(state.events)))
                 stories = []
                 for lang in language.LANGUAGES:  # a deal's story is told in every reader's language

@@ -177,11 +177,12 @@ class StatsRow:
     event ``version`` (``archive_stats``: person -> ``projections.stats.counted_text``),
     and the story of each of its deals in every reader's language (``archive_stories``:
     language -> ``stories_text``): what ``pulka stats`` adds up. None of either when
-    the game could not be counted (its readers count it from its events)."""
+    the game could not be counted (its readers count it from its events). Each person's
+    counts come added up too (``archive_stats.totals``), what moves his totals."""
 
     game: str
     version: int
-    counted: tuple[tuple[str, str], ...]
+    counted: tuple[tuple[str, str, str], ...]  # person, ``counted_text``, its ``totals_text``
     stories: tuple[tuple[str, str], ...]
 
 
@@ -245,7 +246,7 @@ class _ArchiveSQL:
             "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_stats} (game {text} NOT NULL, person {text} NOT NULL, "
-            "version BIGINT NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
+            "version BIGINT NOT NULL, counted {text} NOT NULL, totals {text} NOT NULL, PRIMARY KEY (game, person))",
             "CREATE TABLE IF NOT EXISTS {archive_stories} (game {text} NOT NULL, language {text} NOT NULL, "
             "version BIGINT NOT NULL, stories {text} NOT NULL, PRIMARY KEY (game, language))",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
@@ -301,9 +302,10 @@ class _ArchiveSQL:
                 return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"),
                          (change.game, change.version)) for table in ("archive_stats", "archive_stories")]
             case StatsRow():
-                counts, stories = self.newer("archive_stats", "person", "counted"), self.newer(
+                counts, stories = self.newer("archive_stats", "person", "counted", "totals"), self.newer(
                     "archive_stories", "language", "stories")
-                return ([(counts, (change.game, person, change.version, text)) for person, text in change.counted] +
+                return ([(counts, (change.game, person, change.version, text, totals))
+                         for person, text, totals in change.counted] +
                         [(stories, (change.game, lang, change.version, text)) for lang, text in change.stories])
 
     def totals_moved(self, keeper: totals.Keeper, change: Change) -> None:
@@ -328,12 +330,13 @@ class _ArchiveSQL:
         keeper.finish()
         self.keep_rating(tx, changes)
 
-    def newer(self, table: str, key: str, column: str) -> str:
+    def newer(self, table: str, key: str, *columns: str) -> str:
         """A row of a game's counts written, replacing one of an earlier version only: a
         follower that is behind changes nothing."""
-        return self.sql(f"INSERT INTO {{{table}}} VALUES (?, ?, ?, ?) ON CONFLICT (game, {key}) DO UPDATE SET "
-                        f"version = excluded.version, {column} = excluded.{column} "
-                        f"WHERE {{{table}}}.version < excluded.version")
+        values = ", ".join("?" * (3 + len(columns)))
+        updated = ", ".join(f"{column} = excluded.{column}" for column in columns)
+        return self.sql(f"INSERT INTO {{{table}}} VALUES ({values}) ON CONFLICT (game, {key}) DO UPDATE SET "
+                        f"version = excluded.version, {updated} WHERE {{{table}}}.version < excluded.version")
 
     def known(self, stream: str, version: int, known_utc: int) -> tuple[str, tuple[Any, ...]]:
         return (self.sql("INSERT INTO {archive_known} VALUES (?, ?, ?) ON CONFLICT (stream, version) DO NOTHING"),

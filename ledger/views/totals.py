@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ledger.views.rating import Tx
-from projections.stat_totals import Totals, add, read_totals, totals_of_text, totals_text
+from projections.stat_totals import Totals, add, read_totals, totals_text
 
 TABLE = "archive_totals"
 CREATE = "CREATE TABLE IF NOT EXISTS {archive_totals} (person {text} PRIMARY KEY, totals {text} NOT NULL)"
@@ -31,26 +31,28 @@ class Keeper:
         self.moved: dict[str, Totals] = {}
 
     def kept(self, game: str) -> dict[str, tuple[int, str]]:
-        rows = self.tx.query("SELECT person, version, counted FROM {archive_stats} WHERE game = ?", (game,))
-        return {str(person): (int(version), str(counted)) for person, version, counted in rows}
+        """Each person's counts of ``game`` as kept, added up (``archive_stats.totals``), with their version."""
+        rows = self.tx.query("SELECT person, version, totals FROM {archive_stats} WHERE game = ?", (game,))
+        return {str(person): (int(version), str(totals)) for person, version, totals in rows}
 
-    def replaced(self, game: str, version: int, counted: Sequence[tuple[str, str]]) -> None:
-        """The counts of ``game`` after its event ``version`` about to be written (before they are)."""
+    def replaced(self, game: str, version: int, counted: Sequence[tuple[str, str, str]]) -> None:
+        """The counts of ``game`` after its event ``version`` about to be written (before
+        they are): person, ``counted_text``, its ``totals_text``."""
         before = self.kept(game)
-        for person, text in counted:
+        for person, _text, totals in counted:
             old = before.get(person)
             if old is not None and old[0] >= version:
                 continue  # not written: what is kept is as new or newer
             moved = self.moved.setdefault(person, {})
-            add(moved, totals_of_text(text))
+            add(moved, read_totals(totals))
             if old is not None:
-                add(moved, totals_of_text(old[1]), -1)
+                add(moved, read_totals(old[1]), -1)
 
     def dropped(self, game: str, below: int | None = None) -> None:
         """The counts of ``game`` about to be deleted: all, or those of a version below ``below``."""
         for person, (version, text) in self.kept(game).items():
             if below is None or version < below:
-                add(self.moved.setdefault(person, {}), totals_of_text(text), -1)
+                add(self.moved.setdefault(person, {}), read_totals(text), -1)
 
     def finish(self) -> None:
         """Each person's totals moved by what this write changed, written."""

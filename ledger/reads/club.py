@@ -162,8 +162,7 @@ def player_totals(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: l
             pulkas.append(kept_pulka(row, dict.fromkeys(persons), "{}", _recounted(ledger, row.game)))
         else:
             pulkas.append((row, persons, lambda _names: []))  # in the totals already
-    for game, person in kept.elsewhere:
-        add(totals, views.game_totals(game, person), -1)
+    add(totals, kept.elsewhere, -1)
     return gathered_stats(rows, aliases, name, pulkas, totals, who)
 
 

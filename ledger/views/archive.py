@@ -28,8 +28,10 @@ game with an event the judge refuses is left out, as a broken chain is.
 
 So are the players' counts (``archive_stats``, ``archive_stories``): what each game's
 deals and records gave each person who held a seat in it, made once per game a save
-touches (``ArchiveProjection.counts``), which ``pulka stats`` and the player's page add
-up (``Views.counts``) instead of replaying his pulkas.
+touches (``ArchiveProjection.counts``), which ``pulka stats`` and a number's page add
+up (``Views.counts``) instead of replaying his pulkas; and each person's numbers added
+up over his pulkas (``archive_totals``, ``ledger.views.totals``), kept in the same
+transactions, which the player's page reads (``Views.totals``).
 
 The view's tables are made only when the store is initialised or a stream is created
 (``ensure_views``, ``Views.create``); a read never runs DDL, and refuses on a store
@@ -102,12 +104,12 @@ class LeftOut(NamedTuple):
 
 class KeptTotals(NamedTuple):
     """What ``Views.totals`` reads: the totals of some persons; for each game asked that
-    the views count, everyone who held a seat in it; and (game, person) for each other
-    game whose counts of one of those persons are in the totals."""
+    the views count, everyone who held a seat in it; and what the other games whose
+    counts of those persons are in the totals gave them, added up."""
 
     totals: Totals
     seated: dict[str, list[str]]
-    elsewhere: list[tuple[str, str]]
+    elsewhere: Totals
 
 
 # What a store error of the views was doing (``Views.fault``), said as a verb.
@@ -337,19 +339,21 @@ class Views:
     def totals(self, wanted: Callable[[str], bool], games: Sequence[str]) -> KeptTotals:
         """The numbers the views keep added up for the persons ``wanted`` (``archive_totals``),
         which of ``games`` they count and who held a seat in each, and the other games the
-        counts of those persons hold (``KeptTotals``)."""
+        counts of those persons hold, added up (``KeptTotals``)."""
         persons = sorted(str(p) for (p,) in self.view.select("SELECT person FROM {archive_totals}") if wanted(str(p)))
         totals: Totals = {}
         seated: dict[str, list[str]] = {}
-        elsewhere: list[tuple[str, str]] = []
+        elsewhere: Totals = {}
         if persons:
             marks = ", ".join("?" * len(persons))
             for (text,) in self.view.select(f"SELECT totals FROM {{archive_totals}} WHERE person IN ({marks})",
                                             persons):
                 add(totals, read_totals(str(text)))
             asked = set(games)
-            elsewhere = [(str(game), str(person)) for game, person in self.view.select(
-                f"SELECT game, person FROM {{archive_stats}} WHERE person IN ({marks})", persons) if game not in asked]
+            for game, text in self.view.select(f"SELECT game, totals FROM {{archive_stats}} WHERE person IN ({marks})",
+                                               persons):
+                if game not in asked:
+                    add(elsewhere, read_totals(str(text)))
         for start in range(0, len(games), COUNTS_ASKED):
             chunk = list(games[start:start + COUNTS_ASKED])
             for game, person in self.view.select("SELECT game, person FROM {archive_stats} WHERE game IN "

@@ -10,7 +10,8 @@ after the last position saved.
 
 Each game a save touches is counted for its players as it then stands
 (``projections.stats.counted_text``, each deal's story in every reader's language:
-``stories_text``), written in the same transaction (``recorders.StatsRow``).
+``stories_text``), written in the same transaction (``recorders.StatsRow``), with
+each person's totals over his pulkas moved by it (``ledger.views.totals``).
 
 Only events whose chain holds are taken in, each checked as ``verify`` checks it: at
 the first that is not, the stream is left out of the views from there on.

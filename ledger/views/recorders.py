@@ -246,7 +246,8 @@ class _ArchiveSQL:
             "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_stats} (game {text} NOT NULL, person {text} NOT NULL, "
-            "version BIGINT NOT NULL, counted {text} NOT NULL, totals {text} NOT NULL, PRIMARY KEY (game, person))",
+            # totals before counted: read without reading through the long counts (SQLite's overflow pages)
+            "version BIGINT NOT NULL, totals {text} NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
             "CREATE TABLE IF NOT EXISTS {archive_stories} (game {text} NOT NULL, language {text} NOT NULL, "
             "version BIGINT NOT NULL, stories {text} NOT NULL, PRIMARY KEY (game, language))",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
@@ -302,9 +303,9 @@ class _ArchiveSQL:
                 return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"),
                          (change.game, change.version)) for table in ("archive_stats", "archive_stories")]
             case StatsRow():
-                counts, stories = self.newer("archive_stats", "person", "counted", "totals"), self.newer(
+                counts, stories = self.newer("archive_stats", "person", "totals", "counted"), self.newer(
                     "archive_stories", "language", "stories")
-                return ([(counts, (change.game, person, change.version, text, totals))
+                return ([(counts, (change.game, person, change.version, totals, text))
                          for person, text, totals in change.counted] +
                         [(stories, (change.game, lang, change.version, text)) for lang, text in change.stories])
 

@@ -296,8 +296,12 @@ def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
     ``aliases``, when the caller has them."""
     who = who or identities(rows, aliases)
     key = who.key(name)
-    return sorted((r for r in rows if any(who.key(p) == key for p in r.everyone)),
-                  key=lambda r: (r.started_utc, r.game))
+    keys: dict[str, str] = {}  # each name's key worked out once, not once a pulka
+    for row in rows:
+        for p in row.everyone:
+            if p not in keys:
+                keys[p] = who.key(p)
+    return sorted((r for r in rows if any(keys[p] == key for p in r.everyone)), key=lambda r: (r.started_utc, r.game))
 
 
 def seated_persons(log: Sequence[AnyEvent]) -> set[str]:

@@ -5,13 +5,17 @@ incremental update after one more deal, measured on a tenth of the archive and o
 whole of it (the update must not grow with the archive), and the CPU of the service's
 page of the busiest player, made and asked again, beside its target; asserts nothing.
 
-    python bench/archive.py [--pulkas 1000] [--quick] [--unmarked] [--db PATH|postgresql://…]
+    python bench/archive.py [--pulkas 1000] [--quick] [--unmarked] [--db PATH|postgresql://…] [--keep PATH]
 
 --quick stores 100 pulkas. The pulkas are copies of a few judged template pulkas under
 other names, conventions, stakes and dates (stored directly, without judging them again:
 the figures are the views', not the import's), each with its judged mark, as pulka
 stores what it has judged; --unmarked stores them without marks, as a copy holds them,
 so that the views judge every game. Without --db a temporary SQLite file is used.
+--keep PATH builds the archive in the SQLite file PATH and leaves it there; when PATH
+holds one already, only the player's page is measured on it (its views brought up to
+its last event first, outside the figures), so that the page can be measured again
+without building the archive again.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ CONVENTIONS = ("sochi", "leningrad", "rostov", "classic")
 TEMPLATE_DAY = "2000-01-01T"
 # Whether ``fill`` stores each pulka with its judged mark (``--unmarked``: without).
 MARKED = True
+# Whether the archive was kept by an earlier run (``--keep PATH``, PATH there): only its page is measured.
+KEPT = False
 
 
 class Clock:
@@ -167,19 +173,28 @@ def archive_run(doc: str | None) -> tuple[int, str, tempfile.TemporaryDirectory[
     parser.add_argument("--quick", action="store_true", help="100 pulkas")
     parser.add_argument("--db", default=None)
     parser.add_argument("--unmarked", action="store_true", help="the pulkas stored without judged marks")
+    parser.add_argument("--keep", metavar="PATH", default=None,
+                        help="build the archive in this SQLite file and keep it; if it is there, measure its page alone")
     args = parser.parse_args()
-    global MARKED
+    global MARKED, KEPT
     MARKED = not args.unmarked
+    KEPT = args.keep is not None and Path(args.keep).exists()
     tmp = tempfile.TemporaryDirectory()
     templates = [
         template(CONVENTIONS[k % 4], deals=130 + 5 * k, abandon=k % 3 == 2, stake="0.10" if k % 2 else None)
         for k in range(6)
     ]
-    return 100 if args.quick else args.pulkas, args.db or str(Path(tmp.name) / "archive.db"), tmp, templates
+    return 100 if args.quick else args.pulkas, args.keep or args.db or str(Path(tmp.name) / "archive.db"), tmp, templates
 
 
 def main() -> None:
     total, db, tmp, templates = archive_run(__doc__)
+    if KEPT:
+        with Store(db) as store, Views(store) as views:
+            print(f"archive kept in {store.description}: {len(views.rows())} pulkas")
+            timed("player views brought up to its last event", views.catch_up)
+        player_page(db)
+        return
     # The last template stays in play, so that a deal can be added to its copies.
     templates.append(template("sochi", deals=140, abandon=False, stake=None))
     tenth = max(total // 10, len(templates))

@@ -14,7 +14,7 @@ import click
 from cli.common import UserError, db_option, emit, opened, user_time
 from cli.players import caught_up_or_refused, filter_said, filter_text
 from cli.spreadsheet import emit_csv
-from ledger.reads.club import ClubRating, Then, club_rating, player_statistics
+from ledger.reads.club import ClubRating, Then, club_rating, player_statistics, player_totals
 from ledger.desks.club import record_model
 from ledger.views.rating import model_then
 from ledger.vocabulary import language
@@ -211,7 +211,10 @@ def stats(name: str, number: str | None, deals: bool, date_from: str | None, dat
         utc = None if then is None else then.utc
         rows = select_pulkas(views.rows(utc, known), start, end, convention)
         aliases = views.aliases(utc, known)
-        found = player_statistics(ledger, views, rows, aliases, name, then)
+        if then is None and number is None and not as_html:  # his numbers without the deals behind them
+            found = player_totals(ledger, views, rows, aliases, name)
+        else:
+            found = player_statistics(ledger, views, rows, aliases, name, then)
         if found is None:
             players = sorted({p for row in rows for p in row.everyone})
             missing = (_("no pulka of {name} in the archive ({filter}); players: {players}") if players

@@ -163,10 +163,11 @@ def identities(rows: Iterable[PulkaRow], aliases: Sequence[Alias]) -> Identities
     display: dict[str, str] = {}
     spellings: dict[str, set[str]] = {}
     latest: dict[str, tuple[int, str]] = {}
+    keys: dict[str, str] = {}  # each spelling's key worked out once, not once a pulka
     for row in rows:
         for player in row.everyone:
-            key = name_key(player)
-            r = roots.setdefault(key, root(key))
+            key = keys.get(player) or keys.setdefault(player, name_key(player))
+            r = roots.get(key) or roots.setdefault(key, root(key))
             spellings.setdefault(r, set()).add(player)
             when = (row.started_utc, row.game)
             if r not in latest or when > latest[r]:

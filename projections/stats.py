@@ -61,7 +61,7 @@ from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Penalty, Substituted, Tricks
 from ledger.vocabulary.names import name_key
 from ledger.vocabulary.wording import said, spoken_text
-from projections.archive import Alias, PulkaRow, identities
+from projections.archive import Alias, Identities, PulkaRow, identities
 from projections.audit import describe as event_line
 from projections.deal_state import DealState
 from projections.deal_text import events_by_deal, deal_story
@@ -71,6 +71,7 @@ from projections.penalty_tricks import penalty_counts
 from projections.scoring import deal_outcome
 from projections.settlement import player_result
 from projections.sheet import Sheet, Write
+from projections.stat_totals import Total, totals_of_counted, totals_text
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -97,6 +98,13 @@ class StatTally:
         if ref.whists is not None:
             self.whists = (self.whists or Fraction(0)) + ref.whists
         self.refs.append(ref)
+
+    def merge(self, other: StatTally) -> None:
+        """Another tally's count and whists added, and its references after these."""
+        self.count += other.count
+        if other.whists is not None:
+            self.whists = (self.whists or Fraction(0)) + other.whists
+        self.refs.extend(other.refs)
 
 
 # The numbers every player has, in the order they are shown; by level and suit, and
@@ -166,10 +174,14 @@ def _recount(game: str, log: list[AnyEvent]) -> Callable[[Collection[str]], Coun
 
 
 def gathered_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
-                   pulkas: Iterable[Pulka]) -> Stats | None:
+                   pulkas: Iterable[Pulka], totals: Mapping[str, Total] | None = None,
+                   who: Identities | None = None) -> Stats | None:
     """``player_stats`` over pulkas whose deals and records are counted already, or are
-    counted as they are read (``Pulka``). None when he has no pulka among them."""
-    who = identities(rows, aliases)
+    counted as they are read (``Pulka``), and ``totals``: what other deals and records
+    gave him, added up without their references (``projections.stat_totals``). None
+    when he has no pulka among them. ``who``: the identities of ``rows`` and ``aliases``,
+    when the caller has them."""
+    who = who or identities(rows, aliases)
     key = who.key(name)
     numbers: dict[str, StatTally] = {n: StatTally() for n in FIXED}
     lines: list[PulkaLine] = []
@@ -184,6 +196,8 @@ def gathered_stats(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str
             numbers.setdefault(number_, StatTally()).add(ref)
     if not found:
         return None
+    for number_, total in (totals or {}).items():
+        numbers.setdefault(number_, StatTally()).merge(StatTally(total.count, total.whists_or_none()))
     numbers["remizes"] = _joined(numbers["remizes.declarer"], numbers["remizes.whist"])
     numbers["errors"] = _joined(numbers["errors.warning"], numbers["errors.equal_for_equal"], numbers["errors.late"])
     return Stats(who.name(key), _ordered(numbers), tuple(lines))
@@ -203,18 +217,19 @@ def pulka_counts(game: str, state: GameState, names: Collection[str]) -> Counted
     return out
 
 
-def counted_text(state: GameState, person: str) -> str:
+def counted_text(state: GameState, person: str) -> tuple[str, str]:
     """What ``pulka_counts`` gives the person who held a seat in a pulka under his name
     alone, as the views keep it (JSON): each reference once, with the names of the
     numbers it counts in, in the order they were counted; a deal's story and a record's
     text left out (the same for every player of the pulka, but not in every language:
-    ``stories_text``)."""
+    ``stories_text``); and the same added up number by number (``stat_totals.totals_text``)."""
     deals: Counted = []
     records: Counted = []
     _count_deals(lambda number_, ref: deals.append((number_, ref)), "", state, {person}, told=False)
     _count_records(lambda number_, ref: records.append((number_, ref)), "", state, {person}, told=False)
-    return json.dumps({"deals": _groups(deals), "records": _groups(records)}, ensure_ascii=False,
+    text = json.dumps({"deals": _groups(deals), "records": _groups(records)}, ensure_ascii=False,
                       separators=(",", ":"))
+    return text, totals_text(totals_of_counted(deals + records))
 
 
 def _groups(counted: Counted) -> list[list[Any]]:
@@ -295,14 +310,20 @@ def kept_pulka(row: PulkaRow, kept: Mapping[str, str | None], stories: str,
     return row, tuple(kept), counted
 
 
-def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str) -> list[PulkaRow]:
+def mine(rows: Sequence[PulkaRow], aliases: Sequence[Alias], name: str,
+         who: Identities | None = None) -> list[PulkaRow]:
     """The rows of the pulkas the archive counts the player in, oldest first (a seat
     held by a substitute counts for its first player, so a substitute's deals are read
-    only in pulkas he has a seat of his own in)."""
-    who = identities(rows, aliases)
+    only in pulkas he has a seat of his own in); ``who``: the identities of ``rows`` and
+    ``aliases``, when the caller has them."""
+    who = who or identities(rows, aliases)
     key = who.key(name)
-    return sorted((r for r in rows if any(who.key(p) == key for p in r.everyone)),
-                  key=lambda r: (r.started_utc, r.game))
+    keys: dict[str, str] = {}  # each name's key worked out once, not once a pulka
+    for row in rows:
+        for p in row.everyone:
+            if p not in keys:
+                keys[p] = who.key(p)
+    return sorted((r for r in rows if any(keys[p] == key for p in r.everyone)), key=lambda r: (r.started_utc, r.game))
 
 
 def seated_persons(log: Sequence[AnyEvent]) -> set[str]:
@@ -321,8 +342,7 @@ def seated_persons(log: Sequence[AnyEvent]) -> set[str]:
 def _joined(*tallies: StatTally) -> StatTally:
     out = StatTally()
     for t in tallies:
-        for ref in t.refs:
-            out.add(ref)
+        out.merge(t)
     out.refs.sort(key=lambda r: (r.game, r.deal or 0, r.event or 0))
     return out
 

@@ -44,7 +44,7 @@ def exact_whists(sheet: Sheet) -> dict[str, dict[str, Fraction]]:
 DUMP_ORDER = {"archive_games": "game", "archive_results": "game, version", "archive_tournaments": "tournament",
               "archive_aliases": "seq", "archive_broken": "stream", "archive_known": "stream, version",
               "archive_rules": "game", "archive_clock": "name", "archive_stats": "game, person",
-              "archive_stories": "game, language",
+              "archive_stories": "game, language", "archive_totals": "person",
               "rating_pulkas": "game", "rating_moves": "game, player", "rating_models": "seq"}
 
 

@@ -427,16 +427,20 @@ async def club(request: Request) -> Response:
 
 
 def _player_found(service: Service, name: str, rated: bool = False) -> tuple[Any, Any]:
-    """A player's statistics as the archive's views keep them (None: no pulka of his), and
-    with ``rated`` the club's rating (``club_rating``), from one look at the views."""
-    from ledger.reads.club import club_rating, player_statistics
+    """A player's statistics as the archive's views keep them (None: no pulka of his): with
+    ``rated``, his numbers' totals alone (``player_totals``) and the club's rating
+    (``club_rating``); else every number with the deals behind it; from one look at the views."""
+    from ledger.reads.club import club_rating, player_statistics, player_totals
     from projections.archive import select_pulkas
 
     ledger = service.worker().ledger
     with service_caught_up(ledger) as views:
-        rows = select_pulkas(views.rows(), None, None, None)
-        found = player_statistics(ledger, views, rows, views.aliases(), name)
-        return found, (club_rating(views) if rated and found is not None else None)
+        rows, aliases = views.rows(), views.aliases()
+        if not rated:
+            return player_statistics(ledger, views, select_pulkas(rows, None, None, None), aliases, name), None
+        rating = club_rating(views, read=(rows, aliases))
+        found = player_totals(ledger, views, select_pulkas(rows, None, None, None), aliases, name, rating.who)
+        return found, (rating if found is not None else None)
 
 
 def player_doc(service: Service, name: str) -> dict[str, Any] | None:
@@ -465,7 +469,7 @@ def player_doc(service: Service, name: str) -> dict[str, Any] | None:
         charts.append(bar_chart(pulkas, _("result of each pulka, whists")))
     player = quote(name, safe="")
     numbers = [{"name": k, "title": number_name(k), "count": n["count"], "whists": whists_text(n.get("whists")),
-                "link": f"/club/player/{player}/number/{quote(k, safe='')}" if found.numbers[k].refs else None}
+                "link": f"/club/player/{player}/number/{quote(k, safe='')}" if found.numbers[k].count else None}
                for k, n in stats["numbers"].items()]
     return {"player": found.player, "charts": charts, "numbers": numbers, "moves": moves, "hint": hint,
             "pulkas": [{**p, "quoted": quote(p["game"], safe="/")} for p in stats["pulkas"]]}

@@ -16,6 +16,7 @@ views (``ViewsMissing``) is each face's to refuse.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from projections.rating import Change, Line, keys_of, rate_matches, select_match
 from projections.archive import Alias, Identities, PulkaRow, identities
 from projections.game import replay
 from projections.rating_models import RatingModel
+from projections.stat_totals import add
 from projections.stats import (Counted, Pulka, Stats, gathered_stats, kept_pulka, mine, player_stats, pulka_counts,
                                seated_persons)
 
@@ -91,7 +93,7 @@ class ClubRating:
     model: RatingModel
     now_utc: int | None
 
-    @property
+    @functools.cached_property
     def who(self) -> Identities:
         return identities(self.rows, self.aliases)
 
@@ -100,11 +102,13 @@ class ClubRating:
 
 
 def club_rating(views: Views, then: Then | None = None, convention: str | None = None,
-                chosen: RatingModel | None = None) -> ClubRating:
+                chosen: RatingModel | None = None,
+                read: tuple[list[PulkaRow], list[Alias]] | None = None) -> ClubRating:
     """The club rating now (the kept view), or folded again: at ``then``, under one
-    convention, or under another model (``chosen``) than the one the club's log names."""
+    convention, or under another model (``chosen``) than the one the club's log names;
+    ``read``: the archive's rows and aliases of now, when the caller has read them."""
     at, known = (None, False) if then is None else (then.utc, then.known)
-    rows, aliases = views.rows(at, known), views.aliases(at, known)
+    rows, aliases = read if read is not None and then is None else (views.rows(at, known), views.aliases(at, known))
     select = views.view.select
     kept = model_then(select, at, known)
     used = chosen or kept
@@ -131,13 +135,46 @@ def player_statistics(ledger: Ledger, views: Views, rows: list[PulkaRow], aliase
     return gathered_stats(rows, aliases, name, (_kept_or_read(ledger, row, kept.get(row.game)) for row in his))
 
 
+def player_totals(ledger: Ledger, views: Views, rows: list[PulkaRow], aliases: list[Alias],
+                  name: str, who: Identities | None = None) -> Stats | None:
+    """The statistics of the player ``name`` over ``rows`` now, every number's count and
+    whists without the references behind it (the service's player page): the totals the
+    views keep for each name of his (``Views.totals``), less the pulkas among them that
+    are not his among ``rows``; a pulka where he held two seats under two names is
+    counted again from its events (its deals once, as ``player_statistics`` counts
+    them), and so is one the views do not count. None when he has no pulka among ``rows``.
+    ``who``: the identities of ``rows`` and ``aliases``, when the caller has them."""
+    who = who or identities(rows, aliases)
+    his = mine(rows, aliases, name, who)
+    key = who.key(name)
+    kept = views.totals(lambda person: who.key(person) == key, [row.game for row in his])
+    totals = kept.totals
+    pulkas: list[Pulka] = []
+    for row in his:
+        persons = kept.seated.get(row.game)
+        if persons is None:  # not counted by the views: counted from its events
+            pulkas.append(_kept_or_read(ledger, row, None))
+            continue
+        names = [p for p in persons if who.key(p) == key]
+        if len(names) > 1:
+            for person in names:
+                add(totals, views.game_totals(row.game, person), -1)
+            pulkas.append(kept_pulka(row, dict.fromkeys(persons), "{}", _recounted(ledger, row.game)))
+        else:
+            pulkas.append((row, persons, lambda _names: []))  # in the totals already
+    add(totals, kept.elsewhere, -1)
+    return gathered_stats(rows, aliases, name, pulkas, totals, who)
+
+
+def _recounted(ledger: Ledger, game: str) -> Callable[[Collection[str]], Counted]:
+    return lambda names: pulka_counts(game, replay([s.event for s in ledger.sound(game)]), names)
+
+
 def _kept_or_read(ledger: Ledger, row: PulkaRow, kept: tuple[dict[str, str | None], str] | None) -> Pulka:
     """A pulka of the player as the views keep its counts, read from its events where
     they are not kept (or where he sat under two names: ``kept_pulka``)."""
 
-    def recount(names: Collection[str]) -> Counted:
-        return pulka_counts(row.game, replay([s.event for s in ledger.sound(row.game)]), names)
-
+    recount = _recounted(ledger, row.game)
     if kept is None:
         events = [s.event for s in ledger.sound(row.game)]
         return row, seated_persons(events), lambda names: pulka_counts(row.game, replay(events), names)

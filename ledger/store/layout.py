@@ -28,7 +28,7 @@ The layouts, each the tables a released state of pulka wrote:
    (``pulka_receipts.digest``: an id reused with another request is told apart); each
    account's id, the key its name is read under, whether it is disabled, when it was
    made and its second factor (``pulka_accounts``' ``ADDED`` columns);
-10. (this pulka's) what each pulka's deals and records gave each person who held a seat
+10. what each pulka's deals and records gave each person who held a seat
    in it, and the story of each deal in every reader's language, kept by the player
    views as its events arrive (``archive_stats``, ``archive_stories``): what ``pulka
    stats`` and the player's page add up instead of replaying his pulkas; and the judged
@@ -36,6 +36,9 @@ The layouts, each the tables a released state of pulka wrote:
    has judged and the digest of the last of them, written in the transaction that
    stores them), so that a read judges only what it has not judged before
    (``ledger.application``).
+11. (this pulka's) each person's numbers added up over the pulkas counted
+   (``archive_totals``), kept with ``archive_stats`` in the same transactions, so that a
+   player's page reads his totals, not every deal of every pulka he played.
 
 An earlier store records no layout: its tables say which it is (``inferred``: the last
 layout whose tables it has; a table made only when first needed, such as the
@@ -70,7 +73,7 @@ from ledger.vocabulary.names import name_key
 from ledger.vocabulary.times import now_iso
 
 _ = language._  # every text a person reads, in the language in effect
-LAYOUT = 10
+LAYOUT = 11
 TABLE = "pulka_layout"
 # The layout that brought the club rating's models: a store of an earlier one was rated
 # by OpenSkill by places, and is rated by the default model once upgraded.
@@ -81,7 +84,7 @@ RATING_MODELS = 8
 # events, and folded again when they are dropped.
 ARCHIVE = ("archive_games", "archive_results", "archive_tournaments", "archive_aliases", "archive_broken",
            "archive_known", "archive_rules", "archive_clock", "archive_stats",
-           "archive_stories")
+           "archive_stories", "archive_totals")
 RATING = ("rating_pulkas", "rating_moves", "rating_models")
 VIEWS = ARCHIVE + RATING
 # The player views' tables of earlier layouts that this one no longer has: dropped with

@@ -10,7 +10,8 @@ after the last position saved.
 
 Each game a save touches is counted for its players as it then stands
 (``projections.stats.counted_text``, each deal's story in every reader's language:
-``stories_text``), written in the same transaction (``recorders.StatsRow``).
+``stories_text``), written in the same transaction (``recorders.StatsRow``), with
+each person's totals over his pulkas moved by it (``ledger.views.totals``).
 
 Only events whose chain holds are taken in, each checked as ``verify`` checks it: at
 the first that is not, the stream is left out of the views from there on.
@@ -209,7 +210,7 @@ class ArchiveProjection(Projection[Any]):
             if state is None or stream.broken:
                 continue
             try:
-                counted = tuple((person, counted_text(state, person))
+                counted = tuple((person, *counted_text(state, person))
                                 for person in sorted(seated_persons(state.events)))
                 stories = []
                 for lang in language.LANGUAGES:  # a deal's story is told in every reader's language

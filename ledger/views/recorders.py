@@ -43,7 +43,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecord
 from ledger.store import layout, sqlite
 from ledger.store.backend import pause
 from ledger.store.records import LedgerApplication
-from ledger.views import rating
+from ledger.views import rating, totals
 from ledger.vocabulary import language
 from ledger.vocabulary.club import CLUB_STREAM
 from projections.archive import GameResult
@@ -177,11 +177,12 @@ class StatsRow:
     event ``version`` (``archive_stats``: person -> ``projections.stats.counted_text``),
     and the story of each of its deals in every reader's language (``archive_stories``:
     language -> ``stories_text``): what ``pulka stats`` adds up. None of either when
-    the game could not be counted (its readers count it from its events)."""
+    the game could not be counted (its readers count it from its events). Each person's
+    counts come added up too (``archive_stats.totals``), what moves his totals."""
 
     game: str
     version: int
-    counted: tuple[tuple[str, str], ...]
+    counted: tuple[tuple[str, str, str], ...]  # person, ``counted_text``, its ``totals_text``
     stories: tuple[tuple[str, str], ...]
 
 
@@ -245,10 +246,12 @@ class _ArchiveSQL:
             "CREATE TABLE IF NOT EXISTS {archive_rules} (game {text} PRIMARY KEY, scale BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_clock} (name {text} PRIMARY KEY, known_utc BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS {archive_stats} (game {text} NOT NULL, person {text} NOT NULL, "
-            "version BIGINT NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
+            # totals before counted: read without reading through the long counts (SQLite's overflow pages)
+            "version BIGINT NOT NULL, totals {text} NOT NULL, counted {text} NOT NULL, PRIMARY KEY (game, person))",
             "CREATE TABLE IF NOT EXISTS {archive_stories} (game {text} NOT NULL, language {text} NOT NULL, "
             "version BIGINT NOT NULL, stories {text} NOT NULL, PRIMARY KEY (game, language))",
             "CREATE TABLE IF NOT EXISTS {tracking} (application_name {text} PRIMARY KEY, notification_id BIGINT)",
+            totals.CREATE,
             *rating.CREATE,
         )]
 
@@ -300,17 +303,41 @@ class _ArchiveSQL:
                 return [(self.sql(f"DELETE FROM {{{table}}} WHERE game = ? AND version < ?"),
                          (change.game, change.version)) for table in ("archive_stats", "archive_stories")]
             case StatsRow():
-                counts, stories = self.newer("archive_stats", "person", "counted"), self.newer(
+                counts, stories = self.newer("archive_stats", "person", "totals", "counted"), self.newer(
                     "archive_stories", "language", "stories")
-                return ([(counts, (change.game, person, change.version, text)) for person, text in change.counted] +
+                return ([(counts, (change.game, person, change.version, totals, text))
+                         for person, text, totals in change.counted] +
                         [(stories, (change.game, lang, change.version, text)) for lang, text in change.stories])
 
-    def newer(self, table: str, key: str, column: str) -> str:
+    def totals_moved(self, keeper: totals.Keeper, change: Change) -> None:
+        """What ``change`` does to the players' counts, taken into their totals before it is
+        written (``ledger.views.totals``)."""
+        match change:
+            case BrokenRow():
+                keeper.dropped(change.name)
+            case StatsRow() if not change.counted:
+                keeper.dropped(change.game, change.version)
+            case StatsRow():
+                keeper.replaced(change.game, change.version, change.counted)
+
+    def written(self, tx: _Tx, changes: Sequence[Change]) -> None:
+        """The changes written in the transaction of ``tx`` (after the position), each
+        person's totals moved with them, and the club rating kept."""
+        keeper = totals.Keeper(tx)
+        for change in changes:
+            self.totals_moved(keeper, change)
+            for statement, params in self.write_statements(change):
+                tx.execute_sql(statement, params)
+        keeper.finish()
+        self.keep_rating(tx, changes)
+
+    def newer(self, table: str, key: str, *columns: str) -> str:
         """A row of a game's counts written, replacing one of an earlier version only: a
         follower that is behind changes nothing."""
-        return self.sql(f"INSERT INTO {{{table}}} VALUES (?, ?, ?, ?) ON CONFLICT (game, {key}) DO UPDATE SET "
-                        f"version = excluded.version, {column} = excluded.{column} "
-                        f"WHERE {{{table}}}.version < excluded.version")
+        values = ", ".join("?" * (3 + len(columns)))
+        updated = ", ".join(f"{column} = excluded.{column}" for column in columns)
+        return self.sql(f"INSERT INTO {{{table}}} VALUES ({values}) ON CONFLICT (game, {key}) DO UPDATE SET "
+                        f"version = excluded.version, {updated} WHERE {{{table}}}.version < excluded.version")
 
     def known(self, stream: str, version: int, known_utc: int) -> tuple[str, tuple[Any, ...]]:
         return (self.sql("INSERT INTO {archive_known} VALUES (?, ?, ?) ON CONFLICT (stream, version) DO NOTHING"),
@@ -350,7 +377,7 @@ class _ArchiveSQL:
 # held each event and the rating's explained moves, without reading only events whose
 # chain holds, or without the players' counts), and are built again from the first event.
 FIRST_AND_LATEST = ("archive_games", "archive_broken", "archive_known", "rating_moves", "archive_stats",
-                    "archive_stories")
+                    "archive_stories", "archive_totals")
 
 
 def _older(found: Sequence[str]) -> bool:
@@ -368,7 +395,10 @@ class _Tx:
         self.view, self.cursor, self.encode = view, cursor, encode
 
     def execute(self, statement: str, params: Sequence[Any] = ()) -> None:
-        text = self.view.sql(statement)
+        self.execute_sql(self.view.sql(statement), params)
+
+    def execute_sql(self, text: str, params: Sequence[Any] = ()) -> None:
+        """A statement whose tables and placeholders are the backend's already."""
         self.cursor.execute(text.encode() if self.encode else text, tuple(params))
 
     def query(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -449,10 +479,7 @@ class SQLiteArchiveView(_ArchiveSQL, SQLiteTrackingRecorder):
         with self.datastore.transaction(commit=True) as c:
             # The position first: its write takes SQLite's write lock at once.
             c.execute(self.advance_statement(), (tracking.application_name, tracking.notification_id))
-            for change in changes:
-                for statement, params in self.write_statements(change):
-                    c.execute(statement, params)
-            self.keep_rating(_Tx(self, c, encode=False), changes)
+            self.written(_Tx(self, c, encode=False), changes)
         self.progress.moved()
 
     def clear(self) -> None:
@@ -521,10 +548,7 @@ class _PostgresArchive(_ArchiveSQL, _PostgresRecorder):
     def write(self, changes: Sequence[Change], tracking: Tracking) -> None:
         with self.datastore.transaction(commit=True) as c:
             c.execute(self.advance_statement().encode(), (tracking.application_name, tracking.notification_id))
-            for change in changes:
-                for statement, params in self.write_statements(change):
-                    c.execute(statement.encode(), params)
-            self.keep_rating(_Tx(self, c, encode=True), changes)
+            self.written(_Tx(self, c, encode=True), changes)
         self.progress.moved()
 
     def clear(self) -> None:

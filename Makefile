@@ -60,8 +60,9 @@ install: $(DEMO_STAMP)
 	@echo "pulka linked into $(BINDIR)"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. in ~/.profile: export PATH=\"$(BINDIR):\$$PATH\"" ;; esac
 
-# BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick; with
-# PULKA_BENCH_POSTGRES set to a postgresql:// address, PostgreSQL is measured too.
+# BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS=--quick, or --cpu for CPU
+# time instead of the wall clock on a loaded machine (SQLite); with PULKA_BENCH_POSTGRES set
+# to a postgresql:// address, PostgreSQL is measured too.
 bench: $(STAMP)
 	$(PY) -m compileall -q ledger projections cli web
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/bench.py $(BENCH_ARGS)

@@ -6,7 +6,9 @@ Prints, for the embedded SQLite store and, when ``PULKA_BENCH_POSTGRES`` (or
 - the limits: plain SQL writing the rows a pulka stores (one transaction), and plain
   SQL reading them back with the msgspec decode of each row; no pulka code; and the
   import floor, a Python that imports the libraries pulka is built on
-  (``python -c "import click, msgspec, eventsourcing"``), run as often as the command;
+  (``python -c "import click, msgspec, eventsourcing"``), run as often as the command,
+  and beside it the floor that also imports ``eventsourcing.sqlite``, the recorder the
+  SQLite store writes through (no target: a figure for comparison);
 - each operation of the command line, run in process through the real click command,
   in events per second and as a share of the matching limit, measured again in turns
   with it (the load of the shared machine changes within minutes): ``import`` (of the
@@ -40,13 +42,17 @@ changes from one minute to the next:
 Every log is made by the command side itself, as ``Ledger`` judges what a command
 decides (``judging.judge_events`` with the pulka's ``decide``, over ``deal_events``),
 never written by hand. Timings are the best of a few runs; nothing is asserted
-(timing belongs here, not in the tests). ``--quick`` makes everything smaller.
+(timing belongs here, not in the tests). ``--quick`` makes everything smaller;
+``--cpu`` times by CPU time instead of the wall clock (a subprocess's by its own), for a
+shared machine whose load would otherwise be counted: it leaves out PostgreSQL's server
+and the disk's flushes, so it is for SQLite.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import platform
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -100,6 +106,9 @@ IMPORT_TARGET = Target(0.22, where="this bench's: the former 60,000 events/s bes
 ARCHIVE_TARGET = Target(0.15, where="this bench's: issue 30's settle target, for every game of the archive")
 CORRECTION_TARGET = Target(1.5, at_most=True, where="this bench's")
 FLOOR = "import click, msgspec, eventsourcing"  # the import floor: pulka's libraries, nothing of pulka
+# The floor with the module the SQLite store writes through (eventsourcing's package alone
+# imports almost nothing; its recorder imports its persistence and domain modules).
+STORE_FLOOR = FLOOR + ", eventsourcing.sqlite"
 
 
 # -- logs made by the command side -------------------------------------------------------
@@ -159,13 +168,26 @@ def log_text(events: list[AnyEvent]) -> str:
 # -- measuring ---------------------------------------------------------------------------
 
 
+# What a figure's time is: the wall clock, or with ``--cpu`` the CPU time of this process
+# (a loaded shared machine's wall clock counts the other work's turns on the cores too).
+# The CPU time leaves out what another process does for this one: PostgreSQL's server,
+# and the disk's flushes of either store, which the wall clock counts.
+TIMER: Callable[[], float] = time.perf_counter
+
+
+def children_cpu() -> float:
+    """The CPU time of the finished child processes (a subprocess's, with ``--cpu``)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def best(fn: Callable[[], Any], runs: int) -> float:
     """The shortest of ``runs`` timings of ``fn``, in seconds."""
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = TIMER()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(TIMER() - start)
     return min(times)
 
 
@@ -379,9 +401,11 @@ def operations_on(b: Backend, db: str, game: str, log: Path, n: int, runs: int) 
 
 
 def timed_run(argv: list[str]) -> float:
-    start = time.perf_counter()
+    """The time of a subprocess: its wall clock, or with ``--cpu`` its CPU time."""
+    cpu = TIMER is not time.perf_counter
+    start = children_cpu() if cpu else time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return (children_cpu() if cpu else time.perf_counter()) - start
 
 
 def one_deal(backends: list[Backend], tmp: Path, runs: int) -> None:
@@ -397,15 +421,18 @@ def one_deal(backends: list[Backend], tmp: Path, runs: int) -> None:
     for b in backends:
         db = b.fresh()
         cli("import", str(log), "--db", db)
-        deals, floors = [], []
+        deals, floors, store_floors = [], [], []
         for k in range(runs):
             floors.append(timed_run(floor))
+            store_floors.append(timed_run([sys.executable, "-c", STORE_FLOOR]))
             # --yes: a line whose counts read two ways is stored as typed (without a
             # terminal it would be refused, asking which reading was meant).
             deals.append(timed_run([str(exe), "deal", "table", LINES[k % len(LINES)], "--yes", "--db", db]))
-        limit = statistics.median(floors)
+        limit, store_limit = statistics.median(floors), statistics.median(store_floors)
         report.row(f"pulka deal ({b.name}; fastest {ms(min(deals))})", ms(statistics.median(deals)),
                    f"floor {ms(limit)}", statistics.median(deals) / limit, DEAL_TARGET, multiple=True)
+        report.row("  beside the floor with eventsourcing.sqlite", ms(statistics.median(deals)),
+                   f"floor {ms(store_limit)}", statistics.median(deals) / store_limit, multiple=True)
     helps, floors = [], []
     for _ in range(runs):
         floors.append(timed_run(floor))
@@ -442,7 +469,7 @@ def archive(backends: list[Backend], pulkas: int) -> None:
     for b in backends:
         db = b.fresh()
         total = 0
-        start = time.perf_counter()
+        start = TIMER()
         with Store(db) as store:
             for k in range(pulkas):
                 name = f"pulka-{k:04d}"
@@ -451,7 +478,7 @@ def archive(backends: list[Backend], pulkas: int) -> None:
                 assert isinstance(first, GameStarted)
                 store.append(name, [msgspec.structs.replace(first, game=name), *events[1:]], expected=0)
                 total += len(events)
-        built = time.perf_counter() - start
+        built = TIMER() - start
         # The limit: plain SQL reading each game's rows, as the settling reads them, and
         # msgspec decoding them (the read limit of the long pulka, game by game), in turns
         # with the settling, game by game, so that both see the same load.
@@ -462,14 +489,14 @@ def archive(backends: list[Backend], pulkas: int) -> None:
             # Stored by ``Store.append`` alone, the archive carries no judged marks: each
             # read judges its game whole (as in a store upgraded from layout 9), in one fold.
             for name in names:
-                start = time.perf_counter()
+                start = TIMER()
                 b.read_limit(db, name)()
-                limit_seconds += time.perf_counter() - start
-                start = time.perf_counter()
+                limit_seconds += TIMER() - start
+                start = TIMER()
                 state = ledger.read_folded(name)[1]  # the read's one fold
                 assert isinstance(state, GameState)
                 settlement_doc(state)
-                seconds += time.perf_counter() - start
+                seconds += TIMER() - start
         assert len(names) == pulkas
         report.row(f"{b.name}: {total:,} events in {seconds:.1f} s", per_second(total, seconds),
                    per_second(total, limit_seconds), limit_seconds / seconds, ARCHIVE_TARGET)
@@ -531,6 +558,9 @@ def backends_for(tmp: Path, postgres: str | None) -> Iterator[list[Backend]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs: a few seconds in all")
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU time instead of the wall clock (a loaded machine; the store's own process and "
+                             "the disk's flushes are not counted)")
     parser.add_argument("--deals", type=int, help="deals of the long pulka (default 3500: about 20,000 events)")
     parser.add_argument("--pulkas", type=int, help="pulkas in the archive (default 1000)")
     parser.add_argument("--postgres", default=os.environ.get("PULKA_BENCH_POSTGRES"),
@@ -539,7 +569,11 @@ def main() -> None:
     deals = args.deals or (600 if args.quick else 3500)
     pulkas = args.pulkas or (100 if args.quick else 1000)
     runs = 3
-    print(f"pulka bench on {machine()}; {load_average()} at the start")
+    global TIMER
+    if args.cpu:
+        TIMER = time.process_time
+    print(f"pulka bench on {machine()}; {load_average()} at the start; "
+          f"{'CPU time' if args.cpu else 'wall-clock time'}")
     with tempfile.TemporaryDirectory() as tmpdir, backends_for(Path(tmpdir), args.postgres) as backends:
         tmp = Path(tmpdir)
         # First, while this process is small: started from it after the operations below,

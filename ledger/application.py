@@ -42,11 +42,11 @@ a history chained anew (``ledger.proofs``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Generic, TypeVar, cast, overload
+
+import msgspec
 
 from ledger.judge.judging import Progress, judge_events
 from ledger.judge.kinds import GAME_STARTS, Judging, Start, State, StreamState, judging_of, start_stream
@@ -92,8 +92,7 @@ T = TypeVar("T")
 Command = Callable[[S], Iterable[AnyEvent]]
 
 
-@dataclass(frozen=True)
-class Outcome(Generic[S]):
+class Outcome(msgspec.Struct, Generic[S], frozen=True):
     """What a recording command stored: the game, whether it was created, the events,
     and the game before them (its sheet totals and verdicts), to say what they did."""
 
@@ -101,12 +100,11 @@ class Outcome(Generic[S]):
     created: bool
     stored: list[StoredEvent]
     state: S  # the game after the new events: a GameState for a pulka, a RubberState for a rubber
-    totals_before: dict[Cell, Fraction] = field(default_factory=dict)
-    effects_before: dict[int, Effect] = field(default_factory=dict)
+    totals_before: dict[Cell, Fraction] = msgspec.field(default_factory=dict)
+    effects_before: dict[int, Effect] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class Kept:
+class Kept(msgspec.Struct):
     """A game loaded once and kept between commands: its stored events (their chain
     checked and each judged when they were read) and its fold, which each command
     recorded through it extends.
@@ -498,7 +496,7 @@ class Ledger:
 
         ensure_views(self.store)
         saved = stale_read(0, lambda: self.store.append_all(appends, unchanged=read))
-        return [dataclasses.replace(outcome, stored=stored) for outcome, stored in zip(outcomes, saved, strict=True)]
+        return [msgspec.structs.replace(outcome, stored=stored) for outcome, stored in zip(outcomes, saved, strict=True)]
 
     def _record(
         self,

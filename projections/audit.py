@@ -13,7 +13,7 @@ selection, the comparison of two points) is shared with the other kinds of strea
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from msgspec.structs import replace
 from fractions import Fraction
 from functools import singledispatch
 from typing import Any

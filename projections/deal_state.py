@@ -13,8 +13,9 @@ deal began in clockwise order (the table can change between deals [Code 3.1.2]);
 from __future__ import annotations
 
 from copy import copy
-from dataclasses import InitVar, dataclass, field
 from typing import Literal, NamedTuple
+
+import msgspec
 
 from ledger.vocabulary.bids import HERE, LADDER, MISERE, PASS, Level, parse_level
 from ledger.vocabulary.events import Ruling
@@ -156,8 +157,7 @@ def defence_view(
     )
 
 
-@dataclass(slots=True)
-class DealState:
+class DealState(msgspec.Struct):
     number: int
     dealer: int
     names: tuple[str, ...]  # the seats (sheet names) at the table, clockwise
@@ -169,27 +169,27 @@ class DealState:
     forced: bool = False  # a forced raspasy that opens the pulka [Code 3.7.9]
     exit_dark: bool = False  # the minimum is the exit after a dark raspasy [Code 3.7.7]
     dealer_errors_before: int = 0  # the dealer's errors at this deal so far [Code 3.2.17]
-    bids: list[tuple[int, str, int]] = field(default_factory=list)  # seat, bid, event
-    passed: set[int] = field(default_factory=set)
-    spoken: set[int] = field(default_factory=set)
+    bids: list[tuple[int, str, int]] = msgspec.field(default_factory=list)  # seat, bid, event
+    passed: set[int] = msgspec.field(default_factory=set)
+    spoken: set[int] = msgspec.field(default_factory=set)
     highest: Level | None = None
     highest_by: int | None = None
-    own_level: dict[int, Level] = field(default_factory=dict)
+    own_level: dict[int, Level] = msgspec.field(default_factory=dict)
     misere_bidder: int | None = None
     # Dark bids [Code 3.3.19]: who passed dark (in order), who has bid in the light
     # (and so has seen his cards), whether each player's last bid was dark.
-    dark_passers: list[int] = field(default_factory=list)
-    looked: set[int] = field(default_factory=set)
-    dark_last: dict[int, bool] = field(default_factory=dict)
-    peeked: set[int] = field(default_factory=set)  # looked at the talon [Code 3.2.21]
+    dark_passers: list[int] = msgspec.field(default_factory=list)
+    looked: set[int] = msgspec.field(default_factory=set)
+    dark_last: dict[int, bool] = msgspec.field(default_factory=dict)
+    peeked: set[int] = msgspec.field(default_factory=set)  # looked at the talon [Code 3.2.21]
     bidding_closed_at: int | None = None
     declarer: int | None = None
     raspasy: bool = False
     talon_without_bid: bool = False
     contract: Level | None = None
     shared_with: int | None = None  # the dealer sharing a misère [Code 3.6.9]
-    calls: list[tuple[int, str]] = field(default_factory=list)
-    call_events: list[int] = field(default_factory=list)
+    calls: list[tuple[int, str]] = msgspec.field(default_factory=list)
+    call_events: list[int] = msgspec.field(default_factory=list)
     dealer_hand: int | None = None  # whose cards the whisting dealer plays [Code 3.8.8]
     tricks: dict[int, int] | None = None
     tricks_event: int | None = None
@@ -213,17 +213,18 @@ class DealState:
     annulled_at: int | None = None
     dealer_error: bool = False
     # Derived once per change of the calls or the contract (``phase`` asks often).
-    _view: DefenceView | None = field(default=None, init=False, repr=False, compare=False)
+    _view: DefenceView | None = None
     # The seat of each name in the deal: the seats' names and the people holding them
-    # (``seat_index``; a game passes the one its table shares, which nothing changes).
-    seat_index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # (``seat_index``; a game passes the one its table shares, which nothing changes;
+    # made here when none is given).
+    seat_index: dict[str, int] = {}
     # The game whose fold may change this deal in place (``GameState.fork``): a deal
     # another fold shares is copied before it is changed (``fork``).
-    owner: object = field(default=None, init=False, repr=False, compare=False)
-    index: InitVar[dict[str, int] | None] = None
+    owner: object = None
 
-    def __post_init__(self, index: dict[str, int] | None) -> None:
-        self.seat_index = index if index is not None else seat_index(self.names, self.persons)
+    def __post_init__(self) -> None:
+        if not self.seat_index:
+            self.seat_index = seat_index(self.names, self.persons)
 
     def fork(self, owner: object) -> DealState:
         """An independent copy of the deal for ``owner`` to change: its lists, sets and

@@ -19,8 +19,9 @@ the seam, how each kind judges its events, is ``ledger.judge.kinds``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
@@ -81,8 +82,7 @@ class ReadSide(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(msgspec.Struct, frozen=True):
     """One kind of stream, as the read side sees it.
 
     ``side`` gives the module of the kind's read side (``ReadSide``); it imports the

@@ -38,7 +38,7 @@ class Opening(NamedTuple):
     def deal(self) -> DealState:
         """A new deal that begins so (each call a deal of its own: a deal is folded into).
         The fields go in ``DealState``'s own order, by position: a deal opens often."""
-        return DealState(*self[:-1], index=self[-1])
+        return DealState(*self[:-1], seat_index=self[-1])
 
 
 def first_dealer(started: GameStarted) -> str:

@@ -3,8 +3,9 @@ events recorded up to event N, the end of deal K, or time T."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, StreamStart
@@ -17,8 +18,7 @@ class PointError(ValueError):
     """A point in time that the log does not have (``--at 99`` on a 40-event log)."""
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(msgspec.Struct, frozen=True):
     at: int | None = None
     deal: int | None = None
     time: str | None = None

@@ -24,7 +24,6 @@ corrected and passes both in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -35,8 +34,7 @@ from projections.settlement import player_result
 from projections.sheet import Sheet, Write, cell_units, shown
 
 
-@dataclass(frozen=True)
-class Effect:
+class Effect(msgspec.Struct, frozen=True):
     """What the recording rules made of one correction, objection, late record or
     withdrawal."""
 

@@ -17,8 +17,9 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Literal, NamedTuple, Protocol
+
+from msgspec.structs import replace
 
 from ledger.vocabulary.bids import MISERE_PRICE
 from ledger.vocabulary.rules import RuleSet
@@ -156,7 +157,7 @@ def other_plan(deal: DealState) -> DealState:
     """The deal as the other plan of play would have ended it: its tricks are the ones the
     arbiter found [Code 3.8.5.1 b]; the penalty tricks of the play are not carried over."""
     assert deal.other_tricks is not None
-    return replace(deal, tricks=dict(deal.other_tricks), penalties=())
+    return replace(deal, tricks=dict(deal.other_tricks), penalties=(), owner=None)
 
 
 def drawn(deal: DealState) -> DealState:

@@ -12,15 +12,16 @@ event and takes it back when it folds again from an earlier deal.
 from __future__ import annotations
 
 from copy import copy
-from dataclasses import dataclass, replace
 from functools import cached_property
+
+import msgspec
+from msgspec.structs import replace
 
 from ledger.vocabulary.events import Joined, Left, Substituted, Tricks
 from projections.deal_state import DealState, seat_index
 
 
-@dataclass(frozen=True)
-class Seats:
+class Seats(msgspec.Struct, frozen=True, dict=True):
     """Who sits where [Code 3.1.2, 5.4.7, 5.4.18]: the seats at the table, clockwise (each
     seat is named by the player who first held it, and keeps its columns on the sheet);
     everyone who ever held a seat, in the sheet's order; who holds each seat now; who

@@ -19,11 +19,12 @@ keeps them zero-sum and within one whist.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from math import floor, gcd
 from typing import TypeVar
+
+import msgspec
 
 from ledger.vocabulary.rules import RuleSet
 from projections.sheet import UNIT, Sheet, exact
@@ -37,8 +38,7 @@ class SettlementMismatch(AssertionError):
     """The two methods of 4.2.14 disagree: a bug, never a user's mistake."""
 
 
-@dataclass(frozen=True)
-class Settlement:
+class Settlement(msgspec.Struct, frozen=True):
     players: tuple[str, ...]
     gora: dict[str, Fraction]  # after the pulya adjustment, exact
     result: dict[str, Fraction]  # exact

@@ -17,10 +17,11 @@ kind scores; it works on what each kind gives it:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar
+
+import msgspec
 
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction
@@ -64,14 +65,13 @@ def corrections_in_effect(state: JudgedState) -> dict[int, list[int]]:
     return corrected_by
 
 
-@dataclass(frozen=True)
-class CellNames:
+class CellNames(msgspec.Struct, frozen=True):
     """How a kind of stream names a cell: the JSON keys of its owner and column, and its
     text for people."""
 
     owner: str = "player"
     column: str = "column"
-    text: Callable[[Cell], str] = field(default=cell_text)
+    text: Callable[[Cell], str] = cell_text
 
     def doc(self, cell: Cell) -> dict[str, Any]:
         return {self.owner: cell[0], self.column: cell[1], **({"on": cell[2]} if cell[2] else {})}
@@ -83,8 +83,7 @@ class CellNames:
 PLAYER_CELLS = CellNames()
 
 
-@dataclass(frozen=True)
-class AuditRow:
+class AuditRow(msgspec.Struct, frozen=True):
     number: int
     at: str | None
     by: str | None
@@ -244,8 +243,7 @@ def render_explain(cell: Cell, rows: list[dict[str, Any]], when: Callable[[str],
 # -- diff ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Numbers:
+class Numbers(msgspec.Struct, frozen=True):
     """A stream's numbers at one point, as ``diff`` compares them: the last event folded,
     every cell of the sheet, and each player's exact and rounded settlement result."""
 

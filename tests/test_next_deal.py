@@ -4,8 +4,6 @@ each time), so its fields are, in order, the first fields of ``DealState``."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.rules import resolve
 from projections.deal_state import DealState
@@ -15,7 +13,7 @@ from projections.seats import Seats
 
 def test_an_openings_fields_are_the_first_fields_of_a_deal_in_order() -> None:
     own = Opening._fields[:-1]
-    assert own == tuple(f.name for f in fields(DealState))[: len(own)]
+    assert own == DealState.__struct_fields__[: len(own)]
     assert Opening._fields[-1] == "seat_index"
 
 

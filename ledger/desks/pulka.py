@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
@@ -92,8 +91,7 @@ TALON = ("peek", "refused", "premium")  # what the talon's records say [Code 3.2
 DECLARER_RESULTS = ("played", "other")  # the result drawn by lot under 3.8.5.1 b
 
 
-@dataclass(frozen=True)
-class Started:
+class Started(msgspec.Struct, frozen=True):
     """A new game: the start as stored (its rule set resolved, its first dealer named),
     whether the store created it (False: a game of that name with this very start was
     there already), and who leads the first deal."""
@@ -104,8 +102,7 @@ class Started:
     leads: str | None = None
 
 
-@dataclass(frozen=True)
-class CorrectionPreview:
+class CorrectionPreview(msgspec.Struct, frozen=True):
     """A correction as it would be stored, before it is [Code 4.2.7-4.2.9]: the record it
     corrects (its deal, its recorder), who asks, the record as it was and as it would
     be, what would change on the sheet, and the verdict. ``expected``: the events the
@@ -123,8 +120,7 @@ class CorrectionPreview:
     named: str | None = None  # how the scorer named the record (deal:5.tricks), when not by its number
 
 
-@dataclass(frozen=True)
-class Corrected:
+class Corrected(msgspec.Struct, frozen=True):
     """A correction stored: as it was previewed, and what the command did."""
 
     preview: CorrectionPreview

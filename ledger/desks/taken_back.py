@@ -13,7 +13,6 @@ judged against a table that has moved on; they are entered again instead).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import msgspec
 
@@ -27,8 +26,7 @@ from projections.game import GameState
 _ = language._  # every text a person reads, in the language in effect
 
 
-@dataclass(frozen=True)
-class TakenBack:
+class TakenBack(msgspec.Struct, frozen=True):
     """Records an undo would take back (or took back), as the scorer is asked about them:
     their event numbers, their deal, what that deal was and the line that recorded it
     (a deal line), or each record described (a record alone); ``expected``: the events

@@ -29,7 +29,6 @@ and the rules of the Code judge it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -55,8 +54,7 @@ from projections.recording import Effect
 _ = language._  # every text a person reads, in the language in effect
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """The recording rules' verdict on one record: ``kind`` is one of ``free``,
     ``accepted``, ``effective``, ``warning``, ``counted`` (an error counted against its
     recorder: a penalty, equal for equal), ``withdrawn`` (taken back in hand) or
@@ -74,8 +72,7 @@ class Verdict:
         return self.kind in ("no effect", "warning", "counted")
 
 
-@dataclass(frozen=True)
-class ToldEvent:
+class ToldEvent(msgspec.Struct, frozen=True):
     """An event a command stored: its number, the event, and its line for people."""
 
     number: int
@@ -83,8 +80,7 @@ class ToldEvent:
     text: str
 
 
-@dataclass(frozen=True)
-class ToldWrite:
+class ToldWrite(msgspec.Struct, frozen=True):
     """A number a command changed on the sheet: the cell, by how much, and the cell as
     people name it (``Boris whists on Anna``, ``N–S (МЫ) above``)."""
 
@@ -93,8 +89,7 @@ class ToldWrite:
     text: str
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(msgspec.Struct, frozen=True):
     """A reminder of a rule that the scorer must not miss (on standard error): a deal
     left without its result [Code 4.2.10]."""
 
@@ -102,8 +97,7 @@ class Notice:
     text: str
 
 
-@dataclass(frozen=True)
-class Told:
+class Told(msgspec.Struct, frozen=True):
     """What a recording command did, for the scorer: one shape for every kind of stream."""
 
     kind: str  # the kind of stream: "pulka", "rubber"
@@ -116,7 +110,7 @@ class Told:
     over: bool  # the game has ended or was abandoned
     open_deal: int | None  # a deal played without its result, waiting for its tricks
     notices: tuple[Notice, ...] = ()
-    vulnerable: Mapping[str, bool] = field(default_factory=dict)  # a rubber's sides
+    vulnerable: Mapping[str, bool] = msgspec.field(default_factory=dict)  # a rubber's sides
     cells: CellNames = PLAYER_CELLS  # how a document names the writes' cells
 
 
@@ -329,8 +323,7 @@ def cut_short(state: GameState, line: str) -> None:
     )
 
 
-@dataclass(frozen=True)
-class Begun:
+class Begun(msgspec.Struct, frozen=True):
     """A deal recorded in part before a line: its number, where ``undo`` would begin, the
     last event, and the deal as its line so far."""
 
@@ -365,8 +358,7 @@ def retyped(refused: Refused, before: Begun) -> Refused:
     )
 
 
-@dataclass(frozen=True)
-class Doubt:
+class Doubt(msgspec.Struct, frozen=True):
     """A line whose trick counts, read in its order and in the other order, write two
     different sheets [Code 4.2.1]: a slip of the order cannot be told from what was meant,
     and once the next deal is recorded it is costly to put right [Code 4.2.9]. The deal,

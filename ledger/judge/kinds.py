@@ -16,7 +16,6 @@ in the state, which ``Judging.run`` calls with the kind (mypy checks it once for
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Concatenate, Generic, ParamSpec, Protocol, TypeVar
 
@@ -58,8 +57,7 @@ P = ParamSpec("P")
 Start = GameStarted | RubberStarted
 
 
-@dataclass(frozen=True)
-class Judging(Generic[S]):
+class Judging(msgspec.Struct, Generic[S], frozen=True):
     """One kind of stream on the command side: its read side, and how it is judged."""
 
     kind: kinds.Kind

@@ -55,7 +55,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+import msgspec
 
 from ledger.vocabulary.wording import digits
 from ledger.words.table import RASPASY_WORDS, bid_word, call_word, contract_word, level_word, player_named, \
@@ -76,8 +77,7 @@ FORMS = N_('"Vera 7H w w 8 1 1" (the outcome, the declarer\'s tricks first), "ra
            'or "6S pass pass | 6S | whist pass | 6 3 1" (the tricks from the forehand)')
 
 
-@dataclass
-class TricksReading:
+class TricksReading(msgspec.Struct):
     """How a line gave its tricks: the deal, the seats the counts were read for and the
     counts in the order typed, how they were read (``forehand``, ``declarer``, ``marked``:
     round the table from the declarer's marked count, or ``named``), the seats the other
@@ -87,10 +87,10 @@ class TricksReading:
     took."""
 
     deal: int | None = None
-    seats: list[int] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
+    seats: list[int] = msgspec.field(default_factory=list)
+    counts: list[int] = msgspec.field(default_factory=list)
     order: str = ""
-    other: list[int] = field(default_factory=list)
+    other: list[int] = msgspec.field(default_factory=list)
     words: int = 0
 
 

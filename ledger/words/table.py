@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+import msgspec
+
 from ledger.vocabulary.wording import digits
 from typing import Any
 
@@ -243,8 +244,7 @@ def parse_value(text: str) -> Any:
 PARTS = ("tricks", "contract")  # what ``deal:K.PART`` may name
 
 
-@dataclass(frozen=True)
-class DealPart:
+class DealPart(msgspec.Struct, frozen=True):
     """A record named by its deal, as the scorer sees it on the sheet: ``deal:5`` (the
     change says which record), ``deal:5.tricks``, ``deal:5.contract``."""
 

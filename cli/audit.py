@@ -38,7 +38,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.judge.streams import judge_streams
-from ledger.desks.verify import default_workers, verdicts
+from ledger.desks.verify import WorkerLost, default_workers, verdicts
 from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -257,7 +257,10 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
             done = 0
             for name, count, problem in chains:
                 if problem is None:
-                    problem = next(judged)
+                    try:
+                        problem = next(judged)
+                    except WorkerLost as exc:
+                        raise UserError(str(exc)) from None
                 done += count
                 update(done)
                 if problem is None:

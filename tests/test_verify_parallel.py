@@ -130,3 +130,21 @@ def test_the_pool_is_used_by_default_only_on_a_big_store() -> None:
 def test_jobs_below_one_is_refused_naming_the_option(db: str) -> None:
     result = run(db, "verify", "--jobs", "0")
     assert result.exit_code == 2 and "--jobs" in result.stderr
+
+
+def test_a_worker_that_dies_is_said_and_verify_ends(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed while it judges (here it ends itself on one game) ends verify with
+    exit 1 and a message saying so, never a hang, a traceback or a game said intact."""
+    here = os.getpid()
+    verdict = verify_desk.verdict
+
+    def dying(ledger: object, stream: str) -> ChainProblem | None:
+        if stream == "charlie" and os.getpid() != here:
+            os._exit(9)
+        return verdict(ledger, stream)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verify_desk, "verdict", dying)
+    result = run(db, "verify", "--jobs", "2")
+    assert result.exit_code == 1
+    assert "ended before its time" in result.stderr and "verify --jobs 1" in result.stderr
+    assert "charlie" not in result.stdout

@@ -24,6 +24,8 @@ import gc
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing.util import Finalize
 
@@ -35,6 +37,8 @@ from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.tournament_events import TournamentStarted
+
+_ = language._  # every text a person reads, in the language in effect
 
 
 def judged(ledger: Ledger, stream: str) -> ChainProblem | None:
@@ -78,30 +82,41 @@ def default_workers(events: int) -> int:
     return max(1, min(MOST_WORKERS, cores))
 
 
+class WorkerLost(RuntimeError):
+    """A worker process of ``verdicts`` ended before it said what it was asked (killed,
+    out of memory): nothing is said of the streams it held."""
+
+
 @contextmanager
 def verdicts(ledger: Ledger, address: str, streams: Sequence[str], workers: int = 1) -> Iterator[
         Iterator[ChainProblem | None]]:
     """The ``verdict`` of each of ``streams``, in their order, as they come: in this
     process, or with ``workers`` > 1 (and more than one stream) in a pool of that many
-    processes, each opening the store at ``address`` itself. The pool is ended when the
-    block is left."""
+    processes, each opening the store at ``address`` itself. A worker that ends before
+    its time is ``WorkerLost``. The pool is ended when the block is left."""
     if workers <= 1 or len(streams) < 2:
         yield (verdict(ledger, stream) for stream in streams)
         return
     # Forked, so that a worker starts with the modules this process has imported; it
     # never touches this process's connection, and opens its own.
-    pool = multiprocessing.get_context("fork").Pool(
-        min(workers, len(streams)), initializer=_worker_opens, initargs=(address, language.language()))
+    pool = ProcessPoolExecutor(min(workers, len(streams)), mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_opens, initargs=(address, language.language()))
     try:
         # Streams handed out a few at a time (32 handfuls a worker): a message each cost
         # this process about a millisecond of CPU, a second at 10^6 events.
-        yield pool.imap(_worker_verdict, streams, chunksize=max(1, len(streams) // (32 * workers)))
-        pool.close()
+        yield _told(pool.map(_worker_verdict, streams, chunksize=max(1, len(streams) // (32 * workers))))
     except BaseException:
-        pool.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    finally:
-        pool.join()
+    pool.shutdown(wait=True)
+
+
+def _told(results: Iterator[ChainProblem | None]) -> Iterator[ChainProblem | None]:
+    try:
+        yield from results
+    except BrokenProcessPool:
+        raise WorkerLost(_("a process judging the games for verify ended before its time (killed, or out of "
+                           "memory?); verify --jobs 1 judges them in one process")) from None
 
 
 _worker: Ledger | None = None  # a worker process's own ledger, on its own connection

@@ -94,6 +94,8 @@ bench-merkle: $(STAMP)
 # Peak memory of import, settle, verify, head, export, verify --file and --against on a
 # legal log of 1,873,783 events (200 MB), each command its own process (BENCH_ARGS=--quick
 # for 200,000 events; --db postgresql://... for PostgreSQL; --keep DIR keeps the log).
+# Then verify of a club's store of 1,000,000 events, in its pool and in one process
+# (--only club for that alone; --club-events N for another size; --runs N of each).
 bench-memory: $(STAMP)
 	$(PY) -m compileall -q ledger projections cli
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/memory.py $(BENCH_ARGS)

@@ -24,6 +24,7 @@ from cli.common import (
     progress,
     refusals,
     shown_time,
+    store_address,
     user_time,
     zone_name,
 )
@@ -37,7 +38,7 @@ from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem, compare_head_to, compare_saved, head_token, parse_head
 from ledger.vocabulary.events import EVENT_TYPES
 from ledger.judge.streams import judge_streams
-from ledger.desks.verify import verdict
+from ledger.desks.verify import WorkerLost, default_workers, verdicts
 from ledger.vocabulary.logfile import NotAsExported, check_export, checked_export, export_problem, game_of, split_streams
 from ledger.vocabulary.refusal import excerpt
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -220,9 +221,12 @@ def _verify_export(file: str) -> None:
               help="Trust only checkpoints and signatures by these public keys (NAME.pub, or its text; again for more).")
 @click.option("--checkpoint", "published", multiple=True, metavar="FILE",
               help="Also check a published checkpoint (a file) against the store.")
+@click.option("--jobs", type=click.IntRange(1), metavar="N",
+              help="Judge the games in N processes (default: up to 2, the machine's cores, on a store of "
+                   "50,000 events or more; 1: in this one).")
 @db_option
 def verify(game: str | None, file: str | None, against: str | None, keys: tuple[str, ...],
-           published: tuple[str, ...], db: str | None) -> None:
+           published: tuple[str, ...], jobs: int | None, db: str | None) -> None:
     """Check the hash chain of one game or of every game, and judge every stored event
     again as import would; exit 1 naming the first bad event. With --file, check an
     export against its digests and judge every event; with --against, compare the game
@@ -240,13 +244,23 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
             chains = [Verified(game, count, None)]
         else:
             chains = ledger.store.found_streams()
-        failed = []
-        # Each stream read once: its chain checked, then every event judged again.
-        with progress(_("verifying"), sum(v.events for v in chains)) as update:
+        total = sum(v.events for v in chains)
+        failed: list[str] = []
+        # Each stream read once: its chain checked, then every event judged again (in a
+        # pool of processes for a big store, while this one computes the club log's tree).
+        unchecked = [name for name, _count, problem in chains if problem is None]
+        from cli.proofs import history_findings, told_history
+
+        with progress(_("verifying"), total) as update, verdicts(
+                ledger, store_address(db), unchecked, default_workers(total) if jobs is None else jobs) as judged:
+            history = (history_findings(ledger, keys, published) if game is None or keys or published else None)
             done = 0
             for name, count, problem in chains:
                 if problem is None:
-                    problem = verdict(ledger, name)
+                    try:
+                        problem = next(judged)
+                    except WorkerLost as exc:
+                        raise UserError(str(exc)) from None
                 done += count
                 update(done)
                 if problem is None:
@@ -255,10 +269,8 @@ def verify(game: str | None, file: str | None, against: str | None, keys: tuple[
                     failed.append(name)
                     click.echo(_("{game}: TAMPERED: {problem}").format(game=name, problem=problem))
         unverified: list[str] = []
-        if game is None or keys or published:
-            from cli.proofs import check_history
-
-            tampered, unverified = check_history(ledger, keys, published)
+        if history is not None:
+            tampered, unverified = told_history(history)
             failed += tampered
         if failed:
             raise UserError(_("{games}: tampered (the first bad event of each is named above)").format(

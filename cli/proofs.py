@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from ledger.vocabulary.wording import digits
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from pathlib import Path
 
 import click
@@ -28,6 +28,9 @@ from ledger.proofs.key_files import KeyFileError, note_file, private_key, public
 from ledger.vocabulary import language
 from ledger.vocabulary.notes import COSIGNATURE_V1, ED25519, Note, NoteError, Signer, Verifier, check_key_name
 from ledger.vocabulary.trust import Trust, TrustError, TrustedWitness, parse_trust
+
+if TYPE_CHECKING:
+    from ledger.proofs.audit import Findings
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -230,16 +233,20 @@ def _checkpoint_note(attest: Attestations, text: str) -> Note:
     return read_note(text)
 
 
-def check_history(ledger: Ledger, keys: Sequence[str], published: Sequence[str]) -> tuple[list[str], list[str]]:
-    """What ``pulka verify`` adds for the club log: every stored checkpoint (and each
-    published one given) against the tree computed anew from every row, forks, every
-    signature (by the keys given, when given), the tree's cache. Prints what it finds;
-    returns (what was found tampered, what is not signed by a key given)."""
+def history_findings(ledger: Ledger, keys: Sequence[str], published: Sequence[str]) -> Findings:
+    """What ``pulka verify`` adds for the club log (``audit_log``): every stored
+    checkpoint (and each published one given) against the tree computed anew from every
+    row, forks, every signature (by the keys given, when given), the tree's cache."""
     from ledger.proofs.audit import audit_log
 
     trusted = [read_verifier(k) for k in keys]
     notes = [read_note(p) for p in published]
-    found = audit_log(Attestations(ledger.store, ledger.clock), trusted, notes)
+    return audit_log(Attestations(ledger.store, ledger.clock), trusted, notes)
+
+
+def told_history(found: Findings) -> tuple[list[str], list[str]]:
+    """Print what ``history_findings`` found; return (what was found tampered, what is
+    not signed by a key given)."""
     for line in found.report:
         click.echo(line)
     for problem in found.problems:

@@ -44,7 +44,7 @@ from ledger.views.archive import Views
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import Refused
-from projections.drawing.svg import SMALL
+from projections.drawing.sheet_layout import SMALL
 from web.action_texts import ACTION_TEXTS
 from web.club_tls import DER_TYPE, PATH as CLUB_CERTIFICATE, fingerprint
 from web.auth import ANYONE, FILE, PAGE, READ, rule

@@ -63,9 +63,7 @@ TARPIT = 1.0  # seconds a refused request waits for its answer, at most
 class Bounds:
     """The bounds of one client address (``pulka serve`` options)."""
 
-    # worker seconds an address may take per second (at 0.1, one hostile address slowed the
-    # writers' p99 1.36 to 1.75 times on PostgreSQL; at 0.05, 1.34: issue 29)
-    rate: float = 0.05
+    rate: float = 0.1  # worker seconds an address may take per second
     burst: float = 0.5  # worker seconds it may save up: a few reads of the sheet at points at once
     cost: float = 0.002  # seconds each request costs besides its worker time (the event loop's work)
     at_once: int = 4  # requests of one address served at once

@@ -144,7 +144,7 @@ TLS_NAME = click.option("--tls-name", metavar="NAME", multiple=True,
                                       "(Python's default is 0.005): short, so that a write back from the store "
                                       "does not wait behind a long read.")
 @click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
-              help="Seconds of work a second one anonymous client address may take (default 0.05).")
+              help="Seconds of work a second one anonymous client address may take (default 0.1).")
 @click.option("--streams", type=click.IntRange(1, 1_000_000), metavar="N",
               help="Live pages open at once in all, at most (default 1000, and below the file limit).")
 @click.option("--streams-per-address", type=click.IntRange(1, 10_000), metavar="N",

@@ -145,24 +145,9 @@ def hanging(tokens: list[EntryToken]) -> float:
 
 def wrap(tokens: list[EntryToken], widths: list[float], indent: float = 0.0) -> list[list[EntryToken]] | None:
     """Greedy lines of at most ``widths[j]`` each, every line after the first ``indent``
-    in from its start; None if a token fits on no line or the lines run out."""
-    lines: list[list[EntryToken]] = [[]]
-    used = 0.0
-    for t in tokens:
-        while True:
-            j = len(lines) - 1
-            if j >= len(widths):
-                return None
-            need = t.width + (GAP if lines[-1] else 0)
-            if used + need <= widths[j] - (indent if j else 0.0):
-                lines[-1].append(t)
-                used += need
-                break
-            if not lines[-1]:
-                return None  # does not fit even an empty line
-            lines.append([])
-            used = 0.0
-    return lines
+    in from its start; None if a token fits on no line or the lines run out (``wrap_on``
+    with no room past the last width)."""
+    return wrap_on(tokens, lambda j: widths[j] if j < len(widths) else -math.inf, indent)
 
 
 @dataclass

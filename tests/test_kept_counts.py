@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
@@ -58,18 +59,25 @@ def counted_again(ledger: Ledger, views: Views, name: str) -> Described:
     return described(player_stats(rows, aliases, name, reads.pulkas_with_events(ledger, mine(rows, aliases, name))))
 
 
-def kept_stats(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Stats | None:
-    """The statistics the kept counts add up to; unless ``reads_events``, without a
-    pulka's events read."""
+@contextmanager
+def events_unread(ledger: Ledger, reads_events: bool) -> Iterator[None]:
+    """Unless ``reads_events``, a read of any pulka's events fails the test."""
     sound = ledger.sound
     if not reads_events:
         def refused(game: str) -> Any:
             raise AssertionError(f"the events of {game} were read")
         ledger.sound = refused  # type: ignore[method-assign]
     try:
-        return reads.player_statistics(ledger, views, views.rows(), views.aliases(), name)
+        yield
     finally:
         ledger.sound = sound  # type: ignore[method-assign]
+
+
+def kept_stats(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Stats | None:
+    """The statistics the kept counts add up to; unless ``reads_events``, without a
+    pulka's events read."""
+    with events_unread(ledger, reads_events):
+        return reads.player_statistics(ledger, views, views.rows(), views.aliases(), name)
 
 
 def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> Described:
@@ -79,15 +87,8 @@ def kept(ledger: Ledger, views: Views, name: str, reads_events: bool = False) ->
 def totalled(ledger: Ledger, views: Views, name: str, reads_events: bool = False) -> dict[str, Any] | None:
     """The numbers the kept totals add up to (``player_totals``, the player's page); unless
     ``reads_events``, without a pulka's events read."""
-    sound = ledger.sound
-    if not reads_events:
-        def refused(game: str) -> Any:
-            raise AssertionError(f"the events of {game} were read")
-        ledger.sound = refused  # type: ignore[method-assign]
-    try:
+    with events_unread(ledger, reads_events):
         found = reads.player_totals(ledger, views, views.rows(), views.aliases(), name)
-    finally:
-        ledger.sound = sound  # type: ignore[method-assign]
     if found is None:
         return None
     assert reads_events or all(not tally.refs for number, tally in found.numbers.items()

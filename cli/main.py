@@ -23,7 +23,9 @@ def resting_collector() -> Iterator[None]:
     """The garbage collector off while a command's modules load: they make tens of
     thousands of objects that live as long as the process and no garbage, and the
     collector's passes over them were about 4 ms of a ``pulka deal`` (bench/bench.py's
-    start-up figure). It works again once they are loaded, as it was before."""
+    start-up figure). It works again once they are loaded, as it was before. The twin of
+    ``ledger.store.collector.bulk``, kept here: this runs before ``cli.installed`` has
+    checked that ``ledger`` is pulka's own, so it imports nothing of ``ledger``."""
     enabled = gc.isenabled()
     gc.disable()
     try:

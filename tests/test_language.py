@@ -107,19 +107,22 @@ def test_every_text_is_in_the_template_and_translated(tmp_path: Path) -> None:
     assert {m.id for m in russian if m.id} == {m.id for m in template if m.id}
 
 
+def russian_messages() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Each message of the Russian catalogue: its English forms and their translations
+    (one each, or a plural's several)."""
+    with (LOCALE / "ru" / "LC_MESSAGES" / "pulka.po").open("rb") as f:
+        russian = read_po(f)
+    return [(m.id if isinstance(m.id, tuple) else (m.id,), m.string if isinstance(m.string, tuple) else (m.string,))
+            for m in russian if m.id]
+
+
 def test_every_translation_puts_in_only_the_values_its_message_has() -> None:
     """A translation that names a value its English message does not have would fail
     where it is shown (``str.format`` finds no such value): each Russian text's
     placeholders are among its message's."""
-    with (LOCALE / "ru" / "LC_MESSAGES" / "pulka.po").open("rb") as f:
-        russian = read_po(f)
     names = re.compile(r"\{(\w*)[^{}]*\}")
     wrong = []
-    for m in russian:
-        if not m.id:
-            continue
-        ids = m.id if isinstance(m.id, tuple) else (m.id,)
-        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+    for ids, strings in russian_messages():
         allowed = {n for i in ids for n in names.findall(i)}
         wrong += [(ids[0], s) for s in strings if not set(names.findall(s)) <= allowed]
     assert wrong == []
@@ -129,15 +132,9 @@ def test_every_translation_cites_the_rules_its_message_cites() -> None:
     """A rule cited in English (``[Code 4.2.15]``) is cited in Russian (``[Кодекс
     4.2.15]``), whole, the same rules, brackets closed: a slip such as ``[К[Кодекс
     4.2.15]`` stood on the scorer's page."""
-    with (LOCALE / "ru" / "LC_MESSAGES" / "pulka.po").open("rb") as f:
-        russian = read_po(f)
     cited = re.compile(r"\[Code ([\d.]+(?:, [\d.]+)*)\]")
     wrong = []
-    for m in russian:
-        if not m.id:
-            continue
-        ids = m.id if isinstance(m.id, tuple) else (m.id,)
-        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+    for ids, strings in russian_messages():
         rules = sorted(cited.findall(ids[0]))
         wrong += [(ids[0], s) for s in strings
                   if sorted(re.findall(r"\[Кодекс ([\d.]+(?:, [\d.]+)*)\]", s)) != rules

@@ -29,7 +29,7 @@ import serving
 from serving import Served
 from test_web_pages import TEN, Club, enter, outbox, own_errors, served_club, text_of, version, wait
 from ledger.vocabulary.times import parse_time
-from web.app import CSP
+from web.middleware import CSP
 
 try:
     from selenium.webdriver.remote.webdriver import WebDriver

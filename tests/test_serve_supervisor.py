@@ -1,5 +1,5 @@
 """``pulka serve --workers 2``: the supervisor's death (``kill -9``, which it cannot pass
-on) stops its workers (``web.serve.outlived``), and the port is free again: no orphaned
+on) stops its workers (``web.process.outlived``), and the port is free again: no orphaned
 worker keeps serving."""
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def test_a_served_process_starts_with_its_drawings_imported_and_its_start_up_out
     """What the first reader of a drawing would import is imported before any request, and
     what start-up made is frozen: a full collection while scoring (which stops every
     thread, writes in flight too) does not scan it again and again."""
-    from web.serve import WARM
+    from web.process import WARM
 
     code = ("import sys, gc; from web.serve import Options, app_from_settings, settings_of; "
             f"app_from_settings(settings_of({str(tmp_path / 'club.db')!r}, Options())); "

@@ -5,9 +5,12 @@ Each route says who may use it and what it is (``auth.rule``). Those anyone may 
 without signing in — the reads, the pages, the event streams, the files — are bounded
 per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
-- **a pool of their own**: their work runs on the service's readers' pool (``POOL``),
-  a few threads apart from the writers', its queue bounded (a full queue is answered
-  503 with ``Retry-After``): a table's write never waits in a queue behind them;
+- **a process of their own**: with a reader process (``web.reader``, ``pulka serve``'s
+  default), a read or a page asked without a session is made there, and charged the
+  time it took there; else, and for the others, their work runs on the service's
+  readers' pool (``POOL``), a few threads apart from the writers', its queue bounded (a
+  full queue is answered 503 with ``Retry-After``): a table's write never waits in a
+  queue behind them;
 - **a budget of work**: each request costs the time it held a reader thread (the
   service's ``run`` measures it: ``CHARGED``; the elapsed time, not the thread's CPU,
   so that a read is charged its waits on the store and on the interpreter's lock too:
@@ -43,6 +46,7 @@ import asyncio
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -50,6 +54,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ledger.vocabulary import language
 from web.api_common import json
 from web.auth import ANYONE, FILE, PAGE, READ, STREAM, Rule, rule_of
+from web.reader import Reader, forwarded_here
 from web.service import CHARGED, ON_LIVE, ON_READERS, POOL
 
 _ = language._  # every text a person reads, in the request's language
@@ -173,6 +178,7 @@ BOUNDED = {READ, PAGE, STREAM, FILE}
 # first state on the live feed's, as its later ones (one document per version, made for
 # every follower at once: a thousand spectators opening their pages are not a thousand
 # reads in the readers' queue).
+FORWARDED = {READ, PAGE}  # the kinds of route a reader process makes (``web.reader``)
 POOLS = {READ: ON_READERS, PAGE: ON_READERS, STREAM: ON_LIVE, FILE: ON_READERS}
 
 
@@ -180,24 +186,30 @@ class Bounded:
     """The middleware that keeps every address within ``Limits`` on the routes anyone
     may use."""
 
-    def __init__(self, app: ASGIApp, limits: Limits, routes: list[BaseRoute], tarpit: float = TARPIT) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits, routes: list[BaseRoute], tarpit: float = TARPIT,
+                 reader: Reader | None = None) -> None:
         self.app = app
         self.limits = limits
         self.routes = routes
         self.tarpit = tarpit
+        self.reader = reader  # the process that makes what anyone may read (``web.reader``), if any
 
-    def rule(self, scope: Scope) -> Rule | None:
+    def rule(self, scope: Scope) -> tuple[Rule | None, Any]:
+        """The request's rule, and its route's endpoint."""
         for route in self.routes:
             match, _child = route.matches(scope)
             if match == Match.FULL:
-                return Rule(ANYONE, FILE) if isinstance(route, Mount) else rule_of(getattr(route, "endpoint", None))
-        return None
+                if isinstance(route, Mount):
+                    return Rule(ANYONE, FILE), None
+                endpoint = getattr(route, "endpoint", None)
+                return rule_of(endpoint), endpoint
+        return None, None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        found = self.rule(scope)
+        found, endpoint = self.rule(scope)
         if found is None or found.who != ANYONE or found.kind not in BOUNDED:
             await self.app(scope, receive, send)
             return
@@ -217,11 +229,25 @@ class Bounded:
         charged = [0.0]
         token, pool = CHARGED.set(charged), POOL.set(POOLS[found.kind])
         try:
-            await self.app(scope, receive, send)
+            if not (found.kind in FORWARDED and await self.forwarded(scope, send, endpoint, charged)):
+                await self.app(scope, receive, send)
         finally:
             POOL.reset(pool)
             CHARGED.reset(token)
             self.limits.done(address, stream, charged[0], time.monotonic())
+
+
+    async def forwarded(self, scope: Scope, send: Send, endpoint: Any, charged: list[float]) -> bool:
+        """The request answered by the reader process (True; charged the time it took
+        of the reader's pool), or left to this one (False): no reader, a request with a session, a
+        route this process answers itself, a reader not up."""
+        if self.reader is None or not forwarded_here(scope) or getattr(endpoint, "in_process", False):
+            return False
+        took = await self.reader.forward(scope, send)
+        if took is None:
+            return False
+        charged[0] += took
+        return True
 
 
 def bounds_said(limits: Limits, files: int) -> str:

@@ -27,17 +27,12 @@ page makes them (``web.account_desk``).
 from __future__ import annotations
 
 import dataclasses
-import gc
 import getpass
-import importlib
 import json
 import logging
 import os
 import secrets
-import signal
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,6 +44,7 @@ import click
 from ledger.store.backend import store_label, is_postgres_url
 from ledger.vocabulary import language
 from web import reach
+from web.process import SWITCH_INTERVAL, outlived, settle_heap
 
 if TYPE_CHECKING:
     from ledger.store.event_store import StoreError
@@ -63,12 +59,6 @@ def served_store(db: str | None) -> str:
     return db or os.environ.get("PULKA_DB") or "pulka.db"
 
 
-# How long a thread holds the interpreter's lock while another waits for it. The writers
-# spend most of a write waiting on the store, with the lock let go; each time they come
-# back they wait for a thread that holds it, up to this long. At Python's default (5 ms) a
-# write of eight round trips to PostgreSQL waited up to 40 ms more behind one anonymous
-# reader drawing sheets (bench/serve.py --hostile); at 0.5 ms, 4 ms.
-SWITCH_INTERVAL = 0.0005
 
 
 @dataclass
@@ -89,6 +79,7 @@ class Options:
     readers: int = 2
     read_queue: int = 16
     switch_interval: float = SWITCH_INTERVAL
+    read_process: bool = True  # what anyone may read made by a process of its own (web.reader)
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
     club_tls: bool = False  # certificates of the club's own certificate authority (web.club_tls)
     tls_name: tuple[str, ...] = ()  # more names they are for (a club's local DNS name)
@@ -143,6 +134,8 @@ TLS_NAME = click.option("--tls-name", metavar="NAME", multiple=True,
               metavar="SECONDS", help="How long a thread may hold the interpreter while another waits for it "
                                       "(Python's default is 0.005): short, so that a write back from the store "
                                       "does not wait behind a long read.")
+@click.option("--read-process/--no-read-process", default=True, show_default=True, help="Make what anyone may read "
+              "(sheets, pages) in a process of its own beside each service process: no reader slows a write.")
 @click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
               help="Seconds of work a second one anonymous client address may take (default 0.1).")
 @click.option("--streams", type=click.IntRange(1, 1_000_000), metavar="N",
@@ -181,6 +174,7 @@ def settings_of(address: str, options: Options, read_only: str | None = None) ->
             "public_url": options.public_url, "network_url": network, "threads": options.threads,
             "bounds": options.bounds, "kept_games": options.kept_games, "read_only": read_only,
             "readers": options.readers, "read_queue": options.read_queue, "switch_interval": options.switch_interval,
+            "read_process": options.read_process,
             **({"club_ca": options.club_ca, "hsts_max_age": club_hsts()} if options.club_ca else {})}
 
 
@@ -227,7 +221,6 @@ def session_secret(address: str, read_only: str | None) -> str:
         accounts.close()
 
 
-
 def app_from_settings(settings: dict[str, Any]) -> Any:
     from web.app import Settings, create_app
     from web.limits import Bounds
@@ -239,52 +232,11 @@ def app_from_settings(settings: dict[str, Any]) -> Any:
     return app
 
 
-# What a page or a drawing imports when it is first asked for (the drawn sheet, the club's
-# and a player's pages, their QR codes and statistics' names), imported at start-up: else
-# the first anonymous reader of a drawing makes every write in flight wait behind the
-# import (26–30 ms at the start of a hostile run, issue 29).
-WARM = ("projections.drawing.svg", "projections.drawing.page", "projections.drawing.player",
-        "projections.drawing.qr", "projections.stat_names")
-
-
-def settle_heap() -> None:
-    """The modules of ``WARM`` imported; then all that start-up made (modules, classes,
-    functions, the application: kept for the process's life) moved out of the cyclic
-    collector's reach (``gc.freeze``), so that each full collection while the club
-    scores scans only what the evening made. A full collection stops every thread, and
-    under a hostile reader's load it was the slowest of the writers' deals (45–64 ms in
-    a pause; start-up's 50,000 objects were 7 ms of each)."""
-    for name in WARM:
-        importlib.import_module(name)
-    gc.collect()
-    gc.freeze()
-
-
 def app_from_env() -> Any:
     """The application of one worker process (``--workers``), from its settings; the
     process ends when its supervisor does (``outlived``)."""
     outlived(os.getppid())
     return app_from_settings(json.loads(os.environ[SETTINGS_ENV]))
-
-
-PARENT_LOOK = 0.5  # seconds between a worker's looks at whether its supervisor is alive
-
-
-def outlived(parent: int) -> threading.Thread:
-    """Watch the supervisor ``parent`` of this worker process: once it is gone (killed,
-    even by SIGKILL, which it cannot pass on), the worker is reparented, and it stops
-    as on a SIGTERM (its requests finished, its connections closed), so that no
-    orphaned worker keeps serving and keeps the port."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_LOOK)  # a look at the parent, not a timing anything relies on
-        logging.getLogger("pulka.serve").warning("the supervisor (process %s) is gone: this worker stops", parent)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    watcher = threading.Thread(target=watch, name="pulka-parent", daemon=True)
-    watcher.start()
-    return watcher
 
 
 def run_service(address: str, options: Options, banner: list[str] | None = None,

@@ -1,0 +1,159 @@
+"""What anyone may read is made by a process of its own (``web.reader``, issues 29 and 30):
+the service process admits an anonymous read and forwards it to its reader, whose answer
+is byte for byte the one the service would have made, with the service's headers once,
+charged to the address's budget; the club's signed-in people, the live feed, the files
+and the health are answered by the service itself; a reader that ends is replaced while
+the service answers in its place, and a reader never outlives its service."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from tests.serving import PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token
+from web.limits import Bounds
+
+WAIT = 60.0  # seconds a condition may take to hold (a reader's start on a loaded machine), at most
+DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 2 5 3", "6S pass pass | 6S | whist whist | 6 2 2"]
+# Reads and pages anyone may ask for: at points in time, and the club's pages
+READS = ["/api/games/t1/sheet.svg?at=3", "/api/games/t1/sheet.svg?at=9", "/api/games/t1/settlement?at=5",
+         "/api/games/t1/deals?at=9", "/api/games/t1/sheet", "/api/games/t1/deals", "/club", "/watch/t1",
+         "/api/games/t1/sheet.svg?at=9&lang=ru", "/club?lang=ru", "/api/games/nothing/sheet"]
+FREE = Bounds(rate=1000, burst=1000, at_once=100)  # the budget is not what most tests here look at
+
+
+def until(condition: Any) -> None:
+    """Return once ``condition()`` holds, a poll bounded by ``WAIT``."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+def recorded(c: TestClient) -> None:
+    """A pulka of three deals, made by a director and a table's phone."""
+    account(str(c.app.state.service.db), "dora", "director", PASSWORD)  # type: ignore[attr-defined]
+    director = sign_in(c, "dora")
+    new_game(c, director)
+    phone = bearer(table_token(c, director))
+    for n, line in enumerate(DEALS):
+        version = c.get("/api/games/t1").json()["version"]
+        r = c.post("/api/games/t1/deal", json={"id": f"phone-{n:04d}", "version": version, "line": line},
+                   headers=phone)
+        assert r.status_code == 201, r.text
+
+
+def answers(c: TestClient, paths: list[str]) -> list[tuple[int, str, bytes]]:
+    found = []
+    for path in paths:
+        r = c.get(path)
+        found.append((r.status_code, r.headers.get("content-type", ""), r.content))
+    return found
+
+
+def test_an_anonymous_read_is_the_readers_and_the_same_as_the_services(store_url: str) -> None:
+    with client(store_url, read_process=True, bounds=FREE) as c:
+        reader = c.app.state.reader  # type: ignore[attr-defined]
+        recorded(c)
+        c.cookies.clear()  # anonymous from here
+        until(lambda: reader.ready)
+        anonymous = answers(c, READS)
+        assert reader.forwarded == len(READS)
+        assert [status for status, _, _ in anonymous] == [200] * (len(READS) - 1) + [422]  # no such game: said
+        sign_in(c, "dora")  # a session: answered by the service itself
+        assert answers(c, READS) == anonymous
+        assert reader.forwarded == len(READS)
+
+
+def test_a_forwarded_answer_has_the_services_headers_once_and_is_charged(tmp_path: Path) -> None:
+    with client(str(tmp_path / "club.db"), read_process=True, https=True,
+                bounds=Bounds(rate=0.001, burst=50, at_once=100)) as c:
+        c.base_url = "https://testserver"  # type: ignore[assignment]  # its cookie is Secure
+        reader = c.app.state.reader  # type: ignore[attr-defined]
+        recorded(c)
+        c.cookies.clear()
+        until(lambda: reader.ready)
+        limits = c.app.state.limits  # type: ignore[attr-defined]
+        before = limits.clients["testclient"].budget
+        r = c.get("/api/games/t1/sheet.svg?at=9")
+        assert r.status_code == 200 and reader.forwarded == 1
+        # the reader's time charged, not the request's fee alone (a refill of a millisecond a second aside)
+        assert before - limits.clients["testclient"].budget > Bounds().cost + 0.0005
+        names = [name.lower() for name, _ in r.headers.multi_items()]
+        for name in ("content-security-policy", "strict-transport-security", "x-frame-options", "content-type",
+                     "content-length"):
+            assert names.count(name) == 1, (name, names)
+        assert not {"date", "server", "x-pulka-charged"} & set(names)  # the reader's own: never sent on
+
+
+def test_what_the_service_answers_itself(tmp_path: Path) -> None:
+    with client(str(tmp_path / "club.db"), read_process=True, bounds=FREE) as c:
+        reader = c.app.state.reader  # type: ignore[attr-defined]
+        recorded(c)
+        c.cookies.clear()
+        until(lambda: reader.ready)
+        assert c.get("/api/health").status_code == 200  # what only the service knows: its live feed
+        assert c.get("/static/score.js").status_code == 200  # its files
+        assert c.post("/api/session", json={"name": "dora", "password": "wrong password!"}).status_code != 200
+        with c.stream("GET", "/api/games/t1/events") as events:  # its live feed
+            assert events.status_code == 200
+        assert reader.forwarded == 0
+        assert c.get("/api/games/t1/sheet").status_code == 200 and reader.forwarded == 1
+
+
+def test_a_reader_that_ends_is_replaced_and_the_service_answers_meanwhile(tmp_path: Path) -> None:
+    with client(str(tmp_path / "club.db"), read_process=True, bounds=FREE) as c:
+        reader = c.app.state.reader  # type: ignore[attr-defined]
+        recorded(c)
+        c.cookies.clear()
+        until(lambda: reader.ready)
+        first = reader.pid
+        expected = c.get("/api/games/t1/sheet.svg?at=9").content
+        os.kill(first, signal.SIGKILL)
+        until(lambda: not reader.ready or reader.pid != first)
+        r = c.get("/api/games/t1/sheet.svg?at=9")  # answered by the service itself, or by the new reader
+        assert r.status_code == 200 and r.content == expected
+        until(lambda: reader.ready and reader.pid != first)
+        before = reader.forwarded
+        assert c.get("/api/games/t1/sheet.svg?at=9").content == expected
+        assert reader.forwarded == before + 1 and reader.started == 2
+
+
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(p) for p in text]
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    account(db, "dora", "director", PASSWORD)
+    served = Served(db, tmp_path / "serve.log")
+    try:
+        http, _director, token = started(served)
+        assert http.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEALS[0]},
+                         headers=bearer(token)).status_code == 201
+        until(lambda: "makes what anyone may read" in (tmp_path / "serve.log").read_text())
+        [reader] = children(served.proc.pid)
+        anonymous = served.http()
+        assert anonymous.get("/api/games/t1/sheet.svg?at=5").status_code == 200
+        assert anonymous.get("/club").status_code == 200
+        served.kill()  # SIGKILL: the service cannot tell its reader
+        until(lambda: not alive(reader))
+    finally:
+        served.stop()

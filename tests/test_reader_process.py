@@ -124,6 +124,22 @@ def test_a_reader_that_ends_is_replaced_and_the_service_answers_meanwhile(tmp_pa
         assert reader.forwarded == before + 1 and reader.started == 2
 
 
+def test_a_stuck_reader_is_started_again_and_the_service_answers_meanwhile(tmp_path: Path) -> None:
+    with client(str(tmp_path / "club.db"), read_process=True, bounds=FREE) as c:
+        reader = c.app.state.reader  # type: ignore[attr-defined]
+        recorded(c)
+        c.cookies.clear()
+        until(lambda: reader.ready)
+        first, expected = reader.pid, c.get("/api/games/t1/settlement?at=5").content
+        reader.timeout = 1.0  # the test's patience, not a timing it measures
+        os.kill(first, signal.SIGSTOP)  # stuck: it takes the request and never answers
+        r = c.get("/api/games/t1/settlement?at=5")
+        assert r.status_code == 200 and r.content == expected  # answered by the service itself
+        until(lambda: reader.ready and reader.pid != first)
+        assert not alive(first)
+        assert c.get("/api/games/t1/settlement?at=5").content == expected and reader.forwarded == 2
+
+
 def children(pid: int) -> list[int]:
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():

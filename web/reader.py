@@ -60,7 +60,9 @@ CHARGED_HEADER = b"x-pulka-charged"
 OWN = frozenset({b"date", b"server", CHARGED_HEADER})  # the reader's own: never sent on
 RESTARTS = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # seconds before the reader is started again, in turn
 STEADY = 60.0  # seconds a reader served for its restarts to count from the first wait again
-TIMEOUT = 30.0  # seconds the service waits for the reader's answer before answering itself
+# Seconds the service waits for the reader's answer before answering itself (and starting
+# the reader again: one that does not answer for so long is stuck).
+TIMEOUT = 30.0
 
 
 class Reader:
@@ -74,6 +76,7 @@ class Reader:
         self.pid: int | None = None
         self.started = 0  # readers started so far: 1, then one more each time one ended
         self.forwarded = 0  # requests the reader answered
+        self.timeout = TIMEOUT
         self._folder: Path | None = None
         self._socket: socket.socket | None = None
         self._client: httpx.AsyncClient | None = None
@@ -173,7 +176,8 @@ class Reader:
         if scope.get("query_string"):
             target += b"?" + scope["query_string"]
         try:
-            request = self._client.build_request(scope["method"], target.decode("latin-1"), headers=headers)
+            request = self._client.build_request(scope["method"], target.decode("latin-1"), headers=headers,
+                                                 timeout=self.timeout)
             answer = await self._client.send(request, stream=True)
             try:
                 body = b"".join([chunk async for chunk in answer.aiter_raw()])
@@ -181,6 +185,8 @@ class Reader:
                 await answer.aclose()
         except httpx.HTTPError as exc:
             log.warning("the reader process did not answer (%s): the service answers itself", type(exc).__name__)
+            if isinstance(exc, httpx.ReadTimeout) and self._process is not None and self._process.returncode is None:
+                self._process.kill()  # a reader stuck for TIMEOUT seconds is started again
             return None
         kept = [(k, v) for k, v in answer.headers.raw if k.lower() not in HOP and k.lower() not in OWN]
         await send({"type": "http.response.start", "status": answer.status_code, "headers": kept})

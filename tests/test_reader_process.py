@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,20 @@ def recorded(c: TestClient) -> None:
         assert r.status_code == 201, r.text
 
 
+@contextmanager
+def anonymous(db: str, **settings: Any) -> Iterator[tuple[TestClient, Any]]:
+    """A service with its reader up, on a pulka of three deals (``recorded``), its client
+    signed out; and its reader (``web.reader.Reader``)."""
+    with client(db, read_process=True, **{"bounds": FREE, **settings}) as c:
+        if settings.get("https"):
+            c.base_url = "https://testserver"  # type: ignore[assignment]  # its cookie is Secure
+        reader = c.app.state.reader  # type: ignore[attr-defined]
+        recorded(c)
+        c.cookies.clear()  # anonymous from here
+        until(lambda: reader.ready)
+        yield c, reader
+
+
 def answers(c: TestClient, paths: list[str]) -> list[tuple[int, str, bytes]]:
     found = []
     for path in paths:
@@ -57,27 +73,18 @@ def answers(c: TestClient, paths: list[str]) -> list[tuple[int, str, bytes]]:
 
 
 def test_an_anonymous_read_is_the_readers_and_the_same_as_the_services(store_url: str) -> None:
-    with client(store_url, read_process=True, bounds=FREE) as c:
-        reader = c.app.state.reader  # type: ignore[attr-defined]
-        recorded(c)
-        c.cookies.clear()  # anonymous from here
-        until(lambda: reader.ready)
-        anonymous = answers(c, READS)
+    with anonymous(store_url) as (c, reader):
+        made = answers(c, READS)
         assert reader.forwarded == len(READS)
-        assert [status for status, _, _ in anonymous] == [200] * (len(READS) - 1) + [422]  # no such game: said
+        assert [status for status, _, _ in made] == [200] * (len(READS) - 1) + [422]  # no such game: said
         sign_in(c, "dora")  # a session: answered by the service itself
-        assert answers(c, READS) == anonymous
+        assert answers(c, READS) == made
         assert reader.forwarded == len(READS)
 
 
 def test_a_forwarded_answer_has_the_services_headers_once_and_is_charged(tmp_path: Path) -> None:
-    with client(str(tmp_path / "club.db"), read_process=True, https=True,
-                bounds=Bounds(rate=0.001, burst=50, at_once=100)) as c:
-        c.base_url = "https://testserver"  # type: ignore[assignment]  # its cookie is Secure
-        reader = c.app.state.reader  # type: ignore[attr-defined]
-        recorded(c)
-        c.cookies.clear()
-        until(lambda: reader.ready)
+    bounds = Bounds(rate=0.001, burst=50, at_once=100)
+    with anonymous(str(tmp_path / "club.db"), https=True, bounds=bounds) as (c, reader):
         limits = c.app.state.limits  # type: ignore[attr-defined]
         before = limits.clients["testclient"].budget
         r = c.get("/api/games/t1/sheet.svg?at=9")
@@ -92,11 +99,7 @@ def test_a_forwarded_answer_has_the_services_headers_once_and_is_charged(tmp_pat
 
 
 def test_what_the_service_answers_itself(tmp_path: Path) -> None:
-    with client(str(tmp_path / "club.db"), read_process=True, bounds=FREE) as c:
-        reader = c.app.state.reader  # type: ignore[attr-defined]
-        recorded(c)
-        c.cookies.clear()
-        until(lambda: reader.ready)
+    with anonymous(str(tmp_path / "club.db")) as (c, reader):
         assert c.get("/api/health").status_code == 200  # what only the service knows: its live feed
         assert c.get("/static/score.js").status_code == 200  # its files
         assert c.post("/api/session", json={"name": "dora", "password": "wrong password!"}).status_code != 200
@@ -107,11 +110,7 @@ def test_what_the_service_answers_itself(tmp_path: Path) -> None:
 
 
 def test_a_reader_that_ends_is_replaced_and_the_service_answers_meanwhile(tmp_path: Path) -> None:
-    with client(str(tmp_path / "club.db"), read_process=True, bounds=FREE) as c:
-        reader = c.app.state.reader  # type: ignore[attr-defined]
-        recorded(c)
-        c.cookies.clear()
-        until(lambda: reader.ready)
+    with anonymous(str(tmp_path / "club.db")) as (c, reader):
         first = reader.pid
         expected = c.get("/api/games/t1/sheet.svg?at=9").content
         os.kill(first, signal.SIGKILL)
@@ -125,11 +124,7 @@ def test_a_reader_that_ends_is_replaced_and_the_service_answers_meanwhile(tmp_pa
 
 
 def test_a_stuck_reader_is_started_again_and_the_service_answers_meanwhile(tmp_path: Path) -> None:
-    with client(str(tmp_path / "club.db"), read_process=True, bounds=FREE) as c:
-        reader = c.app.state.reader  # type: ignore[attr-defined]
-        recorded(c)
-        c.cookies.clear()
-        until(lambda: reader.ready)
+    with anonymous(str(tmp_path / "club.db")) as (c, reader):
         first, expected = reader.pid, c.get("/api/games/t1/settlement?at=5").content
         reader.timeout = 1.0  # the test's patience, not a timing it measures
         os.kill(first, signal.SIGSTOP)  # stuck: it takes the request and never answers

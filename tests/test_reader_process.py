@@ -58,9 +58,9 @@ def anonymous(db: str, **settings: Any) -> Iterator[tuple[TestClient, Any]]:
         if settings.get("https"):
             c.base_url = "https://testserver"  # type: ignore[assignment]  # its cookie is Secure
         reader = c.app.state.reader  # type: ignore[attr-defined]
+        assert reader.ready  # the service began to serve once its reader was up
         recorded(c)
         c.cookies.clear()  # anonymous from here
-        until(lambda: reader.ready)
         yield c, reader
 
 

@@ -18,7 +18,8 @@ and hands it the reads and pages anyone may ask for:
   event streams (the live feed is the service's), the service's files and its health;
 - the reader sees every write of the service as another process's: each read first
   checks the stream's head (``Service.kept``), so it is never behind the store;
-- a reader that is not up yet, has ended, or fails to answer leaves its requests to the
+- the service opens its port once its reader is up (``STARTING`` seconds at most); a
+  reader that is not up yet, has ended, or fails to answer leaves its requests to the
   service process itself (as without ``--read-process``), while it is started again
   (after 1, 2, 4 … 30 s); it ends with the service process, and by itself when that
   one is gone.
@@ -60,6 +61,7 @@ CHARGED_HEADER = b"x-pulka-charged"
 OWN = frozenset({b"date", b"server", CHARGED_HEADER})  # the reader's own: never sent on
 RESTARTS = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # seconds before the reader is started again, in turn
 STEADY = 60.0  # seconds a reader served for its restarts to count from the first wait again
+STARTING = 20.0  # seconds the service waits for its reader to be up before it opens its port, at most
 # Seconds the service waits for the reader's answer before answering itself (and starting
 # the reader again: one that does not answer for so long is stuck).
 TIMEOUT = 30.0
@@ -83,6 +85,7 @@ class Reader:
         self._process: asyncio.subprocess.Process | None = None
         self._watch: asyncio.Task[None] | None = None
         self._stopping = False
+        self._up: asyncio.Event | None = None
 
     async def start(self) -> None:
         """The reader's socket bound and listening (connections wait there until the
@@ -99,7 +102,13 @@ class Reader:
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
         self._client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=str(path), limits=limits),
                                          base_url="http://reader", timeout=TIMEOUT)
+        self._up = up = asyncio.Event()
         self._watch = asyncio.get_running_loop().create_task(self.watched())
+        try:  # the service opens its port once its reader is up: no start-up with both at work
+            await asyncio.wait_for(up.wait(), STARTING)
+        except asyncio.TimeoutError:
+            log.warning("the reader process is not up after %g s: the service makes the anonymous reads itself until "
+                        "it is", STARTING)
 
     async def watched(self) -> None:
         """The reader kept running: started, and started again when it ends (after
@@ -133,6 +142,8 @@ class Reader:
             assert process.stdout is not None
             if await process.stdout.readline() == READY:
                 self.ready = True
+                if self._up is not None:
+                    self._up.set()
                 log.info("the reader process %s makes what anyone may read", process.pid)
             await process.wait()
         finally:

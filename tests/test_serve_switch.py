@@ -48,13 +48,15 @@ def test_a_served_process_starts_with_its_drawings_imported_and_its_start_up_out
     """What the first reader of a drawing would import is imported before any request, and
     what start-up made is frozen: a full collection while scoring (which stops every
     thread, writes in flight too) does not scan it again and again."""
-    from web.process import WARM
+    from web.process import COLLECTOR, WARM
 
     code = ("import sys, gc; from web.serve import Options, app_from_settings, settings_of; "
             f"app_from_settings(settings_of({str(tmp_path / 'club.db')!r}, Options())); "
-            "print(gc.get_freeze_count()); print(' '.join(sorted(set(sys.argv[1:]) - set(sys.modules))))")
+            "print(gc.get_freeze_count()); print(' '.join(sorted(set(sys.argv[1:]) - set(sys.modules)))); "
+            "print(*gc.get_threshold())")
     done = subprocess.run([sys.executable, "-c", code, *WARM], capture_output=True, text=True, check=True,
                           cwd=Path(__file__).resolve().parent.parent)
-    frozen, missing = (done.stdout.splitlines() + ["", ""])[:2]
+    frozen, missing, thresholds = (done.stdout.splitlines() + ["", "", ""])[:3]
     assert missing == ""  # every module of WARM imported at start-up
     assert int(frozen) > 10_000  # the modules, classes and functions of start-up, frozen
+    assert tuple(map(int, thresholds.split())) == COLLECTOR != (700, 10, 10)  # full collections rarer than Python's

@@ -30,17 +30,30 @@ WARM = ("projections.drawing.svg", "projections.drawing.page", "projections.draw
         "projections.drawing.qr", "projections.stat_names")
 
 
+# The cyclic collector's thresholds (``gc.set_threshold``; Python's are 700, 10, 10): a
+# young collection every 7,000 new objects, a middle one every tenth of those, a full one
+# at most every hundredth of those (and, as always, only once the long-lived objects have
+# grown by a quarter). A full collection stops every thread for as long as it scans every
+# long-lived object: a thousand spectators' live pages are some 300,000 of them, 0.1–0.4 s
+# a scan (bench/serve.py --targets, (a)), and Python's thresholds made six in 40 s while
+# the spectators came (most of them finding nothing to free), each holding up every write
+# in flight. At these, one every minute or more, on the same load.
+COLLECTOR = (7_000, 10, 100)
+
+
 def settle_heap() -> None:
     """The modules of ``WARM`` imported; then all that start-up made (modules, classes,
     functions, the application: kept for the process's life) moved out of the cyclic
     collector's reach (``gc.freeze``), so that each full collection while the club
     scores scans only what the evening made. A full collection stops every thread, and
     under a hostile reader's load it was the slowest of the writers' deals (45–64 ms in
-    a pause; start-up's 50,000 objects were 7 ms of each)."""
+    a pause; start-up's 50,000 objects were 7 ms of each). And the collector's
+    thresholds made ``COLLECTOR``: full collections rarer."""
     for name in WARM:
         importlib.import_module(name)
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*COLLECTOR)
 
 
 PARENT_LOOK = 0.5  # seconds between a worker's looks at whether its supervisor is alive

@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 
 from tests.serving import PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token
 from web.limits import Bounds
+from web.reader_process import NICE
 
 WAIT = 60.0  # seconds a condition may take to hold (a reader's start on a loaded machine), at most
 DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 2 5 3", "6S pass pass | 6S | whist whist | 6 2 2"]
@@ -96,6 +97,11 @@ def test_a_forwarded_answer_has_the_services_headers_once_and_is_charged(tmp_pat
                      "content-length"):
             assert names.count(name) == 1, (name, names)
         assert not {"date", "server", "x-pulka-charged"} & set(names)  # the reader's own: never sent on
+
+
+def test_the_reader_runs_below_its_service(tmp_path: Path) -> None:
+    with anonymous(str(tmp_path / "club.db")) as (_c, reader):
+        assert os.getpriority(os.PRIO_PROCESS, reader.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE)
 
 
 def test_what_the_service_answers_itself(tmp_path: Path) -> None:

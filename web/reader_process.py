@@ -11,6 +11,11 @@ import sys
 
 from web.reader import READER_ENV, READY
 
+# How much lower than its service the reader runs for the system's scheduler (``os.nice``):
+# where both want a core, the tables' writes, the live pages and the door of the service
+# process come first, and anonymous reads take what is left.
+NICE = 10
+
 
 def run_reader() -> None:
     """The reader: ``python -m web.reader_process FD PARENT``, the service's settings in
@@ -39,6 +44,7 @@ def run_reader() -> None:
         while not server.started and not task.done():
             await asyncio.sleep(0.01)  # uvicorn's start-up, looked at: it has no event to wait on
         if server.started:
+            os.nice(NICE)  # up (its start-up at the service's priority): from now on, below it
             sys.stdout.buffer.write(READY)
             sys.stdout.flush()
         await task

@@ -34,7 +34,7 @@ from projections.audit import AuditFold, AuditRow
 from projections.deal_state import DealState
 from projections.deal_text import cells, deal_row, events_by_deal, hand_row, row_json, table_head, written_by_deal
 from projections.game import GameState
-from projections.picture import Marks, marks_at, marks_of, picture_doc, revising, struck, traces_of
+from projections.picture import Marks, Runs, marks_at, marks_of, picture_doc, revising, struck, traces_of
 from projections.points import Point, cut
 from projections.pulka import PulkaView
 
@@ -57,6 +57,7 @@ class PointFolds:
         self.trails: dict[str, AuditFold] = {}
         self.strikes: dict[tuple[str, int], Marks] = {}  # (language, event): the entries it struck
         self.said: dict[str, dict[int, tuple[str, str]]] = {}  # per language: each reason said (``marks_at``)
+        self.runs: dict[str, dict[int, tuple[object, Runs]]] = {}  # per language: the entries by chunk (``marks_at``)
         self.rows: dict[tuple[str, int], Row] = {}  # (language, deal): its row in the deals table as last made
 
     @property
@@ -144,7 +145,8 @@ class PointFolds:
         rows = self.audit_at(events, state)
         types = {r.number: r.type for r in rows}
         strikes = [self._struck(events, n, types) for n in revising(rows)]
-        current = marks_at(state, types, self.said.setdefault(language.language(), {}))
+        spoken = language.language()
+        current = marks_at(state, types, self.said.setdefault(spoken, {}), self.runs.setdefault(spoken, {}))
         return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current)
 
     def _struck(self, events: Sequence[AnyEvent], n: int, types: dict[int, str]) -> Marks:

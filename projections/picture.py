@@ -167,7 +167,7 @@ def runs_after(runs: Runs, writes: Sequence[Write], state: GameState, types: dic
     out = dict(runs)
     touched: dict[Cell, tuple[list[dict[str, Any]], list[Run]]] = {}
     for w in writes:
-        cell = (w.player, w.column, w.on)
+        cell: Cell = (w.player, w.column, w.on)
         mine = touched.get(cell)
         if mine is None:
             had = out.get(cell)

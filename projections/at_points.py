@@ -58,6 +58,8 @@ class PointFolds:
         self.strikes: dict[tuple[str, int], Marks] = {}  # (language, event): the entries it struck
         self.said: dict[str, dict[int, tuple[str, str]]] = {}  # per language: each reason said (``marks_at``)
         self.runs: dict[str, dict[int, tuple[object, Runs]]] = {}  # per language: the entries by chunk (``marks_at``)
+        self.types: dict[int, str] = {}  # each event's type by its number, as the trail's rows give it
+        self.peaks: list[int] = []  # peaks[n - 1]: the highest deal number of events 1..n
         self.rows: dict[tuple[str, int], Row] = {}  # (language, deal): its row in the deals table as last made
 
     @property
@@ -143,11 +145,15 @@ class PointFolds:
         """The drawn sheet as of ``state`` (``state_at``), as ``picture.picture`` draws it."""
         k = state.folded
         rows = self.audit_at(events, state)
-        types = {r.number: r.type for r in rows}
+        types, peaks = self.types, self.peaks  # an event's type is its own, and so is its deal: both kept
+        for r in rows[len(types):]:
+            types[r.number] = r.type
+        for e in events[len(peaks):k]:
+            peaks.append(max(peaks[-1] if peaks else 0, e.deal or 0))
         strikes = [self._struck(events, n, types) for n in revising(rows)]
         spoken = language.language()
         current = marks_at(state, types, self.said.setdefault(spoken, {}), self.runs.setdefault(spoken, {}))
-        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current)
+        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current, peaks[k - 1])
 
     def _struck(self, events: Sequence[AnyEvent], n: int, types: dict[int, str]) -> Marks:
         """The entries event ``n`` struck: its game's entries just before it against

@@ -323,17 +323,18 @@ def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -
 
 
 def picture_doc(state: GameState, kept: list[AnyEvent], point: Point, types: dict[int, str], strikes: list[Marks],
-                deal_cap: int | None = None, current: Marks | None = None) -> dict[str, Any]:
+                deal_cap: int | None = None, current: Marks | None = None, deals: int | None = None) -> dict[str, Any]:
     """The drawn sheet of ``state``, the game folded through ``kept``, as of ``point``:
     its entries (``types``: the type of each event; ``current``: those standing, when
     made already), with the entries each revising event struck (``strikes``: ``struck``
-    for each event ``revising`` names, in order)."""
+    for each event ``revising`` names, in order); ``deals``: the highest deal number of
+    ``kept``, when known (``point_doc``)."""
     started = kept[0]
     assert isinstance(started, GameStarted)
     if current is None:
         current = marks_of(traces_of(state), types)
     doc = sheet_picture(state, started, with_struck(current, strikes), deal_cap)
-    doc.update(point_doc(kept, point))
+    doc.update(point_doc(kept, point, deals))
     return doc
 
 
@@ -349,10 +350,11 @@ def states_by_event(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
         yield n, state
 
 
-def point_doc(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
+def point_doc(kept: list[AnyEvent], point: Point, deals: int | None = None) -> dict[str, Any]:
+    """The point of ``kept``, the events up to it (``deals``: their highest deal number, when known)."""
     return {
         "event": len(kept),
-        "deals": max((e.deal or 0) for e in kept),
+        "deals": max((e.deal or 0) for e in kept) if deals is None else deals,
         "point": point.describe(),
     }
 

@@ -120,6 +120,14 @@ class EntryToken:
     mark: dict[str, Any] | None = None  # None: a label
     cell: str = ""
     last: bool = False
+    # What it draws, as one key (``svg.drawn_token``'s): its text, cell, place and entry.
+    what: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        m = self.mark
+        self.what = (self.text, self.cell, self.last, None if m is None else (
+            m["event"], m["deal"], m["total"], m["amount"], m["why"], m["penalty"], tuple(m["corrected_by"]),
+            m["struck_by"]))
 
 
 # Each entry's token as made, by the entry (the same dict at a later read at another
@@ -132,8 +140,7 @@ KEPT_ENTRY_TOKENS = 1 << 13
 def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
     out = [EntryToken(label, text_width(label, SMALL) + 3)]
     marks = cell["marks"]
-    current = [m for m in marks if m["struck_by"] is None]
-    standing = current[-1] if current else None
+    standing = next((m for m in reversed(marks) if m["struck_by"] is None), None)  # the last not struck
     key, more = cell["key"], len(marks) - 1
     for i, m in enumerate(marks):
         made = (id(m), key, i < more, m is standing)

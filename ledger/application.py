@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
-from typing import Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Generic, TypeVar, cast, overload
 
 import msgspec
 
@@ -68,7 +68,6 @@ from ledger.vocabulary import language
 from ledger.vocabulary.bridge import RubberStarted
 from ledger.vocabulary.chain import GENESIS, ChainProblem
 from ledger.vocabulary.events import AnyEvent, GameStarted, Joined, Substituted, event_type
-from ledger.vocabulary.logfile import LogLine, NotAsExported, checked_export
 from ledger.vocabulary.stream import StreamStart
 from ledger.vocabulary.tournament_events import TournamentStarted
 from ledger.vocabulary.refusal import Refused
@@ -76,8 +75,11 @@ from ledger.vocabulary.times import now_iso
 from projections.game import GameState
 from projections.recording import Effect
 from projections.report import Point
-from projections.rubber import RubberState
 from projections.trail import Cell
+
+if TYPE_CHECKING:  # a rubber's fold is loaded by the first rubber (``judge.kinds``), a log's reader by an import
+    from ledger.vocabulary.logfile import LogLine
+    from projections.rubber import RubberState
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -429,6 +431,8 @@ class Ledger:
         what only the whole log can say: a game stored already (a log that appends), an
         export whose digests are missing on a line or do not chain (named as ``import``
         names them). A refusal by the judge names its line as ``record_lines`` does."""
+        from ledger.vocabulary.logfile import NotAsExported, checked_export
+
         checked = checked_export(lines)
         try:
             first = next(checked)
@@ -441,6 +445,8 @@ class Ledger:
 
     def _streamed(self, judging: Judging[S], started: Start, checked: Iterator[LogLine], progress: Progress | None,
                   total: int) -> Outcome[S]:
+        from ledger.vocabulary.logfile import NotAsExported
+
         state = judging.fold([started])
         new: list[AnyEvent] = [started]
         try:

@@ -34,7 +34,7 @@ from projections.audit import AuditFold, AuditRow
 from projections.deal_state import DealState
 from projections.deal_text import cells, deal_row, events_by_deal, hand_row, row_json, table_head, written_by_deal
 from projections.game import GameState
-from projections.picture import Marks, marks_at, marks_of, picture_doc, revising, struck, traces_of
+from projections.picture import Marks, Runs, marks_at, marks_of, picture_doc, revising, struck, traces_of
 from projections.points import Point, cut
 from projections.pulka import PulkaView
 
@@ -57,6 +57,9 @@ class PointFolds:
         self.trails: dict[str, AuditFold] = {}
         self.strikes: dict[tuple[str, int], Marks] = {}  # (language, event): the entries it struck
         self.said: dict[str, dict[int, tuple[str, str]]] = {}  # per language: each reason said (``marks_at``)
+        self.runs: dict[str, dict[int, tuple[object, Runs]]] = {}  # per language: the entries by chunk (``marks_at``)
+        self.types: dict[int, str] = {}  # each event's type by its number, as the trail's rows give it
+        self.peaks: list[int] = []  # peaks[n - 1]: the highest deal number of events 1..n
         self.rows: dict[tuple[str, int], Row] = {}  # (language, deal): its row in the deals table as last made
 
     @property
@@ -142,10 +145,15 @@ class PointFolds:
         """The drawn sheet as of ``state`` (``state_at``), as ``picture.picture`` draws it."""
         k = state.folded
         rows = self.audit_at(events, state)
-        types = {r.number: r.type for r in rows}
+        types, peaks = self.types, self.peaks  # an event's type is its own, and so is its deal: both kept
+        for r in rows[len(types):]:
+            types[r.number] = r.type
+        for e in events[len(peaks):k]:
+            peaks.append(max(peaks[-1] if peaks else 0, e.deal or 0))
         strikes = [self._struck(events, n, types) for n in revising(rows)]
-        current = marks_at(state, types, self.said.setdefault(language.language(), {}))
-        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current)
+        spoken = language.language()
+        current = marks_at(state, types, self.said.setdefault(spoken, {}), self.runs.setdefault(spoken, {}))
+        return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current, peaks[k - 1])
 
     def _struck(self, events: Sequence[AnyEvent], n: int, types: dict[int, str]) -> Marks:
         """The entries event ``n`` struck: its game's entries just before it against

@@ -21,7 +21,7 @@ through with that event's number. A penalty mark is any write of an arbiter's
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import json
 from decimal import Decimal
@@ -36,7 +36,7 @@ from projections.numbers import fmt, signed
 from projections.deal_text import cells as sheet_cells
 from projections.deal_text import deal_table as deals_of
 from projections.report import Point, cut, money_text, settlement_doc, settlement_of
-from projections.sheet import shown
+from projections.sheet import Write, cell_units, shown
 from projections.trail import corrections_in_effect
 
 Marks = dict[Cell, list[dict[str, Any]]]
@@ -106,45 +106,96 @@ def marks_of(traces: Traces, types: dict[int, str]) -> Marks:
 
 KEPT_REASONS = 4096  # reasons kept said by ``marks_at``'s caller, all forgotten when more
 
+# A cell's running entries as far as some writes: each entry as ``marks_at`` gives it (but
+# for its ``corrected_by``, which a later correction changes: added per read), and the last
+# run as (credited event, deal, amount, total, reasons said), which the next write extends
+# when it is of the same event. By cell, after a frozen chunk of a sheet's writes.
+Run = tuple[int, int, int, int, tuple[str, ...]]
+Runs = dict[Cell, tuple[tuple[dict[str, Any], ...], Run]]
+KEPT_RUNS = 1024  # chunks' runs kept by ``marks_at``'s caller (a few kB each), all forgotten when more
 
-def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[str, str]] | None = None) -> Marks:
+
+def marks_at(state: GameState, types: dict[int, str], spoken: dict[int, tuple[str, str]] | None = None,
+             kept: dict[int, tuple[object, Runs]] | None = None) -> Marks:
     """``marks_of(traces_of(state), types)`` made straight from the sheet's writes, in
     sub-units, without the rest of each write's trace (its recorder, its event told):
     what the drawn sheet of a read at a point needs. ``spoken``: each reason said in
-    the language in effect, by the reason's ``id`` (kept by the caller, per language)."""
+    the language in effect, by the reason's ``id``; ``kept``: the runs after each frozen
+    chunk of writes (``Sheet.chunks``), by the chunk's ``id``, so that a read makes only
+    the entries of the chunks no read before it made (both kept by the caller, per
+    language; the entries they hold are shared by the reads: never change one)."""
     sheet = state.sheet()
-    corrected_by = corrections_in_effect(state)
     said = {} if spoken is None else spoken
     if len(said) > KEPT_REASONS:  # a penalty's reason is made anew by every fold: kept, they would pile up
         said.clear()
-    runs: dict[Cell, list[list[Any]]] = {cell: [] for cell in totals(sheet)}
+    made: dict[int, tuple[object, Runs]] = {} if kept is None else kept
+    if len(made) > KEPT_RUNS:  # the chunks of the deals a read folds after its fork are its own
+        made.clear()
     # The writes ``state.credited`` credits to another event than their own: a deal's last
     # call, when the calls let the game stand unplayed.
     last_calls = {deal.number: deal.call_events[-1] for deal in state.deals
                   if deal.tricks_event is None and deal.ruling_at is None and deal.call_events}
-    sums: dict[Cell, int] = {}
-    for w in sheet.writes:
-        cell = (w.player, w.column, w.on)
-        groups = runs.get(cell)
-        if groups is None:
-            continue
-        total = sums[cell] = sums.get(cell, 0) + w.amount
+    nodes, own = sheet.chunks()
+    runs: Runs = {}
+    start = 0
+    for i in range(len(nodes) - 1, -1, -1):
+        found = made.get(id(nodes[i]))
+        if found is not None and found[0] is nodes[i]:
+            runs, start = found[1], i + 1
+            break
+    for node in nodes[start:]:
+        runs = runs_after(runs, node.chunk, state, types, said, last_calls)
+        made[id(node)] = (node, runs)
+    runs = runs_after(runs, own, state, types, said, last_calls)
+    corrected_by = corrections_in_effect(state)
+    out: Marks = {}
+    for cell in cell_units(sheet):
+        found_runs = runs.get(cell)
+        entries = list(found_runs[0]) if found_runs is not None else []
+        if corrected_by:
+            entries = [m if m["event"] not in corrected_by else {**m, "corrected_by": list(corrected_by[m["event"]])}
+                       for m in entries]
+        out[cell] = entries
+    return out
+
+
+def runs_after(runs: Runs, writes: Sequence[Write], state: GameState, types: dict[int, str],
+               said: dict[int, tuple[str, str]], last_calls: dict[int, int]) -> Runs:
+    """``runs`` with ``writes`` written after them (``marks_at``: a whist and its
+    consolation, consecutive writes of one event in a cell, make one entry); ``runs``
+    itself unchanged."""
+    out = dict(runs)
+    touched: dict[Cell, tuple[list[dict[str, Any]], list[Run]]] = {}
+    for w in writes:
+        cell: Cell = (w.player, w.column, w.on)
+        mine = touched.get(cell)
+        if mine is None:
+            had = out.get(cell)
+            mine = touched[cell] = (list(had[0]), [had[1]]) if had is not None else ([], [])
         known = said.get(id(w.why))
         if known is None or known[0] is not w.why:
             known = said[id(w.why)] = (w.why, spoken_text(w.why))
         credited = state.credited(w.event, w.deal) if last_calls.get(w.deal) == w.event else w.event
-        if groups and groups[-1][0] == credited:  # a whist and its consolation: one entry
-            run = groups[-1]
-            run[2] += w.amount
-            run[3] = total
-            run[4].append(known[1])
+        entries, lasts = mine
+        if lasts and lasts[0][0] == credited:
+            event, deal, amount, total, whys = lasts[0]
+            lasts[0] = (event, deal, amount + w.amount, total + w.amount, (*whys, known[1]))
+            entries[-1] = entry_of(lasts[0], types)
         else:
-            groups.append([credited, w.deal, w.amount, total, [known[1]]])
-    return {cell: [{"event": event, "deal": deal, "total": shown(total),
-                    "amount": ("+" if amount > 0 else "") + shown(amount), "why": "; ".join(whys), "penalty": types.get(event) in PENALTY_TYPES,
-                    "corrected_by": list(corrected_by.get(event, [])), "struck_by": None}
-                   for event, deal, amount, total, whys in groups]
-            for cell, groups in runs.items()}
+            total = (lasts[0][3] if lasts else 0) + w.amount
+            lasts[:] = [(credited, w.deal, w.amount, total, (known[1],))]
+            entries.append(entry_of(lasts[0], types))
+    for cell, (entries, lasts) in touched.items():
+        out[cell] = (tuple(entries), lasts[0])
+    return out
+
+
+def entry_of(run: Run, types: dict[int, str]) -> dict[str, Any]:
+    """A running entry as ``marks_of`` makes it (corrected by nothing)."""
+    event, deal, amount, total, whys = run
+    return {"event": event, "deal": deal, "total": shown(total), "amount": ("+" if amount > 0 else "") + shown(amount),
+            "why": "; ".join(whys), "penalty": types.get(event) in PENALTY_TYPES, "corrected_by": [],
+            "struck_by": None}
 
 
 def struck(before: Marks, after: Marks, by: int) -> Marks:
@@ -272,17 +323,18 @@ def picture(events: list[AnyEvent], point: Point, deal_cap: int | None = None) -
 
 
 def picture_doc(state: GameState, kept: list[AnyEvent], point: Point, types: dict[int, str], strikes: list[Marks],
-                deal_cap: int | None = None, current: Marks | None = None) -> dict[str, Any]:
+                deal_cap: int | None = None, current: Marks | None = None, deals: int | None = None) -> dict[str, Any]:
     """The drawn sheet of ``state``, the game folded through ``kept``, as of ``point``:
     its entries (``types``: the type of each event; ``current``: those standing, when
     made already), with the entries each revising event struck (``strikes``: ``struck``
-    for each event ``revising`` names, in order)."""
+    for each event ``revising`` names, in order); ``deals``: the highest deal number of
+    ``kept``, when known (``point_doc``)."""
     started = kept[0]
     assert isinstance(started, GameStarted)
     if current is None:
         current = marks_of(traces_of(state), types)
     doc = sheet_picture(state, started, with_struck(current, strikes), deal_cap)
-    doc.update(point_doc(kept, point))
+    doc.update(point_doc(kept, point, deals))
     return doc
 
 
@@ -298,10 +350,11 @@ def states_by_event(events: list[AnyEvent]) -> Iterator[tuple[int, GameState]]:
         yield n, state
 
 
-def point_doc(kept: list[AnyEvent], point: Point) -> dict[str, Any]:
+def point_doc(kept: list[AnyEvent], point: Point, deals: int | None = None) -> dict[str, Any]:
+    """The point of ``kept``, the events up to it (``deals``: their highest deal number, when known)."""
     return {
         "event": len(kept),
-        "deals": max((e.deal or 0) for e in kept),
+        "deals": max((e.deal or 0) for e in kept) if deals is None else deals,
         "point": point.describe(),
     }
 

@@ -129,6 +129,18 @@ class Sheet:
         old = self._history.flatten() if self._history is not None else []
         return old + self._own
 
+    def chunks(self) -> tuple[list[_History], list[Write]]:
+        """The writes as ``writes`` gives them, in their frozen chunks (the nodes of the
+        history, oldest first: shared by the sheet's copies, so a reader may keep what it
+        made of one by the node) and the sheet's own writes after them."""
+        nodes: list[_History] = []
+        node = self._history
+        while node is not None:
+            nodes.append(node)
+            node = node.previous
+        nodes.reverse()
+        return nodes, self._own
+
     def copy(self) -> Sheet:
         """An independent sheet with the same numbers, sharing the history of writes."""
         if self._own:

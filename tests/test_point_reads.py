@@ -25,7 +25,7 @@ from projections.deal_text import deal_table, table_json
 from projections.drawing import sheet_layout
 from projections.drawing.sheet_layout import EntryToken, Polygon
 from projections.drawing.svg import Drawing, draw_token, drawn_token, svg_document
-from projections.picture import marks_at, marks_of, revising, traces_of
+from projections.picture import Runs, marks_at, marks_of, revising, traces_of
 from projections.points import Point
 
 
@@ -88,17 +88,24 @@ def test_a_row_is_made_once_and_taken_again(played: dict[str, list[AnyEvent]]) -
 
 
 def test_the_standing_entries_from_the_writes_are_those_of_the_traces(played: dict[str, list[AnyEvent]]) -> None:
+    """Made afresh at each point, and from the runs kept by chunk of writes as a
+    service's reads keep them (forward, then backward across the late correction of an
+    early deal), in both languages: the entries made from each number's trace."""
     for name, events in played.items():
         folds = folds_of(events)
         folds.follow(events)
         for spoken in ("en", "ru"):
             with language.using(spoken):
                 said: dict[int, tuple[str, str]] = {}
-                for k in range(1, len(events) + 1):
+                kept: dict[int, tuple[object, Runs]] = {}
+                for k in [*range(1, len(events) + 1), *range(len(events), 0, -3)]:
                     state = folds.state_at(events, k)
-                    rows = folds.audit_at(events, state)
-                    types = {r.number: r.type for r in rows}
-                    assert marks_at(state, types, said) == marks_of(traces_of(state), types), (name, spoken, k)
+                    types = {r.number: r.type for r in folds.audit_at(events, state)}
+                    traced = marks_of(traces_of(state), types)
+                    assert marks_at(state, types, said) == traced, (name, spoken, k)
+                    assert marks_at(state, types, said, kept) == traced, (name, spoken, k, "kept")
+                if name == "long":  # of many deals: its chunks were kept, and taken again
+                    assert kept, "no chunk's runs were kept"
         if name == "long":  # its corrections struck entries: the drawn sheet shows them beside these
             assert revising(folds.audit_at(events, folds.state_at(events, len(events))))
 

@@ -98,14 +98,16 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
 
 
 # What ``pulka deal`` has no use for: the service and its libraries, the proofs, the
-# views, the rating, the drivers of PostgreSQL, and the standard library's heavier
-# modules that only another command, a first run or a fault needs (the installed
-# version, the data folders, time zones, TOML, a fault's traceback file). Each was once
-# imported by the deal's path; together they were a third of its start-up.
+# views, the rating, the drivers of PostgreSQL, a rubber's judge and fold, a log file's
+# reader, and the standard library's heavier modules that only another command, a first
+# run or a fault needs (the installed version, the data folders, time zones, TOML, a
+# fault's traceback file). Each was once imported by the deal's path; together they
+# were a third of its start-up.
 NOT_FOR_A_DEAL = (
     "web", "starlette", "jinja2", "uvicorn", "psycopg", "cryptography", "openskill", "segno", "argon2", "babel",
     "eventsourcing.application", "eventsourcing.postgres", "ledger.views", "ledger.proofs", "ledger.reads",
     "projections.rating_models", "projections.archive", "projections.picture",
+    "ledger.judge.rubber", "projections.rubber", "projections.bridge_scoring", "ledger.vocabulary.logfile",
     "importlib.metadata", "email", "zipfile", "platformdirs", "zoneinfo", "tomllib", "tempfile", "traceback",
     "secrets", "shutil", "signal", "socket", "subprocess", "asyncio",
 )

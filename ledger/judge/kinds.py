@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Concatenate, Generic, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Concatenate, Generic, ParamSpec, Protocol, TypeAlias, TypeVar
 
 import msgspec
 
 from ledger.judge import pulka
-from ledger.judge.rubber import decide_rubber, same_rubber_start, start_rubber
 from ledger.judge.admission import admit
 from ledger.judge.judging import Progress, judge_events
 from ledger.vocabulary.bridge import RubberStarted
@@ -33,8 +32,10 @@ from projections import kinds
 from projections.game import GameState, replay
 from projections.recording import Effect
 from projections.sheet import totals
-from projections.rubber import RubberState, replay_rubber, rubber_totals
 from projections.trail import Cell
+
+if TYPE_CHECKING:  # a rubber's judge and fold are loaded by the first rubber (a pulka's commands never are)
+    from projections.rubber import RubberState
 
 
 class StreamState(Protocol):
@@ -90,10 +91,43 @@ class Judging(msgspec.Struct, Generic[S], frozen=True):
 
 PULKA: Judging[GameState] = Judging(kinds.PULKA, pulka.start, pulka.same_start, replay, pulka.decide,
                                     lambda state: totals(state.sheet()))
-RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, start_rubber, same_rubber_start, replay_rubber, decide_rubber,
-                                       lambda state: rubber_totals(state.sheet()))
-AnyJudging = Judging[GameState] | Judging[RubberState]
-State = GameState | RubberState  # the state of a stream of any kind
+
+
+# A rubber's judge and fold, imported when a rubber is first judged or read.
+def _start_rubber(event: AnyEvent) -> RubberStarted:
+    from ledger.judge.rubber import start_rubber
+
+    return start_rubber(event)
+
+
+def _same_rubber_start(a: StreamStart, b: StreamStart) -> bool:
+    from ledger.judge.rubber import same_rubber_start
+
+    return same_rubber_start(a, b)
+
+
+def _replay_rubber(events: list[AnyEvent]) -> RubberState:
+    from projections.rubber import replay_rubber
+
+    return replay_rubber(events)
+
+
+def _decide_rubber(state: RubberState, event: AnyEvent) -> AnyEvent:
+    from ledger.judge.rubber import decide_rubber
+
+    return decide_rubber(state, event)
+
+
+def _rubber_cells(state: RubberState) -> dict[Cell, Fraction]:
+    from projections.rubber import rubber_totals
+
+    return rubber_totals(state.sheet())
+
+
+RUBBER: Judging[RubberState] = Judging(kinds.RUBBER, _start_rubber, _same_rubber_start, _replay_rubber,
+                                       _decide_rubber, _rubber_cells)
+AnyJudging: TypeAlias = "Judging[GameState] | Judging[RubberState]"
+State: TypeAlias = "GameState | RubberState"  # the state of a stream of any kind
 JUDGING: tuple[AnyJudging, ...] = (PULKA, RUBBER)
 
 # The first events of the games (the streams that are not tournaments or the register).

@@ -13,7 +13,7 @@ pulka (``kind_checked``), a game's on a tournament or the club register (``a_gam
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ledger.judge.judging import judge_events
 from ledger.judge.kinds import Judging, Start, State, StreamState, judging_of, start_stream
@@ -21,10 +21,12 @@ from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem
 from ledger.vocabulary.club import ClubStarted
 from ledger.vocabulary.events import AnyEvent, encode_event
-from ledger.vocabulary.logfile import LogLine
 from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from ledger.vocabulary.tournament_events import TournamentStarted
+
+if TYPE_CHECKING:  # a log's lines: an import's (``cli.importing`` reads them)
+    from ledger.vocabulary.logfile import LogLine
 
 _ = language._  # every text a person reads, in the language in effect
 

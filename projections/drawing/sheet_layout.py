@@ -34,6 +34,7 @@ ASCENT, DESCENT = 0.93, 0.24  # the font's box above and below the baseline, in 
 
 
 @lru_cache(maxsize=1 << 14)  # the same totals and labels come again in every drawing
+@lru_cache(maxsize=1 << 14)  # a sheet's texts repeat from read to read: its totals, labels and names
 def text_width(text: str, size: float) -> float:
     return sum(size * (1.0 if unicodedata.east_asian_width(ch) in "WF" else CHAR) for ch in text)
 
@@ -119,21 +120,49 @@ class EntryToken:
     mark: dict[str, Any] | None = None  # None: a label
     cell: str = ""
     last: bool = False
+    # What it draws, as one key (``svg.drawn_token``'s): its text, cell, place and entry.
+    what: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        m = self.mark
+        self.what = (self.text, self.cell, self.last, None if m is None else (
+            m["event"], m["deal"], m["total"], m["amount"], m["why"], m["penalty"], tuple(m["corrected_by"]),
+            m["struck_by"]))
+
+
+# Each entry's token as made, by the entry (the same dict at a later read at another
+# point: ``marks_at``'s entries and the struck ones are kept) and its place in its
+# cell's row: at most KEPT_ENTRY_TOKENS, all forgotten when full.
+ENTRY_TOKENS: dict[tuple[int, str, bool, bool], tuple[dict[str, Any], EntryToken]] = {}
+KEPT_ENTRY_TOKENS = 1 << 13
 
 
 def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
     out = [EntryToken(label, text_width(label, SMALL) + 3)]
     marks = cell["marks"]
-    current = [m for m in marks if m["struck_by"] is None]
+    standing = next((m for m in reversed(marks) if m["struck_by"] is None), None)  # the last not struck
+    key, more = cell["key"], len(marks) - 1
     for i, m in enumerate(marks):
-        text = m["total"] + ("." if i < len(marks) - 1 else "")
-        width = text_width(text, FONT)
-        if m["struck_by"] is not None:
-            width += 1 + text_width(str(m["struck_by"]), SMALL)
-        if m["penalty"]:
-            width += 4
-        out.append(EntryToken(text, width, m, cell["key"], last=bool(current) and m is current[-1]))
+        made = (id(m), key, i < more, m is standing)
+        found = ENTRY_TOKENS.get(made)
+        if found is None or found[0] is not m:
+            if len(ENTRY_TOKENS) >= KEPT_ENTRY_TOKENS:
+                ENTRY_TOKENS.clear()
+            found = ENTRY_TOKENS[made] = (m, entry_token(m, key, i < more, m is standing))
+        out.append(found[1])
     return out
+
+
+def entry_token(m: dict[str, Any], cell: str, more: bool, last: bool) -> EntryToken:
+    """An entry's token: its total (and a dot when more follow in its cell), as wide as
+    drawn with its strike's number and its penalty's box."""
+    text = m["total"] + ("." if more else "")
+    width = text_width(text, FONT)
+    if m["struck_by"] is not None:
+        width += 1 + text_width(str(m["struck_by"]), SMALL)
+    if m["penalty"]:
+        width += 4
+    return EntryToken(text, width, m, cell, last=last)
 
 
 def hanging(tokens: list[EntryToken]) -> float:

@@ -196,10 +196,7 @@ def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, 
     """``draw_token``, its text and its boxes taken as drawn before when they were drawn
     for the same token at the same place of the same frame (a number's sign of zero,
     which ``fmt_px`` writes, told apart), in the same language."""
-    m = t.mark
-    key = (t.text, t.cell, t.last, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), frame.key,
-           language.language(), None if m is None else (m["event"], m["deal"], m["total"], m["amount"], m["why"],
-                                                        m["penalty"], tuple(m["corrected_by"]), m["struck_by"]))
+    key = (t.what, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), frame.key, language.language())
     found = TOKENS.get(key)
     if found is None:
         mine: Out = []

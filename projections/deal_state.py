@@ -135,8 +135,26 @@ def defence_view(
     (``forced_whist``).
     """
     four = dealer is not None
-    table = _table(four, level.level in rules.half_whist_levels, rules.single_whist_split == "gentleman",
-                   forced_whist)
+    kind = (four, level.level in rules.half_whist_levels, rules.single_whist_split == "gentleman", forced_whist)
+    key = (kind, d1, d2, dealer, *calls)
+    view = _VIEWS.get(key)
+    if view is None:
+        view = _defence_view(_table(*kind), calls, d1, d2, dealer)
+        if len(_VIEWS) >= _VIEWS_MOST:
+            _VIEWS.clear()
+        _VIEWS[key] = view
+    return view
+
+
+# The views worked out, by the kind of deal, the defenders and the calls so far: a game
+# asks again after each call, a deal's scoring too, and the same few sequences recur.
+_VIEWS: dict[tuple[object, ...], DefenceView] = {}
+_VIEWS_MOST = 4096
+
+
+def _defence_view(table: dict[tuple[tuple[int, str], ...], Spec], calls: list[tuple[int, str]], d1: int, d2: int,
+                  dealer: int | None) -> DefenceView:
+    """``defence_view`` worked out from the table of the deal's kind."""
     role = {d1: 1, d2: 2}
     if dealer is not None:
         role[dealer] = 3

@@ -2,7 +2,10 @@
 remembers the last times it read (the judge reads each event's time when it admits it
 and again when it compares it with the next), so what it remembers must be what
 reading the text again gives, and a refused text is refused every time, in the
-language in effect; ``joined`` gives a reason joined to no tag as it is, spoken the same."""
+language in effect; ``joined`` gives a reason joined to no tag as it is, spoken the same;
+``defence_view`` remembers the views it worked out, each the view worked out afresh;
+``admit`` checks an event's time without remembering it beside the names, and still
+refuses a bad time after good ones."""
 
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ def test_a_remembered_time_is_the_time_read_afresh() -> None:
             assert parse_time(text).utcoffset() == fresh(text).utcoffset()
 
 
-@pytest.mark.parametrize("text", ["2026-11-30T20:14:03", "yesterday", "2026-11-30T20:14:03+01:00:30"])
+@pytest.mark.parametrize("text", ["2026-11-30T20:14:03", "yesterday", "2026-11-30T20:14:03+01:00:30",
+                                  "2026-11-30T20:14:03-03:30:30", "2026-11-30T20:14:03+01:00:00.500000"])
 def test_a_refused_time_is_refused_again_in_the_language_in_effect(text: str) -> None:
     before = language.language()
     try:
@@ -58,3 +62,51 @@ def test_a_reason_joined_to_no_tag_is_spoken_as_the_reason_itself() -> None:
             assert isinstance(why, str) and (spoken_text(alone) != why) == isinstance(why, Said)
     finally:
         language.set_language(before)
+
+
+def test_a_remembered_defence_view_is_the_view_worked_out_afresh() -> None:
+    """Every legal sequence of calls of every kind of deal, for each seating of the
+    defenders (and the four-player dealer), asked twice in an order that mixes them:
+    each answer is what the automaton works out afresh for those arguments alone."""
+    import itertools
+
+    import msgspec
+
+    from ledger.vocabulary.bids import parse_level
+    from ledger.vocabulary.rules import SOCHI
+    from projections import deal_state
+    from projections.deal_state import _defence_view, _table, defence_view
+
+    asked = []
+    for gentleman, forced, level in itertools.product((False, True), (False, True), ("6s", "8s")):
+        rules = msgspec.structs.replace(SOCHI, single_whist_split="gentleman" if gentleman else "greedy",
+                                        half_whist_levels=(6, 7))
+        contract = parse_level(level)
+        assert contract is not None
+        for d1, d2, dealer in ((1, 2, None), (2, 0, None), (0, 1, 2), (0, 1, 3), (2, 3, 0)):
+            kind = (dealer is not None, contract.level in rules.half_whist_levels, gentleman, forced)
+            for roles in _table(*kind):
+                seat = {1: d1, 2: d2, 3: dealer}
+                calls = [(seat[r], call) for r, call in roles]
+                asked.append(((calls, d1, d2, dealer, contract, rules, forced), (_table(*kind), calls, d1, d2, dealer)))
+    assert len(asked) > 100
+    deal_state._VIEWS.clear()
+    for _ in range(2):
+        for args, afresh in [*asked, *reversed(asked)]:
+            assert defence_view(*args) == _defence_view(*afresh)
+
+
+def test_a_bad_time_is_refused_after_good_ones_and_leaves_the_remembered_names() -> None:
+    from ledger.judge.admission import _admitted, admit
+    from ledger.vocabulary.events import Bid
+    from ledger.vocabulary.refusal import Refused
+
+    good = [Bid(player="Anna", bid="pass", at=text) for text in TEXTS]
+    for event in good:
+        admit(event)
+    assert ("player", "Anna") in _admitted and not any(role == "at" for role, _ in _admitted)
+    for bad in ("", "2026-11-30T20:14:03", "2026-11-30T20:14:03+01:00:30"):
+        with pytest.raises(Refused) as refused:
+            admit(Bid(player="Anna", bid="pass", at=bad))
+        assert "`at`" in refused.value.reason
+        admit(good[-1])  # and a good time after it is admitted again

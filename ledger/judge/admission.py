@@ -85,7 +85,9 @@ def admit(event: Any) -> None:
 
     A text found good in a field is remembered (``_admitted``): whether a text passes
     depends on the text and its field's name alone, and the events of a game repeat
-    the same few names, bids and times."""
+    the same few names, bids and times. An event's time (``at``), which is mostly new,
+    is checked by ``check_time_text`` alone (it remembers the last time found good),
+    not remembered there: it would crowd out the names and bids."""
     admitted = _admitted
     for field in event.__struct_fields__:
         value = getattr(event, field)
@@ -93,7 +95,9 @@ def admit(event: Any) -> None:
             continue
         kind = type(value)
         if kind is str:
-            if (field, value) not in admitted:
+            if field == "at":
+                check_time_text(value)
+            elif (field, value) not in admitted:
                 _text(value, field)
         elif kind is bool or (kind is int and -NUMBER_MAX <= value <= NUMBER_MAX):
             continue

@@ -38,7 +38,7 @@ def parse_time(text: str) -> datetime:
     if offset is None:
         raise TimeFormatError(_("time {text} has no offset (e.g. {example}, or Z for UTC)").format(
             text=excerpt(text), example=EXAMPLE))
-    if offset % timedelta(minutes=1):
+    if offset.microseconds or offset.seconds % 60:  # not whole minutes (``offset % timedelta(minutes=1)``)
         raise TimeFormatError(_("time {text} has an offset in seconds; ISO 8601 offsets are hours and minutes "
                                 "(e.g. {example})").format(text=excerpt(text), example=EXAMPLE))
     return in_range(when, text)

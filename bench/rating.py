@@ -23,8 +23,11 @@ Each seed is one club of twelve players (``club_sim.simulate``); every candidate
 Every figure is a mean over the seeds with its standard deviation; the comparison of
 the chosen model with each other one is paired (the same clubs), its mean difference
 and that mean's standard error, and "beyond noise" when the difference exceeds twice
-its standard error. --quick: 2 seeds to 40 pulkas (a smoke run); the default: 8
-seeds; --full: 48 seeds (the README's table). --jobs: processes (the default 1).
+its standard error. Two yardsticks stand beside the ratings: the true skills (a
+ceiling) and ``informed``, an information bound (what the pulkas could tell a rating
+that knew more than any can), with the room each rating leaves below each. --quick: 2
+seeds to 40 pulkas (a smoke run); the default: 8 seeds; --full: 48 seeds; the
+README's table: --seeds 144. --jobs: processes (the default 1).
 """
 
 from __future__ import annotations
@@ -233,7 +236,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2 seeds, to 40 pulkas a player")
-    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table)")
+    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table: --seeds 144)")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--skill", type=float, default=SKILL_SD, help="the skills' spread (club_sim's units)")

@@ -23,21 +23,25 @@ Each seed is one club of twelve players (``club_sim.simulate``); every candidate
 Every figure is a mean over the seeds with its standard deviation; the comparison of
 the chosen model with each other one is paired (the same clubs), its mean difference
 and that mean's standard error, and "beyond noise" when the difference exceeds twice
-its standard error. --quick: 2 seeds to 40 pulkas (a smoke run); the default: 8
-seeds; --full: 48 seeds (the README's table). --jobs: processes (the default 1).
+its standard error. Two yardsticks stand beside the ratings: the true skills (a
+ceiling) and ``informed``, an information bound (what the pulkas could tell a rating
+that knew more than any can), with the room each rating leaves below each. --quick: 2
+seeds to 40 pulkas (a smoke run); the default: 8 seeds; --full: 48 seeds; the
+README's table: --seeds 144. --jobs: processes (the default 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import sys
 import time
 from collections.abc import Sequence
 from multiprocessing import Pool
 
-from club_sim import Played, simulate
+from club_sim import Club, Horizon, Played, Simulated, simulate
 from projections.rating_models import model_of
 from rating_candidates import candidates, per_deal, spearman
 
@@ -84,18 +88,67 @@ def measured(job: tuple[int, float, tuple[int, ...], int]) -> dict[tuple[str, in
     for mark in sim.horizons:  # the ceiling: what knowing the true skills would predict
         truth = {i: mark.skill[i] for i in mark.rated}
         out[(CEILING, mark.pulkas)] = (1.0, 1000 * explained(mark.held_out, truth))
+        out[(BOUND, mark.pulkas)] = informed(sim, mark, skill_sd)
     return out
 
 
 CEILING = "the true skills (a ceiling, no rating can know them)"
+BOUND = "what the pulkas can tell (an information bound, from the true skills)"
+
+
+def informed(sim: Simulated, mark: Horizon, skill_sd: float, draws: int = 40) -> tuple[float, float]:
+    """The most a rating could know from the results it has seen, measured like one: the
+    information a pulka's result carries about its player's skill (per deal, at tables of
+    three and of four: the squared slope of the results on the true skills over the luck's
+    variance, ``_information``) added up over each player's pulkas, ``I``;
+    then a rating that knew each skill to exactly that precision, ``skill + e`` with ``e``
+    of variance ``1 / I``, taken to its posterior mean (shrunk to the club's average by
+    the skills' spread). It knows more than any rating can (the opponents' skills exactly,
+    no drift, luck Gaussian), so it bounds from above what a rating folding these pulkas
+    could reach; its rho and LL are the mean over ``draws`` draws of ``e``."""
+    per_deal_info = _information(sim)
+    info = {i: 0.0 for i in mark.rated}
+    for p in sim.history[:mark.upto]:
+        for i in p.players:
+            info[i] += per_deal_info[len(p.players)] * p.deals
+    rng = random.Random(sim.seed * 1000 + mark.pulkas)
+    rhos, lls = [], []
+    for _ in range(draws):
+        known = {i: (mark.skill[i] + rng.gauss(0.0, 1 / math.sqrt(info[i]))) / (1 + 1 / (info[i] * skill_sd ** 2))
+                 for i in mark.rated}
+        rhos.append(spearman([known[i] for i in mark.rated], [mark.skill[i] for i in mark.rated]))
+        lls.append(1000 * explained(mark.held_out, known))
+    return statistics.mean(rhos), statistics.mean(lls)
+
+
+def _information(sim: Simulated) -> dict[int, float]:
+    """What one deal's result tells of its player's skill at a table of three and of four
+    (in club_sim's units of skill, squared, inverted): the slope of the results a deal on
+    the skill less the table's, squared, over the luck's variance a deal; from all the
+    club's pulkas, each with the skills of the next horizon."""
+    out = {}
+    for seats in (3, 4):
+        rows = []
+        done = 0
+        for mark in sim.horizons:
+            for p in sim.history[done:mark.upto]:
+                if len(p.players) == seats:
+                    mean = sum(mark.skill[i] for i in p.players) / seats
+                    rows += [(mark.skill[i] - mean, y * p.deals, p.deals)
+                             for i, y in zip(p.players, per_deal(p), strict=True)]
+            done = mark.upto
+        slope = sum(x * r for x, r, _ in rows) / sum(x * x * d for x, _, d in rows)
+        luck2 = sum((r - slope * x * d) ** 2 / d for x, r, d in rows) / len(rows) * seats / (seats - 1)
+        out[seats] = slope * slope / luck2
+    return out
 
 
 def calibration(seeds: Sequence[int], skill_sd: float) -> list[str]:
     """What the simulated clubs are: the pulkas' lengths, how a result follows the true
     skills (whists a deal per unit of skill) and the luck around that (a result's
-    standard deviation over the root of its deals): the chosen model's ``prior`` (the
-    skills' spread in whists a deal) and ``luck`` are read off these lines, not fitted to
-    make it win."""
+    standard deviation over the root of its deals), and how far a skill drifts: the
+    chosen model's ``prior`` (the skills' spread in whists a deal), ``luck`` and
+    ``drift`` are read off these lines, not fitted to make it win."""
     lines = []
     pooled: list[float] = []
     slopes: list[float] = []
@@ -119,12 +172,13 @@ def calibration(seeds: Sequence[int], skill_sd: float) -> list[str]:
                          f"({min(deals)}-{max(deals)}); whists a deal per unit of skill {slope:5.1f}, luck "
                          f"{luck:5.1f} whists x root of the deals")
     lines.append(f"  the skills' spread in whists a deal (at tables of three, evenings): {slopes[0] * skill_sd:.2f}")
+    days = 7 / 2  # the club meets twice a week; every skill drifts by Club.drift of the spread a meeting
+    lines.append(f"  the skills' drift in whists a deal a root of a day: "
+                 f"{slopes[0] * skill_sd * Club.drift / math.sqrt(days):.3f}")
     return lines
 
 
 def _skills_at_start(seed: int, skill_sd: float) -> list[float]:
-    from club_sim import Club
-
     return Club(seed, 12, skill_sd).skill
 
 
@@ -149,6 +203,10 @@ def summary(runs: list[dict[tuple[str, int], tuple[float, float]]], horizons: Se
         out += ["", "The ceiling less each rating: the room left above it (no rating can be ahead of another by "
                     "more than the room above that other):", ""]
         out += less_table(runs, CEILING, [n for n in names if n != CEILING], horizons)
+    if BOUND in names:
+        out += ["", "The information bound less each rating: the most a rating could still gain on it from the same "
+                    "pulkas (the bound knows more than any rating can, so this is an upper bound):", ""]
+        out += less_table(runs, BOUND, [n for n in names if n not in (BOUND, CEILING)], horizons)
     return out
 
 
@@ -178,7 +236,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2 seeds, to 40 pulkas a player")
-    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table)")
+    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table: --seeds 144)")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--skill", type=float, default=SKILL_SD, help="the skills' spread (club_sim's units)")

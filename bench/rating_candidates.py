@@ -20,6 +20,12 @@ sort the players by. What each one is:
 - ``Kept``: a model of ``projections.rating`` (the one pulka keeps), through the same
   fold the archive uses (``rate_matches``), so that the benchmark measures the code
   the club runs.
+- ``JointPosterior``: the chosen model's own assumptions solved exactly for the whole
+  club at once: the Gaussian posterior of every player's skill given every pulka so
+  far, his opponents' levels estimated jointly with his (a Kalman filter over all the
+  players' skills with their covariance; its means at the last pulka are what a
+  smoother or a least-squares fit of the whole history with the same prior and drift
+  gives). It tells how much the fold loses by carrying one ``(mu, sigma)`` a player.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any
 
 from club_sim import Played
 from projections import rating as model
+from projections.rating_models import DAY, WhistsPerDeal
 
 
 class OpenSkillPlaces:
@@ -158,6 +165,67 @@ class Kept:
         return self.model.start.mu if s is None else s.mu
 
 
+class JointPosterior:
+    name = "exact joint posterior of the same model (whole history, opponents solved jointly)"
+
+    def __init__(self, chosen: model.RatingModel) -> None:
+        assert isinstance(chosen, WhistsPerDeal)
+        self.m = chosen
+        self.index: dict[int, int] = {}
+        self.mu: list[float] = []
+        self.cov: list[list[float]] = []
+        self.now: int | None = None
+
+    def _join(self, i: int) -> None:
+        self.index[i] = len(self.mu)
+        self.mu.append(0.0)
+        for row in self.cov:
+            row.append(0.0)
+        self.cov.append([0.0] * (len(self.mu) - 1) + [self.m.prior ** 2])
+
+    def rate(self, p: Played) -> None:
+        for i in p.players:
+            if i not in self.index:
+                self._join(i)
+        if self.now is not None and p.start_utc > self.now:  # every skill drifts while time passes
+            for k in range(len(self.mu)):
+                self.cov[k][k] += self.m.drift ** 2 * (p.start_utc - self.now) / DAY
+        self.now = max(self.now or 0, p.start_utc)
+        if p.deals <= 0:
+            return
+        # Seen: each result a deal less the table's mean (the table's level unknown), i.e.
+        # A s + luck, A the table's players less their mean; the update with noise luck^2 / D.
+        at, n = [self.index[i] for i in p.players], len(p.players)
+        y = per_deal(p)
+        seen = [y[j] - sum(y) / n - self.mu[a] + sum(self.mu[b] for b in at) / n for j, a in enumerate(at)]
+        ca = [[row[a] - sum(row[b] for b in at) / n for a in at] for row in self.cov]  # cov A^T
+        aca = [[ca[a][j] - sum(ca[b][j] for b in at) / n for j in range(n)] for a in at]
+        for j in range(n):
+            aca[j][j] += self.m.luck ** 2 / p.deals
+        inverse = _inverse(aca)
+        gain = [[sum(r[k] * inverse[k][j] for k in range(n)) for j in range(n)] for r in ca]
+        self.mu = [mu + sum(g[j] * seen[j] for j in range(n)) for mu, g in zip(self.mu, gain, strict=True)]
+        self.cov = [[c - sum(g[j] * ca[col][j] for j in range(n)) for col, c in enumerate(row)]
+                    for row, g in zip(self.cov, gain, strict=True)]
+
+    def value(self, i: int) -> float:
+        return self.mu[self.index[i]] if i in self.index else 0.0
+
+
+def _inverse(a: list[list[float]]) -> list[list[float]]:
+    """A small symmetric positive definite matrix's inverse (Gauss-Jordan)."""
+    n = len(a)
+    m = [row[:] + [float(i == j) for j in range(n)] for i, row in enumerate(a)]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[pivot] = m[pivot], m[c]
+        m[c] = [x / m[c][c] for x in m[c]]
+        for r in range(n):
+            if r != c and m[r][c]:
+                m[r] = [x - m[r][c] * y for x, y in zip(m[r], m[c], strict=True)]
+    return [row[n:] for row in m]
+
+
 def scale(p: Played) -> int:
     """The pulka's whists that make a whist of Sochi: its rule set's gora_whist_multiplier."""
     return 2 if p.convention == "leningrad" else 1
@@ -179,6 +247,7 @@ def candidates(chosen: model.RatingModel) -> list[Callable[[], Any]]:
         Average,
         lambda: Average(per_deal=True),
         Performance,
+        lambda: JointPosterior(chosen),
     ]
 
 

@@ -7,7 +7,6 @@ the service answers in its place, and a reader never outlives its service."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import time
@@ -21,7 +20,6 @@ from starlette.testclient import TestClient
 from tests.serving import PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token
 from web.limits import Bounds
 from web.reader_process import NICE
-from web.service import CHARGED, Service
 
 WAIT = 60.0  # seconds a condition may take to hold (a reader's start on a loaded machine), at most
 DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 2 5 3", "6S pass pass | 6S | whist whist | 6 2 2"]
@@ -98,35 +96,12 @@ def test_a_forwarded_answer_has_the_services_headers_once_and_is_charged(tmp_pat
         for name in ("content-security-policy", "strict-transport-security", "x-frame-options", "content-type",
                      "content-length"):
             assert names.count(name) == 1, (name, names)
-        assert not {"date", "server", "x-pulka-charged"} & set(names)  # the reader's own: never sent on
+        assert not {"date", "server"} & set(names)  # the reader's own: the service's server sets them
 
 
 def test_the_reader_runs_below_its_service(tmp_path: Path) -> None:
     with anonymous(str(tmp_path / "club.db")) as (_c, reader):
         assert os.getpriority(os.PRIO_PROCESS, reader.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE)
-
-
-def test_a_reader_is_charged_its_cpu_and_a_service_its_elapsed_time(tmp_path: Path) -> None:
-    """A read that waits (for a core, the store) is charged its wait in a service process,
-    whose threads the writes share, and not in a reader process, which runs below it."""
-    def charged(service: Service) -> float:
-        async def read() -> float:
-            spent = [0.0]
-            token = CHARGED.set(spent)
-            try:
-                await service.readers.run(time.sleep, 0.05)  # a wait, no work
-            finally:
-                CHARGED.reset(token)
-            return spent[0]
-
-        try:
-            return asyncio.run(read())
-        finally:
-            service.close()
-
-    db = str(tmp_path / "club.db")
-    assert charged(Service(db)) >= 0.05
-    assert charged(Service(db, reader=True)) < 0.01
 
 
 def test_what_the_service_answers_itself(tmp_path: Path) -> None:

@@ -338,7 +338,7 @@ def routes() -> list[BaseRoute]:
 def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Starlette:
     """The service on ``settings.db``; ``extra``: more routes (the pages)."""
     service = Service(settings.db, settings.threads, settings.kept_games, read_only=settings.read_only is not None,
-                      readers=settings.readers, read_queue=settings.read_queue, reader=settings.reader)
+                      readers=settings.readers, read_queue=settings.read_queue)
     files = file_limit()
     limits = Limits(settings.bounds)
     limits.bounds.streams = stream_cap(settings.bounds.streams, files)

@@ -238,15 +238,17 @@ class Bounded:
 
 
     async def forwarded(self, scope: Scope, send: Send, endpoint: Any, charged: list[float]) -> bool:
-        """The request answered by the reader process (True; charged the time it took
-        of the reader's pool), or left to this one (False): no reader, a request with a session, a
+        """The request answered by the reader process (True; charged the time from its
+        hand-over to its answer: the reader's work, its waits for a core below the
+        service's, and what the hand-over itself took of this process), or left to this
+        one (False): no reader, a request with a session, a
         route this process answers itself, a reader not up."""
         if self.reader is None or not forwarded_here(scope) or getattr(endpoint, "in_process", False):
             return False
-        took = await self.reader.forward(scope, send)
-        if took is None:
+        start = time.perf_counter()
+        if not await self.reader.forward(scope, send):
             return False
-        charged[0] += took
+        charged[0] += time.perf_counter() - start
         return True
 
 

@@ -11,8 +11,9 @@ and hands it the reads and pages anyone may ask for:
 - the service process keeps the door: it admits the request (``limits.Bounded``: the
   address's budget, its requests at once), then forwards it (``Reader.forward``) over a
   Unix socket of its own to the reader, which makes the answer with its own store
-  connections, kept games and interpreter; the address is charged what the answer took
-  of the reader's pool, as the service charges its own reads;
+  connections, kept games and interpreter; the address is charged the time from the
+  hand-over to the answer (the reader runs below its service: on a busy machine its
+  reads take longer, and an address gets fewer);
 - only requests without a session are forwarded: those of the club's signed-in people
   (a scorer, an arbiter, a director) are answered where their session lives, as are the
   event streams (the live feed is the service's), the service's files and its health;
@@ -40,7 +41,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
     import httpx
@@ -55,10 +56,7 @@ FORWARDED = frozenset({"GET", "HEAD"})  # the methods handed to the reader: thos
 # the reader is told by the service alone (never taken from the client).
 HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"te", b"trailer", b"transfer-encoding",
                  b"upgrade", b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"forwarded"})
-# The seconds of the reader's pool an answer took (as ``Service.run`` charges them), told to
-# the service, which charges them to the address (``limits.Bounded``) and sends it no further.
-CHARGED_HEADER = b"x-pulka-charged"
-OWN = frozenset({b"date", b"server", CHARGED_HEADER})  # the reader's own: never sent on
+OWN = frozenset({b"date", b"server"})  # the reader's own: the service's server sets them
 RESTARTS = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # seconds before the reader is started again, in turn
 STEADY = 60.0  # seconds a reader served for its restarts to count from the first wait again
 STARTING = 20.0  # seconds the service waits for its reader to be up before it opens its port, at most
@@ -171,12 +169,11 @@ class Reader:
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
 
-    async def forward(self, scope: Scope, send: Send) -> float | None:
-        """The request answered by the reader, and the seconds of its pool the answer
-        took; or None, nothing sent: the reader is not up, or failed to answer; the
-        service then answers it itself."""
+    async def forward(self, scope: Scope, send: Send) -> bool:
+        """The request answered by the reader (True), or nothing sent (False): the
+        reader is not up, or failed to answer; the service then answers it itself."""
         if not self.ready or self._client is None or scope["method"] not in FORWARDED:
-            return None
+            return False
         import httpx
 
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in HOP]
@@ -198,15 +195,12 @@ class Reader:
             log.warning("the reader process did not answer (%s): the service answers itself", type(exc).__name__)
             if isinstance(exc, httpx.ReadTimeout) and self._process is not None and self._process.returncode is None:
                 self._process.kill()  # a reader stuck for TIMEOUT seconds is started again
-            return None
+            return False
         kept = [(k, v) for k, v in answer.headers.raw if k.lower() not in HOP and k.lower() not in OWN]
         await send({"type": "http.response.start", "status": answer.status_code, "headers": kept})
         await send({"type": "http.response.body", "body": body})
         self.forwarded += 1
-        try:
-            return max(0.0, float(answer.headers.get(CHARGED_HEADER.decode(), "0")))
-        except ValueError:
-            return 0.0
+        return True
 
 
 def forwarded_here(scope: Scope) -> bool:
@@ -223,22 +217,13 @@ class ReaderPool:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from web.service import CHARGED, ON_READERS, POOL
+        from web.service import ON_READERS, POOL
 
-        charged = [0.0]
-
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":  # the work is done: its time told
-                message = {**message, "headers": [*message.get("headers", []),
-                                                  (CHARGED_HEADER, f"{charged[0]:.6f}".encode("ascii"))]}
-            await send(message)
-
-        token, pool = CHARGED.set(charged), POOL.set(ON_READERS)
+        token = POOL.set(ON_READERS)
         try:
-            await self.app(scope, receive, sending)
+            await self.app(scope, receive, send)
         finally:
-            POOL.reset(pool)
-            CHARGED.reset(token)
+            POOL.reset(token)
 
 
 def in_process(endpoint: E) -> E:

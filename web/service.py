@@ -149,12 +149,12 @@ class Service:
     """The store as the service uses it, from its worker threads."""
 
     def __init__(self, db: str, threads: int = 8, kept_games: int = KEPT_GAMES, read_only: bool = False,
-                 readers: int = READ_THREADS, read_queue: int = READ_QUEUE, reader: bool = False) -> None:
+                 readers: int = READ_THREADS, read_queue: int = READ_QUEUE) -> None:
         self.db = db
         self.read_only = read_only  # the store served read-only: opened to read, nothing made in it
         self.kept_games = kept_games
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-serve")
-        self.readers = Readers(readers, read_queue, Writing(), time.thread_time if reader else time.perf_counter)
+        self.readers = Readers(readers, read_queue, Writing())
         self.live = ThreadPoolExecutor(1, thread_name_prefix="pulka-live")
         self._local = threading.local()
         self._workers: list[Worker] = []
@@ -390,15 +390,10 @@ class Writing:
 class Readers:
     """The readers' pool: ``threads`` threads and at most ``queue`` reads waiting or
     being served; each read begins in a gap between writes (``Writing``) and is charged
-    the time it held its thread once begun, by ``clock``: the elapsed time in a service
-    process (its waits for the interpreter's lock and the store held a thread the writes
-    share), its thread's CPU in a reader process (``web.reader``), which runs below its
-    service: there a read's wait for a core while the tables write is not its doing."""
+    the time it held its thread once begun."""
 
-    def __init__(self, threads: int, queue: int, writing: Writing,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, threads: int, queue: int, writing: Writing) -> None:
         self.writing = writing
-        self.clock = clock
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="pulka-read")
         self.threads = threads
         self.queue = max(queue, threads)
@@ -428,11 +423,11 @@ class Readers:
         """``work``, once no write is in flight, the time it held this thread then
         charged to the request (``CHARGED``)."""
         self.writing.gap(READ_YIELD)
-        start = self.clock()
+        start = time.perf_counter()
         try:
             return work(*args, **kwargs)
         finally:
-            took = self.clock() - start
+            took = time.perf_counter() - start
             self.took += (took - self.took) / 16
             charged = CHARGED.get()
             if charged is not None:

@@ -160,7 +160,7 @@ def alive(pid: int) -> bool:
 def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> None:
     db = str(tmp_path / "club.db")
     account(db, "dora", "director", PASSWORD)
-    served = Served(db, tmp_path / "serve.log")
+    served = Served(db, tmp_path / "serve.log", args=("--read-process",))
     try:
         http, _director, token = started(served)
         assert http.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEALS[0]},

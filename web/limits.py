@@ -5,9 +5,9 @@ Each route says who may use it and what it is (``auth.rule``). Those anyone may 
 without signing in — the reads, the pages, the event streams, the files — are bounded
 per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
-- **a process of their own**: with a reader process (``web.reader``, ``pulka serve``'s
-  default), a read or a page asked without a session is made there, and charged the
-  time it took there; else, and for the others, their work runs on the service's
+- **a process of their own**: with a reader process (``web.reader``, ``pulka serve
+  --read-process``), a read or a page asked without a session is made there, and
+  charged the time from its hand-over to its answer; else, and for the others, their work runs on the service's
   readers' pool (``POOL``), a few threads apart from the writers', its queue bounded (a
   full queue is answered 503 with ``Retry-After``): a table's write never waits in a
   queue behind them;

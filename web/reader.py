@@ -5,8 +5,12 @@ back from the store waits for the lock behind whatever holds it, and a collectio
 cyclic garbage stops every thread. So an anonymous client drawing sheets at points in
 time as fast as its budget lets it (``limits``) slowed the tables' writes in the same
 process, however its threads were pooled (issues 29 and 30). With ``--read-process``
-(the default of ``pulka serve``) each service process starts one child, the reader,
-and hands it the reads and pages anyone may ask for:
+each service process starts one child, the reader, and hands it the reads and pages
+anyone may ask for (not yet ``pulka serve``'s default: a forwarded read is charged the
+time from its hand-over to its answer, which keeps a crowd of anonymous readers from
+flooding the service with forwards, but charges a cheap read some times what it costs
+in the service process, and a visitor opening page after page meets the budget
+sooner; README, "Speed"):
 
 - the service process keeps the door: it admits the request (``limits.Bounded``: the
   address's budget, its requests at once), then forwards it (``Reader.forward``) over a

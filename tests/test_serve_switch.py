@@ -2,7 +2,7 @@
 
 A write spends most of its time waiting on the store with the interpreter's lock let go;
 coming back, it waits for the thread holding the lock up to the switch interval. The
-service shortens it (web/serve.py ``SWITCH_INTERVAL``) so that an anonymous reader drawing
+service shortens it (web/process.py ``SWITCH_INTERVAL``) so that an anonymous reader drawing
 sheets cannot add Python's default 5 ms to each of a write's round trips.
 """
 

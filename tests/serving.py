@@ -30,6 +30,14 @@ WAIT = 20.0  # seconds any wait below gives up after
 START = 60.0  # seconds a server may take to answer first (its imports and store on a loaded machine)
 
 
+def until(condition: Any, most: float = WAIT) -> None:
+    """Return once ``condition()`` holds: a poll of a condition, bounded by ``most`` seconds."""
+    deadline = time.monotonic() + most
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
+
+
 def account(db: str, name: str, role: str, password: str = PASSWORD) -> None:
     accounts = Accounts(db)
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +16,8 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from tests.serving import PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token
+from tests.serving import (PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token,
+                           until)
 from web.limits import Bounds
 from web.reader_process import NICE
 
@@ -28,14 +28,6 @@ READS = ["/api/games/t1/sheet.svg?at=3", "/api/games/t1/sheet.svg?at=9", "/api/g
          "/api/games/t1/deals?at=9", "/api/games/t1/sheet", "/api/games/t1/deals", "/club", "/watch/t1",
          "/api/games/t1/sheet.svg?at=9&lang=ru", "/club?lang=ru", "/api/games/nothing/sheet"]
 FREE = Bounds(rate=1000, burst=1000, at_once=100)  # the budget is not what most tests here look at
-
-
-def until(condition: Any) -> None:
-    """Return once ``condition()`` holds, a poll bounded by ``WAIT``."""
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.02)
 
 
 def recorded(c: TestClient) -> None:
@@ -120,10 +112,10 @@ def test_a_reader_that_ends_is_replaced_and_the_service_answers_meanwhile(tmp_pa
         first = reader.pid
         expected = c.get("/api/games/t1/sheet.svg?at=9").content
         os.kill(first, signal.SIGKILL)
-        until(lambda: not reader.ready or reader.pid != first)
+        until(lambda: not reader.ready or reader.pid != first, WAIT)
         r = c.get("/api/games/t1/sheet.svg?at=9")  # answered by the service itself, or by the new reader
         assert r.status_code == 200 and r.content == expected
-        until(lambda: reader.ready and reader.pid != first)
+        until(lambda: reader.ready and reader.pid != first, WAIT)
         before = reader.forwarded
         assert c.get("/api/games/t1/sheet.svg?at=9").content == expected
         assert reader.forwarded == before + 1 and reader.started == 2
@@ -136,7 +128,7 @@ def test_a_stuck_reader_is_started_again_and_the_service_answers_meanwhile(tmp_p
         os.kill(first, signal.SIGSTOP)  # stuck: it takes the request and never answers
         r = c.get("/api/games/t1/settlement?at=5")
         assert r.status_code == 200 and r.content == expected  # answered by the service itself
-        until(lambda: reader.ready and reader.pid != first)
+        until(lambda: reader.ready and reader.pid != first, WAIT)
         assert not alive(first)
         assert c.get("/api/games/t1/settlement?at=5").content == expected and reader.forwarded == 2
 
@@ -165,12 +157,12 @@ def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> No
         http, _director, token = started(served)
         assert http.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEALS[0]},
                          headers=bearer(token)).status_code == 201
-        until(lambda: "makes what anyone may read" in (tmp_path / "serve.log").read_text())
+        until(lambda: "makes what anyone may read" in (tmp_path / "serve.log").read_text(), WAIT)
         [reader] = children(served.proc.pid)
         anonymous = served.http()
         assert anonymous.get("/api/games/t1/sheet.svg?at=5").status_code == 200
         assert anonymous.get("/club").status_code == 200
         served.kill()  # SIGKILL: the service cannot tell its reader
-        until(lambda: not alive(reader))
+        until(lambda: not alive(reader), WAIT)
     finally:
         served.stop()

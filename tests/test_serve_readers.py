@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ledger.store.event_store import Store
-from tests.serving import PASSWORD, account, bearer, client, sign_in
+from tests.serving import PASSWORD, account, bearer, client, sign_in, until
 from web import api, service as service_module
 from web.limits import Bounds
 from web.live import Hub, Subscriber
@@ -31,14 +31,6 @@ CROWD = 200  # followers of one table: more than one slice (``live.SLICE``)
 def count(db: str, stream: str) -> int:
     with Store(db, create=False) as store:
         return store.count(stream)
-
-
-def until(condition: Any) -> None:
-    """Return once ``condition()`` holds: a poll of a condition, bounded by ``WAIT``."""
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.01)
 
 
 def test_a_full_readers_pool_is_answered_503_and_no_write_waits_or_is_stored_twice(
@@ -88,7 +80,7 @@ def test_a_read_begins_only_when_no_write_is_in_flight(tmp_path: Any) -> None:
         writing.began()  # a write in flight (waiting for or on the writers' pool)
         POOL.set(ON_READERS)
         reading = asyncio.ensure_future(service.run(began.set))
-        await asyncio.to_thread(until, lambda: writing.waiting == 1)
+        await asyncio.to_thread(until, lambda: writing.waiting == 1, WAIT)
         assert not began.is_set()  # the read waits at its gap, not begun
         writing.ended()
         await asyncio.wait_for(reading, WAIT)

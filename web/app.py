@@ -351,8 +351,10 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if settings.reader:  # another's reader: it only reads
-            yield
-            service.close()
+            try:
+                yield
+            finally:
+                service.close()
             return
         if settings.read_only is None:
             await service.run(lambda: service.worker().accounts.ensure())

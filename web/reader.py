@@ -55,7 +55,7 @@ E = TypeVar("E")
 
 READER_ENV = "PULKA_READER_SETTINGS"  # the settings of the service, handed to its reader
 READY = b"ready\n"  # what the reader says on its standard output once it serves
-FORWARDED = frozenset({"GET", "HEAD"})  # the methods handed to the reader: those that write nothing
+FORWARDED_METHODS = frozenset({"GET", "HEAD"})  # the methods handed to the reader: those that write nothing
 # Headers of one hop (RFC 9110 7.6.1), and those that say where a request came from, which
 # the reader is told by the service alone (never taken from the client).
 HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"te", b"trailer", b"transfer-encoding",
@@ -87,7 +87,7 @@ class Reader:
         self._process: asyncio.subprocess.Process | None = None
         self._watch: asyncio.Task[None] | None = None
         self._stopping = False
-        self._up: asyncio.Event | None = None
+        self._up = asyncio.Event()  # set once the first reader is up
 
     async def start(self) -> None:
         """The reader's socket bound and listening (connections wait there until the
@@ -104,10 +104,9 @@ class Reader:
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
         self._client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=str(path), limits=limits),
                                          base_url="http://reader", timeout=TIMEOUT)
-        self._up = up = asyncio.Event()
         self._watch = asyncio.get_running_loop().create_task(self.watched())
         try:  # the service opens its port once its reader is up: no start-up with both at work
-            await asyncio.wait_for(up.wait(), STARTING)
+            await asyncio.wait_for(self._up.wait(), STARTING)
         except asyncio.TimeoutError:
             log.warning("the reader process is not up after %g s: the service makes the anonymous reads itself until "
                         "it is", STARTING)
@@ -144,8 +143,7 @@ class Reader:
             assert process.stdout is not None
             if await process.stdout.readline() == READY:
                 self.ready = True
-                if self._up is not None:
-                    self._up.set()
+                self._up.set()
                 log.info("the reader process %s makes what anyone may read", process.pid)
             await process.wait()
         finally:
@@ -176,7 +174,7 @@ class Reader:
     async def forward(self, scope: Scope, send: Send) -> bool:
         """The request answered by the reader (True), or nothing sent (False): the
         reader is not up, or failed to answer; the service then answers it itself."""
-        if not self.ready or self._client is None or scope["method"] not in FORWARDED:
+        if not self.ready or self._client is None or scope["method"] not in FORWARDED_METHODS:
             return False
         import httpx
 

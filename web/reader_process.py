@@ -23,18 +23,14 @@ def run_reader() -> None:
     does, and ends when the service process PARENT is gone."""
     import uvicorn
 
-    from web.app import Settings, create_app
-    from web.limits import Bounds
-    from web.process import SWITCH_INTERVAL, outlived, settle_heap
+    from web.process import outlived
+    from web.serve import app_from_settings
 
     fd, parent = int(sys.argv[1]), int(sys.argv[2])
     outlived(parent)
     given = json.loads(os.environ.pop(READER_ENV))
-    settings = Settings(**{**given, "bounds": Bounds(**given["bounds"]), "read_process": False, "reader": True})
-    sys.setswitchinterval(SWITCH_INTERVAL)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    app = create_app(settings)
-    settle_heap()
+    app = app_from_settings({**given, "read_process": False, "reader": True})  # as a service process's, a reader's
     config = uvicorn.Config(app, fd=fd, log_level="warning", access_log=False, lifespan="on", server_header=False,
                             proxy_headers=True, forwarded_allow_ips="*", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)

@@ -7,10 +7,10 @@ per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
 - **a process of their own**: with a reader process (``web.reader``, ``pulka serve
   --read-process``), a read or a page asked without a session is made there, and
-  charged the time from its hand-over to its answer; else, and for the others, their work runs on the service's
-  readers' pool (``POOL``), a few threads apart from the writers', its queue bounded (a
-  full queue is answered 503 with ``Retry-After``): a table's write never waits in a
-  queue behind them;
+  charged the time from its hand-over to its answer; else, and for the others, their
+  work runs on the service's readers' pool (``POOL``), a few threads apart from the
+  writers', its queue bounded (a full queue is answered 503 with ``Retry-After``): a
+  table's write never waits in a queue behind them;
 - **a budget of work**: each request costs the time it held a reader thread (the
   service's ``run`` measures it: ``CHARGED``; the elapsed time, not the thread's CPU,
   so that a read is charged its waits on the store and on the interpreter's lock too:
@@ -174,11 +174,11 @@ class Limits:
 
 
 BOUNDED = {READ, PAGE, STREAM, FILE}
+FORWARDED = {READ, PAGE}  # the kinds of route a reader process makes (``web.reader``)
 # The pool of the bounded routes' work: a read or a page on the readers'; a live page's
 # first state on the live feed's, as its later ones (one document per version, made for
 # every follower at once: a thousand spectators opening their pages are not a thousand
 # reads in the readers' queue).
-FORWARDED = {READ, PAGE}  # the kinds of route a reader process makes (``web.reader``)
 POOLS = {READ: ON_READERS, PAGE: ON_READERS, STREAM: ON_LIVE, FILE: ON_READERS}
 
 

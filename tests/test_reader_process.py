@@ -7,19 +7,25 @@ the service answers in its place, and a reader never outlives its service."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from tests.serving import (PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token,
                            until)
 from web.limits import Bounds
-from web.reader_process import NICE
+from web.reader import READ_REQUEST
+from web.reader import ForwardedRequest, frame_read, framed
+from web.reader_process import NICE, answered, answering
+from web.service import CHARGED
 
 WAIT = 60.0  # seconds a condition may take to hold (a reader's start on a loaded machine), at most
 DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 2 5 3", "6S pass pass | 6S | whist whist | 6 2 2"]
@@ -150,9 +156,10 @@ def alive(pid: int) -> bool:
 
 
 def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> None:
+    """``pulka serve`` starts its reader unasked (``--no-read-process`` would not)."""
     db = str(tmp_path / "club.db")
     account(db, "dora", "director", PASSWORD)
-    served = Served(db, tmp_path / "serve.log", args=("--read-process",))
+    served = Served(db, tmp_path / "serve.log")
     try:
         http, _director, token = started(served)
         assert http.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEALS[0]},
@@ -166,3 +173,83 @@ def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> No
         until(lambda: not alive(reader), WAIT)
     finally:
         served.stop()
+
+
+# -- the hand-over: a message of its own, on connections kept open ---------------------------
+
+
+ASKED = ForwardedRequest("GET", "/api/games/t1/sheet", b"/api/games/t1/sheet", b"at=5", [(b"accept", b"*/*")],
+              ("127.0.0.9", 4711), "https", "1.1", ("testserver", 443))
+
+
+def test_a_message_read_in_pieces_and_the_ends_of_a_connection() -> None:
+    async def run() -> list[Any]:
+        whole = framed(ASKED) + framed(ASKED)
+        stream = asyncio.StreamReader()
+        for i in range(len(whole)):  # a byte at a time, as a slow socket might give it
+            stream.feed_data(whole[i:i + 1])
+        stream.feed_eof()
+        found: list[Any] = [READ_REQUEST.decode(await frame_read(stream)) for _ in range(2)]
+        with pytest.raises(EOFError):  # closed between messages: the end of a kept connection
+            await frame_read(stream)
+        cut = asyncio.StreamReader()
+        cut.feed_data(framed(ASKED)[:-1])
+        cut.feed_eof()
+        with pytest.raises(asyncio.IncompleteReadError):  # closed within one: a failure, not an end
+            await frame_read(cut)
+        return found
+
+    assert asyncio.run(run()) == [ASKED, ASKED]
+
+
+def test_the_reader_answers_a_message_whole_and_charges_its_pools_time() -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen.append(scope)
+        assert (await receive())["type"] == "http.request"
+        CHARGED.get()[0] += 0.25  # type: ignore[index]  # as the readers' pool charges a read
+        await send({"type": "http.response.start", "status": 203, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"one ", "more_body": True})
+        await send({"type": "http.response.body", "body": b"two"})
+        assert (await receive())["type"] == "http.disconnect"  # asked after the answer: the client is gone
+
+    answer = asyncio.run(answered(app, ASKED))
+    assert (answer.status, answer.headers, answer.body, answer.worked) == \
+        (203, [(b"content-type", b"text/plain")], b"one two", 0.25)
+    [scope] = seen
+    assert (scope["client"], scope["scheme"], scope["query_string"], scope["server"]) == \
+        (("127.0.0.9", 4711), "https", b"at=5", ("testserver", 443))
+
+
+def test_a_reader_that_fails_a_request_closes_its_connection_unanswered() -> None:
+    """A fault of the reader's own (not a refusal, which its middleware answers): the
+    connection is closed, and the service, finding it closed, answers the request itself."""
+
+    async def broken(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise RuntimeError("a fault of the reader's own")
+
+    async def run() -> bytes:
+        ours, theirs = socket.socketpair()
+        into, out = await asyncio.open_connection(sock=theirs)
+        serving = asyncio.ensure_future(answering(broken, into, out))
+        back, forth = await asyncio.open_connection(sock=ours)
+        forth.write(framed(ASKED))
+        got = await asyncio.wait_for(back.read(), WAIT)  # until the reader closes it (a deadline, not a timing)
+        await serving
+        forth.close()
+        return got
+
+    assert asyncio.run(run()) == b""
+
+
+def test_connections_to_the_reader_are_kept_and_dropped_with_it(tmp_path: Path) -> None:
+    with anonymous(str(tmp_path / "club.db")) as (c, reader):
+        for _ in range(3):
+            assert c.get("/api/games/t1/sheet").status_code == 200
+        assert len(reader._idle) == 1  # one request at a time: one connection, kept for the next
+        first = reader.pid
+        os.kill(first, signal.SIGKILL)
+        until(lambda: reader.pid != first and reader.ready, WAIT)
+        assert reader._idle == []  # the old reader's connections closed with it
+        assert c.get("/api/games/t1/sheet").status_code == 200 and len(reader._idle) == 1

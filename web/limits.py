@@ -5,9 +5,9 @@ Each route says who may use it and what it is (``auth.rule``). Those anyone may 
 without signing in — the reads, the pages, the event streams, the files — are bounded
 per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
-- **a process of their own**: with a reader process (``web.reader``, ``pulka serve
-  --read-process``), a read or a page asked without a session is made there, and
-  charged the time from its hand-over to its answer; else, and for the others, their
+- **a process of their own**: with a reader process (``web.reader``, ``pulka serve``'s
+  default), a read or a page asked without a session is made there, and charged the
+  time it took on the reader's pool; else, and for the others, their
   work runs on the service's readers' pool (``POOL``), a few threads apart from the
   writers', its queue bounded (a full queue is answered 503 with ``Retry-After``): a
   table's write never waits in a queue behind them;
@@ -238,17 +238,15 @@ class Bounded:
 
 
     async def forwarded(self, scope: Scope, send: Send, endpoint: Any, charged: list[float]) -> bool:
-        """The request answered by the reader process (True; charged the time from its
-        hand-over to its answer: the reader's work, its waits for a core below the
-        service's, and what the hand-over itself took of this process), or left to this
-        one (False): no reader, a request with a session, a
-        route this process answers itself, a reader not up."""
+        """The request answered by the reader process (True; charged the reader's work,
+        as a read made here is charged its own), or left to this one (False): no reader,
+        a request with a session, a route this process answers itself, a reader not up."""
         if self.reader is None or not forwarded_here(scope) or getattr(endpoint, "in_process", False):
             return False
-        start = time.perf_counter()
-        if not await self.reader.forward(scope, send):
+        worked = await self.reader.forward(scope, send)
+        if worked is None:
             return False
-        charged[0] += time.perf_counter() - start
+        charged[0] += worked
         return True
 
 

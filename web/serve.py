@@ -79,7 +79,7 @@ class Options:
     readers: int = 2
     read_queue: int = 16
     switch_interval: float = SWITCH_INTERVAL
-    read_process: bool = False  # what anyone may read made by a process of its own (web.reader)
+    read_process: bool = True  # what anyone may read made by a process of its own (web.reader)
     bounds: dict[str, Any] = dataclasses.field(default_factory=dict)
     club_tls: bool = False  # certificates of the club's own certificate authority (web.club_tls)
     tls_name: tuple[str, ...] = ()  # more names they are for (a club's local DNS name)
@@ -134,7 +134,7 @@ TLS_NAME = click.option("--tls-name", metavar="NAME", multiple=True,
               metavar="SECONDS", help="How long a thread may hold the interpreter while another waits for it "
                                       "(Python's default is 0.005): short, so that a write back from the store "
                                       "does not wait behind a long read.")
-@click.option("--read-process/--no-read-process", default=False, show_default=True, help="Make what anyone may "
+@click.option("--read-process/--no-read-process", default=True, show_default=True, help="Make what anyone may "
               "read without a session (sheets, pages) in a process of its own beside each service process.")
 @click.option("--budget", type=click.FloatRange(0.001, 64), metavar="SECONDS",
               help="Seconds of work a second one anonymous client address may take (default 0.1).")

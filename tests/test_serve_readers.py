@@ -19,6 +19,7 @@ from ledger.store.event_store import Store
 from tests.serving import PASSWORD, account, bearer, client, sign_in, until
 from web import api, service as service_module
 from web.limits import Bounds
+from web.app import PING
 from web.live import Hub, Subscriber
 from web.service import ON_READERS, POOL, Service
 
@@ -165,8 +166,7 @@ def test_a_slow_follower_is_sent_the_latest_state_not_every_one() -> None:
         follower = Subscriber({"t1"})
         for version in range(1, 6):
             follower.tell("t1", f"state {version}".encode())
-        messages = follower.messages()
-        return [await messages.__anext__()]
+        return await follower.next(PING) or []
 
     assert asyncio.run(slow()) == [b"state 5"]
 

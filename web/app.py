@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from sse_starlette import EventSourceResponse
-from sse_starlette.event import ServerSentEvent
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -59,7 +57,8 @@ from web import api, api_accounts, api_common, api_log, club_tls, pages
 from web.api_common import TooLarge
 from web.auth import ANYONE, READ, STREAM, Denied, rule
 from web.limits import TARPIT, Bounded, Bounds, Limits, file_limit, stream_cap
-from web.live import Hub
+from web.live import Followed, Hub, event_message
+from web.process import before_exit
 from web.middleware import (
     HSTS_MAX_AGE,
     AccessLog,
@@ -270,7 +269,7 @@ def sent_state(message: dict[str, Any]) -> bytes:
     """A live page's message as the event stream sends it (``event: state``), made once
     per version for all its followers (``live.Hub``), not once per follower."""
     data = msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()
-    return ServerSentEvent(data=data, event="state").encode()
+    return event_message("state", data)
 
 
 async def live_state(service: Service, stream: str, version: int, since: int | None) -> bytes | None:
@@ -281,17 +280,7 @@ async def live_state(service: Service, stream: str, version: int, since: int | N
 async def follow(request: Request, streams: set[str], first: list[dict[str, Any]], deltas: bool = False) -> Response:
     hub: Hub = request.app.state.hub
     subscriber = hub.subscribe(streams, deltas, first[0]["version"] if first else None)
-
-    async def messages() -> AsyncIterator[bytes]:
-        try:
-            for message in first:
-                yield sent_state(message)
-            async for sent in subscriber.messages():
-                yield sent
-        finally:
-            hub.unsubscribe(subscriber)
-
-    return EventSourceResponse(messages(), ping=ping_interval(), headers={"cache-control": "no-store"})
+    return Followed(hub, subscriber, [sent_state(message) for message in first], ping_interval())
 
 
 @rule(ANYONE, STREAM)
@@ -361,6 +350,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
         else:
             log.warning("serving the store %s read-only: %s", store_label(settings.db), settings.read_only)
         await app.state.hub.start()
+        before_exit(app.state.hub.end_all)  # the live pages' streams end as soon as the server is asked to stop
         if reader is not None:
             await reader.start()
         log.info("serving the store %s", store_label(settings.db))

@@ -33,9 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from uuid import UUID
+
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from ledger.store.backend import is_postgres_url, parse_postgres_url, reason, unreachable
 from ledger.vocabulary.language import language, using
@@ -59,18 +63,94 @@ class Subscriber:
         self.language = language()  # the subscribing request's: what it is told is in its language
         self.pending: dict[str, bytes] = {}
         self.ready = asyncio.Event()
+        self.ended = False  # its client has gone, or the service stops
 
     def tell(self, stream: str, message: bytes) -> None:
         self.pending[stream] = message  # the latest only: one not sent yet is replaced
         self.ready.set()
 
-    async def messages(self) -> AsyncIterator[bytes]:
-        while True:
-            await self.ready.wait()
-            self.ready.clear()
-            pending, self.pending = self.pending, {}
-            for message in pending.values():
-                yield message
+    def end(self) -> None:
+        self.ended = True
+        self.ready.set()
+
+    async def next(self, ping: float) -> list[bytes] | None:
+        """The messages told since the last call, as soon as there are any; nothing
+        after ``ping`` seconds without one (a keep-alive is due); None once it has ended.
+        A timer of the loop wakes it, not a task of its own."""
+        if not self.ready.is_set():
+            timer = asyncio.get_running_loop().call_later(ping, self.ready.set)
+            try:
+                await self.ready.wait()
+            finally:
+                timer.cancel()
+        self.ready.clear()
+        if self.ended:
+            return None
+        pending, self.pending = self.pending, {}
+        return list(pending.values())
+
+
+LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
+def event_message(event: str, data: str) -> bytes:
+    """One server-sent event (HTML, "Server-sent events", the event stream's format): its
+    type, its data a ``data:`` line for each line of ``data``; each line ended by CRLF
+    and the event by an empty line."""
+    lines = "".join(f"data: {line}\r\n" for line in LINE_BREAKS.split(data))
+    return f"event: {event}\r\n{lines}\r\n".encode()
+
+
+PING_COMMENT = b": ping\r\n\r\n"  # a keep-alive (a comment line, which a page's EventSource ignores)
+STREAM_HEADERS = {"cache-control": "no-store", "x-accel-buffering": "no"}  # nginx passes it on at once
+
+
+class Followed(Response):
+    """A live page's event stream (``text/event-stream``, HTML's server-sent events):
+    the states given first, then what its subscriber is told, a keep-alive comment
+    after ``ping_interval`` seconds without one; until its client goes, or the service
+    stops (``Hub.end_all``). Besides its request's own task, one task that waits for
+    the client's going; no task group, no timer a message: a thousand spectators of one
+    table are told a deal in what a thousand writes to their sockets cost. With
+    ``sse-starlette``'s response a stream had four tasks in a task group and a cancel
+    scope around every send: 290 objects the collector tracks a stream, and about
+    90 µs of the service's CPU a message delivered (issue 30, (b))."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, hub: Hub, subscriber: Subscriber, first: list[bytes], ping: float) -> None:
+        self.hub, self.subscriber, self.first, self.ping_interval = hub, subscriber, first, ping
+        self.status_code = 200
+        self.background = None
+        self.init_headers(STREAM_HEADERS)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        subscriber = self.subscriber
+        watch = None
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            if scope.get("method") == "HEAD":  # the headers alone: a stream that never ends is not a HEAD's answer
+                await send({"type": "http.response.body", "body": b""})
+                return
+            watch = asyncio.get_running_loop().create_task(gone(receive, subscriber))
+            sent: list[bytes] | None = self.first
+            while sent is not None:
+                for message in sent or (PING_COMMENT,):
+                    await send({"type": "http.response.body", "body": message, "more_body": True})
+                sent = await subscriber.next(self.ping_interval)
+            if not watch.done():  # the service stops (not its client gone): the answer ends
+                await send({"type": "http.response.body", "body": b""})
+        finally:
+            if watch is not None:
+                watch.cancel()
+            self.hub.unsubscribe(subscriber)
+
+
+async def gone(receive: Receive, subscriber: Subscriber) -> None:
+    """Waits for the client to go, then ends its stream."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    subscriber.end()
 
 
 Document = Callable[[str, int, int | None], Awaitable[bytes | None]]  # stream, version, the version told before
@@ -252,6 +332,13 @@ class Hub:
                 followers.discard(subscriber)
                 if not followers:
                     del self.subscribers[stream]
+
+    def end_all(self) -> None:
+        """Every open stream ended (the service stops: each sends its end and closes,
+        not waited for until the server's grace is spent)."""
+        for followers in list(self.subscribers.values()):
+            for subscriber in list(followers):
+                subscriber.end()
 
     def followers(self) -> int:
         return len({s for group in self.subscribers.values() for s in group})

@@ -6,6 +6,7 @@ the process that started it is gone (``outlived``)."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import importlib
 import logging
@@ -13,6 +14,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 # How long a thread holds the interpreter's lock while another waits for it. The writers
 # spend most of a write waiting on the store, with the lock let go; each time they come
@@ -74,3 +77,27 @@ def outlived(parent: int) -> threading.Thread:
     watcher = threading.Thread(target=watch, name="pulka-parent", daemon=True)
     watcher.start()
     return watcher
+
+
+def before_exit(action: Callable[[], None]) -> None:
+    """``action`` called in this event loop as soon as the server is asked to stop
+    (SIGINT, SIGTERM), before uvicorn's own shutdown waits for the open requests: the
+    live pages' streams, which would hold it for its whole grace period
+    (``timeout_graceful_shutdown``), end first. Chained in front of uvicorn's handlers,
+    which its server has installed by the time the application starts; where none are
+    (a test's client, a thread), nothing is chained."""
+    import uvicorn
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(signum)
+        if not isinstance(getattr(previous, "__self__", None), uvicorn.Server):
+            continue
+
+        def chained(sig: int, frame: Any, previous: Any = previous) -> None:
+            loop.call_soon_threadsafe(action)
+            previous(sig, frame)
+
+        signal.signal(signum, chained)

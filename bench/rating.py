@@ -27,7 +27,7 @@ its standard error. Two yardsticks stand beside the ratings: the true skills (a
 ceiling) and ``informed``, an information bound (what the pulkas could tell a rating
 that knew more than any can), with the room each rating leaves below each. --quick: 2
 seeds to 40 pulkas (a smoke run); the default: 8 seeds; --full: 48 seeds; the
-README's table: --seeds 144. --jobs: processes (the default 1).
+README's table: --seeds 600 (about 21 minutes of two cores). --jobs: processes (the default 1).
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2 seeds, to 40 pulkas a player")
-    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table: --seeds 144)")
+    parser.add_argument("--full", action="store_true", help="48 seeds (the README's table: --seeds 600)")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--skill", type=float, default=SKILL_SD, help="the skills' spread (club_sim's units)")

@@ -21,7 +21,7 @@ from web import api, service as service_module
 from web.limits import Bounds
 from web.app import PING
 from web.live import Hub, Subscriber
-from web.service import CHARGED, ON_READERS, POOL, Service
+from web.service import ON_READERS, POOL, Service
 
 PLAYERS = ["Anna", "Boris", "Vera"]
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"
@@ -110,28 +110,6 @@ def test_an_anonymous_read_is_charged_the_time_it_held_its_thread_not_its_cpu(
         assert c.get("/api/games/t1/sheet").status_code == 200
         refused = c.get("/api/games/t1/sheet")
         assert refused.status_code == 429, refused.text  # five seconds charged, over the two saved
-
-
-@pytest.mark.sqlite_only
-@pytest.mark.parametrize("reader", [False, True])
-def test_a_reader_processs_read_is_charged_its_cpu_not_its_waits(
-        reader: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """In a reader process (``web.reader``) a read is charged its thread's CPU: its waits
-    there, for a core below the service's, hold no write back; in the service process,
-    the time it held its thread."""
-    with client(str(tmp_path / "pulka.db"), reader=reader) as c:
-        readers = c.app.state.service.readers  # type: ignore[attr-defined]
-        assert readers.charge_cpu is reader
-    walls, cpus = iter([0.0, 5.0]), iter([0.0, 0.25])  # five seconds held, a quarter of one at work
-    monkeypatch.setattr(service_module, "time", types.SimpleNamespace(
-        perf_counter=lambda: next(walls), thread_time=lambda: next(cpus)))
-    charged = [0.0]
-    token = CHARGED.set(charged)
-    try:
-        assert readers.elapsed(lambda: "read") == "read"
-    finally:
-        CHARGED.reset(token)
-    assert charged == [0.25 if reader else 5.0]
 
 
 @pytest.mark.sqlite_only

@@ -336,7 +336,6 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
             logger.addFilter(Escaped())
 
     reader = Reader(dataclasses.asdict(settings)) if settings.read_process else None
-    service.readers.charge_cpu = settings.reader  # a reader process's waits hold no write back
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -7,8 +7,7 @@ per client address (the proxy's ``X-Forwarded-For`` where the proxy is trusted):
 
 - **a process of their own**: with a reader process (``web.reader``, ``pulka serve``'s
   default), a read or a page asked without a session is made there, and charged the
-  CPU it took there (its waits for a core, below the service's, hold no write back);
-  else, and for the others, their
+  time it took on the reader's pool; else, and for the others, their
   work runs on the service's readers' pool (``POOL``), a few threads apart from the
   writers', its queue bounded (a full queue is answered 503 with ``Retry-After``): a
   table's write never waits in a queue behind them;
@@ -239,8 +238,8 @@ class Bounded:
 
 
     async def forwarded(self, scope: Scope, send: Send, endpoint: Any, charged: list[float]) -> bool:
-        """The request answered by the reader process (True; charged the CPU it took
-        there), or left to this one (False): no reader,
+        """The request answered by the reader process (True; charged the reader's work,
+        as a read made here is charged its own), or left to this one (False): no reader,
         a request with a session, a route this process answers itself, a reader not up."""
         if self.reader is None or not forwarded_here(scope) or getattr(endpoint, "in_process", False):
             return False

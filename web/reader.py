@@ -11,9 +11,8 @@ process), and hands it the reads and pages anyone may ask for:
 - the service process keeps the door: it admits the request (``limits.Bounded``: the
   address's budget, its requests at once), then forwards it (``Reader.forward``) over a
   Unix socket of its own to the reader, which makes the answer with its own store
-  connections, kept games and interpreter; the address is charged the CPU the read took
-  there (not its waits for a core, below the service's: they hold no write back) and the
-  request's fee;
+  connections, kept games and interpreter; the address is charged the reader's work
+  (its readers' pool's time, as the service charges its own reads) and the request's fee;
 - the hand-over is a message of our own (``ForwardedRequest``, ``ReaderAnswer``: msgpack,
   each after its length) on connections kept open, not HTTP: the service's part of a
   forwarded read is to encode the request's parts and send on the answer, so a forwarded

@@ -390,7 +390,7 @@ class Writing:
 class Readers:
     """The readers' pool: ``threads`` threads and at most ``queue`` reads waiting or
     being served; each read begins in a gap between writes (``Writing``) and is charged
-    the time it held its thread once begun (in a reader process, its CPU)."""
+    the time it held its thread once begun."""
 
     def __init__(self, threads: int, queue: int, writing: Writing) -> None:
         self.writing = writing
@@ -399,11 +399,6 @@ class Readers:
         self.queue = max(queue, threads)
         self.held = 0  # reads waiting or being served
         self.took = 0.1  # seconds a read held its thread, a moving mean (for Retry-After)
-        # What a read is charged: the time it held its thread (its waits for the interpreter's
-        # lock and the store too: in the service process they are the writers'); in a reader
-        # process (``web.reader``) its thread's CPU, since waiting there, for a core below the
-        # service's or for the reader's own lock, holds no write back.
-        self.charge_cpu = False
         self._lock = threading.Lock()
 
     async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -428,7 +423,7 @@ class Readers:
         """``work``, once no write is in flight, the time it held this thread then
         charged to the request (``CHARGED``)."""
         self.writing.gap(READ_YIELD)
-        start, cpu = time.perf_counter(), time.thread_time()
+        start = time.perf_counter()
         try:
             return work(*args, **kwargs)
         finally:
@@ -436,7 +431,7 @@ class Readers:
             self.took += (took - self.took) / 16
             charged = CHARGED.get()
             if charged is not None:
-                charged[0] += time.thread_time() - cpu if self.charge_cpu else took
+                charged[0] += took
 
 
 def timed(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -140,7 +140,7 @@ def test_a_cold_start_with_the_service_down_opens_the_page_and_records_each_deal
         # the service's reads follow its store: what the page was answered, a read shows soon after
         wait(scorer, lambda d: version(d) == club.state(GAME)["version"] and len(club.state(GAME)["deals"]) >= 2)
         log = club.http.get(f"/api/games/{GAME}/log").json()["events"]
-        deals = httpx.get(f"{club.url}/api/games/{GAME}").json()["deals"]
+        deals = club.http.get(f"/api/games/{GAME}").json()["deals"]
         assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 6, Boris 3, Vera 1", "Boris 2, Vera 5, Anna 3"]
         by_deal = {e["deal"]: e for e in log[1:]}
         assert [by_deal[1]["played_at"], by_deal[2]["played_at"]] == played  # each stored once, as tapped

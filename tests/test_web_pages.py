@@ -169,7 +169,9 @@ class Club:
         return str(r.json()["token"])
 
     def state(self, game: str) -> dict[str, Any]:
-        doc: dict[str, Any] = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT).json()
+        # as the director: what the store holds, not an anonymous read that shares the
+        # phones' address and its budget (a refusal on a loaded machine is not a state)
+        doc: dict[str, Any] = self.http.get(f"/api/games/{game}", timeout=WAIT).json()
         return doc
 
     def record(self, game: str, line: str, key: str, again: bool = False) -> dict[str, Any]:

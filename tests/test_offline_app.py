@@ -27,7 +27,7 @@ import pytest
 
 import serving
 from serving import Served
-from test_web_pages import TEN, Club, enter, outbox, own_errors, served_club, text_of, version, wait
+from test_web_pages import CLUB_ARGS, TEN, Club, enter, outbox, own_errors, served_club, text_of, version, wait
 from ledger.vocabulary.times import parse_time
 from web.middleware import CSP
 
@@ -58,7 +58,7 @@ def started_again(served: Served, monkeypatch: pytest.MonkeyPatch) -> Served:
     and its outbox, is the same."""
     with monkeypatch.context() as m:
         m.setattr(serving, "free_port", lambda: served.port)
-        return Served(served.db, served.log)
+        return Served(served.db, served.log, args=CLUB_ARGS)
 
 
 def net(driver: WebDriver) -> str:
@@ -140,7 +140,7 @@ def test_a_cold_start_with_the_service_down_opens_the_page_and_records_each_deal
         # the service's reads follow its store: what the page was answered, a read shows soon after
         wait(scorer, lambda d: version(d) == club.state(GAME)["version"] and len(club.state(GAME)["deals"]) >= 2)
         log = club.http.get(f"/api/games/{GAME}/log").json()["events"]
-        deals = club.http.get(f"/api/games/{GAME}").json()["deals"]
+        deals = httpx.get(f"{club.url}/api/games/{GAME}").json()["deals"]
         assert [d["line"].split(" | ")[-1] for d in deals] == ["Anna 6, Boris 3, Vera 1", "Boris 2, Vera 5, Anna 3"]
         by_deal = {e["deal"]: e for e in log[1:]}
         assert [by_deal[1]["played_at"], by_deal[2]["played_at"]] == played  # each stored once, as tapped

@@ -102,9 +102,19 @@ var pulka = (function () {
       return r.text().then(function (text) {
         var doc = null;
         try { doc = text ? JSON.parse(text) : null; } catch (e) { doc = { error: text.slice(0, 200) }; }
-        return { status: r.status, doc: doc, stale: r.headers.get("X-Pulka-Stale") };
+        return { status: r.status, doc: doc, stale: r.headers.get("X-Pulka-Stale"),
+                 retry: r.headers.get("Retry-After") };
       });
     });
+  }
+
+  // An answer past the service's budget (429: this address's; 503: everyone's) asked again
+  // (``again``) once its Retry-After has passed, a second at least: a page that follows
+  // the club is not left behind on a busy evening. Whether it will be.
+  function later(r, again) {
+    if (r.status !== 429 && r.status !== 503) return false;
+    setTimeout(again, 1000 * Math.max(1, parseInt(r.retry || "1", 10) || 1));
+    return true;
   }
 
   // Who is signed in (and the session's CSRF token).
@@ -354,7 +364,7 @@ var pulka = (function () {
   });
 
   return {
-    data: data, t: t, el: el, byId: byId, fill: fill, show: show, uuid: uuid, path: path, api: api,
+    data: data, t: t, el: el, byId: byId, fill: fill, show: show, uuid: uuid, path: path, api: api, later: later,
     auth: auth, tokenFromHash: tokenFromHash, session: session, refusal: refusal, clearErrors: clearErrors,
     follow: follow, qrImage: qrImage, contractText: contractText, callText: callText, cellText: cellText,
     settlementRows: settlementRows, transferItems: transferItems, whoDeals: whoDeals, dealItem: dealItem,

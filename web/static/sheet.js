@@ -58,6 +58,9 @@ var pulkaSheet = (function () {
     asked = url;
     $("sheet").setAttribute("data-src", url);  // the sheet asked for; data-version once it is drawn
     fetch(P.withLang(url), { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+      P.later({ status: r.status, retry: r.headers.get("Retry-After") }, function () {
+        if (url === asked) { asked = null; draw(base, version, at); }  // still the sheet wanted: asked again
+      });
       return r.ok ? r.text() : null;
     }).then(function (text) {
       if (url !== asked || text === null) return;

@@ -31,8 +31,9 @@
   // The tournament again (a message says only that it changed); the latest answer wins.
   function refresh() {
     var mine = ++asking;
+    function again() { if (mine === asking) refresh(); }
     P.api("GET", base).then(function (r) {
-      if (mine !== asking || r.status !== 200) return;
+      if (mine !== asking || P.later(r, again) || r.status !== 200) return;
       latest = r.doc;
       document.body.setAttribute("data-version", String(latest.version));
       showTables(latest);
@@ -41,7 +42,7 @@
         return;
       }
       P.api("GET", base + "?tour=" + chosen).then(function (r2) {
-        if (mine === asking && r2.status === 200) showStandings(r2.doc);
+        if (mine === asking && !P.later(r2, again) && r2.status === 200) showStandings(r2.doc);
       });
     });
   }

@@ -198,7 +198,7 @@ class Reader:
                 if self._process is not None and self._process.returncode is None:
                     self._process.kill()  # stuck: started again by its watch
                 return None
-            except (OSError, EOFError, asyncio.IncompleteReadError, msgspec.DecodeError) as exc:
+            except (OSError, EOFError, msgspec.DecodeError) as exc:
                 out.close()
                 log.warning("the reader process did not answer (%s): the service answers itself", type(exc).__name__)
                 return None
@@ -261,13 +261,9 @@ def framed(message: ForwardedRequest | ReaderAnswer) -> bytes:
 
 
 async def frame_read(stream: asyncio.StreamReader) -> bytes:
-    """One message from ``stream`` (EOFError: the other end closed between messages)."""
-    try:
-        head = await stream.readexactly(LENGTH.size)
-    except asyncio.IncompleteReadError as exc:
-        if not exc.partial:
-            raise EOFError from None
-        raise
+    """One message from ``stream`` (``asyncio.IncompleteReadError``, an EOFError, when the
+    other end closed: between messages, or within one)."""
+    head = await stream.readexactly(LENGTH.size)
     return await stream.readexactly(LENGTH.unpack(head)[0])
 
 

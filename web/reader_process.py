@@ -63,7 +63,7 @@ async def answering(app: ASGIApp, into: asyncio.StreamReader, out: asyncio.Strea
         while True:
             try:
                 asked = READ_REQUEST.decode(await frame_read(into))
-            except (EOFError, asyncio.IncompleteReadError, ConnectionError):
+            except (EOFError, ConnectionError):  # the service closed it (IncompleteReadError is an EOFError)
                 return
             out.write(framed(await answered(app, asked)))
             await out.drain()

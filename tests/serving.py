@@ -92,6 +92,19 @@ def table_token(c: TestClient | httpx.Client, headers: dict[str, str], game: str
     return str(r.json()["token"])
 
 
+@contextmanager
+def served_with_director(tmp_path: Path, args: tuple[str, ...] = ()) -> Iterator["Served"]:
+    """A real ``pulka serve`` (``args`` its options) on a new store in ``tmp_path`` that
+    has a director (dora), stopped after."""
+    db = str(tmp_path / "club.db")
+    account(db, "dora", "director", PASSWORD)
+    served = Served(db, tmp_path / "serve.log", args=args)
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
 def started(served: "Served", game: str = "t1", pulya: int = 10) -> tuple[httpx.Client, dict[str, str], str]:
     """A director (dora) signed in to ``served``: his client, its write headers, and the
     token of a new ``game``'s table held by Masha."""

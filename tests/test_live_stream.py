@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.serving import PASSWORD, Served, account, started, until
+from tests.serving import served_with_director, started, until
 from web.live import PING_COMMENT, Followed, Hub, event_message
 from web.service import Service
 
@@ -134,10 +134,7 @@ def test_the_services_stop_ends_every_stream_and_a_head_is_headers_alone(tmp_pat
 
 
 def test_a_served_service_asked_to_stop_ends_its_open_streams_at_once(tmp_path: Path) -> None:
-    db = str(tmp_path / "club.db")
-    account(db, "dora", "director", PASSWORD)
-    served = Served(db, tmp_path / "serve.log")
-    try:
+    with served_with_director(tmp_path) as served:
         http, _director, _token = started(served)
         with httpx.Client(base_url=http.base_url, timeout=60) as watcher, \
                 watcher.stream("GET", "/api/games/t1/events") as events:
@@ -151,8 +148,6 @@ def test_a_served_service_asked_to_stop_ends_its_open_streams_at_once(tmp_path: 
         assert "timeout graceful shutdown exceeded" not in log, log[-2000:]
         assert "Traceback" not in log, log[-2000:]  # nor the reader's, stopped with it
         assert all(not line.startswith("event:") or line == "event: state" for line in rest)
-    finally:
-        served.stop()
 
 
 def test_an_event_is_its_type_and_a_data_line_for_each_line() -> None:

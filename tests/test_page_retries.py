@@ -13,7 +13,7 @@ from typing import Any
 
 from selenium.webdriver.common.by import By
 
-from tests.serving import PASSWORD, Served, account, bearer, started
+from tests.serving import bearer, served_with_director, started
 from tests.test_web_pages import WAIT, wait
 
 DEAL = "6S pass pass | 6S | whist whist | 6 2 2"
@@ -45,10 +45,7 @@ def drawn(driver: Any) -> str:
 
 
 def test_a_refused_drawing_is_asked_for_again_after_its_wait(tmp_path: Path, browser: Any) -> None:
-    db = str(tmp_path / "club.db")
-    account(db, "dora", "director", PASSWORD)
-    served = Served(db, tmp_path / "serve.log")
-    try:
+    with served_with_director(tmp_path) as served:
         http, _director, token = started(served)
         version = http.get("/api/games/t1").json()["version"]
         browser.get(f"{served.url}/watch/t1")
@@ -61,15 +58,10 @@ def test_a_refused_drawing_is_asked_for_again_after_its_wait(tmp_path: Path, bro
         # the new state comes by the stream; its drawing is refused once, then asked again
         wait(browser, lambda d: drawn(d) == str(now), WAIT)
         assert browser.execute_script("return window.refused;") == 1
-    finally:
-        served.stop()
 
 
 def test_a_refused_standings_page_asks_again_after_its_wait(tmp_path: Path, browser: Any) -> None:
-    db = str(tmp_path / "club.db")
-    account(db, "dora", "director", PASSWORD)
-    served = Served(db, tmp_path / "serve.log")
-    try:
+    with served_with_director(tmp_path) as served:
         http, director, _token = started(served)
         r = http.post("/api/tournaments", json={"id": "retry-cup-1", "name": "cup", "players": ["Anna", "Boris", "Vera"],
                                                 "pulya": 4, "tours": 1, "table_size": 3}, headers=director)
@@ -85,5 +77,3 @@ def test_a_refused_standings_page_asks_again_after_its_wait(tmp_path: Path, brow
         # the table's start comes by the stream; the tournament's read is refused once, then asked again
         wait(browser, lambda d: tables(d) == {"cup/1/1": "playing"}, WAIT)
         assert browser.execute_script("return window.refused;") == 1
-    finally:
-        served.stop()

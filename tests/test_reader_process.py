@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from tests.serving import (PASSWORD, Served, account, bearer, client, new_game, sign_in, started, table_token,
-                           until)
+from tests.serving import (PASSWORD, account, bearer, client, new_game, served_with_director, sign_in, started,
+                           table_token, until)
 from web.limits import Bounds
 from web.reader import READ_REQUEST
 from web.reader import ForwardedRequest, frame_read, framed
 from web.reader_process import NICE, answered, answering
-from web.service import CHARGED
+from web.service import CHARGED, ON_READERS, POOL
 
 WAIT = 60.0  # seconds a condition may take to hold (a reader's start on a loaded machine), at most
 DEALS = ["6S pass pass | 6S | whist whist | 6 2 2", "pass pass pass | 2 5 3", "6S pass pass | 6S | whist whist | 6 2 2"]
@@ -157,10 +157,7 @@ def alive(pid: int) -> bool:
 
 def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> None:
     """``pulka serve`` starts its reader unasked (``--no-read-process`` would not)."""
-    db = str(tmp_path / "club.db")
-    account(db, "dora", "director", PASSWORD)
-    served = Served(db, tmp_path / "serve.log")
-    try:
+    with served_with_director(tmp_path) as served:
         http, _director, token = started(served)
         assert http.post("/api/games/t1/deal", json={"id": "phone-0001", "version": 1, "line": DEALS[0]},
                          headers=bearer(token)).status_code == 201
@@ -171,8 +168,6 @@ def test_a_served_reader_answers_and_ends_with_its_service(tmp_path: Path) -> No
         assert anonymous.get("/club").status_code == 200
         served.kill()  # SIGKILL: the service cannot tell its reader
         until(lambda: not alive(reader), WAIT)
-    finally:
-        served.stop()
 
 
 # -- the hand-over: a message of its own, on connections kept open ---------------------------
@@ -203,11 +198,12 @@ def test_a_message_read_in_pieces_and_a_connection_closed_between_or_within_mess
     assert asyncio.run(run()) == [ASKED, ASKED]
 
 
-def test_the_reader_answers_a_message_whole_and_charges_its_pools_time() -> None:
+def test_the_reader_answers_a_message_whole_on_its_readers_pool_and_charges_its_time() -> None:
     seen: list[dict[str, Any]] = []
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         seen.append(scope)
+        assert POOL.get() is ON_READERS  # its work on the readers' pool, never the writers'
         assert (await receive())["type"] == "http.request"
         CHARGED.get()[0] += 0.25  # type: ignore[index]  # as the readers' pool charges a read
         await send({"type": "http.response.start", "status": 203, "headers": [(b"content-type", b"text/plain")]})

@@ -71,7 +71,7 @@ from web.middleware import (
     access,
     log,
 )
-from web.reader import Reader, ReaderPool, in_process
+from web.reader import Reader, in_process
 from web.service import KEPT_GAMES, READ_QUEUE, READ_THREADS, Busy, Service
 
 _ = language._  # every text a person reads, in the request's language
@@ -367,7 +367,7 @@ def create_app(settings: Settings, extra: list[BaseRoute] | None = None) -> Star
     # A reader's answers pass through its service's middleware, which logs them and sets their headers.
     app = Starlette(
         routes=every,
-        middleware=[Middleware(Language), Middleware(Faults), cookies, Middleware(ReaderPool)] if settings.reader else [
+        middleware=[Middleware(Language), Middleware(Faults), cookies] if settings.reader else [
             Middleware(AccessLog),
             Middleware(SecurityHeaders, https=settings.https, hsts_max_age=settings.hsts_max_age),
             Middleware(Language),

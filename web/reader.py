@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope, Send
 
 log = logging.getLogger("pulka.serve")
 E = TypeVar("E")
@@ -271,23 +271,6 @@ def forwarded_here(scope: Scope) -> bool:
     """Whether the request may be made by the reader: it has no session (the club's
     signed-in people are answered where their session lives)."""
     return not scope.get("session")
-
-
-class ReaderPool:
-    """In the reader: every request's work on the readers' pool (its queue bounded, a
-    full one answered 503: ``Service.run``)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from web.service import ON_READERS, POOL
-
-        token = POOL.set(ON_READERS)
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            POOL.reset(token)
 
 
 def in_process(endpoint: E) -> E:

@@ -16,7 +16,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message
 
 from web.reader import READ_REQUEST, READER_ENV, READY, ReaderAnswer, ForwardedRequest, framed, frame_read
-from web.service import CHARGED
+from web.service import CHARGED, ON_READERS, POOL
 
 log = logging.getLogger("pulka.serve")
 
@@ -78,8 +78,9 @@ async def answering(app: ASGIApp, into: asyncio.StreamReader, out: asyncio.Strea
 
 
 async def answered(app: ASGIApp, asked: ForwardedRequest) -> ReaderAnswer:
-    """``asked`` made by ``app``: its answer whole, and the seconds of work it took on
-    the readers' pool (``CHARGED``)."""
+    """``asked`` made by ``app``, its work on the readers' pool (its queue bounded, a full
+    one answered 503: ``Service.run``): its answer whole, and the seconds of work it took
+    there (``CHARGED``)."""
     status, headers, body = 500, [], []
     done = asyncio.Event()
     sent = False
@@ -102,10 +103,11 @@ async def answered(app: ASGIApp, asked: ForwardedRequest) -> ReaderAnswer:
                 done.set()
 
     charged = [0.0]
-    token = CHARGED.set(charged)
+    token, pool = CHARGED.set(charged), POOL.set(ON_READERS)
     try:
         await app(asked.scope(), receive, send)
     finally:
+        POOL.reset(pool)
         CHARGED.reset(token)
         done.set()
     return ReaderAnswer(status, [(bytes(k), bytes(v)) for k, v in headers], b"".join(body), charged[0])

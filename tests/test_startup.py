@@ -71,6 +71,29 @@ def test_the_service_is_the_entry_point_of_the_installed_pulka_not_an_import_of_
     assert "The club's live scoring service" in done.stdout
 
 
+RUN_PROBE = """
+import gc, sys
+from cli.main import run
+try:
+    run()
+except SystemExit as exc:
+    print(exc.code, gc.get_freeze_count() > 0, file=sys.stderr)
+"""
+
+
+def test_the_installed_command_runs_main_and_freezes_its_heap_as_it_ends(tmp_path: Path) -> None:
+    """The ``pulka`` script is ``run``: ``main`` with its exit status, and the heap
+    frozen as the process ends, so that the interpreter's last collection walks none of
+    it (its time is ``make bench``'s ``pulka deal``). A refusal's status is kept."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="pulka")
+    assert script.value == "cli.main:run"
+    for args, status in ((["rules"], "0"), (["sheet", "nothing", "--db", str(tmp_path / "none.db")], "1")):
+        done = subprocess.run([sys.executable, "-c", RUN_PROBE, *args], capture_output=True, text=True, check=True)
+        assert done.stderr.strip().splitlines()[-1] == f"{status} True", done.stderr
+
+
 def test_a_command_of_the_entry_points_that_is_not_installed_is_refused_with_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.audit import AuditFold, AuditRow
+from projections.trail import CellNames
 from projections.deal_state import DealState
 from projections.deal_text import cells, deal_row, events_by_deal, hand_row, row_json, table_head, written_by_deal
 from projections.game import GameState
@@ -87,6 +88,11 @@ class PointFolds:
     def audit(self, events: Sequence[AnyEvent], point: Point) -> list[AuditRow]:
         """The audit trail as of ``point``, as ``audit`` gives it."""
         return self.audit_at(events, self.state(events, point))
+
+    def audit_json(self, events: Sequence[AnyEvent], rows: Sequence[AuditRow], names: CellNames) -> list[bytes]:
+        """Rows of ``audit`` (all, or those an arbiter chose) in JSON, as ``trail.trail_row_json``
+        makes them: each row the trail keeps encoded once (``AuditFold.rows_json``)."""
+        return self.trail(events, max((r.number for r in rows), default=1)).rows_json(rows, names)
 
     def picture(self, events: Sequence[AnyEvent], point: Point, deal_cap: int | None = None) -> dict[str, Any]:
         """The drawn sheet as of ``point``, as ``picture.picture`` draws it."""

@@ -4,7 +4,8 @@
 gives the JSON value event-log.md specifies (whole values as integers, others as the
 nearest float); ``exact_text`` the exact value as a string (``"40/3"``) for the fields
 that carry it beside a float; ``exact_fields`` puts both in a document and
-``exact_of`` reads the exact one back.
+``exact_of`` reads the exact one back. ``json_plain`` is the JSON encoder's hook of every
+document the projections make and the service sends.
 """
 
 from __future__ import annotations
@@ -66,3 +67,11 @@ def exact_of(doc: dict[str, Any], key: str) -> Fraction:
 def signed(x: Fraction | int) -> str:
     """A change for people: ``+2``, ``-1½``, ``0``."""
     return ("+" if x > 0 else "") + fmt(x)
+
+
+def json_plain(value: Any) -> Any:
+    """msgspec's ``enc_hook`` for the documents people read: a fraction as its exact text,
+    a text a fold made (``wording.said``, a ``str`` of its own kind) as the plain text."""
+    if isinstance(value, Fraction | str):
+        return str(value)
+    raise NotImplementedError(type(value))

@@ -5,8 +5,9 @@ player's pulya, a side's points above the line. This module knows nothing of how
 kind scores; it works on what each kind gives it:
 
 - ``AuditRow``: one event with what it did to the cells and the recording rules'
-  verdict on it; ``row_doc`` and ``render_audit`` show a list of them, ``select_rows``
-  keeps the rows an arbiter asks for;
+  verdict on it; ``row_doc`` and ``render_audit`` show a list of them (``trail_row_json`` and
+  ``trail_json``: as the service sends them), ``select_rows`` keeps the rows an arbiter
+  asks for;
 - ``render_explain``: the writes behind one cell, as a kind's ``explain`` lists them;
 - ``diff_numbers``: what changed between two points in time, from a kind's ``Numbers`` at
   each point and its audit rows in between.
@@ -28,7 +29,7 @@ from ledger.vocabulary.events import AnyEvent, Correction
 from ledger.vocabulary.refusal import cite
 from ledger.vocabulary.times import TimeFormatError, parse_time
 from ledger.vocabulary.wording import recorder_text
-from projections.numbers import exact_fields, exact_of, exact_text, fmt, number, signed
+from projections.numbers import exact_fields, exact_of, exact_text, fmt, json_plain, number, signed
 from projections.points import Point
 
 _ = language._  # every text a person reads, in the language in effect
@@ -143,6 +144,18 @@ def row_doc(row: AuditRow, names: CellNames = PLAYER_CELLS) -> dict[str, Any]:
     if row.played_at is not None:
         doc["played_at"] = row.played_at
     return doc
+
+
+def trail_row_json(row: AuditRow, names: CellNames = PLAYER_CELLS) -> bytes:
+    """``row_doc`` in JSON, as the service sends it (``numbers.json_plain``)."""
+    return msgspec.json.encode(row_doc(row, names), enc_hook=json_plain)
+
+
+def trail_json(game: str, version: int, rows: Iterable[bytes]) -> bytes:
+    """The audit trail as the service sends it, ``{"game", "version", "events"}``, from
+    its rows already in JSON (``trail_row_json``): the bytes of that document encoded whole."""
+    return b"".join((b'{"game":', msgspec.json.encode(game), b',"version":', msgspec.json.encode(version),
+                     b',"events":[', b",".join(rows), b"]}"))
 
 
 def select_rows(

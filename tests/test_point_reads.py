@@ -21,12 +21,15 @@ from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from point_reads import DIGESTS, drawn_digests, games
 from projections.at_points import PointFolds
+from projections.audit import AuditRow
 from projections.deal_text import deal_table, table_json
 from projections.drawing import sheet_layout
 from projections.drawing.sheet_layout import EntryToken, Polygon
 from projections.drawing.svg import Drawing, draw_token, drawn_token, svg_document
 from projections.picture import Runs, marks_at, marks_of, revising, traces_of
+from projections.numbers import json_plain
 from projections.points import Point
+from projections.trail import PLAYER_CELLS, row_doc, select_rows, trail_json
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +88,50 @@ def test_a_row_is_made_once_and_taken_again(played: dict[str, list[AnyEvent]]) -
     changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
     assert changed, "the correction changed no row"
     assert all(after[i] is not before[i] for i in changed)
+
+
+def old_trail(game: str, rows: list[AuditRow], version: int) -> bytes:
+    """The audit trail as the service encoded it before: each row's document made and
+    the whole document encoded at once."""
+    return msgspec.json.encode({"game": game, "version": version, "events": [row_doc(r) for r in rows]},
+                               enc_hook=json_plain)
+
+
+def test_the_audit_trail_from_kept_rows_is_the_trail_encoded_whole(played: dict[str, list[AnyEvent]]) -> None:
+    """Read as the stream grows, then at every point going back past the late correction
+    of an early deal (its verdicts as each point has them); in both languages; the whole
+    trail and the rows of one deal."""
+    for name, events in played.items():
+        folds = folds_of(events)
+        for spoken in ("en", "ru"):
+            with language.using(spoken):
+                for k in range(1, len(events) + 1):
+                    folds.follow(events[:k])
+                    rows = folds.audit(events, Point(at=k))
+                    assert trail_json(name, k, folds.audit_json(events, rows, PLAYER_CELLS)) == \
+                        old_trail(name, rows, k), (name, spoken, k)
+                for k in range(len(events), 0, -1):
+                    rows = folds.audit(events, Point(at=k))
+                    assert trail_json(name, k, folds.audit_json(events, rows, PLAYER_CELLS)) == \
+                        old_trail(name, rows, k), (name, spoken, k)
+                    chosen = select_rows(rows, deal=2)
+                    assert trail_json(name, k, folds.audit_json(events, chosen, PLAYER_CELLS)) == \
+                        old_trail(name, chosen, k), (name, spoken, k)
+
+
+def test_a_trail_row_is_encoded_once_and_taken_again(played: dict[str, list[AnyEvent]]) -> None:
+    """A row the trail keeps as it was made is sent as the same bytes from read to read;
+    a row with the verdict a later state gives it (``final_row``) is made as it comes."""
+    events = played["long"]
+    folds = folds_of(events)
+    folds.follow(events)
+    first = folds.audit_json(events, folds.audit(events, Point()), PLAYER_CELLS)
+    rows = folds.audit(events, Point(at=len(events) - 1))
+    again = folds.audit_json(events, rows, PLAYER_CELLS)
+    kept_rows = folds.trail(events, len(events)).rows
+    as_made = [r is kept_rows[i] for i, r in enumerate(rows)]
+    assert [a is b for a, b in zip(first, again)] == as_made
+    assert 0 < as_made.count(False) < len(rows) // 10  # the rows with a verdict of the state's own
 
 
 def test_the_standing_entries_from_the_writes_are_those_of_the_traces(played: dict[str, list[AnyEvent]]) -> None:

@@ -39,7 +39,7 @@ from projections.kinds import kind_of
 from projections.points import Point, cut
 from projections.tournament_state import as_of, fold_tournament, standings, standings_doc
 from projections.tournament_log import log_rows
-from projections.trail import row_doc, select_rows
+from projections.trail import select_rows, trail_json, trail_row_json
 from web import api_arbiter, api_print, api_table
 from web.api_common import (
     S, events_at, game_now, game_since, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
@@ -145,7 +145,7 @@ async def log(request: Request) -> Response:
     await needs(request, "table", game=game_name)
     q = request.query_params
 
-    def trail(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> dict[str, Any]:
+    def trail(kept: Kept, events: list[AnyEvent], points: PointFolds | None) -> bytes:
         kind = kind_of(events[0])
         if points is not None:  # a pulka: from its kept trail
             rows = service.cached(("audit", game_name, len(kept.stored), point), lambda: points.audit(events, point))
@@ -156,9 +156,11 @@ async def log(request: Request) -> Response:
         chosen = select_rows(rows, deal=int_param(q, "only_deal"), by=q.get("by") or None, types=q.getlist("type"),
                              verdicts=q.get("verdicts") in ("1", "true", "yes"),
                              since=time_param(q.get("since"), "since"), until=time_param(q.get("until"), "until"))
-        return {"game": game_name, "version": len(kept.stored), "events": [row_doc(r, kind.cells) for r in chosen]}
+        made = (points.audit_json(events, chosen, kind.cells) if points is not None
+                else [trail_row_json(r, kind.cells) for r in chosen])
+        return trail_json(game_name, len(kept.stored), made)
 
-    return json(await service.run(service.at_point, game_name, trail))
+    return Response(await service.run(service.at_point, game_name, trail), media_type="application/json")
 
 
 @rule(TABLE, READ)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from fractions import Fraction
 from ledger.vocabulary.wording import digits
 from typing import Any, TypeVar
 
@@ -21,6 +20,7 @@ from ledger.reads.game_documents import game_delta, game_doc
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused
 from projections.game import GameState
+from projections.numbers import json_plain
 from projections.points import Point, cut
 from web.service import Reused, Service
 
@@ -30,19 +30,13 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 
 def json(doc: Any, status: int = 200) -> Response:
-    return Response(msgspec.json.encode(doc, enc_hook=encode_extra), status, media_type="application/json")
+    return Response(msgspec.json.encode(doc, enc_hook=json_plain), status, media_type="application/json")
 
 
 def reused_doc(exc: Reused) -> dict[str, Any]:
     """A write id used before for another request: nothing stored; both requests' digests."""
     return {"message": str(exc), "id": exc.receipt.key, "reused": True, "stored_digest": exc.receipt.digest,
             "sent_digest": exc.digest}
-
-
-def encode_extra(value: Any) -> Any:
-    if isinstance(value, Fraction | str):  # a text a fold made (``wording.said``): its English
-        return str(value)
-    raise NotImplementedError(type(value))
 
 
 BODY_MAX = 64 * 1024  # bytes of a write's body: the longest, a tournament's, is a few kilobytes

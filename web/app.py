@@ -52,6 +52,7 @@ from ledger.vocabulary.refusal import Refused, cite
 from ledger.vocabulary.rules import RuleSetError
 from ledger.vocabulary.times import TimeFormatError
 from projections.kinds import UnknownKind
+from projections.numbers import json_plain
 from projections.points import PointError
 from web import api, api_accounts, api_common, api_log, club_tls, pages
 from web.api_common import TooLarge
@@ -268,7 +269,7 @@ def describe_error(request: Request, exc: Exception) -> str:
 def sent_state(message: dict[str, Any]) -> bytes:
     """A live page's message as the event stream sends it (``event: state``), made once
     per version for all its followers (``live.Hub``), not once per follower."""
-    data = msgspec.json.encode(message, enc_hook=api_common.encode_extra).decode()
+    data = msgspec.json.encode(message, enc_hook=json_plain).decode()
     return event_message("state", data)
 
 

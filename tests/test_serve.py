@@ -447,3 +447,15 @@ def test_serve_account_on_a_store_never_initialised_makes_it_and_the_account_sig
     assert "Traceback" not in made.stderr
     with client(store_url) as c:
         sign_in(c, "dora")
+
+
+def test_the_service_parses_http_with_httptools() -> None:
+    """``pulka serve`` leaves uvicorn's HTTP protocol to its own choice (web/serve.py names
+    none), which takes httptools, a dependency of pulka (pyproject.toml): its parser in C.
+    With h11, in Python, a request's HTTP was a third of a plain read's CPU."""
+    import uvicorn
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    config = uvicorn.Config(app=lambda scope, receive, send: None)
+    config.load()
+    assert config.http_protocol_class is HttpToolsProtocol

@@ -10,6 +10,7 @@ band's line count searched), and its quick wrapping against the search."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -52,22 +53,30 @@ def old_table(game: str, folds: PointFolds, events: list[AnyEvent], k: int) -> b
     return msgspec.json.encode(doc)
 
 
-def test_the_deals_table_from_kept_rows_is_the_table_made_whole(played: dict[str, list[AnyEvent]]) -> None:
-    """Read as the stream grows (its rows kept from read to read), then again at every
-    point after the late correction of an early deal; in both languages."""
+def walked(played: dict[str, list[AnyEvent]]) -> Iterator[tuple[str, list[AnyEvent], PointFolds, str, int, bool]]:
+    """Each game read at every point as its stream grows (its folds following it), then
+    at every point going back, in both languages: (game, its events, its folds, the
+    language, the point's event, whether going back). The language is in effect while
+    the caller reads."""
     for name, events in played.items():
         folds = folds_of(events)
         for spoken in ("en", "ru"):
             with language.using(spoken):
                 for k in range(1, len(events) + 1):
                     folds.follow(events[:k])
-                    assert table_json(name, *folds.deals(events, Point(at=k))) == old_table(name, folds, events, k), \
-                        (name, spoken, k)
+                    yield name, events, folds, spoken, k, False
                 for k in range(len(events), 0, -1):
-                    assert table_json(name, *folds.deals(events, Point())) == old_table(name, folds, events,
-                                                                                          len(events))
-                    assert table_json(name, *folds.deals(events, Point(at=k))) == old_table(name, folds, events, k), \
-                        (name, spoken, k)
+                    yield name, events, folds, spoken, k, True
+
+
+def test_the_deals_table_from_kept_rows_is_the_table_made_whole(played: dict[str, list[AnyEvent]]) -> None:
+    """Read as the stream grows (its rows kept from read to read), then again at every
+    point after the late correction of an early deal; in both languages."""
+    for name, events, folds, spoken, k, back in walked(played):
+        if back:
+            assert table_json(name, *folds.deals(events, Point())) == old_table(name, folds, events, len(events))
+        assert table_json(name, *folds.deals(events, Point(at=k))) == old_table(name, folds, events, k), \
+            (name, spoken, k)
 
 
 def test_a_row_is_made_once_and_taken_again(played: dict[str, list[AnyEvent]]) -> None:
@@ -100,23 +109,12 @@ def old_trail(game: str, rows: list[AuditRow], version: int) -> bytes:
 def test_the_audit_trail_from_kept_rows_is_the_trail_encoded_whole(played: dict[str, list[AnyEvent]]) -> None:
     """Read as the stream grows, then at every point going back past the late correction
     of an early deal (its verdicts as each point has them); in both languages; the whole
-    trail and the rows of one deal."""
-    for name, events in played.items():
-        folds = folds_of(events)
-        for spoken in ("en", "ru"):
-            with language.using(spoken):
-                for k in range(1, len(events) + 1):
-                    folds.follow(events[:k])
-                    rows = folds.audit(events, Point(at=k))
-                    assert trail_json(name, k, folds.audit_json(events, rows, PLAYER_CELLS)) == \
-                        old_trail(name, rows, k), (name, spoken, k)
-                for k in range(len(events), 0, -1):
-                    rows = folds.audit(events, Point(at=k))
-                    assert trail_json(name, k, folds.audit_json(events, rows, PLAYER_CELLS)) == \
-                        old_trail(name, rows, k), (name, spoken, k)
-                    chosen = select_rows(rows, deal=2)
-                    assert trail_json(name, k, folds.audit_json(events, chosen, PLAYER_CELLS)) == \
-                        old_trail(name, chosen, k), (name, spoken, k)
+    trail and, going back, the rows of one deal."""
+    for name, events, folds, spoken, k, back in walked(played):
+        rows = folds.audit(events, Point(at=k))
+        for chosen in (rows, select_rows(rows, deal=2)) if back else (rows,):
+            assert trail_json(name, k, folds.audit_json(events, chosen, PLAYER_CELLS)) == \
+                old_trail(name, chosen, k), (name, spoken, k)
 
 
 def test_a_trail_row_is_encoded_once_and_taken_again(played: dict[str, list[AnyEvent]]) -> None:

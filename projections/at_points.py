@@ -31,13 +31,13 @@ from typing import Any
 from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, GameStarted
 from projections.audit import AuditFold, AuditRow
-from projections.trail import CellNames
 from projections.deal_state import DealState
 from projections.deal_text import cells, deal_row, events_by_deal, hand_row, row_json, table_head, written_by_deal
 from projections.game import GameState
 from projections.picture import Marks, Runs, marks_at, marks_of, picture_doc, revising, struck, traces_of
 from projections.points import Point, cut
 from projections.pulka import PulkaView
+from projections.trail import CellNames
 
 # Events between two kept forks: a read folds at most EVERY - 1 events after one; the
 # forks of a 2,000-event game are some sixty lists of its events and deals.

@@ -28,7 +28,7 @@ from ledger.judge.checks import is_arbiter
 from ledger.store.event_store import Store
 from ledger.vocabulary import language
 from ledger.vocabulary.club import CLUB_STREAM, ClubStarted, PlayerAliased, RatingModelChosen
-from ledger.vocabulary.events import AnyEvent, Joined, StreamStart, Substituted, event_type
+from ledger.vocabulary.events import EVENT_TYPES, AnyEvent, Joined, StreamStart, Substituted, event_type
 from ledger.vocabulary.names import name_key, reads_alike
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.vocabulary.tournament_events import TournamentStarted
@@ -139,9 +139,8 @@ def newcomers(new: Sequence[AnyEvent]) -> list[str]:
     """The names that events ``new`` seat: a start's players (a tournament's entrants), a
     player who joins, a substitute."""
     names: list[str] = []
-    nobody = _SEAT_NOBODY
     for event in new:
-        if type(event) in nobody:  # a bid, a deal's result...: one look-up for the events of play
+        if type(event) in _SEAT_NOBODY:  # a bid, a deal's result...: one look-up for the events of play
             continue
         if isinstance(event, StreamStart):
             names += getattr(event, "players", ())
@@ -149,14 +148,12 @@ def newcomers(new: Sequence[AnyEvent]) -> list[str]:
             names.append(event.player)
         elif isinstance(event, Substituted):
             names.append(event.substitute)
-        else:
-            nobody.add(type(event))
     return names
 
 
-# The types of event found to seat nobody, learned as they are met: an import asks
-# ``newcomers`` of every event of its log (three type checks each were 2 % of it).
-_SEAT_NOBODY: set[type] = set()
+# The types of event that seat nobody: an import asks ``newcomers`` of every event of its
+# log, and three type checks of each were 2 % of it.
+_SEAT_NOBODY = frozenset(t for t in EVENT_TYPES.values() if not issubclass(t, StreamStart | Joined | Substituted))
 
 
 def one_person_once(store: Store, new: Sequence[AnyEvent], state: GameState | None) -> dict[str, int]:

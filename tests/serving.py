@@ -22,12 +22,24 @@ from starlette.testclient import TestClient
 
 from web.accounts import Accounts
 from web.app import Settings, create_app
+from web.limits import Bounds
 
 ROOT = Path(__file__).resolve().parent.parent
 PULKA = [sys.executable, "-c", "from cli.main import main; main()"]
 PASSWORD = "correct horse battery"
 WAIT = 20.0  # seconds any wait below gives up after
 START = 60.0  # seconds a server may take to answer first (its imports and store on a loaded machine)
+# The tests play a whole club from one address (127.0.0.1, or the test client's): its
+# phones, its spectators and the test's own checks. A club's people have addresses of
+# their own, or its proxy's X-Forwarded-For; one address's budget of anonymous work
+# (0.1 s a second, 0.5 s saved) is not theirs, and on a machine loaded by the whole
+# suite a few reads on PostgreSQL run out of it (a 429 where a state was read). So the
+# services the tests start have a budget no test's reads come near, unless a test gives
+# its own: the budget itself is tested at its door, with bounds of its own
+# (test_serve_readers.py, test_serve_security.py, test_printing.py, test_reader_process.py),
+# and a page's answer to a refusal in test_page_retries.py.
+ROOMY = Bounds(rate=64, burst=64)
+ROOMY_ARGS = ("--budget", "64")  # ``pulka serve``'s most; its saved 0.5 s refills in 8 ms
 
 
 def until(condition: Any, most: float = WAIT) -> None:
@@ -49,7 +61,9 @@ def account(db: str, name: str, role: str, password: str = PASSWORD) -> None:
 @contextmanager
 def client(db: str, address: str = "testclient", **settings: Any) -> Iterator[TestClient]:
     """The service on ``db`` in this process (its lifespan run: the hub follows the store),
-    asked from ``address``; ``settings``: more of ``Settings``."""
+    asked from ``address``; ``settings``: more of ``Settings`` (``bounds``: ``ROOMY``
+    unless given)."""
+    settings.setdefault("bounds", ROOMY)
     with TestClient(create_app(Settings(db=db, secret="the tests' secret", threads=4, **settings)),
                     client=(address, 50000)) as c:
         yield c
@@ -125,7 +139,8 @@ class Served:
     """A real ``pulka serve`` process on a free port, its output kept in a file;
     ``prefix``: a command that runs it (``unshare``, say: a mount of the test's own);
     ``tls``: the CA's certificate that verifies the service's, when it speaks TLS
-    (``--club-tls`` makes it at start-up)."""
+    (``--club-tls`` makes it at start-up); its budget ``ROOMY_ARGS`` unless ``args``
+    gives one (the last given is click's)."""
 
     def __init__(self, db: str, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
                  prefix: tuple[str, ...] = (), tls: Path | None = None, **popen: Any) -> None:
@@ -135,7 +150,8 @@ class Served:
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log = log
         self.out = open(log, "ab")
-        self.proc = subprocess.Popen([*prefix, *PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4", *args],
+        self.proc = subprocess.Popen([*prefix, *PULKA, "--db", db, "serve", "--port", str(self.port), "--threads", "4",
+                                      *ROOMY_ARGS, *args],
                                      stdout=self.out, stderr=subprocess.STDOUT, cwd=ROOT,
                                      env={**os.environ, **(env or {})}, **popen)
         self.wait_up()

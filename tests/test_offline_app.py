@@ -27,7 +27,7 @@ import pytest
 
 import serving
 from serving import Served
-from test_web_pages import CLUB_ARGS, TEN, Club, enter, outbox, own_errors, served_club, text_of, version, wait
+from test_web_pages import TEN, Club, enter, outbox, own_errors, served_club, text_of, version, wait
 from ledger.vocabulary.times import parse_time
 from web.middleware import CSP
 
@@ -58,7 +58,7 @@ def started_again(served: Served, monkeypatch: pytest.MonkeyPatch) -> Served:
     and its outbox, is the same."""
     with monkeypatch.context() as m:
         m.setattr(serving, "free_port", lambda: served.port)
-        return Served(served.db, served.log, args=CLUB_ARGS)
+        return Served(served.db, served.log)
 
 
 def net(driver: WebDriver) -> str:

@@ -169,7 +169,9 @@ class Club:
         return str(r.json()["token"])
 
     def state(self, game: str) -> dict[str, Any]:
-        doc: dict[str, Any] = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT).json()
+        r = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT)
+        assert r.status_code == 200, r.text  # a refusal said, not read as a state
+        doc: dict[str, Any] = r.json()
         return doc
 
     def record(self, game: str, line: str, key: str, again: bool = False) -> dict[str, Any]:
@@ -202,20 +204,12 @@ def any_club(request: pytest.FixtureRequest) -> Club:
     return found
 
 
-# These tests play a whole club from one address (127.0.0.1): its phones, its spectators and
-# the test's own checks. A club's people have addresses of their own, or its proxy's
-# X-Forwarded-For; one address's budget of anonymous work (0.1 s a second) is not theirs,
-# and on a machine loaded by the whole suite its reads run out of it (a 429 read as a
-# state). So a budget for all of them; the budget itself is tested at its door
-# (test_serve.py, test_serve_readers.py, test_serve_security.py) and a page's answer to
-# a refusal in test_page_retries.py.
-CLUB_ARGS = ("--budget", "1")
 
 
 def served_club(db: str, where: Path) -> Iterator[Club]:
     account(db, "dora", "director")
     account(db, "igor", "arbiter")
-    served = Served(db, where / "serve.log", args=CLUB_ARGS)
+    served = Served(db, where / "serve.log")
     http = served.http()
     try:
         yield Club(served, http, sign_in(http, "dora"))

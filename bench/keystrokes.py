@@ -174,7 +174,7 @@ def served_phone() -> list[int]:  # pragma: no cover: the command line's run; th
     with tempfile.TemporaryDirectory() as where:
         db = str(Path(where) / "phone.db")
         account(db, "dora", "director")
-        served = Served(db, Path(where) / "serve.log")
+        served = Served(db, Path(where) / "serve.log", budget=None)  # the service as a club runs it
         options = webdriver.ChromeOptions()
         for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,844"):
             options.add_argument(flag)

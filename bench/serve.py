@@ -405,7 +405,7 @@ async def run(db: str, tables_n: int, spectators_n: int, deals: int, interval: f
               load: Load | None = None) -> dict[str, object]:
     load = load or Load()
     account(db, "bench", "director", "bench password")
-    served = Served(db, log, args=tuple(SERVE_ARGS))
+    served = Served(db, log, args=tuple(SERVE_ARGS), budget=None)  # its own budget: what (a)-(c) measure
     try:
         tables = await new_tables(served, tables_n)
         games = [tables[0 if load.crowd else i % tables_n].game for i in range(spectators_n)]

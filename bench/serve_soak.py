@@ -129,7 +129,7 @@ async def spectate(url: str, game: str, seen: list[int], done: asyncio.Event, ad
 
 async def evening(db: str, log: Path) -> dict[str, Any]:
     account(db, "bench", "director", "bench password")
-    served = Served(db, log, args=("--kept-games", str(SOAK_KEPT)))
+    served = Served(db, log, args=("--kept-games", str(SOAK_KEPT)), budget=None)  # its own budget
     try:
         with served.http() as http:
             director = sign_in(http, "bench", "bench password")

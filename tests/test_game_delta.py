@@ -146,6 +146,7 @@ def test_the_event_stream_carries_the_whole_game_unless_asked_for_deltas(store_u
             whole_lines, delta_lines = whole_events.iter_lines(), delta_events.iter_lines()
             held = next_state(delta_lines, 1)["state"]
             assert next_state(whole_lines, 1)["state"] == held and "since" not in held
+            assert held == http.get("/api/games/s1").json()  # the first state is the game's read
             for k in range(2):
                 r = http.post("/api/games/s1/deal", json={"id": f"deal-s1-{k:04d}", "version": held["version"],
                                                           "line": LINE}, headers=director)
@@ -159,3 +160,49 @@ def test_the_event_stream_carries_the_whole_game_unless_asked_for_deltas(store_u
                 assert held == whole
     finally:
         served.stop()
+
+
+@pytest.mark.sqlite_only
+def test_the_games_read_is_its_document_encoded_once_per_version_and_language(
+        club: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ledger.application import Ledger
+    from ledger.store.event_store import Store
+    from ledger.vocabulary import language
+    from projections.numbers import json_plain
+    from web import api_common
+
+    encode = msgspec.json.encode
+
+    def fresh(version: int, lang: str) -> bytes:
+        """The game's document at ``version`` made and encoded now, in ``lang``."""
+        with Store(club, create=False) as store, language.using(lang):
+            kept = Ledger(store).keep("d2")
+            assert len(kept.stored) == version
+            return encode(game_doc(kept), enc_hook=json_plain)
+
+    encoded: list[int] = []  # the version of each game document the service encodes
+
+    def counted(doc: object, **kwargs: object) -> bytes:
+        if isinstance(doc, dict) and "deals" in doc and "version" in doc:
+            encoded.append(int(doc["version"]))  # type: ignore[call-overload]
+        return encode(doc, **kwargs)  # type: ignore[arg-type]
+
+    with client(club) as c:
+        director = sign_in(c, "dora")
+        r = c.post("/api/games", json={"id": "new-delta-2", "game": "d2", "players": ["Anna", "Boris", "Vera"],
+                                       "pulya": 50}, headers=director)
+        assert r.status_code == 201, r.text
+        monkeypatch.setattr(api_common.msgspec.json, "encode", counted)
+        first = c.get("/api/games/d2")
+        assert first.status_code == 200 and first.headers["content-type"] == "application/json"
+        assert c.get("/api/games/d2").content == first.content and encoded == [1]  # the same bytes, encoded once
+        assert first.content == fresh(1, "en")
+        r = c.post("/api/games/d2/deal", json={"id": "deal-d2-1", "version": 1, "line": LINE}, headers=director)
+        assert r.status_code == 201, r.text
+        version = r.json()["state"]["version"]
+        english = c.get("/api/games/d2").content  # the new version, encoded once more
+        russian = c.get("/api/games/d2", headers={"Accept-Language": "ru"}).content
+        assert c.get("/api/games/d2").content == english and encoded[1:] == [version, version]
+    monkeypatch.undo()
+    assert english == fresh(version, "en") and russian == fresh(version, "ru")
+    assert russian != english  # the reader's language, not the first reader's

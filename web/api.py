@@ -42,7 +42,7 @@ from projections.tournament_log import log_rows
 from projections.trail import select_rows, trail_json, trail_row_json
 from web import api_arbiter, api_print, api_table
 from web.api_common import (
-    S, events_at, game_now, game_since, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
+    S, events_at, game_now_json, game_since, int_param, json, point_of, pulka_of, read, reused_doc, time_param,
 )
 from web.auth import ANYONE, ARBITER, DIRECTOR, READ, TABLE, WRITE, Principal, needs, rule
 from web.service import Duplicate, Reused, Service, request_digest
@@ -69,7 +69,8 @@ async def game_list(request: Request) -> Response:
 @rule(ANYONE, READ)
 async def game(request: Request) -> Response:
     service: Service = request.app.state.service
-    return json(await service.run(game_now, service, request.path_params["game"]))
+    _version, doc = await service.run(game_now_json, service, request.path_params["game"])
+    return Response(doc, media_type="application/json")
 
 
 def _view(service: Service, game: str, point: Point) -> Any:

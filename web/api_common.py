@@ -136,8 +136,21 @@ def pulka_of(kept: Kept) -> GameState:
 
 def game_now(service: Service, game: str) -> dict[str, Any]:
     """``game_doc`` of the game at its head, made once per version (on a worker thread)."""
-    return service.at_head(game, lambda kept: service.cached(("game", game, len(kept.stored)),
-                                                               lambda: game_doc(kept)))
+    return service.at_head(game, lambda kept: _doc_now(service, game, kept))
+
+
+def game_now_json(service: Service, game: str) -> tuple[int, bytes]:
+    """The game's version and ``game_now`` as its read sends it, encoded once per version
+    (and language) on a worker thread: a page opened, a phone come back, a live page's
+    first state is sent the same bytes again, not the document encoded again on the
+    event loop."""
+    return service.at_head(game, lambda kept: (len(kept.stored), service.cached(
+        ("game.json", game, len(kept.stored)),
+        lambda: msgspec.json.encode(_doc_now(service, game, kept), enc_hook=json_plain))))
+
+
+def _doc_now(service: Service, game: str, kept: Kept) -> dict[str, Any]:
+    return service.cached(("game", game, len(kept.stored)), lambda: game_doc(kept))
 
 
 def game_since(service: Service, game: str, since: int | None) -> dict[str, Any]:

@@ -291,9 +291,9 @@ async def game_events(request: Request) -> Response:
     service: Service = request.app.state.service
     name = request.path_params["game"]
     deltas = request.query_params.get("deltas") in ("1", "true")
-    now = await service.run(api_common.game_now, service, name)
-    return await follow(request, {name}, [{"stream": name, "version": now["version"], "kind": "game", "state": now}],
-                        deltas)
+    version, now = await service.run(api_common.game_now_json, service, name)
+    return await follow(request, {name}, [{"stream": name, "version": version, "kind": "game",
+                                           "state": msgspec.Raw(now)}], deltas)
 
 
 @rule(ANYONE, STREAM)

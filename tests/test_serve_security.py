@@ -342,7 +342,7 @@ def test_6_a_fault_is_answered_500_with_the_security_headers_and_logged_with_its
     def broken(*args: Any) -> Any:
         raise RuntimeError("a fault of pulka")
 
-    monkeypatch.setattr(web.api, "game_now", broken)
+    monkeypatch.setattr(web.api, "game_now_json", broken)
     with client(club) as c, caplog.at_level(logging.INFO, logger="pulka.serve"):
         r = c.get("/api/games/t1")
     assert r.status_code == 500 and "incident" in r.json()["error"]

@@ -11,14 +11,18 @@ import httpx
 import msgspec
 import pytest
 
-from ledger.application import Kept
+from ledger.application import Kept, Ledger
 from ledger.judge.kinds import judge_log
 from ledger.reads.game_documents import apply_delta, game_delta, game_doc
+from ledger.store.event_store import Store
 from ledger.store.stored import StoredEvent
+from ledger.vocabulary import language
 from ledger.vocabulary.events import AnyEvent, Correction, GameStarted
 from projections.game import replay
+from projections.numbers import json_plain
 from readings import parse_log
 from tests.serving import WAIT, Served, account, client, next_state, sign_in
+from web import api_common
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # the pulkas (not bridge, not refused logs) with a correction of an earlier record
@@ -165,12 +169,6 @@ def test_the_event_stream_carries_the_whole_game_unless_asked_for_deltas(store_u
 @pytest.mark.sqlite_only
 def test_the_games_read_is_its_document_encoded_once_per_version_and_language(
         club: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ledger.application import Ledger
-    from ledger.store.event_store import Store
-    from ledger.vocabulary import language
-    from projections.numbers import json_plain
-    from web import api_common
-
     encode = msgspec.json.encode
 
     def fresh(version: int, lang: str) -> bytes:

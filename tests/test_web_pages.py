@@ -204,8 +204,6 @@ def any_club(request: pytest.FixtureRequest) -> Club:
     return found
 
 
-
-
 def served_club(db: str, where: Path) -> Iterator[Club]:
     account(db, "dora", "director")
     account(db, "igor", "arbiter")

@@ -137,8 +137,23 @@ ENTRY_TOKENS: dict[tuple[int, str, bool, bool], tuple[dict[str, Any], EntryToken
 KEPT_ENTRY_TOKENS = 1 << 13
 
 
+# The tokens as made, one of each: each cell's label by its text, and each entry's token
+# by what it draws (its ``what``), whichever entry it was made of (an entry a correction
+# marks is a new dict at every read, and so is one of the deals a read folds after its
+# fork), so that a line of tokens is the same tokens at every read that draws it
+# (``svg.drawn_line``). At most KEPT_ALIKE each, all forgotten when full.
+LABELS: dict[str, EntryToken] = {}
+ALIKE: dict[tuple[Any, ...], EntryToken] = {}
+KEPT_ALIKE = 1 << 13
+
+
 def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
-    out = [EntryToken(label, text_width(label, SMALL) + 3)]
+    first = LABELS.get(label)
+    if first is None:
+        if len(LABELS) >= KEPT_ALIKE:
+            LABELS.clear()
+        first = LABELS[label] = EntryToken(label, text_width(label, SMALL) + 3)
+    out = [first]
     marks = cell["marks"]
     standing = next((m for m in reversed(marks) if m["struck_by"] is None), None)  # the last not struck
     key, more = cell["key"], len(marks) - 1
@@ -148,7 +163,13 @@ def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
         if found is None or found[0] is not m:
             if len(ENTRY_TOKENS) >= KEPT_ENTRY_TOKENS:
                 ENTRY_TOKENS.clear()
-            found = ENTRY_TOKENS[made] = (m, entry_token(m, key, i < more, m is standing))
+            made_now = entry_token(m, key, i < more, m is standing)
+            alike = ALIKE.get(made_now.what)
+            if alike is None:
+                if len(ALIKE) >= KEPT_ALIKE:
+                    ALIKE.clear()
+                alike = ALIKE[made_now.what] = made_now
+            found = ENTRY_TOKENS[made] = (m, alike)
         out.append(found[1])
     return out
 

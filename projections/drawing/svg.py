@@ -175,9 +175,7 @@ def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
                 lo, _ = extent(poly, part, depth + LINE)
                 baseline = frame.line_top(depth) + (LINE - (ASCENT + DESCENT) * FONT) / 2 + ASCENT * FONT
                 x = lo + (hanging(part.tokens) if j else 0.0)
-                for t in line:
-                    drawn_token(d, out, frame, sector.player, t, x, baseline)
-                    x += t.width + GAP
+                drawn_line(d, out, frame, sector.player, line, x, baseline)
     # The name, outside the side.
     name_y = -(PAD + DESCENT * NAME) if frame.flipped else PAD + ASCENT * NAME
     d.text(out, frame, 0, name_y, sector.player, NAME, sector.player,
@@ -190,6 +188,37 @@ def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
 # (about a kilobyte each: some 4 MB), all forgotten when full.
 TOKENS: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float, ...]]]]] = {}
 KEPT_TOKENS = 1 << 12
+
+
+# Each line of tokens as drawn, by its tokens (the same objects: ``tokens_of`` keeps them,
+# and so does each line kept here, so that no other token takes one's ``id`` while its
+# line is kept), where it starts and its frame, in a language: the lines a part filled
+# at one point are drawn again at every later point on a sheet of the same size. At
+# most KEPT_LINES (a few kilobytes each), all forgotten when full.
+LINES: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float, ...]]], tuple[EntryToken, ...]]] = {}
+KEPT_LINES = 1 << 10
+
+
+def drawn_line(d: Drawing, out: Out, frame: Frame, player: str, line: list[EntryToken], x: float,
+               baseline: float) -> None:
+    """Each token of ``line`` drawn by ``drawn_token`` from ``x`` on, one after another,
+    all taken as drawn before when the same tokens were drawn from the same place of the
+    same frame (a zero's sign told apart) in the same language."""
+    key = (frame.key, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), language.language(),
+           *map(id, line))
+    found = LINES.get(key)
+    if found is None:
+        mine: Out = []
+        before = len(d.placed)
+        for t in line:
+            drawn_token(d, mine, frame, player, t, x, baseline)
+            x += t.width + GAP
+        if len(LINES) >= KEPT_LINES:
+            LINES.clear()
+        found = LINES[key] = ("".join(mine), d.placed[before:], tuple(line))
+    else:
+        d.placed += found[1]
+    out.append(found[0])
 
 
 def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:

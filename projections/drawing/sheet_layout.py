@@ -113,7 +113,7 @@ class Polygon:
 # -- entries as tokens, wrapped into lines ----------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)  # one of each (``ALIKE``): told apart by identity, and hashed by it
 class EntryToken:
     text: str
     width: float
@@ -209,6 +209,7 @@ class Part:
     left: float | None
     right: float | None
     lines: list[list[EntryToken]] = field(default_factory=list)
+    cell: str = ""  # the cell whose tokens they are (``wrapped`` keeps each cell's wrapping apart)
 
 
 @dataclass
@@ -285,7 +286,8 @@ def fit_fixed(poly: Polygon, column: str, depth: float, parts: list[Part], split
             lo, hi = extent(poly, part, depth + PAD + (j + 1) * LINE)
             return hi - lo
 
-        lines = wrap_on(part.tokens, width, hanging(part.tokens))
+        lines = wrapped((part.cell, poly.n, poly.apothem, depth, part.left, part.right), part.tokens, width,
+                        hanging(part.tokens))
         if lines is None:
             return None
         part.lines = lines
@@ -298,10 +300,22 @@ def fit_fixed(poly: Polygon, column: str, depth: float, parts: list[Part], split
 def wrap_on(tokens: list[EntryToken], width: Callable[[int], float], indent: float) -> list[list[EntryToken]] | None:
     """``wrap`` on as many lines as it takes, line j ``width(j)`` wide; None if a token
     fits on no line (as ``wrap``: greedy, every line after the first ``indent`` in)."""
-    lines: list[list[EntryToken]] = [[]]
+    lines, _starts, _failed = wrap_from(tokens, width, indent, [], 0)
+    return lines
+
+
+def wrap_from(tokens: list[EntryToken], width: Callable[[int], float], indent: float, starts: list[int],
+              line: int) -> tuple[list[list[EntryToken]] | None, list[int], int | None]:
+    """``wrap_on`` taken up at the start of its line ``line``, the lines before it
+    starting at ``starts[:line]`` (as ``wrap_on`` made them of these tokens): the lines,
+    where each line starts and the token that fit on no line (None if none did)."""
+    starts = starts[:line + 1] or [0]
+    lines: list[list[EntryToken]] = [tokens[a:b] for a, b in zip(starts, starts[1:])]
+    lines.append([])
     used = 0.0
-    room = width(0)
-    for t in tokens:
+    room = width(line) - indent if line else width(0)
+    for i in range(starts[-1], len(tokens)):
+        t = tokens[i]
         while True:
             need = t.width + (GAP if lines[-1] else 0)
             if used + need <= room:
@@ -309,10 +323,53 @@ def wrap_on(tokens: list[EntryToken], width: Callable[[int], float], indent: flo
                 used += need
                 break
             if not lines[-1]:
-                return None  # does not fit even an empty line
+                return None, starts, i  # does not fit even an empty line
             lines.append([])
+            starts.append(i)
             used = 0.0
             room = width(len(lines) - 1) - indent
+    return lines, starts, None
+
+
+# The last wrapping of each cell's tokens in each place (``fit_fixed``'s: a size of sheet,
+# the depth of a band and a part's bounds, and the indent), as the tokens, where each line starts
+# and the token that fit on no line: a cell's tokens at one point are mostly those at
+# another (its earlier entries), and greedy lines depend on no later token, so a
+# wrapping is taken up at its first line that holds a token not the same (``wrapped``).
+# At most KEPT_WRAPS, all forgotten when full.
+WRAPS: dict[tuple[Any, ...], tuple[list[EntryToken], list[int], int | None]] = {}
+KEPT_WRAPS = 1 << 11
+
+
+def wrapped(place: tuple[Any, ...], tokens: list[EntryToken], width: Callable[[int], float],
+            indent: float) -> list[list[EntryToken]] | None:
+    """``wrap_on(tokens, width, indent)``, ``width`` and ``indent`` those of ``place``,
+    taken up from the last wrapping in ``place`` where the tokens part."""
+    key = (*place, indent)
+    kept = WRAPS.get(key)
+    line = 0
+    if kept is not None:
+        before, starts, failed = kept
+        # The tokens the same as before up to ``same``, found by halves.
+        same, most = 0, min(len(before), len(tokens))
+        if tokens[:most] == before[:most]:
+            same = most
+        else:
+            while same < most - 1:
+                mid = (same + most) // 2
+                if tokens[:mid] == before[:mid]:
+                    same = mid
+                else:
+                    most = mid
+        if failed is not None and failed < same:
+            return None  # the same tokens up to the one that fit on no line
+        # The last line whose start was settled by tokens the same: the token it starts with.
+        while line + 1 < len(starts) and starts[line + 1] < same:
+            line += 1
+    lines, starts, failed = wrap_from(tokens, width, indent, kept[1] if kept is not None else [], line)
+    if kept is None and len(WRAPS) >= KEPT_WRAPS:
+        WRAPS.clear()
+    WRAPS[key] = (tokens, starts, failed)
     return lines
 
 
@@ -343,20 +400,20 @@ def layout_sector(poly: Polygon, picture: dict[str, Any], seat: int, tokens: Tok
     player = players[seat]
     cells = {c["key"]: c for c in picture["cells"]}
     frame = poly.frame(seat)
-    parts = [
-        Part(tokens(f"{player}.whists.{q}", _("on {player}").format(player=q)), None, None)
-        for q in opponents_in_reading_order(players, seat, frame)
-    ]
+    def part(key: str, label: str) -> Part:
+        return Part(tokens(key, label), None, None, cell=key)
+
+    parts = [part(f"{player}.whists.{q}", _("on {player}").format(player=q))
+             for q in opponents_in_reading_order(players, seat, frame)]
     whists = fit_band(poly, "whists", 0.0, parts, len(parts))
     if whists is None:
         return None
-    gora = fit_band(poly, "gora", whists.height, [Part(tokens(f"{player}.gora", _("gora")), None, None)], 1)
+    gora = fit_band(poly, "gora", whists.height, [part(f"{player}.gora", _("gora"))], 1)
     if gora is None:
         return None
     pulya_cell = cells[f"{player}.pulya"]
     label = _("pulya, closed") if pulya_cell["closed"] else _("pulya")
-    pulya = fit_band(poly, "pulya", whists.height + gora.height, [Part(tokens(pulya_cell["key"], label), None, None)],
-                     1)
+    pulya = fit_band(poly, "pulya", whists.height + gora.height, [part(pulya_cell["key"], label)], 1)
     if pulya is None:
         return None
     pulya.closed = pulya_cell["closed"]

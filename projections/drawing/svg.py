@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+import math
 from math import copysign
 from importlib.resources import files
 from typing import Any
@@ -112,6 +113,22 @@ class Drawing:
         self.offset = (0.0, 0.0)
         self.sectors: dict[str, list[tuple[float, float]]] = {}
         self.svg = ""
+        # The least and most x and y of the corners of every box placed so far, each the
+        # first of its equals in the order they were placed (``min`` and ``max``'s).
+        self.least_x = self.least_y = math.inf
+        self.most_x = self.most_y = -math.inf
+
+    def extend(self, box: tuple[float, float, float, float]) -> None:
+        """The extent grown by ``box``: the least and most x and y of some corners."""
+        x0, y0, x1, y1 = box
+        if x0 < self.least_x:
+            self.least_x = x0
+        if y0 < self.least_y:
+            self.least_y = y0
+        if x1 > self.most_x:
+            self.most_x = x1
+        if y1 > self.most_y:
+            self.most_y = y1
 
     @property
     def boxes(self) -> list[Box]:
@@ -135,12 +152,25 @@ class Drawing:
         top, bottom, right = baseline - ASCENT * size, baseline + DESCENT * size, x + w
         if frame:  # on the sheet (see Frame)
             cos, sin, cx, cy = frame.cos, frame.sin, frame.cx, frame.cy
-            self.placed.append((text, player, (
+            flat: tuple[float, ...] = (
                 cx + x * cos - top * sin, cy + x * sin + top * cos, cx + right * cos - top * sin,
                 cy + right * sin + top * cos, cx + right * cos - bottom * sin, cy + right * sin + bottom * cos,
-                cx + x * cos - bottom * sin, cy + x * sin + bottom * cos)))
+                cx + x * cos - bottom * sin, cy + x * sin + bottom * cos)
         else:
-            self.placed.append((text, player, (x, top, right, top, right, bottom, x, bottom)))
+            flat = (x, top, right, top, right, bottom, x, bottom)
+        self.placed.append((text, player, flat))
+        xs, ys = flat[0::2], flat[1::2]
+        self.extend((min(xs), min(ys), max(xs), max(ys)))
+
+
+def bounds(placed: Placed) -> tuple[float, float, float, float]:
+    """The least and most x and y of the corners of ``placed``'s boxes (as ``min`` and
+    ``max`` find them: the first of equals)."""
+    xs = [v for _, _, flat in placed for v in flat[0::2]]
+    ys = [v for _, _, flat in placed for v in flat[1::2]]
+    if not xs:
+        return math.inf, math.inf, -math.inf, -math.inf
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def points(pts: list[tuple[float, float]]) -> str:
@@ -190,12 +220,13 @@ TOKENS: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float
 KEPT_TOKENS = 1 << 12
 
 
-# Each line of tokens as drawn, by its tokens (the same objects: ``tokens_of`` keeps them,
-# and so does each line kept here, so that no other token takes one's ``id`` while its
-# line is kept), where it starts and its frame, in a language: the lines a part filled
-# at one point are drawn again at every later point on a sheet of the same size. At
-# most KEPT_LINES (a few kilobytes each), all forgotten when full.
-LINES: dict[tuple[Any, ...], tuple[str, list[tuple[str, str | None, tuple[float, ...]]], tuple[EntryToken, ...]]] = {}
+# Each line of tokens as drawn, by its tokens (the same objects: ``tokens_of`` makes one
+# of each), where it starts and its frame, in a language: the lines a part filled at one
+# point are drawn again at every later point on a sheet of the same size. Kept with
+# its texts' boxes, and the least and most x and y of their corners. At most KEPT_LINES
+# (a few kilobytes each), all forgotten when full.
+Placed = list[tuple[str, str | None, tuple[float, ...]]]
+LINES: dict[tuple[Any, ...], tuple[str, Placed, tuple[float, float, float, float]]] = {}
 KEPT_LINES = 1 << 10
 
 
@@ -204,8 +235,7 @@ def drawn_line(d: Drawing, out: Out, frame: Frame, player: str, line: list[Entry
     """Each token of ``line`` drawn by ``drawn_token`` from ``x`` on, one after another,
     all taken as drawn before when the same tokens were drawn from the same place of the
     same frame (a zero's sign told apart) in the same language."""
-    key = (frame.key, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), language.language(),
-           *map(id, line))
+    key = (frame.key, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), language.language(), *line)
     found = LINES.get(key)
     if found is None:
         mine: Out = []
@@ -215,10 +245,12 @@ def drawn_line(d: Drawing, out: Out, frame: Frame, player: str, line: list[Entry
             x += t.width + GAP
         if len(LINES) >= KEPT_LINES:
             LINES.clear()
-        found = LINES[key] = ("".join(mine), d.placed[before:], tuple(line))
+        placed = d.placed[before:]
+        found = LINES[key] = ("".join(mine), placed, bounds(placed))
     else:
         d.placed += found[1]
     out.append(found[0])
+    d.extend(found[2])
 
 
 def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:
@@ -343,9 +375,11 @@ def draw_panel(d: Drawing, out: Out, picture: dict[str, Any], x0: float, y0: flo
     return full, y - y0
 
 
-def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True, styled: bool = True) -> Drawing:
-    """A picture document drawn: ``.svg`` is the SVG element. ``styled``: with its own
-    copy of ``sheet.css`` (a page holding many sheets includes it once)."""
+def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True, styled: bool = True,
+         before: str = "", after: str = "") -> Drawing:
+    """A picture document drawn: ``.svg`` is the SVG element (written between ``before``
+    and ``after``: a file's, in one piece). ``styled``: with its own copy of ``sheet.css``
+    (a page holding many sheets includes it once)."""
     poly, sectors = layout(picture)
     d = Drawing()
     body: Out = []
@@ -357,34 +391,37 @@ def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True
         body.append(f'<line class="outline" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" />')
     draw_centre(d, body, poly, picture["target"])
     # Everything so far is drawn around the centre (0, 0): find its extent.
-    xs = [flat[k] for _, _, flat in d.placed for k in (0, 2, 4, 6)] + [poly.vertex(i)[0] for i in range(poly.n)]
-    ys = [flat[k] for _, _, flat in d.placed for k in (1, 3, 5, 7)] + [poly.vertex(i)[1] for i in range(poly.n)]
-    left, top, right, bottom = min(xs), min(ys), max(xs), max(ys)
+    for i in range(poly.n):
+        vx, vy = poly.vertex(i)
+        d.extend((vx, vy, vx, vy))
+    left, top, right, bottom = d.least_x, d.least_y, d.most_x, d.most_y
     head = LINE + PAD if title else 0
     dx, dy = 10 - left, 10 + head - top
     d.moved, d.offset = len(d.placed), (dx, dy)
     for player, corners in d.sectors.items():
         d.sectors[player] = [(x + dx, y + dy) for x, y in corners]
     width, height = right - left + 20, bottom - top + 20 + head
-    after: Out = []  # what follows the sheet: the settlement, the title, the checkpoint
+    beside: Out = []  # what follows the sheet: the settlement, the title, the checkpoint
     if settlement:
-        pw, ph = draw_panel(d, after, picture, width + 10, 10 + head)
+        pw, ph = draw_panel(d, beside, picture, width + 10, 10 + head)
         width += pw + 20
         height = max(height, ph + head + 20)
     if title:
         text = title_of(picture)
-        d.text(after, None, 10, 10 + ASCENT * NAME, text, NAME, None, **{"class": "title"})
+        d.text(beside, None, 10, 10 + ASCENT * NAME, text, NAME, None, **{"class": "title"})
         width = max(width, text_width(text, NAME) + 20)
     if picture.get("checkpoint"):  # the signed checkpoint of the club log that covers it
-        d.text(after, None, 10, height + ASCENT * FONT, picture["checkpoint"], FONT, None, **{"class": "checkpoint"})
+        d.text(beside, None, 10, height + ASCENT * FONT, picture["checkpoint"], FONT, None,
+               **{"class": "checkpoint"})
         width = max(width, text_width(picture["checkpoint"], FONT) + 20)
         height += LINE + PAD
     w, h = fmt_px(width), fmt_px(height)
     d.svg = "".join([
+        before,
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pulka-sheet" data-players="{len(picture["players"])}" '
         f'viewBox="0 0 {w} {h}" width="{w}" height="{h}">',
         styled_element() if styled else "",
-        f'<g transform="translate({fmt_px(dx)} {fmt_px(dy)})">', *body, "</g>", *after, "</svg>"])
+        f'<g transform="translate({fmt_px(dx)} {fmt_px(dy)})">', *body, "</g>", *beside, "</svg>", after])
     return d
 
 
@@ -405,7 +442,7 @@ def title_of(picture: dict[str, Any]) -> str:
 
 def svg_document(picture: dict[str, Any]) -> str:
     """A standalone SVG file: ``pulka sheet --svg``."""
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + draw(picture).svg + "\n"
+    return draw(picture, before='<?xml version="1.0" encoding="UTF-8"?>\n', after="\n").svg
 
 
 def page_sheet(picture: dict[str, Any]) -> str:
@@ -413,4 +450,4 @@ def page_sheet(picture: dict[str, Any]) -> str:
     ``?part=sheet``): no title and no settlement panel (the page shows both as its own
     text, in a phone's width), and no style of its own (the page links ``sheet.css``:
     its policy allows no inline style)."""
-    return draw(picture, title=False, settlement=False, styled=False).svg + "\n"
+    return draw(picture, title=False, settlement=False, styled=False, after="\n").svg

@@ -25,6 +25,7 @@ that changed since, as the reads before it saw them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +35,9 @@ from projections.audit import AuditFold, AuditRow
 from projections.deal_state import DealState
 from projections.deal_text import cells, deal_row, events_by_deal, hand_row, row_json, table_head, written_by_deal
 from projections.game import GameState
-from projections.picture import Marks, Runs, marks_at, marks_of, picture_doc, revising, struck, traces_of
+from projections.picture import (
+    REVISING_TYPES, Marks, Runs, marks_at, marks_of, picture_doc, revising, struck, traces_of,
+)
 from projections.points import Point, cut
 from projections.pulka import PulkaView
 from projections.trail import CellNames
@@ -62,6 +65,9 @@ class PointFolds:
         self.types: dict[int, str] = {}  # each event's type by its number, as the trail's rows give it
         self.peaks: list[int] = []  # peaks[n - 1]: the highest deal number of events 1..n
         self.rows: dict[tuple[str, int], Row] = {}  # (language, deal): its row in the deals table as last made
+        # Per trail (by its id: the trails are kept here, one per language): the numbers of
+        # its rows that revise as made (``revising``), and how many rows were looked at.
+        self.revisers: dict[int, tuple[list[int], int]] = {}
 
     @property
     def folded(self) -> int:
@@ -150,16 +156,31 @@ class PointFolds:
                    deal_cap: int | None = None) -> dict[str, Any]:
         """The drawn sheet as of ``state`` (``state_at``), as ``picture.picture`` draws it."""
         k = state.folded
-        rows = self.audit_at(events, state)
+        trail = self.trail(events, k)
         types, peaks = self.types, self.peaks  # an event's type is its own, and so is its deal: both kept
-        for r in rows[len(types):]:
+        for r in trail.rows[len(types):k]:
             types[r.number] = r.type
         for e in events[len(peaks):k]:
             peaks.append(max(peaks[-1] if peaks else 0, e.deal or 0))
-        strikes = [self._struck(events, n, types) for n in revising(rows)]
+        strikes = [self._struck(events, n, types) for n in self._revising(trail, state)]
         spoken = language.language()
         current = marks_at(state, types, self.said.setdefault(spoken, {}), self.runs.setdefault(spoken, {}))
         return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current, peaks[k - 1])
+
+    def _revising(self, trail: AuditFold, state: GameState) -> list[int]:
+        """``revising(trail.rows_at(state))`` without the rows made: the kept rows that
+        revise as their own folds made them (``revisers``, kept per trail as it grows), but
+        for those whose verdict ``state`` has, which revise as that verdict says."""
+        rows = trail.rows
+        revisers, scanned = self.revisers.get(id(trail), (None, 0))
+        if revisers is None or scanned < len(rows):
+            revisers = [*(revisers or []), *revising(rows[scanned:])]
+            self.revisers[id(trail)] = (revisers, len(rows))
+        k, effects = state.folded, state.effects
+        found = [n for n in revisers[:bisect_right(revisers, k)] if n not in effects]
+        found += [n for n, effect in effects.items()
+                  if n <= k and (rows[n - 1].type in REVISING_TYPES or effect.effective is not None)]
+        return sorted(found)
 
     def _struck(self, events: Sequence[AnyEvent], n: int, types: dict[int, str]) -> Marks:
         """The entries event ``n`` struck: its game's entries just before it against

@@ -225,9 +225,15 @@ def with_struck(current: Marks, strikes: list[Marks]) -> Marks:
     out: Marks = {}
     for cell, marks in current.items():
         old = sorted((m for s in strikes for m in s.get(cell, [])), key=lambda m: (m["event"], m["struck_by"]))
+        if not old:
+            out[cell] = list(marks)
+            continue
         placed: list[list[dict[str, Any]]] = [[] for _ in range(len(marks) + 1)]
+        first: dict[int, int] = {}  # each event's first entry in the cell
+        for i, c in enumerate(marks):
+            first.setdefault(c["event"], i)
         for m in old:
-            at = next((i for i, c in enumerate(marks) if c["event"] == m["event"]), None)
+            at = first.get(m["event"])
             if at is None:
                 at = next((i for i, c in enumerate(marks) if c["event"] > m["event"]), len(marks))
             placed[at].append(m)

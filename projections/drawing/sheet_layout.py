@@ -101,13 +101,19 @@ class Polygon:
         return (self.apothem - depth) * math.tan(self.half_angle)
 
     def frame(self, i: int) -> Frame:
-        normal = self.normal(i)
-        angle = (normal - 90 + 180) % 360 - 180
-        flipped = abs(angle) > 90.01
-        if flipped:
-            angle = (angle + 360) % 360 - 180
-        a = math.radians(normal)
-        return Frame(self.apothem * math.cos(a), self.apothem * math.sin(a), angle, flipped)
+        return frame_of(self.n, self.apothem, i)
+
+
+@lru_cache(maxsize=1 << 10)  # a frozen frame, the same for every read that tries this size of sheet
+def frame_of(n: int, apothem: float, i: int) -> Frame:
+    """The frame of side i of a polygon of ``n`` sides and ``apothem`` (``Polygon.frame``)."""
+    normal = Polygon(n, apothem).normal(i)
+    angle = (normal - 90 + 180) % 360 - 180
+    flipped = abs(angle) > 90.01
+    if flipped:
+        angle = (angle + 360) % 360 - 180
+    a = math.radians(normal)
+    return Frame(apothem * math.cos(a), apothem * math.sin(a), angle, flipped)
 
 
 # -- entries as tokens, wrapped into lines ----------------------------------------------------
@@ -147,23 +153,48 @@ ALIKE: dict[tuple[Any, ...], EntryToken] = {}
 KEPT_ALIKE = 1 << 13
 
 
+# Each cell's entries and their tokens as last made, by the cell's key: a cell's entries
+# at one read are mostly those of the read before (the same dicts, or equal ones), and
+# so are their tokens but for the last entries (its dot, the standing one). At most
+# KEPT_CELLS, all forgotten when full.
+CELLS: dict[str, tuple[list[dict[str, Any]], list[EntryToken], int]] = {}
+KEPT_CELLS = 1 << 10
+
+
 def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
     first = LABELS.get(label)
     if first is None:
         if len(LABELS) >= KEPT_ALIKE:
             LABELS.clear()
         first = LABELS[label] = EntryToken(label, text_width(label, SMALL) + 3)
-    out = [first]
-    marks = cell["marks"]
-    standing = next((m for m in reversed(marks) if m["struck_by"] is None), None)  # the last not struck
+    marks: list[dict[str, Any]] = cell["marks"]
+    standing = len(marks) - 1  # the last entry not struck (-1: none)
+    while standing >= 0 and marks[standing]["struck_by"] is not None:
+        standing -= 1
     key, more = cell["key"], len(marks) - 1
-    for i, m in enumerate(marks):
-        made = (id(m), key, i < more, m is standing)
+    # The tokens of the entries equal to those of the last read, up to the first whose
+    # token may differ: each made of an equal entry with the same dot and standing.
+    kept = CELLS.get(key)
+    out = [first]
+    start = 0
+    if kept is not None:
+        before, tokens, stood = kept
+        start = min(same_prefix(marks, before), len(before) - 1, more, stood if stood >= 0 else more,
+                    standing if standing >= 0 else more)
+        if start > 0:
+            out += tokens[:start]
+        else:
+            start = 0
+    mine = out[1:start + 1]
+    last = marks[standing] if standing >= 0 else None  # (a cell's entries are distinct dicts)
+    for i in range(start, len(marks)):
+        m = marks[i]
+        made = (id(m), key, i < more, m is last)
         found = ENTRY_TOKENS.get(made)
         if found is None or found[0] is not m:
             if len(ENTRY_TOKENS) >= KEPT_ENTRY_TOKENS:
                 ENTRY_TOKENS.clear()
-            made_now = entry_token(m, key, i < more, m is standing)
+            made_now = entry_token(m, key, i < more, m is last)
             alike = ALIKE.get(made_now.what)
             if alike is None:
                 if len(ALIKE) >= KEPT_ALIKE:
@@ -171,7 +202,26 @@ def tokens_of(cell: dict[str, Any], label: str) -> list[EntryToken]:
                 alike = ALIKE[made_now.what] = made_now
             found = ENTRY_TOKENS[made] = (m, alike)
         out.append(found[1])
+        mine.append(found[1])
+    if kept is None and len(CELLS) >= KEPT_CELLS:
+        CELLS.clear()
+    CELLS[key] = (marks, mine, standing)
     return out
+
+
+def same_prefix(a: list[Any], b: list[Any]) -> int:
+    """How many first items of ``a`` and ``b`` are equal, found by halves (compared as
+    lists are: the same object, or an equal one)."""
+    same, most = 0, min(len(a), len(b))
+    if a[:most] == b[:most]:
+        return most
+    while same < most - 1:
+        mid = (same + most) // 2
+        if a[:mid] == b[:mid]:
+            same = mid
+        else:
+            most = mid
+    return same
 
 
 def entry_token(m: dict[str, Any], cell: str, more: bool, last: bool) -> EntryToken:
@@ -350,17 +400,7 @@ def wrapped(place: tuple[Any, ...], tokens: list[EntryToken], width: Callable[[i
     line = 0
     if kept is not None:
         before, starts, failed = kept
-        # The tokens the same as before up to ``same``, found by halves.
-        same, most = 0, min(len(before), len(tokens))
-        if tokens[:most] == before[:most]:
-            same = most
-        else:
-            while same < most - 1:
-                mid = (same + most) // 2
-                if tokens[:mid] == before[:mid]:
-                    same = mid
-                else:
-                    most = mid
+        same = same_prefix(tokens, before)  # the tokens the same as before up to ``same``
         if failed is not None and failed < same:
             return None  # the same tokens up to the one that fit on no line
         # The last line whose start was settled by tokens the same: the token it starts with.
@@ -434,15 +474,18 @@ def layout(picture: dict[str, Any]) -> tuple[Polygon, list[Sector]]:
             found = made[(key, label)] = tokens_of(cells[key], label)
         return found
 
+    first = 0  # the seat whose sector did not fit at the size tried last: tried first at the next
     for _ in range(100):
         poly = Polygon(n, apothem)
-        done: list[Sector] = []
-        for seat in range(n):  # a sector that does not fit grows the sheet, whatever the others do
+        fitted: dict[int, Sector] = {}
+        for seat in (first, *(s for s in range(n) if s != first)):
             sector = layout_sector(poly, picture, seat, tokens)
-            if sector is None:
+            if sector is None:  # a sector that does not fit grows the sheet, whatever the others do
+                first = seat
                 break
-            done.append(sector)
-        if len(done) == n:
+            fitted[seat] = sector
+        if len(fitted) == n:
+            done = [fitted[seat] for seat in range(n)]
             need = CENTRE + max(s.depth for s in done)
             if need <= apothem + 0.01:
                 for s in done:

@@ -102,6 +102,9 @@ def styled_element() -> str:
     return element("style", {}, style())
 
 
+SIZES: dict[float, str] = {FONT: fmt_px(FONT), SMALL: fmt_px(SMALL)}  # the entries' font sizes as written
+
+
 class Drawing:
     """The texts drawn so far (their boxes) and each player's sector, for the tests."""
 
@@ -141,14 +144,29 @@ class Drawing:
 
     def text(self, out: Out, frame: Frame | None, x: float, baseline: float, text: str, size: float,
              player: str | None, **attrs: str) -> None:
+        anchor = attrs.get("text-anchor")
+        if anchor is None:
+            self.plain_text(out, frame, x, baseline, text, size, player, attributes(attrs))
+            return
         head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{fmt_px(size)}"{attributes(attrs)}'
         out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
         w = text_width(text, size)
-        anchor = attrs.get("text-anchor")
         if anchor == "middle":
             x -= w / 2
         elif anchor == "end":
             x -= w
+        self.place(frame, x, baseline, text, size, player, w)
+
+    def plain_text(self, out: Out, frame: Frame | None, x: float, baseline: float, text: str, size: float,
+                   player: str | None, attrs: str) -> None:
+        """``text`` anchored at its start, its attributes written already (``attributes``)."""
+        head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{SIZES.get(size) or fmt_px(size)}"{attrs}'
+        out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
+        self.place(frame, x, baseline, text, size, player, text_width(text, size))
+
+    def place(self, frame: Frame | None, x: float, baseline: float, text: str, size: float, player: str | None,
+              w: float) -> None:
+        """A drawn text's box placed: from ``x`` on, ``w`` wide."""
         top, bottom, right = baseline - ASCENT * size, baseline + DESCENT * size, x + w
         if frame:  # on the sheet (see Frame)
             cos, sin, cx, cy = frame.cos, frame.sin, frame.cx, frame.cy
@@ -255,9 +273,9 @@ def drawn_line(d: Drawing, out: Out, frame: Frame, player: str, line: list[Entry
 
 def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:
     """``draw_token``, its text and its boxes taken as drawn before when they were drawn
-    for the same token at the same place of the same frame (a number's sign of zero,
+    for the same token (one of each: ``tokens_of``) at the same place of the same frame (a number's sign of zero,
     which ``fmt_px`` writes, told apart), in the same language."""
-    key = (t.what, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), frame.key, language.language())
+    key = (t, player, x, copysign(1.0, x), baseline, copysign(1.0, baseline), frame.key, language.language())
     found = TOKENS.get(key)
     if found is None:
         mine: Out = []
@@ -273,28 +291,48 @@ def drawn_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, 
 
 def draw_token(d: Drawing, out: Out, frame: Frame, player: str, t: EntryToken, x: float, baseline: float) -> None:
     if t.mark is None:
-        d.text(out, frame, x, baseline, t.text, SMALL, player, **{"class": "label"})
+        d.plain_text(out, frame, x, baseline, t.text, SMALL, player, ' class="label"')
         return
-    m = t.mark
-    struck = m["struck_by"]
-    classes = "entry" + (" struck" if struck is not None else "") + (" penalty" if m["penalty"] else "") + \
-        (" last" if t.last else "")
-    out.append(f'<g class="{classes}" data-cell="{escaped_attribute(t.cell)}" data-event="{m["event"]}"'
-               + (f' data-struck-by="{struck}">' if struck is not None else ">"))
-    out.append(f"<title>{escaped_text(tooltip(t.cell, m))}</title>")
-    inset = 2.0 if m["penalty"] else 0.0
-    w = text_width(t.text, FONT)
-    if m["penalty"]:
+    opening, w, struck, penalty = token_pieces(t)
+    out.append(opening)
+    inset = 2.0 if penalty else 0.0
+    if penalty:
         out.append(f'<rect class="penalty-box" x="{fmt_px(x)}" y="{fmt_px(baseline - ASCENT * FONT)}" '
                    f'width="{fmt_px(w + 2 * inset)}" height="{fmt_px((ASCENT + DESCENT) * FONT)}" />')
-    d.text(out, frame, x + inset, baseline, t.text, FONT, player, **{"class": "mark"})
+    d.plain_text(out, frame, x + inset, baseline, t.text, FONT, player, ' class="mark"')
     if struck is not None:
         mid = fmt_px(baseline - 0.3 * FONT)
         out.append(f'<line class="strike" x1="{fmt_px(x + inset)}" x2="{fmt_px(x + inset + w)}" y1="{mid}" '
                    f'y2="{mid}" />')
-        d.text(out, frame, x + inset + w + 1, baseline - (ASCENT - 0.1) * FONT + ASCENT * SMALL, str(struck),
-               SMALL, player, **{"class": "sup"})
+        d.plain_text(out, frame, x + inset + w + 1, baseline - (ASCENT - 0.1) * FONT + ASCENT * SMALL, str(struck),
+                     SMALL, player, ' class="sup"')
     out.append("</g>")
+
+
+# What an entry's token draws wherever it is, by the token (one of each: ``tokens_of``)
+# and the language: its group's opening and title, its text's width, the event that
+# struck it and whether it is a penalty. At most KEPT_PIECES, all forgotten when full.
+PIECES: dict[tuple[EntryToken, str], tuple[str, float, Any, bool]] = {}
+KEPT_PIECES = 1 << 13
+
+
+def token_pieces(t: EntryToken) -> tuple[str, float, Any, bool]:
+    """An entry's token's pieces (``PIECES``), made once per language."""
+    key = (t, language.language())
+    found = PIECES.get(key)
+    if found is None:
+        m = t.mark
+        assert m is not None
+        struck = m["struck_by"]
+        classes = "entry" + (" struck" if struck is not None else "") + (" penalty" if m["penalty"] else "") + \
+            (" last" if t.last else "")
+        opening = (f'<g class="{classes}" data-cell="{escaped_attribute(t.cell)}" data-event="{m["event"]}"'
+                   + (f' data-struck-by="{struck}">' if struck is not None else ">")
+                   + f"<title>{escaped_text(tooltip(t.cell, m))}</title>")
+        if len(PIECES) >= KEPT_PIECES:
+            PIECES.clear()
+        found = PIECES[key] = (opening, text_width(t.text, FONT), struck, bool(m["penalty"]))
+    return found
 
 
 def tooltip(cell: str, m: dict[str, Any]) -> str:

@@ -162,15 +162,17 @@ class PointFolds:
             types[r.number] = r.type
         for e in events[len(peaks):k]:
             peaks.append(max(peaks[-1] if peaks else 0, e.deal or 0))
-        strikes = [self._struck(events, n, types) for n in self._revising(trail, state)]
+        strikes = [self._struck(events, n, types) for n in self.revisions(events, state)]
         spoken = language.language()
         current = marks_at(state, types, self.said.setdefault(spoken, {}), self.runs.setdefault(spoken, {}))
         return picture_doc(state, list(events[:k]), point, types, strikes, deal_cap, current, peaks[k - 1])
 
-    def _revising(self, trail: AuditFold, state: GameState) -> list[int]:
-        """``revising(trail.rows_at(state))`` without the rows made: the kept rows that
-        revise as their own folds made them (``revisers``, kept per trail as it grows), but
-        for those whose verdict ``state`` has, which revise as that verdict says."""
+    def revisions(self, events: Sequence[AnyEvent], state: GameState) -> list[int]:
+        """The events that can change what earlier events wrote, as of ``state``
+        (``state_at``): ``revising(audit_at(events, state))`` without the rows made. The
+        trail's rows that revise as their own folds made them (``revisers``, kept per trail
+        as it grows), but for those whose verdict ``state`` has, which revise as it says."""
+        trail = self.trail(events, state.folded)
         rows = trail.rows
         revisers, scanned = self.revisers.get(id(trail), (None, 0))
         if revisers is None or scanned < len(rows):

@@ -26,8 +26,11 @@ from projections.at_points import PointFolds
 from projections.audit import AuditRow
 from projections.deal_text import deal_table, table_json
 from projections.drawing import sheet_layout
-from projections.drawing.sheet_layout import EntryToken, Polygon
-from projections.drawing.svg import Drawing, draw_token, drawn_token, svg_document
+from projections.drawing.sheet_layout import (
+    GAP, LINE, MARGIN, MAX_LINES, PAD, EntryToken, Part, Polygon, entry_token, extent, fit_fixed, hanging, tokens_of,
+    wrap_on,
+)
+from projections.drawing.svg import Drawing, draw_token, drawn_line, drawn_token, escaped_text, svg_document, tooltip
 from projections.picture import Runs, marks_at, marks_of, revising, traces_of
 from projections.numbers import json_plain
 from projections.points import Point
@@ -131,6 +134,21 @@ def test_the_audit_trail_from_kept_rows_is_the_trail_encoded_whole(played: dict[
     assert {name for (name, _), texts in said.items() if len(texts) > 1} == set(REVISED)
 
 
+def test_the_revising_events_from_kept_rows_are_those_of_the_trail(played: dict[str, list[AnyEvent]]) -> None:
+    """The events that strike entries on the drawn sheet, from the trail's kept rows and
+    the verdicts of the state (``PointFolds.revisions``), are those of the trail made at
+    the point, read as the stream grows and going back, in games where a later event
+    changes an earlier verdict too, in both languages."""
+    games = {**played, **{name: judged(FIXTURES / f"{name}.jsonl") for name in REVISED}}
+    verdicts: set[str] = set()
+    for name, events, folds, spoken, k, back in walked(games):
+        state = folds.state_at(events, k)
+        expected = revising(folds.audit_at(events, state))
+        assert folds.revisions(events, state) == expected, (name, spoken, k, back)
+        verdicts |= {name for n in state.effects if n in expected}
+    assert verdicts, "no verdict of a state made an event revising"
+
+
 def test_a_trail_row_is_encoded_once_and_taken_again(played: dict[str, list[AnyEvent]]) -> None:
     """A row the trail keeps as it was made is sent as the same bytes from read to read;
     a row with the verdict a later state gives it (``final_row``) is made as it comes."""
@@ -205,3 +223,108 @@ def test_a_token_kept_as_drawn_is_kept_per_frame() -> None:
         drawn_token(kept, kept_out, frame, "Anna", token, x, 14.5)
         draw_token(fresh, fresh_out, frame, "Anna", token, x, 14.5)
         assert (kept_out, kept.placed) == (["".join(fresh_out)], fresh.placed), (apothem, x)
+
+
+def entry(event: int, total: str, struck_by: int | None = None, penalty: bool = False) -> dict[str, Any]:
+    """A running entry as ``marks_at`` and ``struck`` make them."""
+    return {"event": event, "deal": event // 4, "total": total, "amount": "+2", "why": "whists", "penalty": penalty,
+            "corrected_by": [], "struck_by": struck_by}
+
+
+def reach(d: Drawing) -> tuple[float, float, float, float]:
+    return d.least_x, d.least_y, d.most_x, d.most_y
+
+
+def test_a_line_kept_as_drawn_is_kept_per_place() -> None:
+    """The same tokens drawn as a line at the same place of two frames, from two places
+    of one frame (and from 0 and -0), and in two languages: each time as its tokens drawn
+    one after another there (``draw_token``), with their boxes and their extent, not as
+    the line was kept from another place or language."""
+    marks = [entry(7, "2"), entry(9, "4", struck_by=12), entry(10, "6", penalty=True)]
+    cell = {"key": "Anna.whists.Boris", "marks": marks}
+    line = tokens_of(cell, "on Boris")
+    for apothem, x, baseline, spoken in ((150.0, -20.0, 14.5, "en"), (180.0, -20.0, 14.5, "en"),
+                                         (150.0, -20.0, 14.5, "en"), (150.0, -20.0, 32.5, "en"),
+                                         (150.0, 0.0, 14.5, "en"), (150.0, -0.0, 14.5, "en"),
+                                         (150.0, -20.0, 14.5, "ru")):
+        with language.using(spoken):
+            frame = Polygon(3, apothem).frame(1)
+            kept, fresh = Drawing(), Drawing()
+            kept_out: list[str] = []
+            fresh_out: list[str] = []
+            drawn_line(kept, kept_out, frame, "Anna", line, x, baseline)
+            at = x
+            for t in line:
+                draw_token(fresh, fresh_out, frame, "Anna", t, at, baseline)
+                at += t.width + GAP
+            assert (kept_out, kept.placed, reach(kept)) == (["".join(fresh_out)], fresh.placed, reach(fresh)), \
+                (apothem, x, baseline, spoken)
+
+
+def test_an_entry_s_pieces_are_kept_per_language() -> None:
+    """An entry's group and title, made once per token, say the entry in the language
+    of each drawing."""
+    token = tokens_of({"key": "Anna.gora", "marks": [entry(7, "2", struck_by=9)]}, "gora")[1]
+    assert token.mark is not None
+    drawn: dict[str, str] = {}
+    for spoken in ("en", "ru", "en", "ru"):
+        with language.using(spoken):
+            out: list[str] = []
+            draw_token(Drawing(), out, Polygon(3, 150.0).frame(0), "Anna", token, 5.0, 14.5)
+            assert f"<title>{escaped_text(tooltip(token.cell, token.mark))}</title>" in "".join(out), spoken
+            drawn.setdefault(spoken, "".join(out))
+    assert drawn["en"] != drawn["ru"]
+
+
+def test_a_cell_s_tokens_taken_up_are_those_made_afresh() -> None:
+    """A cell's tokens, taken up from the read before where its entries are the same (or
+    equal), are those made afresh from its entries: each entry's dot, the standing one (the
+    last not struck), whatever entries came or went at the end or in the middle."""
+    a, b, c, d, e = entry(3, "2"), entry(5, "4"), entry(8, "6"), entry(9, "8"), entry(11, "10")
+    struck = entry(8, "5", struck_by=13)
+    reads = [[a, b, c], [a, b, c, d], [a, b], [a, b, struck, c, d, e], [a, b, c, d, e], [a, b, c, d, {**e}],
+             [a, b, c, {**d, "struck_by": 14}], [a, b, c, {**d, "struck_by": 14}, e], [a], [], [a, b, c, d, e],
+             [{**a}, b, c], [b, c, d], [{**a, "struck_by": 12}, {**b, "struck_by": 12}],
+             [{**a, "struck_by": 12}, {**b, "struck_by": 12}, c]]
+    for key in ("Anna.gora", "Boris.gora", "Anna.gora"):
+        for marks in reads:
+            tokens = tokens_of({"key": key, "marks": marks}, "gora")
+            standing = next((m for m in reversed(marks) if m["struck_by"] is None), None)
+            fresh = [entry_token(m, key, i < len(marks) - 1, m is standing) for i, m in enumerate(marks)]
+            assert [t.what for t in tokens[1:]] == [t.what for t in fresh], (key, marks)
+            assert tokens[0].text == "gora" and tokens[0].mark is None
+
+
+def test_a_wrapping_taken_up_is_the_wrapping() -> None:
+    """A band's lines, each part's taken up from the last wrapping of its cell in the same
+    place where the tokens part (``fit_fixed``), are those wrapped afresh: of tokens that
+    share a beginning or not, on sheets of two sizes, at two depths, one part or two (of
+    one cell, told apart by their bounds), with a token that fits on no line among them."""
+    widths = [20.0, 33.5, 12.0, 41.0, 25.5, 30.0, 18.0, 27.0, 22.5, 36.0] * 6
+    made = [EntryToken(f"{i}", w) for i, w in enumerate(widths)]
+    wide = EntryToken("wide", 400.0)
+    label = EntryToken("gora", 30.0)
+    lists = [[label, *made[:n]] for n in (40, 12, 55, 3, 60, 39)] + [[label, *made[:5], wide, *made[5:20]],
+                                                                     [label, *made[:30]], [label, *made[10:50]]]
+    seen: set[bool] = set()
+    for tokens in lists:
+        for apothem, depth, split in ((200.0, 0.0, 2), (240.0, 0.0, 2), (200.0, 44.0, 2), (200.0, 0.0, 1),
+                                      (240.0, 44.0, 1), (200.0, 44.0, 1), (200.0, 0.0, 2)):
+            poly = Polygon(3, apothem)
+            parts = [Part(tokens, None, None, cell="Anna.gora") for _ in range(split)]
+            band = fit_fixed(poly, "gora", depth, parts, split)
+            fresh = []
+            for part in parts:
+                def width(j: int, part: Part = part) -> float:
+                    lo, hi = extent(poly, part, depth + PAD + (j + 1) * LINE)
+                    return hi - lo
+
+                fresh.append(wrap_on(tokens, width, hanging(tokens)))
+            count = max(len(lines or []) for lines in fresh)
+            if None in fresh or count > MAX_LINES or poly.half_length(depth + PAD + count * LINE) < MARGIN * 2:
+                assert band is None, (apothem, depth, split, len(tokens))
+            else:
+                assert band is not None, (apothem, depth, split, len(tokens))
+                assert [part.lines for part in band.parts] == fresh, (apothem, depth, split, len(tokens))
+            seen.add(band is None)
+    assert seen == {True, False}

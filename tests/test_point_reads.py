@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
@@ -25,12 +25,14 @@ from test_fixtures import FIXTURES, judged
 from projections.at_points import PointFolds
 from projections.audit import AuditRow
 from projections.deal_text import deal_table, table_json
-from projections.drawing import sheet_layout
+from projections.drawing import sheet_layout, svg
 from projections.drawing.sheet_layout import (
-    GAP, LINE, MARGIN, MAX_LINES, PAD, EntryToken, Part, Polygon, entry_token, extent, fit_fixed, hanging, tokens_of,
-    wrap_on,
+    GAP, LINE, MARGIN, MAX_LINES, PAD, Band, EntryToken, Part, Polygon, Sector, entry_token, extent, fit_fixed, hanging,
+    tokens_of, wrap_on,
 )
-from projections.drawing.svg import Drawing, draw_token, drawn_line, drawn_token, escaped_text, svg_document, tooltip
+from projections.drawing.svg import (
+    Drawing, draw_sector, draw_token, drawn_line, drawn_token, escaped_text, svg_document, tooltip,
+)
 from projections.picture import Runs, marks_at, marks_of, revising, traces_of
 from projections.numbers import json_plain
 from projections.points import Point
@@ -328,3 +330,29 @@ def test_a_wrapping_taken_up_is_the_wrapping() -> None:
                 assert [part.lines for part in band.parts] == fresh, (apothem, depth, split, len(tokens))
             seen.add(band is None)
     assert seen == {True, False}
+
+
+def test_a_sector_s_pieces_are_kept_per_sheet_band_and_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sector's head, its bands' rules (a closed band's fill, the dividers) and its
+    player's name, kept per size of sheet, seat, band and player, are drawn as they are
+    with nothing kept: for bands of one depth and height closed or not and of two columns,
+    of one inner edge and two outer ones, of dividers at 0 and -0, on sheets of two sizes,
+    at each seat, for two players."""
+    bands = [Band("pulya", 60.0, 80.0, [], []), Band("gora", 60.0, 80.0, [], []),
+             Band("pulya", 60.0, 80.0, [], [], closed=True), Band("pulya", 40.0, 100.0, [], [], closed=True),
+             Band("pulya", 50.0, 90.0, [], [], closed=True), Band("gora", 44.0, 44.0, [], []),
+             Band("whists", 0.0, 44.0, [], [0.0]), Band("whists", 0.0, 44.0, [], [-0.0])]
+    kept: dict[tuple[Any, ...], Any] = {}
+    monkeypatch.setattr(svg, "SHEET_PIECES", kept)
+    for apothem in (200.0, 230.0, 200.0):
+        poly = Polygon(3, apothem)
+        for band in bands:
+            for seat, player in [(seat, player) for seat in range(3) for player in ("Anna", "Boris")]:
+                drawn: list[tuple[Any, ...]] = []
+                for pieces in (kept, {}):  # kept from the draws before, and none kept
+                    monkeypatch.setattr(svg, "SHEET_PIECES", pieces)
+                    d, out = Drawing(), cast(list[str], [])
+                    draw_sector(d, out, poly, Sector(seat, player, [band]))
+                    drawn.append(("".join(out), d.placed, d.sectors, (d.least_x, d.least_y, d.most_x, d.most_y)))
+                assert drawn[0] == drawn[1], (apothem, band, seat, player)
+    assert kept

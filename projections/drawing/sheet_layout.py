@@ -382,34 +382,39 @@ def wrap_from(tokens: list[EntryToken], width: Callable[[int], float], indent: f
 
 
 # The last wrapping of each cell's tokens in each place (``fit_fixed``'s: a size of sheet,
-# the depth of a band and a part's bounds, and the indent), as the tokens, where each line starts
-# and the token that fit on no line: a cell's tokens at one point are mostly those at
-# another (its earlier entries), and greedy lines depend on no later token, so a
-# wrapping is taken up at its first line that holds a token not the same (``wrapped``).
-# At most KEPT_WRAPS, all forgotten when full.
-WRAPS: dict[tuple[Any, ...], tuple[list[EntryToken], list[int], int | None]] = {}
+# the depth of a band and a part's bounds, and the indent), as the tokens, where each line
+# starts, the token that fit on no line, and the lines: a cell's tokens at one point are
+# mostly those at another (its earlier entries), and greedy lines depend on no later
+# token, so a wrapping is taken up at its first line that holds a token not the same
+# (``wrapped``), or taken whole for the same tokens. At most KEPT_WRAPS, all forgotten
+# when full.
+Wrapping = tuple[list[EntryToken], list[int], "int | None", "list[list[EntryToken]] | None"]
+WRAPS: dict[tuple[Any, ...], Wrapping] = {}
 KEPT_WRAPS = 1 << 11
 
 
 def wrapped(place: tuple[Any, ...], tokens: list[EntryToken], width: Callable[[int], float],
             indent: float) -> list[list[EntryToken]] | None:
     """``wrap_on(tokens, width, indent)``, ``width`` and ``indent`` those of ``place``,
-    taken up from the last wrapping in ``place`` where the tokens part."""
+    taken up from the last wrapping in ``place`` where the tokens part (its lines are
+    shared: never change one)."""
     key = (*place, indent)
     kept = WRAPS.get(key)
     line = 0
     if kept is not None:
-        before, starts, failed = kept
+        before, starts, failed, lines = kept
         same = same_prefix(tokens, before)  # the tokens the same as before up to ``same``
         if failed is not None and failed < same:
             return None  # the same tokens up to the one that fit on no line
+        if same == len(tokens) == len(before):
+            return lines
         # The last line whose start was settled by tokens the same: the token it starts with.
         while line + 1 < len(starts) and starts[line + 1] < same:
             line += 1
     lines, starts, failed = wrap_from(tokens, width, indent, kept[1] if kept is not None else [], line)
     if kept is None and len(WRAPS) >= KEPT_WRAPS:
         WRAPS.clear()
-    WRAPS[key] = (tokens, starts, failed)
+    WRAPS[key] = (tokens, starts, failed, lines)
     return lines
 
 

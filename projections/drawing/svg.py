@@ -23,18 +23,20 @@ from functools import cache
 import math
 from math import copysign
 from importlib.resources import files
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from ledger.vocabulary import language
 from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
 from projections.drawing.sheet_layout import (
-    ASCENT, CENTRE, DESCENT, FONT, GAP, LINE, NAME, PAD, SMALL, TARGET, EntryToken, Frame, Polygon, Sector, extent,
+    ASCENT, CENTRE, DESCENT, FONT, GAP, LINE, NAME, PAD, SMALL, TARGET, Band, EntryToken, Frame, Polygon, Sector, extent,
     hanging, layout, text_width,
 )
 from projections.drawing.sheet_layout import fmt_px as fmt_px  # the pixel numbers as every drawing writes them
 
 _ = language._  # every text a person reads, in the language in effect
+T = TypeVar("T")
 
 
 @cache  # read once: a file of the package
@@ -197,26 +199,16 @@ def points(pts: list[tuple[float, float]]) -> str:
 
 def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
     frame = poly.frame(sector.seat)
-    out.append(f'<g{attributes({"class": f"sector seat-{sector.seat}", "data-player": sector.player})}>')
+    head, corners = kept_piece(("sector", poly.n, poly.apothem, sector.seat, sector.player),
+                               lambda: sector_head(poly, frame, sector.seat, sector.player))
+    out.append(head)
     # The sector's shape in the centre's coordinates, for the fill and the tests.
-    outer_a, outer_b = poly.vertex(sector.seat - 1), poly.vertex(sector.seat)
-    inner_a, inner_b = poly.vertex(sector.seat - 1, CENTRE), poly.vertex(sector.seat, CENTRE)
-    d.sectors[sector.player] = [outer_a, outer_b, inner_b, inner_a]
-    out.append(f'<polygon class="sector-shape" points="{points(d.sectors[sector.player])}" />')
-    out.append(f'<g transform="translate({fmt_px(frame.cx)} {fmt_px(frame.cy)}) rotate({fmt_px(frame.angle)})">')
+    d.sectors[sector.player] = list(corners)
     for band in sector.bands:
         top, bottom = band.depth, band.depth + band.height
-        if band.closed:
-            out.append('<polygon class="closed-band" points="' + points([
-                (-poly.half_length(top), frame.y_of(top)), (poly.half_length(top), frame.y_of(top)),
-                (poly.half_length(bottom), frame.y_of(bottom)),
-                (-poly.half_length(bottom), frame.y_of(bottom))]) + '" />')
-        if band.column != "pulya":
-            h, y = fmt_px(poly.half_length(bottom)), fmt_px(frame.y_of(bottom))
-            out.append(f'<line class="rule" x1="{fmt_px(-poly.half_length(bottom))}" x2="{h}" y1="{y}" y2="{y}" />')
-        for x in band.dividers:
-            out.append(f'<line class="divider" x1="{fmt_px(x)}" x2="{fmt_px(x)}" y1="{fmt_px(frame.y_of(top))}" '
-                       f'y2="{fmt_px(frame.y_of(bottom))}" />')
+        out.append(kept_piece(("band", poly.n, poly.apothem, frame.flipped, top, bottom, band.closed,
+                               band.column != "pulya", *((x, copysign(1.0, x)) for x in band.dividers)),
+                              lambda: band_rules(poly, frame, band, top, bottom)))
         for part in band.parts:
             for j, line in enumerate(part.lines):
                 depth = top + PAD + j * LINE
@@ -226,9 +218,74 @@ def draw_sector(d: Drawing, out: Out, poly: Polygon, sector: Sector) -> None:
                 drawn_line(d, out, frame, sector.player, line, x, baseline)
     # The name, outside the side.
     name_y = -(PAD + DESCENT * NAME) if frame.flipped else PAD + ASCENT * NAME
-    d.text(out, frame, 0, name_y, sector.player, NAME, sector.player,
-           **{"class": "name", "text-anchor": "middle", "data-player": sector.player})
+    kept_drawing(d, out, ("name", frame.key, sector.player), lambda mine: d.text(
+        mine, frame, 0, name_y, sector.player, NAME, sector.player,
+        **{"class": "name", "text-anchor": "middle", "data-player": sector.player}))
     out.append("</g></g>")
+
+
+def sector_head(poly: Polygon, frame: Frame, seat: int, player: str) -> tuple[str, list[tuple[float, float]]]:
+    """A sector's group, its shape and its frame's group opened; its shape's corners."""
+    outer_a, outer_b = poly.vertex(seat - 1), poly.vertex(seat)
+    inner_a, inner_b = poly.vertex(seat - 1, CENTRE), poly.vertex(seat, CENTRE)
+    corners = [outer_a, outer_b, inner_b, inner_a]
+    return "".join([
+        f'<g{attributes({"class": f"sector seat-{seat}", "data-player": player})}>',
+        f'<polygon class="sector-shape" points="{points(corners)}" />',
+        f'<g transform="translate({fmt_px(frame.cx)} {fmt_px(frame.cy)}) rotate({fmt_px(frame.angle)})">']), corners
+
+
+def band_rules(poly: Polygon, frame: Frame, band: Band, top: float, bottom: float) -> str:
+    """A band's fill when closed, its rule and its dividers."""
+    out: Out = []
+    if band.closed:
+        out.append('<polygon class="closed-band" points="' + points([
+            (-poly.half_length(top), frame.y_of(top)), (poly.half_length(top), frame.y_of(top)),
+            (poly.half_length(bottom), frame.y_of(bottom)),
+            (-poly.half_length(bottom), frame.y_of(bottom))]) + '" />')
+    if band.column != "pulya":
+        h, y = fmt_px(poly.half_length(bottom)), fmt_px(frame.y_of(bottom))
+        out.append(f'<line class="rule" x1="{fmt_px(-poly.half_length(bottom))}" x2="{h}" y1="{y}" y2="{y}" />')
+    for x in band.dividers:
+        out.append(f'<line class="divider" x1="{fmt_px(x)}" x2="{fmt_px(x)}" y1="{fmt_px(frame.y_of(top))}" '
+                   f'y2="{fmt_px(frame.y_of(bottom))}" />')
+    return "".join(out)
+
+
+# The pieces of a drawing that depend on the size of the sheet and on little else (a
+# sector's head, a band's rules, the outline, a name, the centre), each by all it is
+# drawn from, in the language it says (``kept_piece``, ``kept_drawing``): most are drawn
+# again by every read on a sheet of the same size. At most KEPT_PIECES, all forgotten
+# when full.
+SHEET_PIECES: dict[tuple[Any, ...], Any] = {}
+KEPT_SHEET_PIECES = 1 << 12
+
+
+def kept_piece(key: tuple[Any, ...], make: Callable[[], T]) -> T:
+    """What ``make`` gives, made once per ``key`` (``SHEET_PIECES``)."""
+    found = SHEET_PIECES.get(key)
+    if found is None:
+        if len(SHEET_PIECES) >= KEPT_SHEET_PIECES:
+            SHEET_PIECES.clear()
+        found = SHEET_PIECES[key] = make()
+    return cast(T, found)
+
+
+def kept_drawing(d: Drawing, out: Out, key: tuple[Any, ...], draw_it: Callable[[Out], None]) -> None:
+    """What ``draw_it`` draws into ``out`` and places on ``d`` (its boxes), drawn once per
+    ``key`` and language (``SHEET_PIECES``)."""
+    def made() -> tuple[str, Placed, tuple[float, float, float, float]]:
+        mine: Out = []
+        before = len(d.placed)
+        draw_it(mine)
+        placed = d.placed[before:]
+        del d.placed[before:]
+        return "".join(mine), placed, bounds(placed)
+
+    text, placed, box = kept_piece((*key, language.language()), made)
+    out.append(text)
+    d.placed += placed
+    d.extend(box)
 
 
 # Each token as drawn, by what it is and where (``drawn_token``): most tokens of a sheet
@@ -347,6 +404,15 @@ def tooltip(cell: str, m: dict[str, Any]) -> str:
     return text
 
 
+def outline(poly: Polygon) -> str:
+    """The sheet's outline and the rays between its sectors."""
+    out = [f'<polygon class="outline" points="{points([poly.vertex(i) for i in range(poly.n)])}" />']
+    for i in range(poly.n):
+        x1, y1, x2, y2 = map(fmt_px, (*poly.vertex(i, CENTRE), *poly.vertex(i)))
+        out.append(f'<line class="outline" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" />')
+    return "".join(out)
+
+
 def draw_centre(d: Drawing, out: Out, poly: Polygon, target: int) -> None:
     inner = points([poly.vertex(i, CENTRE) for i in range(poly.n)])
     out.append(f'<g class="centre"><polygon class="outline" points="{inner}" />')
@@ -423,11 +489,9 @@ def draw(picture: dict[str, Any], *, title: bool = True, settlement: bool = True
     body: Out = []
     for sector in sectors:
         draw_sector(d, body, poly, sector)
-    body.append(f'<polygon class="outline" points="{points([poly.vertex(i) for i in range(poly.n)])}" />')
-    for i in range(poly.n):
-        x1, y1, x2, y2 = map(fmt_px, (*poly.vertex(i, CENTRE), *poly.vertex(i)))
-        body.append(f'<line class="outline" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" />')
-    draw_centre(d, body, poly, picture["target"])
+    body.append(kept_piece(("outline", poly.n, poly.apothem), lambda: outline(poly)))
+    kept_drawing(d, body, ("centre", poly.n, poly.apothem, picture["target"]),
+                 lambda mine: draw_centre(d, mine, poly, picture["target"]))
     # Everything so far is drawn around the centre (0, 0): find its extent.
     for i in range(poly.n):
         vx, vy = poly.vertex(i)

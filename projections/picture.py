@@ -273,7 +273,7 @@ def sheet_picture(state: GameState, started: GameStarted, marks: Marks, deal_cap
     settlement (over at ``deal_cap``, a tournament table's)."""
     sheet = state.sheet()
     cells = totals(sheet)
-    settlement = settlement_doc(state, deal_cap)
+    settlement = settlement_doc(state, deal_cap, with_sheet=False)
     return {
         "game": started.game,
         "convention": settlement["convention"],

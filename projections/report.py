@@ -65,9 +65,10 @@ def capped(state: GameState, deal_cap: int | None) -> bool:
             and deals_done(state) >= deal_cap)
 
 
-def settlement_doc(state: GameState, deal_cap: int | None = None) -> dict[str, Any]:
+def settlement_doc(state: GameState, deal_cap: int | None = None, *, with_sheet: bool = True) -> dict[str, Any]:
     """The settlement document; ``capped`` (true) is added for a tournament's table over
-    at its tournament's ``deal_cap``."""
+    at its tournament's ``deal_cap``. ``with_sheet``: with the sheet's document (the drawn
+    sheet, which draws the sheet of its own, asks without)."""
     sheet = state.sheet()
     s = settlement_of(state)
     doc: dict[str, Any] = {
@@ -76,7 +77,7 @@ def settlement_doc(state: GameState, deal_cap: int | None = None) -> dict[str, A
         "players": list(s.players),
         "finished": sheet.finished,
         "abandoned": state.abandoned_at is not None,
-        "sheet": sheet_doc(sheet),
+        **({"sheet": sheet_doc(sheet)} if with_sheet else {}),
         "result": {p: number(s.result[p]) for p in s.players},
         "rounded": dict(s.rounded),
     }
@@ -85,7 +86,7 @@ def settlement_doc(state: GameState, deal_cap: int | None = None) -> dict[str, A
     if s.money is not None:
         doc["money"] = {p: str(v) for p, v in s.money.items()}
     doc["result_exact"] = {p: exact_text(s.result[p]) for p in s.players}
-    doc["transfers"] = transfers_doc(state)
+    doc["transfers"] = transfers_doc(state, s)
     # The table's changes [Code 3.1.2, 5.4.7, 5.4.18]: who holds a seat for another, who left.
     held = {seat: state.seats.holder(seat) for seat in s.players if state.seats.holder(seat) != seat}
     if held:
@@ -104,12 +105,12 @@ def seat_label(state: GameState, seat: str) -> str:
     return _("{seat} (played by {holder})").format(seat=seat, holder=holder) if holder != seat else seat
 
 
-def transfers_doc(state: GameState) -> list[dict[str, Any]]:
+def transfers_doc(state: GameState, settled: Settlement | None = None) -> list[dict[str, Any]]:
     """Who pays whom, in the fewest payments: whists, and money when a stake is set
-    (stake x whists, exact)."""
+    (stake x whists, exact); ``settled``: the state's settlement, when made already."""
     stake = state.started.stake
     out = []
-    for payer, payee, whists in transfers(settlement_of(state).rounded):
+    for payer, payee, whists in transfers((settlement_of(state) if settled is None else settled).rounded):
         row: dict[str, Any] = {"from": payer, "to": payee, "whists": whists}
         if stake is not None:
             with money_context():

@@ -27,8 +27,8 @@ from projections.audit import AuditRow
 from projections.deal_text import deal_table, table_json
 from projections.drawing import sheet_layout, svg
 from projections.drawing.sheet_layout import (
-    GAP, LINE, MARGIN, MAX_LINES, PAD, Band, EntryToken, Part, Polygon, Sector, entry_token, extent, fit_fixed, hanging,
-    tokens_of, wrap_on,
+    GAP, LINE, MARGIN, MAX_LINES, PAD, Band, EntryToken, Part, Polygon, Sector, entry_token, extent, fit_fixed, fmt_px,
+    hanging, tokens_of, wrap_on,
 )
 from projections.drawing.svg import (
     Drawing, draw_sector, draw_token, drawn_line, drawn_token, escaped_text, svg_document, tooltip,
@@ -356,3 +356,12 @@ def test_a_sector_s_pieces_are_kept_per_sheet_band_and_player(monkeypatch: pytes
                     drawn.append(("".join(out), d.placed, d.sectors, (d.least_x, d.least_y, d.most_x, d.most_y)))
                 assert drawn[0] == drawn[1], (apothem, band, seat, player)
     assert kept
+
+
+def test_a_number_kept_as_written_is_written_as_it_is() -> None:
+    """A pixel number, kept as written by its value, is written as formatting writes it,
+    however often it comes and in whatever order: 0 and -0 (and what rounds to either)
+    apart, and a number that rounds to a whole one."""
+    numbers = [0.0, -0.0, 0.001, -0.001, 12, 12.0, 12.004, -3.5, 2 / 3, -2 / 3, 1e-9, -1e-9, 150.005]
+    for x in [*numbers, *reversed(numbers), *numbers]:
+        assert fmt_px(x) == f"{x:.2f}".rstrip("0").rstrip("."), x

@@ -39,8 +39,22 @@ def text_width(text: str, size: float) -> float:
     return sum(size * (1.0 if unicodedata.east_asian_width(ch) in "WF" else CHAR) for ch in text)
 
 
+# Each number as ``fmt_px`` wrote it, by its value (a zero, whose sign it writes, is
+# written afresh): a drawing's places come again from read to read. At most KEPT_PX,
+# all forgotten when full.
+PX: dict[float, str] = {}
+KEPT_PX = 1 << 14
+
+
 def fmt_px(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")
+    found = PX.get(x)
+    if found is None or x == 0:
+        found = f"{x:.2f}".rstrip("0").rstrip(".")
+        if x != 0:
+            if len(PX) >= KEPT_PX:
+                PX.clear()
+            PX[x] = found
+    return found
 
 
 # -- geometry -------------------------------------------------------------------------------

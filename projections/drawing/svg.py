@@ -19,7 +19,7 @@ a full em for wide East Asian characters); the browser tests measure the real bo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 import math
 from math import copysign
 from importlib.resources import files
@@ -90,7 +90,13 @@ def escaped_attribute(text: str) -> str:
 
 
 def attributes(attrs: dict[str, str]) -> str:
-    return "".join([f' {k}="{escaped_attribute(v)}"' for k, v in attrs.items()])
+    return written_attributes(tuple(attrs.items()))
+
+
+@lru_cache(maxsize=1 << 12)  # a drawing's texts are of a few classes, anchors and players, again and again
+def written_attributes(items: tuple[tuple[str, str], ...]) -> str:
+    """Attributes (name, value) as ``ElementTree`` writes them."""
+    return "".join([f' {k}="{escaped_attribute(v)}"' for k, v in items])
 
 
 def element(name: str, attrs: dict[str, str], text: str = "") -> str:
@@ -179,8 +185,8 @@ class Drawing:
         else:
             flat = (x, top, right, top, right, bottom, x, bottom)
         self.placed.append((text, player, flat))
-        xs, ys = flat[0::2], flat[1::2]
-        self.extend((min(xs), min(ys), max(xs), max(ys)))
+        x0, y0, x1, y1, x2, y2, x3, y3 = flat
+        self.extend((min(x0, x1, x2, x3), min(y0, y1, y2, y3), max(x0, x1, x2, x3), max(y0, y1, y2, y3)))
 
 
 def bounds(placed: Placed) -> tuple[float, float, float, float]:

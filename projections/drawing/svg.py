@@ -30,8 +30,8 @@ from ledger.vocabulary import language
 from ledger.vocabulary.language import N_, ngettext
 from ledger.vocabulary.wording import convention_name, spoken_count
 from projections.drawing.sheet_layout import (
-    ASCENT, CENTRE, DESCENT, FONT, GAP, LINE, NAME, PAD, SMALL, TARGET, Band, EntryToken, Frame, Polygon, Sector, extent,
-    hanging, layout, text_width,
+    ASCENT, CENTRE, DESCENT, FONT, GAP, LINE, NAME, PAD, SMALL, TARGET, Band, EntryToken, Frame, Polygon, Sector,
+    extent, hanging, layout, text_width,
 )
 from projections.drawing.sheet_layout import fmt_px as fmt_px  # the pixel numbers as every drawing writes them
 

@@ -149,13 +149,13 @@ def check_time(state: CheckedState, event: AnyEvent) -> None:
 
 # A stake: money per whist (a rubber's: per 100 points), written plainly: at most seven
 # digits before the point and six after it ("0.10", "5", "0.0025").
-STAKE = re.compile(r"\d{1,7}(\.\d{1,6})?")
+STAKE = r"\d{1,7}(\.\d{1,6})?"
 STAKE_TEXT = N_('a decimal number like "0.10": up to 9999999.999999, no exponent, no sign')  # shown as _(STAKE_TEXT)
 
 
 def is_stake(text: str) -> bool:
     """A stake is a plain decimal number, 0 or more, of the size of ``STAKE``."""
-    return STAKE.fullmatch(text) is not None
+    return re.fullmatch(STAKE, text) is not None
 
 
 def time_of(text: str) -> datetime:

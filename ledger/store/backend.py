@@ -400,7 +400,7 @@ class PostgresAddress(NamedTuple):
 CLIENT_ENCODING = "UTF8"
 
 # A schema's name as the store writes it into its statements, unquoted.
-SCHEMA = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+SCHEMA = r"[A-Za-z_][A-Za-z0-9_]{0,62}"
 
 
 def is_postgres_url(db: str) -> bool:
@@ -449,7 +449,7 @@ def parse_postgres_url(url: str) -> PostgresAddress:
             "unknown parameter {parameter} in database address {address}; known: schema, host"
         ).format(parameter=repr(sorted(unknown)[0]), address=repr(shown)))
     schema = query.get("schema", "")
-    if schema and not SCHEMA.fullmatch(schema):
+    if schema and not re.fullmatch(SCHEMA, schema):
         raise StoreError(_("the schema {schema} in {address} is not a plain name: letters, digits and _, "
                            "63 at most, not beginning with a digit").format(schema=repr(schema[:40]),
                                                                            address=repr(shown)))

@@ -247,7 +247,7 @@ class Head(NamedTuple):
         return f"{self.number}:{self.digest}"
 
 
-_HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
+_HEAD = r"(\d+):([0-9a-f]{16,64})"
 
 
 def head_token(number: int, digest: str) -> Head:
@@ -257,7 +257,7 @@ def head_token(number: int, digest: str) -> Head:
 
 def parse_head(text: str) -> Head | None:
     """``N:HEX`` (16 to 64 hex digits) as a Head; None when the text is not one."""
-    found = _HEAD.fullmatch(text.strip().lower())
+    found = re.fullmatch(_HEAD, text.strip().lower())
     if found is None:
         return None
     return Head(int(found.group(1)), found.group(2))

@@ -14,7 +14,7 @@ and, when it is about one thing the scorer typed, that input's name (``Refused.f
 the name of the parameter here, ``player``, ``bid``, ``counts``, ``by``…). Nothing is
 stored when anything is refused.
 
-The command line (``cli.record``, ``cli.table``, ``cli.play``) parses its arguments,
+The command line (``cli.record``, ``cli.deal``, ``cli.table``, ``cli.play``) parses its arguments,
 calls the desk and prints; a web service calls the same methods. A desk made with a
 ``Kept`` game (``Ledger.keep``: the scorer's session) records into it without loading it
 again, and a command refused leaves it as it was.

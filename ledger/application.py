@@ -74,7 +74,7 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections.game import GameState
 from projections.recording import Effect
-from projections.report import Point
+from projections.points import Point
 from projections.trail import Cell
 
 if TYPE_CHECKING:  # a rubber's fold is loaded by the first rubber (``judge.kinds``), a log's reader by an import

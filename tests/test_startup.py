@@ -126,9 +126,12 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
 # run or a fault needs (the installed version, the data folders, time zones, TOML, a
 # fault's traceback file). Each was once imported by the deal's path; together they
 # were a third of its start-up. And the other recording commands (``cli.record``, whose
-# options cost more than the deal's own command) with what only they use (``cli.rules``).
+# options cost more than the deal's own command) with what only they use (``cli.rules``),
+# and the rooms of the judge and the fold that a deal line's events never reach (the
+# records by hand, the arbiter, around the table, corrections, an undo, the forks).
 NOT_FOR_A_DEAL = (
-    "cli.record", "cli.rules",
+    "cli.record", "cli.rules", "ledger.judge.arbiter", "ledger.judge.by_hand", "ledger.judge.around_table",
+    "ledger.judge.corrections", "ledger.desks.taken_back", "projections.forks",
     "web", "starlette", "jinja2", "uvicorn", "psycopg", "cryptography", "openskill", "segno", "argon2", "babel",
     "eventsourcing.application", "eventsourcing.postgres", "ledger.views", "ledger.proofs", "ledger.reads",
     "projections.rating_models", "projections.archive", "projections.picture",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
-from uuid import UUID, uuid5
+from uuid import UUID
 
 from ledger.store.backend import StoreError
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem
 from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.hashes import uuid5
 
 _ = language._  # every text a person reads, in the language in effect
 N_ = language.N_

@@ -131,7 +131,7 @@ def test_recording_a_deal_loads_no_postgres_driver(tmp_path: Path) -> None:
 # records by hand, the arbiter, around the table, corrections, an undo, the forks).
 NOT_FOR_A_DEAL = (
     "cli.record", "cli.rules", "ledger.judge.arbiter", "ledger.judge.by_hand", "ledger.judge.around_table",
-    "ledger.judge.corrections", "ledger.desks.taken_back", "projections.forks",
+    "ledger.judge.corrections", "ledger.desks.taken_back", "projections.forks", "projections.report",
     "hashlib",  # OpenSSL: the chain's digests and the stream's id are the builtins' (ledger.vocabulary.hashes)
     "web", "starlette", "jinja2", "uvicorn", "psycopg", "cryptography", "openskill", "segno", "argon2", "babel",
     "eventsourcing.application", "eventsourcing.postgres", "ledger.views", "ledger.proofs", "ledger.reads",

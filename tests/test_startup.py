@@ -184,13 +184,18 @@ from ledger.vocabulary.events import AnyEvent
 from typing import get_args
 strings = sorted(f"{t.__name__}.{k}" for t in get_args(AnyEvent) for c in t.__mro__
                  for k, v in vars(c).get("__annotations__", {}).items() if isinstance(v, str))
-print(json.dumps({"dataclasses": sorted(classes), "strings": strings}), file=sys.stderr)
+from ledger.store.backend import pulka_state_decoder, state_decoder
+from ledger.vocabulary.events import event_decoder
+made = sorted(f.__name__ for f in (event_decoder, pulka_state_decoder, state_decoder) if f.cache_info().currsize)
+print(json.dumps({"dataclasses": sorted(classes), "strings": strings, "decoders": made}), file=sys.stderr)
 """
 
 
 def test_a_deal_defines_no_dataclass_and_its_decoder_evaluates_no_strings(tmp_path: Path) -> None:
     """The classes a ``pulka deal`` defines are what its start-up costs beyond loading
-    code: none of pulka's is a dataclass, and the events' annotations are objects."""
+    code: none of pulka's is a dataclass, and the events' annotations are objects. It
+    reads its game's rows with the decoder of a pulka's events alone, and never makes
+    the decoder of every event (``ledger.store.backend.pulka_state_decoder``)."""
     db = str(tmp_path / "deals.db")
     subprocess.run([sys.executable, "-m", "cli.main", "new", "g", "--players", "A,B,C", "--db", db],
                    check=True, capture_output=True)
@@ -198,4 +203,4 @@ def test_a_deal_defines_no_dataclass_and_its_decoder_evaluates_no_strings(tmp_pa
                              "--yes", "--db", db], capture_output=True, text=True, check=True)
     found = json.loads(result.stderr.strip().splitlines()[-1])
     assert "deal 1 " in result.stdout  # the probe saw the deal recorded
-    assert found == {"dataclasses": [], "strings": []}
+    assert found == {"dataclasses": [], "strings": [], "decoders": ["pulka_state_decoder"]}

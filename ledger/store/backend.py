@@ -19,8 +19,9 @@ import os
 import re
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from functools import cache
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID
@@ -29,13 +30,14 @@ import msgspec
 from eventsourcing.persistence import StoredEvent as Row
 
 from ledger.vocabulary import language
-from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.events import AnyEvent, PulkaEvent
 
 _ = language._  # every text a person reads, in the language in effect (a database's own words stay its own)
 
 __all__ = [
     "MAPPER_TOPIC",
     "OPENED_TOPIC",
+    "PulkaState",
     "RECORDED_TOPIC",
     "STATE_JSON",
     "Backend",
@@ -56,6 +58,8 @@ __all__ = [
     "Transaction",
     "causes",
     "decode_state",
+    "pulka_state_decoder",
+    "state_decoder",
     "lock_held",
     "unreachable",
     "store_label",
@@ -90,8 +94,37 @@ class State(msgspec.Struct, frozen=True, omit_defaults=True):
     link: str | None = None
 
 
+class PulkaState(msgspec.Struct, frozen=True):
+    """A row's ``State`` whose event is one of a pulka's own, as ``pulka_state_decoder``
+    reads it."""
+
+    event: PulkaEvent
+    digest: str
+    link: str | None = None
+
+
 encode_state = msgspec.json.Encoder(order="deterministic").encode
-decode_state = msgspec.json.Decoder(State).decode
+
+
+@cache
+def state_decoder() -> Callable[[bytes], State]:
+    """``decode_state``'s decoder, made when first used (``ledger.vocabulary.events.event_decoder``)."""
+    return msgspec.json.Decoder(State).decode
+
+
+@cache
+def pulka_state_decoder() -> Callable[[bytes], PulkaState]:
+    """The decoder of the rows of a pulka's stream alone (``PulkaState``): made in less than
+    half the time of ``state_decoder``, which reads the fields of every type of event,
+    and which a command that reads only a pulka then never makes. A row it refuses (a
+    rubber's, a tournament's, a row that does not decode) is ``decode_state``'s, whose
+    answer (or refusal) is the row's."""
+    return msgspec.json.Decoder(PulkaState).decode
+
+
+def decode_state(data: bytes) -> State:
+    """A row's stored state (``State``), or msgspec.DecodeError."""
+    return state_decoder()(data)
 
 # ``encode_state(State(event, digest, link))`` put together from the event's
 # ``encode_event`` bytes (the same deterministic msgspec JSON), the digest's hex digits

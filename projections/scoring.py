@@ -17,8 +17,9 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
+import msgspec
 from msgspec.structs import replace
 
 from ledger.vocabulary.bids import MISERE_PRICE
@@ -389,7 +390,7 @@ def _defence_writes(
                                                                                       defence_tricks)
 
 
-class _Defended(NamedTuple):
+class _Defended(msgspec.Struct, frozen=True):
     """A played contract as the defence's writes see it."""
 
     deal: DealState

@@ -60,7 +60,7 @@ class ChainProblem(NamedTuple):
         return self.reason
 
 
-class Unreadable(NamedTuple):
+class Unreadable(msgspec.Struct, frozen=True):
     """A stored event that could not be decoded; ``error`` says why."""
 
     error: str

@@ -164,7 +164,7 @@ class Ledger:
         if reading.problem is not None:
             return reading, None
         state, refused = self.judge(game, reading.events, reading.judged, progress)
-        return reading._replace(refused=refused), state
+        return msgspec.structs.replace(reading, refused=refused), state
 
     def sound(self, game: str) -> list[StoredEvent]:
         """All events of a game whose chain checks out and whose every event its judge

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 from uuid import UUID
 
+import msgspec
+
 from ledger.store.backend import StoreError
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem
@@ -52,7 +54,7 @@ class StoredEvent(NamedTuple):
     digest: str
 
 
-class Reading(NamedTuple):
+class Reading(msgspec.Struct, frozen=True):
     """Events read for a reading command, and the first problem of their hash chain
     (None when every event read is where it was recorded and unchanged); ``refused``:
     the first event read, its chain intact, that the ledger would not have recorded

@@ -181,7 +181,7 @@ RECEIPTS = "pulka_receipts"
 JUDGED = "pulka_judged"
 
 
-class Mark(NamedTuple):
+class Mark(msgspec.Struct, frozen=True):
     """A stream's judged mark: the ledger has judged its first ``judged`` events, the last
     of which is stored with ``digest`` (which commits to every event up to it). Written in
     the transaction that stores those events (``Backend.insert``); what a read does with

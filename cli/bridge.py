@@ -26,7 +26,7 @@ from cli.common import (
     made_current,
     store_key,
 )
-from cli.record import report_options, tell
+from cli.recording import report_options, tell
 from cli.rules import parse_overrides
 from ledger.desks.rubber import RubberDesk
 from ledger.desks.told import Told
@@ -49,7 +49,7 @@ def bridge() -> None:
 def record_rubber(db: str | None, game: str, act: Callable[[RubberDesk, str], Told], *, quiet: bool,
                   as_json: bool) -> None:
     """Run one recording command of the rubber's desk and say what it did (as a pulka's
-    commands say it: ``cli.record.tell``)."""
+    commands say it: ``cli.recording.tell``)."""
     name = game_name(game, db)
     with opened(db, write=True) as ledger:
         told = act(RubberDesk(ledger, kept=session_kept()), name)

@@ -53,7 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("cli.record:new", 'Start a pulka; it becomes the current game.'),
     "use": ("cli.record:use", 'Choose the current game of the store (or show it): commands then take GAME as optional.'),
     "play": ("cli.play:play", 'An interactive session for the scorer: prompts with the dealer and the leader, takes deal lines and commands, shows the writes and the sheet after each deal, offers undo, and ends with the settlement.'),
-    "deal": ("cli.record:deal", 'Record a whole deal in one line.'),
+    "deal": ("cli.deal:deal", 'Record a whole deal in one line.'),
     "bid": ("cli.record:bid", 'A bid: 6S ...'),
     "contract": ("cli.record:contract", "The declarer's contract (again to change it before anyone whists, or after with --evident-correction)."),
     "defence": ("cli.record:defence", "A defender's call: whist, pass or half_whist (вист, пас, полвиста); with four players the dealer's too."),

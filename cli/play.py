@@ -32,7 +32,8 @@ import click
 from cli.common import UserError, complete_game, current_game, db_option, opened, store_address
 from cli.main import COMMANDS, main
 from cli.output import clean, internal_error
-from cli.record import settle_doubt, tell
+from cli.deal import settle_doubt
+from cli.recording import tell
 from ledger.application import Kept
 from ledger.desks.pulka import PulkaDesk
 from ledger.desks.told import Doubtful, Told, next_text

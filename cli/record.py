@@ -1,5 +1,5 @@
 """Recording commands: start a pulka, choose the current game, and the scorer's
-commands at the table (a whole deal in one line, or event by event), corrections,
+commands at the table event by event (a whole deal in one line is ``cli.deal``), corrections,
 objections, an arbiter's penalties, undo and redo (a log is stored by ``pulka import``, in
 ``cli.importing``). Each one parses its
 arguments, calls one command of the scorer's desk (``ledger.desks.pulka.PulkaDesk``:
@@ -10,17 +10,12 @@ These are the commands of a pulka: on a rubber of bridge they are refused (its o
 are ``pulka bridge …``, in ``cli.bridge``).
 
 Every recording command says what it did (``--quiet``: nothing; ``--json``: the events
-and their effects): the writes on the sheet, who deals and leads next, the end of the
-pulka, and every verdict of the recording rules; a verdict the scorer must not miss
-(no effect, a warning, a counted error) goes to standard error.
+and their effects), as ``cli.recording`` tells it.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
 
 import click
 
@@ -34,157 +29,29 @@ from cli.common import (
     game_argument,
     game_name,
     opened,
-    session_kept,
     made_current,
     set_current,
     store_key,
 )
+from cli.recording import (
+    VERDICT_WORDS,
+    by_option,
+    pulka_desk,
+    record_pulka,
+    report_options,
+    tell,
+    verdict_text,
+    with_leave_open,
+    writes_text,
+)
 from cli.rules import parse_overrides
 from ledger.desks.pulka import CorrectionPreview, PulkaDesk
-from ledger.desks.told import Doubt, Doubtful, Told, ToldWrite, told_doc, tricks_text
 from ledger.vocabulary import language
 from ledger.vocabulary.events import GameStarted, event_to_dict
-from ledger.vocabulary.language import N_
 from ledger.vocabulary.refusal import cite
-from projections.numbers import fmt, signed
 from ledger.vocabulary.wording import convention_name, digits, spoken_text
 
 _ = language._  # every text a person reads, in the language in effect
-
-
-# -- what a command did -------------------------------------------------------------------
-
-
-def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option("--json", "as_json", is_flag=True, help="Print the events and their effects as JSON.")(f)
-    f = click.option("--quiet", "-q", is_flag=True, help="Print nothing.")(f)
-    return f
-
-
-# The recording rules' verdicts as the scorer reads them (``Verdict.kind``, the JSON's word).
-VERDICT_WORDS = {"free": N_("free"), "accepted": N_("accepted"), "effective": N_("effective"),
-                 "warning": N_("warning"), "counted": N_("counted"), "withdrawn": N_("withdrawn"),
-                 "no effect": N_("no effect")}
-
-
-def verdict_text(number: int, kind: str, rule: str, reason: str) -> str:
-    return _("event {event}: {verdict} [{rule}]: {reason}").format(
-        event=number, verdict=_(VERDICT_WORDS[kind]) if kind in VERDICT_WORDS else kind, rule=cite(rule),
-        reason=spoken_text(reason))
-
-
-def writes_text(writes: tuple[ToldWrite, ...]) -> list[str]:
-    return [f"  {w.text} {'+' if w.amount > 0 else ''}{fmt(w.amount)}" for w in writes]
-
-
-def tell(told: Told, *, quiet: bool = False, as_json: bool = False) -> None:
-    """Print what a command did (a pulka's or a rubber's): on standard output for the
-    scorer, the verdicts and reminders he must not miss on standard error."""
-    if quiet:
-        return
-    if as_json:
-        emit(told_doc(told))
-    else:
-        events = told.events
-        span = (_("event {event}").format(event=events[0].number) if len(events) == 1
-                else _("events {first}-{last}").format(first=events[0].number, last=events[-1].number))
-        if len(events) == 1:
-            click.echo(f"{span}: {events[0].text}")
-        elif events and not told.deals:
-            click.echo(f"{span}:")
-            for e in events:
-                click.echo(f"  {e.number}: {e.text}")
-        for k, story in told.deals:
-            click.echo(_("deal {deal}").format(deal=k) + (f" ({span})" if len(events) > 1 else "") + f": {story}")
-        for text in writes_text(told.writes):
-            click.echo(text)
-        for v in told.verdicts:
-            if not v.loud and (v.new or v.kind != "withdrawn"):
-                click.echo(_("verdict on {verdict}").format(
-                    verdict=verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason)))
-        click.echo(told.next)
-    for v in told.verdicts:
-        if v.loud:
-            click.echo("pulka: " + verdict_text(v.number, v.kind, v.effect.rule, v.effect.reason), err=True)
-    for notice in told.notices:
-        click.echo(f"pulka: {notice.text} [{cite(notice.rule)}]", err=True)
-
-
-@contextmanager
-def pulka_desk(db: str | None) -> Iterator[PulkaDesk]:
-    """The desk of a pulka on the store, for one command (in a ``pulka play`` session,
-    on the game the session keeps loaded)."""
-    with opened(db, write=True) as ledger:
-        yield PulkaDesk(ledger, kept=session_kept())
-
-
-def record_pulka(db: str | None, game: str, act: Callable[[PulkaDesk, str], Told], *, quiet: bool,
-                 as_json: bool) -> None:
-    """Run one recording command of the desk on the game and say what it did."""
-    name = game_name(game, db)
-    with pulka_desk(db) as desk:
-        told = act(desk, name)
-    tell(told, quiet=quiet, as_json=as_json)
-
-
-def doubt_text(doubt: Doubt) -> list[str]:
-    """A line read two ways as the scorer reads it before he answers: the two sheets side
-    by side, the tricks and every number each reading writes."""
-    heads = (_("as typed ({read_as})").format(read_as=doubt.read_as), doubt.other)
-    rows = [(_("tricks"), tricks_text(doubt.typed), tricks_text(doubt.reading))]
-    amounts = [{w.cell: w for w in writes} for writes in (doubt.typed_writes, doubt.other_writes)]
-    for cell in sorted(set(amounts[0]) | set(amounts[1]), key=str):
-        write = amounts[0].get(cell) or amounts[1][cell]
-        typed, other = (signed(a[cell].amount) if cell in a else "" for a in amounts)
-        rows.append((write.text, typed, other))
-    first = max(len(r[0]) for r in rows) + 2
-    second = max(len(heads[0]), *(len(r[1]) for r in rows)) + 3
-    return [_("deal {deal}: {reason}").format(deal=doubt.deal, reason=doubt.reason),
-            f"  {'':{first}}{heads[0]:{second}}{heads[1]}",
-            *(f"  {r[0]:{first}}{r[1]:{second}}{r[2]}".rstrip() for r in rows)]
-
-
-def settle_doubt(doubt: Doubtful, line: str) -> str | None:
-    """Ask the scorer about a doubted result, at a terminal: the line to store (as typed,
-    or with the tricks named as the other reading gives them), or None for neither. Not
-    at a terminal the line is refused, with the reading to type (``--yes`` stores it as
-    typed)."""
-    if not sys.stdin.isatty():
-        raise UserError(_("refused: {reason}").format(reason=doubt))
-    for text in doubt_text(doubt.doubt):
-        click.echo(text, err=True)
-    answer = click.prompt(_("store it as typed (t), as the other reading (o), or not at all (n)?"),
-                          type=click.Choice(["t", "o", "n"]), default="n", err=True)
-    return line if answer == "t" else doubt.doubt.line if answer == "o" else None
-
-
-def record_line(db: str | None, game: str, line: str, *, yes: bool, again: bool, leave_open: bool,
-                by: str | None) -> Told:
-    """A deal line through the desk; a doubted result asked about (``settle_doubt``) and,
-    once answered, recorded as the scorer chose."""
-    name = game_name(game, db)
-    with pulka_desk(db) as desk:
-        try:
-            return desk.deal(name, line, by=by, again=again, leave_open=leave_open, confirmed=yes)
-        except Doubtful as exc:
-            doubt = exc
-    chosen = settle_doubt(doubt, line)
-    if chosen is None:
-        raise UserError(_("not stored"))
-    with pulka_desk(db) as desk:
-        return desk.deal(name, chosen, by=by, again=again, leave_open=leave_open, confirmed=True)
-
-
-def with_leave_open(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--leave-open", is_flag=True,
-                        help="Start the next deal although the deal before waits for its tricks [Code 4.2.10].")(f)
-
-
-def by_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Who records it [Code 4.2.4-4.2.7]: a player, a scorer who is not a player
-    (scorer:NAME) or an arbiter; a club's scorer sets PULKA_BY once."""
-    return click.option("--by", metavar="NAME", envvar="PULKA_BY",
-                        help="Who records it: a player, scorer:NAME or arbiter:NAME (default: PULKA_BY).")(f)
 
 
 # -- starting a pulka, the current game --------------------------------------------------
@@ -257,44 +124,6 @@ def use(game: str | None, clear: bool, db: str | None) -> None:
 
 
 # -- recording at the table ----------------------------------------------------------------
-
-
-@click.command(cls=GameCommand)
-@game_argument
-@click.argument("line")
-@click.option("--again", is_flag=True,
-              help="The same deal as the one before (its players, contract and tricks), really played again.")
-@click.option("--yes", "-y", is_flag=True, help="Store counts that read two ways as typed, without asking.")
-@click.option("--leave-open", is_flag=True,
-              help="Record a line that stops before the deal's result, or start the next deal although the deal "
-                   "before waits for its tricks [Code 4.2.10].")
-@by_option
-@report_options
-@db_option
-def deal(game: str, line: str, again: bool, yes: bool, leave_open: bool, by: str | None, quiet: bool,
-         as_json: bool, db: str | None) -> None:
-    """Record a whole deal in one line.
-
-    \b
-      pulka deal "Vera 7H w w 8 1 1"     the outcome: declarer, contract, calls,
-                                         tricks (the declarer's first)
-      pulka deal "Vera 7H w w 8* 1 1"    the declarer's count marked
-      pulka deal "Vera 7H w w Vera=8 Anna=1 Boris=1"   the tricks named
-      pulka deal "Anna miz 0"            a misère; "Boris 6NT p p": both passed
-      pulka deal "rasp 2 5 3"            raspasy, tricks from the forehand
-      pulka deal "6D 7S p p | Vera w w 5* 2 3"   the auction too
-      pulka deal "6S pass pass | 6S | whist pass:open | 6 3 1"   the whole deal,
-                                         tricks in turn order from the forehand
-    Words: p - пас п, w вист в, hw полвиста пв, miz мизер миз, 6♠ 6п, здесь; a name
-    or its beginning. With four players the whisting dealer names the hand he plays:
-    "whist@Boris" [Code 3.8.8]; dark bids "pass:dark" [3.3.19]; a misère shared with
-    the dealer "misere:shared" [3.6.9]. Counts that the other order (declarer first,
-    or from the forehand) reads for other players, writing another sheet, are asked
-    about with both sheets side by side (--yes: stored as typed); the declarer's count
-    marked (8*: the counts round the table from it) or the tricks named read one way.
-    """
-    told = record_line(db, game, line, yes=yes, again=again, leave_open=leave_open, by=by)
-    tell(told, quiet=quiet, as_json=as_json)
 
 
 @click.command(cls=GameCommand)

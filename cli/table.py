@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from cli.common import GameCommand, complete_player, db_option, game_argument
-from cli.record import by_option, record_pulka, report_options
+from cli.recording import by_option, record_pulka, report_options
 from ledger.vocabulary.wording import digits
 
 

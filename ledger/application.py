@@ -74,7 +74,7 @@ from ledger.vocabulary.refusal import Refused
 from ledger.vocabulary.times import now_iso
 from projections.game import GameState
 from projections.recording import Effect
-from projections.report import Point
+from projections.points import Point
 from projections.trail import Cell
 
 if TYPE_CHECKING:  # a rubber's fold is loaded by the first rubber (``judge.kinds``), a log's reader by an import
@@ -164,7 +164,7 @@ class Ledger:
         if reading.problem is not None:
             return reading, None
         state, refused = self.judge(game, reading.events, reading.judged, progress)
-        return reading._replace(refused=refused), state
+        return msgspec.structs.replace(reading, refused=refused), state
 
     def sound(self, game: str) -> list[StoredEvent]:
         """All events of a game whose chain checks out and whose every event its judge

@@ -51,7 +51,7 @@ from projections.game import GameState
 from projections.numbers import exact_fields
 from projections.numbers import exact_of as exact_of
 from projections.numbers import signed as signed
-from projections.report import Point, settlement_of, state_at
+from projections.points import Point
 from projections.sheet import COLUMN_WORDS, Write, exact
 from projections.sheet import totals as totals
 from projections.sheet import cell_units
@@ -408,6 +408,8 @@ def ignored_records(state: GameState) -> dict[Cell, list[tuple[int, Write]]]:
 
 def numbers_at(events: list[AnyEvent], point: Point) -> Numbers:
     """The pulka's numbers at a point, as ``diff`` compares them."""
+    from projections.report import settlement_of, state_at  # here: a diff's, not a deal's
+
     state = state_at(events, point)
     settlement = settlement_of(state)
     return Numbers(state.folded, totals(state.sheet()), settlement.result, dict(settlement.rounded))

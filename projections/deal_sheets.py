@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from copy import copy
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ledger.vocabulary.events import AnyEvent, Correction, Entry, GameStarted, Joined, Left, Penalty, Ruling, Talon, Tricks
 from ledger.vocabulary.rules import RuleSet
@@ -28,37 +28,39 @@ from projections.seats import TableSeats
 from projections.sheet import UNIT, Sheet, Write
 
 
-class Scored(Protocol):
-    """What the checkpoints read of the game they score (``projections.game.GameState``)."""
+if TYPE_CHECKING:  # a type for mypy alone: no class made as a command starts
 
-    @property
-    def started(self) -> GameStarted: ...
+    class Scored(Protocol):
+        """What the checkpoints read of the game they score (``projections.game.GameState``)."""
 
-    @property
-    def rules(self) -> RuleSet: ...
+        @property
+        def started(self) -> GameStarted: ...
 
-    @property
-    def table(self) -> TableSeats: ...
+        @property
+        def rules(self) -> RuleSet: ...
 
-    @property
-    def events(self) -> Sequence[AnyEvent]: ...
+        @property
+        def table(self) -> TableSeats: ...
 
-    @property
-    def folded(self) -> int: ...
+        @property
+        def events(self) -> Sequence[AnyEvent]: ...
 
-    @property
-    def deals(self) -> Sequence[DealState]: ...
+        @property
+        def folded(self) -> int: ...
 
-    @property
-    def items(self) -> Sequence[Sequence[int]]: ...
+        @property
+        def deals(self) -> Sequence[DealState]: ...
 
-    @property
-    def penalties(self) -> Mapping[int, list[Write]]: ...
+        @property
+        def items(self) -> Sequence[Sequence[int]]: ...
 
-    @property
-    def effects(self) -> Mapping[int, Effect]: ...
+        @property
+        def penalties(self) -> Mapping[int, list[Write]]: ...
 
-    def content(self, number: int) -> AnyEvent: ...
+        @property
+        def effects(self) -> Mapping[int, Effect]: ...
+
+        def content(self, number: int) -> AnyEvent: ...
 
 
 class Checkpoints:

@@ -13,7 +13,7 @@ deal began in clockwise order (the table can change between deals [Code 3.1.2]);
 from __future__ import annotations
 
 from copy import copy
-from typing import Literal, NamedTuple
+from typing import Literal
 
 import msgspec
 
@@ -27,7 +27,7 @@ W, P, H = "whist", "pass", "half_whist"
 MISERE_RANK = LADDER[MISERE].rank
 
 
-class DefenceView(NamedTuple):
+class DefenceView(msgspec.Struct, frozen=True):
     """What the defence calls so far amount to [rules.md §3, Code 3.8].
 
     ``expect``: (seat, allowed calls) for the next call, or None. The call is due when

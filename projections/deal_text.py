@@ -17,7 +17,6 @@ from ledger.vocabulary.events import Annulled, AnyEvent, Bid, Contract, Dealt, D
 from projections.deal_state import DealState
 from projections.game import GameState
 from projections.numbers import fmt
-from projections.report import settlement_of
 from projections.sheet import exact, totals
 from projections.trail import Cell, cell_text
 
@@ -188,6 +187,8 @@ def next_deal_text(state: GameState) -> str:
 def sheet_line(state: GameState) -> str:
     """The sheet in one line: each player's pulya and gora, and what he would get if the
     pulka were settled now: ``Anna 2/0 (+9) · Boris 0/0 (-5) · Vera 0/0 (-4)``."""
+    from projections.report import settlement_of  # here: the session's line, not a deal's text
+
     sheet = totals(state.sheet())
     rounded = settlement_of(state).rounded
     return " · ".join(f"{p} {fmt(sheet[(p, 'pulya', None)])}/{fmt(sheet[(p, 'gora', None)])} ({rounded[p]:+d})"

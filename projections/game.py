@@ -53,7 +53,6 @@ from ledger.vocabulary.tournament_events import TournamentStarted
 from projections.deal_sheets import Checkpoints
 from projections.deadlines import is_late
 from projections.deal_state import DealState
-from projections.forks import apply_correction, apply_late, apply_objection, apply_withdrawn, rewound
 from projections.next_deal import Opening, due_dealer, opening
 from projections.recording import Effect
 from projections.seats import Seats, TableSeats
@@ -256,14 +255,23 @@ class GameState:
         if type(event) in _FOLDED:
             self.fold(number, event)
             return
+        # The forks of the game (``projections.forks``), imported when one comes.
         match event:
             case Correction():
+                from projections.forks import apply_correction
+
                 apply_correction(self, number, event)
             case Objection():
+                from projections.forks import apply_objection
+
                 apply_objection(self, number, event)
             case Withdrawn():
+                from projections.forks import apply_withdrawn
+
                 apply_withdrawn(self, number, event)
             case Entry() | Tricks() if is_late(self.deals, event):
+                from projections.forks import apply_late
+
                 apply_late(self, number, event)
             case _:
                 self.fold(number, event)
@@ -471,6 +479,8 @@ class GameState:
         """This game rewound to deal ``deal`` with ``overrides`` merged in, for the caller
         to fold forward again with ``replay_recorded``; afterwards it is as it was
         (``projections.forks.rewound``)."""
+        from projections.forks import rewound
+
         return rewound(self, deal, overrides)
 
     # -- read ----------------------------------------------------------------------

@@ -9,7 +9,8 @@ bid would open. Nothing here changes the game.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+
+import msgspec
 
 from ledger.vocabulary.events import GameStarted
 from ledger.vocabulary.rules import RuleSet
@@ -18,7 +19,7 @@ from projections.scoring import deal_outcome
 from projections.seats import Seats
 
 
-class Opening(NamedTuple):
+class Opening(msgspec.Struct, frozen=True):
     """What a deal begins with: the fields of its ``DealState`` that the deals before it
     and the table decide."""
 
@@ -38,7 +39,9 @@ class Opening(NamedTuple):
     def deal(self) -> DealState:
         """A new deal that begins so (each call a deal of its own: a deal is folded into).
         The fields go in ``DealState``'s own order, by position: a deal opens often."""
-        return DealState(*self[:-1], seat_index=self[-1])
+        return DealState(self.number, self.dealer, self.names, self.persons, self.bidders, self.min_level,
+                         self.raspasy_before, self.rules, self.forced, self.exit_dark, self.dealer_errors_before,
+                         seat_index=self.seat_index)
 
 
 def first_dealer(started: GameStarted) -> str:

@@ -17,8 +17,9 @@ dark is worth a multiple of its price, every write of it multiplied [Code 4.1.2,
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
+import msgspec
 from msgspec.structs import replace
 
 from ledger.vocabulary.bids import MISERE_PRICE
@@ -33,20 +34,22 @@ from projections.sheet import UNIT, ColumnName, Sheet, share
 DealOutcome = Literal["raspasy", "unwhisted", "made", "remiz", "misere", "ruled", "open"]
 
 
-class Writer(Protocol):
-    """What scoring writes through: the sheet itself, or the sheet with a multiplier."""
+if TYPE_CHECKING:  # a type for mypy alone: no class made as a command starts
 
-    @property
-    def rules(self) -> RuleSet: ...
+    class Writer(Protocol):
+        """What scoring writes through: the sheet itself, or the sheet with a multiplier."""
 
-    def write(
-        self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
-        why: str = "",
-    ) -> None: ...
+        @property
+        def rules(self) -> RuleSet: ...
 
-    def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None: ...
+        def write(
+            self, event: int, deal: int, player: str, column: ColumnName, amount: int, on: str | None = None,
+            why: str = "",
+        ) -> None: ...
 
-    def closed(self, player: str) -> bool: ...
+        def write_pulya(self, event: int, deal: int, player: str, amount: int, why: str) -> None: ...
+
+        def closed(self, player: str) -> bool: ...
 
 
 class Scaled:
@@ -387,7 +390,7 @@ def _defence_writes(
                                                                                       defence_tricks)
 
 
-class _Defended(NamedTuple):
+class _Defended(msgspec.Struct, frozen=True):
     """A played contract as the defence's writes see it."""
 
     deal: DealState

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -45,13 +45,15 @@ def cell_text(cell: Cell) -> str:
         _("{player} gora").format(player=player) if column == "gora" else f"{player} {column}"
 
 
-class JudgedState(Protocol):
-    """What ``corrections_in_effect`` reads of any kind's folded state."""
+if TYPE_CHECKING:  # a type for mypy alone: no class made as a command starts
 
-    events: list[AnyEvent]
+    class JudgedState(Protocol):
+        """What ``corrections_in_effect`` reads of any kind's folded state."""
 
-    @property
-    def effects(self) -> Mapping[int, Any]: ...
+        events: list[AnyEvent]
+
+        @property
+        def effects(self) -> Mapping[int, Any]: ...
 
 
 def corrections_in_effect(state: JudgedState) -> dict[int, list[int]]:

@@ -1,5 +1,6 @@
 """The demo pulka of ``make demo``, recorded for tests from ``scripts/demo.sh`` itself:
-every ``say pulka`` line of the script that records (a command of ``cli.record``) is
+every ``say pulka`` line of the script that records (a command of ``cli.record`` or
+``cli.deal``) is
 run through click into a store, so the tests and the demo cannot drift apart.
 
 The events are then stamped with fixed times, one minute apart from 19:00 (exported,
@@ -30,7 +31,7 @@ def demo_commands() -> list[list[str]]:
         if m is None or "||" in line:
             continue  # the demo's deliberately refused bid is not part of the pulka
         args = shlex.split(m.group(1))
-        if COMMANDS[args[0]][0].startswith("cli.record:"):
+        if COMMANDS[args[0]][0].startswith(("cli.record:", "cli.deal:")):
             out.append(args)
     return out
 

@@ -230,7 +230,7 @@ def tournament_export(db: str) -> str:
 
 def told_text(told: Told) -> str:
     """What the scorer is told of a recording command, in the words the command line
-    prints it (``cli.record.tell``: standard output and error together), read from the
+    prints it (``cli.recording.tell``: standard output and error together), read from the
     desk's answer itself: the events it stored (or the deals it completed), the writes,
     each verdict with its rule cited, the reminders, and what comes next."""
     lines = [f"event {e.number}: {e.text}" for e in told.events]

@@ -12,9 +12,9 @@ from projections.seats import Seats
 
 
 def test_an_openings_fields_are_the_first_fields_of_a_deal_in_order() -> None:
-    own = Opening._fields[:-1]
+    own = Opening.__struct_fields__[:-1]
     assert own == DealState.__struct_fields__[: len(own)]
-    assert Opening._fields[-1] == "seat_index"
+    assert Opening.__struct_fields__[-1] == "seat_index"
 
 
 def test_the_deal_an_opening_begins_has_each_field_where_it_belongs() -> None:

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import uuid
 from uuid import UUID
 
 from ledger.vocabulary.chain import (
@@ -37,7 +38,8 @@ from ledger.vocabulary.chain import (
 )
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
 from ledger.store.event_store import Store
-from ledger.store.stored import UnreadableEventError, game_id
+from ledger.store.stored import NAMESPACE, UnreadableEventError, game_id
+from ledger.vocabulary.hashes import sha1, sha256, uuid5
 from ledger.store.backend import State
 
 if TYPE_CHECKING:
@@ -384,6 +386,15 @@ def test_chain_digests_continue_a_chain(sample_events: SampleEvents) -> None:
     assert whole[0] == first.hexdigest()
     with pytest.raises(ValueError):
         chain_digests(GAME, events, start_number=0)
+
+
+@given(st.text(max_size=40), st.binary(max_size=300))
+def test_the_builtin_hashes_give_hashlibs_digests_and_uuid5s_ids(name: str, data: bytes) -> None:
+    """``ledger.vocabulary.hashes`` (the builtin SHA-256 and SHA-1, which a command loads
+    without OpenSSL): the digests of hashlib and the stream ids of ``uuid.uuid5``."""
+    assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert sha1(data).digest() == hashlib.sha1(data).digest()
+    assert game_id(name) == uuid.uuid5(NAMESPACE, name) == uuid5(NAMESPACE, name)
 
 
 # The property tests build their own short game: hypothesis runs many examples per

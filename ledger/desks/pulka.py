@@ -14,7 +14,7 @@ and, when it is about one thing the scorer typed, that input's name (``Refused.f
 the name of the parameter here, ``player``, ``bid``, ``counts``, ``by``…). Nothing is
 stored when anything is refused.
 
-The command line (``cli.record``, ``cli.table``, ``cli.play``) parses its arguments,
+The command line (``cli.record``, ``cli.deal``, ``cli.table``, ``cli.play``) parses its arguments,
 calls the desk and prints; a web service calls the same methods. A desk made with a
 ``Kept`` game (``Ledger.keep``: the scorer's session) records into it without loading it
 again, and a command refused leaves it as it was.
@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from ledger.application import Command, Kept, Ledger, Outcome
 from ledger.words.deal_line import TricksReading, deal_events, half_whist_pass
 from ledger.judge.kinds import PULKA, State
-from ledger.desks.taken_back import TakenBack, redone, taken_back
 from ledger.desks.told import Begun, Doubtful, Told, ToldWrite, Verdict, begun, cut_short, doubt_of, forgotten, \
     table_checked, left_behind, retyped, told, undo_from
 from ledger.words.table import (
@@ -82,6 +81,10 @@ from projections.deal_state import DealState
 from projections.game import GameState
 from projections.recording import merge
 from projections.sheet import totals
+
+
+if TYPE_CHECKING:  # an undo's own module, imported when one is asked for
+    from ledger.desks.taken_back import TakenBack
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -441,6 +444,8 @@ class PulkaDesk:
         shown: list[TakenBack] = []
 
         def command(state: GameState) -> Iterable[AnyEvent]:
+            from ledger.desks.taken_back import taken_back
+
             start = first if first is not None else undo_from(state)
             shown.append(taken_back(state, start))
             return [Withdrawn(first=start, by=recorder(state, by))]
@@ -451,6 +456,8 @@ class PulkaDesk:
     def redo(self, game: str, *, by: str | None = None) -> Told:
         """Record again what the last undo took back, as new events by ``by``, while
         nothing was recorded after it (``taken_back.redone``) [Code 4.2.8]."""
+        from ledger.desks.taken_back import redone  # here: a deal line never takes back
+
         return self._told(game, lambda s: redone(s, recorder(s, by)))
 
     def preview_abandon(self, game: str, *, agreed_by: Names = None, demanded_by: str | None = None,

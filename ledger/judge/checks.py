@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -30,14 +30,16 @@ ARBITER = "arbiter:"
 SCORER = "scorer:"
 
 
-class Records(Protocol):
-    """What a correction's form is checked against: how many events are folded, and
-    each event as it stands (with effective corrections merged in)."""
+if TYPE_CHECKING:  # a type for mypy alone: no class made as a command starts
 
-    @property
-    def folded(self) -> int: ...
+    class Records(Protocol):
+        """What a correction's form is checked against: how many events are folded, and
+        each event as it stands (with effective corrections merged in)."""
 
-    def content(self, number: int) -> AnyEvent: ...
+        @property
+        def folded(self) -> int: ...
+
+        def content(self, number: int) -> AnyEvent: ...
 
 
 def correction_of(
@@ -78,18 +80,20 @@ def correction_of(
     return target, merged
 
 
-class CheckedState(Protocol):
-    """What the shared checks read of any stream's state (a pulka's, a rubber's): its
-    players, the time of its latest event, and the deal in play."""
+if TYPE_CHECKING:  # a type for mypy alone: no class made as a command starts
 
-    @property
-    def players(self) -> tuple[str, ...]: ...
+    class CheckedState(Protocol):
+        """What the shared checks read of any stream's state (a pulka's, a rubber's): its
+        players, the time of its latest event, and the deal in play."""
 
-    @property
-    def last_time(self) -> str | None: ...
+        @property
+        def players(self) -> tuple[str, ...]: ...
 
-    @property
-    def current_deal_number(self) -> int: ...
+        @property
+        def last_time(self) -> str | None: ...
+
+        @property
+        def current_deal_number(self) -> int: ...
 
 
 def is_arbiter(by: str) -> bool:
@@ -149,13 +153,13 @@ def check_time(state: CheckedState, event: AnyEvent) -> None:
 
 # A stake: money per whist (a rubber's: per 100 points), written plainly: at most seven
 # digits before the point and six after it ("0.10", "5", "0.0025").
-STAKE = re.compile(r"\d{1,7}(\.\d{1,6})?")
+STAKE = r"\d{1,7}(\.\d{1,6})?"
 STAKE_TEXT = N_('a decimal number like "0.10": up to 9999999.999999, no exponent, no sign')  # shown as _(STAKE_TEXT)
 
 
 def is_stake(text: str) -> bool:
     """A stake is a plain decimal number, 0 or more, of the size of ``STAKE``."""
-    return STAKE.fullmatch(text) is not None
+    return re.fullmatch(STAKE, text) is not None
 
 
 def time_of(text: str) -> datetime:

@@ -21,17 +21,7 @@ from __future__ import annotations
 
 from typing import TypeGuard, assert_never
 
-from ledger.judge.arbiter import judge_penalty, judge_ruling
-from ledger.judge.around_table import (
-    judge_abandoned,
-    judge_annulled,
-    judge_dealt,
-    judge_joined,
-    judge_left,
-    judge_substituted,
-)
 from ledger.judge.auction import judge_bid, judge_contract
-from ledger.judge.by_hand import judge_entry, judge_talon
 from ledger.judge.checks import filled, is_official, person_of
 from ledger.judge.checks import waiting_for as waiting_for  # what a deal waits for, as the scorer is told
 from ledger.judge.defence import judge_defence
@@ -80,7 +70,9 @@ _PLAY_TYPES: frozenset[type] = frozenset(PLAY_EVENTS)
 
 
 def judge_play(state: GameState, event: PlayEvent) -> AnyEvent:
-    """Judge one event of play against ``state``; return it as it will be stored."""
+    """Judge one event of play against ``state``; return it as it will be stored. The
+    rooms of the records by hand, the arbiter and around the table are imported when an
+    event of theirs comes: a deal line's events never go there."""
     match event:
         case Bid():
             return judge_bid(state, event)
@@ -91,28 +83,48 @@ def judge_play(state: GameState, event: PlayEvent) -> AnyEvent:
         case Tricks():
             return judge_tricks(state, event)
         case Entry():
+            from ledger.judge.by_hand import judge_entry
+
             return judge_entry(state, event)
         case Penalty():
+            from ledger.judge.arbiter import judge_penalty
+
             return judge_penalty(state, event)
         case PencilDown():
             if not is_official(event.player):
                 person_of(state, event.player)
             return filled(state, event, by=event.by or event.player)
         case Abandoned():
+            from ledger.judge.around_table import judge_abandoned
+
             return judge_abandoned(state, event)
         case Annulled():
+            from ledger.judge.around_table import judge_annulled
+
             return judge_annulled(state, event)
         case Dealt():
+            from ledger.judge.around_table import judge_dealt
+
             return judge_dealt(state, event)
         case Ruling():
+            from ledger.judge.arbiter import judge_ruling
+
             return judge_ruling(state, event)
         case Joined():
+            from ledger.judge.around_table import judge_joined
+
             return judge_joined(state, event)
         case Left():
+            from ledger.judge.around_table import judge_left
+
             return judge_left(state, event)
         case Substituted():
+            from ledger.judge.around_table import judge_substituted
+
             return judge_substituted(state, event)
         case Talon():
+            from ledger.judge.by_hand import judge_talon
+
             return judge_talon(state, event)
         case _:
             assert_never(event)

@@ -18,7 +18,6 @@ import msgspec
 from ledger.vocabulary import language
 from ledger.vocabulary.refusal import Refused, excerpt
 from ledger.judge.checks import STAKE_TEXT, check_recorder, check_time, is_official, is_stake
-from ledger.judge.corrections import judge_correction, judge_objection, judge_withdrawal
 from ledger.judge.play import judge_play, of_play_type
 from ledger.vocabulary.events import AnyEvent, Correction, ForeignEvent, GameStarted, Objection, Withdrawn, event_type
 from ledger.vocabulary.stream import StreamStart
@@ -92,10 +91,17 @@ def decide(state: GameState, event: AnyEvent) -> AnyEvent:
     if isinstance(event, ForeignEvent):
         raise Refused("event-log", _("a {kind} event is not an event of a pulka").format(kind=event_type(event)),
                       _("the events of a pulka (see the README, \"The log format\")"))
+    # Corrections, objections and withdrawals: their room is imported when one comes.
     if isinstance(event, Correction):
+        from ledger.judge.corrections import judge_correction
+
         return judge_correction(state, event)
     if isinstance(event, Objection):
+        from ledger.judge.corrections import judge_objection
+
         return judge_objection(state, event)
     if isinstance(event, Withdrawn):
+        from ledger.judge.corrections import judge_withdrawal
+
         return judge_withdrawal(state, event)
     return judge_play(state, event)

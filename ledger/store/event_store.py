@@ -61,7 +61,7 @@ from ledger.store.backend import (
 )
 from ledger.store import layout
 from ledger.store.collector import bulk as bulk  # where the readers of a long game have found it
-from ledger.store.rows import chained_events, made_rows, named_problem, topics_intact
+from ledger.store.rows import chained_events, made_rows, named_problem, pulka_rows, topics_intact
 from ledger.store.sqlite import SQLiteBackend
 from ledger.store.stored import (
     Append,
@@ -581,6 +581,8 @@ class Store:
         return self._backend.select(stream, after=after, upto=upto, limit=limit, desc=desc)
 
     def _decoded(self, game: str, rows: Sequence[RawRow]) -> list[tuple[int, str, State]]:
+        if (read := pulka_rows(rows)) is not None:  # else not a pulka's page, or a row that does not decode
+            return read
         decode = decode_state
         try:
             return [(number, topic, decode(state)) for number, topic, state in rows]

@@ -65,7 +65,8 @@ words of both backends: what only a store holds, not folded from its events.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import NamedTuple
+
+import msgspec
 
 from ledger.store.backend import JUDGED, RECEIPTS, Backend, CannotOpen, Transaction
 from ledger.vocabulary import language
@@ -210,7 +211,7 @@ def views_outdated(tx: Transaction, tables: Collection[str]) -> str | None:
     return None
 
 
-class Upgrade(NamedTuple):
+class Upgrade(msgspec.Struct, frozen=True):
     """What ``migrate`` did: the layout the store was at, the one it is at now, and why
     the player views were dropped (None: kept)."""
 

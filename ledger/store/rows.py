@@ -3,7 +3,8 @@ after the one before it (``made_rows``), and the topic that an event's number fi
 checked (``topic_problem``, ``topics_intact``), the one column the chain's digests do
 not cover; a stream's events kept as its chain is checked page by page
 (``chained_events``), and the first problem of a chain that fails named by number
-(``named_problem``).
+(``named_problem``); a page of a pulka's rows decoded by the decoder of a pulka's events
+alone (``pulka_rows``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
-from ledger.store.backend import OPENED_TOPIC, RECORDED_TOPIC, STATE_JSON, NewRow, RawRow, State, decode_state, topic_of
+from ledger.store.backend import OPENED_TOPIC, RECORDED_TOPIC, STATE_JSON, NewRow, RawRow, State, decode_state, \
+    pulka_state_decoder, topic_of
 from ledger.store.stored import StoredEvent
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_step, intact_from, link_of, verify_chain
@@ -41,6 +43,19 @@ def made_rows(game: str, events: Sequence[AnyEvent], expected: int, previous: st
         yield number, topic_of(number), state % (event_json, digest.encode(), link)
         link = b'"%b"' % link_of(digest).encode()
         previous = digest
+
+
+def pulka_rows(rows: Sequence[RawRow]) -> list[tuple[int, str, State]] | None:
+    """A page of a pulka's rows decoded by the decoder of a pulka's events alone
+    (``backend.pulka_state_decoder``), each row's ``State`` as ``decode_state`` gives it;
+    None for a page of another stream, or with a row that does not decode, which
+    ``decode_state`` reads (and refuses, naming the row)."""
+    quick = pulka_state_decoder()
+    try:
+        read = [(number, topic, quick(state)) for number, topic, state in rows]
+    except msgspec.DecodeError:
+        return None
+    return [(number, topic, State(row.event, row.digest, row.link)) for number, topic, row in read]
 
 
 def topic_problem(rows: Iterable[tuple[int, str]]) -> ChainProblem | None:

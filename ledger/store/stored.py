@@ -5,16 +5,21 @@ the store's refusals of a stream: changed by someone else since it was read, a h
 chain that does not hold, a row that no longer decodes.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing makes a NamedTuple's fields'
+# annotations, given as strings, into references it compiles one by one as the class is
+# made, on every command's start; as objects they cost nothing more.
 
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
-from uuid import UUID, uuid5
+from uuid import UUID
+
+import msgspec
 
 from ledger.store.backend import StoreError
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import ChainProblem
 from ledger.vocabulary.events import AnyEvent
+from ledger.vocabulary.hashes import uuid5
 
 _ = language._  # every text a person reads, in the language in effect
 N_ = language.N_
@@ -49,7 +54,7 @@ class StoredEvent(NamedTuple):
     digest: str
 
 
-class Reading(NamedTuple):
+class Reading(msgspec.Struct, frozen=True):
     """Events read for a reading command, and the first problem of their hash chain
     (None when every event read is where it was recorded and unchanged); ``refused``:
     the first event read, its chain intact, that the ledger would not have recorded

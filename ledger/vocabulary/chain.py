@@ -31,7 +31,6 @@ Problems are data (``ChainProblem``), not exceptions, naming the first event tha
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
@@ -39,6 +38,7 @@ from typing import NamedTuple, Protocol
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
+from ledger.vocabulary.hashes import sha256
 
 GENESIS = "0" * 64
 LINK_LENGTH = 16  # hex digits of the previous digest an event records (64 bits)
@@ -60,7 +60,7 @@ class ChainProblem(NamedTuple):
         return self.reason
 
 
-class Unreadable(NamedTuple):
+class Unreadable(msgspec.Struct, frozen=True):
     """A stored event that could not be decoded; ``error`` says why."""
 
     error: str
@@ -81,7 +81,6 @@ def link(previous: str, game: str, number: int, event: AnyEvent) -> str:
 def linker(game: str) -> Callable[[str, int, AnyEvent], str]:
     """``link`` for one game, its name encoded once: what a walk along a chain calls."""
     name = msgspec.json.encode(game)
-    sha256 = hashlib.sha256
 
     def link_in_game(previous: str, number: int, event: AnyEvent) -> str:
         hashed = HASHED % (previous.encode("ascii", "replace"), number, name, encode_event(event))
@@ -139,7 +138,6 @@ def chain_step(game: str) -> Callable[[str, int, bytes], str]:
     """The digest of one event of ``game`` given as its ``encode_event`` bytes, after the
     digest ``previous``: what a writer that stores each row as soon as it is made calls."""
     name = msgspec.json.encode(game)
-    sha256 = hashlib.sha256
 
     def step(previous: str, number: int, event: bytes) -> str:
         return sha256(HASHED % (previous.encode("ascii", "replace"), number, name, event)).hexdigest()
@@ -215,7 +213,6 @@ def intact_from(game: str, rows: Sequence[tuple[int, object, Chained]], previous
         if not (isinstance(first, StreamStart) and first.game == game):
             return None
     name = msgspec.json.encode(game)
-    sha256 = hashlib.sha256
     encode = encode_event
     for number, _, stored in rows:
         chained = stored.digest
@@ -247,7 +244,7 @@ class Head(NamedTuple):
         return f"{self.number}:{self.digest}"
 
 
-_HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
+_HEAD = r"(\d+):([0-9a-f]{16,64})"
 
 
 def head_token(number: int, digest: str) -> Head:
@@ -257,7 +254,7 @@ def head_token(number: int, digest: str) -> Head:
 
 def parse_head(text: str) -> Head | None:
     """``N:HEX`` (16 to 64 hex digits) as a Head; None when the text is not one."""
-    found = _HEAD.fullmatch(text.strip().lower())
+    found = re.fullmatch(_HEAD, text.strip().lower())
     if found is None:
         return None
     return Head(int(found.group(1)), found.group(2))

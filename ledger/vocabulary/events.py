@@ -14,6 +14,7 @@ New fields always get defaults, so that logs written before they existed still l
 # as objects, not strings to evaluate one by one when it builds the decoder of the
 # events' union (a third of the decoder's making, on every command's start).
 
+from functools import cache
 from typing import Any, Literal
 
 import msgspec
@@ -270,7 +271,8 @@ class Talon(Event, frozen=True, tag="talon"):
     tricks: int = 0
 
 
-AnyEvent = (
+# The events of a pulka's own stream (``game_started`` and what is recorded after it).
+PulkaEvent = (
     GameStarted
     | Bid
     | Contract
@@ -290,6 +292,10 @@ AnyEvent = (
     | Left
     | Substituted
     | Talon
+)
+
+AnyEvent = (
+    PulkaEvent
     # The events of a rubber of bridge (``bridge``).
     | RubberStarted
     | BridgeDeal
@@ -371,7 +377,16 @@ EVENT_TYPES: dict[str, type[Event]] = {
     )
 }
 
-_decoder: "msgspec.json.Decoder[AnyEvent]" = msgspec.json.Decoder(AnyEvent)
+
+
+@cache
+def event_decoder() -> msgspec.json.Decoder[AnyEvent]:
+    """The decoder of every event, made when first used: making it reads the fields of
+    every type of event (about 13 M instructions), which a command reading a pulka's
+    stream alone does not need (``ledger.store.backend.pulka_state_decoder``)."""
+    return msgspec.json.Decoder(AnyEvent)
+
+
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
@@ -390,7 +405,7 @@ TOO_DEEP = N_("values nested too deeply: no field of an event nests lists or obj
 def decode_event(line: bytes | str) -> AnyEvent:
     """Decode one JSON line into its event struct, or raise EventFormatError."""
     try:
-        return _decoder.decode(line)
+        return event_decoder().decode(line)
     except msgspec.DecodeError as exc:  # ValidationError is a subclass
         raise EventFormatError(_explain_decode_error(str(exc))) from None
     except RecursionError:
@@ -402,7 +417,7 @@ def decode_lines(text: str) -> list[AnyEvent]:
     any whitespace between values: it does not say which line held which event), or
     EventFormatError when any value is not one; ``decode_event`` of each line says which."""
     try:
-        return _decoder.decode_lines(text)
+        return event_decoder().decode_lines(text)
     except msgspec.DecodeError as exc:
         raise EventFormatError(str(exc)) from None
     except RecursionError:

@@ -69,7 +69,7 @@ LOCAL_EXAMPLE = "2026-12-01 20:14"
 
 
 # A time of day alone: 20:14, 9:05, 20:14:03, 20:14:03.5, with an offset or Z if any.
-TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)")
+TIME_OF_DAY = r"(\d{1,2}):(\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)"
 
 
 def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
@@ -80,7 +80,7 @@ def parse_local(text: str, zone: tzinfo, *, end_of_day: bool = False, now: datet
     of day alone (``20:14``, ``9:05:30``), which is that time today: the date of ``now``
     (the clock's, by default) in ``zone``, or in the offset the time carries."""
     given = text.strip()
-    of_day = TIME_OF_DAY.fullmatch(given)
+    of_day = re.fullmatch(TIME_OF_DAY, given)
     if of_day is not None:
         try:
             clock = dt_time.fromisoformat(f"{int(of_day.group(1)):02d}:{of_day.group(2)}")

@@ -27,11 +27,13 @@ _KINDS = {
     "object": "an object {…}",
     "null": "null",
 }
-_EXPECTED = re.compile(r"Expected `([^`]*)`, got `([^`]*)`(?: - at `\$([^`]*)`)?")
-_MISSING = re.compile(r"Object missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
-_UNKNOWN = re.compile(r"Object contains unknown field `([^`]*)`(?: - at `\$([^`]*)`)?")
-_INVALID = re.compile(r"Invalid (?:enum )?value (\S+) - at `\$([^`]*)`")
-_BOUND = re.compile(r"Expected `([^`]*)` (>=|<=|>|<) (\S+)(?: - at `\$([^`]*)`)?")
+# The decoder's messages, as patterns that ``re`` compiles (and caches) when a message is
+# first explained, not when a command starts: most commands explain none.
+_EXPECTED = r"Expected `([^`]*)`, got `([^`]*)`(?: - at `\$([^`]*)`)?"
+_MISSING = r"Object missing required field `([^`]*)`(?: - at `\$([^`]*)`)?"
+_UNKNOWN = r"Object contains unknown field `([^`]*)`(?: - at `\$([^`]*)`)?"
+_INVALID = r"Invalid (?:enum )?value (\S+) - at `\$([^`]*)`"
+_BOUND = r"Expected `([^`]*)` (>=|<=|>|<) (\S+)(?: - at `\$([^`]*)`)?"
 
 
 def field(path: str | None) -> str:
@@ -46,21 +48,21 @@ def kind(name: str) -> str:
 
 def plain(message: str) -> str:
     """The decoder's message in plain words; any other message as it is."""
-    if found := _EXPECTED.search(message):
+    if found := re.search(_EXPECTED, message):
         expected, got, path = found.groups()
         if not path and expected == "object":
             return f"a line must be one JSON object {{…}}, not {kind(got)}"
         return f"{field(path)} must be {kind(expected)}, not {kind(got)}"
-    if found := _BOUND.search(message):
+    if found := re.search(_BOUND, message):
         expected, op, bound, path = found.groups()
         return f"{field(path)} must be {kind(expected)} {op} {bound}"
-    if found := _MISSING.search(message):
+    if found := re.search(_MISSING, message):
         name, path = found.groups()
         where = f" in {field(path)}" if path else ""
         return f"the field `{name}` is missing{where}; see docs/event-log.md for each event's fields"
-    if found := _UNKNOWN.search(message):
+    if found := re.search(_UNKNOWN, message):
         return f"unknown field `{found.group(1)}`; see docs/event-log.md for each event's fields"
-    if found := _INVALID.search(message):
+    if found := re.search(_INVALID, message):
         value, path = found.groups()
         return f"{value} is not a value {field(path)} may take; see docs/event-log.md"
     if message.startswith("JSON is malformed"):

@@ -39,6 +39,7 @@ from ledger.vocabulary.chain import (
 from ledger.vocabulary.events import AnyEvent, Bid, Contract, GameStarted, Tricks, decode_event, encode_event
 from ledger.store.event_store import Store
 from ledger.store.stored import NAMESPACE, UnreadableEventError, game_id
+from ledger.vocabulary import hashes
 from ledger.vocabulary.hashes import sha1, sha256, uuid5
 from ledger.store.backend import State
 
@@ -395,6 +396,22 @@ def test_the_builtin_hashes_give_hashlibs_digests_and_uuid5s_ids(name: str, data
     assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
     assert sha1(data).digest() == hashlib.sha1(data).digest()
     assert game_id(name) == uuid.uuid5(NAMESPACE, name) == uuid5(NAMESPACE, name)
+
+
+def test_a_process_that_hashes_many_events_hashes_them_with_openssl(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chain's walks hash with the builtin SHA-256 until the process has asked for
+    ``BULK`` events in all, then with OpenSSL's (quicker an event, slow to load): the
+    same digests either way, a walk's read of a game intact by both."""
+    monkeypatch.setattr(hashes, "_asked", [0])
+    assert hashes.sha256_for(10) is sha256
+    assert hashes.sha256_for(hashes.BULK - 11) is sha256
+    assert hashes.sha256_for(1) is hashlib.sha256
+    events = CHAIN_EVENTS
+    rows = [(n, None, State(e, d)) for n, (e, d) in enumerate(zip(events, chain_digests(GAME, events)), 1)]
+    monkeypatch.setattr(hashes, "_asked", [0])
+    by_builtin = intact_from(GAME, rows)
+    monkeypatch.setattr(hashes, "_asked", [hashes.BULK])
+    assert intact_from(GAME, rows) == by_builtin == rows[-1][2].digest
 
 
 # The property tests build their own short game: hypothesis runs many examples per

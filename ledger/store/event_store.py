@@ -250,7 +250,7 @@ class Store:
         What a caller that keeps a game loaded (``Ledger.renewed``) reads of another's
         writes: only the new rows."""
         rows = self._decoded(game, self._rows(game, after=after.number))
-        link = linker(game)
+        link = linker(game, len(rows))
         previous, number = after.digest, after.number
         out: list[StoredEvent] = []
         for found, topic, state in rows:

@@ -32,7 +32,7 @@ def made_rows(game: str, events: Sequence[AnyEvent], expected: int, previous: st
     new = tuple.__new__  # StoredEvent(...) without its Python-level __new__
     keep = stored.append
     state = STATE_JSON
-    digest_of = chain_step(game)
+    digest_of = chain_step(game, len(events))
     # The first link is JSON-encoded (a digest passed in or read back may be anything);
     # the rest are hex digits of the digests just computed.
     link = msgspec.json.encode(link_of(previous))

@@ -38,7 +38,7 @@ from typing import NamedTuple, Protocol
 import msgspec
 
 from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
-from ledger.vocabulary.hashes import sha256
+from ledger.vocabulary.hashes import BULK, sha256_for
 
 GENESIS = "0" * 64
 LINK_LENGTH = 16  # hex digits of the previous digest an event records (64 bits)
@@ -78,9 +78,11 @@ def link(previous: str, game: str, number: int, event: AnyEvent) -> str:
     return linker(game)(previous, number, event)
 
 
-def linker(game: str) -> Callable[[str, int, AnyEvent], str]:
-    """``link`` for one game, its name encoded once: what a walk along a chain calls."""
+def linker(game: str, count: int = 1) -> Callable[[str, int, AnyEvent], str]:
+    """``link`` for one game, its name encoded once: what a walk along a chain calls
+    (of ``count`` events: ``hashes.sha256_for``)."""
     name = msgspec.json.encode(game)
+    sha256 = sha256_for(count)
 
     def link_in_game(previous: str, number: int, event: AnyEvent) -> str:
         hashed = HASHED % (previous.encode("ascii", "replace"), number, name, encode_event(event))
@@ -134,10 +136,12 @@ def chained(
         yield previous
 
 
-def chain_step(game: str) -> Callable[[str, int, bytes], str]:
+def chain_step(game: str, count: int = BULK) -> Callable[[str, int, bytes], str]:
     """The digest of one event of ``game`` given as its ``encode_event`` bytes, after the
-    digest ``previous``: what a writer that stores each row as soon as it is made calls."""
+    digest ``previous``: what a writer that stores each row as soon as it is made calls,
+    for ``count`` events (``hashes.sha256_for``; many, when the writer does not know)."""
     name = msgspec.json.encode(game)
+    sha256 = sha256_for(count)
 
     def step(previous: str, number: int, event: bytes) -> str:
         return sha256(HASHED % (previous.encode("ascii", "replace"), number, name, event)).hexdigest()
@@ -162,7 +166,7 @@ def verify_chain(
     """
     rows = list(stored)
     links = links or {}
-    link_in_game = linker(game)
+    link_in_game = linker(game, len(rows))
     previous = GENESIS
     expected = 1
     for index, (number, event, digest) in enumerate(rows):
@@ -214,6 +218,7 @@ def intact_from(game: str, rows: Sequence[tuple[int, object, Chained]], previous
             return None
     name = msgspec.json.encode(game)
     encode = encode_event
+    sha256 = sha256_for(len(rows))
     for number, _, stored in rows:
         chained = stored.digest
         recorded = stored.link

@@ -169,8 +169,17 @@ class Club:
         return str(r.json()["token"])
 
     def state(self, game: str) -> dict[str, Any]:
-        r = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT)
-        assert r.status_code == 200, r.text  # a refusal said, not read as a state
+        """The game as anyone reads it. The phones and this check read from one address: a
+        refusal of its budget (429, or 503 for everyone's) is waited out as its Retry-After
+        says, as a phone's page does (``test_page_retries``), for up to ``WAIT``; any other
+        refusal, or one that lasts, is said, not read as a state."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            r = httpx.get(f"{self.url}/api/games/{game}", timeout=WAIT)
+            if r.status_code not in (429, 503) or time.monotonic() > deadline:
+                break
+            time.sleep(min(float(r.headers.get("Retry-After", "1")), 1.0))
+        assert r.status_code == 200, r.text
         doc: dict[str, Any] = r.json()
         return doc
 

@@ -110,9 +110,6 @@ def styled_element() -> str:
     return element("style", {}, style())
 
 
-SIZES: dict[float, str] = {FONT: fmt_px(FONT), SMALL: fmt_px(SMALL)}  # the entries' font sizes as written
-
-
 class Drawing:
     """The texts drawn so far (their boxes) and each player's sector, for the tests."""
 
@@ -156,8 +153,7 @@ class Drawing:
         if anchor is None:
             self.plain_text(out, frame, x, baseline, text, size, player, attributes(attrs))
             return
-        head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{fmt_px(size)}"{attributes(attrs)}'
-        out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
+        written_text(out, x, baseline, text, size, attributes(attrs))
         w = text_width(text, size)
         if anchor == "middle":
             x -= w / 2
@@ -168,8 +164,7 @@ class Drawing:
     def plain_text(self, out: Out, frame: Frame | None, x: float, baseline: float, text: str, size: float,
                    player: str | None, attrs: str) -> None:
         """``text`` anchored at its start, its attributes written already (``attributes``)."""
-        head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{SIZES.get(size) or fmt_px(size)}"{attrs}'
-        out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
+        written_text(out, x, baseline, text, size, attrs)
         self.place(frame, x, baseline, text, size, player, text_width(text, size))
 
     def place(self, frame: Frame | None, x: float, baseline: float, text: str, size: float, player: str | None,
@@ -187,6 +182,12 @@ class Drawing:
         self.placed.append((text, player, flat))
         x0, y0, x1, y1, x2, y2, x3, y3 = flat
         self.extend((min(x0, x1, x2, x3), min(y0, y1, y2, y3), max(x0, x1, x2, x3), max(y0, y1, y2, y3)))
+
+
+def written_text(out: Out, x: float, baseline: float, text: str, size: float, attrs: str) -> None:
+    """A ``<text>`` element at ``x``, ``baseline``, its attributes written already."""
+    head = f'<text x="{fmt_px(x)}" y="{fmt_px(baseline)}" font-size="{fmt_px(size)}"{attrs}'
+    out.append(f"{head}>{escaped_text(text)}</text>" if text else f"{head} />")
 
 
 def bounds(placed: Placed) -> tuple[float, float, float, float]:

@@ -65,9 +65,9 @@ class PointFolds:
         self.types: dict[int, str] = {}  # each event's type by its number, as the trail's rows give it
         self.peaks: list[int] = []  # peaks[n - 1]: the highest deal number of events 1..n
         self.rows: dict[tuple[str, int], Row] = {}  # (language, deal): its row in the deals table as last made
-        # Per trail (by its id: the trails are kept here, one per language): the numbers of
-        # its rows that revise as made (``revising``), and how many rows were looked at.
-        self.revisers: dict[int, tuple[list[int], int]] = {}
+        # Per language, as ``trails``: the numbers of its trail's rows that revise as made
+        # (``revising``), and how many rows were looked at.
+        self.revisers: dict[str, tuple[list[int], int]] = {}
 
     @property
     def folded(self) -> int:
@@ -172,12 +172,12 @@ class PointFolds:
         (``state_at``): ``revising(audit_at(events, state))`` without the rows made. The
         trail's rows that revise as their own folds made them (``revisers``, kept per trail
         as it grows), but for those whose verdict ``state`` has, which revise as it says."""
-        trail = self.trail(events, state.folded)
-        rows = trail.rows
-        revisers, scanned = self.revisers.get(id(trail), (None, 0))
-        if revisers is None or scanned < len(rows):
-            revisers = [*(revisers or []), *revising(rows[scanned:])]
-            self.revisers[id(trail)] = (revisers, len(rows))
+        rows = self.trail(events, state.folded).rows
+        spoken = language.language()
+        revisers, scanned = self.revisers.setdefault(spoken, ([], 0))
+        if scanned < len(rows):
+            revisers += revising(rows[scanned:])
+            self.revisers[spoken] = (revisers, len(rows))
         k, effects = state.folded, state.effects
         found = [n for n in revisers[:bisect_right(revisers, k)] if n not in effects]
         found += [n for n, effect in effects.items()

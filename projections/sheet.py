@@ -149,13 +149,13 @@ class Sheet:
         other = Sheet.__new__(Sheet)
         other.players = self.players
         other.seated = self.seated
-        other.bombs = dict(self.bombs)
+        other.bombs = self.bombs.copy()
         other.target = self.target
         other.rules = self.rules
         other._target_units = self._target_units
-        other.pulya = dict(self.pulya)
-        other.gora = dict(self.gora)
-        other.whists = {p: dict(w) for p, w in self.whists.items()}
+        other.pulya = self.pulya.copy()
+        other.gora = self.gora.copy()
+        other.whists = {p: w.copy() for p, w in self.whists.items()}
         other._history = self._history
         other._own = []
         return other

@@ -5,7 +5,8 @@ reading the text again gives, and a refused text is refused every time, in the
 language in effect; ``joined`` gives a reason joined to no tag as it is, spoken the same;
 ``defence_view`` remembers the views it worked out, each the view worked out afresh;
 ``admit`` checks an event's time without remembering it beside the names, and still
-refuses a bad time after good ones."""
+refuses a bad time after good ones; ``as_stored`` gives an event whose dicts are in the
+store's order already (every stored one) as it is, and puts any other in that order."""
 
 from __future__ import annotations
 
@@ -110,3 +111,19 @@ def test_a_bad_time_is_refused_after_good_ones_and_leaves_the_remembered_names()
             admit(Bid(player="Anna", bid="pass", at=bad))
         assert "`at`" in refused.value.reason
         admit(good[-1])  # and a good time after it is admitted again
+
+
+def test_an_event_in_the_store_s_order_is_given_as_it_is_and_one_typed_otherwise_is_put_in_it() -> None:
+    from ledger.vocabulary.events import Correction, Tricks, as_stored, decode_event, encode_event
+
+    typed = [Tricks(tricks={"Masha": 6, "Anna": 2, "Boris": 2}, deal=1),
+             Correction(target=3, replacement={"tricks": {"Masha": 6, "Anna": 4}, "deal": 1}),
+             Correction(target=3, replacement={"deal": 1, "plays": [{"b": 1, "a": 2}]})]
+    for event in typed:
+        stored = decode_event(encode_event(event))  # as the store gives it back
+        ordered = as_stored(event)
+        assert ordered is not event and ordered == stored
+        assert encode_event(ordered) == encode_event(stored)
+        assert repr(ordered) == repr(stored)  # the dicts' order too, at every depth
+        assert as_stored(stored) is stored
+        assert as_stored(ordered) is ordered

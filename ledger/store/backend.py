@@ -94,9 +94,9 @@ class State(msgspec.Struct, frozen=True, omit_defaults=True):
     link: str | None = None
 
 
-class PulkaState(msgspec.Struct, frozen=True):
+class PulkaState(State, frozen=True):
     """A row's ``State`` whose event is one of a pulka's own, as ``pulka_state_decoder``
-    reads it."""
+    reads it: a ``State`` itself, so that a pulka's rows are read without a copy."""
 
     event: PulkaEvent
     digest: str
@@ -291,10 +291,10 @@ class Backend(ABC):
         """The stream and state of every row numbered 1, whatever its topic says."""
 
     @abstractmethod
-    def streams(self) -> list[tuple[UUID | str, int]]:
+    def found_rows(self) -> list[tuple[UUID | str, int, bytes | None]]:
         """Every stream that has a row in the events table, whatever its rows say, with
-        its number of rows (an id that is not a UUID, which only an edit can make, is
-        given as it is stored)."""
+        its number of rows and the state of its row numbered 1 (None: it has none). An id
+        that is not a UUID, which only an edit can make, is given as it is stored."""
 
     @abstractmethod
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],

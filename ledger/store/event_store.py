@@ -61,7 +61,7 @@ from ledger.store.backend import (
 )
 from ledger.store import layout
 from ledger.store.collector import bulk as bulk  # where the readers of a long game have found it
-from ledger.store.rows import chained_events, made_rows, named_problem, pulka_rows, topics_intact
+from ledger.store.rows import chained_events, made_rows, named_problem, pulka_rows, stream_owner, topics_intact
 from ledger.store.sqlite import SQLiteBackend
 from ledger.store.stored import (
     Append,
@@ -269,13 +269,7 @@ class Store:
         if not self._backend.found():
             return None
         first = self._backend.select(stream, upto=1)
-        if not first:
-            return None
-        try:
-            event = decode_state(first[0][2]).event
-        except msgspec.DecodeError:
-            return None
-        return event.game if isinstance(event, StreamStart) and game_id(event.game) == stream else None
+        return stream_owner(stream, first[0][2]) if first else None
 
     def last_change(self) -> int:
         """The position of the last stored event in store order (0: none): what a follower
@@ -371,17 +365,9 @@ class Store:
         with the problem of a stream that no game owns (a game's own chain unchecked)."""
         if not self._backend.found():
             return []
-        owners: dict[UUID, str] = {}
-        for first, state in self._backend.first_rows():
-            try:
-                event = decode_state(state).event
-            except msgspec.DecodeError:
-                continue
-            if isinstance(event, StreamStart) and game_id(event.game) == first:
-                owners[first] = event.game
         found = []
-        for stream, count in self._backend.streams():
-            name = owners.get(stream) if isinstance(stream, UUID) else None
+        for stream, count, first in self._backend.found_rows():
+            name = stream_owner(stream, first)
             if name is not None:
                 found.append(Verified(name, count, None))
                 continue
@@ -597,4 +583,5 @@ class Store:
                     "the database was changed outside pulka (see `pulka verify`)"
                 ).format(number=number, game=repr(game), store=self.description, why=exc)) from None
         raise AssertionError("a row failed to decode once only")
+
 

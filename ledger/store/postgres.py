@@ -363,12 +363,12 @@ class PostgresBackend(Backend):
         return self._fetch(statement, params)
 
     def first_rows(self) -> list[tuple[UUID, bytes]]:
-        statement = sql.SQL("SELECT originator_id, state FROM {} WHERE originator_version = 1").format(self._table())
-        return self._fetch(statement, [])
+        return self._fetch(sql.SQL("SELECT originator_id, state FROM {} WHERE originator_version = 1").format(self._table()), [])
 
-    def streams(self) -> list[tuple[UUID | str, int]]:
-        statement = sql.SQL("SELECT originator_id, COUNT(*) FROM {} GROUP BY originator_id").format(self._table())
-        return [(stream, count) for stream, count in self._fetch(statement, [])]
+    def found_rows(self) -> list[tuple[UUID | str, int, bytes | None]]:
+        return self._fetch(sql.SQL("SELECT originator_id, COUNT(*), (SELECT state FROM {0} AS first WHERE first.originator_id"
+                                   " = e.originator_id AND first.originator_version = 1) FROM {0} AS e GROUP BY originator_id"
+                                   ).format(self._table()), [])
 
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None,

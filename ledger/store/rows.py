@@ -4,21 +4,22 @@ checked (``topic_problem``, ``topics_intact``), the one column the chain's diges
 not cover; a stream's events kept as its chain is checked page by page
 (``chained_events``), and the first problem of a chain that fails named by number
 (``named_problem``); a page of a pulka's rows decoded by the decoder of a pulka's events
-alone (``pulka_rows``).
+alone (``pulka_rows``); the game that owns a stream, by its first row (``stream_owner``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from uuid import UUID
 
 import msgspec
 
 from ledger.store.backend import OPENED_TOPIC, RECORDED_TOPIC, STATE_JSON, NewRow, RawRow, State, decode_state, \
     pulka_state_decoder, topic_of
-from ledger.store.stored import StoredEvent
+from ledger.store.stored import StoredEvent, game_id
 from ledger.vocabulary import language
 from ledger.vocabulary.chain import GENESIS, ChainProblem, Unreadable, chain_step, intact_from, link_of, verify_chain
-from ledger.vocabulary.events import AnyEvent, encode_event
+from ledger.vocabulary.events import AnyEvent, StreamStart, encode_event
 
 _ = language._  # every text a person reads, in the language in effect
 
@@ -47,15 +48,14 @@ def made_rows(game: str, events: Sequence[AnyEvent], expected: int, previous: st
 
 def pulka_rows(rows: Sequence[RawRow]) -> list[tuple[int, str, State]] | None:
     """A page of a pulka's rows decoded by the decoder of a pulka's events alone
-    (``backend.pulka_state_decoder``), each row's ``State`` as ``decode_state`` gives it;
-    None for a page of another stream, or with a row that does not decode, which
-    ``decode_state`` reads (and refuses, naming the row)."""
+    (``backend.pulka_state_decoder``), each row's state a ``State`` (a ``PulkaState``) with
+    the fields ``decode_state`` gives it; None for a page of another stream, or with a row
+    that does not decode, which ``decode_state`` reads (and refuses, naming the row)."""
     quick = pulka_state_decoder()
     try:
-        read = [(number, topic, quick(state)) for number, topic, state in rows]
+        return [(number, topic, quick(state)) for number, topic, state in rows]
     except msgspec.DecodeError:
         return None
-    return [(number, topic, State(row.event, row.digest, row.link)) for number, topic, row in read]
 
 
 def topic_problem(rows: Iterable[tuple[int, str]]) -> ChainProblem | None:
@@ -122,3 +122,16 @@ def named_problem(game: str, rows: Iterable[RawRow]) -> ChainProblem | None:
             if row.link is not None:
                 links[number] = row.link
     return first_problem(verify_chain(game, decoded, links), topic_problem(topics))
+
+
+def stream_owner(stream: UUID | str, first: bytes | None) -> str | None:
+    """The game that owns ``stream``, by its row numbered 1 (``first``): a start in the
+    stream's own id; None when there is none (no such row, one that no longer decodes,
+    or one that sits in another stream's id), which ``verify`` names."""
+    if first is None or not isinstance(stream, UUID):
+        return None
+    try:
+        event = decode_state(first).event
+    except msgspec.DecodeError:
+        return None
+    return event.game if isinstance(event, StreamStart) and game_id(event.game) == stream else None

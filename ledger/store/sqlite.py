@@ -316,11 +316,19 @@ class SQLiteBackend(Backend):
         firsts = ((_uuid(text), state) for text, state in found)
         return [(stream, state) for stream, state in firsts if stream is not None]
 
-    def streams(self) -> list[tuple[UUID | str, int]]:
+    def found_rows(self) -> list[tuple[UUID | str, int, bytes | None]]:
+        # One pass over the table's key (a full scan for the rows numbered 1 took as
+        # long again, at 10^6 rows: time before ``verify`` can hand out any stream).
         with self._cursor() as cursor:
-            cursor.execute(f"SELECT originator_id, COUNT(*) FROM {TABLE} GROUP BY originator_id")
+            cursor.execute(f"SELECT originator_id, COUNT(*), (SELECT state FROM {TABLE} AS first WHERE "
+                           f"first.originator_id = e.originator_id AND first.originator_version = 1) "
+                           f"FROM {TABLE} AS e GROUP BY originator_id")
             found = cursor.fetchall()
-        return [(_uuid(stream) or stream, count) for stream, count in found]
+        out: list[tuple[UUID | str, int, bytes | None]] = []
+        for text, count, state in found:
+            stream = _uuid(text)
+            out.append((text, count, None) if stream is None else (stream, count, state))
+        return out
 
     def insert(self, groups: Sequence[tuple[UUID, Iterable[NewRow]]],
                unchanged: Sequence[tuple[UUID, int]] = (), receipt: Receipt | None = None,

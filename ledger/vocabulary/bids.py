@@ -28,30 +28,28 @@ MISERE_PRICE = 10
 
 
 class Level(NamedTuple):
-    """A rung of the ladder: ``level`` 6-10 and a suit, or the misère (level 0)."""
+    """A rung of the ladder: ``level`` 6-10 and a suit, or the misère (level 0). Only the
+    ladder makes them (``rung``): what follows from the first three is worked out once
+    there, as the judge and the scoring read it for every bid and deal."""
 
     rank: int
     level: int
     suit: str
-
-    @property
-    def is_misere(self) -> bool:
-        return self.level == 0
-
-    @property
-    def price(self) -> int:
-        return MISERE_PRICE if self.is_misere else PRICE[self.level]
-
-    @property
-    def needed(self) -> int:
-        return 0 if self.is_misere else self.level
-
-    @property
-    def obligation(self) -> int:
-        return 0 if self.is_misere else OBLIGATION[self.level]
+    is_misere: bool
+    price: int  # p [Code 2.2.2]
+    needed: int  # tricks the declarer needs, L
+    obligation: int  # the defenders' obligation, O [Code 3.8.2]
+    text: str  # as the log writes it: ``6S``, ``misere``
 
     def __str__(self) -> str:
-        return MISERE if self.is_misere else f"{self.level}{self.suit}"
+        return self.text
+
+
+def rung(rank: int, level: int, suit: str) -> Level:
+    """The ``Level`` of ``rank``: ``level`` and ``suit`` (0 and "" for the misère)."""
+    if level == 0:
+        return Level(rank, 0, "", True, MISERE_PRICE, 0, 0, MISERE)
+    return Level(rank, level, suit, False, PRICE[level], level, OBLIGATION[level], f"{level}{suit}")
 
 
 def _ladder() -> dict[str, Level]:
@@ -59,13 +57,13 @@ def _ladder() -> dict[str, Level]:
     rank = 0
     for level in (6, 7, 8):
         for suit in SUITS:
-            ladder[f"{level}{suit}"] = Level(rank, level, suit)
+            ladder[f"{level}{suit}"] = rung(rank, level, suit)
             rank += 1
-    ladder[MISERE] = Level(rank, 0, "")
+    ladder[MISERE] = rung(rank, 0, "")
     rank += 1
     for level in (9, 10):
         for suit in SUITS:
-            ladder[f"{level}{suit}"] = Level(rank, level, suit)
+            ladder[f"{level}{suit}"] = rung(rank, level, suit)
             rank += 1
     return ladder
 

@@ -111,12 +111,20 @@ class PenaltyTrick(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 def stored_order(value: Any) -> Any:
     """``value`` with every dict in it in the order the event's encoding writes it (keys
-    sorted: ``Encoder(order="deterministic")``): what ``as_stored`` puts an event's dicts in."""
+    sorted: ``Encoder(order="deterministic")``): what ``as_stored`` puts an event's dicts
+    in. A value already so is given back as it is (an event read from the store: its
+    dicts are in that order)."""
     if isinstance(value, dict):
-        keys = list(value) if list(value) == sorted(value) else sorted(value)
-        return {k: stored_order(value[k]) for k in keys}
+        keys = list(value)
+        if keys != sorted(keys):
+            return {k: stored_order(value[k]) for k in sorted(keys)}
+        ordered = [stored_order(v) for v in value.values()]
+        if all(o is v for o, v in zip(ordered, value.values())):
+            return value
+        return dict(zip(keys, ordered))
     if isinstance(value, list):
-        return [stored_order(v) for v in value]
+        ordered = [stored_order(v) for v in value]
+        return value if all(o is v for o, v in zip(ordered, value)) else ordered
     return value
 
 
@@ -452,7 +460,11 @@ def as_stored(event: AnyEvent) -> AnyEvent:
     fields = _ORDERED.get(type(event))
     if not fields:
         return event
-    changed = {f: stored_order(getattr(event, f)) for f in fields if getattr(event, f)}
+    changed = {}
+    for field in fields:
+        value = getattr(event, field)
+        if value and (ordered := stored_order(value)) is not value:
+            changed[field] = ordered
     return msgspec.structs.replace(event, **changed) if changed else event
 
 

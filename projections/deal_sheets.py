@@ -128,9 +128,15 @@ class Checkpoints:
         else:
             self.drop_from(k)
 
-    def rewind(self, deal: int) -> None:
-        """Back to just before deal ``deal`` began (0: before any record)."""
-        del self.sheets[deal if deal > 0 else 0 :]
+    def rewind(self, game: Scored, deal: int) -> None:
+        """Back to just before deal ``deal`` began (0: before any record). The sheets of the
+        deals kept are made first, from the game as it stands, as its own sheet makes them:
+        a late record of one of them may name a person whom the table rewound has not
+        seated yet (a penalty on a substitute, written in the seat he took [Code 5.4.18])."""
+        kept = deal if deal > 0 else 0
+        if kept:
+            self.at(game, min(kept - 1, _settled_count(game.deals)))
+        del self.sheets[kept:]
         self.cache = None
 
     def _score(self, game: Scored, sheet: Sheet, deal: DealState) -> None:

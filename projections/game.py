@@ -433,13 +433,13 @@ class GameState:
         then folds the stored events again, one by one, as the decisions taken say."""
         begin = self.starts[deal - 1] if 1 <= deal <= len(self.starts) else (2 if deal <= 0 else self.folded + 1)
         kept = max(0, deal - 1)
+        self.checkpoints.rewind(self, deal)
         self.table.rewind(deal, begin)
         del self.deals[kept:]
         del self.starts[kept:]
         del self.items[max(1, deal):]
         if deal <= 0:
             self.items[0] = []
-        self.checkpoints.rewind(deal)
         if self.abandoned_at is not None and self.abandoned_at >= begin:
             self.abandoned_at = None
         self.folded = begin - 1

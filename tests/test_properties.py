@@ -41,6 +41,7 @@ from ledger.vocabulary.events import (
     Joined,
     Penalty,
     Ruling,
+    Substituted,
     Talon,
     Tricks,
     encode_event,
@@ -376,6 +377,32 @@ def test_an_abandoned_pulka_refuses_the_return_of_a_standing_half_whist() -> Non
     with pytest.raises(Refused) as info:
         decide(state, Defence(player="Boris", call="whist"))
     assert info.value.rule == "4.2.3", str(info.value)
+
+
+def test_a_correction_folds_again_over_a_late_penalty_on_a_substitute() -> None:
+    """Code 4.2.7, 4.2.10, 5.4.18: Dima takes Anna's seat after deal 2, and the arbiter's
+    penalty on him for deal 1 comes late: it is written in the seat he took. Correcting
+    deal 2's entry folds the game again from deal 2 and judges the substitution there;
+    the sheets of the deals before it were made with a table that had not seated Dima
+    yet, and the judge stopped on a KeyError. They are made before the table is
+    rewound, as the game's own sheet makes them (found by test_no_deal_follows_the_end)."""
+    players = ("Anna", "Boris", "Vera")
+    events = judge(
+        GameStarted(game="late", players=players, pulya=20, convention="sochi"),
+        Bid(player="Anna", bid="6S"), Bid(player="Boris", bid="pass"), Bid(player="Vera", bid="pass"),
+        Contract(player="Anna", contract="6S"), Defence(player="Boris", call="pass"),
+        Defence(player="Vera", call="pass"),
+        Bid(player="Boris", bid="pass"), Bid(player="Vera", bid="pass"), Bid(player="Anna", bid="pass"),
+        Tricks(tricks={"Anna": 4, "Boris": 3, "Vera": 3}),
+        Entry(player="Anna", column="gora", amount=1),
+        Substituted(player="Anna", substitute="Dima", agreed_by=("Boris", "Vera")),
+        Penalty(player="Dima", column="gora", amount=1, reason="a ruling", by="arbiter:Oleg", deal=1),
+        Correction(target=12, replacement={"amount": 2}),
+    )
+    sheet = replay(events).sheet()
+    written = {w.event: (w.player, w.column, w.exact) for w in sheet.writes if w.event in (12, 14)}
+    assert written == {12: ("Anna", "gora", 2), 14: ("Anna", "gora", 1)}
+    assert events[-1] == Correction(target=12, replacement={"amount": 2}, at=events[-1].at, by="Anna", deal=2)
 
 
 def test_rounding_stays_within_two_whists_when_whists_are_fractions() -> None:

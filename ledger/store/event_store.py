@@ -315,15 +315,8 @@ class Store:
         """
         if not self._backend.found():
             return []
-        names = set()
-        for stream, state in self._backend.first_rows():
-            try:
-                event = decode_state(state).event
-            except msgspec.DecodeError:
-                continue
-            if isinstance(event, kind) and game_id(event.game) == stream:
-                names.add(event.game)
-        return sorted(names)
+        owners = (stream_owner(stream, state, kind) for stream, state in self._backend.first_rows())
+        return sorted({name for name in owners if name is not None})
 
     def verify(self, game: str) -> ChainProblem | None:
         """Check the game's stored rows against the hash chain; None when intact.
@@ -583,5 +576,3 @@ class Store:
                     "the database was changed outside pulka (see `pulka verify`)"
                 ).format(number=number, game=repr(game), store=self.description, why=exc)) from None
         raise AssertionError("a row failed to decode once only")
-
-

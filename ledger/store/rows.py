@@ -124,14 +124,15 @@ def named_problem(game: str, rows: Iterable[RawRow]) -> ChainProblem | None:
     return first_problem(verify_chain(game, decoded, links), topic_problem(topics))
 
 
-def stream_owner(stream: UUID | str, first: bytes | None) -> str | None:
-    """The game that owns ``stream``, by its row numbered 1 (``first``): a start in the
-    stream's own id; None when there is none (no such row, one that no longer decodes,
-    or one that sits in another stream's id), which ``verify`` names."""
+def stream_owner(stream: UUID | str, first: bytes | None,
+                 kind: type[StreamStart] | tuple[type[StreamStart], ...] = StreamStart) -> str | None:
+    """The game that owns ``stream``, by its row numbered 1 (``first``): a start (of
+    ``kind``) in the stream's own id; None when there is none (no such row, one that no
+    longer decodes, or one that sits in another stream's id), which ``verify`` names."""
     if first is None or not isinstance(stream, UUID):
         return None
     try:
         event = decode_state(first).event
     except msgspec.DecodeError:
         return None
-    return event.game if isinstance(event, StreamStart) and game_id(event.game) == stream else None
+    return event.game if isinstance(event, kind) and game_id(event.game) == stream else None
